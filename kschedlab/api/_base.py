@@ -1,0 +1,182 @@
+"""Shared pieces of the API models: the base class and small value types.
+
+Conventions (see ``kschedlab/api/__init__.py``):
+
+* JSON names are camelCase (``pydantic.alias_generators.to_camel``); where the
+  Kubernetes name is not what ``to_camel`` gives (``hostIP``, ``podIPs``, ...)
+  the field carries an explicit alias.
+* Unknown fields are refused (``extra="forbid"``); scalar types are strict, as the
+  Go JSON decoder is (``"3"`` is not an integer, ``1`` is not a string).
+* Collections default to empty, optional scalars and pointer structs to None,
+  Go value structs (``resources``, ``metadata``, ``spec``...) to an empty model.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Iterable
+
+from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, model_validator
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "K8sModel",
+    "Time",
+    "IntOrString",
+    "check_enum",
+    "format_time",
+    "parse_time",
+    "mark_set",
+]
+
+
+class K8sModel(BaseModel):
+    """Base of every Kubernetes object model in ``kschedlab.api``."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        strict=True,
+        arbitrary_types_allowed=True,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_nulls_for_defaults(cls, data: Any) -> Any:
+        # JSON ``null`` means "not set" for Kubernetes; for fields whose zero value
+        # is an empty collection or model, drop the key instead of failing.
+        if isinstance(data, dict) and any(v is None for v in data.values()):
+            fields = cls.model_fields
+            by_alias = _alias_index(cls)
+            out = {}
+            for k, v in data.items():
+                if v is None:
+                    name = by_alias.get(k, k)
+                    f = fields.get(name)
+                    if f is not None and f.default_factory is not None:
+                        continue
+                out[k] = v
+            return out
+        return data
+
+    def mark_set(self, *names: str) -> None:
+        """Record fields as explicitly set, so ``exclude_unset`` dumps them.
+
+        Needed after changing a nested default object in place.
+        """
+        self.model_fields_set.update(names)
+
+
+_ALIAS_INDEX: dict[type, dict[str, str]] = {}
+
+
+def _alias_index(cls: type[BaseModel]) -> dict[str, str]:
+    """JSON name -> attribute name for a model class (cached)."""
+    cache = _ALIAS_INDEX.get(cls)
+    if cache is None:
+        cache = {f.alias: name for name, f in cls.model_fields.items() if f.alias}
+        _ALIAS_INDEX[cls] = cache
+    return cache
+
+
+def mark_set(obj: BaseModel, *path: str) -> None:
+    """Mark each attribute along ``path`` (dotted names allowed) as set.
+
+    >>> from kschedlab.api.core import Pod
+    >>> p = Pod(); p.status.phase = "Pending"; mark_set(p, "status")
+    >>> p.model_dump(exclude_unset=True)
+    {'status': {'phase': 'Pending'}}
+    """
+    names: list[str] = []
+    for part in path:
+        names.extend(part.split("."))
+    cur: Any = obj
+    for name in names:
+        cur.model_fields_set.add(name)
+        cur = getattr(cur, name)
+
+
+# ---------------------------------------------------------------- time values
+
+
+def parse_time(value: Any) -> datetime:
+    """Parse an RFC 3339 timestamp as Kubernetes writes them.
+
+    >>> parse_time("2024-05-01T10:00:00Z").isoformat()
+    '2024-05-01T10:00:00+00:00'
+    """
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f'invalid time "{value}": expected RFC 3339, e.g. 2006-01-02T15:04:05Z') from None
+        if "T" not in value and "t" not in value:
+            raise ValueError(f'invalid time "{value}": expected RFC 3339, e.g. 2006-01-02T15:04:05Z')
+    else:
+        raise ValueError(f"expected an RFC 3339 time string, got {type(value).__name__}")
+    if dt.tzinfo is None:
+        raise ValueError(f'invalid time "{value}": missing time zone (use Z for UTC)')
+    return dt.astimezone(timezone.utc)
+
+
+def format_time(dt: datetime) -> str:
+    """Format as RFC 3339 in UTC, the way ``metav1.Time`` marshals.
+
+    >>> format_time(parse_time("2024-05-01T12:00:00+02:00"))
+    '2024-05-01T10:00:00Z'
+    """
+    dt = dt.astimezone(timezone.utc)
+    if dt.microsecond:
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f").rstrip("0") + "Z"
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+Time = Annotated[datetime, PlainValidator(parse_time), PlainSerializer(format_time)]
+"""A ``metav1.Time``: a timezone-aware datetime, dumped as RFC 3339 text."""
+
+
+# ------------------------------------------------------------- int-or-string
+
+
+def _int_or_string(value: Any) -> int | str:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"expected an integer or a string, got {type(value).__name__}")
+    return value
+
+
+IntOrString = Annotated[int | str, PlainValidator(_int_or_string)]
+"""``intstr.IntOrString``: an int or a string such as ``"25%"``."""
+
+
+# ----------------------------------------------------------------- enum checks
+
+
+def _quote(v: Any) -> str:
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+def check_enum(value: Any, allowed: Iterable[str], *, allow_empty: bool = False) -> Any:
+    """Raise the API's ``Unsupported value`` error unless value is allowed.
+
+    >>> check_enum("Equal", ["Equal", "Exists"])
+    'Equal'
+    >>> check_enum("Foo", ["Equal", "Exists"])
+    Traceback (most recent call last):
+    ...
+    ValueError: Unsupported value: "Foo": supported values: "Equal", "Exists"
+    """
+    if value is None or (allow_empty and value == ""):
+        return value
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ValueError(
+            f"Unsupported value: {_quote(value)}: supported values: "
+            + ", ".join(_quote(a) for a in allowed)
+        )
+    return value

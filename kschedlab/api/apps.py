@@ -1,0 +1,170 @@
+"""``apps/v1``: Deployment, ReplicaSet, StatefulSet.
+
+>>> d = Deployment.model_validate({"metadata": {"name": "web"}, "spec": {"replicas": 3,
+...     "selector": {"matchLabels": {"app": "web"}},
+...     "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c"}]}}}})
+>>> d.spec.replicas, d.spec.template.metadata.labels
+(3, {'app': 'web'})
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator
+
+from ._base import IntOrString, K8sModel, check_enum
+from .core import PodTemplateSpec
+from .meta import KubeObject, LabelSelector
+
+__all__ = [
+    "Deployment",
+    "DeploymentSpec",
+    "DeploymentStatus",
+    "DeploymentStrategy",
+    "RollingUpdateDeployment",
+    "ReplicaSet",
+    "ReplicaSetSpec",
+    "ReplicaSetStatus",
+    "StatefulSet",
+    "StatefulSetSpec",
+    "StatefulSetStatus",
+    "StatefulSetOrdinals",
+]
+
+
+class RollingUpdateDeployment(K8sModel):
+    """apps/v1 RollingUpdateDeployment."""
+
+    max_unavailable: IntOrString | None = None
+    max_surge: IntOrString | None = None
+
+
+class DeploymentStrategy(K8sModel):
+    """apps/v1 DeploymentStrategy."""
+
+    type: str | None = None
+    rolling_update: RollingUpdateDeployment | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _check_type(cls, v: str | None) -> str | None:
+        return check_enum(v, ("Recreate", "RollingUpdate"))
+
+
+class DeploymentSpec(K8sModel):
+    """apps/v1 DeploymentSpec."""
+
+    replicas: int | None = None
+    selector: LabelSelector | None = None
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+    strategy: DeploymentStrategy | None = None
+    min_ready_seconds: int | None = None
+    revision_history_limit: int | None = None
+    paused: bool | None = None
+    progress_deadline_seconds: int | None = None
+
+
+class DeploymentStatus(K8sModel):
+    """apps/v1 DeploymentStatus."""
+
+    observed_generation: int | None = None
+    replicas: int | None = None
+    updated_replicas: int | None = None
+    ready_replicas: int | None = None
+    available_replicas: int | None = None
+    unavailable_replicas: int | None = None
+    terminating_replicas: int | None = None
+    conditions: list[Any] = Field(default_factory=list)
+    collision_count: int | None = None
+
+
+class Deployment(KubeObject):
+    """apps/v1 Deployment."""
+
+    API_VERSION: ClassVar[str] = "apps/v1"
+    KIND: ClassVar[str] = "Deployment"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: DeploymentSpec = Field(default_factory=DeploymentSpec)
+    status: DeploymentStatus = Field(default_factory=DeploymentStatus)
+
+
+class ReplicaSetSpec(K8sModel):
+    """apps/v1 ReplicaSetSpec."""
+
+    replicas: int | None = None
+    min_ready_seconds: int | None = None
+    selector: LabelSelector | None = None
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+
+
+class ReplicaSetStatus(K8sModel):
+    """apps/v1 ReplicaSetStatus."""
+
+    replicas: int | None = None
+    fully_labeled_replicas: int | None = None
+    ready_replicas: int | None = None
+    available_replicas: int | None = None
+    terminating_replicas: int | None = None
+    observed_generation: int | None = None
+    conditions: list[Any] = Field(default_factory=list)
+
+
+class ReplicaSet(KubeObject):
+    """apps/v1 ReplicaSet."""
+
+    API_VERSION: ClassVar[str] = "apps/v1"
+    KIND: ClassVar[str] = "ReplicaSet"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: ReplicaSetSpec = Field(default_factory=ReplicaSetSpec)
+    status: ReplicaSetStatus = Field(default_factory=ReplicaSetStatus)
+
+
+class StatefulSetOrdinals(K8sModel):
+    """apps/v1 StatefulSetOrdinals: the first ordinal used for pod names."""
+
+    start: int | None = None
+
+
+class StatefulSetSpec(K8sModel):
+    """apps/v1 StatefulSetSpec."""
+
+    replicas: int | None = None
+    selector: LabelSelector | None = None
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+    volume_claim_templates: list[Any] = Field(default_factory=list)
+    service_name: str | None = None
+    pod_management_policy: str | None = None
+    update_strategy: Any = None
+    revision_history_limit: int | None = None
+    min_ready_seconds: int | None = None
+    persistent_volume_claim_retention_policy: Any = None
+    ordinals: StatefulSetOrdinals | None = None
+
+
+class StatefulSetStatus(K8sModel):
+    """apps/v1 StatefulSetStatus."""
+
+    observed_generation: int | None = None
+    replicas: int | None = None
+    ready_replicas: int | None = None
+    current_replicas: int | None = None
+    updated_replicas: int | None = None
+    current_revision: str | None = None
+    update_revision: str | None = None
+    collision_count: int | None = None
+    conditions: list[Any] = Field(default_factory=list)
+    available_replicas: int | None = None
+
+
+class StatefulSet(KubeObject):
+    """apps/v1 StatefulSet."""
+
+    API_VERSION: ClassVar[str] = "apps/v1"
+    KIND: ClassVar[str] = "StatefulSet"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: StatefulSetSpec = Field(default_factory=StatefulSetSpec)
+    status: StatefulSetStatus = Field(default_factory=StatefulSetStatus)

@@ -1,0 +1,641 @@
+"""``core/v1`` kinds: Pod, Node, Namespace, Service and their parts.
+
+Scheduler-relevant fields are fully typed; the rest of the v1 schema is accepted
+as plain data (``Any``) so that real manifests and ``kubectl get -o yaml`` dumps
+load, while genuinely unknown fields are refused.
+
+>>> pod = Pod.model_validate({
+...     "metadata": {"name": "web-0", "namespace": "default"},
+...     "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}]},
+... })
+>>> pod.spec.containers[0].resources.requests["cpu"].milli_value()
+500
+>>> pod.qos_class()
+'Burstable'
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator
+
+from ._base import K8sModel, Time, check_enum
+from .meta import (
+    KubeObject,
+    LabelSelector,
+    LabelSelectorRequirement,
+    ObjectMeta,
+    OwnerReference,
+    label_selector_matches,
+)
+from .quantity import Quantity
+
+__all__ = [
+    # re-exported meta types
+    "ObjectMeta",
+    "OwnerReference",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "label_selector_matches",
+    # core
+    "ResourceList",
+    "ResourceRequirements",
+    "ContainerPort",
+    "Container",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "NodeSelector",
+    "PreferredSchedulingTerm",
+    "NodeAffinity",
+    "PodAffinityTerm",
+    "WeightedPodAffinityTerm",
+    "PodAffinity",
+    "PodAntiAffinity",
+    "Affinity",
+    "Toleration",
+    "Taint",
+    "TopologySpreadConstraint",
+    "PodSchedulingGate",
+    "PodSchedulingGroup",
+    "PodSpec",
+    "PodCondition",
+    "PodStatus",
+    "PodTemplateSpec",
+    "Pod",
+    "NodeSpec",
+    "NodeCondition",
+    "ContainerImage",
+    "NodeStatus",
+    "Node",
+    "NamespaceSpec",
+    "NamespaceStatus",
+    "Namespace",
+    "ServiceSpec",
+    "Service",
+    "TAINT_EFFECTS",
+    "TOLERATION_OPERATORS",
+    "NODE_SELECTOR_OPERATORS",
+    "compute_pod_qos",
+]
+
+ResourceList = dict[str, Quantity]
+"""``v1.ResourceList``: resource name -> quantity."""
+
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TOLERATION_OPERATORS = ("Equal", "Exists", "Gt", "Lt")
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+PROTOCOLS = ("TCP", "UDP", "SCTP")
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+QOS_CLASSES = ("Guaranteed", "Burstable", "BestEffort")
+
+
+# ------------------------------------------------------------------ containers
+
+
+class ResourceRequirements(K8sModel):
+    """Container (or pod-level) requests and limits."""
+
+    limits: dict[str, Quantity] = Field(default_factory=dict)
+    requests: dict[str, Quantity] = Field(default_factory=dict)
+    claims: list[Any] = Field(default_factory=list)
+
+
+class ContainerPort(K8sModel):
+    """v1.ContainerPort; ``hostPort`` is what the NodePorts plugin checks."""
+
+    name: str | None = None
+    host_port: int | None = None
+    container_port: int | None = None
+    protocol: str | None = None
+    host_ip: str | None = Field(default=None, alias="hostIP")
+
+    @field_validator("protocol")
+    @classmethod
+    def _check_protocol(cls, v: str | None) -> str | None:
+        return check_enum(v, PROTOCOLS)
+
+
+class Container(K8sModel):
+    """v1.Container. An init container with ``restartPolicy: Always`` is a sidecar."""
+
+    name: str | None = None
+    image: str | None = None
+    command: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=list)
+    working_dir: str | None = None
+    ports: list[ContainerPort] = Field(default_factory=list)
+    env_from: list[Any] = Field(default_factory=list)
+    env: list[Any] = Field(default_factory=list)
+    resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
+    resize_policy: list[Any] = Field(default_factory=list)
+    restart_policy: str | None = None
+    restart_policy_rules: list[Any] = Field(default_factory=list)
+    volume_mounts: list[Any] = Field(default_factory=list)
+    volume_devices: list[Any] = Field(default_factory=list)
+    liveness_probe: Any = None
+    readiness_probe: Any = None
+    startup_probe: Any = None
+    lifecycle: Any = None
+    termination_message_path: str | None = None
+    termination_message_policy: str | None = None
+    image_pull_policy: str | None = None
+    security_context: Any = None
+    stdin: bool | None = None
+    stdin_once: bool | None = None
+    tty: bool | None = None
+
+    @property
+    def is_restartable(self) -> bool:
+        """True for ``restartPolicy: Always`` (a sidecar when used as init container)."""
+        return self.restart_policy == "Always"
+
+
+# -------------------------------------------------------------- node affinity
+
+
+class NodeSelectorRequirement(K8sModel):
+    """v1.NodeSelectorRequirement (In, NotIn, Exists, DoesNotExist, Gt, Lt)."""
+
+    key: str | None = None
+    operator: str | None = None
+    values: list[str] = Field(default_factory=list)
+
+    @field_validator("operator")
+    @classmethod
+    def _check_operator(cls, v: str | None) -> str | None:
+        return check_enum(v, NODE_SELECTOR_OPERATORS)
+
+
+class NodeSelectorTerm(K8sModel):
+    """ANDed label (``matchExpressions``) and field (``matchFields``) requirements."""
+
+    match_expressions: list[NodeSelectorRequirement] = Field(default_factory=list)
+    match_fields: list[NodeSelectorRequirement] = Field(default_factory=list)
+
+
+class NodeSelector(K8sModel):
+    """ORed node selector terms."""
+
+    node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
+
+
+class PreferredSchedulingTerm(K8sModel):
+    """A weighted node selector term."""
+
+    weight: int | None = None
+    preference: NodeSelectorTerm = Field(default_factory=NodeSelectorTerm)
+
+
+class NodeAffinity(K8sModel):
+    """v1.NodeAffinity."""
+
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(
+        default_factory=list
+    )
+
+
+# --------------------------------------------------------------- pod affinity
+
+
+class PodAffinityTerm(K8sModel):
+    """v1.PodAffinityTerm.
+
+    ``label_selector``/``namespace_selector`` keep the nil-vs-empty distinction:
+    None matches no pod / means "the pod's own namespace"; an empty selector
+    matches all.
+    """
+
+    label_selector: LabelSelector | None = None
+    namespaces: list[str] = Field(default_factory=list)
+    topology_key: str | None = None
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: list[str] = Field(default_factory=list)
+    mismatch_label_keys: list[str] = Field(default_factory=list)
+
+
+class WeightedPodAffinityTerm(K8sModel):
+    """A weighted pod affinity term."""
+
+    weight: int | None = None
+    pod_affinity_term: PodAffinityTerm = Field(default_factory=PodAffinityTerm)
+
+
+class PodAffinity(K8sModel):
+    """v1.PodAffinity."""
+
+    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] = Field(
+        default_factory=list
+    )
+    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] = Field(
+        default_factory=list
+    )
+
+
+class PodAntiAffinity(K8sModel):
+    """v1.PodAntiAffinity."""
+
+    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] = Field(
+        default_factory=list
+    )
+    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] = Field(
+        default_factory=list
+    )
+
+
+class Affinity(K8sModel):
+    """v1.Affinity."""
+
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAntiAffinity | None = None
+
+
+# ---------------------------------------------------------- taints & friends
+
+
+class Toleration(K8sModel):
+    """v1.Toleration. Empty operator means Equal; empty effect means all effects."""
+
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+    @field_validator("operator")
+    @classmethod
+    def _check_operator(cls, v: str | None) -> str | None:
+        return check_enum(v, TOLERATION_OPERATORS, allow_empty=True)
+
+    @field_validator("effect")
+    @classmethod
+    def _check_effect(cls, v: str | None) -> str | None:
+        return check_enum(v, TAINT_EFFECTS, allow_empty=True)
+
+
+class Taint(K8sModel):
+    """v1.Taint."""
+
+    key: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    time_added: Time | None = None
+
+    @field_validator("effect")
+    @classmethod
+    def _check_effect(cls, v: str | None) -> str | None:
+        return check_enum(v, TAINT_EFFECTS)
+
+    def __str__(self) -> str:
+        # the form the scheduler prints: key=value:Effect
+        v = f"={self.value}" if self.value else ""
+        return f"{self.key or ''}{v}:{self.effect or ''}"
+
+
+class TopologySpreadConstraint(K8sModel):
+    """v1.TopologySpreadConstraint."""
+
+    max_skew: int | None = None
+    topology_key: str | None = None
+    when_unsatisfiable: str | None = None
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: list[str] = Field(default_factory=list)
+
+    @field_validator("when_unsatisfiable")
+    @classmethod
+    def _check_when(cls, v: str | None) -> str | None:
+        return check_enum(v, ("DoNotSchedule", "ScheduleAnyway"))
+
+    @field_validator("node_affinity_policy", "node_taints_policy")
+    @classmethod
+    def _check_policy(cls, v: str | None) -> str | None:
+        return check_enum(v, ("Honor", "Ignore"))
+
+
+class PodSchedulingGate(K8sModel):
+    """A scheduling gate: the pod is not scheduled while any remain."""
+
+    name: str | None = None
+
+
+class PodSchedulingGroup(K8sModel):
+    """Which PodGroup a pod belongs to (``spec.schedulingGroup``, GenericWorkload)."""
+
+    pod_group_name: str | None = None
+
+
+# ------------------------------------------------------------------------ pod
+
+
+class PodSpec(K8sModel):
+    """v1.PodSpec."""
+
+    volumes: list[Any] = Field(default_factory=list)
+    init_containers: list[Container] = Field(default_factory=list)
+    containers: list[Container] = Field(default_factory=list)
+    ephemeral_containers: list[Any] = Field(default_factory=list)
+    restart_policy: str | None = None
+    termination_grace_period_seconds: int | None = None
+    active_deadline_seconds: int | None = None
+    dns_policy: str | None = None
+    node_selector: dict[str, str] = Field(default_factory=dict)
+    service_account_name: str | None = None
+    service_account: str | None = None
+    automount_service_account_token: bool | None = None
+    node_name: str | None = None
+    host_network: bool | None = None
+    host_pid: bool | None = Field(default=None, alias="hostPID")
+    host_ipc: bool | None = Field(default=None, alias="hostIPC")
+    share_process_namespace: bool | None = None
+    security_context: Any = None
+    image_pull_secrets: list[Any] = Field(default_factory=list)
+    hostname: str | None = None
+    subdomain: str | None = None
+    affinity: Affinity | None = None
+    scheduler_name: str | None = None
+    tolerations: list[Toleration] = Field(default_factory=list)
+    host_aliases: list[Any] = Field(default_factory=list)
+    priority_class_name: str | None = None
+    priority: int | None = None
+    dns_config: Any = None
+    readiness_gates: list[Any] = Field(default_factory=list)
+    runtime_class_name: str | None = None
+    enable_service_links: bool | None = None
+    preemption_policy: str | None = None
+    overhead: dict[str, Quantity] = Field(default_factory=dict)
+    topology_spread_constraints: list[TopologySpreadConstraint] = Field(default_factory=list)
+    set_hostname_as_fqdn: bool | None = Field(default=None, alias="setHostnameAsFQDN")
+    os: Any = None
+    host_users: bool | None = None
+    scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
+    resource_claims: list[Any] = Field(default_factory=list)
+    resources: ResourceRequirements | None = None
+    hostname_override: str | None = None
+    scheduling_group: PodSchedulingGroup | None = None
+
+    @field_validator("preemption_policy")
+    @classmethod
+    def _check_preemption(cls, v: str | None) -> str | None:
+        return check_enum(v, PREEMPTION_POLICIES)
+
+
+class PodCondition(K8sModel):
+    """v1.PodCondition."""
+
+    type: str | None = None
+    observed_generation: int | None = None
+    status: str | None = None
+    last_probe_time: Time | None = None
+    last_transition_time: Time | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+class PodStatus(K8sModel):
+    """v1.PodStatus."""
+
+    observed_generation: int | None = None
+    phase: str | None = None
+    conditions: list[PodCondition] = Field(default_factory=list)
+    message: str | None = None
+    reason: str | None = None
+    nominated_node_name: str | None = None
+    host_ip: str | None = Field(default=None, alias="hostIP")
+    host_ips: list[Any] = Field(default_factory=list, alias="hostIPs")
+    pod_ip: str | None = Field(default=None, alias="podIP")
+    pod_ips: list[Any] = Field(default_factory=list, alias="podIPs")
+    start_time: Time | None = None
+    init_container_statuses: list[Any] = Field(default_factory=list)
+    container_statuses: list[Any] = Field(default_factory=list)
+    qos_class: str | None = None
+    ephemeral_container_statuses: list[Any] = Field(default_factory=list)
+    resize: Any = None
+    resource_claim_statuses: list[Any] = Field(default_factory=list)
+    extended_resource_claim_status: Any = None
+    allocated_resources: dict[str, Quantity] = Field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+    node_allocatable_resource_claim_statuses: list[Any] = Field(default_factory=list)
+
+    @field_validator("phase")
+    @classmethod
+    def _check_phase(cls, v: str | None) -> str | None:
+        return check_enum(v, POD_PHASES)
+
+    @field_validator("qos_class")
+    @classmethod
+    def _check_qos(cls, v: str | None) -> str | None:
+        return check_enum(v, QOS_CLASSES)
+
+
+class PodTemplateSpec(K8sModel):
+    """v1.PodTemplateSpec (the template of workload controllers)."""
+
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    spec: PodSpec = Field(default_factory=PodSpec)
+
+
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _resources_qos(res: ResourceRequirements) -> str:
+    # one set of requests/limits: BestEffort, Guaranteed or Burstable
+    if not res.requests and not res.limits:
+        return "BestEffort"
+    qos = ""
+    zero = Quantity(0)
+    for name in _QOS_RESOURCES:
+        req = res.requests.get(name, zero)
+        lim = res.limits.get(name, zero)
+        if req != lim:
+            return "Burstable"
+        best_effort = req.is_zero() and lim.is_zero()
+        if qos == "":
+            qos = "BestEffort" if best_effort else "Guaranteed"
+        elif best_effort != (qos == "BestEffort"):
+            return "Burstable"
+    return qos
+
+
+def compute_pod_qos(spec: PodSpec) -> str:
+    """QoS class from the pod spec (upstream ``ComputePodQOS``).
+
+    Pod-level resources, when set, decide alone (PodLevelResources on);
+    otherwise every init and regular container must agree.
+
+    >>> compute_pod_qos(PodSpec(containers=[Container(resources={"requests": {"cpu": "1", "memory": "1Gi"},
+    ...                                                          "limits": {"cpu": "1", "memory": "1Gi"}})]))
+    'Guaranteed'
+    """
+    if spec.resources is not None:
+        return _resources_qos(spec.resources)
+    qos = ""
+    for c in [*spec.init_containers, *spec.containers]:
+        cq = _resources_qos(c.resources)
+        if cq == "Burstable":
+            return cq
+        if qos == "":
+            qos = cq
+        elif qos != cq:
+            return "Burstable"
+    return qos or "BestEffort"
+
+
+class Pod(KubeObject):
+    """v1.Pod."""
+
+    API_VERSION: ClassVar[str] = "v1"
+    KIND: ClassVar[str] = "Pod"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: PodSpec = Field(default_factory=PodSpec)
+    status: PodStatus = Field(default_factory=PodStatus)
+
+    def qos_class(self) -> str:
+        """``status.qosClass`` when set, else computed (upstream ``GetPodQOS``).
+
+        >>> Pod().qos_class()
+        'BestEffort'
+        """
+        if self.status.qos_class:
+            return self.status.qos_class
+        return compute_pod_qos(self.spec)
+
+    def compute_qos_class(self) -> str:
+        """The QoS class computed from the spec, ignoring ``status.qosClass``."""
+        return compute_pod_qos(self.spec)
+
+
+# ----------------------------------------------------------------------- node
+
+
+class NodeSpec(K8sModel):
+    """v1.NodeSpec."""
+
+    pod_cidr: str | None = Field(default=None, alias="podCIDR")
+    pod_cidrs: list[str] = Field(default_factory=list, alias="podCIDRs")
+    provider_id: str | None = Field(default=None, alias="providerID")
+    unschedulable: bool | None = None
+    taints: list[Taint] = Field(default_factory=list)
+    config_source: Any = None
+    external_id: str | None = Field(default=None, alias="externalID")
+
+
+class NodeCondition(K8sModel):
+    """v1.NodeCondition."""
+
+    type: str | None = None
+    status: str | None = None
+    last_heartbeat_time: Time | None = None
+    last_transition_time: Time | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+class ContainerImage(K8sModel):
+    """An image present on a node (ImageLocality reads these)."""
+
+    names: list[str] = Field(default_factory=list)
+    size_bytes: int | None = None
+
+
+class NodeStatus(K8sModel):
+    """v1.NodeStatus."""
+
+    capacity: dict[str, Quantity] = Field(default_factory=dict)
+    allocatable: dict[str, Quantity] = Field(default_factory=dict)
+    phase: str | None = None
+    conditions: list[NodeCondition] = Field(default_factory=list)
+    addresses: list[Any] = Field(default_factory=list)
+    daemon_endpoints: Any = None
+    node_info: Any = None
+    images: list[ContainerImage] = Field(default_factory=list)
+    volumes_in_use: list[str] = Field(default_factory=list)
+    volumes_attached: list[Any] = Field(default_factory=list)
+    config: Any = None
+    runtime_handlers: list[Any] = Field(default_factory=list)
+    features: Any = None
+    declared_features: list[str] = Field(default_factory=list)
+
+
+class Node(KubeObject):
+    """v1.Node (cluster-scoped)."""
+
+    API_VERSION: ClassVar[str] = "v1"
+    KIND: ClassVar[str] = "Node"
+    NAMESPACED: ClassVar[bool] = False
+
+    spec: NodeSpec = Field(default_factory=NodeSpec)
+    status: NodeStatus = Field(default_factory=NodeStatus)
+
+
+# ------------------------------------------------------------------ namespace
+
+
+class NamespaceSpec(K8sModel):
+    """v1.NamespaceSpec."""
+
+    finalizers: list[str] = Field(default_factory=list)
+
+
+class NamespaceStatus(K8sModel):
+    """v1.NamespaceStatus."""
+
+    phase: str | None = None
+    conditions: list[Any] = Field(default_factory=list)
+
+
+class Namespace(KubeObject):
+    """v1.Namespace (cluster-scoped); its labels feed namespaceSelector."""
+
+    API_VERSION: ClassVar[str] = "v1"
+    KIND: ClassVar[str] = "Namespace"
+    NAMESPACED: ClassVar[bool] = False
+
+    spec: NamespaceSpec = Field(default_factory=NamespaceSpec)
+    status: NamespaceStatus = Field(default_factory=NamespaceStatus)
+
+
+# -------------------------------------------------------------------- service
+
+
+class ServiceSpec(K8sModel):
+    """v1.ServiceSpec; only ``selector`` matters to scheduling (default spreading)."""
+
+    ports: list[Any] = Field(default_factory=list)
+    selector: dict[str, str] = Field(default_factory=dict)
+    cluster_ip: str | None = Field(default=None, alias="clusterIP")
+    cluster_ips: list[str] = Field(default_factory=list, alias="clusterIPs")
+    type: str | None = None
+    external_ips: list[str] = Field(default_factory=list, alias="externalIPs")
+    session_affinity: str | None = None
+    load_balancer_ip: str | None = Field(default=None, alias="loadBalancerIP")
+    load_balancer_source_ranges: list[str] = Field(default_factory=list)
+    external_name: str | None = None
+    external_traffic_policy: str | None = None
+    health_check_node_port: int | None = None
+    publish_not_ready_addresses: bool | None = None
+    session_affinity_config: Any = None
+    ip_families: list[str] = Field(default_factory=list)
+    ip_family_policy: str | None = None
+    allocate_load_balancer_node_ports: bool | None = None
+    load_balancer_class: str | None = None
+    internal_traffic_policy: str | None = None
+    traffic_distribution: str | None = None
+
+
+class Service(KubeObject):
+    """v1.Service."""
+
+    API_VERSION: ClassVar[str] = "v1"
+    KIND: ClassVar[str] = "Service"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: ServiceSpec = Field(default_factory=ServiceSpec)
+    status: Any = None
+

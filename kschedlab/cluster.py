@@ -1,0 +1,349 @@
+"""Cluster state and the columnar Snapshot the plugins read.
+
+The :class:`Cluster` holds the API objects by kind.  Its :class:`Snapshot`
+keeps, per node row, numpy columns of allocatable and requested resources,
+pod counts, taints (grouped into distinct taint sets) and lazily built label
+columns, so a plugin can answer for every node with a handful of array
+operations.  Rows are kept in insertion order; ``Snapshot.order`` gives the
+node-tree order kube-scheduler iterates (round robin across zones).
+
+>>> from kschedlab.api.core import Node
+>>> snap = Snapshot()
+>>> for name, zone in [("n1", "a"), ("n2", "a"), ("n3", "b")]:
+...     _ = snap.add_node(Node.model_validate({"metadata": {"name": name,
+...         "labels": {"topology.kubernetes.io/zone": zone}},
+...         "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}))
+>>> [snap.names[r] for r in snap.order]
+['n1', 'n3', 'n2']
+>>> int(snap.allocatable[0, snap.res_index["cpu"]])
+2000
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+import numpy as np
+
+from kschedlab.framework.types import NodeInfo, PodInfo, pod_key
+from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
+
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+def zone_key(node) -> str:
+    """``utilnode.GetZoneKey``: region and zone joined, "" when neither is set."""
+    labels = node.metadata.labels
+    zone = next((labels[k] for k in ZONE_LABELS if k in labels), None)
+    region = next((labels[k] for k in REGION_LABELS if k in labels), None)
+    if zone is None and region is None:
+        return ""
+    return f"{region or ''}:\x00:{zone or ''}"
+
+
+class Snapshot:
+    """Columnar per-node state; see the module docstring."""
+
+    def __init__(self, capacity: int = 16):
+        self.resources: list[str] = list(BASE_RESOURCES)
+        self.res_index = {name: i for i, name in enumerate(self.resources)}
+        self._cap = capacity
+        r = len(self.resources)
+        self.allocatable = np.zeros((capacity, r), np.int64)
+        self.requested = np.zeros((capacity, r), np.int64)
+        self.non_zero = np.zeros((capacity, 2), np.int64)
+        self.pod_count = np.zeros(capacity, np.int64)
+        self.unschedulable = np.zeros(capacity, bool)
+        self.taint_group = np.zeros(capacity, np.int32)
+        self.taint_sets: list[tuple] = [()]
+        self._taint_ids: dict[tuple, int] = {(): 0}
+        self.nodes: list = []
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.pods: list[list[PodInfo]] = []
+        self.pod_row: dict[str, int] = {}
+        self.images: list[dict[str, int]] = []
+        self.image_nodes: Counter = Counter()
+        self.port_rows: dict[int, Counter] = {}
+        self._label_cols: dict[str, np.ndarray] = {}
+        self._zones: dict[str, list[int]] = {}
+        self._order: np.ndarray | None = None
+        self.generation = 0
+
+    # -- sizes -------------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return len(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def _grow(self, rows: int) -> None:
+        if rows <= self._cap:
+            return
+        cap = max(rows, self._cap * 2)
+        for attr in ("allocatable", "requested", "non_zero", "pod_count", "unschedulable", "taint_group"):
+            old = getattr(self, attr)
+            new = np.zeros((cap, *old.shape[1:]), old.dtype)
+            new[: self._cap] = old
+            setattr(self, attr, new)
+        self._cap = cap
+
+    def resource_column(self, name: str) -> int:
+        """Column of resource ``name``, adding one for a new extended resource."""
+        idx = self.res_index.get(name)
+        if idx is None:
+            idx = len(self.resources)
+            self.resources.append(name)
+            self.res_index[name] = idx
+            pad = np.zeros((self._cap, 1), np.int64)
+            self.allocatable = np.hstack([self.allocatable, pad])
+            self.requested = np.hstack([self.requested, pad.copy()])
+        return idx
+
+    # -- nodes -------------------------------------------------------------
+    def add_node(self, node) -> int:
+        name = node.metadata.name
+        if name in self.index:
+            raise ValueError(f"node {name!r} already exists")
+        row = len(self.nodes)
+        self._grow(row + 1)
+        self.nodes.append(None)
+        self.names.append(name)
+        self.pods.append([])
+        self.images.append({})
+        self.index[name] = row
+        self._set_node(row, node)
+        self._zones.setdefault(zone_key(node), []).append(row)
+        self._order = None
+        self.generation += 1
+        return row
+
+    def update_node(self, node) -> None:
+        row = self.index[node.metadata.name]
+        old_zone = zone_key(self.nodes[row])
+        self._set_node(row, node)
+        if zone_key(node) != old_zone:
+            self._zones[old_zone].remove(row)
+            if not self._zones[old_zone]:
+                del self._zones[old_zone]
+            self._zones.setdefault(zone_key(node), []).append(row)
+            self._order = None
+        self.generation += 1
+
+    def remove_node(self, name: str) -> None:
+        """Drop a node from the ordering; its row stays allocated but unused."""
+        row = self.index.pop(name)
+        zone = zone_key(self.nodes[row])
+        self._zones[zone].remove(row)
+        if not self._zones[zone]:
+            del self._zones[zone]
+        for image in self.images[row]:
+            self.image_nodes[image] -= 1
+        self.images[row] = {}
+        self._order = None
+        self.generation += 1
+
+    def _set_node(self, row: int, node) -> None:
+        self.nodes[row] = node
+        alloc = resource_list(node.status.allocatable) if node.status else {}
+        self.allocatable[row] = 0
+        for name, value in alloc.items():
+            col = self.resource_column(name)
+            self.allocatable[row, col] = value
+        self.unschedulable[row] = bool(node.spec.unschedulable) if node.spec else False
+        taints = tuple(node.spec.taints) if node.spec else ()
+        key = tuple((t.key, t.value or "", t.effect) for t in taints)
+        gid = self._taint_ids.get(key)
+        if gid is None:
+            gid = self._taint_ids[key] = len(self.taint_sets)
+            self.taint_sets.append(taints)
+        self.taint_group[row] = gid
+        for image in self.images[row]:
+            self.image_nodes[image] -= 1
+        images: dict[str, int] = {}
+        for img in (node.status.images if node.status else []):
+            for image_name in img.names:
+                images[normalize_image_name(image_name)] = img.size_bytes or 0
+        self.images[row] = images
+        self.image_nodes.update(images.keys())
+        self._label_cols.clear()
+
+    @property
+    def order(self) -> np.ndarray:
+        """Rows in node-tree order: round robin across zones in first-seen order."""
+        if self._order is None:
+            zones = list(self._zones.values())
+            out: list[int] = []
+            depth = max((len(z) for z in zones), default=0)
+            for i in range(depth):
+                out.extend(z[i] for z in zones if i < len(z))
+            self._order = np.asarray(out, np.int64)
+        return self._order
+
+    def node_info(self, row_or_name) -> NodeInfo:
+        row = self.index[row_or_name] if isinstance(row_or_name, str) else row_or_name
+        return NodeInfo(self, row)
+
+    def node_infos(self) -> list[NodeInfo]:
+        return [NodeInfo(self, int(r)) for r in self.order]
+
+    # -- labels --------------------------------------------------------------
+    def label_codes(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
+        """Label ``key`` per row as integer codes (-1 where absent) and the code of each value.
+
+        Built once per key and kept until a node changes, so selectors compare
+        small integer arrays instead of strings.
+        """
+        cached = self._label_cols.get(key)
+        if cached is None:
+            vocab: dict[str, int] = {}
+            codes = np.full(self._cap, -1, np.int32)
+            for row, node in enumerate(self.nodes):
+                value = node.metadata.labels.get(key)
+                if value is not None:
+                    codes[row] = vocab.setdefault(value, len(vocab))
+            cached = self._label_cols[key] = (codes, vocab)
+        return cached
+
+    def name_codes(self) -> tuple[np.ndarray, dict[str, int]]:
+        """Node names in the same code form (a name's code is its row)."""
+        return np.arange(self._cap, dtype=np.int32), self.index
+
+    # -- pods ----------------------------------------------------------------
+    def add_pod(self, info: PodInfo, node_name: str) -> None:
+        """Account ``info`` on ``node_name`` (binding or assuming it)."""
+        row = self.index[node_name]
+        if info.key in self.pod_row:
+            raise ValueError(f"pod {info.key} is already on a node")
+        self._account(info, row, +1)
+        self.pods[row].append(info)
+        self.pod_row[info.key] = row
+
+    def remove_pod(self, key: str) -> PodInfo:
+        row = self.pod_row.pop(key)
+        pods = self.pods[row]
+        idx = next(i for i, p in enumerate(pods) if p.key == key)
+        info = pods.pop(idx)
+        self._account(info, row, -1)
+        return info
+
+    def _account(self, info: PodInfo, row: int, sign: int) -> None:
+        for name, value in info.requests.items():
+            col = self.resource_column(name)
+            self.requested[row, col] += sign * value
+        self.non_zero[row, 0] += sign * info.non_zero[0]
+        self.non_zero[row, 1] += sign * info.non_zero[1]
+        self.pod_count[row] += sign
+        if info.ports:
+            used = self.port_rows.setdefault(row, Counter())
+            for port in info.ports:
+                used[port] += sign
+                if used[port] <= 0:
+                    del used[port]
+            if not used:
+                del self.port_rows[row]
+        self.generation += 1
+
+    def used_ports(self, row: int) -> set[tuple[str, str, int]]:
+        return set(self.port_rows.get(row, ()))
+
+    def request_vector(self, requests: dict[str, int]) -> np.ndarray:
+        cols = [(self.resource_column(name), value) for name, value in requests.items()]
+        vec = np.zeros(len(self.resources), np.int64)
+        for col, value in cols:
+            vec[col] = value
+        return vec
+
+
+def normalize_image_name(name: str) -> str:
+    """``normalizedImageName``: an image without a tag or digest gets ``:latest``."""
+    if name.rfind(":") <= name.rfind("/"):
+        name += ":latest"
+    return name
+
+
+class Cluster:
+    """API objects by kind plus the live :class:`Snapshot` of nodes and bound pods.
+
+    >>> from kschedlab.api.core import Node, Pod
+    >>> c = Cluster()
+    >>> c.add(Node.model_validate({"metadata": {"name": "n1"},
+    ...     "status": {"allocatable": {"cpu": "1", "pods": "10"}}}))
+    >>> c.add(Pod.model_validate({"metadata": {"name": "p", "namespace": "default"},
+    ...     "spec": {"containers": [{"name": "c"}]}}))
+    >>> [p.metadata.name for p in c.pending_pods()]
+    ['p']
+    """
+
+    def __init__(self, objects: Iterable = (), *, pod_level_resources: bool = True):
+        self.pod_level_resources = pod_level_resources
+        self.snapshot = Snapshot()
+        self.nodes: dict[str, object] = {}
+        self.pods: dict[str, object] = {}
+        self.pod_infos: dict[str, PodInfo] = {}
+        self.objects: dict[str, dict[str, object]] = {}
+        for obj in objects:
+            self.add(obj)
+
+    # -- loading -------------------------------------------------------------
+    @classmethod
+    def from_manifests(cls, *paths, seed: int = 0) -> "Cluster":
+        """Load, expand workloads and admit objects from files or directories."""
+        from kschedlab.api.admission import admit
+        from kschedlab.api.loader import load
+        from kschedlab.api.workloads import expand
+
+        objs = []
+        for path in paths:
+            objs.extend(load(path))
+        return cls(admit(expand(objs, seed=seed)))
+
+    def add(self, obj) -> None:
+        kind = type(obj).__name__
+        if kind == "Node":
+            self.nodes[obj.metadata.name] = obj
+            self.snapshot.add_node(obj)
+        elif kind == "Pod":
+            key = pod_key(obj)
+            if key in self.pods:
+                raise ValueError(f"pod {key} already exists")
+            self.pods[key] = obj
+            info = self.pod_infos[key] = PodInfo.of(obj, pod_level_resources=self.pod_level_resources)
+            if obj.spec.node_name:
+                if obj.spec.node_name in self.nodes:
+                    self.snapshot.add_pod(info, obj.spec.node_name)
+        else:
+            name = obj.metadata.name if getattr(obj, "metadata", None) else kind
+            ns = getattr(obj.metadata, "namespace", None) if getattr(obj, "metadata", None) else None
+            self.objects.setdefault(kind, {})[f"{ns}/{name}" if ns else name] = obj
+
+    def of_kind(self, kind: str) -> list:
+        return list(self.objects.get(kind, {}).values())
+
+    def update_node(self, node) -> None:
+        self.nodes[node.metadata.name] = node
+        self.snapshot.update_node(node)
+
+    def remove_node(self, name: str) -> None:
+        del self.nodes[name]
+        self.snapshot.remove_node(name)
+
+    def remove_pod(self, key: str) -> None:
+        self.pods.pop(key)
+        self.pod_infos.pop(key)
+        if key in self.snapshot.pod_row:
+            self.snapshot.remove_pod(key)
+
+    def bind(self, key: str, node_name: str) -> None:
+        """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod."""
+        pod = self.pods[key]
+        pod.spec.node_name = node_name
+        if key not in self.snapshot.pod_row:
+            self.snapshot.add_pod(self.pod_infos[key], node_name)
+
+    def pending_pods(self) -> list:
+        return [p for p in self.pods.values() if not p.spec.node_name]

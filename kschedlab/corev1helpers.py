@@ -1,0 +1,80 @@
+"""Toleration and taint matching (``k8s.io/component-helpers/scheduling/corev1``
+and ``api/core/v1`` helpers).
+
+>>> from kschedlab.api.core import Taint, Toleration
+>>> taint = Taint(key="sla", value="950", effect="NoSchedule")
+>>> tolerates(Toleration(key="sla", operator="Gt", value="900", effect="NoSchedule"), taint,
+...           comparison_operators=True)
+True
+>>> tolerates(Toleration(key="sla", operator="Gt", value="900", effect="NoSchedule"), taint)
+False
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+_INT64 = re.compile(r"[+-]?[0-9]+\Z")
+_CANONICAL_INT = re.compile(r"(0|-?[1-9][0-9]*)\Z")
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+class TaintValueError(ValueError):
+    """A numeric toleration met a taint whose value is not a canonical integer."""
+
+
+def _parse_int64(value: str | None) -> int | None:
+    """An int64 label value (strconv.ParseInt, base 10), or None."""
+    if value is None or not _INT64.match(value):
+        return None
+    n = int(value)
+    return n if INT64_MIN <= n <= INT64_MAX else None
+
+
+def _parse_canonical(value: str | None, what: str) -> int:
+    if value is None or not _CANONICAL_INT.match(value) or _parse_int64(value) is None:
+        raise TaintValueError(f"failed to parse {what} value {value or ''!r} as int64: "
+                              "must be a valid decimal integer in canonical form".replace("'", '"'))
+    return int(value)
+
+
+def tolerates(toleration, taint, *, comparison_operators: bool = False) -> bool:
+    """``Toleration.ToleratesTaint``: effect, key, then the operator.
+
+    A numeric operator facing a non-integer taint value raises
+    :class:`TaintValueError` (Filter reports it; Score counts it as untolerated).
+    """
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    op = toleration.operator or "Equal"
+    if op == "Equal":
+        return (toleration.value or "") == (taint.value or "")
+    if op == "Exists":
+        return True
+    if op in ("Gt", "Lt"):
+        if not comparison_operators:
+            return False
+        tol = _parse_int64(toleration.value)
+        if tol is None:
+            return False
+        val = _parse_canonical(taint.value, "taint")
+        return val > tol if op == "Gt" else val < tol
+    return False
+
+
+def tolerations_tolerate_taint(tolerations: Iterable, taint, *, comparison_operators: bool = False) -> bool:
+    return any(tolerates(t, taint, comparison_operators=comparison_operators) for t in tolerations)
+
+
+def find_matching_untolerated_taint(taints: Iterable, tolerations: list, effects: tuple[str, ...],
+                                    *, comparison_operators: bool = False):
+    """First taint with one of ``effects`` that no toleration tolerates, or None."""
+    for taint in taints:
+        if taint.effect not in effects:
+            continue
+        if not tolerations_tolerate_taint(tolerations, taint, comparison_operators=comparison_operators):
+            return taint
+    return None

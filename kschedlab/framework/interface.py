@@ -1,0 +1,180 @@
+"""Plugin contracts: one method per extension point, as kube-scheduler defines them.
+
+A plugin is a class with a ``name`` and any of the methods below; which
+methods it has decides the extension points it may be enabled at.  In-tree
+plugins answer for many nodes at once (``filter_nodes``, ``score_nodes``);
+a plugin written in a notebook may implement the per-node forms instead
+(``filter``, ``score``) and the framework loops for it.
+
+Extension point methods (all optional):
+
+========================  ==========================================================
+``pre_enqueue``           ``(pod_info) -> Status``
+``less``                  ``(a: QueuedPodInfo, b: QueuedPodInfo) -> bool``  (QueueSort)
+``pre_filter``            ``(state, pod_info, snapshot) -> (PreFilterResult | None, Status)``
+``filter``                ``(state, pod_info, node_info) -> Status``
+``filter_nodes``          ``(state, pod_info, snapshot, rows) -> Verdicts``
+``post_filter``           ``(state, pod_info, diagnosis) -> (PostFilterResult | None, Status)``
+``pre_score``             ``(state, pod_info, snapshot, rows) -> Status``
+``score``                 ``(state, pod_info, node_info) -> (int, Status)``
+``score_nodes``           ``(state, pod_info, snapshot, rows) -> np.ndarray[int64]``
+``normalize_score``       ``(state, pod_info, scores: np.ndarray) -> Status`` (in place)
+``reserve`` / ``unreserve``  ``(state, pod_info, node_name) -> Status`` / ``None``
+``permit``                ``(state, pod_info, node_name) -> (Status, timeout_seconds)``
+``pre_bind`` / ``bind``   ``(state, pod_info, node_name) -> Status``
+``post_bind``             ``(state, pod_info, node_name) -> None``
+========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable
+
+import numpy as np
+
+from kschedlab.framework.status import Code, Status
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = (1 << 63) - 1
+
+#: extension point name (as in KubeSchedulerConfiguration) -> methods implementing it
+EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
+    "preEnqueue": ("pre_enqueue",),
+    "queueSort": ("less",),
+    "preFilter": ("pre_filter",),
+    "filter": ("filter_nodes", "filter"),
+    "postFilter": ("post_filter",),
+    "preScore": ("pre_score",),
+    "score": ("score_nodes", "score"),
+    "reserve": ("reserve",),
+    "permit": ("permit",),
+    "preBind": ("pre_bind",),
+    "bind": ("bind",),
+    "postBind": ("post_bind",),
+}
+
+
+class CycleState(dict):
+    """Per-cycle scratch data plugins share between extension points (``fwk.CycleState``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.skip_filter: set[str] = set()
+        self.skip_score: set[str] = set()
+
+
+@dataclass(frozen=True)
+class PreFilterResult:
+    """``node_names`` None means all nodes; otherwise only these may be filtered."""
+
+    node_names: frozenset[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
+        if other is None or other.all_nodes():
+            return self
+        if self.all_nodes():
+            return other
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+@dataclass
+class Verdicts:
+    """Filter answers for many nodes: a code per node plus an index into a reason table.
+
+    >>> v = Verdicts.from_mask(np.array([False, True]), Code.Unschedulable, ("Too many pods",))
+    >>> [v.status(i) for i in range(2)]
+    [Status(code=<Code.Success: 0>, reasons=(), plugin=None), Status(code=<Code.Unschedulable: 2>, reasons=('Too many pods',), plugin=None)]
+    """
+
+    codes: np.ndarray  # int8, one per node
+    reason_idx: np.ndarray  # int32 into reasons, -1 = no reason
+    reasons: list[tuple[str, ...]] = field(default_factory=list)
+
+    @staticmethod
+    def passing(n: int) -> "Verdicts":
+        return Verdicts(np.zeros(n, np.int8), np.full(n, -1, np.int32), [])
+
+    @staticmethod
+    def from_mask(failed: np.ndarray, code: Code, reasons: tuple[str, ...]) -> "Verdicts":
+        n = len(failed)
+        codes = np.where(failed, np.int8(code), np.int8(0)).astype(np.int8)
+        idx = np.where(failed, 0, -1).astype(np.int32)
+        return Verdicts(codes, idx, [tuple(reasons)])
+
+    @staticmethod
+    def from_statuses(statuses: Iterable[Status]) -> "Verdicts":
+        statuses = list(statuses)
+        table: dict[tuple[str, ...], int] = {}
+        codes = np.zeros(len(statuses), np.int8)
+        idx = np.full(len(statuses), -1, np.int32)
+        for i, st in enumerate(statuses):
+            codes[i] = st.code
+            if st.reasons:
+                idx[i] = table.setdefault(st.reasons, len(table))
+        return Verdicts(codes, idx, list(table))
+
+    def status(self, i: int, plugin: str | None = None) -> Status:
+        code = Code(int(self.codes[i]))
+        if code == Code.Success:
+            return Status()
+        r = int(self.reason_idx[i])
+        return Status(code, self.reasons[r] if r >= 0 else (), plugin)
+
+
+@dataclass
+class FieldError:
+    """One args validation error, as upstream's ``field.Error`` (type and path)."""
+
+    type: str
+    field: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.type}: {self.detail}" if self.detail else f"{self.field}: {self.type}"
+
+
+class ArgsError(ValueError):
+    """Invalid plugin args; ``errors`` lists each field error."""
+
+    def __init__(self, plugin: str, errors: list[FieldError]):
+        self.plugin = plugin
+        self.errors = errors
+        super().__init__(f"invalid args for plugin {plugin}: " + "; ".join(map(str, errors)))
+
+
+class Plugin:
+    """Base class for plugins: holds the name, parsed args and the framework handle.
+
+    Subclasses set ``name`` and, when they take args, override
+    :meth:`parse_args` to validate a dict and return the args object.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, args: Any = None, handle: Any = None):
+        self.args = args
+        self.handle = handle
+
+    @classmethod
+    def parse_args(cls, raw: dict | None, handle: Any = None) -> Any:
+        if raw:
+            raise ArgsError(cls.name, [FieldError("FieldValueInvalid", "args", "this plugin takes no args")])
+        return None
+
+    @classmethod
+    def build(cls, raw: dict | None = None, handle: Any = None) -> "Plugin":
+        return cls(cls.parse_args(raw, handle), handle)
+
+
+REGISTRY: dict[str, Callable[..., Plugin]] = {}
+
+
+def register(cls):
+    """Class decorator adding a plugin to the in-tree registry by its ``name``."""
+    REGISTRY[cls.name] = cls
+    return cls

@@ -1,0 +1,191 @@
+"""Scheduler profiles: the v1.37 default plugin set, merging a user's plugin
+config into it, and MultiPoint expansion, as kube-scheduler does.
+
+A profile spec is the ``profiles[i]`` entry of a KubeSchedulerConfiguration as
+plain data (dict).  :func:`resolve_profile` turns it into ordered plugin names
+per extension point plus score weights.
+
+>>> r = resolve_profile({})
+>>> r.points["filter"][:4]
+['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity']
+>>> r.weights["TaintToleration"], r.weights["NodeResourcesFit"]
+(3, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kschedlab.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE, MAX_TOTAL_SCORE
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+#: upstream's getDefaultPlugins() MultiPoint list at v1.37, in order, with weights.
+DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
+    ("SchedulingGates", None),
+    ("PrioritySort", None),
+    ("NodeUnschedulable", None),
+    ("NodeName", None),
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("NodePorts", None),
+    ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", None),
+    ("NodeVolumeLimits", None),
+    ("VolumeBinding", None),
+    ("VolumeZone", None),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("DynamicResources", None),  # DynamicResourceAllocation is GA; placed before DefaultPreemption
+    ("DefaultPreemption", None),
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    ("DefaultBinder", None),
+]
+
+POINTS_IN_CONFIG_ORDER = list(EXTENSION_POINTS)
+
+
+class ProfileError(ValueError):
+    """An impossible profile (unknown plugin, no queue sort, duplicate, ...)."""
+
+
+def _plugin_set(spec: dict | None) -> tuple[list[dict], list[str]]:
+    spec = spec or {}
+    enabled = [dict(p) for p in spec.get("enabled") or []]
+    disabled = [p["name"] for p in spec.get("disabled") or []]
+    return enabled, disabled
+
+
+def merge_plugin_set(default: tuple[list[dict], list[str]], custom: tuple[list[dict], list[str]]):
+    """``mergePluginSet``: custom entries replace defaults in place, the rest are appended."""
+    d_enabled, d_disabled = default
+    c_enabled, c_disabled = custom
+    disabled = list(c_disabled) + list(d_disabled)
+    custom_index = {p["name"]: i for i, p in enumerate(c_enabled)}
+    replaced: set[int] = set()
+    enabled: list[dict] = []
+    if "*" not in disabled:
+        for plugin in d_enabled:
+            if plugin["name"] in disabled:
+                continue
+            if plugin["name"] in custom_index:
+                i = custom_index[plugin["name"]]
+                plugin = c_enabled[i]
+                replaced.add(i)
+            enabled.append(plugin)
+    enabled.extend(p for i, p in enumerate(c_enabled) if i not in replaced)
+    return enabled, disabled
+
+
+@dataclass
+class ResolvedProfile:
+    scheduler_name: str
+    points: dict[str, list[str]]
+    weights: dict[str, int]
+    plugin_config: dict[str, dict]
+    percentage_of_nodes_to_score: int | None
+    needed: list[str] = field(default_factory=list)
+
+
+def default_plugins(registry: dict) -> list[dict]:
+    """The default MultiPoint list, limited to the plugins in ``registry``."""
+    return [{"name": n, **({"weight": w} if w else {})} for n, w in DEFAULT_MULTIPOINT if n in registry]
+
+
+def unmodelled_defaults(registry: dict) -> list[str]:
+    """Upstream default plugins that ``registry`` does not implement (yet)."""
+    return [n for n, _ in DEFAULT_MULTIPOINT if n not in registry]
+
+
+def implements(cls, point: str) -> bool:
+    """Whether plugin class ``cls`` has a method for extension point ``point``."""
+    return any(callable(getattr(cls, m, None)) for m in EXTENSION_POINTS[point])
+
+
+def resolve_profile(profile: dict, registry: dict | None = None) -> ResolvedProfile:
+    """Merge ``profile`` (a KubeSchedulerConfiguration profile dict) with the
+    defaults and expand MultiPoint; ``registry`` maps plugin names to classes
+    (default: the in-tree plugins).
+    """
+    if registry is None:
+        from kschedlab.plugins import in_tree_registry
+
+        registry = in_tree_registry()
+
+    def is_known(name: str) -> bool:
+        return name in registry
+
+    def implements_point(name: str, point: str) -> bool:
+        return implements(registry[name], point)
+    plugins_cfg: dict[str, Any] = profile.get("plugins") or {}
+    merged: dict[str, tuple[list[dict], list[str]]] = {}
+    defaults = {"multiPoint": (default_plugins(registry), [])}
+    for point in ["multiPoint", *POINTS_IN_CONFIG_ORDER]:
+        base = defaults.get(point, ([], []))
+        merged[point] = merge_plugin_set(base, _plugin_set(plugins_cfg.get(point)))
+
+    multipoint_enabled, _ = merged["multiPoint"]
+    points: dict[str, list[str]] = {}
+    for point in POINTS_IN_CONFIG_ORDER:
+        enabled, disabled = merged[point]
+        explicit = [p["name"] for p in enabled]
+        for name in explicit:
+            if not is_known(name):
+                raise ProfileError(f"{point} plugin {name!r} does not exist")
+            if not implements_point(name, point):
+                raise ProfileError(f"plugin {name!r} does not extend {point} plugin")
+        if "*" in disabled:
+            points[point] = explicit
+            continue
+        overrides, from_multipoint = [], []
+        for entry in multipoint_enabled:
+            name = entry["name"]
+            if not is_known(name):
+                raise ProfileError(f"multiPoint plugin {name!r} does not exist")
+            if not implements_point(name, point) or name in disabled:
+                continue
+            if name in explicit:
+                overrides.append(name)
+                continue
+            if name in from_multipoint:
+                raise ProfileError(f"plugin {name!r} already registered as {point!r}")
+            from_multipoint.append(name)
+        ordered = [n for n in explicit if n in overrides] + from_multipoint + [
+            n for n in explicit if n not in overrides]
+        if len(set(ordered)) != len(ordered):
+            raise ProfileError(f"plugin registered more than once at {point}: {ordered}")
+        points[point] = ordered
+
+    scheduler_name = profile.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+    if len(points["queueSort"]) != 1:
+        raise ProfileError(
+            f"only one queue sort plugin required for profile with scheduler name "
+            f"{scheduler_name!r}, but got {len(points['queueSort'])}")
+    if not points["bind"]:
+        raise ProfileError(f"at least one bind plugin is needed for profile with scheduler name {scheduler_name!r}")
+
+    weights: dict[str, int] = {}
+    total = 0
+    for entry in [*merged["score"][0], *multipoint_enabled]:
+        name = entry["name"]
+        if name not in points["score"] or name in weights:
+            continue
+        weight = int(entry.get("weight") or 0) or 1
+        if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise ProfileError("total score of Score plugins could overflow")
+        weights[name] = weight
+        total += weight * MAX_NODE_SCORE
+
+    plugin_config: dict[str, dict] = {}
+    for item in profile.get("pluginConfig") or []:
+        if item["name"] in plugin_config:
+            raise ProfileError(f"repeated config for plugin {item['name']!r}")
+        plugin_config[item["name"]] = item.get("args") or {}
+
+    needed: list[str] = []
+    for names in points.values():
+        needed.extend(n for n in names if n not in needed)
+    return ResolvedProfile(scheduler_name, points, weights, plugin_config,
+                           profile.get("percentageOfNodesToScore"), needed)

@@ -1,0 +1,299 @@
+"""The framework runtime: one profile's plugins, run extension point by
+extension point with upstream's semantics, answering for many nodes at once.
+
+>>> from kschedlab.framework.runtime import Framework
+>>> fw = Framework({})
+>>> fw.profile.scheduler_name, [p.name for p in fw.points["score"]][:2]
+('default-scheduler', ['TaintToleration', 'NodeAffinity'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kschedlab.features import FeatureGates
+from kschedlab.framework.interface import (
+    MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin, PreFilterResult, Verdicts)
+from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ResolvedProfile, resolve_profile
+from kschedlab.framework.status import Code, Status
+
+
+class FrameworkError(RuntimeError):
+    """A plugin returned an Error status or broke a contract (e.g. score out of range)."""
+
+
+@dataclass
+class FilterOutcome:
+    """Filter results for the visited rows, in visiting order."""
+
+    rows: np.ndarray  # visited rows, in order
+    fail_plugin: np.ndarray  # int16 index into plugins, -1 = passed
+    fail_code: np.ndarray  # int8
+    fail_reason: np.ndarray  # int32 index into reasons, -1 = none
+    reasons: list[tuple[str, ...]]
+    plugins: list[str]
+
+    @property
+    def passed(self) -> np.ndarray:
+        return self.fail_plugin < 0
+
+    def status(self, i: int) -> Status:
+        p = int(self.fail_plugin[i])
+        if p < 0:
+            return Status()
+        r = int(self.fail_reason[i])
+        return Status(Code(int(self.fail_code[i])), self.reasons[r] if r >= 0 else (), self.plugins[p])
+
+
+@dataclass
+class ScoreOutcome:
+    rows: np.ndarray
+    plugins: list[str]
+    weights: np.ndarray  # (P,)
+    raw: np.ndarray  # (P, F)
+    normalized: np.ndarray  # (P, F)
+
+    @property
+    def weighted(self) -> np.ndarray:
+        return self.normalized * self.weights[:, None]
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.weighted.sum(axis=0) if len(self.plugins) else np.zeros(len(self.rows), np.int64)
+
+
+@dataclass
+class Handle:
+    """What plugins may reach of the scheduler (``framework.Handle``)."""
+
+    gates: FeatureGates
+    framework: "Framework"
+    cluster: Any = None
+    extra: dict = field(default_factory=dict)
+
+
+class Framework:
+    """A scheduling profile ready to run."""
+
+    def __init__(self, profile: dict | ResolvedProfile | None = None, *, gates: FeatureGates | None = None,
+                 registry: dict | None = None, cluster: Any = None):
+        from kschedlab.plugins import in_tree_registry
+
+        self.registry = {**in_tree_registry(), **(registry or {})}
+        self.gates = gates or FeatureGates()
+        if not isinstance(profile, ResolvedProfile):
+            profile = resolve_profile(profile or {}, self.registry)
+        self.profile = profile
+        self.handle = Handle(self.gates, self, cluster)
+        self.plugins: dict[str, Plugin] = {}
+        for name in profile.needed:
+            cls = self.registry[name]
+            raw = profile.plugin_config.get(name)
+            defaulting = getattr(cls, "default_args", None)
+            self.plugins[name] = cls.build(defaulting(raw) if defaulting else raw, self.handle)
+        self.points: dict[str, list[Plugin]] = {
+            point: [self.plugins[n] for n in profile.points[point]] for point in POINTS_IN_CONFIG_ORDER}
+        self.weights = {name: w for name, w in profile.weights.items()}
+
+    # -- queue -----------------------------------------------------------------
+    def run_pre_enqueue(self, pod) -> Status:
+        for plugin in self.points["preEnqueue"]:
+            status = plugin.pre_enqueue(pod)
+            if not status.is_success():
+                return status.with_plugin(plugin.name)
+        return Status()
+
+    def less(self, a, b) -> bool:
+        return self.points["queueSort"][0].less(a, b)
+
+    # -- filtering -------------------------------------------------------------
+    def run_pre_filter(self, state: CycleState, pod, snapshot):
+        """Returns (PreFilterResult, Status, [(plugin, status)], plugins_with_nodes)."""
+        result = PreFilterResult()
+        final = Status()
+        log: list[tuple[str, Status]] = []
+        with_nodes: list[str] = []
+        for plugin in self.points["preFilter"]:
+            res, status = plugin.pre_filter(state, pod, snapshot)
+            status = (status or Status()).with_plugin(plugin.name)
+            log.append((plugin.name, status))
+            if status.is_skip():
+                state.skip_filter.add(plugin.name)
+                continue
+            if not status.is_success():
+                if status.code == Code.UnschedulableAndUnresolvable:
+                    return result, status, log, with_nodes
+                if status.code == Code.Unschedulable:
+                    final = status
+                    continue
+                return result, Status(Code.Error, (f'running PreFilter plugin "{plugin.name}": '
+                                                   f"{status.message()}",), plugin.name), log, with_nodes
+            if res is not None and not res.all_nodes():
+                with_nodes.append(plugin.name)
+            result = result.merge(res)
+            if not result.all_nodes() and not result.node_names:
+                if len(with_nodes) == 1:
+                    msg = f"node(s) didn't satisfy plugin {with_nodes[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}] simultaneously"
+                return result, Status.unresolvable(msg), log, with_nodes
+        return result, final, log, with_nodes
+
+    def filter_plugins(self, state: CycleState) -> list[Plugin]:
+        return [p for p in self.points["filter"] if p.name not in state.skip_filter]
+
+    def run_filter(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> FilterOutcome:
+        """Run every Filter plugin over ``rows``; a node stops at its first failure."""
+        plugins = self.filter_plugins(state)
+        n = len(rows)
+        fail_plugin = np.full(n, -1, np.int16)
+        fail_code = np.zeros(n, np.int8)
+        fail_reason = np.full(n, -1, np.int32)
+        reasons: list[tuple[str, ...]] = []
+        alive = np.arange(n)
+        for pi, plugin in enumerate(plugins):
+            if not len(alive):
+                break
+            verdicts = _filter(plugin, state, pod, snapshot, rows[alive])
+            failed = verdicts.codes != 0
+            if not failed.any():
+                continue
+            if (verdicts.codes == Code.Error).any():
+                i = int(np.argmax(verdicts.codes == Code.Error))
+                raise FrameworkError(f'running "{plugin.name}" filter plugin: '
+                                     f"{verdicts.status(i).message()}")
+            idx = alive[failed]
+            fail_plugin[idx] = pi
+            fail_code[idx] = verdicts.codes[failed]
+            offset = len(reasons)
+            reasons.extend(verdicts.reasons)
+            r = verdicts.reason_idx[failed]
+            fail_reason[idx] = np.where(r >= 0, r + offset, -1)
+            alive = alive[~failed]
+        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, [p.name for p in plugins])
+
+    def run_filter_node(self, state: CycleState, pod, snapshot, row: int) -> Status:
+        """Filter one node (as preemption and the nominated-node path need)."""
+        out = self.run_filter(state, pod, snapshot, np.asarray([row]))
+        return out.status(0)
+
+    def run_post_filter(self, state: CycleState, pod, diagnosis) -> tuple[Any, Status]:
+        statuses = []
+        for plugin in self.points["postFilter"]:
+            result, status = plugin.post_filter(state, pod, diagnosis)
+            status = (status or Status()).with_plugin(plugin.name)
+            if status.is_success():
+                return result, status
+            if not status.is_rejected():
+                return None, status
+            statuses.append(status)
+        reasons = tuple(r for s in statuses for r in s.reasons)
+        return None, Status(Code.Unschedulable, reasons, statuses[-1].plugin if statuses else None)
+
+    # -- scoring ----------------------------------------------------------------
+    def run_pre_score(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> list[tuple[str, Status]]:
+        log = []
+        for plugin in self.points["preScore"]:
+            status = (plugin.pre_score(state, pod, snapshot, rows) or Status()).with_plugin(plugin.name)
+            log.append((plugin.name, status))
+            if status.is_skip():
+                state.skip_score.add(plugin.name)
+            elif not status.is_success():
+                raise FrameworkError(f'running PreScore plugin "{plugin.name}": {status.message()}')
+        return log
+
+    def run_score(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> ScoreOutcome:
+        plugins = [p for p in self.points["score"] if p.name not in state.skip_score]
+        raw = np.zeros((len(plugins), len(rows)), np.int64)
+        normalized = np.zeros_like(raw)
+        for i, plugin in enumerate(plugins):
+            raw[i] = _score(plugin, state, pod, snapshot, rows)
+            scores = raw[i].copy()
+            normalize = getattr(plugin, "normalize_score", None)
+            if normalize is not None:
+                status = normalize(state, pod, scores)
+                if status is not None and not status.is_success():
+                    raise FrameworkError(f'running Normalize on Score plugins: plugin "{plugin.name}" '
+                                         f"failed with: {status.message()}")
+            if len(scores) and (scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE):
+                bad = scores[(scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)][0]
+                raise FrameworkError(
+                    f'plugin "{plugin.name}" returns an invalid score {bad}, it should in the range of '
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+            normalized[i] = scores
+        weights = np.asarray([self.weights[p.name] for p in plugins], np.int64)
+        return ScoreOutcome(rows, [p.name for p in plugins], weights, raw, normalized)
+
+    # -- reserve .. bind --------------------------------------------------------
+    def run_reserve(self, state, pod, node: str) -> Status:
+        for i, plugin in enumerate(self.points["reserve"]):
+            status = (plugin.reserve(state, pod, node) or Status()).with_plugin(plugin.name)
+            if not status.is_success():
+                self.run_unreserve(state, pod, node)
+                return status
+        return Status()
+
+    def run_unreserve(self, state, pod, node: str) -> None:
+        for plugin in reversed(self.points["reserve"]):
+            plugin.unreserve(state, pod, node)
+
+    def run_permit(self, state, pod, node: str) -> tuple[Status, dict[str, float]]:
+        """Returns the combined status and, when waiting, the timeout per waiting plugin."""
+        waits: dict[str, float] = {}
+        for plugin in self.points["permit"]:
+            status, timeout = plugin.permit(state, pod, node)
+            status = (status or Status()).with_plugin(plugin.name)
+            if status.code == Code.Wait:
+                waits[plugin.name] = min(float(timeout or 0), 15 * 60.0)
+            elif not status.is_success():
+                if status.is_rejected():
+                    return status, {}
+                return Status(Code.Error, (f'running Permit plugin "{plugin.name}": {status.message()}',),
+                              plugin.name), {}
+        if waits:
+            return Status(Code.Wait, ("one or more plugins asked to wait and no plugin rejected pod",)), waits
+        return Status(), {}
+
+    def run_pre_bind(self, state, pod, node: str) -> Status:
+        for plugin in self.points["preBind"]:
+            status = (plugin.pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
+            if status.is_skip():
+                continue
+            if not status.is_success():
+                return status
+        return Status()
+
+    def run_bind(self, state, pod, node: str) -> Status:
+        for plugin in self.points["bind"]:
+            status = (plugin.bind(state, pod, node) or Status()).with_plugin(plugin.name)
+            if status.is_skip():
+                continue
+            return status
+        return Status.skip()
+
+    def run_post_bind(self, state, pod, node: str) -> None:
+        for plugin in self.points["postBind"]:
+            plugin.post_bind(state, pod, node)
+
+
+def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
+    vectorized = getattr(plugin, "filter_nodes", None)
+    if vectorized is not None:
+        return vectorized(state, pod, snapshot, rows)
+    return Verdicts.from_statuses(plugin.filter(state, pod, snapshot.node_info(int(r))) for r in rows)
+
+
+def _score(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
+    vectorized = getattr(plugin, "score_nodes", None)
+    if vectorized is not None:
+        return np.asarray(vectorized(state, pod, snapshot, rows), np.int64)
+    out = np.zeros(len(rows), np.int64)
+    for i, row in enumerate(rows):
+        value, status = plugin.score(state, pod, snapshot.node_info(int(row)))
+        if status is not None and not status.is_success():
+            raise FrameworkError(f'running Score plugins: plugin "{plugin.name}" failed with: {status.message()}')
+        out[i] = value
+    return out

@@ -1,0 +1,85 @@
+"""Status codes and the Status value every extension point returns.
+
+Mirrors kube-scheduler's ``fwk.Status``: a code, human-readable reasons and
+the plugin that produced it.
+
+>>> s = Status.unschedulable("Insufficient cpu", plugin="NodeResourcesFit")
+>>> s.code.name, s.reasons, s.is_rejected()
+('Unschedulable', ('Insufficient cpu',), True)
+>>> Status.success().is_success()
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Code(IntEnum):
+    """Upstream status codes, same numbering."""
+
+    Success = 0
+    Error = 1
+    Unschedulable = 2
+    UnschedulableAndUnresolvable = 3
+    Wait = 4
+    Skip = 5
+    Pending = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code = Code.Success
+    reasons: tuple[str, ...] = ()
+    plugin: str | None = None
+
+    # -- constructors ------------------------------------------------------
+    @staticmethod
+    def success() -> "Status":
+        return SUCCESS
+
+    @staticmethod
+    def unschedulable(*reasons: str, plugin: str | None = None) -> "Status":
+        return Status(Code.Unschedulable, tuple(reasons), plugin)
+
+    @staticmethod
+    def unresolvable(*reasons: str, plugin: str | None = None) -> "Status":
+        return Status(Code.UnschedulableAndUnresolvable, tuple(reasons), plugin)
+
+    @staticmethod
+    def error(*reasons: str, plugin: str | None = None) -> "Status":
+        return Status(Code.Error, tuple(reasons), plugin)
+
+    @staticmethod
+    def skip(plugin: str | None = None) -> "Status":
+        return Status(Code.Skip, (), plugin)
+
+    @staticmethod
+    def wait(*reasons: str, plugin: str | None = None) -> "Status":
+        return Status(Code.Wait, tuple(reasons), plugin)
+
+    # -- predicates --------------------------------------------------------
+    def is_success(self) -> bool:
+        return self.code == Code.Success
+
+    def is_skip(self) -> bool:
+        return self.code == Code.Skip
+
+    def is_rejected(self) -> bool:
+        return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+
+    def with_plugin(self, plugin: str) -> "Status":
+        return self if self.plugin == plugin else Status(self.code, self.reasons, plugin)
+
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    def __str__(self) -> str:
+        text = self.code.name
+        if self.reasons:
+            text += f": {self.message()}"
+        return text
+
+
+SUCCESS = Status()

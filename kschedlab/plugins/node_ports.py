@@ -1,0 +1,41 @@
+"""NodePorts: a pod's host ports must be free on the node."""
+
+import numpy as np
+
+from kschedlab.framework.interface import Plugin, Verdicts, register
+from kschedlab.framework.status import Code, Status
+
+NAME = "NodePorts"
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+BIND_ALL = "0.0.0.0"
+
+
+def conflicts(used: set[tuple[str, str, int]], ip: str, protocol: str, port: int) -> bool:
+    """``HostPortInfo.CheckConflict``: 0.0.0.0 clashes with every IP on the same protocol/port."""
+    if port <= 0:
+        return False
+    if ip == BIND_ALL:
+        return any(p == port and proto == protocol for _, proto, p in used)
+    return (BIND_ALL, protocol, port) in used or (ip, protocol, port) in used
+
+
+def fits_ports(wanted, used) -> bool:
+    return not any(conflicts(used, *want) for want in wanted)
+
+
+@register
+class NodePorts(Plugin):
+    name = NAME
+
+    def pre_filter(self, state, pod_info, snapshot):
+        if not pod_info.ports:
+            return None, Status.skip()
+        return None, Status()
+
+    def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
+        failed = np.zeros(len(rows), bool)
+        if pod_info.ports and snapshot.port_rows:
+            busy = np.fromiter(snapshot.port_rows, np.int64, len(snapshot.port_rows))
+            for i in np.flatnonzero(np.isin(rows, busy)):
+                failed[i] = not fits_ports(pod_info.ports, snapshot.used_ports(int(rows[i])))
+        return Verdicts.from_mask(failed, Code.Unschedulable, (ERR_REASON,))

@@ -1,0 +1,62 @@
+"""NodeResourcesBalancedAllocation: prefer nodes whose resource usage fractions,
+with the pod placed, stay close to each other (low standard deviation)."""
+
+import numpy as np
+
+from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
+from kschedlab.framework.status import Status
+from kschedlab.plugins import resource_allocation as ra
+from kschedlab.resourcehelpers import CPU, MEMORY
+
+NAME = "NodeResourcesBalancedAllocation"
+
+
+def default_balanced_args(raw: dict) -> dict:
+    """v1 defaulting: cpu and memory when no resources are listed, weight 0 becomes 1."""
+    raw = dict(raw or {})
+    resources = [dict(r) for r in raw.get("resources") or [{"name": CPU}, {"name": MEMORY}]]
+    for r in resources:
+        r["weight"] = r.get("weight") or 1
+    raw["resources"] = resources
+    return raw
+
+
+@register
+class NodeResourcesBalancedAllocation(Plugin):
+    name = NAME
+    default_args = staticmethod(default_balanced_args)
+
+    @classmethod
+    def parse_args(cls, raw, handle=None):
+        raw = raw or {}
+        resources = raw.get("resources")
+        if resources is None:
+            return [(CPU, 1), (MEMORY, 1)]
+        parsed = [(r.get("name", ""), int(r.get("weight", 0))) for r in resources]
+        errors, seen = [], set()
+        for i, (name, weight) in enumerate(parsed):
+            if name in seen:
+                errors.append(FieldError("FieldValueDuplicate", f"resources[{i}].name", name))
+            seen.add(name)
+            if weight != 1:
+                errors.append(FieldError("FieldValueInvalid", f"resources[{i}].weight", "must be 1"))
+        if errors:
+            raise ArgsError(NAME, errors)
+        return parsed
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args or [(CPU, 1), (MEMORY, 1)], handle)
+        self.scorer = ra.ResourceAllocationScorer(self.args, ra.balanced_allocation, use_requested=True)
+
+    def pre_score(self, state, pod_info, snapshot, rows) -> Status:
+        requests = self.scorer.pod_requests(pod_info.pod)
+        if not any(requests):
+            return Status.skip()
+        state[NAME] = requests
+        return Status()
+
+    def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
+        requests = state.get(NAME) or self.scorer.pod_requests(pod_info.pod)
+        if not any(requests):
+            return np.zeros(len(rows), np.int64)
+        return self.scorer.score(requests, snapshot, rows)

@@ -1,0 +1,207 @@
+"""NodeResourcesFit: the pod's requests must fit the node's free allocatable
+resources (Filter); nodes are scored by a scoring strategy (LeastAllocated,
+MostAllocated or RequestedToCapacityRatio)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
+from kschedlab.framework.status import Code, Status
+from kschedlab.labels import is_qualified_name
+from kschedlab.plugins import resource_allocation as ra
+from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+
+NAME = "NodeResourcesFit"
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+MAX_CUSTOM_PRIORITY_SCORE = 10
+TOO_MANY_PODS = "Too many pods"
+NATIVE = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+@dataclass
+class FitArgs:
+    ignored_resources: set[str] = field(default_factory=set)
+    ignored_resource_groups: set[str] = field(default_factory=set)
+    strategy: str = LEAST_ALLOCATED
+    resources: list[tuple[str, int]] = field(default_factory=lambda: [(CPU, 1), (MEMORY, 1)])
+    shape: list[tuple[int, int]] = field(default_factory=list)
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """``v1helper.IsExtendedResourceName``: a qualified name outside kubernetes.io, not requests.*."""
+    if name.startswith("requests.") or "/" not in name:
+        return False
+    prefix = name.split("/", 1)[0]
+    if prefix == "kubernetes.io" or prefix.endswith(".kubernetes.io"):
+        return False
+    return is_qualified_name("requests." + name)
+
+
+def validate_fit_args(raw: dict) -> tuple[FitArgs, list[FieldError]]:
+    errors: list[FieldError] = []
+    args = FitArgs()
+    for i, res in enumerate(raw.get("ignoredResources") or []):
+        if not is_qualified_name(res):
+            errors.append(FieldError("FieldValueInvalid", f"ignoredResources[{i}]", res))
+        args.ignored_resources.add(res)
+    for i, group in enumerate(raw.get("ignoredResourceGroups") or []):
+        if "/" in group:
+            errors.append(FieldError("FieldValueInvalid", f"ignoredResourceGroups[{i}]",
+                                     "resource group name can't contain '/'"))
+        if not is_qualified_name(group):
+            errors.append(FieldError("FieldValueInvalid", f"ignoredResourceGroups[{i}]", group))
+        args.ignored_resource_groups.add(group)
+    strategy = raw.get("scoringStrategy")
+    if strategy is not None:
+        args.strategy = strategy.get("type") or ""
+        if args.strategy not in STRATEGIES:
+            errors.append(FieldError("FieldValueNotSupported", "scoringStrategy.type", args.strategy))
+        args.resources = [(r.get("name", ""), int(r.get("weight", 0))) for r in strategy.get("resources") or []]
+        errors += ra.validate_resources(args.resources, "scoringStrategy.resources", max_weight=100)
+        rtcr = strategy.get("requestedToCapacityRatio")
+        if rtcr is not None:
+            args.shape = [(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in rtcr.get("shape") or []]
+            errors += validate_shape(args.shape, "scoringStrategy.shape")
+    return args, errors
+
+
+def validate_shape(shape: list[tuple[int, int]], path: str) -> list[FieldError]:
+    if not shape:
+        return [FieldError("FieldValueRequired", path, "at least one point must be specified")]
+    errors = []
+    for i in range(1, len(shape)):
+        if shape[i - 1][0] >= shape[i][0]:
+            errors.append(FieldError("FieldValueInvalid", f"{path}[{i}].utilization",
+                                     "utilization values must be sorted in increasing order"))
+            break
+    for i, (util, score) in enumerate(shape):
+        if not 0 <= util <= 100:
+            errors.append(FieldError("FieldValueInvalid", f"{path}[{i}].utilization", "not in valid range [0, 100]"))
+        if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
+            errors.append(FieldError("FieldValueInvalid", f"{path}[{i}].score",
+                                     f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
+    return errors
+
+
+def default_fit_args(raw: dict) -> dict:
+    """v1 defaulting (``SetDefaults_NodeResourcesFitArgs``) of args from a KubeSchedulerConfiguration."""
+    raw = dict(raw or {})
+    strategy = dict(raw.get("scoringStrategy") or {"type": LEAST_ALLOCATED})
+    resources = [dict(r) for r in strategy.get("resources") or [{"name": CPU}, {"name": MEMORY}]]
+    for r in resources:
+        r["weight"] = r.get("weight") or 1
+    strategy["resources"] = resources
+    raw["scoringStrategy"] = strategy
+    return raw
+
+
+@register
+class NodeResourcesFit(Plugin):
+    name = NAME
+    default_args = staticmethod(default_fit_args)
+
+    @classmethod
+    def parse_args(cls, raw, handle=None) -> FitArgs:
+        args, errors = validate_fit_args(raw or {})
+        if errors:
+            raise ArgsError(NAME, errors)
+        return args
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args or FitArgs(), handle)
+        a = self.args
+        if a.strategy == LEAST_ALLOCATED:
+            scorer = ra.least_allocated
+        elif a.strategy == MOST_ALLOCATED:
+            scorer = ra.most_allocated
+        else:
+            scorer = ra.requested_to_capacity_ratio(
+                [(u, s * (100 // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in a.shape])
+        self.scorer = ra.ResourceAllocationScorer(a.resources, scorer, use_requested=False)
+
+    # -- filtering -------------------------------------------------------------------
+    def pre_filter(self, state, pod_info, snapshot):
+        state[NAME] = pod_info.requests
+        return None, Status()
+
+    def _ignored(self, name: str) -> bool:
+        if not is_extended_resource_name(name):
+            return False
+        return name in self.args.ignored_resources or name.split("/", 1)[0] in self.args.ignored_resource_groups
+
+    def insufficient(self, pod_info, snapshot, rows: np.ndarray) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """(reason, short-of-it mask, exceeds-allocatable mask) for each resource, upstream order."""
+        requests = pod_info.requests
+        out = []
+        pods_col = snapshot.res_index[PODS]
+        alloc_pods = snapshot.allocatable[rows, pods_col]
+        never = np.zeros(len(rows), bool)
+        out.append((TOO_MANY_PODS, snapshot.pod_count[rows] + 1 > alloc_pods, never))
+        if not any(requests.get(r, 0) for r in requests):
+            return out
+        names = [r for r in NATIVE if requests.get(r, 0) > 0]
+        names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
+                        and not self._ignored(r))
+        for name in names:
+            col = snapshot.resource_column(name)
+            alloc = snapshot.allocatable[rows, col]
+            free = alloc - snapshot.requested[rows, col]
+            want = requests[name]
+            out.append((f"Insufficient {name}", want > free, want > alloc))
+        return out
+
+    def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
+        checks = self.insufficient(pod_info, snapshot, rows)
+        short = np.zeros((len(checks), len(rows)), bool)
+        hopeless = np.zeros(len(rows), bool)
+        for i, (_, lacking, exceeds) in enumerate(checks):
+            short[i] = lacking
+            hopeless |= lacking & exceeds
+        failed = short.any(axis=0)
+        if not failed.any():
+            return Verdicts.passing(len(rows))
+        # nodes failing on the same set of resources share one reason tuple
+        weights = (1 << np.arange(len(checks), dtype=np.int64))
+        signature = weights @ short
+        table: dict[int, int] = {}
+        reasons: list[tuple[str, ...]] = []
+        reason_idx = np.full(len(rows), -1, np.int32)
+        for sig in np.unique(signature[failed]).tolist():
+            table[sig] = len(reasons)
+            reasons.append(tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1))
+            reason_idx[signature == sig] = table[sig]
+        codes = np.where(failed, np.where(hopeless, Code.UnschedulableAndUnresolvable, Code.Unschedulable), 0)
+        return Verdicts(codes.astype(np.int8), reason_idx, reasons)
+
+    def insufficient_resources(self, pod_info, snapshot, row: int) -> list[dict]:
+        """Upstream's ``InsufficientResource`` list for one node (units: millicores, bytes)."""
+        rows = np.asarray([row])
+        out = []
+        for reason, lacking, exceeds in self.insufficient(pod_info, snapshot, rows):
+            if not lacking[0]:
+                continue
+            name = PODS if reason == TOO_MANY_PODS else reason.removeprefix("Insufficient ")
+            col = snapshot.res_index[name]
+            used = int(snapshot.pod_count[row] if name == PODS else snapshot.requested[row, col])
+            out.append({"resourceName": name, "reason": reason,
+                        "requested": 1 if name == PODS else pod_info.requests[name],
+                        "used": used, "capacity": int(snapshot.allocatable[row, col]),
+                        "unresolvable": bool(exceeds[0])})
+        return out
+
+    # -- scoring ---------------------------------------------------------------------
+    def pre_score(self, state, pod_info, snapshot, rows) -> Status:
+        state[NAME + "/score"] = self.scorer.pod_requests(pod_info.pod)
+        return Status()
+
+    def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
+        if not self.scorer.names:
+            raise ValueError("resources not found")
+        requests = state.get(NAME + "/score") or self.scorer.pod_requests(pod_info.pod)
+        return self.scorer.score(requests, snapshot, rows)

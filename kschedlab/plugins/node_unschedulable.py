@@ -1,0 +1,24 @@
+"""NodeUnschedulable: cordoned nodes (``spec.unschedulable``) reject pods that
+do not tolerate the ``node.kubernetes.io/unschedulable:NoSchedule`` taint."""
+
+import numpy as np
+
+from kschedlab.api.core import Taint
+from kschedlab.corev1helpers import tolerations_tolerate_taint
+from kschedlab.framework.interface import Plugin, Verdicts, register
+from kschedlab.framework.status import Code
+
+NAME = "NodeUnschedulable"
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
+
+
+@register
+class NodeUnschedulable(Plugin):
+    name = NAME
+
+    def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
+        cordoned = snapshot.unschedulable[rows]
+        if cordoned.any() and tolerations_tolerate_taint(pod_info.pod.spec.tolerations, UNSCHEDULABLE_TAINT):
+            cordoned = np.zeros(len(rows), bool)
+        return Verdicts.from_mask(cordoned, Code.UnschedulableAndUnresolvable, (ERR_REASON_UNSCHEDULABLE,))

@@ -1,0 +1,154 @@
+"""Scoring shared by NodeResourcesFit and NodeResourcesBalancedAllocation
+(``noderesources/resource_allocation.go`` and the strategy scorers).
+
+All scorers take (requested, allocated, allocatable) matrices of shape
+(resources, nodes) -- requested with the pod, allocated without it -- and the
+resource weights, and return int64 scores per node with upstream's integer
+arithmetic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kschedlab.framework.interface import MAX_NODE_SCORE, FieldError
+from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
+from kschedlab.resourcehelpers import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
+
+MAX_UTILIZATION = 100
+
+
+def validate_resources(resources, path: str, *, max_weight: int) -> list[FieldError]:
+    return [FieldError("FieldValueInvalid", f"{path}[{i}].weight",
+                       f"resource weight of {name} not in valid range (0, {max_weight}]")
+            for i, (name, weight) in enumerate(resources) if weight <= 0 or weight > max_weight]
+
+
+def _weighted_mean(per_resource: np.ndarray, weights: np.ndarray, active: np.ndarray) -> np.ndarray:
+    w = weights[:, None] * active
+    weight_sum = w.sum(axis=0)
+    total = (per_resource * w).sum(axis=0)
+    return np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
+
+
+def least_allocated(requested, allocated, allocatable, weights) -> np.ndarray:
+    """((capacity - requested) * 100 / capacity), 0 when over; weighted integer mean."""
+    cap = np.maximum(allocatable, 1)
+    score = np.where(requested > allocatable, 0, (allocatable - requested) * MAX_NODE_SCORE // cap)
+    return _weighted_mean(score, weights, allocatable != 0)
+
+
+def most_allocated(requested, allocated, allocatable, weights) -> np.ndarray:
+    """(min(requested, capacity) * 100 / capacity); weighted integer mean."""
+    cap = np.maximum(allocatable, 1)
+    score = np.minimum(requested, allocatable) * MAX_NODE_SCORE // cap
+    return _weighted_mean(score, weights, allocatable != 0)
+
+
+def requested_to_capacity_ratio(shape: list[tuple[int, int]]):
+    """Scorer following a broken-linear shape of (utilization, score 0..100) points.
+
+    Resources scoring 0 are left out of the mean, which rounds half away from zero.
+    """
+    fn = build_broken_linear_function([FunctionShapePoint(u, s) for u, s in shape])
+
+    def scorer(requested, allocated, allocatable, weights) -> np.ndarray:
+        cap = np.maximum(allocatable, 1)
+        util = np.where((allocatable == 0) | (requested > allocatable), MAX_UTILIZATION,
+                        requested * MAX_UTILIZATION // cap)
+        score = fn(util)
+        active = (allocatable != 0) & (score > 0)
+        w = weights[:, None] * active
+        weight_sum = w.sum(axis=0)
+        total = (score * w).sum(axis=0)
+        mean = np.floor(total / np.maximum(weight_sum, 1) + 0.5).astype(np.int64)
+        return np.where(weight_sum > 0, mean, 0)
+
+    return scorer
+
+
+def balanced_allocation(requested, allocated, allocatable, weights) -> np.ndarray:
+    """50 + (50 + balance(with pod) - balance(without pod)) / 2, Go integer division.
+
+    Rewards how much placing the pod improves the node's balance.
+
+    >>> alloc = np.array([[4000], [10 << 30]])
+    >>> balanced_allocation(np.array([[3000], [5 << 30]]), np.array([[1000], [5 << 30]]), alloc, None).tolist()
+    [53]
+    """
+    half = MAX_NODE_SCORE // 2
+    diff = half + balance(requested, allocatable) - balance(allocated, allocatable)
+    return half + np.sign(diff) * (np.abs(diff) // 2)
+
+
+def balance(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+    """int64((1 - std(fractions)) * 100) over the resources each node has (fractions capped at 1).
+
+    With two resources the std is |f1 - f2| / 2, with more the population std, as upstream.
+
+    >>> balance(np.array([[3000], [5 << 30]]), np.array([[4000], [10 << 30]])).tolist()
+    [87]
+    """
+    active = allocatable != 0
+    frac = np.where(active, np.minimum(requested / np.where(active, allocatable, 1), 1.0), 0.0)
+    k = active.sum(axis=0)
+    std = np.zeros(requested.shape[1])
+    pair = k == 2
+    if pair.any():
+        order = np.argsort(~active[:, pair], axis=0, kind="stable")[:2]
+        f = np.take_along_axis(frac[:, pair], order, axis=0)
+        std[pair] = np.abs((f[0] - f[1]) / 2)
+    many = k > 2
+    if many.any():
+        fm, am, km = frac[:, many], active[:, many], k[many]
+        mean = fm.sum(axis=0) / km
+        dev = np.where(am, fm - mean, 0.0)
+        std[many] = np.sqrt((dev * dev).sum(axis=0) / km)
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+
+
+def is_scalar_resource(name: str) -> bool:
+    return name not in (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+class ResourceAllocationScorer:
+    """``resourceAllocationScorer``: builds the (requested + pod, allocatable) matrices and scores.
+
+    ``use_requested`` False counts containers without requests at the non-zero
+    defaults (100m CPU, 200Mi memory) for cpu and memory, as LeastAllocated and
+    friends do; BalancedAllocation uses the real requests.
+    """
+
+    def __init__(self, resources: list[tuple[str, int]], scorer, *, use_requested: bool):
+        self.names = [name for name, _ in resources]
+        self.weights = np.asarray([w for _, w in resources], np.int64)
+        self.scorer = scorer
+        self.use_requested = use_requested
+
+    def pod_requests(self, pod) -> list[int]:
+        reqs = pod_requests(pod, non_missing=None if self.use_requested else DEFAULT_NON_ZERO)
+        return [reqs.get(name, 0) for name in self.names]
+
+    def matrices(self, pod_requests: list[int], snapshot, rows: np.ndarray):
+        """(requested with the pod, allocated without it, allocatable), each (resources, nodes)."""
+        n = len(rows)
+        requested = np.zeros((len(self.names), n), np.int64)
+        allocated = np.zeros((len(self.names), n), np.int64)
+        allocatable = np.zeros((len(self.names), n), np.int64)
+        for i, (name, want) in enumerate(zip(self.names, pod_requests)):
+            if want == 0 and is_scalar_resource(name):
+                continue
+            if name in snapshot.res_index:
+                col = snapshot.res_index[name]
+                alloc = snapshot.allocatable[rows, col]
+                if name in (CPU, MEMORY) and not self.use_requested:
+                    used = snapshot.non_zero[rows, 0 if name == CPU else 1]
+                else:
+                    used = snapshot.requested[rows, col]
+                allocatable[i] = alloc
+                requested[i] = np.where(alloc != 0, used + want, 0)
+                allocated[i] = np.where(alloc != 0, used, 0)
+        return requested, allocated, allocatable
+
+    def score(self, pod_requests: list[int], snapshot, rows: np.ndarray) -> np.ndarray:
+        return self.scorer(*self.matrices(pod_requests, snapshot, rows), self.weights)

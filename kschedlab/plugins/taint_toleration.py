@@ -1,0 +1,80 @@
+"""TaintToleration: NoSchedule / NoExecute taints a pod does not tolerate
+reject the node; untolerated PreferNoSchedule taints lower its score.
+
+Work is done once per distinct taint set (``Snapshot.taint_sets``) and
+broadcast to the nodes sharing it.
+"""
+
+import numpy as np
+
+from kschedlab.corev1helpers import TaintValueError, find_matching_untolerated_taint, tolerates
+from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, Verdicts, register
+from kschedlab.framework.status import Code, Status
+from kschedlab.plugins.helper import default_normalize_score
+
+NAME = "TaintToleration"
+ERR_REASON_NOT_MATCH = "node(s) had untolerated taint(s)"
+GATE = "TaintTolerationComparisonOperators"
+DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
+
+
+@register
+class TaintToleration(Plugin):
+    name = NAME
+
+    @property
+    def comparison_operators(self) -> bool:
+        return self.handle.gates.enabled(GATE)
+
+    def _group_status(self, taints, tolerations) -> Status:
+        try:
+            taint = find_matching_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE,
+                                                    comparison_operators=self.comparison_operators)
+        except TaintValueError as err:
+            return Status.unresolvable(str(err), plugin=NAME)
+        if taint is None:
+            return Status()
+        return Status.unresolvable(ERR_REASON_NOT_MATCH, plugin=NAME)
+
+    def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
+        groups = snapshot.taint_group[rows]
+        tolerations = pod_info.pod.spec.tolerations
+        unique = np.unique(groups)
+        statuses = [self._group_status(snapshot.taint_sets[g], tolerations) for g in unique.tolist()]
+        per_group = Verdicts.from_statuses(statuses)
+        pos = np.searchsorted(unique, groups)
+        return Verdicts(per_group.codes[pos], per_group.reason_idx[pos], per_group.reasons)
+
+    def pre_score(self, state, pod_info, snapshot, rows) -> Status:
+        state[NAME] = [t for t in pod_info.pod.spec.tolerations if t.effect in (None, "", "PreferNoSchedule")]
+        return Status()
+
+    def _count_intolerable(self, taints, tolerations) -> int:
+        count = 0
+        for taint in taints:
+            if taint.effect != "PreferNoSchedule":
+                continue
+            tolerated = False
+            for tol in tolerations:
+                try:
+                    if tolerates(tol, taint, comparison_operators=self.comparison_operators):
+                        tolerated = True
+                        break
+                except TaintValueError:
+                    continue
+            count += not tolerated
+        return count
+
+    def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
+        tolerations = state.get(NAME)
+        if tolerations is None:
+            tolerations = [t for t in pod_info.pod.spec.tolerations if t.effect in (None, "", "PreferNoSchedule")]
+        groups = snapshot.taint_group[rows]
+        unique = np.unique(groups)
+        counts = np.asarray([self._count_intolerable(snapshot.taint_sets[g], tolerations)
+                             for g in unique.tolist()], np.int64)
+        return counts[np.searchsorted(unique, groups)]
+
+    def normalize_score(self, state, pod_info, scores: np.ndarray) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return Status()

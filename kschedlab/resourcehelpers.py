@@ -1,0 +1,92 @@
+"""Pod resource requests as kube-scheduler computes them.
+
+Follows ``k8s.io/component-helpers/resource`` ``PodRequests``: the sum of the
+regular containers, restartable (sidecar) init containers added to it, the
+maximum over the init-container phases, pod-level requests when set, plus
+``spec.overhead``.  Values are integers in scheduler units: millicores for
+``cpu``, plain units (bytes, counts) for everything else.
+
+>>> from kschedlab.api.core import Pod
+>>> pod = Pod.model_validate({"metadata": {"name": "p"}, "spec": {"containers": [
+...     {"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}},
+...     {"name": "b"}]}})
+>>> pod_requests(pod)
+{'cpu': 250, 'memory': 67108864}
+>>> pod_requests(pod, non_missing=DEFAULT_NON_ZERO)["cpu"]   # b counts as 100m
+350
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+#: schedutil.DefaultMilliCPURequest / DefaultMemoryRequest, used for scoring
+#: containers that request nothing.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+DEFAULT_NON_ZERO: Mapping[str, int] = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+
+#: resources a pod may request at pod level (PodLevelResources).
+POD_LEVEL_RESOURCES = frozenset({CPU, MEMORY, "hugepages-2Mi", "hugepages-1Gi"})
+
+
+def to_units(name: str, quantity) -> int:
+    """A Quantity in scheduler units: millicores for cpu, Value() otherwise."""
+    return quantity.milli_value() if name == CPU else quantity.value()
+
+
+def resource_list(values: Mapping) -> dict[str, int]:
+    return {name: to_units(name, q) for name, q in values.items()}
+
+
+def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
+    for name, value in other.items():
+        into[name] = into.get(name, 0) + value
+
+
+def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
+    for name, value in other.items():
+        into[name] = max(into[name], value) if name in into else value
+
+
+def _container_requests(container, non_missing: Mapping[str, int] | None) -> dict[str, int]:
+    reqs = resource_list(container.resources.requests) if container.resources else {}
+    if non_missing:
+        for name, value in non_missing.items():
+            reqs.setdefault(name, value)
+    return reqs
+
+
+def pod_requests(pod, *, non_missing: Mapping[str, int] | None = None,
+                 pod_level_resources: bool = True, exclude_overhead: bool = False) -> dict[str, int]:
+    """Aggregate requests of ``pod`` (see module docstring)."""
+    spec = pod.spec
+    reqs: dict[str, int] = {}
+    for container in spec.containers:
+        _add(reqs, _container_requests(container, non_missing))
+    sidecars: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for container in spec.init_containers:
+        creqs = _container_requests(container, non_missing)
+        if container.restart_policy == "Always":
+            _add(reqs, creqs)
+            _add(sidecars, creqs)
+            phase = dict(sidecars)
+        else:
+            phase = dict(creqs)
+            _add(phase, sidecars)
+        _max(init_max, phase)
+    _max(reqs, init_max)
+    level = getattr(spec, "resources", None)
+    if pod_level_resources and level is not None and level.requests:
+        for name, q in level.requests.items():
+            if name in POD_LEVEL_RESOURCES:
+                reqs[name] = to_units(name, q)
+    if not exclude_overhead and spec.overhead:
+        _add(reqs, resource_list(spec.overhead))
+    return reqs

@@ -1,0 +1,360 @@
+"""The scheduling cycle and the binding cycle (``schedule_one.go``).
+
+>>> from kschedlab.cluster import Cluster
+>>> from kschedlab.api.loader import load_text
+>>> cluster = Cluster(load_text('''
+... apiVersion: v1
+... kind: Node
+... metadata: {name: small}
+... status: {allocatable: {cpu: "1", memory: 1Gi, pods: "110"}}
+... ---
+... apiVersion: v1
+... kind: Node
+... metadata: {name: big}
+... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+... ---
+... apiVersion: v1
+... kind: Pod
+... metadata: {name: web, namespace: default}
+... spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+... '''))
+>>> result = Scheduler(cluster).schedule_one("default/web")
+>>> result.node, result.message
+('big', '')
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from kschedlab.features import FeatureGates
+from kschedlab.framework.diagnosis import Diagnosis
+from kschedlab.framework.interface import CycleState
+from kschedlab.framework.runtime import Framework, FrameworkError
+from kschedlab.framework.status import Code, Status
+from kschedlab.framework.trace import CycleTrace
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+class ConfigError(ValueError):
+    """An invalid KubeSchedulerConfiguration."""
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (adaptive when 0).
+
+    >>> [num_feasible_nodes_to_find(0, n) for n in (50, 100, 1000, 5000, 6000)]
+    [50, 100, 420, 500, 300]
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class QueuedPodInfo:
+    """A pod in the scheduling queue (``framework.QueuedPodInfo``)."""
+
+    pod_info: Any
+    timestamp: float
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+
+    @property
+    def pod(self):
+        return self.pod_info.pod
+
+
+@dataclass
+class ScheduleResult:
+    """The outcome of one scheduling attempt."""
+
+    pod: str
+    node: str | None
+    status: Status
+    message: str = ""
+    trace: CycleTrace | None = None
+    diagnosis: Diagnosis | None = None
+
+    @property
+    def scheduled(self) -> bool:
+        return self.node is not None
+
+    def explain(self):
+        """Per-node DataFrame of this attempt (requires a recorded trace)."""
+        if self.trace is None:
+            raise ValueError(f"no trace was kept for {self.pod}")
+        return self.trace.explain()
+
+    def to_dict(self) -> dict:
+        """The stable JSON shape of ``kschedlab schedule -o json``."""
+        out = {"name": self.pod, "node": self.node, "status": self.status.code.name,
+               "message": self.message, "filter": {}, "scores": {}}
+        if self.trace is not None:
+            out["filter"] = {node: {"code": st.code.name, "plugin": st.plugin, "reasons": list(st.reasons)}
+                             for node, st in self.trace.filter_statuses().items()}
+            out["scores"] = self.trace.scores()
+        return out
+
+
+def _config_dict(config) -> dict:
+    if config is None:
+        return {}
+    if hasattr(config, "model_dump"):
+        return config.model_dump(by_alias=True, exclude_unset=True)
+    return dict(config)
+
+
+class Scheduler:
+    """kube-scheduler over a :class:`~kschedlab.cluster.Cluster`.
+
+    ``config`` is a KubeSchedulerConfiguration (model or dict); ``registry``
+    adds out-of-tree plugins by name; ``keep_traces`` bounds how many full
+    traces are kept (None = all), older results keep only their outcome.
+    """
+
+    def __init__(self, cluster, config=None, *, gates: FeatureGates | dict | None = None, seed: int = 0,
+                 registry: dict | None = None, keep_traces: int | None = None):
+        if isinstance(gates, dict):
+            gates = FeatureGates(gates)
+        self.cluster = cluster
+        self.gates = gates or FeatureGates()
+        cfg = _config_dict(config)
+        self.percentage_of_nodes_to_score = int(cfg.get("percentageOfNodesToScore") or 0)
+        if not 0 <= self.percentage_of_nodes_to_score <= 100:
+            raise ConfigError(f"percentageOfNodesToScore: Invalid value: {self.percentage_of_nodes_to_score}: "
+                              f"not in valid range [0-100]")
+        self.profiles: dict[str, Framework] = {}
+        for i, profile in enumerate(cfg.get("profiles") or [{}]):
+            fw = Framework(profile, gates=self.gates, registry=registry, cluster=cluster)
+            name = fw.profile.scheduler_name
+            if name in self.profiles:
+                raise ConfigError(f"profiles[{i}].schedulerName: Duplicate value: {name!r}")
+            pct = fw.profile.percentage_of_nodes_to_score
+            if pct is not None and not 0 <= pct <= 100:
+                raise ConfigError(f"profiles[{i}].percentageOfNodesToScore: Invalid value: {pct}: "
+                                  f"not in valid range [0-100]")
+            self.profiles[name] = fw
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+        self.keep_traces = keep_traces
+        self._traced: deque[ScheduleResult] = deque()
+        self._clock = itertools.count()
+        self.results: list[ScheduleResult] = []
+        #: pods held at Permit: key -> (framework, state, pod_info, node, trace, {plugin: timeout})
+        self.waiting: dict[str, tuple] = {}
+
+    # -- profiles and queue ----------------------------------------------------
+    def framework_for(self, pod) -> Framework | None:
+        return self.profiles.get(pod.spec.scheduler_name or "default-scheduler")
+
+    def queue(self, keys: Iterable[str] | None = None) -> list[QueuedPodInfo]:
+        """Pending pods this scheduler is responsible for, in QueueSort order."""
+        from functools import cmp_to_key
+
+        if keys is None:
+            keys = [k for k, p in self.cluster.pods.items() if not p.spec.node_name]
+        queued = [QueuedPodInfo(self.cluster.pod_infos[k], next(self._clock)) for k in keys]
+        queued = [q for q in queued if self.framework_for(q.pod) is not None]
+        if not queued:
+            return []
+        fw = self.framework_for(queued[0].pod)
+        return sorted(queued, key=cmp_to_key(lambda a, b: -1 if fw.less(a, b) else (1 if fw.less(b, a) else 0)))
+
+    def run(self, keys: Iterable[str] | None = None) -> list[ScheduleResult]:
+        """Schedule every pending pod once, in queue order."""
+        return [self.schedule_one(q.pod_info.key) for q in self.queue(keys)]
+
+    # -- the scheduling cycle ------------------------------------------------------
+    def schedule_one(self, key: str) -> ScheduleResult:
+        pod_info = self.cluster.pod_infos[key]
+        pod = pod_info.pod
+        fw = self.framework_for(pod)
+        if fw is None:
+            raise ValueError(f"no profile for schedulerName {pod.spec.scheduler_name!r} of pod {key}")
+        gate = fw.run_pre_enqueue(pod_info)
+        if not gate.is_success():
+            return self._record(ScheduleResult(key, None, gate, "SchedulingGated"))
+        snapshot = self.cluster.snapshot
+        state = CycleState()
+        trace = CycleTrace(key, fw.profile.scheduler_name, snapshot.names)
+        try:
+            node, diagnosis = self._schedule_pod(fw, state, pod_info, snapshot, trace)
+        except FrameworkError as err:
+            status = Status.error(str(err))
+            self._set_condition(pod, False, "SchedulerError", str(err))
+            return self._record(ScheduleResult(key, None, status, str(err), trace))
+        if node is None:
+            if fw.points["postFilter"]:
+                _, pf = fw.run_post_filter(state, pod_info, diagnosis)
+                trace.steps.append(("PostFilter", pf.plugin or "", pf))
+                diagnosis.postfilter_msg = pf.message()
+            message = diagnosis.message()
+            self._set_condition(pod, False, "Unschedulable", message)
+            return self._record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis))
+        return self._record(self._assume_and_bind(fw, state, pod_info, node, trace))
+
+    def _schedule_pod(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace):
+        all_rows = snapshot.order
+        num_all = len(all_rows)
+        diagnosis = Diagnosis(num_all)
+        if num_all == 0:
+            raise FrameworkError("no nodes available to schedule pods")
+        pre_res, status, log, with_nodes = fw.run_pre_filter(state, pod_info, snapshot)
+        trace.prefilter = log
+        if not status.is_success():
+            if not status.is_rejected():
+                raise FrameworkError(status.message())
+            diagnosis.absent_status = trace.absent_status = status
+            diagnosis.prefilter_msg = status.message()
+            if status.plugin:
+                diagnosis.unschedulable_plugins.add(status.plugin)
+            return None, diagnosis
+
+        nominated = pod_info.pod.status.nominated_node_name if pod_info.pod.status else None
+        if nominated and nominated in snapshot.index:
+            row = snapshot.index[nominated]
+            if fw.run_filter_node(state, pod_info, snapshot, row).is_success():
+                trace.filter = fw.run_filter(state, pod_info, snapshot, np.asarray([row]))
+                return self._select(fw, state, pod_info, snapshot, np.asarray([row]), trace), diagnosis
+
+        rows = all_rows
+        if not pre_res.all_nodes():
+            keep = np.fromiter((snapshot.index[n] for n in pre_res.node_names if n in snapshot.index), np.int64)
+            rows = all_rows[np.isin(all_rows, keep)]
+            trace.prefilter_nodes = pre_res.node_names
+            diagnosis.absent_status = trace.absent_status = Status.unresolvable(
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]")
+
+        feasible = self._find_nodes_that_pass_filters(fw, state, pod_info, snapshot, rows, diagnosis, trace)
+        processed = len(trace.filter.rows) if trace.filter is not None else len(feasible)
+        self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+        if len(feasible) == 0:
+            return None, diagnosis
+        return self._select(fw, state, pod_info, snapshot, feasible, trace), diagnosis
+
+    def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace):
+        n = len(rows)
+        pct = fw.profile.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(self.percentage_of_nodes_to_score if pct is None else pct, n)
+        start = self.next_start_node_index % n if n else 0
+        ordered = np.roll(rows, -start) if start else rows
+        trace.start_index, trace.num_to_find = start, to_find
+        if not fw.filter_plugins(state):
+            return ordered[:to_find]
+        outcome = fw.run_filter(state, pod_info, snapshot, ordered)
+        passed = np.flatnonzero(outcome.passed)
+        if len(passed) > to_find:
+            cut = int(passed[to_find - 1]) + 1
+            outcome = type(outcome)(outcome.rows[:cut], outcome.fail_plugin[:cut], outcome.fail_code[:cut],
+                                    outcome.fail_reason[:cut], outcome.reasons, outcome.plugins)
+            passed = passed[:to_find]
+        trace.filter = outcome
+        failed = outcome.fail_plugin >= 0
+        if failed.any():
+            idx, counts = np.unique(outcome.fail_reason[failed], return_counts=True)
+            reason_counts: dict[str, int] = {}
+            for r, c in zip(idx.tolist(), counts.tolist()):
+                if r >= 0:
+                    for reason in outcome.reasons[r]:
+                        reason_counts[reason] = reason_counts.get(reason, 0) + c
+            diagnosis.add_counts(reason_counts, int(failed.sum()))
+            plugins = np.unique(outcome.fail_plugin[failed])
+            diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
+        return outcome.rows[passed]
+
+    def _select(self, fw, state, pod_info, snapshot, feasible: np.ndarray, trace: CycleTrace) -> str:
+        if len(feasible) == 1:
+            trace.selected = snapshot.names[int(feasible[0])]
+            trace.ties = 1
+            return trace.selected
+        trace.prescore = fw.run_pre_score(state, pod_info, snapshot, feasible)
+        scores = fw.run_score(state, pod_info, snapshot, feasible)
+        trace.score = scores
+        total = scores.total
+        ties = np.flatnonzero(total == total.max())
+        pick = int(ties[self.rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
+        trace.ties = len(ties)
+        trace.selected = snapshot.names[int(feasible[pick])]
+        return trace.selected
+
+    # -- assume, reserve, permit, bind ---------------------------------------------
+    def _assume_and_bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
+        key, pod = pod_info.key, pod_info.pod
+        snapshot = self.cluster.snapshot
+        snapshot.add_pod(pod_info, node)  # assume
+        status = fw.run_reserve(state, pod_info, node)
+        trace.steps.append(("Reserve", status.plugin or "", status))
+        if status.is_success():
+            status, waits = fw.run_permit(state, pod_info, node)
+            trace.steps.append(("Permit", status.plugin or "", status))
+            if status.code == Code.Wait:
+                self.waiting[key] = (fw, state, pod_info, node, trace, dict(waits))
+                return ScheduleResult(key, None, status, status.message(), trace)
+        if not status.is_success():
+            return self._fail_after_assume(fw, state, pod_info, node, trace, status)
+        return self._bind(fw, state, pod_info, node, trace)
+
+    def allow(self, key: str, plugin: str) -> ScheduleResult | None:
+        """A waiting pod's plugin allows it; binds once no plugin is left waiting."""
+        fw, state, pod_info, node, trace, waits = self.waiting[key]
+        waits.pop(plugin, None)
+        if waits:
+            return None
+        del self.waiting[key]
+        return self._record(self._bind(fw, state, pod_info, node, trace))
+
+    def reject(self, key: str, plugin: str, reason: str = "rejected") -> ScheduleResult:
+        """Reject a waiting pod (or let its Permit wait time out)."""
+        fw, state, pod_info, node, trace, _ = self.waiting.pop(key)
+        status = Status.unschedulable(reason, plugin=plugin)
+        return self._record(self._fail_after_assume(fw, state, pod_info, node, trace, status))
+
+    def _fail_after_assume(self, fw, state, pod_info, node, trace, status: Status) -> ScheduleResult:
+        fw.run_unreserve(state, pod_info, node)
+        self.cluster.snapshot.remove_pod(pod_info.key)  # forget
+        reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        self._set_condition(pod_info.pod, False, reason, status.message())
+        return ScheduleResult(pod_info.key, None, status, status.message(), trace)
+
+    def _bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
+        status = fw.run_pre_bind(state, pod_info, node)
+        trace.steps.append(("PreBind", status.plugin or "", status))
+        if status.is_success():
+            status = fw.run_bind(state, pod_info, node)
+            trace.steps.append(("Bind", status.plugin or "", status))
+        if not status.is_success():
+            return self._fail_after_assume(fw, state, pod_info, node, trace, status)
+        fw.run_post_bind(state, pod_info, node)
+        self._set_condition(pod_info.pod, True, None, None)
+        return ScheduleResult(pod_info.key, node, Status(), "", trace)
+
+    # -- bookkeeping -------------------------------------------------------------------
+    def _record(self, result: ScheduleResult) -> ScheduleResult:
+        self.results.append(result)
+        if self.keep_traces is not None and result.trace is not None:
+            self._traced.append(result)
+            while len(self._traced) > self.keep_traces:
+                old = self._traced.popleft()
+                old.trace = None
+        return result
+
+    @staticmethod
+    def _set_condition(pod, ok: bool, reason: str | None, message: str | None) -> None:
+        from kschedlab.api.core import PodCondition
+
+        cond = PodCondition.model_validate({"type": "PodScheduled", "status": "True" if ok else "False",
+                                            **({"reason": reason} if reason else {}),
+                                            **({"message": message} if message else {})})
+        conditions = [c for c in pod.status.conditions if c.type != "PodScheduled"]
+        pod.status.conditions = [*conditions, cond]

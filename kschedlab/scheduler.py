@@ -36,7 +36,7 @@ import numpy as np
 from kschedlab.features import FeatureGates
 from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.interface import CycleState
-from kschedlab.framework.runtime import Framework, FrameworkError
+from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
 
@@ -244,20 +244,33 @@ class Scheduler:
         return self._select(fw, state, pod_info, snapshot, feasible, trace), diagnosis
 
     def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace):
+        """Filter nodes in order from ``next_start_node_index`` until enough fit.
+
+        Nodes are filtered a chunk at a time (vectorized); the outcome is the
+        same as visiting them one by one and stopping at the ``to_find``-th
+        feasible node, as upstream does.
+        """
         n = len(rows)
         pct = fw.profile.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(self.percentage_of_nodes_to_score if pct is None else pct, n)
         start = self.next_start_node_index % n if n else 0
-        ordered = np.roll(rows, -start) if start else rows
+        ordered = np.concatenate([rows[start:], rows[:start]]) if start else rows
         trace.start_index, trace.num_to_find = start, to_find
         if not fw.filter_plugins(state):
             return ordered[:to_find]
-        outcome = fw.run_filter(state, pod_info, snapshot, ordered)
+        parts = []
+        found = 0
+        begin, size = 0, to_find + to_find // 8 + 16
+        while begin < n and found < to_find:
+            part = fw.run_filter(state, pod_info, snapshot, ordered[begin:begin + size])
+            parts.append(part)
+            found += int(part.passed.sum())
+            begin += size
+            size *= 2
+        outcome = FilterOutcome.concat(parts)
         passed = np.flatnonzero(outcome.passed)
         if len(passed) > to_find:
-            cut = int(passed[to_find - 1]) + 1
-            outcome = type(outcome)(outcome.rows[:cut], outcome.fail_plugin[:cut], outcome.fail_code[:cut],
-                                    outcome.fail_reason[:cut], outcome.reasons, outcome.plugins)
+            outcome = outcome.head(int(passed[to_find - 1]) + 1)
             passed = passed[:to_find]
         trace.filter = outcome
         failed = outcome.fail_plugin >= 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from ._base import K8sModel, Time, check_enum
 
@@ -158,6 +158,9 @@ class TypedObject(K8sModel):
     api_version: str | None = None
     kind: str | None = None
 
+    # where the object was loaded from: (file, document number); set by the loader
+    _source: tuple[str | None, int | None] | None = PrivateAttr(default=None)
+
     @model_validator(mode="after")
     def _fill_type_meta(self) -> TypedObject:
         cls = type(self)
@@ -174,6 +177,11 @@ class TypedObject(K8sModel):
     def describe(self) -> str:
         """How error messages name this object (the kind alone here)."""
         return self.kind or type(self).KIND
+
+    @property
+    def source_file(self) -> str | None:
+        """The file this object was loaded from, if it came from the loader."""
+        return self._source[0] if self._source else None
 
 
 class KubeObject(TypedObject):

@@ -40,6 +40,25 @@ class FilterOutcome:
     def passed(self) -> np.ndarray:
         return self.fail_plugin < 0
 
+    @classmethod
+    def concat(cls, parts: list["FilterOutcome"]) -> "FilterOutcome":
+        """Join outcomes of consecutive chunks of nodes (same plugin list)."""
+        if len(parts) == 1:
+            return parts[0]
+        reasons: list[tuple[str, ...]] = []
+        fail_reason = []
+        for part in parts:
+            fail_reason.append(np.where(part.fail_reason >= 0, part.fail_reason + len(reasons), -1))
+            reasons.extend(part.reasons)
+        return cls(np.concatenate([p.rows for p in parts]), np.concatenate([p.fail_plugin for p in parts]),
+                   np.concatenate([p.fail_code for p in parts]), np.concatenate(fail_reason).astype(np.int32),
+                   reasons, parts[0].plugins)
+
+    def head(self, n: int) -> "FilterOutcome":
+        """The first ``n`` visited nodes."""
+        return FilterOutcome(self.rows[:n], self.fail_plugin[:n], self.fail_code[:n], self.fail_reason[:n],
+                             self.reasons, self.plugins)
+
     def status(self, i: int) -> Status:
         p = int(self.fail_plugin[i])
         if p < 0:

@@ -148,10 +148,12 @@ class NodeResourcesFit(Plugin):
         names = [r for r in NATIVE if requests.get(r, 0) > 0]
         names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
                         and not self._ignored(r))
-        for name in names:
-            col = snapshot.resource_column(name)
-            alloc = snapshot.allocatable[rows, col]
-            free = alloc - snapshot.requested[rows, col]
+        cols = [snapshot.resource_column(name) for name in names]
+        node_alloc = snapshot.allocatable[rows]
+        node_used = snapshot.requested[rows]
+        for name, col in zip(names, cols):
+            alloc = node_alloc[:, col]
+            free = alloc - node_used[:, col]
             want = requests[name]
             out.append((f"Insufficient {name}", want > free, want > alloc))
         return out

@@ -90,7 +90,17 @@ def balance(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
     [87]
     """
     active = allocatable != 0
-    frac = np.where(active, np.minimum(requested / np.where(active, allocatable, 1), 1.0), 0.0)
+    frac = np.minimum(requested / np.where(active, allocatable, 1), 1.0)
+    if active.all():  # the usual case: every node has every scored resource
+        if len(frac) == 2:
+            std = np.abs((frac[0] - frac[1]) / 2)
+        elif len(frac) > 2:
+            dev = frac - frac.sum(axis=0) / len(frac)
+            std = np.sqrt((dev * dev).sum(axis=0) / len(frac))
+        else:
+            std = np.zeros(frac.shape[1])
+        return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    frac = np.where(active, frac, 0.0)
     k = active.sum(axis=0)
     std = np.zeros(requested.shape[1])
     pair = k == 2
@@ -135,19 +145,22 @@ class ResourceAllocationScorer:
         requested = np.zeros((len(self.names), n), np.int64)
         allocated = np.zeros((len(self.names), n), np.int64)
         allocatable = np.zeros((len(self.names), n), np.int64)
+        node_alloc = snapshot.allocatable[rows]
+        node_used = snapshot.requested[rows]
+        non_zero = snapshot.non_zero[rows] if not self.use_requested else None
         for i, (name, want) in enumerate(zip(self.names, pod_requests)):
-            if want == 0 and is_scalar_resource(name):
+            col = snapshot.res_index.get(name)
+            if col is None or (want == 0 and is_scalar_resource(name)):
                 continue
-            if name in snapshot.res_index:
-                col = snapshot.res_index[name]
-                alloc = snapshot.allocatable[rows, col]
-                if name in (CPU, MEMORY) and not self.use_requested:
-                    used = snapshot.non_zero[rows, 0 if name == CPU else 1]
-                else:
-                    used = snapshot.requested[rows, col]
-                allocatable[i] = alloc
-                requested[i] = np.where(alloc != 0, used + want, 0)
-                allocated[i] = np.where(alloc != 0, used, 0)
+            alloc = node_alloc[:, col]
+            if non_zero is not None and name in (CPU, MEMORY):
+                used = non_zero[:, 0 if name == CPU else 1]
+            else:
+                used = node_used[:, col]
+            has = alloc != 0
+            allocatable[i] = alloc
+            requested[i] = np.where(has, used + want, 0)
+            allocated[i] = np.where(has, used, 0)
         return requested, allocated, allocatable
 
     def score(self, pod_requests: list[int], snapshot, rows: np.ndarray) -> np.ndarray:

@@ -37,8 +37,10 @@ class TaintToleration(Plugin):
         return Status.unresolvable(ERR_REASON_NOT_MATCH, plugin=NAME)
 
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
-        groups = snapshot.taint_group[rows]
         tolerations = pod_info.pod.spec.tolerations
+        if len(snapshot.taint_sets) == 1:  # no node has taints
+            return Verdicts.passing(len(rows))
+        groups = snapshot.taint_group[rows]
         unique = np.unique(groups)
         statuses = [self._group_status(snapshot.taint_sets[g], tolerations) for g in unique.tolist()]
         per_group = Verdicts.from_statuses(statuses)
@@ -69,6 +71,8 @@ class TaintToleration(Plugin):
         tolerations = state.get(NAME)
         if tolerations is None:
             tolerations = [t for t in pod_info.pod.spec.tolerations if t.effect in (None, "", "PreferNoSchedule")]
+        if len(snapshot.taint_sets) == 1:
+            return np.zeros(len(rows), np.int64)
         groups = snapshot.taint_group[rows]
         unique = np.unique(groups)
         counts = np.asarray([self._count_intolerable(snapshot.taint_sets[g], tolerations)

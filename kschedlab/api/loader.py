@@ -1,0 +1,311 @@
+"""Loading manifests: YAML (multi-document), JSON, ``kind: List`` dumps, directories.
+
+Only safe YAML loading is used. Every error of a load is collected and reported
+in one :class:`~kschedlab.api.errors.ManifestError`; when there is any error
+nothing is returned.
+
+>>> objs = load_text('''
+... apiVersion: v1
+... kind: Node
+... metadata: {name: n1}
+... status: {allocatable: {cpu: "4", memory: 8Gi}}
+... ---
+... apiVersion: v1
+... kind: Pod
+... metadata: {name: web-0, namespace: default}
+... spec: {containers: [{name: app, resources: {requests: {cpu: 1.5.0}}}]}
+... ''', source="pods.yaml")
+Traceback (most recent call last):
+...
+kschedlab.api.errors.ManifestError: pods.yaml: Pod default/web-0: spec.containers[0].resources.requests.cpu: invalid quantity "1.5.0"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import yaml
+from pydantic import ValidationError
+
+from .errors import ManifestError, errors_from_validation
+from .meta import TypedObject
+from .registry import model_for
+
+__all__ = ["load", "load_text", "load_objects", "dump", "describe_raw", "MANIFEST_SUFFIXES"]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+_LIST_KEYS = {"apiVersion", "kind", "metadata", "items"}
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """SafeLoader that keeps timestamps as text and refuses duplicate keys."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # noqa: D102
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    dup = key in seen
+                    seen.add(key)
+                except TypeError:
+                    continue
+                if dup:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f'duplicate key "{key}"',
+                        key_node.start_mark,
+                    )
+        return super().construct_mapping(node, deep=deep)
+
+
+# Kubernetes reads YAML timestamps as strings (sigs.k8s.io/yaml goes through JSON).
+_ManifestLoader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+_ManifestLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _ManifestLoader.construct_mapping
+)
+
+
+def _yaml_documents(text: str, source: str) -> Iterator[tuple[Any, int]]:
+    """Yield (data, first line) for each YAML document; raise ManifestError on bad YAML."""
+    loader = _ManifestLoader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            line = node.start_mark.line + 1 if node is not None else None
+            data = loader.construct_document(node) if node is not None else None
+            yield data, line
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark else None
+        col = f" (column {mark.column + 1})" if mark else ""
+        problem = e.problem or e.context or "malformed YAML"
+        raise ManifestError(f"invalid YAML: {problem}{col}", file=source, line=line) from None
+    except yaml.YAMLError as e:
+        raise ManifestError(f"invalid YAML: {e}", file=source) from None
+    finally:
+        loader.dispose()
+
+
+def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:
+    def no_dups(pairs: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for k, v in pairs:
+            if k in out:
+                raise ValueError(f'duplicate key "{k}"')
+            out[k] = v
+        return out
+
+    try:
+        data = json.loads(text, object_pairs_hook=no_dups)
+    except json.JSONDecodeError as e:
+        raise ManifestError(f"invalid JSON: {e.msg} (column {e.colno})", file=source, line=e.lineno) from None
+    except ValueError as e:
+        raise ManifestError(f"invalid JSON: {e}", file=source) from None
+    if isinstance(data, list):
+        return [(d, None) for d in data]  # type: ignore[misc]
+    return [(data, 1)]
+
+
+def describe_raw(data: Any, doc: str) -> str:
+    """How errors name a raw object: ``Kind ns/name``, else the document label.
+
+    >>> describe_raw({"kind": "Pod", "metadata": {"name": "web-0", "namespace": "default"}}, "document 1")
+    'Pod default/web-0'
+    >>> describe_raw({"kind": "Pod"}, "document 3")
+    'document 3'
+    """
+    if isinstance(data, dict):
+        kind = data.get("kind")
+        meta = data.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if isinstance(kind, str) and kind and isinstance(name, str) and name:
+            ns = meta.get("namespace")
+            model = model_for(str(data.get("apiVersion")), kind)
+            namespaced = getattr(model, "NAMESPACED", True) if model else True
+            if namespaced and isinstance(ns, str) and ns:
+                return f"{kind} {ns}/{name}"
+            return f"{kind} {name}"
+    return doc
+
+
+def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None,
+           errors: list[ManifestError], out: list[TypedObject]) -> None:
+    obj_name = describe_raw(data, doc)
+    if not isinstance(data, dict):
+        kind = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+            type(data), type(data).__name__
+        )
+        errors.append(ManifestError(f"expected an object, got {kind}", file=source, obj=doc, line=line))
+        return
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    missing = [f"{f} not set" for f, v in (("apiVersion", api_version), ("kind", kind)) if not v]
+    if missing:
+        errors.append(ManifestError(", ".join(missing), file=source, obj=doc, line=line))
+        return
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        errors.append(ManifestError("apiVersion and kind must be strings", file=source, obj=doc, line=line))
+        return
+    model = model_for(api_version, kind)
+    if model is None:
+        if kind == "List" or (kind.endswith("List") and "items" in data):
+            _build_list(data, source, doc, docno, line, errors, out)
+            return
+        errors.append(
+            ManifestError(f'unknown kind "{kind}" (apiVersion {api_version})', file=source, obj=doc, line=line)
+        )
+        return
+    try:
+        obj = model.model_validate(data, by_alias=True, by_name=False)
+    except ValidationError as e:
+        errors.extend(errors_from_validation(e, file=source, obj=obj_name, line=line))
+        return
+    obj._source = (source, docno)
+    out.append(obj)
+
+
+def _build_list(data: dict, source: str, doc: str, docno: int | None, line: int | None,
+                errors: list[ManifestError], out: list[TypedObject]) -> None:
+    extra = sorted(set(data) - _LIST_KEYS)
+    for k in extra:
+        errors.append(ManifestError(f'unknown field "{k}"', file=source, obj=doc, path=k, line=line))
+    items = data.get("items")
+    if items is None:
+        return
+    if not isinstance(items, list):
+        errors.append(ManifestError("invalid type: expected array", file=source, obj=doc, path="items", line=line))
+        return
+    kind = data["kind"]
+    item_kind = kind[: -len("List")] if kind != "List" else None
+    for i, item in enumerate(items):
+        label = f"{doc}, item {i + 1}"
+        if isinstance(item, dict) and item_kind:
+            item = dict(item)
+            item.setdefault("kind", item_kind)
+            item.setdefault("apiVersion", data.get("apiVersion"))
+        _build(item, source, label, docno, line, errors, out)
+
+
+def _parse_text(text: str, source: str, is_json: bool, errors: list[ManifestError],
+                out: list[TypedObject]) -> None:
+    try:
+        docs = list(_json_documents(text, source) if is_json else _yaml_documents(text, source))
+    except ManifestError as e:
+        errors.append(e)
+        return
+    for n, (data, line) in enumerate(docs, start=1):
+        if data is None:
+            continue
+        _build(data, source, f"document {n}", n, line, errors, out)
+
+
+def load_text(text: str, source: str = "<string>") -> list[TypedObject]:
+    """Load objects from YAML (or JSON) text.
+
+    >>> [o.key for o in load_text("kind: Namespace\\napiVersion: v1\\nmetadata: {name: team-a}")]
+    ['team-a']
+    """
+    errors: list[ManifestError] = []
+    out: list[TypedObject] = []
+    _parse_text(text, source, False, errors, out)
+    if errors:
+        raise ManifestError.combine(errors)
+    return out
+
+
+def _as_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
+    if isinstance(paths, (str, os.PathLike)):
+        return [Path(paths)]
+    return [Path(p) for p in paths]
+
+
+def _files(paths: Sequence[Path], errors: list[ManifestError]) -> list[Path]:
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(
+                (f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in MANIFEST_SUFFIXES),
+                key=lambda f: f.relative_to(p).as_posix(),
+            )
+            files.extend(found)
+        elif p.is_file():
+            files.append(p)
+        else:
+            errors.append(ManifestError("no such file or directory", file=str(p)))
+    return files
+
+
+def load(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[TypedObject]:
+    """Load objects from files and directories (recursively, in sorted order).
+
+    ``.json`` files are read as JSON (an object, a list of objects or a List);
+    everything else as multi-document YAML. All errors are reported together in
+    one :class:`ManifestError`, and then nothing is returned.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "nodes.yaml").write_text("apiVersion: v1\\nkind: Node\\nmetadata: {name: n1}\\n")
+    >>> [o.key for o in load(d)]
+    ['n1']
+    """
+    errors: list[ManifestError] = []
+    out: list[TypedObject] = []
+    for f in _files(_as_paths(paths), errors):
+        source = str(f)
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            errors.append(ManifestError(f"cannot read file: {e}", file=source))
+            continue
+        _parse_text(text, source, f.suffix.lower() == ".json", errors, out)
+    if errors:
+        raise ManifestError.combine(errors)
+    return out
+
+
+def load_objects(data: Any, source: str = "<data>") -> list[TypedObject]:
+    """Build objects from already-parsed data (a dict, a List dict or a list of dicts).
+
+    >>> load_objects({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})[0].key
+    'n1'
+    """
+    errors: list[ManifestError] = []
+    out: list[TypedObject] = []
+    docs = data if isinstance(data, list) else [data]
+    for n, d in enumerate(docs, start=1):
+        if d is None:
+            continue
+        _build(d, source, f"document {n}", n, None, errors, out)
+    if errors:
+        raise ManifestError.combine(errors)
+    return out
+
+
+def dump(objects: Iterable[TypedObject]) -> str:
+    """Multi-document YAML of the objects (only the fields that were set).
+
+    >>> from kschedlab.api.core import Node
+    >>> print(dump([Node(metadata={"name": "n1"})]), end="")
+    apiVersion: v1
+    kind: Node
+    metadata:
+      name: n1
+    """
+    docs = []
+    for o in objects:
+        d = o.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        head = {"apiVersion": o.api_version, "kind": o.kind}
+        head.update({k: v for k, v in d.items() if k not in head})
+        docs.append(head)
+    return yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False)

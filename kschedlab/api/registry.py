@@ -1,0 +1,80 @@
+"""Which model class handles which ``(apiVersion, kind)``.
+
+>>> from kschedlab.api.core import Pod
+>>> model_for("v1", "Pod") is Pod
+True
+>>> model_for("v1", "Foo") is None
+True
+
+New kinds (e.g. PodGroup) are added with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from .apps import Deployment, ReplicaSet, StatefulSet
+from .batch import Job
+from .config import KubeSchedulerConfiguration
+from .core import Namespace, Node, Pod, Service
+from .meta import TypedObject
+from .node import RuntimeClass
+from .policy import PodDisruptionBudget
+from .scheduling import PriorityClass
+
+__all__ = ["register", "unregister", "model_for", "registered_kinds"]
+
+_REGISTRY: dict[tuple[str, str], type[TypedObject]] = {}
+
+
+def register(model: type[TypedObject]) -> type[TypedObject]:
+    """Register a model class under its ``API_VERSION`` and ``KIND`` (usable as a decorator).
+
+    >>> from typing import ClassVar
+    >>> from kschedlab.api.meta import KubeObject
+    >>> @register
+    ... class Widget(KubeObject):
+    ...     API_VERSION: ClassVar[str] = "example.com/v1"
+    ...     KIND: ClassVar[str] = "Widget"
+    >>> model_for("example.com/v1", "Widget") is Widget
+    True
+    >>> unregister(Widget)
+    """
+    if not model.API_VERSION or not model.KIND:
+        raise ValueError(f"{model.__name__} has no API_VERSION/KIND")
+    _REGISTRY[(model.API_VERSION, model.KIND)] = model
+    return model
+
+
+def unregister(model: type[TypedObject]) -> None:
+    """Remove a registered model class (mainly for tests)."""
+    _REGISTRY.pop((model.API_VERSION, model.KIND), None)
+
+
+def model_for(api_version: str, kind: str) -> type[TypedObject] | None:
+    """The model class for ``(apiVersion, kind)``, or None."""
+    return _REGISTRY.get((api_version, kind))
+
+
+def registered_kinds() -> list[tuple[str, str]]:
+    """All registered ``(apiVersion, kind)`` pairs, sorted.
+
+    >>> ("apps/v1", "Deployment") in registered_kinds()
+    True
+    """
+    return sorted(_REGISTRY)
+
+
+for _m in (
+    Pod,
+    Node,
+    Namespace,
+    Service,
+    PriorityClass,
+    RuntimeClass,
+    PodDisruptionBudget,
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    Job,
+    KubeSchedulerConfiguration,
+):
+    register(_m)

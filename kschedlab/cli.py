@@ -1,0 +1,180 @@
+"""The ``kschedlab`` command.
+
+``demo``         schedule the embedded default scenario, explain every pod, write an HTML report
+``schedule``     schedule the pending pods of manifest files and report each pod
+``conformance``  run conformance case files (``N passed, N failed``)
+``bench``        run a scheduler_perf-shaped throughput workload
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from kschedlab.features import FeatureGateError, FeatureGates
+
+
+def _gates(text: str | None) -> FeatureGates:
+    return FeatureGates(FeatureGates.parse_flag(text) if text else {})
+
+
+def _load_cluster(paths: list[str], config_path: str | None, seed: int):
+    """Objects of the files, admitted; a KubeSchedulerConfiguration among them is the config."""
+    from kschedlab.api.admission import admit
+    from kschedlab.api.config import KubeSchedulerConfiguration
+    from kschedlab.api.loader import load
+    from kschedlab.api.workloads import expand
+    from kschedlab.cluster import Cluster
+
+    objects = load(paths)
+    configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
+    if config_path:
+        configs = [o for o in load(config_path) if isinstance(o, KubeSchedulerConfiguration)] or configs
+    if len(configs) > 1:
+        raise SystemExit("error: more than one KubeSchedulerConfiguration given")
+    rest = [o for o in objects if not isinstance(o, KubeSchedulerConfiguration)]
+    return Cluster(admit(expand(rest, seed=seed))), (configs[0] if configs else None)
+
+
+def _print_table(results, explain: bool, out) -> None:
+    width = max((len(r.pod) for r in results), default=10)
+    for r in results:
+        where = r.node or "-"
+        text = "Scheduled" if r.node else (r.message or r.status.code.name)
+        print(f"{r.pod:<{width}}  {where:<12}  {text}", file=out)
+    if not explain:
+        return
+    import pandas as pd
+
+    with pd.option_context("display.width", 200, "display.max_columns", 12, "display.max_colwidth", 60):
+        for r in results:
+            if r.trace is None or r.trace.filter is None and r.trace.score is None:
+                continue
+            df = r.explain()
+            cols = [c for c in ("filter", "reasons", "total", "rank", "chosen") if c in df]
+            print(f"\n{r.pod}: {r.node or 'unschedulable'}", file=out)
+            print(df[cols].to_string(), file=out)
+
+
+def _schedule(args, paths: list[str], out=sys.stdout) -> int:
+    from kschedlab.scheduler import Scheduler
+
+    cluster, config = _load_cluster(paths, args.config, args.seed)
+    scheduler = Scheduler(cluster, config, gates=_gates(args.feature_gates), seed=args.seed)
+    results = scheduler.run()
+    if args.output == "json":
+        json.dump({"pods": [r.to_dict() for r in results]}, out, indent=2)
+        print(file=out)
+    elif args.output == "yaml":
+        yaml.safe_dump({"pods": [r.to_dict() for r in results]}, out, sort_keys=False)
+    else:
+        _print_table(results, explain=args.explain, out=out)
+    if args.report:
+        from kschedlab.viz.report import write_report
+
+        path = write_report(args.report, cluster, results, title="kschedlab: " + ", ".join(paths))
+        print(f"report written to {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from kschedlab.scenarios import path
+
+    args.config, args.explain = None, True
+    return _schedule(args, [path("default")])
+
+
+def cmd_schedule(args) -> int:
+    return _schedule(args, args.files)
+
+
+def cmd_conformance(args) -> int:
+    from kschedlab.conformance import run_paths
+
+    report = run_paths(args.paths)
+    if args.output == "json":
+        json.dump(report.to_dict(), sys.stdout, indent=2)
+        print()
+    else:
+        for r in report.results:
+            if not r.ok:
+                print(f"FAIL {r.id} ({r.file})")
+                for d in r.diffs:
+                    print(f"    {d}")
+    print(report.summary())
+    return 0 if report.failed == 0 else 1
+
+
+def cmd_bench(args) -> int:
+    from kschedlab.scheduler_perf import run_workload
+
+    result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
+                          measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
+                          progress=args.output != "json" and sys.stderr.isatty())
+    if args.output == "json":
+        json.dump(result, sys.stdout)
+        print()
+    else:
+        for key, value in result.items():
+            print(f"{key:>16}: {value}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kschedlab", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def scheduling_options(p):
+        p.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
+        p.add_argument("--seed", type=int, default=0, help="seed for tie-breaks and generated names")
+        p.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
+        p.add_argument("--report", metavar="HTML", help="also write an HTML report with figures")
+
+    demo = sub.add_parser("demo", help="schedule the embedded default scenario and write a report")
+    scheduling_options(demo)
+    demo.set_defaults(func=cmd_demo, report="kschedlab-report.html")
+
+    sched = sub.add_parser("schedule", help="schedule the pending pods of manifest files")
+    sched.add_argument("files", nargs="+", help="YAML/JSON files or directories")
+    sched.add_argument("--config", help="a KubeSchedulerConfiguration file")
+    sched.add_argument("--explain", action="store_true", help="print the per-node table of each pod")
+    scheduling_options(sched)
+    sched.set_defaults(func=cmd_schedule)
+
+    conf = sub.add_parser("conformance", help="run conformance case files")
+    conf.add_argument("paths", nargs="+")
+    conf.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    conf.set_defaults(func=cmd_conformance)
+
+    bench = sub.add_parser("bench", help="run a scheduler_perf-shaped workload")
+    bench.add_argument("workload", nargs="?", default="SchedulingBasic")
+    bench.add_argument("--nodes", type=int)
+    bench.add_argument("--init-pods", type=int)
+    bench.add_argument("--pods", type=int, help="measured pods")
+    bench.add_argument("--keep-traces", type=int, default=1000, help="full traces kept (most recent)")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kschedlab.api.errors import ManifestError
+    from kschedlab.framework.interface import ArgsError
+    from kschedlab.framework.profile import ProfileError
+    from kschedlab.scheduler import ConfigError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ManifestError, ArgsError, ProfileError, ConfigError, FeatureGateError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,9 @@
 """Cluster state and the columnar Snapshot the plugins read.
 
 The :class:`Cluster` holds the API objects by kind.  Its :class:`Snapshot`
-keeps, per node row, numpy columns of allocatable and requested resources,
+keeps, per node row, numpy arrays of allocatable and requested resources
+(resource-major: ``allocatable[resource_column, row]``, so one resource of many
+nodes is a contiguous slice),
 pod counts, taints (grouped into distinct taint sets) and lazily built label
 columns, so a plugin can answer for every node with a handful of array
 operations.  Rows are kept in insertion order; ``Snapshot.order`` gives the
@@ -15,7 +17,7 @@ node-tree order kube-scheduler iterates (round robin across zones).
 ...         "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}))
 >>> [snap.names[r] for r in snap.order]
 ['n1', 'n3', 'n2']
->>> int(snap.allocatable[0, snap.res_index["cpu"]])
+>>> int(snap.allocatable[snap.res_index["cpu"], 0])
 2000
 """
 
@@ -52,9 +54,9 @@ class Snapshot:
         self.res_index = {name: i for i, name in enumerate(self.resources)}
         self._cap = capacity
         r = len(self.resources)
-        self.allocatable = np.zeros((capacity, r), np.int64)
-        self.requested = np.zeros((capacity, r), np.int64)
-        self.non_zero = np.zeros((capacity, 2), np.int64)
+        self.allocatable = np.zeros((r, capacity), np.int64)
+        self.requested = np.zeros((r, capacity), np.int64)
+        self.non_zero = np.zeros((2, capacity), np.int64)  # cpu, memory with the scoring defaults
         self.pod_count = np.zeros(capacity, np.int64)
         self.unschedulable = np.zeros(capacity, bool)
         self.taint_group = np.zeros(capacity, np.int32)
@@ -87,8 +89,8 @@ class Snapshot:
         cap = max(rows, self._cap * 2)
         for attr in ("allocatable", "requested", "non_zero", "pod_count", "unschedulable", "taint_group"):
             old = getattr(self, attr)
-            new = np.zeros((cap, *old.shape[1:]), old.dtype)
-            new[: self._cap] = old
+            new = np.zeros((*old.shape[:-1], cap), old.dtype)
+            new[..., : self._cap] = old
             setattr(self, attr, new)
         self._cap = cap
 
@@ -99,9 +101,9 @@ class Snapshot:
             idx = len(self.resources)
             self.resources.append(name)
             self.res_index[name] = idx
-            pad = np.zeros((self._cap, 1), np.int64)
-            self.allocatable = np.hstack([self.allocatable, pad])
-            self.requested = np.hstack([self.requested, pad.copy()])
+            pad = np.zeros((1, self._cap), np.int64)
+            self.allocatable = np.vstack([self.allocatable, pad])
+            self.requested = np.vstack([self.requested, pad])
         return idx
 
     # -- nodes -------------------------------------------------------------
@@ -150,10 +152,10 @@ class Snapshot:
     def _set_node(self, row: int, node) -> None:
         self.nodes[row] = node
         alloc = resource_list(node.status.allocatable) if node.status else {}
-        self.allocatable[row] = 0
+        self.allocatable[:, row] = 0
         for name, value in alloc.items():
             col = self.resource_column(name)
-            self.allocatable[row, col] = value
+            self.allocatable[col, row] = value
         self.unschedulable[row] = bool(node.spec.unschedulable) if node.spec else False
         taints = tuple(node.spec.taints) if node.spec else ()
         key = tuple((t.key, t.value or "", t.effect) for t in taints)
@@ -234,9 +236,9 @@ class Snapshot:
     def _account(self, info: PodInfo, row: int, sign: int) -> None:
         for name, value in info.requests.items():
             col = self.resource_column(name)
-            self.requested[row, col] += sign * value
-        self.non_zero[row, 0] += sign * info.non_zero[0]
-        self.non_zero[row, 1] += sign * info.non_zero[1]
+            self.requested[col, row] += sign * value
+        self.non_zero[0, row] += sign * info.non_zero[0]
+        self.non_zero[1, row] += sign * info.non_zero[1]
         self.pod_count[row] += sign
         if info.ports:
             used = self.port_rows.setdefault(row, Counter())

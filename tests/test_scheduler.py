@@ -55,7 +55,7 @@ def test_binding_accounts_the_pod_and_sets_node_name():
     results = Scheduler(cluster).run()
     assert [r.node for r in results] == ["a", None]
     assert cluster.pods["default/p1"].spec.node_name == "a"
-    assert cluster.snapshot.requested[0, cluster.snapshot.res_index["cpu"]] == 1500
+    assert cluster.snapshot.requested[cluster.snapshot.res_index["cpu"], 0] == 1500
     assert results[1].message == "0/1 nodes are available: 1 Insufficient cpu."
 
 
@@ -201,7 +201,7 @@ def test_nothing_is_overcommitted(data):
     Scheduler(cluster).run()
     snap = cluster.snapshot
     cpu = snap.res_index["cpu"]
-    assert (snap.requested[: len(nodes), cpu] <= snap.allocatable[: len(nodes), cpu]).all()
+    assert (snap.requested[cpu, : len(nodes)] <= snap.allocatable[cpu, : len(nodes)]).all()
     for key, p in cluster.pods.items():
         if p.spec.node_name:
             n = cluster.nodes[p.spec.node_name]

@@ -237,8 +237,9 @@ class Framework:
                 if status is not None and not status.is_success():
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{plugin.name}" '
                                          f"failed with: {status.message()}")
-            if len(scores) and (scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE):
-                bad = scores[(scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)][0]
+            out_of_range = (scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)
+            if out_of_range.any():
+                bad = scores[out_of_range][0]
                 raise FrameworkError(
                     f'plugin "{plugin.name}" returns an invalid score {bad}, it should in the range of '
                     f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")

@@ -100,7 +100,7 @@ class NodeInfo:
         return self.snapshot.pods[self.row]
 
     def _as_dict(self, matrix) -> dict[str, int]:
-        values = matrix[self.row]
+        values = matrix[:, self.row]
         return {name: int(values[i]) for i, name in enumerate(self.snapshot.resources) if values[i]}
 
     @property
@@ -113,7 +113,7 @@ class NodeInfo:
 
     @property
     def non_zero_requested(self) -> tuple[int, int]:
-        cpu, mem = self.snapshot.non_zero[self.row]
+        cpu, mem = self.snapshot.non_zero[:, self.row]
         return int(cpu), int(mem)
 
     @property

@@ -140,20 +140,18 @@ class NodeResourcesFit(Plugin):
         requests = pod_info.requests
         out = []
         pods_col = snapshot.res_index[PODS]
-        alloc_pods = snapshot.allocatable[rows, pods_col]
+        alloc_pods = snapshot.allocatable[pods_col][rows]
         never = np.zeros(len(rows), bool)
         out.append((TOO_MANY_PODS, snapshot.pod_count[rows] + 1 > alloc_pods, never))
-        if not any(requests.get(r, 0) for r in requests):
+        if not any(requests.values()):
             return out
         names = [r for r in NATIVE if requests.get(r, 0) > 0]
         names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
                         and not self._ignored(r))
         cols = [snapshot.resource_column(name) for name in names]
-        node_alloc = snapshot.allocatable[rows]
-        node_used = snapshot.requested[rows]
         for name, col in zip(names, cols):
-            alloc = node_alloc[:, col]
-            free = alloc - node_used[:, col]
+            alloc = snapshot.allocatable[col][rows]
+            free = alloc - snapshot.requested[col][rows]
             want = requests[name]
             out.append((f"Insufficient {name}", want > free, want > alloc))
         return out
@@ -190,10 +188,10 @@ class NodeResourcesFit(Plugin):
                 continue
             name = PODS if reason == TOO_MANY_PODS else reason.removeprefix("Insufficient ")
             col = snapshot.res_index[name]
-            used = int(snapshot.pod_count[row] if name == PODS else snapshot.requested[row, col])
+            used = int(snapshot.pod_count[row] if name == PODS else snapshot.requested[col, row])
             out.append({"resourceName": name, "reason": reason,
                         "requested": 1 if name == PODS else pod_info.requests[name],
-                        "used": used, "capacity": int(snapshot.allocatable[row, col]),
+                        "used": used, "capacity": int(snapshot.allocatable[col, row]),
                         "unresolvable": bool(exceeds[0])})
         return out
 

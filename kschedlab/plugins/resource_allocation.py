@@ -145,22 +145,23 @@ class ResourceAllocationScorer:
         requested = np.zeros((len(self.names), n), np.int64)
         allocated = np.zeros((len(self.names), n), np.int64)
         allocatable = np.zeros((len(self.names), n), np.int64)
-        node_alloc = snapshot.allocatable[rows]
-        node_used = snapshot.requested[rows]
-        non_zero = snapshot.non_zero[rows] if not self.use_requested else None
         for i, (name, want) in enumerate(zip(self.names, pod_requests)):
             col = snapshot.res_index.get(name)
             if col is None or (want == 0 and is_scalar_resource(name)):
                 continue
-            alloc = node_alloc[:, col]
-            if non_zero is not None and name in (CPU, MEMORY):
-                used = non_zero[:, 0 if name == CPU else 1]
+            alloc = snapshot.allocatable[col][rows]
+            if not self.use_requested and name in (CPU, MEMORY):
+                used = snapshot.non_zero[0 if name == CPU else 1][rows]
             else:
-                used = node_used[:, col]
-            has = alloc != 0
+                used = snapshot.requested[col][rows]
             allocatable[i] = alloc
-            requested[i] = np.where(has, used + want, 0)
-            allocated[i] = np.where(has, used, 0)
+            if alloc.all():
+                requested[i] = used + want
+                allocated[i] = used
+            else:
+                has = alloc != 0
+                requested[i] = np.where(has, used + want, 0)
+                allocated[i] = np.where(has, used, 0)
         return requested, allocated, allocatable
 
     def score(self, pod_requests: list[int], snapshot, rows: np.ndarray) -> np.ndarray:

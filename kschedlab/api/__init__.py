@@ -1,0 +1,151 @@
+"""Kubernetes objects as kschedlab reads them.
+
+One module per API group (``core``, ``scheduling``, ``node``, ``policy``,
+``apps``, ``batch``, ``config``), exact quantities (``quantity``), loading of
+manifests (``loader``), what the API server does on create (``admission``) and
+what workload controllers create (``workloads``). Nothing here schedules.
+
+Typical use::
+
+    from kschedlab.api import load, expand, admit
+    objects = admit(expand(load("datasets/example/")))
+
+Model conventions: attribute names are the snake_case of the JSON names
+(``pod.spec.node_selector``); dumps use the JSON names
+(``obj.model_dump(by_alias=True, exclude_unset=True)`` gives back what was
+loaded); collections default to empty and optional scalars to None.
+
+>>> from kschedlab.api import Quantity, Pod
+>>> Quantity("1Gi").value()
+1073741824
+>>> Pod(metadata={"name": "p", "namespace": "ns"}).key
+'ns/p'
+"""
+
+from .admission import admit, admit_pod, default_pod, merge_tolerations, validate_pod
+from .apps import Deployment, ReplicaSet, StatefulSet
+from .batch import Job
+from .config import (
+    KubeSchedulerConfiguration,
+    KubeSchedulerProfile,
+    Plugin,
+    PluginConfig,
+    Plugins,
+    PluginSet,
+)
+from .core import (
+    Affinity,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Namespace,
+    Node,
+    NodeAffinity,
+    NodeCondition,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    NodeSpec,
+    NodeStatus,
+    ObjectMeta,
+    OwnerReference,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodAntiAffinity,
+    PodCondition,
+    PodSchedulingGate,
+    PodSchedulingGroup,
+    PodSpec,
+    PodStatus,
+    PodTemplateSpec,
+    PreferredSchedulingTerm,
+    ResourceRequirements,
+    Service,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+    compute_pod_qos,
+    label_selector_matches,
+)
+from .errors import ManifestError
+from .loader import dump, load, load_objects, load_text
+from .meta import KubeObject, TypedObject
+from .node import RuntimeClass
+from .policy import PodDisruptionBudget
+from .quantity import Quantity
+from .registry import model_for, register, registered_kinds
+from .scheduling import PriorityClass
+from .workloads import expand
+
+__all__ = [
+    "Affinity",
+    "Container",
+    "ContainerImage",
+    "ContainerPort",
+    "Deployment",
+    "Job",
+    "KubeObject",
+    "KubeSchedulerConfiguration",
+    "KubeSchedulerProfile",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "ManifestError",
+    "Namespace",
+    "Node",
+    "NodeAffinity",
+    "NodeCondition",
+    "NodeSelector",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "NodeSpec",
+    "NodeStatus",
+    "ObjectMeta",
+    "OwnerReference",
+    "Plugin",
+    "PluginConfig",
+    "PluginSet",
+    "Plugins",
+    "Pod",
+    "PodAffinity",
+    "PodAffinityTerm",
+    "PodAntiAffinity",
+    "PodCondition",
+    "PodDisruptionBudget",
+    "PodSchedulingGate",
+    "PodSchedulingGroup",
+    "PodSpec",
+    "PodStatus",
+    "PodTemplateSpec",
+    "PreferredSchedulingTerm",
+    "PriorityClass",
+    "Quantity",
+    "ReplicaSet",
+    "ResourceRequirements",
+    "RuntimeClass",
+    "Service",
+    "StatefulSet",
+    "Taint",
+    "Toleration",
+    "TopologySpreadConstraint",
+    "TypedObject",
+    "WeightedPodAffinityTerm",
+    "admit",
+    "admit_pod",
+    "compute_pod_qos",
+    "default_pod",
+    "dump",
+    "expand",
+    "label_selector_matches",
+    "load",
+    "load_objects",
+    "load_text",
+    "merge_tolerations",
+    "model_for",
+    "register",
+    "registered_kinds",
+    "validate_pod",
+]

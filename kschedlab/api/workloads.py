@@ -1,0 +1,513 @@
+"""Workload expansion: what the controllers would create from workload objects.
+
+* Deployment -> ReplicaSet ``<deployment>-<pod-template-hash>`` -> pods
+  ``<replicaset>-<5 chars>`` labelled ``pod-template-hash``;
+* ReplicaSet -> pods;
+* StatefulSet -> pods ``<name>-<ordinal>`` with ``controller-revision-hash``,
+  ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``;
+* Job -> ``parallelism`` pods (capped by the remaining completions) with the
+  job labels, and the completion index for Indexed jobs.
+
+Names use upstream's alphabet ``bcdfghjklmnpqrstvwxz2456789``. Random parts and
+UIDs come from the ``seed``, so the result is the same for the same seed. Hashes
+follow upstream's construction (FNV over the template, encoded with
+``SafeEncodeString``) but hash our own JSON rendering of the template, so their
+values differ from a real cluster's.
+
+Pods that already exist in the input and are controlled by the owner count
+towards its replicas (controllers reconcile to the desired count), so a dump of
+a running cluster expands to itself.
+
+>>> from kschedlab.api.loader import load_text
+>>> objs = expand(load_text('''
+... apiVersion: apps/v1
+... kind: Deployment
+... metadata: {name: web, namespace: shop}
+... spec:
+...   replicas: 2
+...   selector: {matchLabels: {app: web}}
+...   template:
+...     metadata: {labels: {app: web}}
+...     spec: {containers: [{name: app, image: nginx}]}
+... '''), seed=1)
+>>> [o.kind for o in objs]
+['Deployment', 'ReplicaSet', 'Pod', 'Pod']
+>>> rs, pod = objs[1], objs[2]
+>>> rs.name == "web-" + rs.metadata.labels["pod-template-hash"]
+True
+>>> pod.name.startswith(rs.name + "-"), len(pod.name) == len(rs.name) + 6, pod.namespace
+(True, True, 'shop')
+>>> pod.metadata.owner_references[0].kind, pod.metadata.owner_references[0].controller
+('ReplicaSet', True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+import uuid
+from typing import Any, Iterable
+
+from .apps import Deployment, ReplicaSet, StatefulSet
+from .batch import Job
+from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodTemplateSpec
+from .meta import KubeObject, TypedObject
+
+__all__ = [
+    "expand",
+    "expand_deployment",
+    "expand_replicaset",
+    "expand_statefulset",
+    "expand_job",
+    "pod_template_hash",
+    "controller_revision_hash",
+    "safe_encode_string",
+    "ALPHANUMS",
+]
+
+ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+"""Upstream ``util/rand`` alphabet (no vowels, no confusable characters)."""
+
+MAX_GENERATED_NAME_LENGTH = 63 - 5
+LABEL_POD_TEMPLATE_HASH = "pod-template-hash"
+LABEL_CONTROLLER_REVISION_HASH = "controller-revision-hash"
+LABEL_STS_POD_NAME = "statefulset.kubernetes.io/pod-name"
+LABEL_POD_INDEX = "apps.kubernetes.io/pod-index"
+LABEL_JOB_NAME = "batch.kubernetes.io/job-name"
+LABEL_LEGACY_JOB_NAME = "job-name"
+LABEL_CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
+LABEL_LEGACY_CONTROLLER_UID = "controller-uid"
+JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
+ANN_REVISION = "deployment.kubernetes.io/revision"
+ANN_DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas"
+ANN_MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
+ANN_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def safe_encode_string(s: str) -> str:
+    """Map each character into the safe alphabet (upstream ``rand.SafeEncodeString``).
+
+    >>> safe_encode_string("0123456789")
+    '456789bcdf'
+    """
+    return "".join(ALPHANUMS[ord(ch) % len(ALPHANUMS)] for ch in s)
+
+
+def _fnv32a(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h ^= b
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def _fnv32(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h = (h * 0x01000193) & 0xFFFFFFFF
+        h ^= b
+    return h
+
+
+def _canonical_json(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _template_data(template: PodTemplateSpec) -> Any:
+    return template.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def pod_template_hash(template: PodTemplateSpec, collision_count: int | None = None) -> str:
+    """``pod-template-hash`` of a Deployment template (upstream ``ComputeHash`` scheme).
+
+    FNV-32a of the template (our canonical JSON), plus the collision count,
+    printed in decimal and safe-encoded: up to 10 characters.
+
+    >>> h = pod_template_hash(PodTemplateSpec(metadata={"labels": {"app": "web"}}))
+    >>> h == pod_template_hash(PodTemplateSpec(metadata={"labels": {"app": "web"}})), set(h) <= set(ALPHANUMS)
+    (True, True)
+    """
+    data = _canonical_json(_template_data(template))
+    if collision_count is not None:
+        data += (collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
+    return safe_encode_string(str(_fnv32a(data)))
+
+
+def controller_revision_hash(sts: StatefulSet) -> str:
+    """Name of a StatefulSet's current ControllerRevision (``<name>-<hash>``).
+
+    Upstream hashes the revision's patch (``{"spec":{"template":{..., "$patch":
+    "replace"}}}``) with FNV-32, in hex, safe-encoded.
+
+    >>> s = StatefulSet(metadata={"name": "web"})
+    >>> controller_revision_hash(s).startswith("web-")
+    True
+    """
+    template = _template_data(sts.spec.template)
+    template["$patch"] = "replace"
+    raw = _canonical_json({"spec": {"template": template}})
+    probe = sts.status.collision_count
+    if probe is not None:
+        raw += str(probe).encode()
+    h = safe_encode_string(format(_fnv32(raw), "x"))
+    prefix = (sts.metadata.name or "")[:223]
+    return f"{prefix}-{h}"
+
+
+# ------------------------------------------------------------------- helpers
+
+
+def _uid(seed: int, kind: str, key: str) -> str:
+    digest = hashlib.sha256(f"kschedlab/{seed}/{kind}/{key}".encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+def _rng(seed: int, owner: KubeObject) -> random.Random:
+    return random.Random(f"kschedlab/{seed}/{owner.kind}/{owner.key}")
+
+
+def _generated_name(prefix: str, rng: random.Random, taken: set[str]) -> str:
+    if len(prefix) > MAX_GENERATED_NAME_LENGTH:
+        prefix = prefix[:MAX_GENERATED_NAME_LENGTH]
+    while True:
+        name = prefix + "".join(rng.choice(ALPHANUMS) for _ in range(5))
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def _controller_ref(owner: KubeObject) -> OwnerReference:
+    return OwnerReference(
+        api_version=owner.api_version,
+        kind=owner.kind,
+        name=owner.name,
+        uid=owner.metadata.uid,
+        controller=True,
+        block_owner_deletion=True,
+    )
+
+
+def _ensure_uid(obj: KubeObject, seed: int) -> None:
+    if not obj.metadata.uid:
+        obj.metadata.uid = _uid(seed, obj.kind or "", obj.key)
+        obj.mark_set("metadata")
+
+
+def _pod_from_template(
+    template: PodTemplateSpec, owner: KubeObject, name: str, seed: int,
+    extra_labels: dict[str, str] | None = None, extra_annotations: dict[str, str] | None = None,
+) -> Pod:
+    tm = template.metadata
+    meta: dict[str, Any] = {"name": name}
+    if owner.namespace:
+        meta["namespace"] = owner.namespace
+    labels = {**tm.labels, **(extra_labels or {})}
+    annotations = {**tm.annotations, **(extra_annotations or {})}
+    if labels:
+        meta["labels"] = labels
+    if annotations:
+        meta["annotations"] = annotations
+    if tm.finalizers:
+        meta["finalizers"] = list(tm.finalizers)
+    pod = Pod(metadata=ObjectMeta(**meta), spec=template.spec.model_copy(deep=True))
+    pod.metadata.owner_references = [_controller_ref(owner)]
+    pod.metadata.uid = _uid(seed, "Pod", pod.key)
+    return pod
+
+
+def _owned_pods(owner: KubeObject, pods: list[Pod]) -> list[Pod]:
+    out = []
+    for p in pods:
+        if p.namespace != owner.namespace:
+            continue
+        ref = p.metadata.controller_ref()
+        if ref is None or ref.kind != owner.kind or ref.name != owner.name:
+            continue
+        if owner.metadata.uid and ref.uid and ref.uid != owner.metadata.uid:
+            continue
+        out.append(p)
+    return out
+
+
+def _active(pods: list[Pod]) -> list[Pod]:
+    return [p for p in pods if p.status.phase not in ("Succeeded", "Failed") and not p.metadata.deletion_timestamp]
+
+
+def _scaled(value: int | str | None, total: int, default: str, round_up: bool) -> int:
+    v = default if value is None else value
+    if isinstance(v, int):
+        return v
+    m = re.fullmatch(r"(\d+)%", v.strip())
+    if not m:
+        return 0
+    exact = int(m.group(1)) * total
+    return math.ceil(exact / 100) if round_up else exact // 100
+
+
+# --------------------------------------------------------------- controllers
+
+
+def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: int = 0,
+                      taken: set[str] | None = None) -> list[Pod]:
+    """The pods a ReplicaSet controller creates (its replicas minus existing ones).
+
+    >>> rs = ReplicaSet(metadata={"name": "web-abc", "namespace": "default"},
+    ...                 spec={"replicas": 2, "template": {"metadata": {"labels": {"app": "web"}}}})
+    >>> [p.metadata.labels for p in expand_replicaset(rs)]
+    [{'app': 'web'}, {'app': 'web'}]
+    """
+    _ensure_uid(rs, seed)
+    replicas = 1 if rs.spec.replicas is None else rs.spec.replicas
+    have = len(_active(_owned_pods(rs, list(existing_pods))))
+    taken = set() if taken is None else taken
+    rng = _rng(seed, rs)
+    out = []
+    for _ in range(max(0, replicas - have)):
+        name = _generated_name(f"{rs.name}-", rng, taken)
+        out.append(_pod_from_template(rs.spec.template, rs, name, seed))
+    return out
+
+
+def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
+    _ensure_uid(dep, seed)
+    replicas = 1 if dep.spec.replicas is None else dep.spec.replicas
+    h = pod_template_hash(dep.spec.template, dep.status.collision_count)
+    name = f"{dep.name}-{h}"
+    template = dep.spec.template.model_copy(deep=True)
+    template.metadata.labels = {**template.metadata.labels, LABEL_POD_TEMPLATE_HASH: h}
+    template.mark_set("metadata")
+    selector = (dep.spec.selector or LabelSelector()).model_copy(deep=True)
+    selector.match_labels = {**selector.match_labels, LABEL_POD_TEMPLATE_HASH: h}
+    strategy = dep.spec.strategy
+    surge = 0
+    if strategy is None or strategy.type in (None, "RollingUpdate"):
+        ru = strategy.rolling_update if strategy is not None else None
+        surge = _scaled(ru.max_surge if ru else None, replicas, "25%", True)
+    annotations = {k: v for k, v in dep.metadata.annotations.items() if k != ANN_LAST_APPLIED}
+    annotations.update({
+        ANN_DESIRED_REPLICAS: str(replicas),
+        ANN_MAX_REPLICAS: str(replicas + surge),
+        ANN_REVISION: "1",
+    })
+    meta: dict[str, Any] = {"name": name, "labels": dict(template.metadata.labels), "annotations": annotations}
+    if dep.namespace:
+        meta["namespace"] = dep.namespace
+    spec: dict[str, Any] = {"replicas": replicas, "selector": selector, "template": template}
+    if dep.spec.min_ready_seconds is not None:
+        spec["minReadySeconds"] = dep.spec.min_ready_seconds
+    rs = ReplicaSet(metadata=ObjectMeta(**meta), spec=spec)
+    rs.metadata.owner_references = [_controller_ref(dep)]
+    rs.metadata.uid = _uid(seed, "ReplicaSet", rs.key)
+    return rs
+
+
+def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), seed: int = 0,
+                      taken: set[str] | None = None) -> list[TypedObject]:
+    """The ReplicaSet of a Deployment (unless given) and that ReplicaSet's pods.
+
+    >>> d = Deployment(metadata={"name": "web"}, spec={"replicas": 1,
+    ...     "template": {"metadata": {"labels": {"app": "web"}}}})
+    >>> [o.kind for o in expand_deployment(d)]
+    ['ReplicaSet', 'Pod']
+    """
+    existing = list(existing)
+    rs = _replicaset_for(dep, seed)
+    given = [o for o in existing if isinstance(o, ReplicaSet) and o.key == rs.key]
+    pods = [o for o in existing if isinstance(o, Pod)]
+    if given:
+        return []  # the given ReplicaSet expands on its own
+    return [rs, *expand_replicaset(rs, pods, seed, taken)]
+
+
+def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed: int = 0) -> list[Pod]:
+    """Pods ``<name>-<ordinal>`` of a StatefulSet that are not in ``existing_pods``.
+
+    >>> s = StatefulSet(metadata={"name": "db", "namespace": "default"},
+    ...                 spec={"replicas": 2, "serviceName": "db"})
+    >>> [(p.name, p.metadata.labels["apps.kubernetes.io/pod-index"]) for p in expand_statefulset(s)]
+    [('db-0', '0'), ('db-1', '1')]
+    """
+    _ensure_uid(sts, seed)
+    replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
+    start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
+    revision = controller_revision_hash(sts)
+    have = {p.name for p in existing_pods if p.namespace == sts.namespace}
+    out = []
+    for ordinal in range(start, start + replicas):
+        name = f"{sts.name}-{ordinal}"
+        if name in have:
+            continue
+        pod = _pod_from_template(
+            sts.spec.template, sts, name, seed,
+            extra_labels={
+                LABEL_CONTROLLER_REVISION_HASH: revision,
+                LABEL_STS_POD_NAME: name,
+                LABEL_POD_INDEX: str(ordinal),
+            },
+        )
+        pod.spec.hostname = name
+        pod.spec.subdomain = sts.spec.service_name or ""
+        claims = []
+        for t in sts.spec.volume_claim_templates:
+            tname = ((t or {}).get("metadata") or {}).get("name") if isinstance(t, dict) else None
+            if tname:
+                claims.append({"name": tname, "persistentVolumeClaim": {"claimName": f"{tname}-{name}"}})
+        if claims:
+            names = {c["name"] for c in claims}
+            kept = [v for v in pod.spec.volumes if not (isinstance(v, dict) and v.get("name") in names)]
+            pod.spec.volumes = [*kept, *claims]
+        out.append(pod)
+    return out
+
+
+def _parse_indexes(text: str | None) -> set[int]:
+    out: set[int] = set()
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out.update(range(int(a), int(b) + 1))
+        else:
+            out.add(int(part))
+    return out
+
+
+def _prepare_job(job: Job, seed: int) -> None:
+    """What the API server adds to a Job on create: defaults, selector, labels."""
+    _ensure_uid(job, seed)
+    spec = job.spec
+    if spec.completions is None and spec.parallelism is None:
+        spec.completions = 1
+        spec.parallelism = 1
+    if spec.parallelism is None:
+        spec.parallelism = 1
+    if spec.completion_mode is None:
+        spec.completion_mode = "NonIndexed"
+    if not spec.manual_selector:
+        uid = job.metadata.uid or ""
+        labels = {
+            **spec.template.metadata.labels,
+            LABEL_CONTROLLER_UID: uid,
+            LABEL_JOB_NAME: job.name,
+            LABEL_LEGACY_CONTROLLER_UID: uid,
+            LABEL_LEGACY_JOB_NAME: job.name,
+        }
+        spec.template.metadata.labels = labels
+        spec.template.mark_set("metadata")
+        if spec.selector is None:
+            spec.selector = LabelSelector(match_labels={LABEL_CONTROLLER_UID: uid})
+    job.mark_set("spec")
+
+
+def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
+               taken: set[str] | None = None) -> list[Pod]:
+    """The pods a Job controller starts: ``parallelism``, capped by remaining completions.
+
+    ``job`` is completed in place with what the API server adds on create
+    (uid, selector, job labels, defaults).
+
+    >>> j = Job(metadata={"name": "pi", "namespace": "default"},
+    ...         spec={"completions": 3, "parallelism": 5, "completionMode": "Indexed"})
+    >>> pods = expand_job(j)
+    >>> [p.metadata.annotations["batch.kubernetes.io/job-completion-index"] for p in pods]
+    ['0', '1', '2']
+    >>> pods[0].name.startswith("pi-0-"), pods[0].spec.hostname
+    (True, 'pi-0')
+    """
+    _prepare_job(job, seed)
+    spec = job.spec
+    if spec.suspend:
+        return []
+    owned = _owned_pods(job, list(existing_pods))
+    active = _active(owned)
+    succeeded = job.status.succeeded or 0
+    parallelism = spec.parallelism or 0
+    if spec.completions is None:
+        want = len(active) if succeeded > 0 else parallelism
+    else:
+        want = max(0, min(spec.completions - succeeded, parallelism))
+    diff = want - len(active)
+    if diff <= 0:
+        return []
+    taken = set() if taken is None else taken
+    rng = _rng(seed, job)
+    template = spec.template
+    out: list[Pod] = []
+    if spec.completion_mode == "Indexed":
+        used = _parse_indexes(job.status.completed_indexes)
+        for p in active:
+            idx = p.metadata.annotations.get(JOB_COMPLETION_INDEX) or p.metadata.labels.get(JOB_COMPLETION_INDEX)
+            if idx is not None and idx.isdigit():
+                used.add(int(idx))
+        indexes = [i for i in range(spec.completions or 0) if i not in used][:diff]
+        for index in indexes:
+            append = f"-{index}-"
+            prefix = job.name + append
+            if len(prefix) > MAX_GENERATED_NAME_LENGTH:
+                prefix = prefix[: MAX_GENERATED_NAME_LENGTH - len(append)] + append
+            name = _generated_name(prefix, rng, taken)
+            pod = _pod_from_template(
+                template, job, name, seed,
+                extra_labels={JOB_COMPLETION_INDEX: str(index)},
+                extra_annotations={JOB_COMPLETION_INDEX: str(index)},
+            )
+            pod.spec.hostname = f"{job.name}-{index}"
+            env_ref = {"fieldRef": {"fieldPath": f"metadata.labels['{JOB_COMPLETION_INDEX}']"}}
+            for c in [*pod.spec.init_containers, *pod.spec.containers]:
+                if not any(isinstance(e, dict) and e.get("name") == "JOB_COMPLETION_INDEX" for e in c.env):
+                    c.env = [*c.env, {"name": "JOB_COMPLETION_INDEX", "valueFrom": env_ref}]
+            out.append(pod)
+    else:
+        for _ in range(diff):
+            out.append(_pod_from_template(template, job, _generated_name(f"{job.name}-", rng, taken), seed))
+    for pod in out:
+        if JOB_TRACKING_FINALIZER not in pod.metadata.finalizers:
+            pod.metadata.finalizers = [*pod.metadata.finalizers, JOB_TRACKING_FINALIZER]
+    return out
+
+
+def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
+    """Add the ReplicaSets and pods controllers would create; deterministic per ``seed``.
+
+    Generated objects follow their owner. Inputs are not changed (copies are
+    returned, completed with generated UIDs and, for Jobs, the selector and
+    labels the API server adds).
+
+    >>> from kschedlab.api.apps import StatefulSet
+    >>> out = expand([StatefulSet(metadata={"name": "db", "namespace": "default"}, spec={"replicas": 2})])
+    >>> [o.key for o in out]
+    ['default/db', 'default/db-0', 'default/db-1']
+    >>> [o.metadata.uid for o in out] == [o.metadata.uid for o in expand(out[:1])]
+    True
+    """
+    objs = [o.model_copy(deep=True) for o in objects]
+    pods = [o for o in objs if isinstance(o, Pod)]
+    taken: dict[str, set[str]] = {}
+    for o in objs:
+        if isinstance(o, KubeObject) and o.metadata.name:
+            taken.setdefault(o.namespace, set()).add(o.metadata.name)
+
+    out: list[TypedObject] = []
+    for o in objs:
+        out.append(o)
+        if isinstance(o, Deployment):
+            made = expand_deployment(o, objs, seed, taken.setdefault(o.namespace, set()))
+        elif isinstance(o, ReplicaSet):
+            made = expand_replicaset(o, pods, seed, taken.setdefault(o.namespace, set()))
+        elif isinstance(o, StatefulSet):
+            made = expand_statefulset(o, pods, seed)
+        elif isinstance(o, Job):
+            made = expand_job(o, pods, seed, taken.setdefault(o.namespace, set()))
+        else:
+            continue
+        for m in made:
+            if isinstance(m, KubeObject):
+                taken.setdefault(m.namespace, set()).add(m.name)
+        out.extend(made)
+    return out

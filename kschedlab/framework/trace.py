@@ -83,6 +83,9 @@ class CycleTrace:
             rec["total"] = entry["total"]
         df = pd.DataFrame.from_dict(records, orient="index")
         df.index.name = "node"
+        for col in df.columns:
+            if col.endswith((" raw", " normalized", " weighted")) or col == "total":
+                df[col] = df[col].astype("Int64")
         if "total" in df:
             df["rank"] = df["total"].rank(ascending=False, method="min").astype("Int64")
         df["chosen"] = df.index == self.selected

@@ -212,6 +212,8 @@ class Scheduler:
             raise FrameworkError("no nodes available to schedule pods")
         pre_res, status, log, with_nodes = fw.run_pre_filter(state, pod_info, snapshot)
         trace.prefilter = log
+        # upstream: Diagnosis.UnschedulablePlugins starts as the PreFilter plugins that restricted nodes
+        diagnosis.unschedulable_plugins.update(with_nodes)
         if not status.is_success():
             if not status.is_rejected():
                 raise FrameworkError(status.message())
@@ -223,10 +225,12 @@ class Scheduler:
 
         nominated = pod_info.pod.status.nominated_node_name if pod_info.pod.status else None
         if nominated and nominated in snapshot.index:
-            row = snapshot.index[nominated]
-            if fw.run_filter_node(state, pod_info, snapshot, row).is_success():
-                trace.filter = fw.run_filter(state, pod_info, snapshot, np.asarray([row]))
-                return self._select(fw, state, pod_info, snapshot, np.asarray([row]), trace), diagnosis
+            row = np.asarray([snapshot.index[nominated]])
+            outcome = fw.run_filter(state, pod_info, snapshot, row)  # Filter runs once on the nominated node
+            if outcome.passed[0]:
+                trace.filter = outcome
+                trace.evaluated_nodes, trace.feasible_nodes = 1, 1
+                return self._select(fw, state, pod_info, snapshot, row, trace), diagnosis
 
         rows = all_rows
         if not pre_res.all_nodes():
@@ -236,9 +240,12 @@ class Scheduler:
             diagnosis.absent_status = trace.absent_status = Status.unresolvable(
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]")
 
+        if len(rows) == 0:  # PreFilterResult named only nodes that do not exist
+            return None, diagnosis
         feasible = self._find_nodes_that_pass_filters(fw, state, pod_info, snapshot, rows, diagnosis, trace)
         processed = len(trace.filter.rows) if trace.filter is not None else len(feasible)
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+        trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:
             return None, diagnosis
         return self._select(fw, state, pod_info, snapshot, feasible, trace), diagnosis
@@ -253,6 +260,8 @@ class Scheduler:
         n = len(rows)
         pct = fw.profile.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(self.percentage_of_nodes_to_score if pct is None else pct, n)
+        if not fw.points["score"]:  # upstream numNodesToFind: nothing to score, one feasible node is enough
+            to_find = min(to_find, 1)
         start = self.next_start_node_index % n if n else 0
         ordered = np.concatenate([rows[start:], rows[:start]]) if start else rows
         trace.start_index, trace.num_to_find = start, to_find
@@ -315,7 +324,7 @@ class Scheduler:
                 self.waiting[key] = (fw, state, pod_info, node, trace, dict(waits))
                 return ScheduleResult(key, None, status, status.message(), trace)
         if not status.is_success():
-            return self._fail_after_assume(fw, state, pod_info, node, trace, status)
+            return self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True)
         return self._bind(fw, state, pod_info, node, trace)
 
     def allow(self, key: str, plugin: str) -> ScheduleResult | None:
@@ -331,14 +340,25 @@ class Scheduler:
         """Reject a waiting pod (or let its Permit wait time out)."""
         fw, state, pod_info, node, trace, _ = self.waiting.pop(key)
         status = Status.unschedulable(reason, plugin=plugin)
-        return self._record(self._fail_after_assume(fw, state, pod_info, node, trace, status))
+        return self._record(self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True))
 
-    def _fail_after_assume(self, fw, state, pod_info, node, trace, status: Status) -> ScheduleResult:
+    def _fail_after_assume(self, fw, state, pod_info, node, trace, status: Status,
+                           fit_error: bool = False) -> ScheduleResult:
+        """Unreserve and forget the assumed pod.  A rejection at Reserve, Permit or
+        while waiting on Permit is reported as upstream's one-node FitError
+        (``0/1 nodes are available: 1 <reason>.``)."""
         fw.run_unreserve(state, pod_info, node)
         self.cluster.snapshot.remove_pod(pod_info.key)  # forget
+        diagnosis = None
+        if fit_error and status.is_rejected():
+            diagnosis = Diagnosis(1)
+            diagnosis.add_counts({r: 1 for r in status.reasons}, explicit=1)
+            if status.plugin:
+                diagnosis.unschedulable_plugins.add(status.plugin)
+            status = Status(status.code, (diagnosis.message(),), status.plugin)
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
         self._set_condition(pod_info.pod, False, reason, status.message())
-        return ScheduleResult(pod_info.key, None, status, status.message(), trace)
+        return ScheduleResult(pod_info.key, None, status, status.message(), trace, diagnosis)
 
     def _bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
         status = fw.run_pre_bind(state, pod_info, node)

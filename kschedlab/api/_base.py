@@ -61,12 +61,45 @@ class K8sModel(BaseModel):
             return out
         return data
 
+    def clone(self):
+        """A deep copy (much faster than ``model_copy(deep=True)`` for API objects).
+
+        >>> from kschedlab.api.core import Pod
+        >>> a = Pod(metadata={"labels": {"x": "1"}}); b = a.clone(); b.metadata.labels["x"] = "2"
+        >>> a.metadata.labels, b == a
+        ({'x': '1'}, False)
+        """
+        return _clone(self)
+
     def mark_set(self, *names: str) -> None:
         """Record fields as explicitly set, so ``exclude_unset`` dumps them.
 
         Needed after changing a nested default object in place.
+
+        >>> from kschedlab.api.core import Pod
+        >>> p = Pod(); p.spec.node_name = "n1"; p.mark_set("spec")
+        >>> p.model_dump(by_alias=True, exclude_unset=True)
+        {'spec': {'nodeName': 'n1'}}
         """
         self.model_fields_set.update(names)
+
+
+def _clone(v: Any) -> Any:
+    # Quantities, datetimes, strings and numbers are immutable: shared.
+    if isinstance(v, BaseModel):
+        new = v.__class__.__new__(v.__class__)
+        object.__setattr__(new, "__dict__", {k: _clone(x) for k, x in v.__dict__.items()})
+        object.__setattr__(new, "__pydantic_fields_set__", set(v.__pydantic_fields_set__))
+        object.__setattr__(new, "__pydantic_extra__", _clone(v.__pydantic_extra__))
+        object.__setattr__(new, "__pydantic_private__", _clone(v.__pydantic_private__))
+        return new
+    if isinstance(v, list):
+        return [_clone(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _clone(x) for k, x in v.items()}
+    if isinstance(v, (set, tuple)):
+        return type(v)(_clone(x) for x in v)
+    return v
 
 
 _ALIAS_INDEX: dict[type, dict[str, str]] = {}

@@ -347,7 +347,12 @@ def default_pod(pod: Pod, feature_gates: Mapping[str, bool] | None = None) -> Po
     ('default', 'default-scheduler', '500m')
     """
     gates = {**DEFAULT_FEATURE_GATES, **(feature_gates or {})}
-    pod = pod.model_copy(deep=True)
+    pod = pod.clone()
+    _default_pod_inplace(pod, gates)
+    return pod
+
+
+def _default_pod_inplace(pod: Pod, gates: Mapping[str, bool]) -> None:
     if not pod.metadata.namespace:
         pod.metadata.namespace = DEFAULT_NAMESPACE
         pod.mark_set("metadata")
@@ -379,7 +384,6 @@ def default_pod(pod: Pod, feature_gates: Mapping[str, bool] | None = None) -> Po
         if not spec.resources.limits:
             spec.resources.model_fields_set.discard("limits")
     pod.mark_set("spec")
-    return pod
 
 
 # ---------------------------------------------------------- pod create strategy
@@ -706,11 +710,17 @@ def admit_pod(
     kschedlab.api.errors.ManifestError: Pod default/p: spec.priorityClassName: no PriorityClass with name gold was found
     """
     gates = {**DEFAULT_FEATURE_GATES, **(feature_gates or {})}
-    pcs = _index(priority_classes)
-    for spc in system_priority_classes():
-        pcs.setdefault(spc.name, spc)
-    rcs = _index(runtime_classes)
-    out = default_pod(pod, gates)
+    return _admit_pod_inplace(pod.clone(), _index(priority_classes), _index(runtime_classes), gates)
+
+
+_SYSTEM_CLASSES = {pc.name: pc for pc in system_priority_classes()}
+
+
+def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, RuntimeClass],
+                       gates: Mapping[str, bool]) -> Pod:
+    for name, spc in _SYSTEM_CLASSES.items():
+        pcs.setdefault(name, spc)
+    _default_pod_inplace(out, gates)
     errs = _Errors(out)
     _prepare_for_create(out, gates)
     _admit_priority(out, pcs, errs)
@@ -741,7 +751,7 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     [{'kubernetes.io/metadata.name': 'team-a'}]
     """
     gates = {**DEFAULT_FEATURE_GATES, **(feature_gates or {})}
-    objs = [o.model_copy(deep=True) for o in objects]
+    objs = [o.clone() for o in objects]
     errors: list[ManifestError] = []
 
     # names from generateName, uniqueness of (kind, namespace, name)
@@ -805,7 +815,7 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     for o in objs:
         if isinstance(o, Pod):
             try:
-                o = admit_pod(o, pcs, rcs, feature_gates=gates)
+                o = _admit_pod_inplace(o, dict(pcs), rcs, gates)
             except ManifestError as e:
                 errors.append(e)
         elif isinstance(o, Namespace):

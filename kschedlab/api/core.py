@@ -148,7 +148,11 @@ class Container(K8sModel):
 
     @property
     def is_restartable(self) -> bool:
-        """True for ``restartPolicy: Always`` (a sidecar when used as init container)."""
+        """True for ``restartPolicy: Always`` (a sidecar when used as init container).
+
+        >>> Container(restart_policy="Always").is_restartable
+        True
+        """
         return self.restart_policy == "Always"
 
 
@@ -507,7 +511,11 @@ class Pod(KubeObject):
         return compute_pod_qos(self.spec)
 
     def compute_qos_class(self) -> str:
-        """The QoS class computed from the spec, ignoring ``status.qosClass``."""
+        """The QoS class computed from the spec, ignoring ``status.qosClass``.
+
+        >>> Pod(status={"qosClass": "Guaranteed"}).compute_qos_class()
+        'BestEffort'
+        """
         return compute_pod_qos(self.spec)
 
 

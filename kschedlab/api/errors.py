@@ -187,7 +187,16 @@ def _message(err: dict) -> str:
 
 def errors_from_validation(exc: Any, *, file: str | None, obj: str | None, line: int | None = None,
                            prefix: Sequence[Any] = ()) -> list[ManifestError]:
-    """Convert a pydantic ``ValidationError`` into ManifestErrors (one per problem)."""
+    """Convert a pydantic ``ValidationError`` into ManifestErrors (one per problem).
+
+    >>> from pydantic import ValidationError
+    >>> from kschedlab.api.core import Pod
+    >>> try:
+    ...     Pod.model_validate({"spec": {"nodeNam": "n1"}})
+    ... except ValidationError as e:
+    ...     print(errors_from_validation(e, file="f.yaml", obj="Pod p")[0])
+    f.yaml: Pod p: spec.nodeNam: unknown field "nodeNam"
+    """
     out = []
     for err in exc.errors(include_url=False):
         loc = tuple(prefix) + tuple(err.get("loc", ()))

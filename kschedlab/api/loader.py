@@ -120,7 +120,12 @@ def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:
 def describe_raw(data: Any, doc: str) -> str:
     """How errors name a raw object: ``Kind ns/name``, else the document label.
 
-    >>> describe_raw({"kind": "Pod", "metadata": {"name": "web-0", "namespace": "default"}}, "document 1")
+    A namespaced object without a namespace is named in ``default``, where
+    admission will put it.
+
+    >>> describe_raw({"kind": "Pod", "metadata": {"name": "web-0", "namespace": "team-a"}}, "document 1")
+    'Pod team-a/web-0'
+    >>> describe_raw({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-0"}}, "document 1")
     'Pod default/web-0'
     >>> describe_raw({"kind": "Pod"}, "document 3")
     'document 3'
@@ -135,6 +140,8 @@ def describe_raw(data: Any, doc: str) -> str:
             namespaced = getattr(model, "NAMESPACED", True) if model else True
             if namespaced and isinstance(ns, str) and ns:
                 return f"{kind} {ns}/{name}"
+            if namespaced and model is not None:
+                return f"{kind} default/{name}"
             return f"{kind} {name}"
     return doc
 

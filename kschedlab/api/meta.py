@@ -126,7 +126,11 @@ class LabelSelector(K8sModel):
         return all(r.matches(labels) for r in self.match_expressions)
 
     def is_empty(self) -> bool:
-        """True when the selector has no terms (it selects everything)."""
+        """True when the selector has no terms (it selects everything).
+
+        >>> LabelSelector().is_empty(), LabelSelector(match_labels={"a": "b"}).is_empty()
+        (True, False)
+        """
         return not self.match_labels and not self.match_expressions
 
 
@@ -175,12 +179,22 @@ class TypedObject(K8sModel):
         return self
 
     def describe(self) -> str:
-        """How error messages name this object (the kind alone here)."""
+        """How error messages name this object (the kind alone here).
+
+        >>> from kschedlab.api.config import KubeSchedulerConfiguration
+        >>> KubeSchedulerConfiguration().describe()
+        'KubeSchedulerConfiguration'
+        """
         return self.kind or type(self).KIND
 
     @property
     def source_file(self) -> str | None:
-        """The file this object was loaded from, if it came from the loader."""
+        """The file this object was loaded from, if it came from the loader.
+
+        >>> from kschedlab.api.loader import load_text
+        >>> load_text("apiVersion: v1\\nkind: Node\\nmetadata: {name: n}", source="n.yaml")[0].source_file
+        'n.yaml'
+        """
         return self._source[0] if self._source else None
 
 
@@ -193,12 +207,22 @@ class KubeObject(TypedObject):
 
     @property
     def name(self) -> str:
-        """``metadata.name`` ("" when unset)."""
+        """``metadata.name`` ("" when unset).
+
+        >>> from kschedlab.api.core import Pod
+        >>> Pod(metadata={"name": "p"}).name, Pod().name
+        ('p', '')
+        """
         return self.metadata.name or ""
 
     @property
     def namespace(self) -> str:
-        """``metadata.namespace`` ("" when unset)."""
+        """``metadata.namespace`` ("" when unset).
+
+        >>> from kschedlab.api.core import Pod
+        >>> Pod(metadata={"namespace": "ns"}).namespace
+        'ns'
+        """
         return self.metadata.namespace or ""
 
     @property
@@ -216,5 +240,10 @@ class KubeObject(TypedObject):
         return f"{ns}/{name}" if ns else name
 
     def describe(self) -> str:
-        """"Kind key", as used in error messages (e.g. ``Pod default/web-0``)."""
+        """"Kind key", as used in error messages.
+
+        >>> from kschedlab.api.core import Pod
+        >>> Pod(metadata={"name": "web-0", "namespace": "default"}).describe()
+        'Pod default/web-0'
+        """
         return f"{self.kind or type(self).KIND} {self.key}"

@@ -338,12 +338,20 @@ class Quantity:
 
     @property
     def format(self) -> str:
-        """``DecimalSI``, ``BinarySI`` or ``DecimalExponent``."""
+        """``DecimalSI``, ``BinarySI`` or ``DecimalExponent``.
+
+        >>> Quantity.parse("1Mi").format
+        'BinarySI'
+        """
         return self._format
 
     @property
     def nanos(self) -> int:
-        """The exact amount in units of 10^-9."""
+        """The exact amount in units of 10^-9.
+
+        >>> Quantity.parse("1m").nanos
+        1000000
+        """
         return self._nanos
 
     def as_fraction(self) -> Fraction:
@@ -382,11 +390,19 @@ class Quantity:
         return self._nanos * 10**-e
 
     def sign(self) -> int:
-        """-1, 0 or 1."""
+        """-1, 0 or 1.
+
+        >>> Quantity.parse("-1").sign()
+        -1
+        """
         return (self._nanos > 0) - (self._nanos < 0)
 
     def is_zero(self) -> bool:
-        """True when the amount is zero."""
+        """True when the amount is zero.
+
+        >>> Quantity.parse("0Mi").is_zero()
+        True
+        """
         return self._nanos == 0
 
     def round_up(self, scale: int) -> Quantity:

@@ -45,12 +45,22 @@ def register(model: type[TypedObject]) -> type[TypedObject]:
 
 
 def unregister(model: type[TypedObject]) -> None:
-    """Remove a registered model class (mainly for tests)."""
+    """Remove a registered model class (mainly for tests).
+
+    >>> from kschedlab.api.core import Pod
+    >>> unregister(Pod); model_for("v1", "Pod") is None
+    True
+    >>> _ = register(Pod)
+    """
     _REGISTRY.pop((model.API_VERSION, model.KIND), None)
 
 
 def model_for(api_version: str, kind: str) -> type[TypedObject] | None:
-    """The model class for ``(apiVersion, kind)``, or None."""
+    """The model class for ``(apiVersion, kind)``, or None.
+
+    >>> model_for("apps/v1", "Deployment").__name__
+    'Deployment'
+    """
     return _REGISTRY.get((api_version, kind))
 
 

@@ -54,7 +54,11 @@ class PriorityClass(KubeObject):
         return check_enum(v, ("PreemptLowerPriority", "Never"))
 
     def effective_preemption_policy(self) -> str:
-        """``preemptionPolicy`` with the API default (PreemptLowerPriority)."""
+        """``preemptionPolicy`` with the API default (PreemptLowerPriority).
+
+        >>> PriorityClass(preemption_policy="Never").effective_preemption_policy()
+        'Never'
+        """
         return self.preemption_policy or "PreemptLowerPriority"
 
 

@@ -213,16 +213,18 @@ def _pod_from_template(
         meta["annotations"] = annotations
     if tm.finalizers:
         meta["finalizers"] = list(tm.finalizers)
-    pod = Pod(metadata=ObjectMeta(**meta), spec=template.spec.model_copy(deep=True))
+    pod = Pod(metadata=ObjectMeta(**meta), spec=template.spec.clone())
     pod.metadata.owner_references = [_controller_ref(owner)]
     pod.metadata.uid = _uid(seed, "Pod", pod.key)
+    pod._source = owner._source  # errors about generated objects name the owner's file
     return pod
 
 
 def _owned_pods(owner: KubeObject, pods: list[Pod]) -> list[Pod]:
     out = []
+    ns = owner.namespace or "default"
     for p in pods:
-        if p.namespace != owner.namespace:
+        if (p.namespace or "default") != ns:
             continue
         ref = p.metadata.controller_ref()
         if ref is None or ref.kind != owner.kind or ref.name != owner.name:
@@ -277,10 +279,10 @@ def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
     replicas = 1 if dep.spec.replicas is None else dep.spec.replicas
     h = pod_template_hash(dep.spec.template, dep.status.collision_count)
     name = f"{dep.name}-{h}"
-    template = dep.spec.template.model_copy(deep=True)
+    template = dep.spec.template.clone()
     template.metadata.labels = {**template.metadata.labels, LABEL_POD_TEMPLATE_HASH: h}
     template.mark_set("metadata")
-    selector = (dep.spec.selector or LabelSelector()).model_copy(deep=True)
+    selector = (dep.spec.selector or LabelSelector()).clone()
     selector.match_labels = {**selector.match_labels, LABEL_POD_TEMPLATE_HASH: h}
     strategy = dep.spec.strategy
     surge = 0
@@ -302,6 +304,7 @@ def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
     rs = ReplicaSet(metadata=ObjectMeta(**meta), spec=spec)
     rs.metadata.owner_references = [_controller_ref(dep)]
     rs.metadata.uid = _uid(seed, "ReplicaSet", rs.key)
+    rs._source = dep._source
     return rs
 
 
@@ -335,7 +338,7 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
     replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
     start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
     revision = controller_revision_hash(sts)
-    have = {p.name for p in existing_pods if p.namespace == sts.namespace}
+    have = {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
     out = []
     for ordinal in range(start, start + replicas):
         name = f"{sts.name}-{ordinal}"
@@ -486,7 +489,7 @@ def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
     >>> [o.metadata.uid for o in out] == [o.metadata.uid for o in expand(out[:1])]
     True
     """
-    objs = [o.model_copy(deep=True) for o in objects]
+    objs = [o.clone() for o in objects]
     pods = [o for o in objs if isinstance(o, Pod)]
     taken: dict[str, set[str]] = {}
     for o in objs:

@@ -48,5 +48,7 @@ class Diagnosis:
             if parts:
                 msg += f" {', '.join(parts)}."
         if self.postfilter_msg:
-            msg += f" {self.postfilter_msg}."
+            # Upstream appends the PostFilter message as is (no separator period):
+            # "0/3 nodes are available: 3 Insufficient cpu. preemption: ..."
+            msg += f" {self.postfilter_msg}"
         return msg

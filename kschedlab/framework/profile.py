@@ -37,11 +37,12 @@ DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     ("VolumeZone", None),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", None),  # DynamicResourceAllocation is GA; placed before DefaultPreemption
+    ("DynamicResources", 2),  # DynamicResourceAllocation is GA; placed before DefaultPreemption, scores with weight 2
     ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", None),
+    ("NodeDeclaredFeatures", None),  # NodeDeclaredFeatures is GA
 ]
 
 POINTS_IN_CONFIG_ORDER = list(EXTENSION_POINTS)

@@ -144,20 +144,20 @@ class Framework:
                 continue
             if not status.is_success():
                 if status.code == Code.UnschedulableAndUnresolvable:
-                    return result, status, log, with_nodes
+                    return result, status, log, []
                 if status.code == Code.Unschedulable:
                     final = status
                     continue
                 return result, Status(Code.Error, (f'running PreFilter plugin "{plugin.name}": '
-                                                   f"{status.message()}",), plugin.name), log, with_nodes
+                                                   f"{status.message()}",), plugin.name), log, []
             if res is not None and not res.all_nodes():
                 with_nodes.append(plugin.name)
             result = result.merge(res)
             if not result.all_nodes() and not result.node_names:
                 if len(with_nodes) == 1:
                     msg = f"node(s) didn't satisfy plugin {with_nodes[0]}"
-                else:
-                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}] simultaneously"
+                else:  # upstream prints sets.List(pluginsWithNodes): sorted
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}] simultaneously"
                 return result, Status.unresolvable(msg), log, with_nodes
         return result, final, log, with_nodes
 
@@ -200,17 +200,26 @@ class Framework:
         return out.status(0)
 
     def run_post_filter(self, state: CycleState, pod, diagnosis) -> tuple[Any, Status]:
-        statuses = []
+        """Stops at the first plugin that makes the pod schedulable, reports it
+        unresolvable or fails; otherwise joins the reasons of all plugins and
+        names the first one that rejected the pod (``RunPostFilterPlugins``)."""
+        last_result = None
+        reasons: list[str] = []
+        rejector: str | None = None
         for plugin in self.points["postFilter"]:
             result, status = plugin.post_filter(state, pod, diagnosis)
-            status = (status or Status()).with_plugin(plugin.name)
+            status = status or Status()
             if status.is_success():
                 return result, status
+            if status.code == Code.UnschedulableAndUnresolvable:
+                return result, status.with_plugin(plugin.name)
             if not status.is_rejected():
-                return None, status
-            statuses.append(status)
-        reasons = tuple(r for s in statuses for r in s.reasons)
-        return None, Status(Code.Unschedulable, reasons, statuses[-1].plugin if statuses else None)
+                return None, Status(Code.Error, status.reasons, plugin.name)
+            if result is not None:
+                last_result = result
+            reasons.extend(status.reasons)
+            rejector = rejector or plugin.name
+        return last_result, Status(Code.Unschedulable, tuple(reasons), rejector)
 
     # -- scoring ----------------------------------------------------------------
     def run_pre_score(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> list[tuple[str, Status]]:
@@ -241,19 +250,21 @@ class Framework:
             if out_of_range.any():
                 bad = scores[out_of_range][0]
                 raise FrameworkError(
-                    f'plugin "{plugin.name}" returns an invalid score {bad}, it should in the range of '
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                    f'applying score defaultWeights on Score plugins: plugin "{plugin.name}" returns an invalid '
+                    f"score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
             normalized[i] = scores
         weights = np.asarray([self.weights[p.name] for p in plugins], np.int64)
         return ScoreOutcome(rows, [p.name for p in plugins], weights, raw, normalized)
 
     # -- reserve .. bind --------------------------------------------------------
     def run_reserve(self, state, pod, node: str) -> Status:
-        for i, plugin in enumerate(self.points["reserve"]):
+        """Stops at the first failure; the caller runs Unreserve (``RunReservePluginsReserve``)."""
+        for plugin in self.points["reserve"]:
             status = (plugin.reserve(state, pod, node) or Status()).with_plugin(plugin.name)
             if not status.is_success():
-                self.run_unreserve(state, pod, node)
-                return status
+                if status.is_rejected():
+                    return status
+                return Status(Code.Error, (f'running Reserve plugin "{plugin.name}": {status.message()}',))
         return Status()
 
     def run_unreserve(self, state, pod, node: str) -> None:
@@ -283,7 +294,9 @@ class Framework:
             if status.is_skip():
                 continue
             if not status.is_success():
-                return status
+                if status.is_rejected():
+                    return status
+                return Status(Code.Error, (f'running PreBind plugin "{plugin.name}": {status.message()}',))
         return Status()
 
     def run_bind(self, state, pod, node: str) -> Status:
@@ -291,6 +304,8 @@ class Framework:
             status = (plugin.bind(state, pod, node) or Status()).with_plugin(plugin.name)
             if status.is_skip():
                 continue
+            if not status.is_success() and not status.is_rejected():
+                return Status(Code.Error, (f'running Bind plugin "{plugin.name}": {status.message()}',))
             return status
         return Status.skip()
 

@@ -32,6 +32,9 @@ class CycleTrace:
     steps: list[tuple[str, str, Status]] = field(default_factory=list)  # (point, plugin, status)
     start_index: int = 0
     num_to_find: int = 0
+    #: upstream ScheduleResult.EvaluatedNodes / FeasibleNodes of this attempt
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
 
     # -- per-node views ---------------------------------------------------------
     def filter_statuses(self) -> dict[str, Status]:

@@ -73,8 +73,11 @@ def balanced_allocation(requested, allocated, allocatable, weights) -> np.ndarra
     Rewards how much placing the pod improves the node's balance.
 
     >>> alloc = np.array([[4000], [10 << 30]])
-    >>> balanced_allocation(np.array([[3000], [5 << 30]]), np.array([[1000], [5 << 30]]), alloc, None).tolist()
-    [53]
+    >>> with_pod, without = np.array([[3000], [5 << 30]]), np.array([[1000], [5 << 30]])
+    >>> balanced_allocation(with_pod, without, alloc, None).tolist()   # 87 before and after
+    [75]
+    >>> balanced_allocation(np.array([[2000], [5 << 30]]), without, alloc, None).tolist()  # 100 after
+    [81]
     """
     half = MAX_NODE_SCORE // 2
     diff = half + balance(requested, allocatable) - balance(allocated, allocatable)

@@ -1,0 +1,26 @@
+"""Figures, worked calculations and HTML reports built from traces and cluster state.
+
+``viz`` only reads: it never changes a cluster, a scheduler or a trace.
+
+>>> from kschedlab import Cluster, Scheduler
+>>> from kschedlab.scenarios import path
+>>> from kschedlab import viz
+>>> cluster = Cluster.from_manifests(path("default"))
+>>> results = Scheduler(cluster).run()
+>>> fig = viz.node_utilization(cluster)
+>>> fig.layout.title.text
+'Requested vs allocatable per node'
+"""
+
+from kschedlab.viz.calc import (
+    Worksheet, fit_config, parse_shape, rtcr_worksheet, score_worksheet, shape_yaml, to_yaml, what_if)
+from kschedlab.viz.figures import (
+    cluster_picture, filter_grid, filter_outcome, node_utilization, score_breakdown, shape_function,
+    utilization_table)
+from kschedlab.viz.report import render_report, write_report
+
+__all__ = [
+    "node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
+    "filter_grid", "utilization_table", "write_report", "render_report", "Worksheet", "fit_config", "to_yaml",
+    "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if",
+]

@@ -1,0 +1,85 @@
+"""Small helpers shared by the figures, the report and the widgets.
+
+>>> esc("<script>alert('x')</script>")
+'&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;'
+>>> plugin_color("NodeResourcesFit")
+'#1f77b4'
+>>> human(1536 * 2**20, "memory"), human(1500, "cpu"), human(3, "nvidia.com/gpu")
+('1.5Gi', '1.5', '3')
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY
+
+#: Every figure uses this template explicitly, so output never depends on
+#: ``plotly.io.templates.default``.
+TEMPLATE = "plotly_white"
+
+#: A fixed colour per in-tree Score plugin, so a plugin looks the same in every figure.
+PLUGIN_COLORS = {
+    "NodeResourcesFit": "#1f77b4",
+    "NodeResourcesBalancedAllocation": "#ff7f0e",
+    "TaintToleration": "#2ca02c",
+    "NodeAffinity": "#d62728",
+    "ImageLocality": "#9467bd",
+    "PodTopologySpread": "#8c564b",
+    "InterPodAffinity": "#e377c2",
+    "VolumeBinding": "#7f7f7f",
+    "DynamicResources": "#bcbd22",
+}
+_EXTRA_COLORS = ("#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94")
+
+PASSED_COLOR = "#74c476"
+REJECTED_COLOR = "#de2d26"
+NOT_RUN_COLOR = "#e0e0e0"
+CHOSEN_COLOR = "#fdae08"
+
+
+def esc(value) -> str:
+    """``html.escape`` of ``str(value)`` (quotes too): for every user string that reaches HTML or a figure."""
+    return html.escape(str(value), quote=True)
+
+
+def plugin_color(name: str, index: int = 0) -> str:
+    """The fixed colour of plugin ``name`` (a palette colour by ``index`` for other plugins)."""
+    return PLUGIN_COLORS.get(name) or _EXTRA_COLORS[index % len(_EXTRA_COLORS)]
+
+
+def live_rows(snapshot) -> list[int]:
+    """Rows of the nodes currently in ``snapshot``, in the order they were added."""
+    return sorted(snapshot.index.values())
+
+
+_BINARY = ((2**40, "Ti"), (2**30, "Gi"), (2**20, "Mi"), (2**10, "Ki"))
+
+
+def unit_of(resource: str) -> tuple[float, str]:
+    """(divisor, axis label) to show ``resource`` in: cores, GiB or plain counts."""
+    if resource == CPU:
+        return 1000.0, "cores"
+    if resource in (MEMORY, EPHEMERAL_STORAGE) or resource.startswith("hugepages-"):
+        return float(2**30), "GiB"
+    return 1.0, "count"
+
+
+def human(value: int, resource: str) -> str:
+    """A scheduler-unit integer (millicores, bytes, counts) as a short readable quantity."""
+    value = int(value)
+    if resource == CPU:
+        return f"{value / 1000:g}"
+    if resource in (MEMORY, EPHEMERAL_STORAGE) or resource.startswith("hugepages-"):
+        for div, suffix in _BINARY:
+            if abs(value) >= div:
+                return f"{value / div:.4g}{suffix}"
+        return str(value)
+    return str(value)
+
+
+def as_int_list(values) -> list[int]:
+    """Plain Python ints (figures then serialise as readable JSON lists, not base64 arrays)."""
+    return [int(v) for v in np.asarray(values).tolist()]

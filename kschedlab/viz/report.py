@@ -1,0 +1,118 @@
+"""A self-contained HTML report of a scheduling run.
+
+One file, plotly.js embedded once in the head, every figure a ``<div>`` with
+a fixed id (``kschedlab-utilization``, ``kschedlab-pod-<i>-score`` ...), no
+timestamps: the same cluster and results always give the same bytes.  Every
+user-provided string (title, pod and node names, messages, reasons) is
+escaped with :func:`html.escape`; the figure JSON plotly writes escapes
+``<``, ``>`` and ``/`` as well.
+
+>>> import tempfile, pathlib
+>>> from kschedlab import Cluster, Scheduler
+>>> from kschedlab.scenarios import path
+>>> cluster = Cluster.from_manifests(path("default"))
+>>> results = Scheduler(cluster).run()
+>>> out = write_report(pathlib.Path(tempfile.mkdtemp()) / "r.html", cluster, results, title="demo <1>")
+>>> text = out.read_text()
+>>> "<title>demo &lt;1&gt;</title>" in text, text.count("Plotly.newPlot("), text.count("<script")
+(True, 10, 11)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
+
+from kschedlab.viz._common import esc
+from kschedlab.viz.figures import cluster_picture, filter_outcome, node_utilization, score_breakdown
+
+__all__ = ["write_report", "render_report"]
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1200px;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1.1em; }
+table { border-collapse: collapse; margin: 0.5em 0 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.ok { color: #1a7f37; } td.fail { color: #b42318; }
+code { background: #f6f8fa; padding: 0 0.2em; }
+.note { color: #666; }
+"""
+
+_PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def _figure_div(fig, div_id: str) -> str:
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id, config=_PLOTLY_CONFIG,
+                       validate=False)
+
+
+def _results_table(results) -> str:
+    rows = []
+    for i, r in enumerate(results):
+        cls = "ok" if r.node else "fail"
+        rows.append(f'<tr><td><a href="#kschedlab-pod-{i}">{esc(r.pod)}</a></td>'
+                    f'<td class="{cls}">{esc(r.node or "—")}</td><td>{esc(r.status.code.name)}</td>'
+                    f"<td>{esc(r.message)}</td></tr>")
+    return ("<table><thead><tr><th>pod</th><th>node</th><th>status</th><th>message</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+def _explain_table(result) -> str:
+    df = result.explain()
+    cols = [c for c in ("filter", "code", "reasons", "total", "rank", "chosen") if c in df]
+    return df[cols].to_html(escape=True, na_rep="", border=0)
+
+
+def _pod_section(i: int, result) -> str:
+    parts = [f'<h2 id="kschedlab-pod-{i}">{esc(result.pod)} → {esc(result.node or "unschedulable")}</h2>']
+    if result.message:
+        parts.append(f"<p><code>{esc(result.message)}</code></p>")
+    if result.trace is None:
+        parts.append('<p class="note">no trace was kept for this attempt</p>')
+        return "\n".join(parts)
+    parts.append(_explain_table(result))
+    parts.append(_figure_div(filter_outcome(result), f"kschedlab-pod-{i}-filter"))
+    if result.trace.score is not None:
+        parts.append(_figure_div(score_breakdown(result), f"kschedlab-pod-{i}-score"))
+    else:
+        reason = ("only one feasible node: scoring is skipped" if result.trace.selected
+                  else "no feasible node: nothing was scored")
+        parts.append(f'<p class="note">{esc(reason)}</p>')
+    return "\n".join(parts)
+
+
+def render_report(cluster, results: Iterable, title: str = "kschedlab report") -> str:
+    """The report as an HTML string (see :func:`write_report`)."""
+    results = list(results)
+    scheduled = sum(1 for r in results if r.node)
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f'<p class="note">{scheduled} of {len(results)} pods scheduled on {len(cluster.snapshot.index)} nodes.</p>',
+        "<h2>Results</h2>", _results_table(results),
+        "<h2>Cluster</h2>", _figure_div(node_utilization(cluster), "kschedlab-utilization"),
+        _figure_div(cluster_picture(cluster), "kschedlab-cluster"),
+    ]
+    body.extend(_pod_section(i, r) for i, r in enumerate(results))
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n"
+            f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n'
+            + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+def write_report(path, cluster, results: Iterable, title: str = "kschedlab report") -> Path:
+    """Write one self-contained HTML report and return its path.
+
+    A results table (pod, node, status, message), the node utilization and
+    cluster figures, then per pod its explain() table, filter outcome and
+    score breakdown.  Works offline (plotly.js is inlined once).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(cluster, results, title), encoding="utf-8")
+    return path

@@ -1,0 +1,15 @@
+"""ipywidgets explorers built on :mod:`kschedlab.viz`.
+
+The widgets only connect controls to library functions
+(:func:`kschedlab.viz.calc.what_if`, the figures); every number they show can
+be computed without them.
+
+>>> from kschedlab.widgets import ShapeEditor
+>>> ShapeEditor([(0, 10), (100, 0)]).score_at(25)
+75
+"""
+
+from kschedlab.widgets.explorer import ScoreExplorer
+from kschedlab.widgets.shape_editor import ShapeEditor
+
+__all__ = ["ScoreExplorer", "ShapeEditor"]

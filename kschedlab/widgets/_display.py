@@ -1,0 +1,43 @@
+"""Putting figures and tables into ipywidgets without printing to the cell.
+
+The explorers write their figure into an ``ipywidgets.Output`` by setting its
+``outputs`` directly instead of ``with out: fig.show()``: nothing is
+published on the cell's output stream, so a notebook shows the same cell
+output whether it runs in JupyterLab, ``nbconvert --execute`` or
+``pytest --nbval``.
+
+>>> import plotly.graph_objects as go
+>>> sorted(figure_bundle(go.Figure(layout={"title": "t"})))
+['application/vnd.plotly.v1+json', 'text/plain']
+"""
+
+from __future__ import annotations
+
+import json
+
+import plotly.io as pio
+
+from kschedlab.viz._common import esc
+
+
+def figure_bundle(fig) -> dict:
+    """The MIME bundle JupyterLab / VS Code render a plotly figure from (no HTML, no scripts)."""
+    title = fig.layout.title.text or "figure"
+    return {"application/vnd.plotly.v1+json": json.loads(pio.to_json(fig, validate=False)),
+            "text/plain": f"<plotly figure: {title}>"}
+
+
+def set_figure(output, fig) -> None:
+    """Replace what ``output`` (an ``ipywidgets.Output``) shows with ``fig``."""
+    output.outputs = ({"output_type": "display_data", "data": figure_bundle(fig), "metadata": {}},)
+
+
+def table_html(df, caption: str = "") -> str:
+    """A DataFrame as an escaped HTML table with an escaped caption."""
+    head = f"<p><b>{esc(caption)}</b></p>" if caption else ""
+    return head + df.to_html(escape=True, na_rep="", border=0)
+
+
+def pre(text: str) -> str:
+    """Text in a ``<pre>`` block, escaped."""
+    return f"<pre style='margin:0'>{esc(text)}</pre>"

@@ -23,8 +23,8 @@ node-tree order kube-scheduler iterates (round robin across zones).
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Iterable
+from collections import Counter, OrderedDict
+from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
@@ -71,6 +71,9 @@ class Snapshot:
         self.image_nodes: Counter = Counter()
         self.port_rows: dict[int, Counter] = {}
         self._label_cols: dict[str, np.ndarray] = {}
+        #: pod indexes kept current as pods come and go: key -> [predicate, counts per row | pod list]
+        self._pod_counts: OrderedDict[Hashable, list] = OrderedDict()
+        self._pod_lists: OrderedDict[Hashable, list] = OrderedDict()
         self._zones: dict[str, list[int]] = {}
         self._order: np.ndarray | None = None
         self.generation = 0
@@ -92,6 +95,8 @@ class Snapshot:
             new = np.zeros((*old.shape[:-1], cap), old.dtype)
             new[..., : self._cap] = old
             setattr(self, attr, new)
+        for entry in self._pod_counts.values():
+            entry[1] = np.concatenate([entry[1], np.zeros(cap - self._cap, np.int64)])
         self._cap = cap
 
     def resource_column(self, name: str) -> int:
@@ -233,6 +238,54 @@ class Snapshot:
         self._account(info, row, -1)
         return info
 
+    # -- pod indexes ---------------------------------------------------------------
+    MAX_POD_INDEXES = 256
+
+    def matching_pod_counts(self, key: Hashable, predicate: Callable[[PodInfo], bool]) -> np.ndarray:
+        """Per-row count of the pods on each node for which ``predicate`` holds.
+
+        Built once by scanning the pods, then kept current on every pod
+        add/remove, so plugins such as PodTopologySpread pay per cycle for the
+        nodes, not for the pods already placed.  ``key`` must identify the
+        predicate (e.g. namespace + selector); the least recently used of more
+        than ``MAX_POD_INDEXES`` indexes is dropped.  Do not modify the result.
+        """
+        entry = self._pod_counts.get(key)
+        if entry is None:
+            counts = np.zeros(self._cap, np.int64)
+            for row, pods in enumerate(self.pods):
+                counts[row] = sum(1 for p in pods if predicate(p))
+            entry = self._pod_counts[key] = [predicate, counts]
+            if len(self._pod_counts) > self.MAX_POD_INDEXES:
+                self._pod_counts.popitem(last=False)
+        else:
+            self._pod_counts.move_to_end(key)
+        return entry[1]
+
+    def matching_pods(self, key: Hashable, predicate: Callable[[PodInfo], bool]) -> dict[str, tuple[int, PodInfo]]:
+        """Pods (key -> (row, PodInfo)) for which ``predicate`` holds, kept current like
+        :meth:`matching_pod_counts` (e.g. the pods with required anti-affinity)."""
+        entry = self._pod_lists.get(key)
+        if entry is None:
+            found = {p.key: (row, p) for row, pods in enumerate(self.pods) for p in pods if predicate(p)}
+            entry = self._pod_lists[key] = [predicate, found]
+            if len(self._pod_lists) > self.MAX_POD_INDEXES:
+                self._pod_lists.popitem(last=False)
+        else:
+            self._pod_lists.move_to_end(key)
+        return entry[1]
+
+    def _update_indexes(self, info: PodInfo, row: int, sign: int) -> None:
+        for predicate, counts in self._pod_counts.values():
+            if predicate(info):
+                counts[row] += sign
+        for predicate, found in self._pod_lists.values():
+            if predicate(info):
+                if sign > 0:
+                    found[info.key] = (row, info)
+                else:
+                    found.pop(info.key, None)
+
     def _account(self, info: PodInfo, row: int, sign: int) -> None:
         for name, value in info.requests.items():
             col = self.resource_column(name)
@@ -248,6 +301,8 @@ class Snapshot:
                     del used[port]
             if not used:
                 del self.port_rows[row]
+        if self._pod_counts or self._pod_lists:
+            self._update_indexes(info, row, sign)
         self.generation += 1
 
     def used_ports(self, row: int) -> set[tuple[str, str, int]]:

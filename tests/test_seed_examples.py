@@ -11,7 +11,9 @@ order) and 11 (bin packing: MostAllocated, RequestedToCapacityRatio).
 
 Messages: kube-scheduler's default profile ends an unschedulable pod's message
 with DefaultPreemption's PostFilter verdict (" preemption: 0/N nodes are
-available: ..."). kschedlab does not model DefaultPreemption yet, so the tests
+available: ...", ending in ".." because FitError.Error() wraps the inner
+FitError's message, which already ends in ".", in " %v."). kschedlab does not
+model DefaultPreemption yet, so the tests
 check the Filter part of the message (``FitError`` before PostFilter) and
 ``test_unschedulable_messages_carry_the_preemption_verdict`` holds the full
 upstream strings as a strict xfail.
@@ -655,10 +657,10 @@ def test_s11_negative_weight_is_refused():
 @pytest.mark.parametrize(("dataset", "pod", "expected"), [
     ("06-taint-kubectl-examples.yaml", "no-toleration",
      f"0/1 nodes are available: 1 {UNTOLERATED}. "
-     "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
+     "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.."),
     ("02-added-affinity-per-profile.yaml", "pod-foo-ssd",
      f"0/2 nodes are available: 1 {POD_AFFINITY}, 1 {ENFORCED_AFFINITY}. "
-     "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."),
+     "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.."),
 ])
 def test_unschedulable_messages_carry_the_preemption_verdict(dataset, pod, expected):
     _, sched = scenario(dataset)
@@ -674,4 +676,4 @@ def test_overhead_alone_makes_the_pod_unschedulable_message():
     # DefaultPreemption does not even look for victims
     assert result.message == ("0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. "
                               "preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
-                              "scheduling.")
+                              "scheduling..")

@@ -155,8 +155,9 @@ def resolve_profile(profile: dict, registry: dict | None = None) -> ResolvedProf
             from_multipoint.append(name)
         ordered = [n for n in explicit if n in overrides] + from_multipoint + [
             n for n in explicit if n not in overrides]
-        if len(set(ordered)) != len(ordered):
-            raise ProfileError(f"plugin registered more than once at {point}: {ordered}")
+        dup = next((n for i, n in enumerate(ordered) if n in ordered[:i]), None)
+        if dup is not None:  # upstream updatePluginList's wording
+            raise ProfileError(f"plugin {dup!r} already registered as {point!r}")
         points[point] = ordered
 
     scheduler_name = profile.get("schedulerName") or DEFAULT_SCHEDULER_NAME

@@ -1,0 +1,51 @@
+"""Snapshot bookkeeping: resources, pod indexes, node order."""
+
+from kschedlab.api.core import Node, Pod
+from kschedlab.cluster import Cluster
+
+
+def _node(name, zone="a"):
+    return Node.model_validate({"metadata": {"name": name, "labels": {"topology.kubernetes.io/zone": zone}},
+                                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}})
+
+
+def _pod(name, app, node=None):
+    spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "100m", "example.com/dongle": "1"}}}]}
+    if node:
+        spec["nodeName"] = node
+    return Pod.model_validate({"metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+                               "spec": spec})
+
+
+def test_pod_indexes_follow_binds_and_removals():
+    cluster = Cluster([_node("n1"), _node("n2", "b"), _pod("a1", "web", "n1")])
+    snap = cluster.snapshot
+    counts = snap.matching_pod_counts(("app", "web"), lambda p: p.labels.get("app") == "web")
+    lst = snap.matching_pods(("app", "web"), lambda p: p.labels.get("app") == "web")
+    assert counts[:2].tolist() == [1, 0] and set(lst) == {"default/a1"}
+    cluster.add(_pod("a2", "web"))
+    cluster.add(_pod("b1", "db"))
+    cluster.bind("default/a2", "n2")
+    cluster.bind("default/b1", "n2")
+    assert snap.matching_pod_counts(("app", "web"), None)[:2].tolist() == [1, 1]
+    cluster.remove_pod("default/a1")
+    assert snap.matching_pod_counts(("app", "web"), None)[:2].tolist() == [0, 1]
+    assert set(snap.matching_pods(("app", "web"), None)) == {"default/a2"}
+
+
+def test_extended_resources_get_their_own_column():
+    cluster = Cluster([_node("n1"), _pod("a1", "web", "n1")])
+    snap = cluster.snapshot
+    col = snap.res_index["example.com/dongle"]
+    assert snap.requested[col, 0] == 1 and snap.allocatable[col, 0] == 0
+    assert cluster.snapshot.node_info("n1").requested == {"cpu": 100, "example.com/dongle": 1}
+
+
+def test_indexes_survive_growth_of_the_snapshot():
+    cluster = Cluster([_node("n0")])
+    snap = cluster.snapshot
+    snap.matching_pod_counts("web", lambda p: p.labels.get("app") == "web")
+    for i in range(1, 40):
+        cluster.add(_node(f"n{i}"))
+    cluster.add(_pod("w", "web", "n39"))
+    assert snap.matching_pod_counts("web", None)[snap.index["n39"]] == 1

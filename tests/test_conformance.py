@@ -38,7 +38,7 @@ def _cases():
             yield pytest.param(case, id=case["id"], marks=marks)
 
 
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", list(_cases()))
 def test_case(case):
     result = run_case(case)
     assert result.ok, "\n".join(result.diffs)

@@ -13,10 +13,9 @@ Messages: kube-scheduler's default profile ends an unschedulable pod's message
 with DefaultPreemption's PostFilter verdict (" preemption: 0/N nodes are
 available: ...", ending in ".." because FitError.Error() wraps the inner
 FitError's message, which already ends in ".", in " %v."). kschedlab does not
-model DefaultPreemption yet, so the tests
-check the Filter part of the message (``FitError`` before PostFilter) and
-``test_unschedulable_messages_carry_the_preemption_verdict`` holds the full
-upstream strings as a strict xfail.
+model DefaultPreemption yet, so the tests check the Filter part of the message
+(``FitError`` before PostFilter), and the two tests at the end hold the full
+upstream strings as strict xfails.
 """
 
 from __future__ import annotations
@@ -33,9 +32,10 @@ from kschedlab.api.loader import load, load_text
 from kschedlab.api.workloads import expand
 from kschedlab.cluster import Cluster
 from kschedlab.corev1helpers import find_matching_untolerated_taint
+from kschedlab.framework.interface import ArgsError
 from kschedlab.plugins.node_resources_fit import default_fit_args
 from kschedlab.resourcehelpers import pod_requests, resource_list
-from kschedlab.scheduler import Scheduler, num_feasible_nodes_to_find
+from kschedlab.scheduler import ConfigError, Scheduler, num_feasible_nodes_to_find
 
 SEED = Path(__file__).resolve().parent.parent / "datasets" / "seed"
 Mi = 1 << 20
@@ -45,10 +45,10 @@ ENFORCED_AFFINITY = "node(s) didn't match scheduler-enforced node affinity"
 UNTOLERATED = "node(s) had untolerated taint(s)"
 
 
-def scenario(name: str, *, gates: dict | None = None, seed: int = 0, extra_objects=()):
+def scenario(name: str, *, gates: dict | None = None, seed: int = 0):
     """(cluster, scheduler) of a dataset file: load, expand, admit; its
     KubeSchedulerConfiguration (if any) configures the scheduler."""
-    objects = [*load(SEED / name), *extra_objects]
+    objects = load(SEED / name)
     configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
     assert len(configs) <= 1
     rest = [o for o in objects if not isinstance(o, KubeSchedulerConfiguration)]
@@ -101,13 +101,13 @@ def test_s1_filter_then_score_picks_the_highest_total():
 
 def test_s1_no_feasible_node_leaves_the_pod_pending():
     cluster, sched = scenario("01-kube-scheduler-filter-score.yaml")
-    pod = cluster.pods["default/web"]
-    pod.spec.containers[0].resources.requests = {**pod.spec.containers[0].resources.requests}
     big = Pod.model_validate({"metadata": {"name": "huge", "namespace": "default"},
                               "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "5"}}}]}})
     cluster.add(admit([big])[0])
     result = sched.schedule_one("default/huge")
     assert result.node is None
+    # 5 CPU is more than any node's allocatable: UnschedulableAndUnresolvable everywhere
+    assert {v[0] for v in filter_verdicts(result).values()} == {"UnschedulableAndUnresolvable"}
     assert result.message == "0/3 nodes are available: 3 Insufficient cpu."
     assert cluster.pods["default/huge"].spec.node_name is None
     cond = cluster.pods["default/huge"].status.conditions[-1]
@@ -493,8 +493,10 @@ percentageOfNodesToScore: 50
 
 
 def test_s10_the_seed_v1alpha1_config_is_refused():
-    with pytest.raises(ManifestError):
+    # as printed, "..." ends the YAML document and the last line starts a new one without "---"
+    with pytest.raises(ManifestError, match="invalid YAML"):
         load_text(V1ALPHA1_EXAMPLE, source="v1alpha1.yaml")
+    # and the API version itself is not served any more
     with pytest.raises(ManifestError, match=r'unknown kind "KubeSchedulerConfiguration" '
                                             r"\(apiVersion kubescheduler.config.k8s.io/v1alpha1\)"):
         load_text(V1ALPHA1_EXAMPLE.split("\n...\n")[0], source="v1alpha1.yaml")
@@ -509,6 +511,15 @@ def test_s10_default_threshold_formula():
     assert num_feasible_nodes_to_find(50, 400) == 200
     assert num_feasible_nodes_to_find(100, 400) == 400  # score everything
     assert num_feasible_nodes_to_find(1, 5000) == 100  # explicit 1% = 50 nodes, raised to 100
+
+
+def test_s10_more_than_100_percent_is_refused():
+    # The seed: "Якщо ви встановлюєте percentageOfNodesToScore більше 100, kube-scheduler діє так,
+    # ніби ви встановили значення 100". kube-scheduler's config validation refuses it instead
+    # (ValidateKubeSchedulerConfiguration: field.Invalid, "not in valid range [0-100]").
+    with pytest.raises(ConfigError) as err:
+        Scheduler(Cluster(), {"percentageOfNodesToScore": 150})
+    assert str(err.value) == "percentageOfNodesToScore: Invalid value: 150: not in valid range [0-100]"
 
 
 def _two_zone_nodes(n: int) -> list:
@@ -644,8 +655,12 @@ def test_s11_negative_weight_is_refused():
     # validation (validateResources) refuses weights outside (0, 100].
     config = {"profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
         "type": "MostAllocated", "resources": [{"name": "cpu", "weight": -1}]}}}]}]}
-    with pytest.raises(Exception, match=r"resource weight of cpu not in valid range \(0, 100\]"):
+    with pytest.raises(ArgsError) as err:
         Scheduler(Cluster(), config)
+    # upstream: field.Invalid(scoringStrategy.resources[0].weight, -1, msg)
+    assert [(e.type, e.field, e.detail) for e in err.value.errors] == [
+        ("FieldValueInvalid", "scoringStrategy.resources[0].weight",
+         "resource weight of cpu not in valid range (0, 100]")]
 
 
 # ---------------------------------------------------------------------------------------------------

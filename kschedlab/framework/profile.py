@@ -120,6 +120,13 @@ def resolve_profile(profile: dict, registry: dict | None = None) -> ResolvedProf
 
     def implements_point(name: str, point: str) -> bool:
         return implements(registry[name], point)
+    # upstream NewFramework refuses a repeated pluginConfig before looking at the plugins
+    plugin_config: dict[str, dict] = {}
+    for item in profile.get("pluginConfig") or []:
+        if item["name"] in plugin_config:
+            raise ProfileError(f"repeated config for plugin {item['name']!r}")
+        plugin_config[item["name"]] = item.get("args") or {}
+
     plugins_cfg: dict[str, Any] = profile.get("plugins") or {}
     merged: dict[str, tuple[list[dict], list[str]]] = {}
     defaults = {"multiPoint": (default_plugins(registry), [])}
@@ -179,12 +186,6 @@ def resolve_profile(profile: dict, registry: dict | None = None) -> ResolvedProf
             raise ProfileError("total score of Score plugins could overflow")
         weights[name] = weight
         total += weight * MAX_NODE_SCORE
-
-    plugin_config: dict[str, dict] = {}
-    for item in profile.get("pluginConfig") or []:
-        if item["name"] in plugin_config:
-            raise ProfileError(f"repeated config for plugin {item['name']!r}")
-        plugin_config[item["name"]] = item.get("args") or {}
 
     needed: list[str] = []
     for names in points.values():

@@ -15,8 +15,8 @@ settings.
 >>> fig = score_breakdown(results["default/cache-0"])
 >>> [t.name for t in fig.data][-2:]
 ['total', 'chosen']
->>> fig.data[-1].x, fig.data[-1].y
-(('node-b2',), (452,))
+>>> fig.data[-1].x, fig.data[-1].customdata, fig.data[-2].y
+(('node-b2',), (452,), (445, 452))
 >>> [t.name for t in filter_outcome(results["default/big-0"]).data]
 ['filter']
 """
@@ -121,8 +121,7 @@ def node_utilization(cluster, resources: Sequence[str] | None = None, *, include
         div, _ = unit_of(name)
         req = [int(table.loc[(n, name), "requested"]) for n in nodes]
         alloc = [int(table.loc[(n, name), "allocatable"]) for n in nodes]
-        pct = [(100.0 * r / a) if a else (float("inf") if r else 0.0) for r, a in zip(req, alloc)]
-        pct_text = [f"{p:.0f}%" if p != float("inf") else "n/a" for p in pct]
+        pct_text = [f"{100.0 * r / a:.0f}%" if a else ("over" if r else "") for r, a in zip(req, alloc)]
         custom = [[human(r, name), human(a, name), t] for r, a, t in zip(req, alloc, pct_text)]
         hover = ("%{x}<br>requested %{customdata[0]} of %{customdata[1]} allocatable"
                  " (%{customdata[2]})<extra></extra>")
@@ -150,8 +149,9 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
 
     One bar trace per plugin (``y`` = normalized score × weight, hover shows
     raw, normalized and weight), then a ``total`` marker trace with the sum
-    written above each stack, and a ``chosen`` star on the selected node,
-    whose axis label is also bold.  Values are exactly those of
+    written above each stack, and a ``chosen`` star above the selected
+    node's stack (its ``customdata`` is the total), whose column is shaded and
+    whose axis label is bold.  Values are exactly those of
     ``result.trace.scores()``.  Nodes keep the order the scheduler scored them in.
     """
     title = title or _result_title(result, "Score breakdown")
@@ -178,22 +178,24 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
             hovertemplate=("%{x}<br>%{fullData.name}: raw %{customdata[0]}, normalized %{customdata[1]}"
                            " × weight %{customdata[2]} = %{y}<extra></extra>")))
     totals = [scores[n]["total"] for n in nodes]
-    fig.add_trace(go.Scatter(x=x, y=totals, name="total", mode="markers+text", text=[str(t) for t in totals],
-                             textposition="top center", marker={"symbol": "line-ew-open", "size": 18,
-                                                                "color": "black"},
-                             hovertemplate="%{x}<br>total %{y}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=x, y=totals, name="total", mode="text", text=[f"<b>{t}</b>" for t in totals],
+                             textposition="top center", hovertemplate="%{x}<br>total %{y}<extra></extra>"))
     chosen = [n for n in nodes if n == trace.selected]
     if chosen:
         top = scores[chosen[0]]["total"]
-        fig.add_trace(go.Scatter(x=[esc(chosen[0])], y=[top], name="chosen", mode="markers",
-                                 marker={"symbol": "star", "size": 18, "color": CHOSEN_COLOR,
+        k = nodes.index(chosen[0])
+        fig.add_shape(type="rect", xref="x", yref="paper", x0=k - 0.5, x1=k + 0.5, y0=0, y1=1,
+                      fillcolor=CHOSEN_COLOR, opacity=0.15, line={"width": 0}, layer="below")
+        fig.add_trace(go.Scatter(x=[esc(chosen[0])], y=[top + max(totals) * 0.1 + 1], name="chosen",
+                                 mode="markers", customdata=[top],
+                                 marker={"symbol": "star", "size": 16, "color": CHOSEN_COLOR,
                                          "line": {"color": "black", "width": 1}},
-                                 hovertemplate="%{x}<br>chosen (total %{y})<extra></extra>"))
+                                 hovertemplate="%{x}<br>chosen (total %{customdata})<extra></extra>"))
     ticktext = [f"<b>{e}</b> ★" if n == trace.selected else e for n, e in zip(nodes, x)]
     note = f"{trace.ties} nodes tied for the top score; one was picked at random" if trace.ties > 1 else ""
-    fig.update_layout(template=TEMPLATE, barmode="stack", title=title, height=420,
+    fig.update_layout(template=TEMPLATE, barmode="stack", title=title, height=440,
                       xaxis={"title": "node", "tickvals": x, "ticktext": ticktext},
-                      yaxis={"title": "weighted score (normalized × plugin weight)"},
+                      yaxis={"title": "normalized score × weight", "range": [0, max(totals) * 1.2 + 2]},
                       legend={"traceorder": "normal"})
     if note:
         fig.add_annotation(text=note, x=0, y=1.06, xref="paper", yref="paper", showarrow=False, xanchor="left")
@@ -297,9 +299,15 @@ def filter_outcome(result, *, title: str | None = None) -> go.Figure:
             label = f"<b>{esc(plugin)}</b>: {esc('; '.join(reasons))}"
         fig.add_annotation(text=label, x=1.01, y=node, xref="paper", yref="y", xanchor="left", showarrow=False,
                            align="left", font={"size": 11})
-    fig.update_layout(template=TEMPLATE, title=title, height=120 + 36 * len(nodes),
-                      margin={"r": 420, "l": 120}, xaxis={"side": "top", "tickangle": -30},
-                      yaxis={"autorange": "reversed"})
+    trace = result.trace
+    skipped = [name for name, st in trace.prefilter if st.is_skip()]
+    if skipped:
+        fig.add_annotation(text="skipped at Filter (PreFilter returned Skip): " + esc(", ".join(skipped)),
+                           x=0, y=0, xref="paper", yref="paper", yshift=-12, xanchor="left", yanchor="top",
+                           showarrow=False, font={"size": 11, "color": "#666"})
+    fig.update_layout(template=TEMPLATE, title={"text": title, "y": 0.98, "yanchor": "top"},
+                      height=200 + 36 * len(nodes), margin={"r": 420, "l": 120, "t": 150, "b": 40},
+                      xaxis={"side": "top", "tickangle": -30}, yaxis={"autorange": "reversed"})
     return fig
 
 
@@ -357,8 +365,8 @@ def shape_function(shape_points, marks: Mapping[str, float] | Iterable[tuple[str
     fig.update_layout(template=TEMPLATE, height=380,
                       title=esc(title or "RequestedToCapacityRatio shape"),
                       xaxis={"title": "utilization % = (used + requested) * 100 // allocatable", "range": [-2, 102]},
-                      yaxis={"title": f"resource score ({scale_name})", "range": [-0.05 * top, 1.1 * top]},
-                      legend={"orientation": "h", "y": -0.25})
+                      yaxis={"title": f"score ({scale_name})", "range": [-0.05 * top, 1.1 * top]},
+                      legend={"orientation": "h", "y": 1.0, "x": 1, "xanchor": "right", "yanchor": "bottom"})
     return fig
 
 

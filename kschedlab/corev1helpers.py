@@ -66,15 +66,45 @@ def tolerates(toleration, taint, *, comparison_operators: bool = False) -> bool:
 
 
 def tolerations_tolerate_taint(tolerations: Iterable, taint, *, comparison_operators: bool = False) -> bool:
-    return any(tolerates(t, taint, comparison_operators=comparison_operators) for t in tolerations)
+    """Whether any toleration tolerates ``taint`` (``TolerationsTolerateTaint``).
+
+    A numeric toleration that cannot compare does not hide another toleration
+    that matches; :class:`TaintValueError` is raised only when none does.
+
+    >>> from kschedlab.api.core import Taint, Toleration
+    >>> gold = Taint(key="sla", value="gold", effect="NoSchedule")
+    >>> tolerations_tolerate_taint([Toleration(key="sla", operator="Gt", value="900"),
+    ...                             Toleration(key="sla", operator="Exists")], gold, comparison_operators=True)
+    True
+    """
+    first_error: TaintValueError | None = None
+    for toleration in tolerations:
+        try:
+            if tolerates(toleration, taint, comparison_operators=comparison_operators):
+                return True
+        except TaintValueError as err:
+            first_error = first_error or err
+    if first_error is not None:
+        raise first_error
+    return False
 
 
 def find_matching_untolerated_taint(taints: Iterable, tolerations: list, effects: tuple[str, ...],
                                     *, comparison_operators: bool = False):
-    """First taint with one of ``effects`` that no toleration tolerates, or None."""
+    """First taint with one of ``effects`` that no toleration tolerates, or None.
+
+    As upstream, a cleanly untolerated taint is preferred over one whose numeric
+    comparison failed; the first such failure is raised only when there is none.
+    """
+    first_error: TaintValueError | None = None
     for taint in taints:
         if taint.effect not in effects:
             continue
-        if not tolerations_tolerate_taint(tolerations, taint, comparison_operators=comparison_operators):
-            return taint
+        try:
+            if not tolerations_tolerate_taint(tolerations, taint, comparison_operators=comparison_operators):
+                return taint
+        except TaintValueError as err:
+            first_error = first_error or err
+    if first_error is not None:
+        raise first_error
     return None

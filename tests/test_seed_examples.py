@@ -468,6 +468,15 @@ def test_s6_numeric_toleration_lt_1000():
     assert result.node in {"node1", "node2"} and result.trace.ties == 2
 
 
+def test_s6_a_failed_numeric_comparison_does_not_hide_another_toleration():
+    # upstream TolerationsTolerateTaint: any toleration that tolerates wins; a comparison
+    # error counts only when no toleration matches
+    _, sched = scenario("06-numeric-toleration.yaml", gates=GATE_ON)
+    result = sched.schedule_one("default/nginx-numeric-or-exists")
+    assert filter_verdicts(result)["node3"] == PASS
+    assert result.node == "node3"
+
+
 @pytest.mark.parametrize("pod", ["nginx-numeric-toleration", "nginx-numeric-toleration-lt"])
 def test_s6_numeric_operators_need_the_feature_gate(pod):
     _, sched = scenario("06-numeric-toleration.yaml")  # TaintTolerationComparisonOperators: alpha, off

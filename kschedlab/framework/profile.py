@@ -37,7 +37,7 @@ DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     ("VolumeZone", None),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", 2),  # DynamicResourceAllocation is GA; placed before DefaultPreemption, scores with weight 2
+    ("DynamicResources", 2),  # DynamicResourceAllocation is GA; placed before DefaultPreemption
     ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),

@@ -18,9 +18,11 @@ from kschedlab.viz.figures import (
     cluster_picture, filter_grid, filter_outcome, node_utilization, score_breakdown, shape_function,
     utilization_table)
 from kschedlab.viz.report import render_report, write_report
+from kschedlab.viz.tables import nodes_table, pods_table, results_table
 
 __all__ = [
     "node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
     "filter_grid", "utilization_table", "write_report", "render_report", "Worksheet", "fit_config", "to_yaml",
-    "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if",
+    "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if", "nodes_table", "pods_table",
+    "results_table",
 ]

@@ -474,7 +474,8 @@ def _bind_cycle_cases(point_status_key):
     return [
         pytest.param([], None, id=f"No{point_status_key}Plugin"),
         pytest.param([("TestPlugin", S)], None, id=f"Success{point_status_key}Plugins"),
-        pytest.param([("TestPlugin", U)], (U, "TestPlugin", INJECT_REASON), id=f"Unschedulable{point_status_key}Plugin"),
+        pytest.param([("TestPlugin", U)], (U, "TestPlugin", INJECT_REASON),
+                     id=f"Unschedulable{point_status_key}Plugin"),
         pytest.param([("TestPlugin", E)], (E, None, None), id=f"Error{point_status_key}Plugin"),
         pytest.param([("TestPlugin", UU)], (UU, "TestPlugin", INJECT_REASON),
                      id=f"UnschedulableAndUnresolvable{point_status_key}Plugin"),

@@ -25,7 +25,7 @@ def pod(name, cpu=None, memory=None, node_name=None, **spec):
 def evil_cluster():
     return Cluster([
         node(EVIL_NODE, labels={"topology.kubernetes.io/zone": "<b>zone</b>"}),
-        node("plain", cpu="1", labels={"topology.kubernetes.io/zone": "<b>zone</b>"}),
+        node("plain", cpu="2", labels={"topology.kubernetes.io/zone": "<b>zone</b>"}),
         node("cordoned", unschedulable=True),
         pod("bound&co", cpu="500m", node_name="plain"),
         pod(EVIL_POD, cpu="1", memory="1Gi"),

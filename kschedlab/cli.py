@@ -4,6 +4,7 @@
 ``schedule``     schedule the pending pods of manifest files and report each pod
 ``conformance``  run conformance case files (``N passed, N failed``)
 ``bench``        run a scheduler_perf-shaped throughput workload
+``simulate``     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) on a virtual clock
 """
 
 from __future__ import annotations
@@ -124,6 +125,23 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_simulate(args) -> int:
+    from kschedlab.sim.scenario import from_files
+
+    sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed)
+    result = sim.run(until=args.until if args.until is not None else until,
+                     progress=args.output == "table" and sys.stderr.isatty())
+    if args.output == "json":
+        json.dump({"endTime": result.end_time,
+                   "pods": json.loads(result.pods.to_json(orient="records")),
+                   "queue": json.loads(result.queue.to_json(orient="records"))}, sys.stdout, indent=2)
+        print()
+    else:
+        print(result.pods.to_string(index=False))
+        print(f"\nsimulated {result.end_time:g} s")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kschedlab", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -159,6 +177,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("-o", "--output", choices=("table", "json"), default="table")
     bench.set_defaults(func=cmd_bench)
+    simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")
+    simulate.add_argument("files", nargs="+", help="scenario YAML files or directories")
+    simulate.add_argument("--until", type=float, help="stop at this virtual time (seconds)")
+    simulate.add_argument("--feature-gates", metavar="Name=true,...")
+    simulate.add_argument("--seed", type=int)
+    simulate.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    simulate.set_defaults(func=cmd_simulate)
     return parser
 
 

@@ -153,6 +153,8 @@ class Scheduler:
         self.results: list[ScheduleResult] = []
         #: pods held at Permit: key -> (framework, state, pod_info, node, trace, {plugin: timeout})
         self.waiting: dict[str, tuple] = {}
+        #: callbacks(pod key, node name) run after a pod is bound (a simulation listens here)
+        self.on_bound: list = []
 
     # -- profiles and queue ----------------------------------------------------
     def framework_for(self, pod) -> Framework | None:
@@ -370,6 +372,8 @@ class Scheduler:
             return self._fail_after_assume(fw, state, pod_info, node, trace, status)
         fw.run_post_bind(state, pod_info, node)
         self._set_condition(pod_info.pod, True, None, None)
+        for callback in self.on_bound:
+            callback(pod_info.key, node)
         return ScheduleResult(pod_info.key, node, Status(), "", trace)
 
     # -- bookkeeping -------------------------------------------------------------------

@@ -19,6 +19,7 @@ from .meta import TypedObject
 from .node import RuntimeClass
 from .policy import PodDisruptionBudget
 from .scheduling import PriorityClass
+from .simulation import Simulation
 
 __all__ = ["register", "unregister", "model_for", "registered_kinds"]
 
@@ -86,5 +87,6 @@ for _m in (
     StatefulSet,
     Job,
     KubeSchedulerConfiguration,
+    Simulation,
 ):
     register(_m)

@@ -1,0 +1,72 @@
+"""``kschedlab.io/v1alpha1`` Simulation: a timeline of cluster events for ``kschedlab simulate``.
+
+Not a Kubernetes kind: it describes what happens to the cluster over virtual
+time (pods created with a run duration, gates removed, nodes added, cordoned
+or removed, pods deleted).  The other objects of a scenario are the initial
+cluster.
+
+>>> sim = Simulation.model_validate({"apiVersion": "kschedlab.io/v1alpha1", "kind": "Simulation",
+...     "metadata": {"name": "demo"}, "spec": {"until": 60, "events": [
+...         {"at": 5, "removeSchedulingGates": {"pod": "default/test-pod"}},
+...         {"at": 9, "cordon": "node-1"}]}})
+>>> [e.at for e in sim.spec.events], sim.spec.events[1].cordon
+([5.0, 9.0], 'node-1')
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import model_validator
+
+from ._base import K8sModel
+from .meta import KubeObject
+
+__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval"]
+
+
+class GateRemoval(K8sModel):
+    pod: str
+    names: list[str] | None = None
+
+
+class SimulationEvent(K8sModel):
+    """Exactly one action at time ``at`` (seconds of virtual time)."""
+
+    at: float = 0.0
+    create: dict[str, Any] | None = None
+    duration: float | None = None
+    delete_pod: str | None = None
+    add_node: dict[str, Any] | None = None
+    remove_node: str | None = None
+    cordon: str | None = None
+    uncordon: str | None = None
+    remove_scheduling_gates: GateRemoval | None = None
+
+    ACTIONS: ClassVar[tuple[str, ...]] = ("create", "delete_pod", "add_node", "remove_node", "cordon", "uncordon",
+                                          "remove_scheduling_gates")
+
+    @model_validator(mode="after")
+    def _one_action(self) -> "SimulationEvent":
+        given = [a for a in self.ACTIONS if getattr(self, a) is not None]
+        if len(given) != 1:
+            raise ValueError("an event needs exactly one of create, deletePod, addNode, removeNode, cordon, "
+                             f"uncordon, removeSchedulingGates (got {len(given)})")
+        if self.duration is not None and self.create is None:
+            raise ValueError("duration only goes with create")
+        return self
+
+
+class SimulationSpec(K8sModel):
+    until: float | None = None
+    seed: int = 0
+    attempt_duration: float = 0.0
+    events: list[SimulationEvent] = []
+
+
+class Simulation(KubeObject):
+    API_VERSION: ClassVar[str] = "kschedlab.io/v1alpha1"
+    KIND: ClassVar[str] = "Simulation"
+    NAMESPACED: ClassVar[bool] = False
+
+    spec: SimulationSpec = SimulationSpec()

@@ -1,0 +1,300 @@
+"""The simulation loop (SimPy-style: a virtual clock, events processed in time order).
+
+Each step handles the cluster events due now, lets the scheduling queue flush
+what has backed off, and pops one pod for a scheduling attempt; when nothing is
+poppable the clock jumps to the next event or queue wake-up.
+
+>>> from kschedlab.api.core import Node, Pod
+>>> sim = Simulation([Node.model_validate({"metadata": {"name": "n1"},
+...     "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}})])
+>>> for i, t in enumerate([0.0, 1.0, 2.0]):
+...     sim.create_pod(Pod.model_validate({"metadata": {"name": f"p{i}", "namespace": "default"},
+...         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "600m"}}}]}}),
+...         at=t, duration=5.0)
+>>> result = sim.run(until=60)
+>>> result.pods[["pod", "created", "scheduled", "finished", "attempts"]].to_string(index=False)
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+
+from kschedlab.cluster import Cluster
+from kschedlab.framework.status import Code
+from kschedlab.scheduler import Scheduler
+
+
+@dataclass(order=True)
+class _Event:
+    time: float
+    seq: int
+    kind: str = field(compare=False)
+    payload: Any = field(compare=False, default=None)
+
+
+@dataclass
+class SimulationResult:
+    """DataFrames built from the run: per-pod timeline, node utilisation and queue sizes over time."""
+
+    pods: pd.DataFrame
+    utilization: pd.DataFrame
+    queue: pd.DataFrame
+    moves: pd.DataFrame
+    end_time: float
+
+
+class Simulation:
+    """A cluster, a scheduler and a scheduling queue driven by a virtual clock."""
+
+    def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
+                 registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
+                 binding_delay: float = 0.0):
+        from kschedlab.queue import SchedulingQueue
+
+        self.now = 0.0
+        self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
+        self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
+                                   keep_traces=keep_traces)
+        fw = next(iter(self.scheduler.profiles.values()))
+        hints: dict[str, list] = {}
+        for framework in self.scheduler.profiles.values():
+            for name, plugin in framework.plugins.items():
+                register = getattr(plugin, "events_to_register", None)
+                if register is not None:
+                    hints.setdefault(name, list(register()))
+        self.scheduler.on_bound.append(self._on_bound)
+        self.queue = SchedulingQueue(fw.less, pre_enqueue=self._pre_enqueue, hints=hints, clock=lambda: self.now,
+                                     gates=self.scheduler.gates)
+        self.attempt_duration = attempt_duration
+        self.binding_delay = binding_delay
+        self._events: list[_Event] = []
+        self._seq = itertools.count()
+        self._timeline: dict[str, dict[str, Any]] = {}
+        self._durations: dict[str, float | None] = {}
+        self._util: list[dict[str, Any]] = []
+        self._queue_sizes: list[dict[str, Any]] = []
+        self._wait_started: dict[str, float] = {}
+        self._waiting_qpi: dict[str, Any] = {}
+        for key, pod in self.cluster.pods.items():
+            if not pod.spec.node_name and self.scheduler.framework_for(pod) is not None:
+                self._track(key)
+                self.queue.add(self.cluster.pod_infos[key])
+
+    # -- what the user schedules -----------------------------------------------------
+    def _at(self, time: float | None, kind: str, payload=None) -> None:
+        heapq.heappush(self._events, _Event(self.now if time is None else float(time), next(self._seq), kind, payload))
+
+    def create_pod(self, pod, *, at: float | None = None, duration: float | None = None) -> None:
+        """Create ``pod`` at time ``at``; once bound it runs ``duration`` seconds (forever when None)."""
+        self._at(at, "create_pod", (pod, duration))
+
+    def delete_pod(self, key: str, *, at: float | None = None) -> None:
+        self._at(at, "delete_pod", key)
+
+    def add_node(self, node, *, at: float | None = None) -> None:
+        self._at(at, "add_node", node)
+
+    def remove_node(self, name: str, *, at: float | None = None) -> None:
+        self._at(at, "remove_node", name)
+
+    def cordon(self, name: str, *, at: float | None = None, unschedulable: bool = True) -> None:
+        self._at(at, "cordon", (name, unschedulable))
+
+    def remove_scheduling_gates(self, key: str, *, at: float | None = None, names: list[str] | None = None) -> None:
+        """Remove the named gates (all when None), as a controller would by updating the pod."""
+        self._at(at, "remove_gates", (key, names))
+
+    # -- the loop -----------------------------------------------------------------------
+    def run(self, until: float | None = None, *, progress: bool = False, max_attempts: int = 1_000_000
+            ) -> SimulationResult:
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=until, unit="s", desc="simulated")
+        attempts = 0
+        while attempts < max_attempts:
+            self._process_due_events()
+            self.queue.flush()
+            qpi = self.queue.pop()
+            if qpi is not None:
+                attempts += 1
+                self._attempt(qpi)
+                self.now += self.attempt_duration
+                continue
+            upcoming = [t for t in (self._events[0].time if self._events else None, self.queue.next_wakeup(),
+                                    self._next_permit_timeout()) if t is not None and t > self.now]
+            if not upcoming:
+                break
+            nxt = min(upcoming)
+            if until is not None and nxt > until:
+                self.now = float(until)
+                break
+            if bar is not None:
+                bar.update(nxt - self.now)
+            self.now = nxt
+            self._expire_permits()
+            self._sample()
+        if bar is not None:
+            bar.close()
+        self._sample()
+        return self.result()
+
+    def _process_due_events(self) -> None:
+        while self._events and self._events[0].time <= self.now:
+            ev = heapq.heappop(self._events)
+            getattr(self, f"_on_{ev.kind}")(ev.payload)
+            self._sample()
+
+    # -- event handlers --------------------------------------------------------------------
+    def _pre_enqueue(self, pod_info):
+        fw = self.scheduler.framework_for(pod_info.pod)
+        return fw.run_pre_enqueue(pod_info)
+
+    def _track(self, key: str) -> None:
+        self._timeline.setdefault(key, {"pod": key, "created": self.now, "first_attempt": None, "scheduled": None,
+                                        "bound": None, "node": None, "finished": None, "attempts": 0})
+
+    def _on_create_pod(self, payload) -> None:
+        pod, duration = payload
+        self.cluster.add(pod)
+        key = f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
+        self._durations[key] = duration
+        if pod.spec.node_name:
+            self._on_bound(key, pod.spec.node_name)
+            return
+        if self.scheduler.framework_for(pod) is None:
+            return
+        self._track(key)
+        self.queue.add(self.cluster.pod_infos[key])
+
+    def _on_delete_pod(self, key: str) -> None:
+        if key not in self.cluster.pods:
+            return
+        info = self.cluster.pod_infos[key]
+        bound = self.cluster.pods[key].spec.node_name
+        self.cluster.remove_pod(key)
+        if bound:
+            self.queue.assigned_pod_deleted(info)
+        else:
+            self.queue.delete(key)
+
+    def _on_finish_pod(self, key: str) -> None:
+        if key in self.cluster.pods:
+            self._timeline.get(key, {})["finished"] = self.now
+            self._on_delete_pod(key)
+
+    def _on_add_node(self, node) -> None:
+        from kschedlab.framework.events import node_added
+
+        self.cluster.add(node)
+        self.queue.move_all_to_active_or_backoff(node_added(), None, node)
+
+    def _on_remove_node(self, name: str) -> None:
+        for key in [p.key for p in self.cluster.snapshot.pods[self.cluster.snapshot.index[name]]]:
+            self._on_delete_pod(key)
+        self.cluster.remove_node(name)
+
+    def _on_cordon(self, payload) -> None:
+        from kschedlab.framework.events import node_updated
+
+        name, unschedulable = payload
+        old = self.cluster.nodes[name]
+        new = old.clone()
+        new.spec.unschedulable = unschedulable
+        self.cluster.update_node(new)
+        self.queue.move_all_to_active_or_backoff(node_updated(old, new), old, new)
+
+    def _on_remove_gates(self, payload) -> None:
+        from kschedlab.framework.types import PodInfo
+
+        key, names = payload
+        old_info = self.cluster.pod_infos[key]
+        pod = old_info.pod.clone()
+        pod.spec.scheduling_gates = [g for g in pod.spec.scheduling_gates if names is not None and g.name not in names]
+        new_info = PodInfo.of(pod)
+        self.cluster.pods[key] = pod
+        self.cluster.pod_infos[key] = new_info
+        self.queue.update(old_info, new_info)
+
+    # -- attempts, binding, Permit waits -----------------------------------------------------
+    def _attempt(self, qpi) -> None:
+        key = qpi.pod_info.key
+        row = self._timeline.get(key)
+        if row is not None:
+            row["attempts"] += 1
+            if row["first_attempt"] is None:
+                row["first_attempt"] = self.now
+        result = self.scheduler.schedule_one(key)
+        if result.node is not None:  # bound: _on_bound already ran
+            self.queue.done(key)
+        elif result.status.code == Code.Wait:
+            self._wait_started[key] = self.now
+            self._waiting_qpi[key] = qpi
+            self.queue.done(key)
+        else:
+            plugins = set(result.diagnosis.unschedulable_plugins) if result.diagnosis else set()
+            self.queue.add_unschedulable_if_not_present(qpi, plugins, error=result.status.code == Code.Error)
+            self.queue.done(key)
+
+    def _on_bound(self, key: str, node: str) -> None:
+        row = self._timeline.get(key)
+        if row is not None:
+            row["scheduled"] = row["scheduled"] if row["scheduled"] is not None else self.now
+            row["bound"] = self.now + self.binding_delay
+            row["node"] = node
+        self.queue.assigned_pod_added(self.cluster.pod_infos[key])
+        duration = self._durations.get(key)
+        if duration is not None:
+            self._at(self.now + self.binding_delay + duration, "finish_pod", key)
+
+    def _permit_deadlines(self) -> dict[str, tuple[float, str]]:
+        """Waiting pod -> (time its Permit wait times out, plugin)."""
+        out = {}
+        for key, entry in self.scheduler.waiting.items():
+            waits = entry[-1]
+            plugin = min(waits, key=waits.get)
+            out[key] = (self._wait_started.get(key, self.now) + waits[plugin], plugin)
+        return out
+
+    def _next_permit_timeout(self) -> float | None:
+        return min((t for t, _ in self._permit_deadlines().values()), default=None)
+
+    def _expire_permits(self) -> None:
+        """Waiting pods whose Permit timeout passed are rejected, as upstream's waitingPod timer does."""
+        for key, (deadline, plugin) in self._permit_deadlines().items():
+            if self.now >= deadline:
+                timeout = self.scheduler.waiting[key][-1][plugin]
+                result = self.scheduler.reject(key, plugin,
+                                               f"rejected due to timeout after waiting {timeout:g}s at plugin {plugin}")
+                self._wait_started.pop(key, None)
+                qpi = self._waiting_qpi.pop(key)
+                self.queue.add_unschedulable_if_not_present(qpi, {plugin})
+
+    # -- results -------------------------------------------------------------------------------
+    def _sample(self) -> None:
+        snap = self.cluster.snapshot
+        cpu, mem = snap.res_index["cpu"], snap.res_index["memory"]
+        for name, row in snap.index.items():
+            self._util.append({"time": self.now, "node": name,
+                               "cpu_requested": int(snap.requested[cpu, row]),
+                               "cpu_allocatable": int(snap.allocatable[cpu, row]),
+                               "memory_requested": int(snap.requested[mem, row]),
+                               "memory_allocatable": int(snap.allocatable[mem, row]),
+                               "pods": int(snap.pod_count[row])})
+        sizes = {q: len(keys) for q, keys in self.queue.pending().items()}
+        self._queue_sizes.append({"time": self.now, **sizes})
+
+    def result(self) -> SimulationResult:
+        pods = pd.DataFrame(list(self._timeline.values()),
+                            columns=["pod", "created", "first_attempt", "scheduled", "bound", "node", "finished",
+                                     "attempts"])
+        util = pd.DataFrame(self._util).drop_duplicates(subset=["time", "node"], keep="last")
+        queue = pd.DataFrame(self._queue_sizes).drop_duplicates(subset=["time"], keep="last")
+        moves = pd.DataFrame(self.queue.history, columns=["time", "pod", "from", "to", "event"])
+        return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now)

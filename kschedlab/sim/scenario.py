@@ -1,0 +1,59 @@
+"""Scenario files for ``kschedlab simulate``: the initial cluster (any kinds the
+loader knows), an optional KubeSchedulerConfiguration, and a ``Simulation``
+object with the timeline of events."""
+
+from __future__ import annotations
+
+from kschedlab.api.admission import admit
+from kschedlab.api.config import KubeSchedulerConfiguration
+from kschedlab.api.errors import ManifestError
+from kschedlab.api.loader import load, load_objects
+from kschedlab.api.simulation import Simulation as SimulationSpecObject
+from kschedlab.api.workloads import expand
+from kschedlab.sim.engine import Simulation
+
+
+def _one(objects, kind, what: str):
+    found = [o for o in objects if isinstance(o, kind)]
+    if len(found) > 1:
+        raise ManifestError(f"more than one {what} given")
+    return found[0] if found else None
+
+
+def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation, float | None]:
+    """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time."""
+    objects = [o for p in paths for o in load(p)]
+    config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
+    timeline = _one(objects, SimulationSpecObject, "Simulation")
+    spec = timeline.spec if timeline is not None else SimulationSpecObject().spec
+    seed = spec.seed if seed is None else seed
+    cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
+    sim = Simulation(admit(expand(cluster_objects, seed=seed)), config, gates=gates, seed=seed,
+                     attempt_duration=spec.attempt_duration)
+    classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
+    for i, event in enumerate(spec.events):
+        where = f"Simulation spec.events[{i}]"
+        if event.create is not None:
+            try:
+                created = admit([*classes, *expand(load_objects([event.create]), seed=seed)])[len(classes):]
+            except ManifestError as err:
+                raise ManifestError(f"{where}.create: {err}") from None
+            for obj in created:
+                if type(obj).__name__ == "Pod":
+                    sim.create_pod(obj, at=event.at, duration=event.duration)
+                elif type(obj).__name__ == "Node":
+                    sim.add_node(obj, at=event.at)
+        elif event.delete_pod is not None:
+            sim.delete_pod(event.delete_pod, at=event.at)
+        elif event.add_node is not None:
+            sim.add_node(admit(load_objects([event.add_node]))[0], at=event.at)
+        elif event.remove_node is not None:
+            sim.remove_node(event.remove_node, at=event.at)
+        elif event.cordon is not None:
+            sim.cordon(event.cordon, at=event.at)
+        elif event.uncordon is not None:
+            sim.cordon(event.uncordon, at=event.at, unschedulable=False)
+        elif event.remove_scheduling_gates is not None:
+            gr = event.remove_scheduling_gates
+            sim.remove_scheduling_gates(gr.pod, at=event.at, names=gr.names)
+    return sim, spec.until

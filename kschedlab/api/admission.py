@@ -80,6 +80,8 @@ __all__ = [
     "default_tolerations",
     "merge_tolerations",
     "validate_pod",
+    "limit_pod_hard_anti_affinity_topology",
+    "LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY",
     "DEFAULT_FEATURE_GATES",
     "DEFAULT_SCHEDULER_NAME",
     "DEFAULT_NAMESPACE",
@@ -661,6 +663,37 @@ def _validate_node(node: Node, errs: _Errors) -> None:
                 errs.add(["status", kind, k], f"Invalid value: {_q(v)}: must be greater than or equal to 0")
 
 
+# ------------------------------------------- LimitPodHardAntiAffinityTopology (opt-in)
+
+LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY = "LimitPodHardAntiAffinityTopology"
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+
+
+def limit_pod_hard_anti_affinity_topology(pod: Pod) -> None:
+    """The LimitPodHardAntiAffinityTopology validating admission plugin: a pod whose required
+    pod anti-affinity uses a topologyKey other than ``kubernetes.io/hostname`` is forbidden.
+
+    Raises :class:`ManifestError` with the API server's message.
+
+    >>> p = Pod.model_validate({"metadata": {"name": "web", "namespace": "default"}, "spec": {"affinity": {
+    ...     "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    ...         {"labelSelector": {}, "topologyKey": "topology.kubernetes.io/zone"}]}}}})
+    >>> limit_pod_hard_anti_affinity_topology(p)
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.errors.ManifestError: Pod default/web: pods "web" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed
+    """
+    affinity = pod.spec.affinity
+    if affinity is None or affinity.pod_anti_affinity is None:
+        return
+    for term in affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution:
+        if (term.topology_key or "") != LABEL_HOSTNAME:
+            raise ManifestError(
+                f'pods "{pod.metadata.name or ""}" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling '
+                f"has TopologyKey {term.topology_key or ''} but only key {LABEL_HOSTNAME} is allowed",
+                file=pod.source_file, obj=pod.describe())
+
+
 # ------------------------------------------------------------------ the driver
 
 
@@ -740,17 +773,25 @@ def _index(objs: Mapping[str, Any] | Iterable[Any]) -> dict[str, Any]:
     return {o.metadata.name or "": o for o in objs}
 
 
-def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None) -> list[TypedObject]:
+def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None,
+          enable_admission_plugins: Iterable[str] = ()) -> list[TypedObject]:
     """Apply API-server create behaviour to a list of objects; returns new objects.
 
     PriorityClasses and RuntimeClasses come from the same list. Every error of
     every object is reported in one :class:`ManifestError`.
+    ``enable_admission_plugins`` turns on admission plugins that are off by
+    default (as kube-apiserver's ``--enable-admission-plugins``); known:
+    ``LimitPodHardAntiAffinityTopology``.
 
     >>> from kschedlab.api.core import Namespace
     >>> [ns.metadata.labels for ns in admit([Namespace(metadata={"name": "team-a"})])]
     [{'kubernetes.io/metadata.name': 'team-a'}]
     """
     gates = {**DEFAULT_FEATURE_GATES, **(feature_gates or {})}
+    enabled_plugins = set(enable_admission_plugins)
+    unknown_plugins = enabled_plugins - {LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY}
+    if unknown_plugins:
+        raise ValueError(f"unknown admission plugin(s): {', '.join(sorted(unknown_plugins))}")
     objs = [o.clone() for o in objects]
     errors: list[ManifestError] = []
 
@@ -816,6 +857,8 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
         if isinstance(o, Pod):
             try:
                 o = _admit_pod_inplace(o, dict(pcs), rcs, gates)
+                if LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY in enabled_plugins:
+                    limit_pod_hard_anti_affinity_topology(o)
             except ManifestError as e:
                 errors.append(e)
         elif isinstance(o, Namespace):

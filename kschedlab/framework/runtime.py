@@ -86,12 +86,64 @@ class ScoreOutcome:
 
 @dataclass
 class Handle:
-    """What plugins may reach of the scheduler (``framework.Handle``)."""
+    """What plugins may reach of the scheduler (``framework.Handle``).
+
+    ``nominator`` is upstream's ``PodNominator`` (the scheduling queue keeps it):
+    any object with ``nominated_pods_for_node(node_name) -> list[PodInfo]`` and,
+    optionally, ``nominated_pods_by_node() -> {node_name: [PodInfo]}``.  Without
+    one, the nominations are read from the cluster: pending pods (no
+    ``spec.nodeName``) whose ``status.nominatedNodeName`` names the node, as the
+    nominator learns them from the pod informer.
+    """
 
     gates: FeatureGates
     framework: "Framework"
     cluster: Any = None
     extra: dict = field(default_factory=dict)
+    nominator: Any = None
+
+    def nominated_pods_by_node(self) -> dict[str, list]:
+        """Every nomination, node name -> nominated PodInfos (in nomination order)."""
+        nominator = self.nominator
+        if nominator is not None:
+            by_node = getattr(nominator, "nominated_pods_by_node", None)
+            if by_node is not None:
+                return {k: list(v) for k, v in by_node().items() if v}
+            names = self.cluster.snapshot.index if self.cluster is not None else {}
+            out = {}
+            for name in names:
+                infos = nominator.nominated_pods_for_node(name)
+                if infos:
+                    out[name] = list(infos)
+            return out
+        out: dict[str, list] = {}
+        if self.cluster is None:
+            return out
+        infos = self.cluster.pod_infos
+        for key, pod in self.cluster.pods.items():
+            if pod.spec.node_name or pod.status is None or not pod.status.nominated_node_name:
+                continue
+            out.setdefault(pod.status.nominated_node_name, []).append(infos[key])
+        return out
+
+    def nominated_pods_for_node(self, node_name: str) -> list:
+        """``NominatedPodsForNode``: the pods nominated to ``node_name``."""
+        if self.nominator is not None and hasattr(self.nominator, "nominated_pods_for_node"):
+            return list(self.nominator.nominated_pods_for_node(node_name) or [])
+        return self.nominated_pods_by_node().get(node_name, [])
+
+
+def clone_cycle_state(state: CycleState) -> CycleState:
+    """``CycleState.Clone``: values with a ``clone()`` method are cloned, the rest shared.
+
+    A plugin whose PreFilter extension (``add_pod`` / ``remove_pod``) mutates
+    its cycle-state value must store a value with ``clone()``, as upstream's
+    ``StateData.Clone``.
+    """
+    out = CycleState({k: (v.clone() if callable(getattr(v, "clone", None)) else v) for k, v in state.items()})
+    out.skip_filter = set(state.skip_filter)
+    out.skip_score = set(state.skip_score)
+    return out
 
 
 class Framework:
@@ -198,6 +250,125 @@ class Framework:
         """Filter one node (as preemption and the nominated-node path need)."""
         out = self.run_filter(state, pod, snapshot, np.asarray([row]))
         return out.status(0)
+
+    # -- PreFilter extensions and nominated pods ---------------------------------
+    def _run_pre_filter_extension(self, what: str, method: str, state, pod, other, snapshot, row: int) -> Status:
+        for plugin in self.points["preFilter"]:
+            fn = getattr(plugin, method, None)
+            if fn is None or plugin.name in state.skip_filter:
+                continue
+            status = fn(state, pod, other, snapshot.node_info(row)) or Status()
+            if not status.is_success():
+                return Status(Code.Error, (f'running {what} on PreFilter plugin "{plugin.name}": '
+                                           f"{status.message()}",), plugin.name)
+        return Status()
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod, pod_to_add, snapshot, row: int) -> Status:
+        """``RunPreFilterExtensionAddPod``: tell every PreFilter plugin with an
+        ``add_pod(state, pod_info, pod_info_to_add, node_info)`` extension that
+        ``pod_to_add`` now runs on node ``row`` (the snapshot already holds it).
+        Plugins skipped at PreFilter are not called."""
+        return self._run_pre_filter_extension("AddPod", "add_pod", state, pod, pod_to_add, snapshot, row)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod, pod_to_remove, snapshot,
+                                            row: int) -> Status:
+        """``RunPreFilterExtensionRemovePod``: the counterpart of
+        :meth:`run_pre_filter_extension_add_pod` (``remove_pod``; the snapshot
+        no longer holds the pod)."""
+        return self._run_pre_filter_extension("RemovePod", "remove_pod", state, pod, pod_to_remove, snapshot, row)
+
+    def _ge_nominated(self, pod, infos) -> list:
+        return [pi for pi in infos or () if pi.priority >= pod.priority and pi.key != pod.key]
+
+    def _filter_with_nominated_added(self, state, pod, snapshot, row: int, nominated: list) -> Status | None:
+        """First pass of ``RunFilterPluginsWithNominatedPods``: the nominated pods
+        are added to the node (and to a clone of the cycle state), filters run,
+        the node is restored.  None when no pod was added (no first pass)."""
+        node_name = snapshot.names[row]
+        saved = list(snapshot.pods[row])
+        state_out = clone_cycle_state(state)
+        added = []
+        try:
+            for pi in nominated:
+                if pi.key in snapshot.pod_row:  # already placed somewhere: not a pending nomination
+                    continue
+                snapshot.add_pod(pi, node_name)
+                added.append(pi)
+                status = self.run_pre_filter_extension_add_pod(state_out, pod, pi, snapshot, row)
+                if not status.is_success():
+                    return status
+            if not added:
+                return None
+            try:
+                return self.run_filter_node(state_out, pod, snapshot, row)
+            except FrameworkError as err:
+                return Status.error(str(err))
+        finally:
+            for pi in added:
+                snapshot.remove_pod(pi.key)
+            snapshot.pods[row][:] = saved
+
+    def run_filter_with_nominated_pods_node(self, state: CycleState, pod, snapshot, row: int,
+                                            nominated: list | None = None) -> Status:
+        """``RunFilterPluginsWithNominatedPods`` for one node.
+
+        When pods of equal or higher priority are nominated to the node, filters
+        run twice: first as if those pods were running there (they must not lose
+        the room preemption made for them), then, if that passed, without them
+        (filters such as pod affinity may need them absent).  Both must pass.
+        ``nominated`` (the node's nominated pods) is looked up on the handle when
+        not given.  Filter errors come back as an Error status.
+        """
+        if nominated is None:
+            nominated = self.handle.nominated_pods_for_node(snapshot.names[row])
+        ge = self._ge_nominated(pod, nominated)
+        if ge:
+            status = self._filter_with_nominated_added(state, pod, snapshot, row, ge)
+            if status is not None and not status.is_success():
+                return status
+        try:
+            return self.run_filter_node(state, pod, snapshot, row)
+        except FrameworkError as err:
+            return Status.error(str(err))
+
+    def run_filter_with_nominated_pods(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> FilterOutcome:
+        """``RunFilterPluginsWithNominatedPods`` over many nodes, as :meth:`run_filter`.
+
+        Nodes without nominated pods of equal or higher priority get the plain
+        (vectorized) pass; the others take the two-pass route of
+        :meth:`run_filter_with_nominated_pods_node`, and a failure of the first
+        pass replaces their plain verdict.
+        """
+        outcome = self.run_filter(state, pod, snapshot, rows)
+        by_node = self.handle.nominated_pods_by_node()
+        if not by_node:
+            return outcome
+        special: dict[int, list] = {}
+        for node, infos in by_node.items():
+            row = snapshot.index.get(node)
+            ge = self._ge_nominated(pod, infos)
+            if row is not None and ge:
+                special[row] = ge
+        if not special:
+            return outcome
+        hits = np.flatnonzero(np.isin(rows, np.fromiter(special, np.int64)))
+        if not len(hits):
+            return outcome
+        plugin_index = {name: i for i, name in enumerate(outcome.plugins)}
+        fail_plugin, fail_code = outcome.fail_plugin.copy(), outcome.fail_code.copy()
+        fail_reason, reasons = outcome.fail_reason.copy(), list(outcome.reasons)
+        for i in hits.tolist():
+            status = self._filter_with_nominated_added(state, pod, snapshot, int(rows[i]), special[int(rows[i])])
+            if status is None or status.is_success():
+                continue
+            if status.code == Code.Error:
+                raise FrameworkError(status.message())
+            fail_plugin[i] = plugin_index[status.plugin]
+            fail_code[i] = int(status.code)
+            fail_reason[i] = len(reasons) if status.reasons else -1
+            if status.reasons:
+                reasons.append(tuple(status.reasons))
+        return FilterOutcome(outcome.rows, fail_plugin, fail_code, fail_reason, reasons, outcome.plugins)
 
     def run_post_filter(self, state: CycleState, pod, diagnosis) -> tuple[Any, Status]:
         """Stops at the first plugin that makes the pod schedulable, reports it

@@ -15,9 +15,12 @@ _MODULES = (
     "node_resources_fit",
     "node_resources_balanced_allocation",
     "node_affinity",
+    "inter_pod_affinity",
     "taint_toleration",
+    "pod_topology_spread",
     "image_locality",
     "default_binder",
+    "default_preemption",
 )
 
 

@@ -61,6 +61,14 @@ class NodeAffinity(Plugin):
     def added_preferred(self):
         return self.args.preferred_during_scheduling_ignored_during_execution if self.args is not None else []
 
+    def events_to_register(self):
+        """``EventsToRegister``: a node added or its labels changed (hint: it now matches)."""
+        from kschedlab.framework.events import NODE, ActionType, ClusterEvent
+        from kschedlab.queueing.plugin_hints import node_affinity_after_node_change
+
+        return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeLabel),
+                 node_affinity_after_node_change(self.added_required))]
+
     # -- filtering ---------------------------------------------------------------
     def pre_filter(self, state, pod_info, snapshot):
         na = _node_affinity(pod_info.pod)

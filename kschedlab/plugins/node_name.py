@@ -18,6 +18,12 @@ def fits(pod, node_name: str) -> bool:
 class NodeName(Plugin):
     name = NAME
 
+    def events_to_register(self):
+        """``EventsToRegister``: only a new node can be the requested one (no hint: always Queue)."""
+        from kschedlab.framework.events import NODE, ActionType, ClusterEvent
+
+        return [(ClusterEvent(NODE, ActionType.Add), None)]
+
     def pre_filter(self, state, pod_info, snapshot):
         """With the alpha gate on, a bound pod whose in-place resize is Deferred
         is restricted to its own node (so preemption can make room there)."""

@@ -27,6 +27,15 @@ def fits_ports(wanted, used) -> bool:
 class NodePorts(Plugin):
     name = NAME
 
+    def events_to_register(self):
+        """``EventsToRegister``: a pod holding a wanted host port deleted; a node added (no hint).
+        Pod updates are ignored: ``spec.containers[*].ports`` is immutable."""
+        from kschedlab.framework.events import NODE, POD, ActionType, ClusterEvent
+        from kschedlab.queueing.plugin_hints import node_ports_after_pod_deleted
+
+        return [(ClusterEvent(POD, ActionType.Delete), node_ports_after_pod_deleted),
+                (ClusterEvent(NODE, ActionType.Add), None)]
+
     def pre_filter(self, state, pod_info, snapshot):
         if not pod_info.ports:
             return None, Status.skip()

@@ -125,6 +125,28 @@ class NodeResourcesFit(Plugin):
                 [(u, s * (100 // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in a.shape])
         self.scorer = ra.ResourceAllocationScorer(a.resources, scorer, use_requested=False)
 
+    def events_to_register(self):
+        """``EventsToRegister``: a bound pod deleted, a node added or its allocatable changed; with
+        DRAExtendedResource a DeviceClass added/updated; with InPlacePodVerticalScaling a bound pod
+        or the pod itself scaled down."""
+        from kschedlab.framework.events import (
+            ASSIGNED_POD, DEVICE_CLASS, NODE, TARGET_POD, ActionType, ClusterEvent)
+        from kschedlab.queueing import plugin_hints as h
+
+        gates = getattr(self.handle, "gates", None)
+
+        def enabled(name: str) -> bool:
+            return gates.enabled(name) if gates is not None else True
+
+        events = [(ClusterEvent(ASSIGNED_POD, ActionType.Delete), h.fit_after_assigned_pod_delete),
+                  (ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeAllocatable), h.fit_after_node_change)]
+        if enabled("DRAExtendedResource"):
+            events.append((ClusterEvent(DEVICE_CLASS, ActionType.Add | ActionType.Update), h.fit_after_device_class_event))
+        if enabled("InPlacePodVerticalScaling"):
+            events.append((ClusterEvent(ASSIGNED_POD, ActionType.UpdatePodScaleDown), h.fit_after_assigned_pod_scale_down))
+            events.append((ClusterEvent(TARGET_POD, ActionType.UpdatePodScaleDown), h.fit_after_target_pod_scale_down))
+        return events
+
     # -- filtering -------------------------------------------------------------------
     def pre_filter(self, state, pod_info, snapshot):
         state[NAME] = pod_info.requests

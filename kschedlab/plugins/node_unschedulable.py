@@ -17,6 +17,15 @@ UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSc
 class NodeUnschedulable(Plugin):
     name = NAME
 
+    def events_to_register(self):
+        """``EventsToRegister``: a node added or updated (cordon lifted), or a toleration added to the pod."""
+        from kschedlab.framework.events import NODE, TARGET_POD, ActionType, ClusterEvent
+        from kschedlab.queueing import plugin_hints as h
+
+        return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint), h.node_unschedulable_after_node_change),
+                (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration),
+                 h.node_unschedulable_after_pod_toleration_change)]
+
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
         cordoned = snapshot.unschedulable[rows]
         if cordoned.any() and tolerations_tolerate_taint(pod_info.pod.spec.tolerations, UNSCHEDULABLE_TAINT):

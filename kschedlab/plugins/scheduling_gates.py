@@ -10,6 +10,14 @@ NAME = "SchedulingGates"
 class SchedulingGates(Plugin):
     name = NAME
 
+    def events_to_register(self):
+        """``EventsToRegister``: the pod's own update that removes its last scheduling gate."""
+        from kschedlab.framework.events import TARGET_POD, ActionType, ClusterEvent
+        from kschedlab.queueing.plugin_hints import scheduling_gates_after_gates_eliminated
+
+        return [(ClusterEvent(TARGET_POD, ActionType.UpdatePodSchedulingGatesEliminated),
+                 scheduling_gates_after_gates_eliminated)]
+
     def pre_enqueue(self, pod_info) -> Status:
         gates = [g.name for g in pod_info.pod.spec.scheduling_gates]
         if not gates:

@@ -26,6 +26,15 @@ class TaintToleration(Plugin):
     def comparison_operators(self) -> bool:
         return self.handle.gates.enabled(GATE)
 
+    def events_to_register(self):
+        """``EventsToRegister``: a node added or its taints changed; a toleration added to the pod."""
+        from kschedlab.framework.events import NODE, TARGET_POD, ActionType, ClusterEvent
+        from kschedlab.queueing import plugin_hints as h
+
+        return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
+                 h.taint_toleration_after_node_change(self.comparison_operators)),
+                (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration), h.taint_toleration_after_pod_toleration_change)]
+
     def _group_status(self, taints, tolerations) -> Status:
         try:
             taint = find_matching_untolerated_taint(taints, tolerations, DO_NOT_SCHEDULE,

@@ -139,6 +139,12 @@ def node_utilization(cluster, resources: Sequence[str] | None = None, *, include
 
 
 # -- one scheduling attempt -------------------------------------------------------------------
+def _no_trace(result) -> str:
+    if result.message == "SchedulingGated":
+        return "the pod has scheduling gates: it did not enter a scheduling cycle"
+    return "no trace was kept for this attempt (see Scheduler keep_traces)"
+
+
 def _result_title(result, what: str) -> str:
     where = f"→ {result.node}" if result.node else "→ unschedulable"
     return esc(f"{what}: {result.pod} {where}")
@@ -153,11 +159,18 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
     node's stack (its ``customdata`` is the total), whose column is shaded and
     whose axis label is bold.  Values are exactly those of
     ``result.trace.scores()``.  Nodes keep the order the scheduler scored them in.
+
+    >>> from kschedlab import Cluster, Scheduler
+    >>> from kschedlab.scenarios import path
+    >>> r = Scheduler(Cluster.from_manifests(path("default"))).schedule_one("default/web-0")
+    >>> fig = score_breakdown(r)
+    >>> fig.data[0].name, fig.data[0].x, fig.data[0].y   # TaintToleration: 100 × weight 3
+    ('TaintToleration', ('node-a1', 'node-a2', 'node-b2'), (300, 300, 300))
     """
     title = title or _result_title(result, "Score breakdown")
     trace = result.trace
     if trace is None:
-        return _message_figure(title, "no trace was kept for this attempt")
+        return _message_figure(title, _no_trace(result))
     scores = trace.scores()
     if not scores:
         if trace.selected:
@@ -242,7 +255,8 @@ def filter_grid(result) -> dict:
             if absent is not None:
                 verdicts.append(("PreFilter", absent.code.name, tuple(absent.reasons)))
             else:
-                verdicts.append(("", "NotEvaluated", ("not evaluated: enough feasible nodes were found",)))
+                verdicts.append(("", "NotEvaluated", ("not evaluated: the scheduler stopped once it had found "
+                                                      "enough feasible nodes (or tried the nominated node)",)))
         elif st.is_success():
             row.extend([PASSED] * len(plugins))
             verdicts.append(("", Code.Success.name, ()))
@@ -262,12 +276,19 @@ def filter_outcome(result, *, title: str | None = None) -> go.Figure:
     the right of its row and in the hover of the rejecting cell.  The heatmap
     trace's ``z`` is :func:`filter_grid`'s cells and its ``customdata`` holds
     the code and reasons per cell.
+
+    >>> from kschedlab import Cluster, Scheduler
+    >>> from kschedlab.scenarios import path
+    >>> r = Scheduler(Cluster.from_manifests(path("default"))).schedule_one("default/big-0")
+    >>> heat = filter_outcome(r).data[0]
+    >>> heat.x[0], heat.y[1], heat.z[1][:2], heat.customdata[1][0]
+    ('NodeUnschedulable', 'node-b1', [0, 1], ['UnschedulableAndUnresolvable', 'node(s) were unschedulable'])
     """
     title = title or _result_title(result, "Filter outcome")
     grid = filter_grid(result)
-    if not grid["nodes"]:
-        return _message_figure(title, "no trace was kept for this attempt")
-    if not grid["columns"]:
+    if result.trace is None:
+        return _message_figure(title, _no_trace(result))
+    if not grid["nodes"] or not grid["columns"]:
         return _message_figure(title, "no Filter plugin ran")
     nodes = [esc(n) for n in grid["nodes"]]
     cols = [esc(c) for c in grid["columns"]]

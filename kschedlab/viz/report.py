@@ -27,7 +27,7 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from kschedlab.viz._common import esc
-from kschedlab.viz.figures import cluster_picture, filter_outcome, node_utilization, score_breakdown
+from kschedlab.viz.figures import _no_trace, cluster_picture, filter_outcome, node_utilization, score_breakdown
 
 __all__ = ["write_report", "render_report"]
 
@@ -74,7 +74,7 @@ def _pod_section(i: int, result) -> str:
     if result.message:
         parts.append(f"<p><code>{esc(result.message)}</code></p>")
     if result.trace is None:
-        parts.append('<p class="note">no trace was kept for this attempt</p>')
+        parts.append(f'<p class="note">{esc(_no_trace(result))}</p>')
         return "\n".join(parts)
     parts.append(_explain_table(result))
     parts.append(_figure_div(filter_outcome(result), f"kschedlab-pod-{i}-filter"))

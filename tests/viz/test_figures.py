@@ -193,3 +193,21 @@ def test_figures_do_not_touch_the_cluster(demo):
     node_utilization(cluster), cluster_picture(cluster)
     assert np.array_equal(before[0], snap.requested) and np.array_equal(before[1], snap.allocatable)
     assert before[2:] == (snap.generation, dict(snap.pod_row))
+
+
+def test_attempts_without_a_filter_phase_explain_themselves():
+    cluster = Cluster([node("a"), node("b"),
+                       pod("nowhere", cpu="1", affinity={"nodeAffinity": {
+                           "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
+                               "matchFields": [{"key": "metadata.name", "operator": "In",
+                                                "values": ["missing"]}]}]}}}),
+                       pod("gated", cpu="1", schedulingGates=[{"name": "example.com/wait"}])])
+    scheduler = Scheduler(cluster)
+    nowhere = scheduler.schedule_one("default/nowhere")
+    grid = filter_grid(nowhere)
+    assert grid["columns"] == ["PreFilter"] and grid["cells"] == [[REJECTED], [REJECTED]]
+    assert {v[2] for v in grid["verdicts"]} == {tuple(nowhere.trace.absent_status.reasons)}
+    gated = scheduler.schedule_one("default/gated")
+    assert gated.trace is None
+    for fig in (filter_outcome(gated), score_breakdown(gated)):
+        assert not fig.data and "scheduling gates" in fig.layout.annotations[0].text

@@ -1,0 +1,321 @@
+"""DefaultPreemption: when no node fits, find a node where evicting pods of
+lower priority makes room, preempt them and nominate the node (PostFilter).
+
+The algorithm shared by preemption plugins lives in :mod:`kschedlab.preemption`;
+this module holds DefaultPreemption's policy: who may preempt, which pods are
+victims on a node (``select_victims_on_node``: remove every lower-priority pod,
+check the preemptor fits, then reprieve as many as possible -- PDB-violating
+ones first, most important first), and how many nodes to dry-run.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
+from kschedlab.framework.status import Code, Status
+from kschedlab.pdb import selects_for_preemption
+from kschedlab.preemption import (
+    DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, NodeToStatus,
+    PreemptionRecord, Victims, importance_key)
+
+NAME = "DefaultPreemption"
+DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
+DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
+
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+MSG_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
+MSG_TERMINATING_VICTIM = "not eligible due to a terminating pod on the nominated node."
+MSG_PREFIX = "preemption: "
+MSG_POD_GROUP_NOT_FOUND = "preemption: pod group for pod not found"
+MSG_PLACEMENT_LIMITATION = "preemption: not eligible due to placement-based pod group scheduling limitation"
+MSG_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+STATE_KEY = NAME + "/record"
+
+
+@dataclass
+class DefaultPreemptionArgs:
+    """``DefaultPreemptionArgs`` after v1 defaulting."""
+
+    min_candidate_nodes_percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
+    min_candidate_nodes_absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
+
+
+def default_args(raw: dict | None) -> dict:
+    """``SetDefaults_DefaultPreemptionArgs``: unset fields become 10 and 100."""
+    out = dict(raw or {})
+    if out.get("minCandidateNodesPercentage") is None:
+        out["minCandidateNodesPercentage"] = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
+    if out.get("minCandidateNodesAbsolute") is None:
+        out["minCandidateNodesAbsolute"] = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
+    return out
+
+
+def validate_args(raw: dict | None) -> tuple[DefaultPreemptionArgs, list[FieldError]]:
+    """``ValidateDefaultPreemptionArgs`` (fields left out take the v1 defaults).
+
+    >>> [str(e) for e in validate_args({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0})[1]]
+    ['minCandidateNodesPercentage: FieldValueInvalid: cannot be zero at the same time as minCandidateNodesAbsolute', \
+'minCandidateNodesAbsolute: FieldValueInvalid: cannot be zero at the same time as minCandidateNodesPercentage']
+    """
+    raw = default_args(raw)
+    unknown = sorted(set(raw) - {"minCandidateNodesPercentage", "minCandidateNodesAbsolute", "apiVersion", "kind"})
+    errors: list[FieldError] = [FieldError("FieldValueInvalid", k, "unknown field") for k in unknown]
+    pct, absolute = raw["minCandidateNodesPercentage"], raw["minCandidateNodesAbsolute"]
+    for path, value in (("minCandidateNodesPercentage", pct), ("minCandidateNodesAbsolute", absolute)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            errors.append(FieldError("FieldValueInvalid", path, f"expected an integer, got {value!r}"))
+    if errors:
+        return DefaultPreemptionArgs(), errors
+    if pct < 0 or pct > 100:
+        errors.append(FieldError("FieldValueInvalid", "minCandidateNodesPercentage", "not in valid range [0, 100]"))
+    if absolute < 0:
+        errors.append(FieldError("FieldValueInvalid", "minCandidateNodesAbsolute", "not in valid range [0, inf)"))
+    if pct == 0 and absolute == 0:
+        errors.append(FieldError("FieldValueInvalid", "minCandidateNodesPercentage",
+                                 "cannot be zero at the same time as minCandidateNodesAbsolute"))
+        errors.append(FieldError("FieldValueInvalid", "minCandidateNodesAbsolute",
+                                 "cannot be zero at the same time as minCandidateNodesPercentage"))
+    return DefaultPreemptionArgs(pct, absolute), errors
+
+
+def filter_pods_with_pdb_violation(pod_infos: list, pdbs: list) -> tuple[list, list]:
+    """``filterPodsWithPDBViolation``: split pods (keeping their order) into those
+    whose eviction would exceed a budget's ``disruptionsAllowed`` and the rest.
+
+    Budgets are consumed in order: with ``disruptionsAllowed: 1`` the first
+    matching pod is fine and the second violates.  A pod already listed in the
+    budget's ``status.disruptedPods`` was accounted by the API server and uses
+    no budget.
+    """
+    allowed = [int(pdb.status.disruptions_allowed or 0) if pdb.status else 0 for pdb in pdbs]
+    violating, non_violating = [], []
+    for pi in pod_infos:
+        violated = False
+        for i, pdb in enumerate(pdbs):
+            if not selects_for_preemption(pdb, pi.pod):
+                continue
+            if pdb.status is not None and pi.pod.metadata.name in pdb.status.disrupted_pods:
+                continue
+            allowed[i] -= 1
+            if allowed[i] < 0:
+                violated = True
+        (violating if violated else non_violating).append(pi)
+    return violating, non_violating
+
+
+def pod_terminating_by_preemption(pod) -> bool:
+    """Deleted (``deletionTimestamp`` set) and marked ``DisruptionTarget`` by the scheduler."""
+    if pod.metadata.deletion_timestamp is None:
+        return False
+    for c in pod.status.conditions if pod.status else []:
+        if c.type == DISRUPTION_TARGET:
+            return c.status == "True" and c.reason == REASON_PREEMPTION_BY_SCHEDULER
+    return False
+
+
+@register
+class DefaultPreemption(Plugin):
+    """PostFilter (and, with async preemption, PreEnqueue) plugin.
+
+    ``is_eligible_pod(node_info, victim_info, preemptor_pod) -> bool`` and
+    ``more_important_pod`` (a sort key factory ``now_ns -> key``) may be replaced,
+    as upstream's ``IsEligiblePod`` / ``MoreImportantPod`` hooks.  ``rng``
+    draws the dry-run offset (seeded; the scheduler may hand over its own).
+    """
+
+    name = NAME
+    default_args = staticmethod(default_args)
+
+    @classmethod
+    def parse_args(cls, raw, handle=None) -> DefaultPreemptionArgs:
+        args, errors = validate_args(raw)
+        if errors:
+            raise ArgsError(NAME, errors)
+        return args
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args or DefaultPreemptionArgs(), handle)
+        self.rng = random.Random(0)
+        self.is_eligible_pod: Callable = lambda node_info, victim, preemptor: True
+        self.more_important_pod: Callable = importance_key
+        self.executor = Executor(handle)
+        self.evaluator = Evaluator(NAME, handle, self, self.executor)
+        self.last_record: PreemptionRecord | None = None
+
+    # -- extension points -------------------------------------------------------
+    def pre_enqueue(self, pod_info) -> Status:
+        """Upstream blocks a pod while its asynchronous preemption is still
+        deleting victims; here preemption completes inside PostFilter."""
+        return Status()
+
+    def post_filter(self, state, pod_info, diagnosis) -> tuple:
+        """``PostFilter``: preempt for ``pod_info`` given the failed cycle's
+        statuses (a :class:`NodeToStatus`, or a diagnosis carrying one as
+        ``node_to_status``; see :meth:`node_to_status`)."""
+        pod = pod_info.pod
+        gates = self.handle.gates if self.handle is not None else None
+        group = pod.spec.scheduling_group
+        if group is not None and gates is not None and gates.enabled("TopologyAwareWorkloadScheduling"):
+            pg = self._pod_group(pod.metadata.namespace, group.pod_group_name)
+            if pg is None:
+                return None, Status.unschedulable(MSG_POD_GROUP_NOT_FOUND)
+            spec = getattr(pg, "spec", None)
+            constraints = spec.get("schedulingConstraints") if isinstance(spec, dict) else \
+                getattr(spec, "scheduling_constraints", None)
+            if constraints is not None:
+                return None, Status.unschedulable(MSG_PLACEMENT_LIMITATION)
+        m = self.node_to_status(state, pod_info, diagnosis)
+        record = PreemptionRecord(pod_info.key)
+        result, status = self.evaluator.preempt(state, pod_info, m, record)
+        self.last_record = record
+        state[STATE_KEY] = record
+        msg = status.message()
+        if msg:
+            return result, Status(status.code, (MSG_PREFIX + msg,))
+        return result, status
+
+    def node_to_status(self, state, pod_info, diagnosis) -> NodeToStatus:
+        """The per-node statuses PostFilter works from.
+
+        Taken from ``diagnosis`` when it is a :class:`NodeToStatus` or has a
+        ``node_to_status`` attribute.  Otherwise rebuilt from what the
+        diagnosis knows: a PreFilter rejection applies to every node; else every
+        node is filtered again and nodes that pass (left out by a
+        PreFilterResult) get the diagnosis' absent status.
+        """
+        if isinstance(diagnosis, NodeToStatus):
+            return diagnosis
+        attached = getattr(diagnosis, "node_to_status", None)
+        if attached is not None:
+            return attached
+        absent = getattr(diagnosis, "absent_status", None)
+        if getattr(diagnosis, "prefilter_msg", ""):
+            return NodeToStatus(absent=absent)
+        fw = self.handle.framework
+        snapshot = self.handle.cluster.snapshot
+        outcome = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, snapshot.order)
+        m = NodeToStatus.from_filter_outcome(outcome, snapshot.names)
+        passed = outcome.rows[outcome.passed].tolist()
+        for row in passed:
+            m.set(snapshot.names[row], absent or Status(Code.UnschedulableAndUnresolvable))
+        return m
+
+    # -- preemption.Interface ---------------------------------------------------------
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """``calculateNumCandidates``: percentage of the nodes, at least the
+        absolute minimum, at most all of them.
+
+        >>> DefaultPreemption().calculate_num_candidates(5000), DefaultPreemption().calculate_num_candidates(50)
+        (500, 50)
+        """
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        n = max(n, self.args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        return self.rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, victims_map) -> list | None:
+        return None
+
+    def is_preemption_allowed(self, node_info, victim, preemptor) -> bool:
+        """The victim has lower priority than the preemptor (and passes ``is_eligible_pod``)."""
+        return victim.priority < preemptor.priority and self.is_eligible_pod(node_info, victim, preemptor.pod)
+
+    def pod_eligible_to_preempt_others(self, pod_info, nominated_node_status: Status | None) -> tuple[bool, str]:
+        """``PodEligibleToPreemptOthers``: not with ``preemptionPolicy: Never``,
+        nor while victims of an earlier preemption still terminate on the
+        nominated node (unless that node is now UnschedulableAndUnresolvable)."""
+        pod = pod_info.pod
+        if pod.spec.preemption_policy == "Never":
+            return False, MSG_PREEMPT_NEVER
+        nominated = pod.status.nominated_node_name if pod.status else None
+        if nominated:
+            if nominated_node_status is not None and nominated_node_status.code == Code.UnschedulableAndUnresolvable:
+                return True, ""
+            snapshot = self.handle.cluster.snapshot
+            row = snapshot.index.get(nominated)
+            if row is not None:
+                node_info = snapshot.node_info(row)
+                for p in snapshot.pods[row]:
+                    if self.is_preemption_allowed(node_info, p, pod_info) and pod_terminating_by_preemption(p.pod):
+                        return False, MSG_TERMINATING_VICTIM
+        return True, ""
+
+    def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list,
+                               now_ns: int) -> tuple[list, int, Status]:
+        """``SelectVictimsOnNode``: the fewest pods to evict from node ``row``.
+
+        Every lower-priority pod is removed; if the preemptor still does not
+        fit, the node's status explains why.  Otherwise pods are added back
+        one at a time, most important first -- PDB-violating ones before the
+        rest -- and kept (reprieved) when the preemptor still fits.  The
+        caller restores the node (:func:`kschedlab.preemption.node_scratch`).
+        """
+        fw = self.handle.framework
+        node_name = snapshot.names[row]
+        node_info = snapshot.node_info(row)
+        nominated = self.handle.nominated_pods_for_node(node_name)
+        potential = [p for p in snapshot.pods[row] if self.is_preemption_allowed(node_info, p, pod_info)]
+
+        def remove(pi) -> Status:
+            snapshot.remove_pod(pi.key)
+            return fw.run_pre_filter_extension_remove_pod(state, pod_info, pi, snapshot, row)
+
+        def add(pi) -> Status:
+            snapshot.add_pod(pi, node_name)
+            return fw.run_pre_filter_extension_add_pod(state, pod_info, pi, snapshot, row)
+
+        for pi in potential:
+            status = remove(pi)
+            if not status.is_success():
+                return [], 0, Status.error(status.message())
+        if not potential:
+            return [], 0, Status.unresolvable(ERR_NO_VICTIMS)
+        status = fw.run_filter_with_nominated_pods_node(state, pod_info, snapshot, row, nominated)
+        if not status.is_success():
+            return [], 0, status
+        potential.sort(key=self.more_important_pod(now_ns))
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list = []
+
+        def reprieve(pi) -> tuple[bool, Status]:
+            status = add(pi)
+            if not status.is_success():
+                return False, status
+            fits = fw.run_filter_with_nominated_pods_node(state, pod_info, snapshot, row, nominated).is_success()
+            if not fits:
+                status = remove(pi)
+                if not status.is_success():
+                    return False, status
+                victims.append(pi)
+            return fits, Status()
+
+        num_violating = 0
+        for pi in violating:
+            fits, status = reprieve(pi)
+            if not status.is_success():
+                return [], 0, Status.error(status.message())
+            if not fits:
+                num_violating += 1
+        for pi in non_violating:
+            _, status = reprieve(pi)
+            if not status.is_success():
+                return [], 0, Status.error(status.message())
+        if violating and non_violating:
+            victims.sort(key=self.more_important_pod(now_ns))
+        return victims, num_violating, Status()
+
+    # -- helpers ------------------------------------------------------------------------
+    def _pod_group(self, namespace, name):
+        cluster = self.handle.cluster if self.handle is not None else None
+        if cluster is None or not name:
+            return None
+        groups = cluster.objects.get("PodGroup", {})
+        return groups.get(f"{namespace}/{name}" if namespace else name)

@@ -1,0 +1,501 @@
+"""InterPodAffinity: place a pod by the labels of the pods already running in a
+topology domain (node, zone, ...), as kube-scheduler's plugin of that name does.
+
+Filter (required terms), in upstream's order:
+
+1. the incoming pod's ``podAffinity`` — every term's topology key must be on the
+   node and, per term, some existing pod that matches *all* terms must run in the
+   node's domain of that key. The first pod of a series may go anywhere the keys
+   exist when no pod in the cluster matches all its terms and it matches them
+   itself. Failure: ``UnschedulableAndUnresolvable``, ``node(s) didn't match pod
+   affinity rules``;
+2. the incoming pod's ``podAntiAffinity`` — no pod matching any term in the
+   node's domain: ``Unschedulable``, ``node(s) didn't match pod anti-affinity rules``;
+3. the required anti-affinity of the pods already placed (symmetry): ``Unschedulable``,
+   ``node(s) didn't satisfy existing pods anti-affinity rules``.
+
+Score (preferred terms): per topology domain, the sum of the weights of the
+incoming pod's preferred (anti-)affinity terms that existing pods match (anti
+subtracts), of existing pods' preferred (anti-)affinity terms the incoming pod
+matches (unless ``ignorePreferredTermsOfExistingPods``) and of existing pods'
+*required* affinity terms it matches, each worth ``hardPodAffinityWeight``
+(default 1, 0..100). A node scores the sum over its domains; NormalizeScore maps
+the [min, max] of the scored nodes onto [0, 100] in float arithmetic.
+
+PreFilter returns Skip when the pod has no required terms and no existing pod's
+required anti-affinity matches it; PreScore returns Skip when nothing would
+contribute a score.
+
+Counting is vectorized: the pods matching a set of terms are counted per node by
+the snapshot's pod indexes (kept current on bind/remove), summed per topology
+value with the node label columns; only the pods that carry affinity terms are
+visited one by one, so a cycle costs about O(nodes + pods with affinity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kschedlab.framework.interface import (
+    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, Verdicts, register)
+from kschedlab.framework.status import Code, Status
+from kschedlab.plugins.inter_pod_affinity_terms import (
+    AffinityTerm, merge_namespace_selector, pod_terms)
+
+NAME = "InterPodAffinity"
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+MIN_HARD_POD_AFFINITY_WEIGHT = 0
+MAX_HARD_POD_AFFINITY_WEIGHT = 100
+
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+GATE_HOSTNAME_FAST_PATH = "InterPodAffinityHostnameFastPath"
+GATE_DEFERRED_RESIZE = "InPlacePodVerticalScalingSchedulerPreemption"
+
+_REASONS = [(ERR_REASON_AFFINITY_RULES_NOT_MATCH,), (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,),
+            (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)]
+
+# keys of the snapshot pod indexes this plugin keeps
+_IDX_REQUIRED_ANTI = (NAME, "required-anti-affinity")
+_IDX_WITH_AFFINITY = (NAME, "with-affinity")
+
+
+@dataclass(frozen=True)
+class InterPodAffinityArgs:
+    """``InterPodAffinityArgs`` after v1 defaulting."""
+
+    hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT
+    ignore_preferred_terms_of_existing_pods: bool = False
+
+
+# -- pod predicates (spec based, as NodeInfo's PodsWithAffinity / PodsWithRequiredAntiAffinity) ---------------
+def _has_affinity(pod_info) -> bool:
+    a = pod_info.pod.spec.affinity
+    return a is not None and (a.pod_affinity is not None or a.pod_anti_affinity is not None)
+
+
+def _has_required_anti_affinity(pod_info) -> bool:
+    a = pod_info.pod.spec.affinity
+    return (a is not None and a.pod_anti_affinity is not None
+            and len(a.pod_anti_affinity.required_during_scheduling_ignored_during_execution) > 0)
+
+
+def _resize_deferred(pod) -> bool:
+    """``resource.IsPodResizeDeferred``."""
+    return any(c.type == "PodResizePending" and c.status == "True" and c.reason == "Deferred"
+               for c in (pod.status.conditions if pod.status else []))
+
+
+def pod_matches_all_terms(terms: list[AffinityTerm], pod) -> bool:
+    """``podMatchesAllAffinityTerms``: False for no terms (the incoming pod's terms have their
+    namespace selector merged into names, so no namespace labels are needed)."""
+    return bool(terms) and all(t.matches(pod, None) for t in terms)
+
+
+# -- topology columns ----------------------------------------------------------------------------------------
+class _Topology:
+    """Node label columns of the topology keys one cycle uses, and the live rows."""
+
+    def __init__(self, snapshot):
+        self.snapshot = snapshot
+        self.cols: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
+        codes, _ = snapshot.name_codes()
+        self.live = np.zeros(len(codes), bool)
+        self.live[snapshot.order] = True
+
+    def col(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
+        col = self.cols.get(key)
+        if col is None:
+            col = self.cols[key] = self.snapshot.label_codes(key)
+        return col
+
+    def zeros(self, key: str) -> np.ndarray:
+        """A per-value array for ``key`` with a trailing always-zero slot, so code -1 reads 0."""
+        return np.zeros(len(self.col(key)[1]) + 1, np.int64)
+
+    def per_value(self, key: str, per_row: np.ndarray) -> np.ndarray:
+        """Sum ``per_row`` (indexed by row) over the live nodes, by their value of label ``key``."""
+        codes, _ = self.col(key)
+        out = self.zeros(key)
+        n = min(len(codes), len(per_row), len(self.live))
+        c = codes[:n]
+        m = self.live[:n] & (c >= 0) & (per_row[:n] != 0)
+        if m.any():
+            np.add.at(out, c[m], per_row[:n][m])
+        return out
+
+    def code_of(self, key: str, row: int) -> int:
+        codes, _ = self.col(key)
+        return int(codes[row]) if row < len(codes) else -1
+
+
+# -- cycle state -----------------------------------------------------------------------------------------------
+@dataclass
+class PreFilterState:
+    """What PreFilter computes for Filter (upstream ``preFilterState``).
+
+    Count maps are ``{topology key: counts per label value code}`` (the code order of
+    ``Snapshot.label_codes``, plus a trailing zero slot).
+    """
+
+    pod_info: Any
+    ns_labels: dict
+    topo: _Topology
+    affinity_terms: list[AffinityTerm]  # namespaceSelector merged
+    anti_affinity_terms: list[AffinityTerm]
+    cluster_affinity_terms: list[AffinityTerm]
+    cluster_anti_affinity_terms: list[AffinityTerm]
+    host_affinity_terms: list[AffinityTerm] = field(default_factory=list)
+    host_anti_affinity_terms: list[AffinityTerm] = field(default_factory=list)
+    affinity_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    anti_affinity_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    existing_anti_affinity_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    fast_path: bool = False
+    # fast path: per-row counts for the node-local checks, and the global count for self-affinity
+    host_affinity_rows: np.ndarray | None = None
+    host_anti_affinity_rows: np.ndarray | None = None
+    host_existing_anti_rows: np.ndarray | None = None
+    matching_host_affinity_pods: int = 0
+
+    def clone(self) -> "PreFilterState":
+        copy = PreFilterState(**{f: getattr(self, f) for f in self.__dataclass_fields__})
+        for name in ("affinity_counts", "anti_affinity_counts", "existing_anti_affinity_counts"):
+            setattr(copy, name, {k: v.copy() for k, v in getattr(self, name).items()})
+        for name in ("host_affinity_rows", "host_anti_affinity_rows", "host_existing_anti_rows"):
+            arr = getattr(self, name)
+            setattr(copy, name, None if arr is None else arr.copy())
+        return copy
+
+    @staticmethod
+    def _nonempty(counts: dict[str, np.ndarray]) -> bool:
+        return any(bool(a.any()) for a in counts.values())
+
+    def _bump(self, counts: dict[str, np.ndarray], key: str, row: int, value: int) -> None:
+        code = self.topo.code_of(key, row)
+        if code < 0:
+            return
+        arr = counts.get(key)
+        if arr is None:
+            arr = counts[key] = self.topo.zeros(key)
+        arr[code] += value
+
+    def update_with_pod(self, pod_info, row: int, multiplier: int) -> None:
+        """``preFilterState.updateWithPod``: account ``pod_info`` placed on (or removed from) ``row``."""
+        pod = self.pod_info.pod
+        for t in pod_terms(pod_info).required_anti:
+            if self.fast_path and t.topology_key == LABEL_HOSTNAME:
+                if t.matches(pod, self.ns_labels) and self.host_existing_anti_rows is not None:
+                    self.host_existing_anti_rows[row] += multiplier
+            elif t.matches(pod, self.ns_labels):
+                self._bump(self.existing_anti_affinity_counts, t.topology_key, row, multiplier)
+        if pod_matches_all_terms(self.cluster_affinity_terms, pod_info.pod):
+            for t in self.cluster_affinity_terms:
+                self._bump(self.affinity_counts, t.topology_key, row, multiplier)
+        for t in self.cluster_anti_affinity_terms:
+            if t.matches(pod_info.pod, None):
+                self._bump(self.anti_affinity_counts, t.topology_key, row, multiplier)
+        if self.host_affinity_terms and pod_matches_all_terms(self.host_affinity_terms, pod_info.pod):
+            self.matching_host_affinity_pods += multiplier
+            self.host_affinity_rows[row] += multiplier
+        if self.host_anti_affinity_terms:
+            n = sum(1 for t in self.host_anti_affinity_terms if t.matches(pod_info.pod, None))
+            self.host_anti_affinity_rows[row] += multiplier * n
+
+
+@dataclass
+class PreScoreState:
+    """Topology scores (``{key: score per label value code}``) computed by PreScore."""
+
+    topo: _Topology
+    topology_score: dict[str, np.ndarray]
+    pod_info: Any = None
+
+
+@register
+class InterPodAffinity(Plugin):
+    name = NAME
+
+    @classmethod
+    def parse_args(cls, raw, handle=None) -> InterPodAffinityArgs:
+        raw = dict(raw or {})
+        errors = []
+        unknown = set(raw) - {"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods", "apiVersion", "kind"}
+        errors += [FieldError("FieldValueInvalid", k, "unknown field") for k in sorted(unknown)]
+        weight = raw.get("hardPodAffinityWeight")
+        if weight is None:
+            weight = DEFAULT_HARD_POD_AFFINITY_WEIGHT
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            errors.append(FieldError("FieldValueInvalid", "hardPodAffinityWeight", "must be an integer"))
+        elif not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
+            errors.append(FieldError("FieldValueInvalid", "hardPodAffinityWeight",
+                                     f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-"
+                                     f"{MAX_HARD_POD_AFFINITY_WEIGHT}]"))
+        ignore = raw.get("ignorePreferredTermsOfExistingPods")
+        if ignore is None:
+            ignore = False
+        if not isinstance(ignore, bool):
+            errors.append(FieldError("FieldValueInvalid", "ignorePreferredTermsOfExistingPods", "must be a boolean"))
+        if errors:
+            raise ArgsError(NAME, errors)
+        return InterPodAffinityArgs(weight, ignore)
+
+    def __init__(self, args: Any = None, handle: Any = None):
+        super().__init__(args if args is not None else InterPodAffinityArgs(), handle)
+
+    # -- helpers ---------------------------------------------------------------------------------------
+    def _gate(self, name: str) -> bool:
+        gates = getattr(self.handle, "gates", None)
+        return bool(gates is not None and gates.enabled(name))
+
+    def _namespaces(self) -> list[tuple[str, dict]]:
+        cluster = getattr(self.handle, "cluster", None)
+        if cluster is None:
+            return []
+        return [(ns.metadata.name or "", ns.metadata.labels) for ns in cluster.of_kind("Namespace")]
+
+    @staticmethod
+    def _namespace_labels(namespaces: list[tuple[str, dict]], name: str) -> dict:
+        """``GetNamespaceLabelsSnapshot``: the labels of namespace ``name`` ({} when it does not exist)."""
+        return next((dict(labels) for n, labels in namespaces if n == name), {})
+
+    # -- PreFilter / Filter -----------------------------------------------------------------------------
+    def pre_filter(self, state, pod_info, snapshot):
+        pod = pod_info.pod
+        if self._gate(GATE_DEFERRED_RESIZE) and _resize_deferred(pod):
+            return None, Status.skip()
+        terms = pod_terms(pod_info)
+        if terms.error is not None:
+            return None, Status.unresolvable(f"parsing pod: {terms.error}")
+        namespaces = self._namespaces()
+        affinity = [merge_namespace_selector(t, namespaces) for t in terms.required_affinity]
+        anti = [merge_namespace_selector(t, namespaces) for t in terms.required_anti]
+        ns_labels = self._namespace_labels(namespaces, pod_info.namespace)
+        topo = _Topology(snapshot)
+        fast = self._gate(GATE_HOSTNAME_FAST_PATH)
+        if fast:
+            all_host = all(t.topology_key == LABEL_HOSTNAME for t in affinity)
+            host_aff, cluster_aff = (affinity, []) if all_host else ([], affinity)
+            host_anti = [t for t in anti if t.topology_key == LABEL_HOSTNAME]
+            cluster_anti = [t for t in anti if t.topology_key != LABEL_HOSTNAME]
+        else:
+            host_aff, cluster_aff, host_anti, cluster_anti = [], affinity, [], anti
+        s = PreFilterState(pod_info, ns_labels, topo, affinity, anti, cluster_aff, cluster_anti,
+                           host_aff, host_anti, fast_path=fast)
+
+        # existing pods' required anti-affinity against the incoming pod
+        must_evaluate_host_existing = False
+        if fast:
+            s.host_existing_anti_rows = np.zeros(len(topo.live), np.int64)
+        for row, existing in snapshot.matching_pods(_IDX_REQUIRED_ANTI, _has_required_anti_affinity).values():
+            if not topo.live[row]:
+                continue
+            for t in pod_terms(existing).required_anti:
+                if fast and t.topology_key == LABEL_HOSTNAME:
+                    must_evaluate_host_existing = True
+                    if t.matches(pod, ns_labels):
+                        s.host_existing_anti_rows[row] += 1
+                elif t.matches(pod, ns_labels):
+                    s._bump(s.existing_anti_affinity_counts, t.topology_key, row, 1)
+
+        # existing pods against the incoming pod's own required terms
+        if cluster_aff:
+            per_row = snapshot.matching_pod_counts(
+                (NAME, "all", tuple(t.match_key for t in cluster_aff)),
+                lambda p, ts=tuple(cluster_aff): pod_matches_all_terms(list(ts), p))
+            for t in cluster_aff:
+                s.affinity_counts[t.topology_key] = (s.affinity_counts.get(t.topology_key, 0)
+                                                     + topo.per_value(t.topology_key, per_row))
+        for t in cluster_anti:
+            per_row = snapshot.matching_pod_counts((NAME, "any", t.match_key), lambda p, t=t: t.matches(p, None))
+            s.anti_affinity_counts[t.topology_key] = (s.anti_affinity_counts.get(t.topology_key, 0)
+                                                      + topo.per_value(t.topology_key, per_row))
+        if host_aff:
+            per_row = snapshot.matching_pod_counts(
+                (NAME, "all", tuple(t.match_key for t in host_aff)),
+                lambda p, ts=tuple(host_aff): pod_matches_all_terms(list(ts), p))
+            n = min(len(per_row), len(topo.live))
+            s.host_affinity_rows = np.zeros(len(topo.live), np.int64)
+            s.host_affinity_rows[:n] = np.where(topo.live[:n], per_row[:n], 0)
+            s.matching_host_affinity_pods = int(s.host_affinity_rows.sum())
+        if host_anti:
+            s.host_anti_affinity_rows = np.zeros(len(topo.live), np.int64)
+            for t in host_anti:
+                per_row = snapshot.matching_pod_counts((NAME, "any", t.match_key),
+                                                       lambda p, t=t: t.matches(p, None))
+                n = min(len(per_row), len(topo.live))
+                s.host_anti_affinity_rows[:n] += per_row[:n]
+
+        has_no_terms = not terms.required_affinity and not terms.required_anti
+        if (not s._nonempty(s.existing_anti_affinity_counts) and has_no_terms
+                and not must_evaluate_host_existing):
+            return None, Status.skip()
+        state[PRE_FILTER_STATE_KEY] = s
+        return None, Status()
+
+    def add_pod(self, state, pod_info_to_schedule, pod_info_to_add, node_info) -> Status:
+        """PreFilterExtensions.AddPod: ``pod_info_to_add`` now runs on ``node_info``."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        s.update_with_pod(pod_info_to_add, node_info.row, 1)
+        return Status()
+
+    def remove_pod(self, state, pod_info_to_schedule, pod_info_to_remove, node_info) -> Status:
+        """PreFilterExtensions.RemovePod: ``pod_info_to_remove`` no longer runs on ``node_info``."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        s.update_with_pod(pod_info_to_remove, node_info.row, -1)
+        return Status()
+
+    def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
+        n = len(rows)
+        if self._gate(GATE_DEFERRED_RESIZE) and _resize_deferred(pod_info.pod):
+            return Verdicts.passing(n)
+        s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            msg = f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
+            return Verdicts(np.full(n, np.int8(Code.Error)), np.zeros(n, np.int32), [(msg,)])
+        rows = np.asarray(rows, np.int64)
+        topo = s.topo
+
+        def codes(key):
+            return topo.col(key)[0][rows]
+
+        # 1. the incoming pod's affinity
+        fail_aff = np.zeros(n, bool)
+        if s.host_affinity_terms:  # fast path, every term hostname-scoped: a node-local check
+            has_host = codes(LABEL_HOSTNAME) >= 0
+            self_ok = (s.matching_host_affinity_pods <= 0
+                       and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
+            fail_aff = ~has_host | ((s.host_affinity_rows[rows] <= 0) & (not self_ok))
+        elif s.cluster_affinity_terms:
+            missing = np.zeros(n, bool)
+            pods_exist = np.ones(n, bool)
+            for t in s.cluster_affinity_terms:
+                c = codes(t.topology_key)
+                missing |= c < 0
+                counts = s.affinity_counts.get(t.topology_key)
+                pods_exist &= (c >= 0) & (counts[c] > 0 if counts is not None else False)
+            self_ok = (not s._nonempty(s.affinity_counts)
+                       and (not s.fast_path or s.matching_host_affinity_pods <= 0)
+                       and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
+            fail_aff = missing | (~pods_exist & (not self_ok))
+
+        # 2. the incoming pod's anti-affinity
+        fail_anti = np.zeros(n, bool)
+        for t in s.cluster_anti_affinity_terms:
+            counts = s.anti_affinity_counts.get(t.topology_key)
+            if counts is not None:
+                fail_anti |= counts[codes(t.topology_key)] > 0
+        if s.host_anti_affinity_terms:
+            fail_anti |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_anti_affinity_rows[rows] > 0)
+
+        # 3. the existing pods' anti-affinity
+        fail_existing = np.zeros(n, bool)
+        for key, counts in s.existing_anti_affinity_counts.items():
+            fail_existing |= counts[codes(key)] > 0
+        if s.host_existing_anti_rows is not None:
+            fail_existing |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_existing_anti_rows[rows] > 0)
+
+        out = np.zeros(n, np.int8)
+        idx = np.full(n, -1, np.int32)
+        third = fail_existing & ~fail_anti & ~fail_aff
+        second = fail_anti & ~fail_aff
+        out[third], idx[third] = Code.Unschedulable, 2
+        out[second], idx[second] = Code.Unschedulable, 1
+        out[fail_aff], idx[fail_aff] = Code.UnschedulableAndUnresolvable, 0
+        return Verdicts(out, idx, list(_REASONS))
+
+    # -- PreScore / Score / NormalizeScore ------------------------------------------------------------
+    def pre_score(self, state, pod_info, snapshot, rows) -> Status:
+        pod = pod_info.pod
+        aff = pod.spec.affinity
+        has_pref_affinity = (aff is not None and aff.pod_affinity is not None
+                             and len(aff.pod_affinity.preferred_during_scheduling_ignored_during_execution) > 0)
+        has_pref_anti = (aff is not None and aff.pod_anti_affinity is not None
+                         and len(aff.pod_anti_affinity.preferred_during_scheduling_ignored_during_execution) > 0)
+        has_constraints = has_pref_affinity or has_pref_anti
+        if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status.skip()
+        terms = pod_terms(pod_info)
+        if terms.error is not None:
+            return Status.error(f"failed to parse pod: {terms.error}")
+        namespaces = self._namespaces()
+        ns_labels = self._namespace_labels(namespaces, pod_info.namespace)
+        topo = _Topology(snapshot)
+        scores: dict[str, np.ndarray] = {}
+        contributed = False
+
+        if has_constraints:  # the incoming pod's preferred terms against every existing pod
+            weighted = [(w, 1) for w in terms.preferred_affinity] + [(w, -1) for w in terms.preferred_anti]
+            for w, mult in weighted:
+                t = merge_namespace_selector(w.term, namespaces)
+                per_row = snapshot.matching_pod_counts((NAME, "any", t.match_key), lambda p, t=t: t.matches(p, None))
+                codes, _ = topo.col(t.topology_key)
+                k = min(len(codes), len(per_row), len(topo.live))
+                if (topo.live[:k] & (codes[:k] >= 0) & (per_row[:k] > 0)).any():
+                    contributed = True
+                    if t.topology_key not in scores:
+                        scores[t.topology_key] = topo.zeros(t.topology_key)
+                    scores[t.topology_key] += int(w.weight * mult) * topo.per_value(t.topology_key, per_row)
+
+        # the terms of the existing pods that have affinity against the incoming pod
+        hard_weight = self.args.hard_pod_affinity_weight
+        for row, existing in snapshot.matching_pods(_IDX_WITH_AFFINITY, _has_affinity).values():
+            if not topo.live[row]:
+                continue
+            node_labels = snapshot.nodes[row].metadata.labels
+            if not node_labels:
+                continue
+            et = pod_terms(existing)
+            contributions = []
+            if hard_weight > 0:
+                contributions += [(t, hard_weight, 1) for t in et.required_affinity]
+            contributions += [(w.term, w.weight, 1) for w in et.preferred_affinity]
+            contributions += [(w.term, w.weight, -1) for w in et.preferred_anti]
+            for t, weight, mult in contributions:
+                if t.topology_key in node_labels and t.matches(pod, ns_labels):
+                    contributed = True
+                    if t.topology_key not in scores:
+                        scores[t.topology_key] = topo.zeros(t.topology_key)
+                    scores[t.topology_key][topo.code_of(t.topology_key, row)] += int(weight * mult)
+
+        if not contributed:
+            return Status.skip()
+        state[PRE_SCORE_STATE_KEY] = PreScoreState(topo, scores, pod_info)
+        return Status()
+
+    def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            raise ValueError(f'running Score plugins: plugin "{NAME}" failed with: '
+                             f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        rows = np.asarray(rows, np.int64)
+        out = np.zeros(len(rows), np.int64)
+        for key, values in s.topology_score.items():
+            out += values[s.topo.col(key)[0][rows]]
+        return out
+
+    def normalize_score(self, state, pod_info, scores: np.ndarray) -> Status:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        if not s.topology_score or len(scores) == 0:
+            return Status()
+        lo, hi = int(scores.min()), int(scores.max())
+        diff = hi - lo
+        if diff > 0:
+            scores[:] = (float(MAX_NODE_SCORE) * ((scores - lo).astype(np.float64) / float(diff))).astype(np.int64)
+        else:
+            scores[:] = 0
+        return Status()

@@ -1,0 +1,365 @@
+"""Inter-pod (anti-)affinity terms as kube-scheduler processes them.
+
+A ``v1.PodAffinityTerm`` becomes an :class:`AffinityTerm` (upstream
+``framework.AffinityTerm``): the label selector compiled as
+``metav1.LabelSelectorAsSelector`` does (``None`` selects nothing, ``{}``
+everything), the namespaces the term names, the topology key and the namespace
+selector. :func:`pod_terms` parses the four lists of a pod once
+(``framework.NewPodInfo``) and keeps the result in the ``PodInfo``'s cache.
+
+Which namespaces a term covers (``getNamespacesFromPodAffinityTerm`` and
+``AffinityTerm.Matches``): the names in ``namespaces`` or any namespace whose
+labels match ``namespaceSelector``; with neither, the namespace of the pod that
+carries the term. An empty ``namespaceSelector`` (``{}``) matches every namespace.
+
+>>> from kschedlab.api.core import Pod
+>>> pod = Pod.model_validate({"metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web"}},
+...     "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+...         {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}}})
+>>> terms = parse_pod_terms(pod)
+>>> t = terms.required_anti[0]
+>>> sorted(t.namespaces), t.topology_key, t.matches(pod, None)
+(['shop'], 'kubernetes.io/hostname', True)
+>>> parse_pod_terms(Pod.model_validate({"spec": {"affinity": {"podAffinity": {
+...     "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchExpressions": [
+...     {"key": "app", "operator": "In", "values": ["{bad}"]}]}, "topologyKey": "zone"}]}}}})).error[:61]
+'requiredAffinityTerms: values[0][app]: Invalid value: "{bad}"'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
+
+__all__ = [
+    "Selector",
+    "EVERYTHING",
+    "NOTHING",
+    "label_selector_as_selector",
+    "AffinityTerm",
+    "PodTerms",
+    "parse_pod_terms",
+    "pod_terms",
+    "merge_namespace_selector",
+]
+
+# -- apimachinery validation messages (k8s.io/apimachinery/pkg/util/validation) ----------------------------
+_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                       "with an alphanumeric character")
+_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
+_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+                    "or '.', and must start and end with an alphanumeric character")
+_DNS1123_SUBDOMAIN_FMT = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                          "'-' or '.', and must start and end with an alphanumeric character")
+_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT + r"\Z")
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT + r"\Z")
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT + r"\Z")
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """``validation.RegexError`` (its odd "',  or '" spacing included)."""
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    msg += " (e.g. "
+    for i, example in enumerate(examples):
+        if i > 0:
+            msg += " or "
+        msg += f"'{example}', "
+    return msg + f"regex used for validation is '{fmt}')"
+
+
+def _qualified_name_errors(value: str) -> list[str]:
+    """``validation.IsQualifiedName``."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT,
+                                                          "example.com"))
+    else:
+        return ["a qualified name " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
+                                                   "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if not _QUALIFIED_NAME_RE.match(name):
+        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
+                                                "123-abc"))
+    return errs
+
+
+def _label_value_errors(value: str) -> list[str]:
+    """``validation.IsValidLabelValue``."""
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _LABEL_VALUE_RE.match(value):
+        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def _go_quote(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _go_strings(values: list[str]) -> str:
+    """``%#v`` of a ``[]string`` (``[]string(nil)`` when empty, as LabelSelectorAsSelector passes it)."""
+    if not values:
+        return "[]string(nil)"
+    return "[]string{" + ", ".join(_go_quote(v) for v in values) + "}"
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``utilerrors.NewAggregate(...).Error()``: one message, or ``[a, b]`` (duplicates dropped)."""
+    seen: list[str] = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+# -- selectors ------------------------------------------------------------------------------------------------
+_OPS = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
+
+
+@dataclass(frozen=True)
+class Selector:
+    """A compiled ``labels.Selector``: ``kind`` is ``"everything"``, ``"nothing"`` or ``"requirements"``.
+
+    >>> s, _ = label_selector_as_selector(_sel({"matchExpressions": [{"key": "a", "operator": "NotIn",
+    ...                                                             "values": ["x"]}]}))
+    >>> s.matches({}), s.matches({"a": "x"}), EVERYTHING.matches({}), NOTHING.matches({})
+    (True, False, True, False)
+    """
+
+    kind: str
+    requirements: tuple = ()  # ((key, op, frozenset(values)), ...) sorted by key
+
+    def matches(self, labels: Mapping[str, str] | None) -> bool:
+        if self.kind == "everything":
+            return True
+        if self.kind == "nothing":
+            return False
+        labels = labels or {}
+        for key, op, values in self.requirements:
+            if op == "in" or op == "=":
+                if key not in labels or labels[key] not in values:
+                    return False
+            elif op == "notin":
+                if key in labels and labels[key] in values:
+                    return False
+            elif op == "exists":
+                if key not in labels:
+                    return False
+            elif key in labels:  # "!" DoesNotExist
+                return False
+        return True
+
+    def is_empty(self) -> bool:
+        """``labels.Selector.Empty()``: true only for the selector of ``{}`` (not for "nothing")."""
+        return self.kind == "everything"
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, tuple((k, op, tuple(sorted(v))) for k, op, v in self.requirements))
+
+
+EVERYTHING = Selector("everything")
+NOTHING = Selector("nothing")
+
+
+def _sel(data: dict):  # doctest helper
+    from kschedlab.api.meta import LabelSelector
+
+    return LabelSelector.model_validate(data)
+
+
+def _requirement_errors(key: str, op: str, values: list[str]) -> list[str]:
+    """``labels.NewRequirement`` validation, as field errors rendered to strings."""
+    errs = []
+    key_errors = _qualified_name_errors(key)
+    if key_errors:
+        errs.append(f"key: Invalid value: {_go_quote(key)}: {'; '.join(key_errors)}")
+    if op in ("in", "notin") and not values:
+        errs.append(f"values: Invalid value: {_go_strings(values)}: "
+                    "for 'in', 'notin' operators, values set can't be empty")
+    elif op == "=" and len(values) != 1:
+        errs.append(f"values: Invalid value: {_go_strings(values)}: exact-match compatibility requires one single value")
+    elif op in ("exists", "!") and values:
+        errs.append(f"values: Invalid value: {_go_strings(values)}: values set must be empty for exists and does "
+                    "not exist")
+    for i, v in enumerate(values):
+        msgs = _label_value_errors(v)
+        if msgs:
+            errs.append(f"values[{i}][{key}]: Invalid value: {_go_quote(v)}: {'; '.join(msgs)}")
+    return errs
+
+
+def label_selector_as_selector(selector) -> tuple[Selector, str | None]:
+    """``metav1.LabelSelectorAsSelector``: (selector, error message or None).
+
+    >>> label_selector_as_selector(None)[0] is NOTHING, label_selector_as_selector(_sel({}))[0] is EVERYTHING
+    (True, True)
+    >>> label_selector_as_selector(_sel({"matchExpressions": [{"key": "a", "operator": "In"}]}))[1]
+    "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"
+    """
+    if selector is None:
+        return NOTHING, None
+    if not selector.match_labels and not selector.match_expressions:
+        return EVERYTHING, None
+    reqs = []
+    for k, v in selector.match_labels.items():
+        errs = _requirement_errors(k, "=", [v])
+        if errs:
+            return NOTHING, _aggregate(errs)
+        reqs.append((k, "=", frozenset([v])))
+    for expr in selector.match_expressions:
+        op = _OPS.get(expr.operator or "")
+        if op is None:
+            return NOTHING, f"{_go_quote(expr.operator or '')} is not a valid label selector operator"
+        values = list(expr.values)
+        errs = _requirement_errors(expr.key or "", op, values)
+        if errs:
+            return NOTHING, _aggregate(errs)
+        reqs.append((expr.key or "", op, frozenset(values)))
+    reqs.sort(key=lambda r: r[0])
+    return Selector("requirements", tuple(reqs)), None
+
+
+# -- terms ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AffinityTerm:
+    """A processed ``v1.PodAffinityTerm`` (upstream ``framework.AffinityTerm``)."""
+
+    namespaces: frozenset
+    selector: Selector
+    topology_key: str
+    namespace_selector: Selector
+
+    def matches(self, pod, ns_labels: Mapping[str, str] | None) -> bool:
+        """``AffinityTerm.Matches``: ``pod`` (a v1 Pod or a PodInfo) is in one of the term's
+        namespaces (``ns_labels`` are the labels of the pod's namespace) and its labels match."""
+        meta = pod.metadata if hasattr(pod, "metadata") else pod.pod.metadata
+        if (meta.namespace or "") in self.namespaces or self.namespace_selector.matches(ns_labels):
+            return self.selector.matches(meta.labels)
+        return False
+
+    @property
+    def match_key(self) -> tuple:
+        """What decides which pods the term matches (the topology key left out)."""
+        return (tuple(sorted(self.namespaces)), self.selector.key, self.namespace_selector.key)
+
+
+@dataclass(frozen=True)
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+@dataclass
+class PodTerms:
+    """A pod's parsed terms; ``error`` is the parse error NewPodInfo would return (or None)."""
+
+    required_affinity: list[AffinityTerm] = field(default_factory=list)
+    required_anti: list[AffinityTerm] = field(default_factory=list)
+    preferred_affinity: list[WeightedAffinityTerm] = field(default_factory=list)
+    preferred_anti: list[WeightedAffinityTerm] = field(default_factory=list)
+    error: str | None = None
+
+
+def _new_affinity_term(pod, term) -> tuple[AffinityTerm | None, str | None]:
+    selector, err = label_selector_as_selector(term.label_selector)
+    if err is not None:
+        return None, err
+    if not term.namespaces and term.namespace_selector is None:
+        namespaces = frozenset([pod.metadata.namespace or ""])
+    else:
+        namespaces = frozenset(term.namespaces)
+    ns_selector, err = label_selector_as_selector(term.namespace_selector)
+    if err is not None:
+        return None, err
+    return AffinityTerm(namespaces, selector, term.topology_key or "", ns_selector), None
+
+
+def _terms(pod, v1_terms) -> tuple[list[AffinityTerm], str | None]:
+    out = []
+    for t in v1_terms:
+        parsed, err = _new_affinity_term(pod, t)
+        if err is not None:
+            return [], err  # upstream drops the whole list on the first bad term
+        out.append(parsed)
+    return out, None
+
+
+def _weighted(pod, v1_terms) -> tuple[list[WeightedAffinityTerm], str | None]:
+    out = []
+    for w in v1_terms:
+        parsed, err = _new_affinity_term(pod, w.pod_affinity_term)
+        if err is not None:
+            return [], err
+        out.append(WeightedAffinityTerm(parsed, int(w.weight or 0)))
+    return out, None
+
+
+def parse_pod_terms(pod) -> PodTerms:
+    """``framework.NewPodInfo``'s term parsing: every list, errors joined as upstream does."""
+    aff = pod.spec.affinity
+    pa = aff.pod_affinity if aff is not None else None
+    paa = aff.pod_anti_affinity if aff is not None else None
+    errors = []
+    req, err = _terms(pod, pa.required_during_scheduling_ignored_during_execution if pa else [])
+    if err:
+        errors.append(f"requiredAffinityTerms: {err}")
+    anti, err = _terms(pod, paa.required_during_scheduling_ignored_during_execution if paa else [])
+    if err:
+        errors.append(f"requiredAntiAffinityTerms: {err}")
+    pref, err = _weighted(pod, pa.preferred_during_scheduling_ignored_during_execution if pa else [])
+    if err:
+        errors.append(f"preferredAffinityTerms: {err}")
+    pref_anti, err = _weighted(pod, paa.preferred_during_scheduling_ignored_during_execution if paa else [])
+    if err:
+        errors.append(f"preferredAntiAffinityTerms: {err}")
+    return PodTerms(req, anti, pref, pref_anti, _aggregate(errors) if errors else None)
+
+
+_CACHE_KEY = "InterPodAffinity/terms"
+
+
+def pod_terms(pod_info) -> PodTerms:
+    """The parsed terms of a PodInfo, computed once and cached on it."""
+    cached = pod_info.cache.get(_CACHE_KEY)
+    if cached is None or cached[0] is not pod_info.pod.spec.affinity:
+        cached = pod_info.cache[_CACHE_KEY] = (pod_info.pod.spec.affinity, parse_pod_terms(pod_info.pod))
+    return cached[1]
+
+
+def merge_namespace_selector(term: AffinityTerm, namespaces: Iterable[tuple[str, Mapping[str, str]]]
+                             ) -> AffinityTerm:
+    """``mergeAffinityTermNamespacesIfNotEmpty`` (for the incoming pod's terms): the namespaces
+    a non-empty selector picks out of ``namespaces`` ((name, labels) pairs) join the term's
+    names and the selector becomes "nothing"; an empty selector (all namespaces) stays.
+
+    >>> t = AffinityTerm(frozenset(["a"]), EVERYTHING, "zone",
+    ...                  label_selector_as_selector(_sel({"matchLabels": {"team": "x"}}))[0])
+    >>> m = merge_namespace_selector(t, [("b", {"team": "x"}), ("c", {"team": "y"})])
+    >>> sorted(m.namespaces), m.namespace_selector is NOTHING
+    (['a', 'b'], True)
+    """
+    if term.namespace_selector.is_empty():
+        return term
+    names = {name for name, labels in namespaces if term.namespace_selector.matches(labels)}
+    return replace(term, namespaces=term.namespaces | names, namespace_selector=NOTHING)

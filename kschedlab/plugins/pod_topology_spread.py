@@ -1,0 +1,574 @@
+"""PodTopologySpread: spread matching pods evenly over topology domains.
+
+``DoNotSchedule`` constraints filter (PreFilter counts the matching pods per domain,
+Filter rejects a node whose domain would exceed ``maxSkew`` over the global
+minimum); ``ScheduleAnyway`` constraints score (PreScore counts, Score sums
+``count * ln(domains + 2) + maxSkew - 1`` per constraint, NormalizeScore turns the
+fewest matching pods into 100). A pod without constraints of its own gets the
+plugin's default constraints when it belongs to a Service, ReplicationController,
+ReplicaSet or StatefulSet (built-in ``System`` defaults: hostname maxSkew 3, zone
+maxSkew 5, both ``ScheduleAnyway``).
+
+Counting is vectorized: the pods matching a constraint's selector per node come
+from the snapshot's incremental pod index (``Snapshot.matching_pod_counts``) and are
+summed per domain with ``np.bincount`` over the node label codes, so a cycle costs
+O(nodes), not O(pods).
+
+>>> from kschedlab.api.loader import load_text
+>>> from kschedlab.cluster import Cluster
+>>> from kschedlab.scheduler import Scheduler
+>>> nodes = "".join(f'''
+... ---
+... apiVersion: v1
+... kind: Node
+... metadata: {{name: {n}, labels: {{zone: {z}}}}}
+... status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}''' for n, z in [("a", "z1"), ("b", "z2")])
+>>> cluster = Cluster(load_text(nodes + '''
+... ---
+... apiVersion: v1
+... kind: Pod
+... metadata: {name: old, namespace: default, labels: {app: web}}
+... spec: {nodeName: a, containers: [{name: c}]}
+... ---
+... apiVersion: v1
+... kind: Pod
+... metadata: {name: new, namespace: default, labels: {app: web}}
+... spec:
+...   containers: [{name: c}]
+...   topologySpreadConstraints:
+...   - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+... '''))
+>>> Scheduler(cluster).schedule_one("default/new").node
+'b'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kschedlab.api.core import TopologySpreadConstraint
+from kschedlab.features import FeatureGates
+from kschedlab.framework.interface import MAX_NODE_SCORE, ArgsError, FieldError, Plugin, Verdicts, register
+from kschedlab.framework.status import Code, Status
+from kschedlab.labels import is_qualified_name
+from kschedlab.nodeaffinity import RequiredNodeAffinity
+from kschedlab.plugins.pod_topology_spread_common import (
+    DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, MAX_INT32, SCHEDULE_ANYWAY, CriticalPaths,
+    Selector, SelectorError, SpreadConstraint, counts_towards, default_selector, filter_constraints,
+    go_round_array, node_labels_match, topology_normalizing_weight, untolerated_mask)
+
+NAME = "PodTopologySpread"
+#: Filter reason when a node's domain would exceed maxSkew (Unschedulable)
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+#: Filter reason when a node lacks a constraint's topology key (UnschedulableAndUnresolvable)
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+PREFILTER_STATE_KEY = "PreFilter" + NAME
+PRESCORE_STATE_KEY = "PreScore" + NAME
+INVALID_SCORE = -1
+MAX_INT64 = (1 << 63) - 1
+
+GATE_NODE_INCLUSION_POLICY = "NodeInclusionPolicyInPodTopologySpread"
+GATE_MATCH_LABEL_KEYS = "MatchLabelKeysInPodTopologySpread"
+GATE_COMPARISON_OPERATORS = "TaintTolerationComparisonOperators"
+
+SYSTEM_DEFAULTING = "System"
+LIST_DEFAULTING = "List"
+
+#: the built-in default constraints (``systemDefaultConstraints``)
+SYSTEM_DEFAULT_CONSTRAINTS = (
+    TopologySpreadConstraint(topology_key=LABEL_HOSTNAME, when_unsatisfiable=SCHEDULE_ANYWAY, max_skew=3),
+    TopologySpreadConstraint(topology_key=LABEL_TOPOLOGY_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY, max_skew=5),
+)
+
+_ARGS_FIELDS = {"defaultConstraints", "defaultingType", "apiVersion", "kind"}
+_CONSTRAINT_FIELDS = {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
+                      "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys"}
+
+
+@dataclass
+class PodTopologySpreadArgs:
+    """``PodTopologySpreadArgs`` after v1 defaulting (an empty ``defaultingType`` is ``System``)."""
+
+    default_constraints: list[TopologySpreadConstraint] = field(default_factory=list)
+    defaulting_type: str = SYSTEM_DEFAULTING
+
+
+def validate_args(raw: dict) -> list[FieldError]:
+    """``ValidatePodTopologySpreadArgs`` on raw (camelCase) args, errors in upstream's order."""
+    errors: list[FieldError] = []
+    defaulting = raw.get("defaultingType") or SYSTEM_DEFAULTING
+    constraints = raw.get("defaultConstraints") or []
+    if defaulting not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
+        errors.append(FieldError("FieldValueNotSupported", "defaultingType",
+                                 f'Unsupported value: "{defaulting}": supported values: "System", "List"'))
+    elif defaulting == SYSTEM_DEFAULTING and constraints:
+        errors.append(FieldError("FieldValueInvalid", "defaultingType",
+                                 f'Invalid value: "{defaulting}": when .defaultConstraints are not empty'))
+    seen: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(constraints):
+        p = f"defaultConstraints[{i}]"
+        if not isinstance(c, dict):
+            errors.append(FieldError("FieldValueInvalid", p, "must be an object"))
+            continue
+        unknown = sorted(set(c) - _CONSTRAINT_FIELDS)
+        errors.extend(FieldError("FieldValueInvalid", f"{p}.{k}", "unknown field") for k in unknown)
+        skew = c.get("maxSkew") or 0
+        if not isinstance(skew, int) or skew <= 0:
+            errors.append(FieldError("FieldValueInvalid", f"{p}.maxSkew", f"Invalid value: {skew}: not in valid "
+                                                                          "range (0, inf)"))
+        key = c.get("topologyKey") or ""
+        if not key:
+            errors.append(FieldError("FieldValueRequired", f"{p}.topologyKey", "Required value: can not be empty"))
+        elif not is_qualified_name(key):
+            errors.append(FieldError("FieldValueInvalid", f"{p}.topologyKey",
+                                     f'Invalid value: "{key}": name part must consist of alphanumeric '
+                                     "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                                     "character"))
+        when = c.get("whenUnsatisfiable") or ""
+        if not when:
+            errors.append(FieldError("FieldValueRequired", f"{p}.whenUnsatisfiable",
+                                     "Required value: can not be empty"))
+        elif when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+            errors.append(FieldError("FieldValueNotSupported", f"{p}.whenUnsatisfiable",
+                                     f'Unsupported value: "{when}": supported values: "DoNotSchedule", '
+                                     '"ScheduleAnyway"'))
+        if c.get("labelSelector") is not None:
+            errors.append(FieldError("FieldValueForbidden", f"{p}.labelSelector",
+                                     "Forbidden: constraint must not define a selector, as they deduced for "
+                                     "each pod"))
+        pair = (key, when)
+        if pair in seen:
+            errors.append(FieldError("FieldValueDuplicate", p, f'Duplicate value: "{{{key}, {when}}}"'))
+        else:
+            seen[pair] = i
+    return errors
+
+
+# -- cycle state ---------------------------------------------------------------------------------
+@dataclass
+class DomainCounts:
+    """One hard constraint's matching pods per domain (``TpValueToMatchNum[i]`` and
+    ``CriticalPaths[i]``), indexed by the snapshot's label code of the topology value."""
+
+    constraint: SpreadConstraint
+    codes: np.ndarray  # per snapshot row: the node's domain code, -1 without the label
+    vocab: dict[str, int]  # topology value -> code
+    counts: np.ndarray  # per domain code: matching pods
+    present: np.ndarray  # per domain code: the domain is eligible (a key of TpValueToMatchNum)
+    paths: CriticalPaths | None = None  # built on first AddPod/RemovePod
+
+    def critical_paths(self) -> CriticalPaths:
+        if self.paths is None:
+            cp = CriticalPaths()
+            values = list(self.vocab)
+            for code in np.flatnonzero(self.present).tolist():
+                cp.update(values[code], int(self.counts[code]))
+            self.paths = cp
+        return self.paths
+
+    def domains(self) -> int:
+        return int(self.present.sum())
+
+    def min_match_num(self) -> int:
+        """``minMatchNum``: the global minimum, 0 when fewer eligible domains than minDomains."""
+        if self.domains() < self.constraint.min_domains:
+            return 0
+        if self.paths is not None:
+            return int(self.paths.paths[0][1])
+        return int(self.counts[self.present].min()) if self.present.any() else MAX_INT32
+
+    def match_num(self) -> dict:
+        """``TpValueToMatchNum[i]``: topology value -> matching pods, eligible domains only."""
+        return {v: int(self.counts[c]) for v, c in self.vocab.items() if c < len(self.present) and self.present[c]}
+
+    def copy(self) -> "DomainCounts":
+        return DomainCounts(self.constraint, self.codes, self.vocab, self.counts.copy(), self.present.copy(),
+                            self.paths.copy() if self.paths is not None else None)
+
+
+@dataclass
+class PreFilterState:
+    """``preFilterState``: the hard constraints and their per-domain counts."""
+
+    constraints: list[SpreadConstraint]
+    domains: list[DomainCounts]
+
+    def clone(self) -> "PreFilterState":
+        return PreFilterState(self.constraints, [d.copy() for d in self.domains])
+
+    def as_data(self) -> dict:
+        """Plain data for inspection and conformance checks."""
+        return {
+            "constraints": [c.as_data() for c in self.constraints],
+            "tpValueToMatchNum": [d.match_num() for d in self.domains],
+            "criticalPaths": [d.critical_paths().as_data() for d in self.domains],
+        }
+
+
+@dataclass
+class PreScoreState:
+    """``preScoreState``: the soft constraints, the nodes not scored, per-domain counts and
+    the per-constraint ``topologyNormalizingWeight``."""
+
+    constraints: list[SpreadConstraint]
+    ignored: np.ndarray  # bool per snapshot row
+    ignored_names: list[str]
+    weights: list[float]
+    codes: list[np.ndarray]  # per constraint: label code per row (-1 = no label)
+    slots: list[np.ndarray | None]  # per non-hostname constraint: domain slot per row ("" for no label)
+    slot_values: list[list[str] | None]
+    counts: list[np.ndarray]  # per constraint: per slot (zone-like) or per row (hostname)
+    seeded: list[np.ndarray | None]
+    scored_rows: np.ndarray | None = None
+
+    def as_data(self) -> dict:
+        counts = []
+        for i, c in enumerate(self.constraints):
+            if self.slots[i] is None:
+                counts.append({})
+                continue
+            values = self.slot_values[i]
+            counts.append({values[s]: int(self.counts[i][s]) for s in np.flatnonzero(self.seeded[i]).tolist()})
+        return {
+            "constraints": [c.as_data() for c in self.constraints],
+            "ignoredNodes": sorted(self.ignored_names),
+            "topologyValueToPodCounts": counts,
+            "topologyNormalizingWeight": list(self.weights),
+        }
+
+
+# -- the plugin ----------------------------------------------------------------------------------------
+@register
+class PodTopologySpread(Plugin):
+    name = NAME
+
+    def __init__(self, args: PodTopologySpreadArgs | None = None, handle: Any = None):
+        super().__init__(args or PodTopologySpreadArgs(), handle)
+        self.system_defaulted = self.args.defaulting_type == SYSTEM_DEFAULTING
+        self.default_constraints = (list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted
+                                    else list(self.args.default_constraints))
+
+    # -- args -------------------------------------------------------------------------------------
+    @classmethod
+    def parse_args(cls, raw: dict | None, handle: Any = None) -> PodTopologySpreadArgs:
+        raw = dict(raw or {})
+        unknown = sorted(set(raw) - _ARGS_FIELDS)
+        if unknown:
+            raise ArgsError(NAME, [FieldError("FieldValueInvalid", k, "unknown field") for k in unknown])
+        if raw.get("kind") not in (None, "PodTopologySpreadArgs"):
+            raise ArgsError(NAME, [FieldError("FieldValueInvalid", "kind", f"want PodTopologySpreadArgs, got "
+                                                                          f"{raw['kind']}")])
+        if not isinstance(raw.get("defaultConstraints") or [], list):
+            raise ArgsError(NAME, [FieldError("FieldValueInvalid", "defaultConstraints", "must be a list")])
+        errors = validate_args(raw)
+        if errors:
+            raise ArgsError(NAME, errors)
+        constraints = []
+        for i, c in enumerate(raw.get("defaultConstraints") or []):
+            try:
+                constraints.append(TopologySpreadConstraint.model_validate(c))
+            except ValueError as err:
+                raise ArgsError(NAME, [FieldError("FieldValueInvalid", f"defaultConstraints[{i}]",
+                                                  str(err))]) from None
+        return PodTopologySpreadArgs(constraints, raw.get("defaultingType") or SYSTEM_DEFAULTING)
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _gate(self, name: str) -> bool:
+        gates = getattr(self.handle, "gates", None) or FeatureGates()
+        return gates.enabled(name)
+
+    @property
+    def _cluster(self):
+        return getattr(self.handle, "cluster", None)
+
+    def _filter(self, constraints, labels, action: str) -> list[SpreadConstraint]:
+        return filter_constraints(constraints, labels, action,
+                                  match_label_keys=self._gate(GATE_MATCH_LABEL_KEYS),
+                                  node_inclusion_policy=self._gate(GATE_NODE_INCLUSION_POLICY))
+
+    def build_default_constraints(self, pod, action: str) -> list[SpreadConstraint]:
+        """``buildDefaultConstraints``: the default constraints for ``action`` with the selector
+        deduced from the pod's Services and controller; none when that selector is empty."""
+        constraints = self._filter(self.default_constraints, pod.metadata.labels, action)
+        if not constraints:
+            return []
+        selector = default_selector(pod, self._cluster)
+        if selector.empty():
+            return []
+        return [SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
+                                 c.node_taints_policy) for c in constraints]
+
+    def get_constraints(self, pod, action: str = DO_NOT_SCHEDULE) -> list[SpreadConstraint]:
+        """The pod's constraints for ``action`` (its own, or the defaults when it has none).
+        Raises :class:`SelectorError` with upstream's wrapping when a selector is invalid."""
+        kind = "hard" if action == DO_NOT_SCHEDULE else "soft"
+        if pod.spec.topology_spread_constraints:
+            try:
+                return self._filter(pod.spec.topology_spread_constraints, pod.metadata.labels, action)
+            except SelectorError as err:
+                raise SelectorError(f"obtaining pod's {kind} topology spread constraints: {err}") from None
+        try:
+            return self.build_default_constraints(pod, action)
+        except SelectorError as err:
+            raise SelectorError(f"setting default {kind} topology spread constraints: {err}") from None
+
+    @staticmethod
+    def _pod_counts(snapshot, selector: Selector, namespace: str) -> np.ndarray | None:
+        """Matching pods per snapshot row (None: nothing can match), from the incremental index."""
+        if selector.is_nothing or selector.empty():
+            return None
+        return snapshot.matching_pod_counts(
+            (NAME, namespace, selector.key), lambda p: counts_towards(p, selector, namespace))
+
+    def _inclusion(self, constraints, pod, snapshot, rows: np.ndarray) -> list[np.ndarray | None]:
+        """Per constraint, the rows its node inclusion policies admit (None: all)."""
+        out: list[np.ndarray | None] = []
+        affinity = untolerated = None
+        for c in constraints:
+            mask = None
+            if c.node_affinity_policy == HONOR:
+                if affinity is None:
+                    affinity = RequiredNodeAffinity(pod).match(snapshot, rows)
+                mask = affinity
+            if c.node_taints_policy == HONOR:
+                if untolerated is None:
+                    untolerated = untolerated_mask(snapshot, rows, pod.spec.tolerations,
+                                                   self._gate(GATE_COMPARISON_OPERATORS))
+                mask = ~untolerated if mask is None else mask & ~untolerated
+            out.append(mask)
+        return out
+
+    # -- PreFilter / Filter -------------------------------------------------------------------------------
+    def pre_filter(self, state, pod_info, snapshot):
+        try:
+            constraints = self.get_constraints(pod_info.pod, DO_NOT_SCHEDULE)
+        except SelectorError as err:
+            return None, Status.error(f"get constraints from pod: {err}")
+        if not constraints:
+            return None, Status.skip()
+        state[PREFILTER_STATE_KEY] = self.calculate_pre_filter_state(pod_info, snapshot, constraints)
+        return None, Status()
+
+    def calculate_pre_filter_state(self, pod_info, snapshot, constraints) -> PreFilterState:
+        """``calPreFilterState``: matching pods per domain over every node that has all the
+        topology keys (and, per constraint, passes its node inclusion policies)."""
+        pod = pod_info.pod
+        rows = snapshot.order
+        base = np.ones(len(rows), bool)
+        inclusion_policy = self._gate(GATE_NODE_INCLUSION_POLICY)
+        if not inclusion_policy:  # spreading only over the nodes the pod's node affinity admits
+            base &= RequiredNodeAffinity(pod).match(snapshot, rows)
+        columns = [snapshot.label_codes(c.topology_key) for c in constraints]
+        for codes, _ in columns:
+            base &= codes[rows] >= 0
+        policies = self._inclusion(constraints, pod, snapshot, rows) if inclusion_policy else [None] * len(constraints)
+        domains = []
+        for c, (codes, vocab), policy in zip(constraints, columns, policies):
+            eligible = base if policy is None else base & policy
+            dom = codes[rows[eligible]]
+            present = np.bincount(dom, minlength=len(vocab)) > 0
+            per_row = self._pod_counts(snapshot, c.selector, pod_info.namespace)
+            if per_row is None:
+                counts = np.zeros(len(vocab), np.int64)
+            else:
+                counts = np.bincount(dom, weights=per_row[rows[eligible]], minlength=len(vocab)).astype(np.int64)
+            domains.append(DomainCounts(c, codes, vocab, counts, present))
+        return PreFilterState(constraints, domains)
+
+    def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
+        s = state.get(PREFILTER_STATE_KEY)
+        if s is None:
+            return Verdicts.from_mask(np.ones(len(rows), bool), Code.Error,
+                                      (f'reading "{PREFILTER_STATE_KEY}" from cycleState: not found',))
+        n = len(rows)
+        codes = np.zeros(n, np.int8)
+        reason = np.full(n, -1, np.int32)
+        undecided = np.ones(n, bool)
+        labels = pod_info.labels
+        for d in s.domains:
+            dom = d.codes[rows]
+            missing = undecided & (dom < 0)
+            codes[missing] = Code.UnschedulableAndUnresolvable
+            reason[missing] = 0
+            undecided &= ~missing
+            if not undecided.any():
+                break
+            if len(d.counts):
+                match = np.where(dom >= 0, d.counts[np.clip(dom, 0, len(d.counts) - 1)], 0)
+            else:
+                match = np.zeros(n, np.int64)
+            self_match = 1 if d.constraint.selector.matches(labels) else 0
+            skew = match + self_match - d.min_match_num()
+            fail = undecided & (skew > d.constraint.max_skew)
+            codes[fail] = Code.Unschedulable
+            reason[fail] = 1
+            undecided &= ~fail
+        return Verdicts(codes, reason, [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)])
+
+    # -- PreFilterExtensions (preemption) ---------------------------------------------------------------------
+    def add_pod(self, state, pod_info, pod_info_to_add, node_info) -> Status:
+        """``AddPod``: count ``pod_info_to_add`` on ``node_info`` in the PreFilter state."""
+        return self._update_with_pod(state, pod_info_to_add, pod_info, node_info, +1)
+
+    def remove_pod(self, state, pod_info, pod_info_to_remove, node_info) -> Status:
+        """``RemovePod``: stop counting ``pod_info_to_remove`` on ``node_info``."""
+        return self._update_with_pod(state, pod_info_to_remove, pod_info, node_info, -1)
+
+    def _update_with_pod(self, state, updated, preemptor, node_info, delta: int) -> Status:
+        s = state.get(PREFILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'reading "{PREFILTER_STATE_KEY}" from cycleState: not found')
+        if updated.namespace != preemptor.namespace or node_info is None:
+            return Status()
+        node = node_info.node
+        labels = node.metadata.labels
+        if not node_labels_match(labels, s.constraints):
+            return Status()
+        snapshot, rows = node_info.snapshot, np.asarray([node_info.row])
+        inclusion_policy = self._gate(GATE_NODE_INCLUSION_POLICY)
+        if not inclusion_policy and not RequiredNodeAffinity(preemptor.pod).match(snapshot, rows)[0]:
+            return Status()
+        policies = (self._inclusion(s.constraints, preemptor.pod, snapshot, rows) if inclusion_policy
+                    else [None] * len(s.constraints))
+        for d, policy in zip(s.domains, policies):
+            if not d.constraint.selector.matches(updated.labels):
+                continue
+            if policy is not None and not policy[0]:
+                continue
+            value = labels[d.constraint.topology_key]
+            code = d.vocab[value]
+            paths = d.critical_paths()
+            d.counts[code] += delta
+            d.present[code] = True
+            paths.update(value, int(d.counts[code]))
+        return Status()
+
+    # -- PreScore / Score / NormalizeScore ---------------------------------------------------------------------
+    def pre_score(self, state, pod_info, snapshot, rows) -> Status:
+        all_rows = snapshot.order
+        if len(all_rows) == 0:
+            return Status.skip()
+        pod = pod_info.pod
+        # only non-system-default spreading requires nodes to carry every topology key, so
+        # that nodes without a zone label still get hostname spreading
+        require_all = bool(pod.spec.topology_spread_constraints) or not self.system_defaulted
+        try:
+            constraints = self.get_constraints(pod, SCHEDULE_ANYWAY)
+        except SelectorError as err:
+            return Status.error(f"calculating preScoreState: {err}")
+        if not constraints:
+            return Status.skip()
+        state[PRESCORE_STATE_KEY] = self.calculate_pre_score_state(pod_info, snapshot, np.asarray(rows, np.int64),
+                                                                   constraints, require_all)
+        return Status()
+
+    def calculate_pre_score_state(self, pod_info, snapshot, rows: np.ndarray, constraints,
+                                  require_all: bool) -> PreScoreState:
+        """``initPreScoreState`` over the filtered ``rows`` plus PreScore's count over every node."""
+        pod = pod_info.pod
+        columns = [snapshot.label_codes(c.topology_key) for c in constraints]
+        ignored = np.zeros(len(columns[0][0]), bool)
+        if require_all:
+            has_all = np.ones(len(rows), bool)
+            for codes, _ in columns:
+                has_all &= codes[rows] >= 0
+            ignored[rows[~has_all]] = True
+        kept = rows[~ignored[rows]]
+        all_rows = snapshot.order
+        base = np.ones(len(all_rows), bool)
+        inclusion_policy = self._gate(GATE_NODE_INCLUSION_POLICY)
+        if not inclusion_policy:
+            base &= RequiredNodeAffinity(pod).match(snapshot, all_rows)
+        if require_all:
+            for codes, _ in columns:
+                base &= codes[all_rows] >= 0
+        policies = (self._inclusion(constraints, pod, snapshot, all_rows) if inclusion_policy
+                    else [None] * len(constraints))
+        weights, slots, slot_values, counts, seeded_all = [], [], [], [], []
+        for c, (codes, vocab), policy in zip(constraints, columns, policies):
+            per_row = self._pod_counts(snapshot, c.selector, pod_info.namespace)
+            if c.topology_key == LABEL_HOSTNAME:  # per-node counts, read in Score
+                weights.append(topology_normalizing_weight(len(rows) - int(ignored[rows].sum())))
+                slots.append(None)
+                slot_values.append(None)
+                seeded_all.append(None)
+                counts.append(per_row if per_row is not None else np.zeros(len(codes), np.int64))
+                continue
+            # a node without the key is in the "" domain (only possible with system defaults)
+            empty = vocab.get("", len(vocab))
+            values = [*vocab, ""] if empty == len(vocab) else list(vocab)
+            slot = np.where(codes >= 0, codes, empty)
+            seeded = np.zeros(len(values), bool)
+            seeded[slot[kept]] = True
+            weights.append(topology_normalizing_weight(int(seeded.sum())))
+            eligible = base if policy is None else base & policy
+            elig_rows = all_rows[eligible]
+            if per_row is None:
+                per_slot = np.zeros(len(values), np.int64)
+            else:
+                per_slot = np.bincount(slot[elig_rows], weights=per_row[elig_rows],
+                                       minlength=len(values)).astype(np.int64)
+            per_slot[~seeded] = 0
+            slots.append(slot)
+            slot_values.append(values)
+            seeded_all.append(seeded)
+            counts.append(per_slot)
+        ignored_names = [snapshot.names[r] for r in np.flatnonzero(ignored).tolist()]
+        return PreScoreState(constraints, ignored, ignored_names, weights, [codes for codes, _ in columns], slots,
+                             slot_values, counts, seeded_all)
+
+    def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
+        s: PreScoreState | None = state.get(PRESCORE_STATE_KEY)
+        if s is None:
+            raise ValueError(f'error reading "{PRESCORE_STATE_KEY}" from cycleState: not found')
+        rows = np.asarray(rows, np.int64)
+        s.scored_rows = rows
+        score = np.zeros(len(rows), np.float64)
+        for i, c in enumerate(s.constraints):
+            has = s.codes[i][rows] >= 0
+            if s.slots[i] is None:
+                cnt = s.counts[i][rows]
+            else:
+                cnt = s.counts[i][s.slots[i][rows]]
+            term = cnt.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
+            score = score + np.where(has, term, 0.0)
+        out = go_round_array(score)
+        out[s.ignored[rows]] = 0
+        return out
+
+    def normalize_score(self, state, pod_info, scores: np.ndarray) -> Status:
+        s: PreScoreState | None = state.get(PRESCORE_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRESCORE_STATE_KEY}" from cycleState: not found')
+        rows = s.scored_rows
+        ignored = (s.ignored[rows] if rows is not None and len(rows) == len(scores)
+                   else np.zeros(len(scores), bool))
+        valid = scores[~ignored]
+        min_score = int(valid.min()) if len(valid) else MAX_INT64
+        max_score = max(0, int(valid.max())) if len(valid) else 0
+        work = np.where(ignored, INVALID_SCORE, scores).astype(np.int64)
+        if max_score == 0:
+            out = np.full(len(scores), MAX_NODE_SCORE, np.int64)
+        else:
+            num = MAX_NODE_SCORE * (max_score + min_score - work)
+            out = num // max_score
+            out += ((num % max_score) != 0) & (num < 0)  # Go truncates toward zero
+        scores[:] = np.where(work == INVALID_SCORE, 0, out)
+        return Status()
+
+    # -- inspection -------------------------------------------------------------------------------------------
+    @staticmethod
+    def pre_filter_state(state) -> dict | None:
+        """The PreFilter state as plain data (None when PreFilter did not write one)."""
+        s = state.get(PREFILTER_STATE_KEY)
+        return None if s is None else s.as_data()
+
+    @staticmethod
+    def pre_score_state(state) -> dict | None:
+        """The PreScore state as plain data (None when PreScore did not write one)."""
+        s = state.get(PRESCORE_STATE_KEY)
+        return None if s is None else s.as_data()

@@ -1,0 +1,561 @@
+"""Preemption machinery (upstream ``pkg/scheduler/framework/preemption``).
+
+A preemption plugin (``DefaultPreemption``) supplies the policy -- which pods
+may be victims on a node, how many nodes to dry-run, how to order candidates --
+and the :class:`Evaluator` here runs the algorithm every such plugin shares:
+
+1. is the pod eligible to preempt at all (``PodEligibleToPreemptOthers``);
+2. the *potential nodes* are those whose filter status was ``Unschedulable``
+   (``UnschedulableAndUnresolvable`` nodes cannot be helped by removing pods);
+3. a *dry run* on those nodes, starting at an offset and stopping once enough
+   candidates are found, asks the plugin for the victims on each node;
+4. the best candidate is picked (fewest PDB violations, lowest highest-victim
+   priority, smallest priority sum, fewest victims, latest start time, first);
+5. the :class:`Executor` marks the victims with a ``DisruptionTarget``
+   condition, deletes them, and clears lower-priority nominations on the node.
+
+The dry run works on the live :class:`~kschedlab.cluster.Snapshot`: pods are
+removed and added back with the exact, cheap ``remove_pod`` / ``add_pod``, and
+every node is restored (pod order included) before the next one is tried.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Protocol
+
+import numpy as np
+
+from kschedlab.framework.diagnosis import Diagnosis
+from kschedlab.framework.status import Code, Status
+
+MAX_INT32 = (1 << 31) - 1
+MIN_INT64 = -(1 << 63)
+
+ERR_NO_NODES = "no nodes available"
+MSG_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+MSG_NO_CANDIDATE = "no candidate node for preemption"
+
+MODE_NOOP = "Noop"
+MODE_OVERRIDE = "Override"
+
+DISRUPTION_TARGET = "DisruptionTarget"
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` for the plain strings that appear in messages (node names)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class PostFilterResult:
+    """``fwk.PostFilterResult``: what to do with the pod's ``status.nominatedNodeName``.
+
+    ``nominating_mode`` Override sets it to ``nominated_node_name`` ("" clears
+    it); Noop leaves it alone.
+    """
+
+    nominated_node_name: str = ""
+    nominating_mode: str = MODE_OVERRIDE
+
+    @staticmethod
+    def with_nominated_node(name: str) -> "PostFilterResult":
+        return PostFilterResult(name, MODE_OVERRIDE)
+
+    def to_dict(self) -> dict:
+        return {"nominatedNodeName": self.nominated_node_name, "nominatingMode": self.nominating_mode}
+
+
+@dataclass
+class Victims:
+    """``extenderv1.Victims``: the pods to evict on one node, most important first."""
+
+    pods: list  # PodInfo
+    num_pdb_violations: int = 0
+
+
+@dataclass
+class Candidate:
+    """A node where the preemptor fits once ``victims`` are gone."""
+
+    name: str
+    victims: Victims
+
+    def __repr__(self) -> str:
+        return (f"Candidate({self.name}, victims={[p.key for p in self.victims.pods]}, "
+                f"pdbViolations={self.victims.num_pdb_violations})")
+
+
+class NodeToStatus:
+    """``framework.NodeToStatus``: the Filter status of every node of a failed cycle.
+
+    Nodes not listed explicitly have ``absent`` (by default
+    UnschedulableAndUnresolvable with no reason: a node that was never
+    evaluated cannot be helped by preemption).
+
+    >>> m = NodeToStatus({"n1": Status.unschedulable("Insufficient cpu")})
+    >>> m.get("n1").code.name, m.get("n2").code.name
+    ('Unschedulable', 'UnschedulableAndUnresolvable')
+    """
+
+    def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None):
+        self.statuses: dict[str, Status] = dict(statuses or {})
+        self.absent = absent if absent is not None else Status(Code.UnschedulableAndUnresolvable)
+
+    def get(self, name: str | None) -> Status:
+        if name in self.statuses:
+            return self.statuses[name]
+        return self.absent
+
+    def set(self, name: str, status: Status) -> None:
+        self.statuses[name] = status
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+    def items(self):
+        return self.statuses.items()
+
+    def nodes_for_status_code(self, snapshot, code: Code) -> list[int]:
+        """Rows of the nodes whose status has ``code`` (``NodesForStatusCode``).
+
+        In node-tree order (upstream walks its node list when the absent status
+        matches, and a map -- in random order -- otherwise).
+        """
+        if self.absent.code == code:
+            return [int(r) for r in snapshot.order if self.get(snapshot.names[r]).code == code]
+        wanted = {name for name, st in self.statuses.items() if st.code == code}
+        return [int(r) for r in snapshot.order if snapshot.names[r] in wanted]
+
+    def fit_error_message(self, num_all_nodes: int) -> str:
+        """``FitError.Error()`` of a diagnosis holding only these statuses."""
+        d = Diagnosis(num_all_nodes)
+        counts: dict[str, int] = {}
+        for st in self.statuses.values():
+            for reason in st.reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+        d.add_counts(counts, explicit=len(self.statuses))
+        d.absent_status = self.absent
+        return d.message()
+
+    @classmethod
+    def from_filter_outcome(cls, outcome, node_names: list[str], absent: Status | None = None) -> "NodeToStatus":
+        """Statuses of a failed cycle from the scheduler's :class:`FilterOutcome`
+        (every visited row) and the absent status (PreFilter rejection or
+        PreFilterResult)."""
+        out = cls(absent=absent)
+        if outcome is not None:
+            for i, row in enumerate(outcome.rows.tolist()):
+                st = outcome.status(i)
+                if not st.is_success():
+                    out.statuses[node_names[row]] = st
+        return out
+
+    def __repr__(self) -> str:
+        return f"NodeToStatus({self.statuses!r}, absent={self.absent!r})"
+
+
+@dataclass
+class PreemptionRecord:
+    """What one preemption attempt did, for traces and teaching."""
+
+    pod: str
+    potential_nodes: list[str] = field(default_factory=list)
+    offset: int = 0
+    num_candidates: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    node_statuses: NodeToStatus | None = None
+    selected: Candidate | None = None
+    victims: list[str] = field(default_factory=list)
+    cleared_nominations: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- helpers
+def start_time_ns(pod_info, now_ns: int) -> int:
+    """``GetPodStartTime`` in nanoseconds; a pod that has not started counts as
+    starting now."""
+    st = pod_info.pod.status.start_time if pod_info.pod.status else None
+    if st is None:
+        return now_ns
+    delta = st - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+
+
+def importance_key(now_ns: int) -> Callable:
+    """Sort key for ``MoreImportantPod``: higher priority first, then the pod that
+    started earlier (``sorted(..., key=importance_key(now))`` = most important first)."""
+    return lambda pi: (-pi.priority, start_time_ns(pi, now_ns))
+
+
+def more_important_pod(a, b, now_ns: int) -> bool:
+    """``util.MoreImportantPod`` on PodInfos."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return start_time_ns(a, now_ns) < start_time_ns(b, now_ns)
+
+
+def earliest_start_of_highest_priority(victims: Victims, now_ns: int) -> int | None:
+    """``util.GetEarliestPodStartTime``: the earliest start time among the victims
+    of the highest priority."""
+    pods = victims.pods
+    if not pods:
+        return None
+    earliest = start_time_ns(pods[0], now_ns)
+    top = pods[0].priority
+    for pi in pods:
+        if pi.priority == top:
+            earliest = min(earliest, start_time_ns(pi, now_ns))
+        elif pi.priority > top:
+            top = pi.priority
+            earliest = start_time_ns(pi, now_ns)
+    return earliest
+
+
+def default_score_funcs(victims_map: dict[str, Victims], now_ns: int) -> list[Callable[[str], int]]:
+    """The ordered criteria of ``pickOneNodeForPreemption`` (higher score wins)."""
+
+    def min_pdb_violations(node: str) -> int:
+        return -victims_map[node].num_pdb_violations
+
+    def min_highest_priority(node: str) -> int:
+        return -victims_map[node].pods[0].priority
+
+    def min_sum_priorities(node: str) -> int:
+        # +MaxInt32+1 makes every term positive, so more pods never look cheaper
+        return -sum(pi.priority + MAX_INT32 + 1 for pi in victims_map[node].pods)
+
+    def min_num_pods(node: str) -> int:
+        return -len(victims_map[node].pods)
+
+    def latest_start_time(node: str) -> int:
+        earliest = earliest_start_of_highest_priority(victims_map[node], now_ns)
+        return MIN_INT64 if earliest is None else earliest
+
+    return [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
+
+
+def pick_one_node_for_preemption(victims_map: dict[str, Victims], score_funcs: list | None = None,
+                                 now_ns: int | None = None) -> str:
+    """``pickOneNodeForPreemption``: apply the criteria in turn until one node is
+    left; remaining ties go to the first node (upstream: map order, i.e. any)."""
+    if not victims_map:
+        return ""
+    if now_ns is None:
+        now_ns = time.time_ns()
+    nodes = list(victims_map)
+    for f in score_funcs or default_score_funcs(victims_map, now_ns):
+        best, selected = None, []
+        for node in nodes:
+            score = f(node)
+            if best is None or score > best:
+                best, selected = score, [node]
+            elif score == best:
+                selected.append(node)
+        if len(selected) == 1:
+            return selected[0]
+        nodes = selected
+    return nodes[0]
+
+
+@contextmanager
+def node_scratch(snapshot, row: int):
+    """Run a block that removes / adds pods on node ``row`` and put the node back
+    exactly as it was afterwards (pods, accounting, indexes and pod order)."""
+    saved = list(snapshot.pods[row])
+    try:
+        yield
+    finally:
+        keep = {p.key for p in saved}
+        for p in list(snapshot.pods[row]):
+            if p.key not in keep:
+                snapshot.remove_pod(p.key)
+        present = {p.key for p in snapshot.pods[row]}
+        node = snapshot.names[row]
+        for p in saved:
+            if p.key not in present:
+                snapshot.add_pod(p, node)
+        snapshot.pods[row][:] = saved
+
+
+class _CandidateList:
+    """``candidateList``: keeps at most ``size`` candidates (later adds are dropped)."""
+
+    def __init__(self, size: int):
+        self.size = max(size, 0)
+        self.items: list[Candidate] = []
+        self.added = 0
+
+    def add(self, c: Candidate) -> None:
+        self.added += 1
+        if len(self.items) < self.size:
+            self.items.append(c)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+# --------------------------------------------------------------------------- interface
+class PreemptionInterface(Protocol):
+    """What a preemption plugin supplies to the :class:`Evaluator` (``preemption.Interface``)."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
+
+    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]: ...
+
+    def pod_eligible_to_preempt_others(self, pod_info, nominated_node_status: Status | None) -> tuple[bool, str]: ...
+
+    def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list,
+                               now_ns: int) -> tuple[list, int, Status]: ...
+
+    def ordered_score_funcs(self, victims_map: dict[str, Victims]) -> list | None: ...
+
+
+# --------------------------------------------------------------------------- executor
+class Executor:
+    """Actuates a chosen candidate (upstream ``preemption.Executor``), synchronously.
+
+    For each victim: a pod waiting at Permit is rejected instead (the handle's
+    ``extra["preempt_waiting_pod"](key, plugin, message) -> bool``, wired by the
+    scheduler); otherwise the victim gets the ``DisruptionTarget`` condition and
+    is deleted.  Deletion goes through ``extra["delete_pod"](key, pod_info)``
+    when the scheduler or a simulation wants to model the grace period;
+    without it the victim leaves the cluster at once (its grace period treated
+    as already over).  Lower-priority pods nominated to the node lose their
+    nomination (``status.nominatedNodeName`` cleared, and the nominator told
+    through ``remove_nomination(pod_info)`` when it has one).
+
+    With ``SchedulerAsyncPreemption`` (on at v1.37) upstream runs this in a
+    goroutine, clearing nominations first and skipping victims already being
+    deleted; the scheduler's observable outcome is the same, so it runs inline.
+    """
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def _now(self) -> datetime:
+        clock = self.handle.extra.get("clock") if self.handle is not None else None
+        return datetime.fromtimestamp(clock() if clock else time.time(), timezone.utc)
+
+    def actuate(self, candidate: Candidate, preemptor, plugin_name: str, record: PreemptionRecord | None = None,
+                async_preemption: bool = True) -> Status:
+        victims = candidate.victims.pods
+        if async_preemption:
+            victims = [v for v in victims if v.pod.metadata.deletion_timestamp is None]
+            if not victims:
+                return Status()
+            self._clear_lower_nominations(preemptor, candidate.name, record)
+            for v in victims:
+                self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+            return Status()
+        for v in victims:
+            if v.pod.metadata.deletion_timestamp is not None:
+                continue
+            self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+        self._clear_lower_nominations(preemptor, candidate.name, record)
+        return Status()
+
+    def preempt_pod(self, candidate: Candidate, preemptor, victim, plugin_name: str,
+                    record: PreemptionRecord | None = None) -> None:
+        """``PreemptPod``: reject a waiting victim, or mark and delete it."""
+        extra = self.handle.extra if self.handle is not None else {}
+        event = f"Preempted by pod {preemptor.pod.metadata.uid or preemptor.key} on node {candidate.name}"
+        reject = extra.get("preempt_waiting_pod")
+        if reject is not None and reject(victim.key, plugin_name, "preempted"):
+            event += " (in kube-scheduler memory)."
+        else:
+            self._set_disruption_condition(victim.pod, preemptor)
+            delete = extra.get("delete_pod")
+            if delete is not None:
+                delete(victim.key, victim)
+            else:
+                cluster = self.handle.cluster if self.handle is not None else None
+                if cluster is not None and victim.key in cluster.pods:
+                    cluster.remove_pod(victim.key)
+        if record is not None:
+            record.victims.append(victim.key)
+            record.events.append(f"{victim.key}: Preempted: {event}")
+
+    def _set_disruption_condition(self, pod, preemptor) -> None:
+        from kschedlab.api.core import PodCondition
+
+        scheduler = preemptor.pod.spec.scheduler_name or ""
+        message = f"{scheduler}: preempting to accommodate a higher priority pod"
+        conditions = pod.status.conditions
+        for i, c in enumerate(conditions):
+            if c.type == DISRUPTION_TARGET:
+                if c.status == "True" and c.reason == REASON_PREEMPTION_BY_SCHEDULER and c.message == message:
+                    return
+                changed = c.status != "True"
+                conditions[i] = PodCondition(type=DISRUPTION_TARGET, status="True",
+                                             reason=REASON_PREEMPTION_BY_SCHEDULER, message=message,
+                                             observed_generation=pod.metadata.generation,
+                                             last_transition_time=self._now() if changed else c.last_transition_time)
+                return
+        conditions.append(PodCondition(type=DISRUPTION_TARGET, status="True", reason=REASON_PREEMPTION_BY_SCHEDULER,
+                                       message=message, observed_generation=pod.metadata.generation,
+                                       last_transition_time=self._now()))
+
+    def _clear_lower_nominations(self, preemptor, node: str, record: PreemptionRecord | None) -> None:
+        if self.handle is None:
+            return
+        for pi in self.handle.nominated_pods_for_node(node):
+            if pi.priority >= preemptor.priority:
+                continue
+            if pi.pod.status is not None and pi.pod.status.nominated_node_name:
+                pi.pod.status.nominated_node_name = None
+            remove = getattr(self.handle.nominator, "remove_nomination", None)
+            if remove is not None:
+                remove(pi)
+            if record is not None:
+                record.cleared_nominations.append(pi.key)
+
+
+# --------------------------------------------------------------------------- evaluator
+class Evaluator:
+    """The preemption algorithm shared by preemption plugins (``preemption.Evaluator``)."""
+
+    def __init__(self, plugin_name: str, handle, interface: PreemptionInterface, executor: Executor | None = None):
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+        self.executor = executor or Executor(handle)
+
+    # -- inputs ---------------------------------------------------------------------
+    @property
+    def snapshot(self):
+        return self.handle.cluster.snapshot
+
+    def pdbs(self) -> list:
+        cluster = self.handle.cluster
+        return cluster.of_kind("PodDisruptionBudget") if cluster is not None else []
+
+    def now_ns(self) -> int:
+        clock = self.handle.extra.get("clock")
+        return int(clock() * 1_000_000_000) if clock else time.time_ns()
+
+    # -- the algorithm --------------------------------------------------------------
+    def preempt(self, state, pod_info, m: NodeToStatus,
+                record: PreemptionRecord | None = None) -> tuple[PostFilterResult | None, Status]:
+        """``Evaluator.Preempt``: returns the nomination and a status.
+
+        * ``(None, Unschedulable)``: not eligible (message says why);
+        * ``(Override "", Unschedulable FitError)``: no node can be helped;
+        * ``(None, Error)``: dry-run errors and no candidate;
+        * ``(Override node, Success)``: victims on ``node`` were preempted.
+        """
+        pod = pod_info.pod
+        nominated = pod.status.nominated_node_name if pod.status else None
+        ok, msg = self.interface.pod_eligible_to_preempt_others(pod_info, m.get(nominated) if nominated else None)
+        if not ok:
+            return None, Status.unschedulable(msg)
+        snapshot = self.snapshot
+        num_all = len(snapshot.order)
+        candidates, statuses, errors = self.find_candidates(state, pod_info, m, record)
+        if errors and not candidates:
+            return None, Status.error(_aggregate(errors))
+        if not candidates:
+            statuses = statuses if statuses is not None else NodeToStatus()
+            statuses.absent = Status(Code.UnschedulableAndUnresolvable, (MSG_NOT_HELPFUL,))
+            return PostFilterResult.with_nominated_node(""), Status.unschedulable(statuses.fit_error_message(num_all))
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, Status.unschedulable(MSG_NO_CANDIDATE)
+        if record is not None:
+            record.selected = best
+        async_preemption = self.handle.gates.enabled("SchedulerAsyncPreemption")
+        status = self.executor.actuate(best, pod_info, self.plugin_name, record, async_preemption=async_preemption)
+        if not status.is_success():
+            return None, status
+        return PostFilterResult.with_nominated_node(best.name), Status()
+
+    def find_candidates(self, state, pod_info, m: NodeToStatus, record: PreemptionRecord | None = None):
+        """``findCandidates``: dry-run the Unschedulable nodes.  Returns
+        (candidates, statuses of nodes that could not be helped, errors)."""
+        snapshot = self.snapshot
+        if not len(snapshot.order):
+            return [], None, [ERR_NO_NODES]
+        potential = m.nodes_for_status_code(snapshot, Code.Unschedulable)
+        if not potential:
+            return [], NodeToStatus(), []
+        offset, num = self.interface.get_offset_and_num_candidates(len(potential))
+        if record is not None:
+            record.potential_nodes = [snapshot.names[r] for r in potential]
+            record.offset, record.num_candidates = offset, num
+        return self.dry_run_preemption(state, pod_info, potential, self.pdbs(), offset, num, record)
+
+    def dry_run_preemption(self, state, pod_info, rows: list[int], pdbs: list, offset: int, num_candidates: int,
+                           record: PreemptionRecord | None = None):
+        """``DryRunPreemption``: visit ``rows`` from ``offset`` (wrapping), ask the
+        plugin for victims on each, and stop once there is at least one
+        PDB-respecting candidate and ``num_candidates`` in all.
+
+        Upstream visits nodes with 16 workers; this visits them one at a time
+        (upstream's ``parallelism: 1``), which gives the same candidates except
+        when more than ``num_candidates`` could be found (large clusters), where
+        upstream's result depends on goroutine timing.  Each list keeps at most
+        ``num_candidates`` candidates, as upstream's ``candidateList``.
+        """
+        from kschedlab.framework.runtime import clone_cycle_state
+
+        snapshot = self.snapshot
+        non_violating = _CandidateList(num_candidates)
+        violating = _CandidateList(num_candidates)
+        statuses = NodeToStatus()
+        errors: list[str] = []
+        now_ns = self.now_ns()
+        n = len(rows)
+        for i in range(n):
+            row = rows[(offset + i) % n]
+            name = snapshot.names[row]
+            state_copy = clone_cycle_state(state)
+            with node_scratch(snapshot, row):
+                victims, num_violating, status = self.interface.select_victims_on_node(
+                    state_copy, pod_info, snapshot, row, pdbs, now_ns)
+            if status.is_success() and victims:
+                c = Candidate(name, Victims(list(victims), num_violating))
+                (non_violating if num_violating == 0 else violating).add(c)
+                if len(non_violating) > 0 and len(non_violating) + len(violating) >= num_candidates:
+                    break
+                continue
+            if status.is_success():
+                status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
+            if status.code == Code.Error:
+                errors.append(status.message())
+            statuses.set(name, status)
+        candidates = non_violating.items + violating.items
+        if record is not None:
+            record.candidates = list(candidates)
+            record.node_statuses = statuses
+        return candidates, statuses, errors
+
+    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+        """``SelectCandidate``: the best of the candidates (see module docstring)."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        funcs = self.interface.ordered_score_funcs(victims_map)
+        node = pick_one_node_for_preemption(victims_map, funcs, self.now_ns())
+        if node in victims_map:
+            return Candidate(node, victims_map[node])
+        return candidates[0]
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one message, or the distinct
+    messages in brackets."""
+    seen: list[str] = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"

@@ -1,0 +1,56 @@
+"""Re-execute the course notebooks in place so their stored outputs are reproducible.
+
+Run after changing a notebook or anything in the library that changes its
+numbers (for example a new default Score plugin):
+
+    .venv/bin/python notebooks/execute.py            # every notebook here
+    .venv/bin/python notebooks/execute.py 00-tour.ipynb
+
+Then ``pytest --nbval notebooks/`` compares fresh runs with what is stored.
+What keeps the files stable from run to run:
+
+- each notebook sets ``plotly.io.renderers.default = "plotly_mimetype"``,
+  so figures are stored as plotly JSON (no HTML with random div ids);
+- no execution timestamps (``record_timing=False``) and no widget state;
+- the random ``model_id`` of displayed widgets is dropped (nbval ignores
+  it anyway; the widgets' text repr stays and is compared);
+- the kernel runs with the notebook's directory as working directory.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def execute(path: Path, timeout: int = 600) -> None:
+    """Execute ``path`` top to bottom and write it back with stable metadata."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            store_widget_state=False, resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        for out in cell.get("outputs", []):
+            if "data" in out:
+                out["data"].pop(WIDGET_VIEW, None)
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, path)
+
+
+def main(argv: list[str]) -> int:
+    paths = [HERE / a for a in argv] if argv else sorted(HERE.glob("*.ipynb"))
+    for path in paths:
+        print(f"executing {path.name}", flush=True)
+        execute(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

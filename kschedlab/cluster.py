@@ -76,6 +76,7 @@ class Snapshot:
         self._pod_lists: OrderedDict[Hashable, list] = OrderedDict()
         self._zones: dict[str, list[int]] = {}
         self._order: np.ndarray | None = None
+        self._names_view: tuple | None = None
         self.generation = 0
 
     # -- sizes -------------------------------------------------------------
@@ -126,6 +127,7 @@ class Snapshot:
         self._set_node(row, node)
         self._zones.setdefault(zone_key(node), []).append(row)
         self._order = None
+        self._names_view = None
         self.generation += 1
         return row
 
@@ -152,6 +154,7 @@ class Snapshot:
             self.image_nodes[image] -= 1
         self.images[row] = {}
         self._order = None
+        self._names_view = None
         self.generation += 1
 
     def _set_node(self, row: int, node) -> None:
@@ -190,6 +193,14 @@ class Snapshot:
                 out.extend(z[i] for z in zones if i < len(z))
             self._order = np.asarray(out, np.int64)
         return self._order
+
+    def node_names(self) -> tuple[str, ...]:
+        """Row -> node name as an immutable tuple (None for removed nodes), rebuilt only
+        when nodes come or go, so a trace can keep the view of its own cycle."""
+        if self._names_view is None:
+            present = set(self.index)
+            self._names_view = tuple(n if n in present else None for n in self.names)
+        return self._names_view
 
     def node_info(self, row_or_name) -> NodeInfo:
         row = self.index[row_or_name] if isinstance(row_or_name, str) else row_or_name

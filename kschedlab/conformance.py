@@ -299,6 +299,10 @@ def _stage_queue_sort(case, diffs):
 
     cluster, _ = _fixtures({**case, "pod": None})
     plugin = _plugin(case, cluster)
+    if case.get("queueOps") is not None:  # operations on a SchedulingQueue (kschedlab.queueing.conformance)
+        from kschedlab.queueing.conformance import stage_queue_sort_ops
+
+        return stage_queue_sort_ops(case, plugin, diffs, _check)
     queued = [QueuedPodInfo(PodInfo.of(Pod.model_validate(q["pod"])), _timestamp(q["timestamp"]))
               for q in case.get("queuedPods") or []]
     want = case["expected"]["other"]
@@ -309,6 +313,12 @@ def _stage_queue_sort(case, diffs):
 
         order = sorted(queued, key=cmp_to_key(lambda a, b: -1 if plugin.less(a, b) else 1 if plugin.less(b, a) else 0))
         _check(diffs, "popOrder", [q.pod_info.name for q in order], want["popOrder"])
+
+
+def _stage_queue_backoff(case, diffs):
+    from kschedlab.queueing.conformance import stage_queue_backoff
+
+    stage_queue_backoff(case, diffs, _check)
 
 
 # -- preemption stages ----------------------------------------------------------------------
@@ -572,6 +582,7 @@ STAGES: dict[str, Callable] = {
     "args-validation": _stage_args,
     "helper:BuildBrokenLinearFunction": _stage_broken_linear,
     "queue-sort": _stage_queue_sort,
+    "queue-backoff": lambda case, diffs: _stage_queue_backoff(case, diffs),
     "postfilter": _stage_postfilter,
     "preemption-dryrun": _stage_preemption_dryrun,
     "preemption-select": _stage_preemption_select,

@@ -175,6 +175,8 @@ class PreemptionRecord:
     victims: list[str] = field(default_factory=list)
     cleared_nominations: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
+    result: PostFilterResult | None = None
+    status: Status | None = None
 
 
 # --------------------------------------------------------------------------- helpers

@@ -118,7 +118,8 @@ def _config_dict(config) -> dict:
 class Scheduler:
     """kube-scheduler over a :class:`~kschedlab.cluster.Cluster`.
 
-    ``config`` is a KubeSchedulerConfiguration (model or dict); ``registry``
+    ``config`` is a KubeSchedulerConfiguration (model or dict; by default the
+    one loaded with the cluster's manifests, if any); ``registry``
     adds out-of-tree plugins by name; ``keep_traces`` bounds how many full
     traces are kept (None = all), older results keep only their outcome.
     """
@@ -129,6 +130,11 @@ class Scheduler:
             gates = FeatureGates(gates)
         self.cluster = cluster
         self.gates = gates or FeatureGates()
+        if config is None:
+            loaded = cluster.of_kind("KubeSchedulerConfiguration")
+            if len(loaded) > 1:
+                raise ConfigError("more than one KubeSchedulerConfiguration in the cluster's objects")
+            config = loaded[0] if loaded else None
         cfg = _config_dict(config)
         self.percentage_of_nodes_to_score = int(cfg.get("percentageOfNodesToScore") or 0)
         if not 0 <= self.percentage_of_nodes_to_score <= 100:
@@ -189,7 +195,7 @@ class Scheduler:
             return self._record(ScheduleResult(key, None, gate, "SchedulingGated"))
         snapshot = self.cluster.snapshot
         state = CycleState()
-        trace = CycleTrace(key, fw.profile.scheduler_name, snapshot.names)
+        trace = CycleTrace(key, fw.profile.scheduler_name, snapshot.node_names())
         try:
             node, diagnosis = self._schedule_pod(fw, state, pod_info, snapshot, trace)
         except FrameworkError as err:

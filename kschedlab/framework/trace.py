@@ -20,7 +20,7 @@ from kschedlab.framework.status import Status
 class CycleTrace:
     pod: str
     profile: str
-    node_names: list[str]  # snapshot row -> node name
+    node_names: tuple  # snapshot row -> node name (None for removed nodes), as of this cycle
     prefilter: list[tuple[str, Status]] = field(default_factory=list)
     prefilter_nodes: frozenset[str] | None = None
     absent_status: Status | None = None

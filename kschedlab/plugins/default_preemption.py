@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cmp_to_key
 from typing import Callable
 
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
@@ -120,10 +121,12 @@ def pod_terminating_by_preemption(pod) -> bool:
 class DefaultPreemption(Plugin):
     """PostFilter (and, with async preemption, PreEnqueue) plugin.
 
-    ``is_eligible_pod(node_info, victim_info, preemptor_pod) -> bool`` and
-    ``more_important_pod`` (a sort key factory ``now_ns -> key``) may be replaced,
-    as upstream's ``IsEligiblePod`` / ``MoreImportantPod`` hooks.  ``rng``
-    draws the dry-run offset (seeded; the scheduler may hand over its own).
+    Upstream's two customization hooks may be replaced on an instance:
+    ``is_eligible_pod(node_info, victim_info, preemptor_pod) -> bool`` (an extra
+    condition on victims, besides lower priority) and
+    ``more_important_pod(a_info, b_info) -> bool`` (victim ordering; None keeps
+    the default: higher priority, then earlier start time).  ``rng`` draws the
+    dry-run offset (seeded; the scheduler may hand over its own).
     """
 
     name = NAME
@@ -140,7 +143,7 @@ class DefaultPreemption(Plugin):
         super().__init__(args or DefaultPreemptionArgs(), handle)
         self.rng = random.Random(0)
         self.is_eligible_pod: Callable = lambda node_info, victim, preemptor: True
-        self.more_important_pod: Callable = importance_key
+        self.more_important_pod: Callable | None = None
         self.executor = Executor(handle)
         self.evaluator = Evaluator(NAME, handle, self, self.executor)
         self.last_record: PreemptionRecord | None = None
@@ -170,6 +173,7 @@ class DefaultPreemption(Plugin):
         m = self.node_to_status(state, pod_info, diagnosis)
         record = PreemptionRecord(pod_info.key)
         result, status = self.evaluator.preempt(state, pod_info, m, record)
+        record.result, record.status = result, status
         self.last_record = record
         state[STATE_KEY] = record
         msg = status.message()
@@ -281,7 +285,7 @@ class DefaultPreemption(Plugin):
         status = fw.run_filter_with_nominated_pods_node(state, pod_info, snapshot, row, nominated)
         if not status.is_success():
             return [], 0, status
-        potential.sort(key=self.more_important_pod(now_ns))
+        self._sort_by_importance(potential, now_ns)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list = []
 
@@ -309,8 +313,16 @@ class DefaultPreemption(Plugin):
             if not status.is_success():
                 return [], 0, Status.error(status.message())
         if violating and non_violating:
-            victims.sort(key=self.more_important_pod(now_ns))
+            self._sort_by_importance(victims, now_ns)
         return victims, num_violating, Status()
+
+    def _sort_by_importance(self, pods: list, now_ns: int) -> None:
+        """Most important first (stable: ties keep the node's pod order)."""
+        less = self.more_important_pod
+        if less is None:
+            pods.sort(key=importance_key(now_ns))
+        else:
+            pods.sort(key=cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
 
     # -- helpers ------------------------------------------------------------------------
     def _pod_group(self, namespace, name):

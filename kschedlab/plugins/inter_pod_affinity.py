@@ -30,6 +30,25 @@ Counting is vectorized: the pods matching a set of terms are counted per node by
 the snapshot's pod indexes (kept current on bind/remove), summed per topology
 value with the node label columns; only the pods that carry affinity terms are
 visited one by one, so a cycle costs about O(nodes + pods with affinity).
+
+>>> from kschedlab.api.core import Node, Pod
+>>> from kschedlab.cluster import Cluster
+>>> from kschedlab.framework.interface import CycleState
+>>> from kschedlab.framework.types import PodInfo
+>>> cluster = Cluster([Node.model_validate({"metadata": {"name": n, "labels": {"zone": z}}})
+...                    for n, z in [("n1", "a"), ("n2", "a"), ("n3", "b")]]
+...                   + [Pod.model_validate({"metadata": {"name": "db", "labels": {"app": "db"}},
+...                                          "spec": {"nodeName": "n1"}})])
+>>> web = PodInfo.of(Pod.model_validate({"metadata": {"name": "web"}, "spec": {"affinity": {"podAffinity": {
+...     "requiredDuringSchedulingIgnoredDuringExecution": [
+...         {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}}}}))
+>>> plugin, state = InterPodAffinity.build({}), CycleState()
+>>> plugin.pre_filter(state, web, cluster.snapshot)[1].code.name
+'Success'
+>>> rows = cluster.snapshot.order
+>>> verdicts = plugin.filter_nodes(state, web, cluster.snapshot, rows)
+>>> {cluster.snapshot.names[r]: verdicts.status(i).code.name for i, r in enumerate(rows)}
+{'n1': 'Success', 'n2': 'Success', 'n3': 'UnschedulableAndUnresolvable'}
 """
 
 from __future__ import annotations

@@ -170,10 +170,14 @@ class NodeResourcesFit(Plugin):
         names = [r for r in NATIVE if requests.get(r, 0) > 0]
         names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
                         and not self._ignored(r))
-        cols = [snapshot.resource_column(name) for name in names]
-        for name, col in zip(names, cols):
-            alloc = snapshot.allocatable[col][rows]
-            free = alloc - snapshot.requested[col][rows]
+        zeros = None
+        for name in names:
+            col = snapshot.res_index.get(name)
+            if col is None:  # no node has or uses this resource
+                alloc = free = zeros = np.zeros(len(rows), np.int64) if zeros is None else zeros
+            else:
+                alloc = snapshot.allocatable[col][rows]
+                free = alloc - snapshot.requested[col][rows]
             want = requests[name]
             out.append((f"Insufficient {name}", want > free, want > alloc))
         return out
@@ -209,11 +213,12 @@ class NodeResourcesFit(Plugin):
             if not lacking[0]:
                 continue
             name = PODS if reason == TOO_MANY_PODS else reason.removeprefix("Insufficient ")
-            col = snapshot.res_index[name]
-            used = int(snapshot.pod_count[row] if name == PODS else snapshot.requested[col, row])
+            col = snapshot.res_index.get(name)
+            used = int(snapshot.pod_count[row]) if name == PODS else (
+                0 if col is None else int(snapshot.requested[col, row]))
             out.append({"resourceName": name, "reason": reason,
                         "requested": 1 if name == PODS else pod_info.requests[name],
-                        "used": used, "capacity": int(snapshot.allocatable[col, row]),
+                        "used": used, "capacity": 0 if col is None else int(snapshot.allocatable[col, row]),
                         "unresolvable": bool(exceeds[0])})
         return out
 

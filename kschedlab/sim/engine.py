@@ -12,7 +12,15 @@ poppable the clock jumps to the next event or queue wake-up.
 ...         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "600m"}}}]}}),
 ...         at=t, duration=5.0)
 >>> result = sim.run(until=60)
->>> result.pods[["pod", "created", "scheduled", "finished", "attempts"]].to_string(index=False)
+>>> print(result.pods[["pod", "created", "scheduled", "finished", "attempts"]].to_string(index=False))
+       pod  created  scheduled  finished  attempts
+default/p0      0.0        0.0       5.0         1
+default/p1      1.0        5.0      10.0         2
+default/p2      2.0       10.0      15.0         3
+
+Each pod waits in the unschedulable pool until the pod before it finishes;
+the deletion of a bound pod is an event NodeResourcesFit's queueing hint
+answers with Queue.
 """
 
 from __future__ import annotations

@@ -113,7 +113,8 @@ def ep(name: str, node_name: str, *label_keys: str, ns: str | None = None, termi
 
 
 def sc(skew, key, when, selector, min_domains=None, nap=None, ntp=None, mlk=None) -> dict:
-    """``SpreadConstraint(maxSkew, key, when, selector, minDomains, nodeAffinityPolicy, nodeTaintsPolicy, matchLabelKeys)``."""
+    """``SpreadConstraint(maxSkew, key, when, selector, minDomains, nodeAffinityPolicy, nodeTaintsPolicy,
+    matchLabelKeys)``."""
     c: dict = {"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": when}
     if selector is not None:
         c["labelSelector"] = selector

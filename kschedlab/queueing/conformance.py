@@ -1,0 +1,248 @@
+"""Conformance stages of the scheduling queue (``CASES.md``: ``queue-sort`` with ``queueOps``,
+``queue-backoff``).
+
+``queue-sort`` with ``queueOps`` runs the operations on a :class:`SchedulingQueue` whose
+``less`` is the case's QueueSort plugin, on a fake clock (``queueOptions.clockStart``,
+default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a pod name):
+
+==========================  ================================================================
+``{"op": "add", "pod"}``     a new pending pod
+``{"op": "pop"}``            pop; the popped pod's name (null when none) joins ``popOrder``
+``{"op": "addUnschedulable", "pod", "unschedulablePlugins", "pendingPlugins", "error"}``
+                             the popped pod's attempt failed
+``{"op": "done", "pod"}``    the popped pod's attempt finished
+``{"op": "update", "pod"}``  the pod's new version
+``{"op": "delete", "pod"}``  the pod was deleted
+``{"op": "event", "event": {"resource", "action"} | "UnschedulableTimeout" | "ForceActivate",
+"oldObj", "newObj"}``        a cluster event (MoveAllToActiveOrBackoffQueue)
+``{"op": "nominate", "pod", "node", "mode"}``  AddNominatedPod (mode Override by default; ``pod``
+                             may be a v1.Pod the queue does not hold)
+``{"op": "deleteNomination", "pod"}``  DeleteNominatedPodIfExists
+``{"op": "step", "seconds"}``  advance the clock
+``{"op": "flushBackoffQ"}`` / ``{"op": "flushUnschedulableLeftover"}``  run one flush now
+==========================  ================================================================
+
+``expected.other.popOrder`` lists the names the ``pop`` operations returned (when there
+are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``.
+
+``queue-backoff``: ``queuedPodAttempts`` (the failure count) under ``args``
+(``podInitialBackoffSeconds``/``podMaxBackoffSeconds``, or ``...Nanoseconds``) gives
+``backoffNanoseconds``; ``expected.other.steps`` replays upstream's TestBackOffFlow:
+pop, fail with a plugin, UnschedulableTimeout, and check the backoff of each round.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kschedlab.features import FeatureGates
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+_UNIT_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000, "m": 60_000_000_000,
+            "h": 3_600_000_000_000}
+
+
+def parse_duration_ns(value) -> int:
+    """A Go duration string (``"1s"``, ``"1m30s"``) or a number of seconds, in nanoseconds.
+
+    >>> parse_duration_ns("10s"), parse_duration_ns("1m30s"), parse_duration_ns(0.5)
+    (10000000000, 90000000000, 500000000)
+    """
+    if isinstance(value, (int, float)):
+        return round(value * 1_000_000_000)
+    text = str(value).strip()
+    pos, total = 0, 0
+    for m in _DURATION.finditer(text):
+        if m.start() != pos:
+            raise ValueError(f"invalid duration {value!r}")
+        total += round(float(m.group(1)) * _UNIT_NS[m.group(2)])
+        pos = m.end()
+    if pos != len(text) or not text:
+        raise ValueError(f"invalid duration {value!r}")
+    return total
+
+
+def _pod_info(spec: dict):
+    from kschedlab.api.core import Pod
+    from kschedlab.framework.types import PodInfo
+
+    return PodInfo.of(Pod.model_validate(spec))
+
+
+def _event(spec) -> Any:
+    from kschedlab.framework import events as ev
+
+    if isinstance(spec, str):
+        return {"UnschedulableTimeout": ev.EVENT_UNSCHEDULABLE_TIMEOUT,
+                "ForceActivate": ev.EVENT_FORCE_ACTIVATE}[spec]
+    action = ev.ActionType.NONE
+    for part in str(spec["action"]).split("|"):
+        action |= ev.ActionType[part.strip()]
+    return ev.ClusterEvent(spec["resource"], action, spec.get("label", ""))
+
+
+def _obj(spec):
+    if spec is None:
+        return None
+    from kschedlab.api.core import Node, Pod
+
+    kind = spec.get("kind", "Pod")
+    return {"Pod": Pod, "Node": Node}[kind].model_validate(spec)
+
+
+def _options(case: dict, key: str = "queueOptions") -> dict:
+    return dict(case.get(key) or {})
+
+
+def build_queue(case: dict, less, clock, hints=None):
+    """A queue for a case: ``queueOptions`` (seconds) and ``featureGates``."""
+    from kschedlab.queue import SchedulingQueue
+
+    opts = _options(case)
+    gates = FeatureGates(case.get("featureGates") or {}, emulate_older=True)
+    kwargs = {}
+    for name, arg in (("podInitialBackoffSeconds", "pod_initial_backoff"), ("podMaxBackoffSeconds", "pod_max_backoff"),
+                      ("podMaxInUnschedulablePodsDurationSeconds", "pod_max_in_unschedulable_pods_duration")):
+        if name in opts:
+            kwargs[arg] = float(opts[name])
+    return SchedulingQueue(less, pre_enqueue=None, hints=hints or {}, clock=clock, gates=gates, **kwargs)
+
+
+def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
+    """``queue-sort`` with ``queueOps`` (see the module docstring)."""
+    from kschedlab.queueing.nominator import NominatingInfo
+
+    now = [float(_options(case).get("clockStart", 0.0))]
+    q = build_queue(case, plugin.less, lambda: now[0])
+    popped: list[str | None] = []
+    popped_qpi: dict[str, Any] = {}
+    known: dict[str, Any] = {}
+    pops = False
+    for i, op in enumerate(case.get("queueOps") or []):
+        kind = op["op"]
+        if kind == "add":
+            info = _pod_info(op["pod"])
+            known[info.name] = info
+            q.add(info)
+        elif kind == "pop":
+            pops = True
+            qpi = q.pop()
+            popped.append(None if qpi is None else qpi.pod_info.name)
+            if qpi is not None:
+                popped_qpi[qpi.pod_info.name] = qpi
+        elif kind == "addUnschedulable":
+            name = op["pod"] if isinstance(op["pod"], str) else op["pod"]["metadata"]["name"]
+            qpi = popped_qpi.pop(name, None)
+            if qpi is None:
+                from kschedlab.queue import QueuedPodInfo
+
+                qpi = QueuedPodInfo(known[name], now[0])
+            q.add_unschedulable_if_not_present(qpi, op.get("unschedulablePlugins") or (),
+                                               op.get("pendingPlugins") or (), bool(op.get("error", False)))
+        elif kind == "done":
+            q.done(known[op["pod"]].key)
+        elif kind == "update":
+            new = _pod_info(op["pod"])
+            old = known.get(new.name, new)
+            known[new.name] = new
+            q.update(old, new)
+        elif kind == "delete":
+            q.delete(known[op["pod"]].key)
+        elif kind == "event":
+            q.move_all_to_active_or_backoff(_event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")))
+        elif kind == "nominate":
+            if isinstance(op["pod"], dict):  # a pod known only to the nominator
+                known[op["pod"]["metadata"]["name"]] = _pod_info(op["pod"])
+                op = {**op, "pod": op["pod"]["metadata"]["name"]}
+            q.add_nominated_pod(known[op["pod"]], NominatingInfo(op.get("mode", "Override"), op.get("node", "")))
+        elif kind == "deleteNomination":
+            q.delete_nominated_pod_if_exists(known[op["pod"]].key)
+        elif kind == "step":
+            now[0] += float(op["seconds"])
+        elif kind == "flushBackoffQ":
+            q.flush_backoff_completed()
+        elif kind == "flushUnschedulableLeftover":
+            q.flush_unschedulable_leftover()
+        else:
+            diffs.append(f"queueOps[{i}]: unknown op {kind!r}")
+            return
+    want = case["expected"]["other"]
+    if "popOrder" in want:
+        if not pops:
+            while (qpi := q.pop()) is not None:
+                popped.append(qpi.pod_info.name)
+        check(diffs, "popOrder", popped, want["popOrder"])
+    if "nominatedPods" in want:
+        got = {node: [pi.name for pi in pods] for node, pods in q.nominator.nominated_pods.items()}
+        check(diffs, "nominatedPods", got, want["nominatedPods"])
+
+
+def _backoff_args_ns(args: dict) -> tuple[int, int]:
+    def one(prefix: str, default_s: float) -> int:
+        if f"{prefix}Nanoseconds" in args:
+            return int(args[f"{prefix}Nanoseconds"])
+        if f"{prefix}Seconds" in args:
+            return round(float(args[f"{prefix}Seconds"]) * 1_000_000_000)
+        return round(default_s * 1_000_000_000)
+
+    return one("podInitialBackoff", 1.0), one("podMaxBackoff", 10.0)
+
+
+def stage_queue_backoff(case: dict, diffs: list[str], check) -> None:
+    """``queue-backoff`` (see the module docstring)."""
+    want = case["expected"]["other"]
+    if "backoffNanoseconds" in want:
+        from kschedlab.queue import SchedulingQueue
+
+        initial, maximum = _backoff_args_ns(case.get("args") or {})
+        q = SchedulingQueue(lambda a, b: False, pre_enqueue=None, hints={}, clock=lambda: 0.0)
+        q._initial_ns, q._max_ns = initial, maximum  # nanosecond-exact, as upstream's time.Duration
+        got = q._backoff_ns(int(case["queuedPodAttempts"]))
+        check(diffs, "backoffNanoseconds", got, int(want["backoffNanoseconds"]))
+    if "steps" in want:
+        _backoff_flow(case, want["steps"], diffs, check)
+
+
+def _backoff_flow(case: dict, steps: list[dict], diffs: list[str], check) -> None:
+    """TestBackOffFlow: each round pops the pod, fails it, sends UnschedulableTimeout and checks
+    that it sits in backoffQ for exactly the expected backoff."""
+    from kschedlab.plugins.queuesort import PrioritySort
+    from kschedlab.queueing.scheduling_queue import BACKOFF, BACKOFF_ORDERING_WINDOW
+    from kschedlab.queueing.types import NANOS, to_nanos
+
+    opts = _options(case)
+    now = [float(opts.get("clockStart", 1000.25))]
+    args = case.get("args") or {}
+    initial, maximum = _backoff_args_ns(args)
+    q = build_queue({**case, "queueOptions": {**opts, "podInitialBackoffSeconds": initial / NANOS,
+                                               "podMaxBackoffSeconds": maximum / NANOS}},
+                    PrioritySort().less, lambda: now[0])
+    pod = case.get("pod") or {"metadata": {"name": "test-pod", "namespace": "test-ns", "uid": "test-uid"}}
+    info = _pod_info(pod)
+    q.add(info)
+    window = to_nanos(BACKOFF_ORDERING_WINDOW)
+    for i, step in enumerate(steps):
+        timestamp = to_nanos(now[0])
+        qpi = q.pop()
+        if qpi is None:
+            diffs.append(f"steps[{i}]: nothing to pop")
+            return
+        check(diffs, f"steps[{i}].attempts", qpi.attempts, int(step["attempts"]))
+        q.add_unschedulable_if_not_present(qpi, {"unsched-plugin"})
+        q.move_all_to_active_or_backoff(_event("UnschedulableTimeout"))
+        if q.where(qpi.key) != BACKOFF:
+            diffs.append(f"steps[{i}]: pod not in backoffQ but {q.where(qpi.key)}")
+            return
+        backoff = qpi.backoff_expiration_ns - timestamp
+        if q.pop_from_backoff_q:  # the actual backoff rounds up to the ordering window
+            backoff = (backoff // window) * window + window
+        check(diffs, f"steps[{i}].backoff", backoff, parse_duration_ns(step["backoff"]))
+        now[0] += BACKOFF_ORDERING_WINDOW
+        q.flush_backoff_completed()
+        if q.where(qpi.key) != BACKOFF:
+            diffs.append(f"steps[{i}]: left backoffQ after an early flush")
+        now[0] += backoff / NANOS
+        q.flush_backoff_completed()
+        if q.where(qpi.key) == BACKOFF:
+            diffs.append(f"steps[{i}]: still in backoffQ after its backoff")

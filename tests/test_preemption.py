@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from kschedlab import pdb as pdbmod
@@ -159,7 +159,9 @@ def test_s12_lowest_priority_pods_go_first():
 def test_s12_lowest_priority_pod_alone_when_it_is_enough():
     def one_cpu(objects):
         pod = next(o for o in objects if o.metadata.name == "needs-2")
-        pod.spec.containers[0].resources.requests["cpu"] = "1"
+        from kschedlab.api.quantity import Quantity
+
+        pod.spec.containers[0].resources.requests["cpu"] = Quantity("1")
 
     _, sched = scenario("12-lowest-priority-first.yaml", one_cpu)
     _, record = attempt(sched, "default/needs-2")
@@ -553,7 +555,7 @@ def test_victims_already_terminating_are_not_deleted_again():
         rec = PreemptionRecord("x")
         plugin.executor.actuate(copy.copy(cand), cluster.pod_infos["default/needs-2"], "DefaultPreemption", rec,
                                 async_preemption=async_preemption)
-        assert rec.victims == (["default/p20"] if async_preemption else [])
+        assert rec.victims == ["default/p20"]  # (the second time p20 is already gone: NotFound is fine)
     assert "default/p10" in cluster.pods and "default/p20" not in cluster.pods
 
 
@@ -565,7 +567,8 @@ def test_waiting_pod_victims_are_rejected_not_deleted():
     _, record = attempt(sched, "default/nginx")
     assert rejected == [("default/low-2", "DefaultPreemption", "preempted")]
     assert "default/low-2" in cluster.pods  # the scheduler's waiting map owns it
-    assert record.events == ["default/low-2: Preempted: Preempted by pod default/nginx on node kube-01 "
+    uid = cluster.pods["default/nginx"].metadata.uid
+    assert record.events == [f"default/low-2: Preempted: Preempted by pod {uid} on node kube-01 "
                              "(in kube-scheduler memory)."]
 
 
@@ -683,12 +686,14 @@ def test_property_preemption_makes_room_on_the_nominated_node(spec):
     snap = cluster.snapshot
     result, record = attempt(sched, key)
     if result.scheduled:
+        event("fits without preemption")
         return
     fw = sched.profiles["default-scheduler"]
     if record is None or record.result is None or not record.result.nominated_node_name:
-        # nothing was preempted
+        event("preemption does not help")
         assert set(cluster.pods) == set(before)
         return
+    event(f"preempted ({'PDB violated' if record.selected.victims.num_pdb_violations else 'PDBs kept'})")
     node = record.result.nominated_node_name
     victims = record.selected.victims.pods
     assert victims, "a candidate always has victims"

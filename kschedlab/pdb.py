@@ -94,7 +94,7 @@ def scaled_value(value, total: int, round_up: bool) -> int:
         return value
     text = str(value)
     if not text.endswith("%"):
-        raise ValueError(f"invalid value for IntOrString: invalid type: string is not a percentage")
+        raise ValueError("invalid value for IntOrString: invalid type: string is not a percentage")
     try:
         pct = int(text[:-1])
     except ValueError:

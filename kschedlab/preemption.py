@@ -26,9 +26,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Protocol
-
-import numpy as np
+from typing import Callable, Protocol
 
 from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.status import Code, Status
@@ -175,8 +173,31 @@ class PreemptionRecord:
     victims: list[str] = field(default_factory=list)
     cleared_nominations: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
+    #: the evaluator's verdict (DefaultPreemption prefixes its message with "preemption: ")
     result: PostFilterResult | None = None
     status: Status | None = None
+
+    def to_dict(self) -> dict:
+        """Plain data (for JSON output and DataFrames)."""
+        def cand(c: Candidate) -> dict:
+            return {"node": c.name, "victims": [p.key for p in c.victims.pods],
+                    "numPDBViolations": c.victims.num_pdb_violations}
+
+        return {
+            "pod": self.pod,
+            "potentialNodes": list(self.potential_nodes),
+            "offset": self.offset,
+            "numCandidates": self.num_candidates,
+            "candidates": [cand(c) for c in self.candidates],
+            "nodeStatuses": {n: {"code": st.code.name, "reasons": list(st.reasons)}
+                             for n, st in (self.node_statuses.items() if self.node_statuses else [])},
+            "selected": cand(self.selected) if self.selected else None,
+            "victims": list(self.victims),
+            "clearedNominations": list(self.cleared_nominations),
+            "events": list(self.events),
+            "result": self.result.to_dict() if self.result else None,
+            "status": {"code": self.status.code.name, "reasons": list(self.status.reasons)} if self.status else None,
+        }
 
 
 # --------------------------------------------------------------------------- helpers
@@ -313,8 +334,8 @@ class PreemptionInterface(Protocol):
 
     def pod_eligible_to_preempt_others(self, pod_info, nominated_node_status: Status | None) -> tuple[bool, str]: ...
 
-    def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list,
-                               now_ns: int) -> tuple[list, int, Status]: ...
+    def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int,
+                               nominated: list | None = None) -> tuple[list, int, Status]: ...
 
     def ordered_score_funcs(self, victims_map: dict[str, Victims]) -> list | None: ...
 
@@ -512,6 +533,7 @@ class Evaluator:
         statuses = NodeToStatus()
         errors: list[str] = []
         now_ns = self.now_ns()
+        nominations = self.handle.nominated_pods_by_node()  # looked up once for the whole dry run
         n = len(rows)
         for i in range(n):
             row = rows[(offset + i) % n]
@@ -519,7 +541,7 @@ class Evaluator:
             state_copy = clone_cycle_state(state)
             with node_scratch(snapshot, row):
                 victims, num_violating, status = self.interface.select_victims_on_node(
-                    state_copy, pod_info, snapshot, row, pdbs, now_ns)
+                    state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
             if status.is_success() and victims:
                 c = Candidate(name, Victims(list(victims), num_violating))
                 (non_violating if num_violating == 0 else violating).add(c)

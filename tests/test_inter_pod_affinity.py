@@ -592,7 +592,8 @@ def _fast_track_cluster():
         "host": _pod("pod-2", {"app": "bar"}, "node-1", "default", host_anti),
         "ns": _pod("pod-3", {"app": "baz"}, "node-1", "other", ns_anti),
     }
-    objs = [_node("node-1", {ZONE: "us-west-1a", HOST: "node-1"}), _node("node-2", {ZONE: "us-west-1a", HOST: "node-2"}),
+    objs = [_node("node-1", {ZONE: "us-west-1a", HOST: "node-1"}),
+            _node("node-2", {ZONE: "us-west-1a", HOST: "node-2"}),
             _node("node-3", {ZONE: "us-west-1b", HOST: "node-3"}), *pods.values(),
             Namespace.model_validate({"metadata": {"name": "red-ns", "labels": {"team": "red"}}}),
             Namespace.model_validate({"metadata": {"name": "blue-ns", "labels": {"team": "blue"}}})]

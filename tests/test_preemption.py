@@ -635,12 +635,12 @@ spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
 # ------------------------------------------------------------------------------- properties
 @st.composite
 def clusters(draw):
-    n_nodes = draw(st.integers(1, 4))
+    n_nodes = draw(st.integers(1, 3))
     nodes = [{"metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}"}},
-              "status": {"allocatable": {"cpu": f"{draw(st.integers(1, 4))}", "memory": "8Gi",
+              "status": {"allocatable": {"cpu": f"{draw(st.integers(1, 3))}", "memory": "8Gi",
                                          "pods": str(draw(st.integers(1, 4)))}}} for i in range(n_nodes)]
     pods = []
-    for j in range(draw(st.integers(0, 8))):
+    for j in range(draw(st.integers(0, 10))):
         pods.append({"metadata": {"name": f"e{j}", "namespace": "default",
                                   "labels": {"app": draw(st.sampled_from(["a", "b"]))}},
                      "spec": {"nodeName": f"n{draw(st.integers(0, n_nodes - 1))}",
@@ -653,11 +653,11 @@ def clusters(draw):
                         if draw(st.booleans()) else {})})
     pdbs = [{"metadata": {"name": f"pdb-{app}", "namespace": "default"},
              "spec": {"selector": {"matchLabels": {"app": app}}},
-             "status": {"disruptionsAllowed": draw(st.integers(0, 2))}} for app in ("a", "b") if draw(st.booleans())]
+             "status": {"disruptionsAllowed": draw(st.integers(0, 1))}} for app in ("a", "b") if draw(st.booleans())]
     preemptor = {"metadata": {"name": "preemptor", "namespace": "default"},
                  "spec": {"priority": draw(st.integers(-1, 5)) * 10,
                           "containers": [{"name": "c", "resources": {"requests": {
-                              "cpu": f"{draw(st.sampled_from([250, 500, 1000, 2000]))}m"}},
+                              "cpu": f"{draw(st.sampled_from([500, 1000, 1500, 2000]))}m"}},
                               **({"ports": [{"containerPort": 80, "hostPort": 8080}]} if draw(st.booleans()) else {})}]}}
     return nodes, pods, pdbs, preemptor
 
@@ -674,7 +674,7 @@ def _build(nodes, pods, pdbs, preemptor):
     return cluster
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_property_preemption_makes_room_on_the_nominated_node(spec):
     nodes, pods, pdbs, preemptor = spec
@@ -744,3 +744,15 @@ def test_property_filter_with_nominated_pods_vectorized_equals_per_node(spec, da
     outcome = fw.run_filter_with_nominated_pods(state, info, snap, snap.order)
     for i, row in enumerate(outcome.rows.tolist()):
         assert outcome.status(i) == fw.run_filter_with_nominated_pods_node(state, info, snap, row)
+
+
+def test_preemption_record_is_plain_data():
+    import json
+
+    _, sched = scenario("12-pdb-respected.yaml")
+    _, record = attempt(sched, "default/critical")
+    data = json.loads(json.dumps(record.to_dict()))
+    assert data["selected"] == {"node": "node-b", "victims": ["default/batch-1", "default/batch-2"],
+                                "numPDBViolations": 0}
+    assert data["result"] == {"nominatedNodeName": "node-b", "nominatingMode": "Override"}
+    assert data["potentialNodes"] == ["node-a", "node-b"] and data["numCandidates"] == 2

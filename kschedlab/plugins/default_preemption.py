@@ -252,8 +252,8 @@ class DefaultPreemption(Plugin):
                         return False, MSG_TERMINATING_VICTIM
         return True, ""
 
-    def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list,
-                               now_ns: int) -> tuple[list, int, Status]:
+    def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int,
+                               nominated: list | None = None) -> tuple[list, int, Status]:
         """``SelectVictimsOnNode``: the fewest pods to evict from node ``row``.
 
         Every lower-priority pod is removed; if the preemptor still does not
@@ -261,11 +261,13 @@ class DefaultPreemption(Plugin):
         one at a time, most important first -- PDB-violating ones before the
         rest -- and kept (reprieved) when the preemptor still fits.  The
         caller restores the node (:func:`kschedlab.preemption.node_scratch`).
+        ``nominated`` are the pods nominated to the node (looked up when None).
         """
         fw = self.handle.framework
         node_name = snapshot.names[row]
         node_info = snapshot.node_info(row)
-        nominated = self.handle.nominated_pods_for_node(node_name)
+        if nominated is None:
+            nominated = self.handle.nominated_pods_for_node(node_name)
         potential = [p for p in snapshot.pods[row] if self.is_preemption_allowed(node_info, p, pod_info)]
 
         def remove(pi) -> Status:

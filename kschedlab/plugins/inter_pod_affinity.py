@@ -120,6 +120,25 @@ def pod_matches_all_terms(terms: list[AffinityTerm], pod) -> bool:
     return bool(terms) and all(t.matches(pod, None) for t in terms)
 
 
+def _groups(snapshot, index_key, predicate, signature: str, live: np.ndarray):
+    """The pods of a snapshot pod index, grouped by equal terms: ``[(PodTerms, rows), ...]``
+    (one row per pod, live nodes only)."""
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    for row, existing in snapshot.matching_pods(index_key, predicate).values():
+        terms = pod_terms(existing)
+        group = groups.get(getattr(terms, signature))
+        if group is None:
+            group = groups[getattr(terms, signature)] = (terms, [])
+        group[1].append(row)
+    out = []
+    for terms, rows in groups.values():
+        rows_arr = np.asarray(rows, np.int64)
+        rows_arr = rows_arr[live[rows_arr]]
+        if len(rows_arr):
+            out.append((terms, rows_arr))
+    return out
+
+
 # -- topology columns ----------------------------------------------------------------------------------------
 class _Topology:
     """Node label columns of the topology keys one cycle uses, and the live rows."""
@@ -310,20 +329,26 @@ class InterPodAffinity(Plugin):
         s = PreFilterState(pod_info, ns_labels, topo, affinity, anti, cluster_aff, cluster_anti,
                            host_aff, host_anti, fast_path=fast)
 
-        # existing pods' required anti-affinity against the incoming pod
+        # existing pods' required anti-affinity against the incoming pod: pods with the same
+        # terms are grouped, so each distinct term is matched once per cycle
         must_evaluate_host_existing = False
         if fast:
             s.host_existing_anti_rows = np.zeros(len(topo.live), np.int64)
-        for row, existing in snapshot.matching_pods(_IDX_REQUIRED_ANTI, _has_required_anti_affinity).values():
-            if not topo.live[row]:
-                continue
-            for t in pod_terms(existing).required_anti:
+        per_key: dict[str, np.ndarray] = {}
+        for terms_of_group, rows_of_group in _groups(snapshot, _IDX_REQUIRED_ANTI, _has_required_anti_affinity,
+                                                     "anti_signature", topo.live):
+            for t in terms_of_group.required_anti:
                 if fast and t.topology_key == LABEL_HOSTNAME:
                     must_evaluate_host_existing = True
                     if t.matches(pod, ns_labels):
-                        s.host_existing_anti_rows[row] += 1
+                        np.add.at(s.host_existing_anti_rows, rows_of_group, 1)
                 elif t.matches(pod, ns_labels):
-                    s._bump(s.existing_anti_affinity_counts, t.topology_key, row, 1)
+                    acc = per_key.get(t.topology_key)
+                    if acc is None:
+                        acc = per_key[t.topology_key] = np.zeros(len(topo.live), np.int64)
+                    np.add.at(acc, rows_of_group, 1)
+        for key, acc in per_key.items():
+            s.existing_anti_affinity_counts[key] = topo.per_value(key, acc)
 
         # existing pods against the incoming pod's own required terms
         if cluster_aff:
@@ -468,26 +493,33 @@ class InterPodAffinity(Plugin):
                         scores[t.topology_key] = topo.zeros(t.topology_key)
                     scores[t.topology_key] += int(w.weight * mult) * topo.per_value(t.topology_key, per_row)
 
-        # the terms of the existing pods that have affinity against the incoming pod
+        # the terms of the existing pods that have affinity against the incoming pod (pods with
+        # the same terms grouped, each distinct term matched once)
         hard_weight = self.args.hard_pod_affinity_weight
-        for row, existing in snapshot.matching_pods(_IDX_WITH_AFFINITY, _has_affinity).values():
-            if not topo.live[row]:
-                continue
-            node_labels = snapshot.nodes[row].metadata.labels
-            if not node_labels:
-                continue
-            et = pod_terms(existing)
+        per_key: dict[str, np.ndarray] = {}
+        for et, rows_of_group in _groups(snapshot, _IDX_WITH_AFFINITY, _has_affinity, "score_signature",
+                                         topo.live):
             contributions = []
             if hard_weight > 0:
                 contributions += [(t, hard_weight, 1) for t in et.required_affinity]
             contributions += [(w.term, w.weight, 1) for w in et.preferred_affinity]
             contributions += [(w.term, w.weight, -1) for w in et.preferred_anti]
             for t, weight, mult in contributions:
-                if t.topology_key in node_labels and t.matches(pod, ns_labels):
-                    contributed = True
-                    if t.topology_key not in scores:
-                        scores[t.topology_key] = topo.zeros(t.topology_key)
-                    scores[t.topology_key][topo.code_of(t.topology_key, row)] += int(weight * mult)
+                if not t.matches(pod, ns_labels):
+                    continue
+                codes, _ = topo.col(t.topology_key)
+                on_labelled = rows_of_group[codes[rows_of_group] >= 0]
+                if not len(on_labelled):
+                    continue
+                contributed = True
+                acc = per_key.get(t.topology_key)
+                if acc is None:
+                    acc = per_key[t.topology_key] = np.zeros(len(topo.live), np.int64)
+                np.add.at(acc, on_labelled, int(weight * mult))
+        for key, acc in per_key.items():
+            if key not in scores:
+                scores[key] = topo.zeros(key)
+            scores[key] += topo.per_value(key, acc)
 
         if not contributed:
             return Status.skip()

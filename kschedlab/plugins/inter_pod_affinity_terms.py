@@ -198,7 +198,8 @@ def _requirement_errors(key: str, op: str, values: list[str]) -> list[str]:
         errs.append(f"values: Invalid value: {_go_strings(values)}: "
                     "for 'in', 'notin' operators, values set can't be empty")
     elif op == "=" and len(values) != 1:
-        errs.append(f"values: Invalid value: {_go_strings(values)}: exact-match compatibility requires one single value")
+        errs.append(f"values: Invalid value: {_go_strings(values)}: "
+                    "exact-match compatibility requires one single value")
     elif op in ("exists", "!") and values:
         errs.append(f"values: Invalid value: {_go_strings(values)}: values set must be empty for exists and does "
                     "not exist")
@@ -241,14 +242,33 @@ def label_selector_as_selector(selector) -> tuple[Selector, str | None]:
 
 
 # -- terms ---------------------------------------------------------------------------------------------------
+_INTERNED: dict[tuple, int] = {}
+
+
+def _intern(key: tuple) -> int:
+    """A small integer naming ``key`` (equal keys, equal ids), for cheap grouping."""
+    ident = _INTERNED.get(key)
+    if ident is None:
+        ident = _INTERNED[key] = len(_INTERNED)
+    return ident
+
+
 @dataclass(frozen=True)
 class AffinityTerm:
-    """A processed ``v1.PodAffinityTerm`` (upstream ``framework.AffinityTerm``)."""
+    """A processed ``v1.PodAffinityTerm`` (upstream ``framework.AffinityTerm``).
+
+    ``match_id`` names what decides which pods the term matches (namespaces and
+    selectors, not the topology key): equal ids match the same pods.
+    """
 
     namespaces: frozenset
     selector: Selector
     topology_key: str
     namespace_selector: Selector
+    match_id: int = field(init=False, compare=False, repr=False, default=-1)
+
+    def __post_init__(self):
+        object.__setattr__(self, "match_id", _intern(self.match_key))
 
     def matches(self, pod, ns_labels: Mapping[str, str] | None) -> bool:
         """``AffinityTerm.Matches``: ``pod`` (a v1 Pod or a PodInfo) is in one of the term's
@@ -272,13 +292,27 @@ class WeightedAffinityTerm:
 
 @dataclass
 class PodTerms:
-    """A pod's parsed terms; ``error`` is the parse error NewPodInfo would return (or None)."""
+    """A pod's parsed terms; ``error`` is the parse error NewPodInfo would return (or None).
+
+    ``anti_signature`` / ``score_signature`` name the pod's required anti-affinity terms and
+    the terms that score other pods (required affinity, preferred affinity and
+    anti-affinity, with weights): pods with equal signatures act alike on an incoming pod.
+    """
 
     required_affinity: list[AffinityTerm] = field(default_factory=list)
     required_anti: list[AffinityTerm] = field(default_factory=list)
     preferred_affinity: list[WeightedAffinityTerm] = field(default_factory=list)
     preferred_anti: list[WeightedAffinityTerm] = field(default_factory=list)
     error: str | None = None
+    anti_signature: int = field(init=False, default=-1)
+    score_signature: int = field(init=False, default=-1)
+
+    def __post_init__(self):
+        self.anti_signature = _intern(("anti", tuple((t.match_id, t.topology_key) for t in self.required_anti)))
+        self.score_signature = _intern((
+            "score", tuple((t.match_id, t.topology_key) for t in self.required_affinity),
+            tuple((w.term.match_id, w.term.topology_key, w.weight) for w in self.preferred_affinity),
+            tuple((w.term.match_id, w.term.topology_key, w.weight) for w in self.preferred_anti)))
 
 
 def _new_affinity_term(pod, term) -> tuple[AffinityTerm | None, str | None]:

@@ -252,7 +252,7 @@ def fit_after_pod_event(pod_info, old_obj, new_obj) -> QueueingHint:
         raise HintError("expected an old *v1.Pod")
     target = _pod(pod_info)
     if modified is None:
-        return QUEUE if original.spec.node_name else SKIP
+        return fit_after_assigned_pod_delete(pod_info, original, None)
     if same_pod(modified, target) or _scale_down_frees(target, original, modified):
         return QUEUE
     return SKIP

@@ -112,8 +112,56 @@ class PreEnqueuePlugins:
         return Status()
 
 
+#: upstream's ``NewTestQueue`` without ``WithQueueingHintMapPerProfile``: no profile has a hint map, so
+#: ``isPodWorthRequeuing`` queues after backoff and no specific event is "of interest"
+NO_PROFILE = {"<no profile>": {}}
+
+
 def new_queue(clock=None, hints=None, pre_enqueue=None, **kwargs) -> SchedulingQueue:
-    return SchedulingQueue(LESS, pre_enqueue=pre_enqueue, hints=hints or {}, clock=clock or FakeClock(), **kwargs)
+    return SchedulingQueue(LESS, pre_enqueue=pre_enqueue, hints=NO_PROFILE if hints is None else hints,
+                           clock=clock or FakeClock(), **kwargs)
+
+
+def by_event(hint_map: dict) -> dict:
+    """Upstream's ``QueueingHintMap`` (``{event: [(plugin, fn)]}``) as kschedlab's ``{plugin: [(event, fn)]}``."""
+    out: dict = {}
+    for event, fns in hint_map.items():
+        for plugin, fn in fns:
+            out.setdefault(plugin, []).append((event, fn))
+    return out
+
+
+def new_qpi(q: SchedulingQueue, pod: Pod, *plugins: str) -> QueuedPodInfo:
+    """``q.newQueuedPodInfo(pod, plugins...)``: timestamped now."""
+    return QueuedPodInfo(info(pod), q._now(), unschedulable_plugins=set(plugins))
+
+
+def put_active(q: SchedulingQueue, qpi: QueuedPodInfo) -> None:
+    """``q.activeQ.add`` (no PreEnqueue)."""
+    q._active.add_or_update(qpi)
+    q._move(qpi, "active", "test")
+
+
+def put_backoff(q: SchedulingQueue, qpi: QueuedPodInfo) -> None:
+    """``q.backoffQ.add`` (errorBackoffQ when the pod has no rejecting plugin)."""
+    q._backoff_add(qpi, "test")
+
+
+def put_unschedulable(q: SchedulingQueue, qpi: QueuedPodInfo) -> None:
+    """``q.unschedulableEntities.addOrUpdate``."""
+    q._unsched_add(qpi, "test")
+
+
+def names(keys) -> list[str]:
+    return [k.split("/")[-1] for k in keys]
+
+
+def set_gated(qpi: QueuedPodInfo, plugin: str, events: list) -> QueuedPodInfo:
+    """``setQueuedPodInfoGated``: the gating plugin is also an unschedulable plugin."""
+    qpi.gating_plugin = plugin
+    qpi.unschedulable_plugins = {plugin}
+    qpi.gating_plugin_events = list(events)
+    return qpi
 
 
 def lookup(pod: Pod, *plugins: str, timestamp: float = 0.0) -> QueuedPodInfo:

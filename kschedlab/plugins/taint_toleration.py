@@ -31,8 +31,9 @@ class TaintToleration(Plugin):
         from kschedlab.framework.events import NODE, TARGET_POD, ActionType, ClusterEvent
         from kschedlab.queueing import plugin_hints as h
 
+        comparison_operators = self.comparison_operators if self.handle is not None else False
         return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
-                 h.taint_toleration_after_node_change(self.comparison_operators)),
+                 h.taint_toleration_after_node_change(comparison_operators)),
                 (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration), h.taint_toleration_after_pod_toleration_change)]
 
     def _group_status(self, taints, tolerations) -> Status:

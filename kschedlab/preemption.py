@@ -433,9 +433,9 @@ class Executor:
                 continue
             if pi.pod.status is not None and pi.pod.status.nominated_node_name:
                 pi.pod.status.nominated_node_name = None
-            remove = getattr(self.handle.nominator, "remove_nomination", None)
-            if remove is not None:
-                remove(pi)
+            nominator = self.handle.pod_nominator
+            if nominator is not None:
+                nominator.remove_nomination(pi)
             if record is not None:
                 record.cleared_nominations.append(pi.key)
 

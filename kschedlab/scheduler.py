@@ -152,6 +152,11 @@ class Scheduler:
                                   f"not in valid range [0-100]")
             self.profiles[name] = fw
         self.rng = random.Random(seed)
+        for fw in self.profiles.values():
+            fw.handle.extra["preempt_waiting_pod"] = self._preempt_waiting_pod
+            for plugin in fw.plugins.values():
+                if hasattr(plugin, "rng"):
+                    plugin.rng = random.Random(seed)
         self.next_start_node_index = 0
         self.keep_traces = keep_traces
         self._traced: deque[ScheduleResult] = deque()
@@ -204,13 +209,28 @@ class Scheduler:
             return self._record(ScheduleResult(key, None, status, str(err), trace))
         if node is None:
             if fw.points["postFilter"]:
-                _, pf = fw.run_post_filter(state, pod_info, diagnosis)
-                trace.steps.append(("PostFilter", pf.plugin or "", pf))
-                diagnosis.postfilter_msg = pf.message()
+                self._post_filter(fw, state, pod_info, snapshot, diagnosis, trace)
             message = diagnosis.message()
             self._set_condition(pod, False, "Unschedulable", message)
             return self._record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis))
         return self._record(self._assume_and_bind(fw, state, pod_info, node, trace))
+
+    def _post_filter(self, fw: Framework, state, pod_info, snapshot, diagnosis, trace: CycleTrace) -> None:
+        """PostFilter (preemption): may nominate a node for the pod and evict victims."""
+        from kschedlab.preemption import NodeToStatus
+
+        diagnosis.node_to_status = NodeToStatus.from_filter_outcome(trace.filter, trace.node_names,
+                                                                    diagnosis.absent_status)
+        result, status = fw.run_post_filter(state, pod_info, diagnosis)
+        trace.steps.append(("PostFilter", status.plugin or "", status))
+        trace.preemption = state.get("DefaultPreemption/record")
+        diagnosis.postfilter_msg = status.message()
+        if result is not None and getattr(result, "nominating_mode", None) == "Override":
+            self.cluster.nominate(pod_info.key, result.nominated_node_name or None)
+        if self.cluster.of_kind("PodDisruptionBudget"):
+            from kschedlab.pdb import refresh
+
+            refresh(self.cluster)
 
     def _schedule_pod(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace):
         all_rows = snapshot.order
@@ -234,7 +254,8 @@ class Scheduler:
         nominated = pod_info.pod.status.nominated_node_name if pod_info.pod.status else None
         if nominated and nominated in snapshot.index:
             row = np.asarray([snapshot.index[nominated]])
-            outcome = fw.run_filter(state, pod_info, snapshot, row)  # Filter runs once on the nominated node
+            # Filter runs once on the nominated node
+            outcome = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, row)
             if outcome.passed[0]:
                 trace.filter = outcome
                 trace.evaluated_nodes, trace.feasible_nodes = 1, 1
@@ -279,7 +300,7 @@ class Scheduler:
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
         while begin < n and found < to_find:
-            part = fw.run_filter(state, pod_info, snapshot, ordered[begin:begin + size])
+            part = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, ordered[begin:begin + size])
             parts.append(part)
             found += int(part.passed.sum())
             begin += size
@@ -344,6 +365,13 @@ class Scheduler:
         del self.waiting[key]
         return self._record(self._bind(fw, state, pod_info, node, trace))
 
+    def _preempt_waiting_pod(self, key: str, plugin: str, message: str) -> bool:
+        """Preemption of a pod still held at Permit: reject it there (upstream's waitingPod.Reject)."""
+        if key not in self.waiting:
+            return False
+        self.reject(key, plugin, message)
+        return True
+
     def reject(self, key: str, plugin: str, reason: str = "rejected") -> ScheduleResult:
         """Reject a waiting pod (or let its Permit wait time out)."""
         fw, state, pod_info, node, trace, _ = self.waiting.pop(key)
@@ -378,6 +406,10 @@ class Scheduler:
             return self._fail_after_assume(fw, state, pod_info, node, trace, status)
         fw.run_post_bind(state, pod_info, node)
         self._set_condition(pod_info.pod, True, None, None)
+        if self.cluster.of_kind("PodDisruptionBudget"):
+            from kschedlab.pdb import refresh
+
+            refresh(self.cluster)
         for callback in self.on_bound:
             callback(pod_info.key, node)
         return ScheduleResult(pod_info.key, node, Status(), "", trace)

@@ -36,7 +36,8 @@ def test_aggregated_message_matches_upstream_wording():
     result = Scheduler(cluster).schedule_one("default/p")
     assert result.node is None
     # NodeAffinity runs before NodeResourcesFit in the default profile: every node fails on the selector.
-    assert result.message == "0/5 nodes are available: 5 node(s) didn't match Pod's node affinity/selector."
+    assert result.message == ("0/5 nodes are available: 5 node(s) didn't match Pod's node affinity/selector."
+                              " preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
     cond = cluster.pods["default/p"].status.conditions[-1]
     assert (cond.type, cond.status, cond.reason) == ("PodScheduled", "False", "Unschedulable")
 
@@ -47,7 +48,8 @@ def test_first_failing_plugin_per_node_builds_the_histogram():
                        pod("p", cpu="2", nodeSelector={"disk": "ssd"})])
     result = Scheduler(cluster).schedule_one("default/p")
     assert result.message == ("0/5 nodes are available: 2 Insufficient cpu, "
-                              "3 node(s) didn't match Pod's node affinity/selector.")
+                              "3 node(s) didn't match Pod's node affinity/selector."
+                              " preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
 
 
 def test_binding_accounts_the_pod_and_sets_node_name():
@@ -56,7 +58,9 @@ def test_binding_accounts_the_pod_and_sets_node_name():
     assert [r.node for r in results] == ["a", None]
     assert cluster.pods["default/p1"].spec.node_name == "a"
     assert cluster.snapshot.requested[cluster.snapshot.res_index["cpu"], 0] == 1500
-    assert results[1].message == "0/1 nodes are available: 1 Insufficient cpu."
+    # p1 has the same priority, so preemption finds no victim
+    assert results[1].message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                                  "available: 1 No preemption victims found for incoming pod.")
 
 
 def test_pods_with_node_name_are_already_placed():

@@ -88,12 +88,9 @@ class ScoreOutcome:
 class Handle:
     """What plugins may reach of the scheduler (``framework.Handle``).
 
-    ``nominator`` is upstream's ``PodNominator`` (the scheduling queue keeps it):
-    any object with ``nominated_pods_for_node(node_name) -> list[PodInfo]`` and,
-    optionally, ``nominated_pods_by_node() -> {node_name: [PodInfo]}``.  Without
-    one, the nominations are read from the cluster: pending pods (no
-    ``spec.nodeName``) whose ``status.nominatedNodeName`` names the node, as the
-    nominator learns them from the pod informer.
+    ``nominator`` is upstream's ``PodNominator`` (by default the cluster's
+    :class:`~kschedlab.cluster.Nominator`): ``nominated_pods_for_node(name)``,
+    ``nominated_pods_by_node()``, ``add_nomination``, ``remove_nomination``.
     """
 
     gates: FeatureGates
@@ -102,35 +99,21 @@ class Handle:
     extra: dict = field(default_factory=dict)
     nominator: Any = None
 
+    @property
+    def pod_nominator(self):
+        if self.nominator is not None:
+            return self.nominator
+        return self.cluster.nominator if self.cluster is not None else None
+
     def nominated_pods_by_node(self) -> dict[str, list]:
         """Every nomination, node name -> nominated PodInfos (in nomination order)."""
-        nominator = self.nominator
-        if nominator is not None:
-            by_node = getattr(nominator, "nominated_pods_by_node", None)
-            if by_node is not None:
-                return {k: list(v) for k, v in by_node().items() if v}
-            names = self.cluster.snapshot.index if self.cluster is not None else {}
-            out = {}
-            for name in names:
-                infos = nominator.nominated_pods_for_node(name)
-                if infos:
-                    out[name] = list(infos)
-            return out
-        out: dict[str, list] = {}
-        if self.cluster is None:
-            return out
-        infos = self.cluster.pod_infos
-        for key, pod in self.cluster.pods.items():
-            if pod.spec.node_name or pod.status is None or not pod.status.nominated_node_name:
-                continue
-            out.setdefault(pod.status.nominated_node_name, []).append(infos[key])
-        return out
+        nominator = self.pod_nominator
+        return nominator.nominated_pods_by_node() if nominator is not None else {}
 
     def nominated_pods_for_node(self, node_name: str) -> list:
         """``NominatedPodsForNode``: the pods nominated to ``node_name``."""
-        if self.nominator is not None and hasattr(self.nominator, "nominated_pods_for_node"):
-            return list(self.nominator.nominated_pods_for_node(node_name) or [])
-        return self.nominated_pods_by_node().get(node_name, [])
+        nominator = self.pod_nominator
+        return nominator.nominated_pods_for_node(node_name) if nominator is not None else []
 
 
 def clone_cycle_state(state: CycleState) -> CycleState:

@@ -32,6 +32,8 @@ class CycleTrace:
     steps: list[tuple[str, str, Status]] = field(default_factory=list)  # (point, plugin, status)
     start_index: int = 0
     num_to_find: int = 0
+    #: what PostFilter preemption did (kschedlab.preemption.PreemptionRecord), if it ran
+    preemption: Any = None
     #: upstream ScheduleResult.EvaluatedNodes / FeasibleNodes of this attempt
     evaluated_nodes: int = 0
     feasible_nodes: int = 0

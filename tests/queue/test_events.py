@@ -188,8 +188,7 @@ POD_CASES = [
     ("pod's resource request is scaled up", BIG, SMALL, True, [E(UNSCHEDULED, A.Update)]),
     ("both pod's resource request and label are updated", SMALL_LABEL, BIG, True,
      [E(UNSCHEDULED, A.UpdatePodLabel), E(UNSCHEDULED, A.UpdatePodScaleDown)]),
-    ("untracked properties of pod is updated", make_pod("", annotations={"foo": "bar"}) if False else
-     Pod.model_validate({"metadata": {"name": "", "annotations": {"foo": "bar"}}}),
+    ("untracked properties of pod is updated", Pod.model_validate({"metadata": {"name": "", "annotations": {"foo": "bar"}}}),
      Pod.model_validate({"metadata": {"name": "", "annotations": {"foo": "bar2"}}}), True, [E(UNSCHEDULED, A.Update)]),
     ("scheduling gate is eliminated", make_pod(""), make_pod("", gates=["foo"]), True,
      [E(UNSCHEDULED, A.UpdatePodSchedulingGatesEliminated)]),

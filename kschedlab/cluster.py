@@ -77,6 +77,7 @@ class Snapshot:
         self._zones: dict[str, list[int]] = {}
         self._order: np.ndarray | None = None
         self._names_view: tuple | None = None
+        self._live: np.ndarray | None = None
         self.generation = 0
 
     # -- sizes -------------------------------------------------------------
@@ -127,6 +128,7 @@ class Snapshot:
         self._set_node(row, node)
         self._zones.setdefault(zone_key(node), []).append(row)
         self._order = None
+        self._live = None
         self._names_view = None
         self.generation += 1
         return row
@@ -154,6 +156,7 @@ class Snapshot:
             self.image_nodes[image] -= 1
         self.images[row] = {}
         self._order = None
+        self._live = None
         self._names_view = None
         self.generation += 1
 
@@ -193,6 +196,13 @@ class Snapshot:
                 out.extend(z[i] for z in zones if i < len(z))
             self._order = np.asarray(out, np.int64)
         return self._order
+
+    def live_mask(self) -> np.ndarray:
+        """Boolean per row: the node exists (rows of removed nodes stay allocated). Do not modify."""
+        if self._live is None or len(self._live) != self._cap:
+            self._live = np.zeros(self._cap, bool)
+            self._live[self.order] = True
+        return self._live
 
     def node_names(self) -> tuple[str, ...]:
         """Row -> node name as an immutable tuple (None for removed nodes), rebuilt only

@@ -34,6 +34,8 @@ class ImageLocality(Plugin):
         containers = [*spec.init_containers, *spec.containers]
         total_nodes = snapshot.num_nodes
         sums = np.zeros(len(rows), np.int64)
+        if not snapshot.image_nodes:
+            return calculate_priority(sums, len(containers))
         for container in containers:
             image = normalize_image_name(container.image or "")
             num_nodes = snapshot.image_nodes.get(image, 0)

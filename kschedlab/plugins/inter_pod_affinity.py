@@ -146,9 +146,7 @@ class _Topology:
     def __init__(self, snapshot):
         self.snapshot = snapshot
         self.cols: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
-        codes, _ = snapshot.name_codes()
-        self.live = np.zeros(len(codes), bool)
-        self.live[snapshot.order] = True
+        self.live = snapshot.live_mask()
 
     def col(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
         col = self.cols.get(key)

@@ -49,14 +49,14 @@ class NodeResourcesBalancedAllocation(Plugin):
         self.scorer = ra.ResourceAllocationScorer(self.args, ra.balanced_allocation, use_requested=True)
 
     def pre_score(self, state, pod_info, snapshot, rows) -> Status:
-        requests = self.scorer.pod_requests(pod_info.pod)
+        requests = self.scorer.requests_of(pod_info)
         if not any(requests):
             return Status.skip()
         state[NAME] = requests
         return Status()
 
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
-        requests = state.get(NAME) or self.scorer.pod_requests(pod_info.pod)
+        requests = state.get(NAME) or self.scorer.requests_of(pod_info)
         if not any(requests):
             return np.zeros(len(rows), np.int64)
         return self.scorer.score(requests, snapshot, rows)

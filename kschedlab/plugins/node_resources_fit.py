@@ -224,11 +224,11 @@ class NodeResourcesFit(Plugin):
 
     # -- scoring ---------------------------------------------------------------------
     def pre_score(self, state, pod_info, snapshot, rows) -> Status:
-        state[NAME + "/score"] = self.scorer.pod_requests(pod_info.pod)
+        state[NAME + "/score"] = self.scorer.requests_of(pod_info)
         return Status()
 
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
         if not self.scorer.names:
             raise ValueError("resources not found")
-        requests = state.get(NAME + "/score") or self.scorer.pod_requests(pod_info.pod)
+        requests = state.get(NAME + "/score") or self.scorer.requests_of(pod_info)
         return self.scorer.score(requests, snapshot, rows)

@@ -142,6 +142,14 @@ class ResourceAllocationScorer:
         reqs = pod_requests(pod, non_missing=None if self.use_requested else DEFAULT_NON_ZERO)
         return [reqs.get(name, 0) for name in self.names]
 
+    def requests_of(self, pod_info) -> list[int]:
+        """:meth:`pod_requests`, computed once per pod and kept in its ``cache``."""
+        key = ("resource_allocation", self.use_requested, tuple(self.names))
+        found = pod_info.cache.get(key)
+        if found is None:
+            found = pod_info.cache[key] = self.pod_requests(pod_info.pod)
+        return found
+
     def matrices(self, pod_requests: list[int], snapshot, rows: np.ndarray):
         """(requested with the pod, allocated without it, allocatable), each (resources, nodes)."""
         n = len(rows)
@@ -158,7 +166,7 @@ class ResourceAllocationScorer:
             else:
                 used = snapshot.requested[col][rows]
             allocatable[i] = alloc
-            if alloc.all():
+            if np.count_nonzero(alloc) == len(alloc):
                 requested[i] = used + want
                 allocated[i] = used
             else:

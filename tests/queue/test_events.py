@@ -1,7 +1,7 @@
 """Cluster events: matching and the events an update stands for.
 
-Sources: kubernetes/kubernetes pkg/scheduler/framework/types_test.go@master (index id 60702751550)
-TestClusterEventMatching; pkg/scheduler/framework/events_test.go@master (index id 869146959)
+Sources: kubernetes/kubernetes pkg/scheduler/framework/types_test.go (stored copy id 60702751550; commit not reported by the store)
+TestClusterEventMatching; pkg/scheduler/framework/events_test.go (stored copy id 869146959; commit not reported by the store)
 TestNode*Change, TestNodeSchedulingPropertiesChange, Test_podSchedulingPropertiesChange (whose
 ``unschedulablePod``/``assignedPod`` resources are named UnscheduledPod/AssignedPod in the newest
 fwk; ``updatePodOther`` is the general Update action).

@@ -1,16 +1,16 @@
 """The in-tree plugins' QueueingHints and EventsToRegister against upstream's test tables.
 
-Sources (kubernetes/kubernetes @master copies in the reference store):
+Sources (kubernetes/kubernetes test files as stored in the reference store; commits not reported):
 
-* nodeunschedulable/node_unschedulable_test.go (index id 799784840):
+* nodeunschedulable/node_unschedulable_test.go (stored copy id 799784840):
   TestIsSchedulableAfterNodeChange, TestIsSchedulableAfterPodTolerationChange
-* tainttoleration/taint_toleration_test.go (index id 145891250): TestIsSchedulableAfterNodeChange,
-  Test_isSchedulableAfterPodChange (the newest hint only compares UIDs -- taint_toleration.go index id
+* tainttoleration/taint_toleration_test.go (stored copy id 145891250): TestIsSchedulableAfterNodeChange,
+  Test_isSchedulableAfterPodChange (the newest hint only compares UIDs -- taint_toleration.go stored copy id
   132917037 -- so the older "skip-updates-not-toleration" row is left out: the UpdatePodToleration
   registration is what keeps other updates away)
-* nodeaffinity/node_affinity_test.go (index id 48600269): Test_isSchedulableAfterNodeChange
-* nodeports/node_ports_test.go (index id 2222511315): Test_isSchedulableAfterPodDeleted
-* noderesources/fit_test.go (index id 789199930): Test_isSchedulableAfterPodChange (rows with
+* nodeaffinity/node_affinity_test.go (stored copy id 48600269): Test_isSchedulableAfterNodeChange
+* nodeports/node_ports_test.go (stored copy id 2222511315): Test_isSchedulableAfterPodDeleted
+* noderesources/fit_test.go (stored copy id 789199930): Test_isSchedulableAfterPodChange (rows with
   InPlacePodVerticalScaling on), Test_isSchedulableAfterNodeChange, Test_isSchedulableAfterDeviceClassChange,
   TestIsFit, TestHaveAnyRequestedResourcesIncreased (rows without DRA extended resources: kschedlab has
   no DeviceClass objects, so nothing is ever delegated to DRA)

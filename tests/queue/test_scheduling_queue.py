@@ -1,7 +1,7 @@
 """Ports of upstream's scheduling-queue tests.
 
-Source: kubernetes/kubernetes pkg/scheduler/backend/queue/scheduling_queue_test.go@master
-(reference store index id 54576707891) unless a test says otherwise; pod-group
+Source: kubernetes/kubernetes pkg/scheduler/backend/queue/scheduling_queue_test.go
+(stored copy id 54576707891; commit not reported by the store) unless a test says otherwise; pod-group
 (GenericWorkload) rows and metric assertions are not ported (kschedlab models
 neither). Test names keep the upstream function name.
 """
@@ -1304,7 +1304,7 @@ def test_get_pod(name, want):
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# backoff_queue_test.go@master (index id 225659256); the backoff count is UnschedulableCount /
+# backoff_queue_test.go (stored copy id 225659256; commit not reported by the store); the backoff count is UnschedulableCount /
 # ConsecutiveErrorsCount in the newest upstream (Attempts in that copy).
 def _backoff_pods(t):
     return {
@@ -1339,7 +1339,7 @@ def test_backoff_queue_pop_all_backoff_completed(pods, want, gate):
 
 
 # With the gate off the stored test copy expects [pod5, pod3, pod4, pod2]: it predates the newest
-# backoff_queue.go (index id 54719576723), whose alignToWindow is the identity when SchedulerPopFromBackoffQ
+# backoff_queue.go (stored copy id 54719576723), whose alignToWindow is the identity when SchedulerPopFromBackoffQ
 # is off. Unaligned, pod3 and pod4 tie (same expiry) and container/heap pops pod4 first.
 @pytest.mark.parametrize("gate,want", [(True, ["pod5", "pod4", "pod2", "pod3"]),
                                        (False, ["pod5", "pod4", "pod3", "pod2"])],

@@ -23,6 +23,18 @@ def _gates(text: str | None) -> FeatureGates:
     return FeatureGates(FeatureGates.parse_flag(text) if text else {})
 
 
+def _scenario_gates(paths: list[str], flag: str | None) -> FeatureGates:
+    """Gates of a Simulation object among the files, overridden by ``--feature-gates``."""
+    from kschedlab.api.loader import load
+    from kschedlab.api.simulation import Simulation
+
+    gates: dict[str, bool] = {}
+    for obj in load(paths):
+        if isinstance(obj, Simulation):
+            gates.update(obj.spec.feature_gates)
+    return FeatureGates({**gates, **(FeatureGates.parse_flag(flag) if flag else {})})
+
+
 def _load_cluster(paths: list[str], config_path: str | None, seed: int):
     """Objects of the files, admitted; a KubeSchedulerConfiguration among them is the config."""
     from kschedlab.api.admission import admit
@@ -31,7 +43,9 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int):
     from kschedlab.api.workloads import expand
     from kschedlab.cluster import Cluster
 
-    objects = load(paths)
+    from kschedlab.api.simulation import Simulation
+
+    objects = [o for o in load(paths) if not isinstance(o, Simulation)]
     configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
     if config_path:
         configs = [o for o in load(config_path) if isinstance(o, KubeSchedulerConfiguration)] or configs
@@ -61,11 +75,12 @@ def _print_table(results, explain: bool, out) -> None:
             print(df[cols].to_string(), file=out)
 
 
-def _schedule(args, paths: list[str], out=sys.stdout) -> int:
+def _schedule(args, paths: list[str]) -> int:
     from kschedlab.scheduler import Scheduler
 
+    out = sys.stdout
     cluster, config = _load_cluster(paths, args.config, args.seed)
-    scheduler = Scheduler(cluster, config, gates=_gates(args.feature_gates), seed=args.seed)
+    scheduler = Scheduler(cluster, config, gates=_scenario_gates(paths, args.feature_gates), seed=args.seed)
     results = scheduler.run()
     if args.output == "json":
         json.dump({"pods": [r.to_dict() for r in results]}, out, indent=2)

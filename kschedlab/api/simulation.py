@@ -1,9 +1,12 @@
-"""``kschedlab.io/v1alpha1`` Simulation: a timeline of cluster events for ``kschedlab simulate``.
+"""``kschedlab.io/v1alpha1`` Simulation: scenario settings and a timeline of cluster events.
 
-Not a Kubernetes kind: it describes what happens to the cluster over virtual
-time (pods created with a run duration, gates removed, nodes added, cordoned
-or removed, pods deleted).  The other objects of a scenario are the initial
-cluster.
+Not a Kubernetes kind.  ``spec.featureGates`` sets kube-scheduler feature gates
+for the scenario (upstream passes them as ``--feature-gates``; the
+KubeSchedulerConfiguration has no such field), read by ``kschedlab schedule``
+and ``kschedlab simulate``.  ``spec.events`` describes what happens to the
+cluster over virtual time (pods created with a run duration, gates removed,
+nodes added, cordoned or removed, pods deleted); the other objects of a
+scenario are the initial cluster.
 
 >>> sim = Simulation.model_validate({"apiVersion": "kschedlab.io/v1alpha1", "kind": "Simulation",
 ...     "metadata": {"name": "demo"}, "spec": {"until": 60, "events": [
@@ -58,6 +61,7 @@ class SimulationEvent(K8sModel):
 
 
 class SimulationSpec(K8sModel):
+    feature_gates: dict[str, bool] = {}
     until: float | None = None
     seed: int = 0
     attempt_duration: float = 0.0

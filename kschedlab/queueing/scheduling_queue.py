@@ -646,28 +646,54 @@ class SchedulingQueue:
                 out.append(qpi)
         return out
 
+    # -- event-handler conveniences (upstream eventhandlers.go with QueueingHints on) ------------------------------------
     def assigned_pod_added(self, pod_info) -> None:
-        """A pod got bound (``AssignedPodAdded``): only pods it might help through inter-pod
-        affinity or topology spreading are considered."""
-        pod = _pod_of(pod_info)
-        self._move_pods(self._cross_topology_candidates(pod), ev.EVENT_ASSIGNED_POD_ADD, None, pod)
+        """A pod got bound (``addAssignedPodToCache``): ``AssignedPodAdd`` is offered to every pod in the pool.
+
+        (The cross-topology pre-filter, :meth:`assigned_pod_added_prefiltered`, is upstream's path
+        with SchedulerQueueingHints off; QueueingHints are GA.)"""
+        self.move_all_to_active_or_backoff(ev.EVENT_ASSIGNED_POD_ADD, None, _pod_of(pod_info))
 
     def assigned_pod_updated(self, old_pod_info, new_pod_info) -> None:
-        """A bound pod changed (``AssignedPodUpdated`` for each event of the update): a scale-down
-        is offered to every pod in the pool, other changes to the cross-topology candidates."""
+        """A bound pod changed (``updateAssignedPodInCache``): each event of the update
+        (``AssignedPod`` + UpdatePodLabel / UpdatePodScaleDown / ... or Update) is offered to every pod."""
         old, new = _pod_of(old_pod_info), _pod_of(new_pod_info)
-        events = ev.pod_scheduling_properties_change(new, old, is_self=False,
-                                                     dra=self.gates.enabled("DynamicResourceAllocation"))
-        scale_down = ClusterEvent(ev.ASSIGNED_POD, ev.ActionType.UpdatePodScaleDown)
-        for event in events:
-            if ev.match_cluster_events(scale_down, event):
-                self.move_all_to_active_or_backoff(event, old, new)
-            else:
-                self._move_pods(self._cross_topology_candidates(new), event, old, new)
+        for event in ev.pod_scheduling_properties_change(new, old, is_self=False,
+                                                         dra=self.gates.enabled("DynamicResourceAllocation")):
+            self.move_all_to_active_or_backoff(event, old, new)
 
     def assigned_pod_deleted(self, pod_info) -> None:
-        """A bound pod was deleted (``AssignedPodDelete`` offered to every pod in the pool)."""
+        """A bound pod was deleted (``deleteAssignedPodFromCache``): ``AssignedPodDelete`` for every pod in the pool."""
         self.move_all_to_active_or_backoff(ev.EVENT_ASSIGNED_POD_DELETE, _pod_of(pod_info), None)
+
+    def unscheduled_pod_updated(self, old_pod_info, new_pod_info) -> None:
+        """An unbound pod changed (``updatePodInSchedulingQueue``): :meth:`update`, and when its nominated
+        node changed away from a node, ``AssignedPodDelete`` for the pods of lower or equal priority
+        (they had counted it as if it were on that node)."""
+        self.update(old_pod_info, new_pod_info)
+        old, new = _pod_of(old_pod_info), _pod_of(new_pod_info)
+        old_nnn = _nominated_node(old)
+        if old_nnn and old_nnn != _nominated_node(new):
+            self.move_all_to_active_or_backoff(ev.EVENT_ASSIGNED_POD_DELETE, old, None,
+                                               pre_check=_le_priority(_priority(old)))
+
+    def unscheduled_pod_deleted(self, pod_info, *, was_assumed: bool = False) -> None:
+        """An unbound pod was deleted (``deletePodFromSchedulingQueue``): :meth:`delete`; a pod that was
+        assumed (waiting at Permit or binding) frees its node -- ``AssignedPodDelete`` for every pod --,
+        a nominated one frees its nomination -- ``AssignedPodDelete`` for lower or equal priority pods."""
+        pod = _pod_of(pod_info)
+        self.delete(pod_info.key if hasattr(pod_info, "key") else _key_of(pod))
+        if was_assumed:
+            self.move_all_to_active_or_backoff(ev.EVENT_ASSIGNED_POD_DELETE, pod, None)
+        elif _nominated_node(pod):
+            self.move_all_to_active_or_backoff(ev.EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                               pre_check=_le_priority(_priority(pod)))
+
+    def assigned_pod_added_prefiltered(self, pod_info) -> None:
+        """``AssignedPodAdded`` (SchedulerQueueingHints off): only pods the new pod might help through
+        inter-pod affinity or topology spreading are considered."""
+        pod = _pod_of(pod_info)
+        self._move_pods(self._cross_topology_candidates(pod), ev.EVENT_ASSIGNED_POD_ADD, None, pod)
 
     def node_added(self, node) -> None:
         self.move_all_to_active_or_backoff(ev.EVENT_NODE_ADD, None, node)
@@ -817,6 +843,24 @@ def _before(a: int | None, b: int | None) -> bool:
 
 def _pod_of(obj):
     return obj.pod if hasattr(obj, "pod") and not hasattr(obj, "metadata") else obj
+
+
+def _nominated_node(pod) -> str:
+    return (pod.status.nominated_node_name or "") if pod.status else ""
+
+
+def _priority(pod) -> int:
+    """``corev1helpers.PodPriority``: spec.priority, 0 when unset."""
+    return pod.spec.priority if pod.spec.priority is not None else 0
+
+
+def _le_priority(priority: int) -> Callable[[Any], bool]:
+    """``getLEPriorityPreCheck``: only pods of lower or equal priority."""
+    return lambda pod: _priority(pod) <= priority
+
+
+def _key_of(pod) -> str:
+    return f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
 
 
 def _required_affinity_terms(pod_info) -> list:

@@ -27,6 +27,10 @@ def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation,
     timeline = _one(objects, SimulationSpecObject, "Simulation")
     spec = timeline.spec if timeline is not None else SimulationSpecObject().spec
     seed = spec.seed if seed is None else seed
+    if spec.feature_gates:
+        from kschedlab.features import FeatureGates
+
+        gates = FeatureGates(spec.feature_gates).with_overrides(dict(gates.overrides) if gates else {})
     cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
     sim = Simulation(admit(expand(cluster_objects, seed=seed)), config, gates=gates, seed=seed,
                      attempt_duration=spec.attempt_duration)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from kschedlab.api.core import NodeSelector, Pod
+from kschedlab.api.core import NodeSelector
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import HintError, QueueingHint, evaluate_hint
 from kschedlab.framework.runtime import Framework

@@ -1357,3 +1357,64 @@ def test_backoff_queue_ordering(gate, want):
     start = len(q.history)
     q.flush_backoff_completed()
     assert names([h[1] for h in q.history[start:] if h[3] == "active"]) == want
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Event-handler conveniences: pkg/scheduler/eventhandlers.go (stored copy id 510693257; commit not reported by the
+# store), the SchedulerQueueingHints-on paths.
+def _pool_with(q, *pods, plugin="plugin"):
+    for p in pods:
+        q.add(info(p))
+        qpi = pop_pod(q, p)
+        q.add_unschedulable_if_not_present(qpi, {plugin})
+
+
+def test_assigned_pod_add_is_offered_to_every_pod():
+    """addAssignedPodToCache: MoveAllToActiveOrBackoffQueue(AssignedPodAdd, nil, pod) -- no pre-filter."""
+    clock = FakeClock()
+    q = new_queue(clock, hints=by_event({ev.EVENT_ASSIGNED_POD_ADD: [("plugin", queue_hint)]}))
+    lone = make_pod("lone", "ns1", "lone")  # no affinity, no spread: the old pre-filter would skip it
+    _pool_with(q, lone)
+    clock.step(MAX_BACKOFF)
+    q.assigned_pod_added(info(make_pod("bound", "ns1", "bound", node="n1")))
+    assert q.where("ns1/lone") == "active"
+
+
+def test_assigned_pod_update_events():
+    """updateAssignedPodInCache: one MoveAll per event of PodSchedulingPropertiesChange (AssignedPod resource)."""
+    seen = []
+
+    def record(pod_info, old, new):
+        seen.append(new.metadata.labels)
+        return QueueingHint.QueueSkip
+
+    q = new_queue(hints={"plugin": [(ev.ClusterEvent(ev.POD, ev.ActionType.UpdatePodLabel), record)]})
+    _pool_with(q, make_pod("waiting", "ns1", "w"))
+    old = make_pod("bound", "ns1", "b", node="n1", labels={"a": "1"})
+    q.assigned_pod_updated(info(old), info(with_labels(old, {"a": "2"})))
+    assert seen == [{"a": "2"}]
+
+
+@pytest.mark.parametrize("was_assumed,want", [(False, {"ns1/low": "backoff", "ns1/high": "unschedulable"}),
+                                              (True, {"ns1/low": "backoff", "ns1/high": "backoff"})],
+                         ids=["nominated pod deleted: lower or equal priority pods", "assumed pod deleted: all pods"])
+def test_unscheduled_pod_deleted(was_assumed, want):
+    """deletePodFromSchedulingQueue: AssignedPodDelete, with getLEPriorityPreCheck for a nominated pod."""
+    q = new_queue(hints=by_event({ev.EVENT_ASSIGNED_POD_DELETE: [("plugin", queue_hint)]}))
+    _pool_with(q, make_pod("low", "ns1", "low", MID), make_pod("high", "ns1", "high", HIGH))
+    gone = make_pod("gone", "ns1", "gone", MID, nominated="n1")
+    q.add(info(gone))
+    q.unscheduled_pod_deleted(info(gone), was_assumed=was_assumed)
+    assert q.where("ns1/gone") is None
+    assert {k: q.where(k) for k in want} == want
+
+
+def test_unscheduled_pod_update_moving_its_nomination():
+    """updatePodInSchedulingQueue: a nominated node that changed frees the old node for lower/equal priority pods."""
+    q = new_queue(hints=by_event({ev.EVENT_ASSIGNED_POD_DELETE: [("plugin", queue_hint)]}))
+    _pool_with(q, make_pod("low", "ns1", "low", MID), make_pod("high", "ns1", "high", HIGH))
+    pod = make_pod("p", "ns1", "p", MID, nominated="n1")
+    q.add(info(pod))
+    q.unscheduled_pod_updated(info(pod), info(make_pod("p", "ns1", "p", MID, nominated="n2")))
+    assert q.where("ns1/low") == "backoff" and q.where("ns1/high") == "unschedulable"
+    assert q.nominator.nominated_node("ns1/p") == "n2"

@@ -39,6 +39,7 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
+from kschedlab.queueing.types import QueuedPodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -59,20 +60,6 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     if percentage == 0:
         percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
-
-
-@dataclass
-class QueuedPodInfo:
-    """A pod in the scheduling queue (``framework.QueuedPodInfo``)."""
-
-    pod_info: Any
-    timestamp: float
-    attempts: int = 0
-    initial_attempt_timestamp: float | None = None
-
-    @property
-    def pod(self):
-        return self.pod_info.pod
 
 
 @dataclass

@@ -62,19 +62,14 @@ class Simulation:
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
                  binding_delay: float = 0.0):
-        from kschedlab.queue import SchedulingQueue
+        from kschedlab.queue import SchedulingQueue, framework_hints
 
         self.now = 0.0
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
                                    keep_traces=keep_traces)
         fw = next(iter(self.scheduler.profiles.values()))
-        hints: dict[str, list] = {}
-        for framework in self.scheduler.profiles.values():
-            for name, plugin in framework.plugins.items():
-                register = getattr(plugin, "events_to_register", None)
-                if register is not None:
-                    hints.setdefault(name, list(register()))
+        hints = {name: framework_hints(framework) for name, framework in self.scheduler.profiles.items()}
         self.scheduler.on_bound.append(self._on_bound)
         self.queue = SchedulingQueue(fw.less, pre_enqueue=self._pre_enqueue, hints=hints, clock=lambda: self.now,
                                      gates=self.scheduler.gates)
@@ -190,7 +185,7 @@ class Simulation:
         if bound:
             self.queue.assigned_pod_deleted(info)
         else:
-            self.queue.delete(key)
+            self.queue.unscheduled_pod_deleted(info, was_assumed=key in self.scheduler.waiting)
 
     def _on_finish_pod(self, key: str) -> None:
         if key in self.cluster.pods:
@@ -198,25 +193,23 @@ class Simulation:
             self._on_delete_pod(key)
 
     def _on_add_node(self, node) -> None:
-        from kschedlab.framework.events import node_added
-
         self.cluster.add(node)
-        self.queue.move_all_to_active_or_backoff(node_added(), None, node)
+        self.queue.node_added(node)
 
     def _on_remove_node(self, name: str) -> None:
         for key in [p.key for p in self.cluster.snapshot.pods[self.cluster.snapshot.index[name]]]:
             self._on_delete_pod(key)
+        node = self.cluster.nodes[name]
         self.cluster.remove_node(name)
+        self.queue.node_deleted(node)
 
     def _on_cordon(self, payload) -> None:
-        from kschedlab.framework.events import node_updated
-
         name, unschedulable = payload
         old = self.cluster.nodes[name]
         new = old.clone()
         new.spec.unschedulable = unschedulable
         self.cluster.update_node(new)
-        self.queue.move_all_to_active_or_backoff(node_updated(old, new), old, new)
+        self.queue.node_updated(old, new)
 
     def _on_remove_gates(self, payload) -> None:
         from kschedlab.framework.types import PodInfo
@@ -228,7 +221,7 @@ class Simulation:
         new_info = PodInfo.of(pod)
         self.cluster.pods[key] = pod
         self.cluster.pod_infos[key] = new_info
-        self.queue.update(old_info, new_info)
+        self.queue.unscheduled_pod_updated(old_info, new_info)
 
     # -- attempts, binding, Permit waits -----------------------------------------------------
     def _attempt(self, qpi) -> None:
@@ -241,16 +234,24 @@ class Simulation:
         result = self.scheduler.schedule_one(key)
         if result.node is not None:  # bound: _on_bound already ran
             self.queue.done(key)
-        elif result.status.code == Code.Wait:
+        elif result.status.code == Code.Wait:  # in flight until the Permit wait ends
             self._wait_started[key] = self.now
             self._waiting_qpi[key] = qpi
-            self.queue.done(key)
         else:
-            plugins = set(result.diagnosis.unschedulable_plugins) if result.diagnosis else set()
-            self.queue.add_unschedulable_if_not_present(qpi, plugins, error=result.status.code == Code.Error)
-            self.queue.done(key)
+            self._requeue(qpi, result)
+
+    def _requeue(self, qpi, result) -> None:
+        """Back to the queue after a failed attempt, remembering which plugins rejected it."""
+        plugins = set(result.diagnosis.unschedulable_plugins) if result.diagnosis else set()
+        if not plugins and result.status.plugin:
+            plugins = {result.status.plugin}
+        self.queue.add_unschedulable_if_not_present(qpi, plugins, error=result.status.code == Code.Error)
 
     def _on_bound(self, key: str, node: str) -> None:
+        if key in self._waiting_qpi:  # a Permit wait ended with the pod allowed
+            self._wait_started.pop(key, None)
+            self._waiting_qpi.pop(key)
+            self.queue.done(key)
         row = self._timeline.get(key)
         if row is not None:
             row["scheduled"] = row["scheduled"] if row["scheduled"] is not None else self.now
@@ -281,8 +282,7 @@ class Simulation:
                 result = self.scheduler.reject(key, plugin,
                                                f"rejected due to timeout after waiting {timeout:g}s at plugin {plugin}")
                 self._wait_started.pop(key, None)
-                qpi = self._waiting_qpi.pop(key)
-                self.queue.add_unschedulable_if_not_present(qpi, {plugin})
+                self._requeue(self._waiting_qpi.pop(key), result)
 
     # -- results -------------------------------------------------------------------------------
     def _sample(self) -> None:

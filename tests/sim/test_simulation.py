@@ -1,0 +1,89 @@
+"""The simulation loop: determinism, queue moves driven by cluster events, Permit timeouts."""
+
+from __future__ import annotations
+
+from kschedlab.api.core import Node, Pod
+from kschedlab.framework.interface import Plugin
+from kschedlab.framework.status import Status
+from kschedlab.sim import Simulation
+
+
+def node(name, cpu="1"):
+    return Node.model_validate({"metadata": {"name": name},
+                                "status": {"allocatable": {"cpu": cpu, "memory": "4Gi", "pods": "10"}}})
+
+
+def pod(name, cpu="600m", gates=()):
+    return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": {
+        "schedulingGates": [{"name": g} for g in gates],
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}})
+
+
+def run(seed=0):
+    sim = Simulation([node("n1"), node("n2")], seed=seed)
+    for i in range(6):
+        sim.create_pod(pod(f"p{i}"), at=i * 0.5, duration=7.0)
+    return sim.run(until=120)
+
+
+def test_same_seed_same_run():
+    a, b = run(3), run(3)
+    assert a.pods.equals(b.pods) and a.queue.equals(b.queue) and a.moves.equals(b.moves)
+
+
+def test_pods_wait_for_capacity_and_are_woken_by_deletions():
+    result = run()
+    rows = result.pods.set_index("pod")
+    assert rows.loc["default/p0", "scheduled"] == 0.0 and rows.loc["default/p1", "scheduled"] == 0.5
+    # p2.. find both nodes full; each bound pod's completion (an AssignedPodDelete event) wakes them
+    assert rows.loc["default/p2", "scheduled"] == 7.0
+    assert rows["finished"].notna().all()
+    assert (rows["attempts"] >= 1).all()
+    moved = result.moves[result.moves["pod"] == "default/p2"]
+    assert list(moved["to"])[:2] == ["active", "unschedulable"] or "unschedulable" in set(moved["to"])
+
+
+def test_a_node_added_later_takes_the_waiting_pod():
+    sim = Simulation([node("n1", cpu="500m")])
+    sim.create_pod(pod("big", cpu="2"), at=0)
+    sim.add_node(node("n2", cpu="4"), at=30)
+    result = sim.run(until=100)
+    row = result.pods.set_index("pod").loc["default/big"]
+    assert (row["node"], row["scheduled"]) == ("n2", 30.0)
+
+
+def test_gated_pod_waits_until_its_gates_are_removed():
+    sim = Simulation([node("n1")])
+    sim.create_pod(pod("gated", gates=["example.com/foo", "example.com/bar"]), at=0)
+    sim.remove_scheduling_gates("default/gated", at=15, names=["example.com/foo"])
+    sim.remove_scheduling_gates("default/gated", at=20)
+    result = sim.run(until=60)
+    row = result.pods.set_index("pod").loc["default/gated"]
+    assert (row["first_attempt"], row["scheduled"], row["attempts"]) == (20.0, 20.0, 1)
+    sizes = result.queue.set_index("time")
+    assert sizes.loc[0.0, "gated"] == 1 and sizes.loc[20.0, "gated"] == 0
+
+
+class AlwaysWait(Plugin):
+    name = "AlwaysWait"
+
+    def permit(self, state, pod_info, node_name):
+        return Status.wait(plugin=self.name), 10.0
+
+
+def test_permit_wait_times_out_and_the_pod_is_retried():
+    config = {"profiles": [{"plugins": {"permit": {"enabled": [{"name": "AlwaysWait"}]}}}]}
+    sim = Simulation([node("n1")], config, registry={"AlwaysWait": AlwaysWait})
+    sim.create_pod(pod("p"), at=0)
+    result = sim.run(until=400)
+    row = result.pods.set_index("pod").loc["default/p"]
+    assert row["scheduled"] is None  # never bound
+    # rejected at t=10 into the unschedulable pool; no event can help (AlwaysWait registers none),
+    # so only the podMaxInUnschedulablePodsDuration flush (300 s, checked every 30 s) retries it
+    assert row["attempts"] == 2
+    retry = result.moves[(result.moves["to"] == "active") & (result.moves["time"] > 0)]
+    assert retry["time"].iloc[0] == 330.0
+    timeouts = sim.scheduler.results[1].message  # results[0] is the Wait itself
+    assert timeouts == ("0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin "
+                        "AlwaysWait.")
+    assert not sim.cluster.snapshot.pods[0]  # the assumed pod was forgotten each time

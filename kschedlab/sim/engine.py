@@ -71,6 +71,9 @@ class Simulation:
         fw = next(iter(self.scheduler.profiles.values()))
         hints = {name: framework_hints(framework) for name, framework in self.scheduler.profiles.items()}
         self.scheduler.on_bound.append(self._on_bound)
+        for framework in self.scheduler.profiles.values():
+            framework.handle.extra["clock"] = lambda: self.now
+            framework.handle.extra["delete_pod"] = self._graceful_delete
         self.queue = SchedulingQueue(fw.less, pre_enqueue=self._pre_enqueue, hints=hints, clock=lambda: self.now,
                                      gates=self.scheduler.gates)
         self.attempt_duration = attempt_duration
@@ -161,7 +164,8 @@ class Simulation:
 
     def _track(self, key: str) -> None:
         self._timeline.setdefault(key, {"pod": key, "created": self.now, "first_attempt": None, "scheduled": None,
-                                        "bound": None, "node": None, "finished": None, "attempts": 0})
+                                        "bound": None, "node": None, "finished": None, "preempted": None,
+                                        "attempts": 0})
 
     def _on_create_pod(self, payload) -> None:
         pod, duration = payload
@@ -186,6 +190,21 @@ class Simulation:
             self.queue.assigned_pod_deleted(info)
         else:
             self.queue.unscheduled_pod_deleted(info, was_assumed=key in self.scheduler.waiting)
+
+    def _graceful_delete(self, key: str, pod_info) -> None:
+        """A victim of preemption: ``deletionTimestamp`` set now, gone after its
+        ``terminationGracePeriodSeconds`` (30 by default), holding its node until then."""
+        from datetime import datetime, timezone
+
+        pod = self.cluster.pods.get(key)
+        if pod is None or pod.metadata.deletion_timestamp is not None:
+            return
+        pod.metadata.deletion_timestamp = datetime.fromtimestamp(self.now, timezone.utc)
+        grace = pod.spec.termination_grace_period_seconds
+        self._at(self.now + (30 if grace is None else grace), "delete_pod", key)
+        row = self._timeline.get(key)
+        if row is not None:
+            row["preempted"] = self.now
 
     def _on_finish_pod(self, key: str) -> None:
         if key in self.cluster.pods:
@@ -301,7 +320,7 @@ class Simulation:
     def result(self) -> SimulationResult:
         pods = pd.DataFrame(list(self._timeline.values()),
                             columns=["pod", "created", "first_attempt", "scheduled", "bound", "node", "finished",
-                                     "attempts"])
+                                     "preempted", "attempts"])
         util = pd.DataFrame(self._util).drop_duplicates(subset=["time", "node"], keep="last")
         queue = pd.DataFrame(self._queue_sizes).drop_duplicates(subset=["time"], keep="last")
         moves = pd.DataFrame(self.queue.history, columns=["time", "pod", "from", "to", "event"])

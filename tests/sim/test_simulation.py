@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from kschedlab.api.core import Node, Pod
 from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Status
@@ -87,3 +89,38 @@ def test_permit_wait_times_out_and_the_pod_is_retried():
     assert timeouts == ("0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin "
                         "AlwaysWait.")
     assert not sim.cluster.snapshot.pods[0]  # the assumed pod was forgotten each time
+
+
+def prio_pod(name, cpu, priority, grace=None):
+    spec = {"priority": priority, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+    if grace is not None:
+        spec["terminationGracePeriodSeconds"] = grace
+    return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": spec})
+
+
+def test_victims_keep_their_node_for_their_grace_period():
+    """Seed section 12: the preemptor is nominated, waits while the victim terminates, then binds."""
+    sim = Simulation([node("n1")])
+    sim.create_pod(prio_pod("low", "800m", 10, grace=20), at=0)
+    sim.create_pod(prio_pod("high", "800m", 1000), at=5)
+    result = sim.run(until=100)
+    rows = result.pods.set_index("pod")
+    assert rows.loc["default/low", "preempted"] == 5.0
+    assert sim.cluster.pods.get("default/low") is None  # deleted at 25
+    assert (rows.loc["default/high", "node"], rows.loc["default/high", "scheduled"]) == ("n1", 25.0)
+    # PostFilter succeeded (a victim was found), so the message carries no preemption verdict
+    assert sim.scheduler.results[1].message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert sim.scheduler.results[1].trace.preemption.victims == ["default/low"]
+
+
+def test_a_higher_priority_pod_arriving_meanwhile_takes_the_node():
+    """Seed section 12: while victims terminate, a pod of even higher priority takes the freed node;
+    the first preemptor does not get it."""
+    sim = Simulation([node("n1")])
+    sim.create_pod(prio_pod("low", "800m", 10, grace=30), at=0)
+    sim.create_pod(prio_pod("mid", "800m", 100), at=5)
+    sim.create_pod(prio_pod("top", "800m", 1000), at=10)
+    result = sim.run(until=200)
+    rows = result.pods.set_index("pod")
+    assert rows.loc["default/top", "node"] == "n1"
+    assert pd.isna(rows.loc["default/mid", "node"]) and pd.isna(rows.loc["default/mid", "scheduled"])

@@ -133,14 +133,11 @@ def _rows(cluster, names: list[str]) -> np.ndarray:
 
 
 # -- stages --------------------------------------------------------------------------------
-def _stage_prefilter(case, diffs):
-    cluster, pod_info = _fixtures(case)
-    plugin = _plugin(case, cluster)
-    expected = case["expected"]
-    state = CycleState()
-    result, status = plugin.pre_filter(state, pod_info, cluster.snapshot)
+def _check_prefilter(plugin, state, pod_info, cluster, expected: dict, diffs):
+    """Run the plugin's PreFilter and compare what the case expects of it; returns the status."""
     from kschedlab.framework.status import Status
 
+    result, status = plugin.pre_filter(state, pod_info, cluster.snapshot)
     status = status or Status()
     if "prefilter" in expected:
         _check(diffs, "prefilter", _status_dict(status), _norm_status(expected["prefilter"]))
@@ -150,7 +147,13 @@ def _stage_prefilter(case, diffs):
         want = other["preFilterResultNodeNames"]
         _check(diffs, "preFilterResultNodeNames", got, None if want is None else sorted(want))
     _check_state(diffs, plugin, state, other, "preFilterState", "pre_filter_state")
-    return cluster, pod_info, plugin
+    return status
+
+
+def _stage_prefilter(case, diffs):
+    cluster, pod_info = _fixtures(case)
+    plugin = _plugin(case, cluster)
+    _check_prefilter(plugin, CycleState(), pod_info, cluster, case["expected"], diffs)
 
 
 def _norm_status(s: dict) -> dict:
@@ -164,18 +167,7 @@ def _stage_filter(case, diffs):
     other_in = case.get("other") or {}
     state = CycleState()
     if hasattr(plugin, "pre_filter") and other_in.get("runPreFilter", True) is not False:
-        from kschedlab.framework.status import Status
-
-        result, status = plugin.pre_filter(state, pod_info, cluster.snapshot)
-        status = status or Status()
-        if "prefilter" in expected:
-            _check(diffs, "prefilter", _status_dict(status), _norm_status(expected["prefilter"]))
-        other = expected.get("other") or {}
-        if "preFilterResultNodeNames" in other:
-            got = None if result is None or result.all_nodes() else sorted(result.node_names)
-            want = other["preFilterResultNodeNames"]
-            _check(diffs, "preFilterResultNodeNames", got, None if want is None else sorted(want))
-        _check_state(diffs, plugin, state, other, "preFilterState", "pre_filter_state")
+        status = _check_prefilter(plugin, state, pod_info, cluster, expected, diffs)
         if status.is_skip() and not expected.get("filter"):
             return
     from kschedlab.framework.runtime import _filter

@@ -14,10 +14,7 @@ NAME = "NodeResourcesBalancedAllocation"
 def default_balanced_args(raw: dict) -> dict:
     """v1 defaulting: cpu and memory when no resources are listed, weight 0 becomes 1."""
     raw = dict(raw or {})
-    resources = [dict(r) for r in raw.get("resources") or [{"name": CPU}, {"name": MEMORY}]]
-    for r in resources:
-        r["weight"] = r.get("weight") or 1
-    raw["resources"] = resources
+    raw["resources"] = ra.default_resource_specs(raw.get("resources"))
     return raw
 
 

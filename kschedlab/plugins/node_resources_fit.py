@@ -93,10 +93,7 @@ def default_fit_args(raw: dict) -> dict:
     """v1 defaulting (``SetDefaults_NodeResourcesFitArgs``) of args from a KubeSchedulerConfiguration."""
     raw = dict(raw or {})
     strategy = dict(raw.get("scoringStrategy") or {"type": LEAST_ALLOCATED})
-    resources = [dict(r) for r in strategy.get("resources") or [{"name": CPU}, {"name": MEMORY}]]
-    for r in resources:
-        r["weight"] = r.get("weight") or 1
-    strategy["resources"] = resources
+    strategy["resources"] = ra.default_resource_specs(strategy.get("resources"))
     raw["scoringStrategy"] = strategy
     return raw
 

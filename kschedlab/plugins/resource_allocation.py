@@ -18,6 +18,14 @@ from kschedlab.resourcehelpers import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, 
 MAX_UTILIZATION = 100
 
 
+def default_resource_specs(resources: list | None) -> list[dict]:
+    """v1 defaulting of a ``resources`` list: cpu and memory when empty, weight 0 becomes 1."""
+    specs = [dict(r) for r in resources or [{"name": CPU}, {"name": MEMORY}]]
+    for r in specs:
+        r["weight"] = r.get("weight") or 1
+    return specs
+
+
 def validate_resources(resources, path: str, *, max_weight: int) -> list[FieldError]:
     return [FieldError("FieldValueInvalid", f"{path}[{i}].weight",
                        f"resource weight of {name} not in valid range (0, {max_weight}]")

@@ -440,6 +440,24 @@ class Cluster:
     def of_kind(self, kind: str) -> list:
         return list(self.objects.get(kind, {}).values())
 
+    def remove(self, kind: str, key: str):
+        """Delete a stored object of ``kind`` by its key ("namespace/name", or "name" for
+        cluster-scoped kinds) and return it; for nodes and pods use :meth:`remove_node` /
+        :meth:`remove_pod`.  Nothing derived from the object changes: pods admitted with a
+        PriorityClass keep their ``spec.priority`` after the class is deleted.
+
+        >>> from kschedlab.api.scheduling import PriorityClass
+        >>> c = Cluster([PriorityClass(metadata={"name": "gold"}, value=10)])
+        >>> c.remove("PriorityClass", "gold").value, c.of_kind("PriorityClass")
+        (10, [])
+        """
+        if kind in ("Node", "Pod"):
+            raise ValueError(f"use remove_{kind.lower()} to delete a {kind}")
+        objs = self.objects.get(kind, {})
+        if key not in objs:
+            raise KeyError(f"no {kind} {key}")
+        return objs.pop(key)
+
     def update_node(self, node) -> None:
         self.nodes[node.metadata.name] = node
         self.snapshot.update_node(node)

@@ -583,6 +583,16 @@ STAGES: dict[str, Callable] = {
 }
 
 
+def _pod_group_stages() -> dict[str, Callable]:
+    """gang-preenqueue, gang-queueing-hint, podgroup-validate, podgroup-condition-update."""
+    from kschedlab.podgroup.conformance import STAGES as POD_GROUP_STAGES
+
+    return POD_GROUP_STAGES
+
+
+STAGES.update(_pod_group_stages())
+
+
 def run_case(case: dict) -> CaseResult:
     diffs: list[str] = []
     stage = STAGES.get(case.get("stage"))

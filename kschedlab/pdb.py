@@ -3,9 +3,18 @@ disruption controller (``pkg/controller/disruption``) keeps on it.
 
 The scheduler only *reads* ``status.disruptionsAllowed`` and
 ``status.disruptedPods`` (preemption prefers victims whose budgets allow the
-disruption).  Nothing in kschedlab runs the disruption controller on its own:
-call :func:`refresh` (or :func:`compute_status`) after pods come and go, as the
-controller would, or write the status in the manifest.
+disruption); the Eviction API (:mod:`kschedlab.eviction`) reads and decrements
+them.  Nothing in kschedlab runs the disruption controller on its own: call
+:func:`refresh` (or :func:`compute_status`) after pods come and go, as the
+controller would, or write the status in the manifest.  Pass ``now`` (seconds
+on the simulation clock, or a datetime) to get the controller's handling of
+``status.disruptedPods`` too: entries of pods being deleted, of pods gone and
+of pods not deleted within :data:`DELETION_TIMEOUT` are dropped.
+
+Readiness: a pod counts as healthy when its ``Ready`` condition is ``True``
+(``IsPodReady``).  Nothing in kschedlab runs a kubelet, so a pod *without* a
+``Ready`` condition counts as ready once it is bound and not terminal
+(:func:`is_pod_ready`); give a pod ``Ready: "False"`` to model one that is not.
 
 >>> from kschedlab.api.core import Pod
 >>> from kschedlab.api.policy import PodDisruptionBudget
@@ -16,22 +25,66 @@ controller would, or write the status in the manifest.
 >>> st = compute_status(pdb, pods)
 >>> st.current_healthy, st.desired_healthy, st.expected_pods, st.disruptions_allowed
 (3, 2, 3, 1)
+>>> [(c["type"], c["status"], c["reason"]) for c in st.conditions]
+[('DisruptionAllowed', 'True', 'SufficientPods')]
 """
 
 from __future__ import annotations
 
 import math
+from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable
 
 from kschedlab.api.policy import PodDisruptionBudget, PodDisruptionBudgetStatus
 
 __all__ = ["selector_is_valid", "selects_for_preemption", "matching_pods", "scaled_value",
-           "compute_status", "refresh"]
+           "compute_status", "refresh", "is_pod_ready", "pdbs_for_pod", "to_datetime", "to_seconds",
+           "update_disruption_allowed_condition", "set_status_condition", "find_condition",
+           "DELETION_TIMEOUT", "DISRUPTION_ALLOWED_CONDITION", "SUFFICIENT_PODS_REASON",
+           "INSUFFICIENT_PODS_REASON", "SYNC_FAILED_REASON"]
+
+#: ``disruption.DeletionTimeout``: how long an entry of ``status.disruptedPods`` waits for its
+#: pod to be marked for deletion before the controller counts the pod as healthy again.
+DELETION_TIMEOUT = 120.0
+
+DISRUPTION_ALLOWED_CONDITION = "DisruptionAllowed"
+SUFFICIENT_PODS_REASON = "SufficientPods"
+INSUFFICIENT_PODS_REASON = "InsufficientPods"
+SYNC_FAILED_REASON = "SyncFailed"
+
+#: kinds whose scale the disruption controller knows without the scale subresource
+_SCALE_KINDS = ("ReplicationController", "ReplicaSet", "Deployment", "StatefulSet")
 
 _SELECTOR_OPS_WITH_VALUES = ("In", "NotIn")
 _SELECTOR_OPS_WITHOUT_VALUES = ("Exists", "DoesNotExist")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
+# -------------------------------------------------------------------------- time
+def to_datetime(now) -> datetime:
+    """A simulation time (seconds since the Unix epoch, as the simulation clock and
+    :class:`~kschedlab.preemption.Executor` use) or a datetime, as an aware UTC datetime.
+
+    >>> to_datetime(90).isoformat()
+    '1970-01-01T00:01:30+00:00'
+    """
+    if isinstance(now, datetime):
+        return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return _EPOCH + timedelta(seconds=float(now))
+
+
+def to_seconds(value) -> float:
+    """The inverse of :func:`to_datetime` (numbers pass through).
+
+    >>> to_seconds(to_datetime(12.5))
+    12.5
+    """
+    if isinstance(value, datetime):
+        return (to_datetime(value) - _EPOCH).total_seconds()
+    return float(value)
+
+
+# -------------------------------------------------------------------- selectors
 def selector_is_valid(selector) -> bool:
     """Whether ``metav1.LabelSelectorAsSelector`` accepts the selector.
 
@@ -84,6 +137,34 @@ def matching_pods(pdb, pods: Iterable) -> list:
     return [p for p in pods if (p.metadata.namespace or "") == ns and selector.matches(p.metadata.labels)]
 
 
+def pdbs_for_pod(pdbs: Iterable, pod) -> list:
+    """The budgets the Eviction API checks for ``pod`` (``getPodDisruptionBudgets``):
+    same namespace, a valid selector that matches the pod's labels.  A nil
+    selector matches nothing; an empty policy/v1 selector matches every pod of
+    the namespace (an eviction then meets that budget too).
+
+    >>> from kschedlab.api.core import Pod
+    >>> from kschedlab.api.policy import PodDisruptionBudget
+    >>> everything = PodDisruptionBudget.model_validate({"metadata": {"name": "all", "namespace": "default"},
+    ...     "spec": {"selector": {}}})
+    >>> nothing = PodDisruptionBudget.model_validate({"metadata": {"name": "none", "namespace": "default"}})
+    >>> [p.metadata.name for p in pdbs_for_pod([everything, nothing], Pod(metadata={"name": "x",
+    ...     "namespace": "default"}))]
+    ['all']
+    """
+    ns = pod.metadata.namespace or ""
+    out = []
+    for pdb in pdbs:
+        if (pdb.metadata.namespace or "") != ns:
+            continue
+        selector = pdb.spec.selector
+        if selector is None or not selector_is_valid(selector):
+            continue
+        if selector.matches(pod.metadata.labels):
+            out.append(pdb)
+    return out
+
+
 def scaled_value(value, total: int, round_up: bool) -> int:
     """``intstr.GetScaledValueFromIntOrPercent``.
 
@@ -103,66 +184,184 @@ def scaled_value(value, total: int, round_up: bool) -> int:
     return math.ceil(scaled) if round_up else math.floor(scaled)
 
 
-def _ready(pod) -> bool:
-    """``IsPodReady``, with kschedlab's no-kubelet reading: a bound pod without a
-    Ready condition counts as ready (nothing in a simulation would set it)."""
-    if not pod.spec.node_name:
-        return False
-    phase = pod.status.phase if pod.status else None
-    if phase in ("Succeeded", "Failed"):
-        return False
+# --------------------------------------------------------------------- readiness
+def is_pod_ready(pod) -> bool:
+    """``podutil.IsPodReady`` with kschedlab's no-kubelet reading.
+
+    A ``Ready`` condition decides when the pod has one; without it, a bound pod
+    that is not terminal counts as ready (nothing in a simulation would set it).
+
+    >>> from kschedlab.api.core import Pod
+    >>> is_pod_ready(Pod(spec={"nodeName": "n1"})), is_pod_ready(Pod())
+    (True, False)
+    >>> is_pod_ready(Pod(spec={"nodeName": "n1"}, status={"conditions": [{"type": "Ready", "status": "False"}]}))
+    False
+    """
     for cond in pod.status.conditions if pod.status else []:
         if cond.type == "Ready":
             return cond.status == "True"
-    return True
+    if not pod.spec.node_name:
+        return False
+    phase = pod.status.phase if pod.status else None
+    return phase not in ("Succeeded", "Failed")
 
 
-def compute_status(pdb, pods: Iterable, *, scale_of: Callable | None = None) -> PodDisruptionBudgetStatus:
+_ready = is_pod_ready  # the name this module used before
+
+
+# -------------------------------------------------------------------- conditions
+def find_condition(conditions, ctype: str):
+    """The ``metav1.Condition`` (a dict here) of type ``ctype`` in ``conditions``, or None."""
+    for cond in conditions or []:
+        if _cget(cond, "type") == ctype:
+            return cond
+    return None
+
+
+def _cget(cond, key: str):
+    return cond.get(key) if isinstance(cond, dict) else getattr(cond, key, None)
+
+
+def set_status_condition(conditions: list, new: dict, now=None) -> None:
+    """``meta.SetStatusCondition``: add or update the condition of ``new["type"]``
+    in place; ``lastTransitionTime`` moves only when the status changes."""
+    from kschedlab.api._base import format_time
+
+    stamp = format_time(to_datetime(now)) if now is not None else None
+    for i, cond in enumerate(conditions):
+        if _cget(cond, "type") != new["type"]:
+            continue
+        cond = dict(cond) if isinstance(cond, dict) else dict(cond.__dict__)
+        if cond.get("status") != new["status"]:
+            cond["status"] = new["status"]
+            cond["lastTransitionTime"] = new.get("lastTransitionTime") or stamp
+        for key in ("reason", "message", "observedGeneration"):
+            cond[key] = new.get(key, cond.get(key))
+        conditions[i] = cond
+        return
+    cond = {"type": new["type"], "status": new["status"], "observedGeneration": new.get("observedGeneration"),
+            "lastTransitionTime": new.get("lastTransitionTime") or stamp, "reason": new.get("reason", ""),
+            "message": new.get("message", "")}
+    conditions.append(cond)
+
+
+def update_disruption_allowed_condition(status: PodDisruptionBudgetStatus, now=None) -> None:
+    """``pdbhelper.UpdateDisruptionAllowedCondition``: ``DisruptionAllowed`` True
+    (``SufficientPods``) when disruptions are allowed, else False (``InsufficientPods``)."""
+    allowed = (status.disruptions_allowed or 0) > 0
+    set_status_condition(status.conditions, {
+        "type": DISRUPTION_ALLOWED_CONDITION, "status": "True" if allowed else "False",
+        "reason": SUFFICIENT_PODS_REASON if allowed else INSUFFICIENT_PODS_REASON, "message": "",
+        "observedGeneration": status.observed_generation}, now)
+
+
+# ----------------------------------------------------------------- the controller
+class _SyncFailed(Exception):
+    pass
+
+
+def _expected_scale(pods: list, scale_of: Callable | None) -> int:
+    """``getExpectedScale``: the summed scale of the pods' controllers.  Pods without a
+    controller are skipped (upstream logs them as unmanaged); a controller whose
+    scale cannot be found fails the sync."""
+    seen: dict = {}
+    for pod in pods:
+        ref = pod.metadata.controller_ref()
+        key = None if ref is None else (ref.uid or (ref.kind, ref.name))
+        if key in seen:
+            continue
+        scale = scale_of(pod) if scale_of is not None else None
+        if scale is None:
+            if ref is None:
+                continue  # unmanaged
+            raise _SyncFailed(f'found no controllers for pod "{pod.metadata.name}"')
+        seen[key] = scale
+    return sum(seen.values())
+
+
+def _disrupted_pod_map(pods: list, disrupted: dict, now: float) -> dict:
+    """``buildDisruptedPodMap``: keep the entries of matching pods that are not yet
+    being deleted and whose deletion is still expected (within ``DELETION_TIMEOUT``)."""
+    out = {}
+    for pod in pods:
+        if pod.metadata.deletion_timestamp is not None:
+            continue
+        when = disrupted.get(pod.metadata.name)
+        if when is None:
+            continue
+        if to_seconds(when) + DELETION_TIMEOUT < now:
+            continue
+        out[pod.metadata.name] = when
+    return out
+
+
+def compute_status(pdb, pods: Iterable, *, scale_of: Callable | None = None, now=None) -> PodDisruptionBudgetStatus:
     """The status the disruption controller would write for ``pdb`` over ``pods``.
 
     ``expectedPods`` is the number of matching pods for an integer
     ``minAvailable``; for a percentage or ``maxUnavailable`` it is the summed
     scale of the pods' controllers, which ``scale_of(pod) -> int | None``
-    supplies (None: the pod has no controller with a scale; the controller then
-    fails safe with ``disruptionsAllowed`` 0).  ``currentHealthy`` counts ready,
-    not terminating pods that are not in ``status.disruptedPods``.
+    supplies (None: the controller was not found; the controller then fails
+    safe: ``disruptionsAllowed`` 0 and a ``SyncFailed`` condition, the other
+    counts left as they were).  Pods that declare no controller are left out
+    of that sum, as upstream does (unless ``scale_of`` answers for them: the
+    answer then stands for one controller shared by all such pods).  ``currentHealthy`` counts ready pods that
+    are not being deleted and not in ``status.disruptedPods``.  An invalid
+    selector fails safe as well.
+
+    ``now`` (simulation seconds or a datetime) makes ``status.disruptedPods``
+    follow ``buildDisruptedPodMap``; without it the map is kept as it is (and
+    its pods count as disrupted however old the entry), the behaviour callers
+    that have no clock (the scheduler) rely on.
     """
-    pods = matching_pods(pdb, pods)
-    disrupted = dict(pdb.status.disrupted_pods) if pdb.status else {}
+    previous = pdb.status or PodDisruptionBudgetStatus()
+    status = previous.model_copy(deep=True)
+    stamp = now
     spec = pdb.spec
-    expected, desired = len(pods), 0
-    fail_safe = False
-    if spec.max_unavailable is not None or (spec.min_available is not None and not isinstance(spec.min_available, int)):
-        expected = 0
-        seen = set()
-        for pod in pods:
-            ref = pod.metadata.controller_ref()
-            key = (ref.kind, ref.name) if ref is not None else None
-            if key in seen:
-                continue
-            scale = scale_of(pod) if scale_of is not None else None
-            if scale is None:
-                fail_safe = True
-                break
-            seen.add(key)
-            expected += scale
+    try:
+        if spec.selector is not None and not selector_is_valid(spec.selector):
+            raise _SyncFailed("couldn't convert label selector: invalid selector")
+        pods = matching_pods(pdb, pods)
+        expected, desired = len(pods), 0
         if spec.max_unavailable is not None:
+            expected = _expected_scale(pods, scale_of)
             desired = max(0, expected - scaled_value(spec.max_unavailable, expected, True))
+        elif spec.min_available is not None:
+            if isinstance(spec.min_available, int):
+                desired = spec.min_available
+            else:
+                expected = _expected_scale(pods, scale_of)
+                desired = scaled_value(spec.min_available, expected, True)
         else:
-            desired = scaled_value(spec.min_available, expected, True)
-    elif spec.min_available is not None:
-        desired = spec.min_available
-    healthy = sum(1 for p in pods if p.metadata.deletion_timestamp is None and p.metadata.name not in disrupted
-                  and _ready(p))
+            expected = len(pods)
+    except (_SyncFailed, ValueError) as err:
+        status.disruptions_allowed = 0
+        set_status_condition(status.conditions, {
+            "type": DISRUPTION_ALLOWED_CONDITION, "status": "False", "reason": SYNC_FAILED_REASON,
+            "message": str(err), "observedGeneration": status.observed_generation}, stamp)
+        return status
+    old = dict(previous.disrupted_pods)
+    if now is not None:
+        t = to_seconds(now)
+        disrupted = _disrupted_pod_map(pods, old, t)
+        healthy = sum(1 for p in pods if p.metadata.deletion_timestamp is None and is_pod_ready(p)
+                      and not (p.metadata.name in disrupted
+                               and to_seconds(disrupted[p.metadata.name]) + DELETION_TIMEOUT > t))
+    else:
+        disrupted = old
+        healthy = sum(1 for p in pods if p.metadata.deletion_timestamp is None and p.metadata.name not in disrupted
+                      and is_pod_ready(p))
     allowed = healthy - desired
-    if fail_safe or expected <= 0 or allowed <= 0:
+    if expected <= 0 or allowed <= 0:
         allowed = 0
-    status = (pdb.status or PodDisruptionBudgetStatus()).model_copy()
     status.current_healthy = healthy
     status.desired_healthy = desired
     status.expected_pods = expected
     status.disruptions_allowed = allowed
     status.disrupted_pods = disrupted
+    status.observed_generation = pdb.metadata.generation if pdb.metadata.generation is not None \
+        else previous.observed_generation
+    update_disruption_allowed_condition(status, stamp)
     return status
 
 
@@ -184,16 +383,20 @@ def _scale_lookup(cluster) -> Callable:
                 if dep is not None:
                     return dep.spec.replicas if dep.spec.replicas is not None else 1
         spec = getattr(owner, "spec", None)
+        if ref.kind not in _SCALE_KINDS and not hasattr(spec, "replicas"):
+            return None  # no scale subresource (a Job, say): upstream fails safe
         replicas = getattr(spec, "replicas", None)
         return 1 if replicas is None else replicas
     return scale_of
 
 
-def refresh(cluster) -> list[PodDisruptionBudget]:
+def refresh(cluster, *, now=None) -> list[PodDisruptionBudget]:
     """Recompute the status of every PodDisruptionBudget in ``cluster`` (in place),
-    as the disruption controller does after pods change.  Returns the budgets."""
+    as the disruption controller does after pods change.  Returns the budgets.
+
+    ``now`` as in :func:`compute_status`."""
     pdbs = cluster.of_kind("PodDisruptionBudget")
     scale_of = _scale_lookup(cluster)
     for pdb in pdbs:
-        pdb.status = compute_status(pdb, cluster.pods.values(), scale_of=scale_of)
+        pdb.status = compute_status(pdb, cluster.pods.values(), scale_of=scale_of, now=now)
     return pdbs

@@ -176,6 +176,8 @@ class PreemptionRecord:
     #: the evaluator's verdict (DefaultPreemption prefixes its message with "preemption: ")
     result: PostFilterResult | None = None
     status: Status | None = None
+    #: the clock of the dry run (ns): a victim without ``status.startTime`` counts as starting then
+    now_ns: int | None = None
 
     def to_dict(self) -> dict:
         """Plain data (for JSON output and DataFrames)."""
@@ -533,6 +535,8 @@ class Evaluator:
         statuses = NodeToStatus()
         errors: list[str] = []
         now_ns = self.now_ns()
+        if record is not None:
+            record.now_ns = now_ns
         nominations = self.handle.nominated_pods_by_node()  # looked up once for the whole dry run
         n = len(rows)
         for i in range(n):

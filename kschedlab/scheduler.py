@@ -29,11 +29,12 @@ import itertools
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from kschedlab.features import FeatureGates
+from kschedlab.framework.batch import BatchRecord, SortedScoredNodes
 from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
@@ -47,6 +48,11 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 class ConfigError(ValueError):
     """An invalid KubeSchedulerConfiguration."""
+
+
+def _still_clock() -> float:
+    """The default batch clock: time does not advance, so batches never expire."""
+    return 0.0
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -109,10 +115,17 @@ class Scheduler:
     one loaded with the cluster's manifests, if any); ``registry``
     adds out-of-tree plugins by name; ``keep_traces`` bounds how many full
     traces are kept (None = all), older results keep only their outcome.
+
+    ``clock`` (seconds) is read only to age opportunistic batches, which expire
+    after 0.5 s.  The scheduler has no clock of its own: by default time stands
+    still, so a batch never expires within a run.  A
+    :class:`~kschedlab.sim.engine.Simulation` passes its virtual clock; pass
+    ``time.monotonic`` for kube-scheduler's wall-clock behaviour.
     """
 
     def __init__(self, cluster, config=None, *, gates: FeatureGates | dict | None = None, seed: int = 0,
-                 registry: dict | None = None, keep_traces: int | None = None):
+                 registry: dict | None = None, keep_traces: int | None = None,
+                 clock: Callable[[], float] | None = None):
         if isinstance(gates, dict):
             gates = FeatureGates(gates)
         self.cluster = cluster
@@ -145,6 +158,11 @@ class Scheduler:
                 if hasattr(plugin, "rng"):
                     plugin.rng = random.Random(seed)
         self.next_start_node_index = 0
+        #: upstream's scheduling cycle: one per attempt (opportunistic batching needs consecutive ones)
+        self.scheduling_cycle = 0
+        self.clock: Callable[[], float] = clock if clock is not None else _still_clock
+        #: orders equal scores in cached batch lists (kept apart from ``rng``, which breaks ties)
+        self._batch_rng = np.random.default_rng(seed)
         self.keep_traces = keep_traces
         self._traced: deque[ScheduleResult] = deque()
         self._clock = itertools.count()
@@ -185,6 +203,7 @@ class Scheduler:
         gate = fw.run_pre_enqueue(pod_info)
         if not gate.is_success():
             return self._record(ScheduleResult(key, None, gate, "SchedulingGated"))
+        self.scheduling_cycle += 1
         snapshot = self.cluster.snapshot
         state = CycleState()
         trace = CycleTrace(key, fw.profile.scheduler_name, snapshot.node_names())
@@ -238,15 +257,31 @@ class Scheduler:
                 diagnosis.unschedulable_plugins.add(status.plugin)
             return None, diagnosis
 
+        # opportunistic batching: the previous cycle's next best node, when this pod is like the last one
+        signature = hint = None
+        if fw.batch is not None:
+            trace.batch = BatchRecord()
+            signature = trace.batch.signature = fw.sign_pod(pod_info)
+            hint = fw.batch.get_node_hint(pod_info, signature, state, snapshot, self.scheduling_cycle,
+                                          self.clock(), trace.batch)
+
+        # upstream evaluateNominatedNode: the nominated node (else the hint) is filtered alone first
         nominated = pod_info.pod.status.nominated_node_name if pod_info.pod.status else None
-        if nominated and nominated in snapshot.index:
-            row = np.asarray([snapshot.index[nominated]])
-            # Filter runs once on the nominated node
-            outcome = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, row)
-            if outcome.passed[0]:
+        target = nominated or hint
+        target_failed = None
+        if target and target in snapshot.index:
+            row = np.asarray([snapshot.index[target]])
+            try:
+                outcome = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, row)
+            except FrameworkError:  # upstream logs the error and goes on with all nodes
+                outcome = None
+            if outcome is not None and outcome.passed[0]:
                 trace.filter = outcome
                 trace.evaluated_nodes, trace.feasible_nodes = 1, 1
-                return self._select(fw, state, pod_info, snapshot, row, trace), diagnosis
+                node = self._select(fw, state, pod_info, snapshot, row, trace)
+                self._store_batch(fw, signature, hint, node, None, trace)
+                return node, diagnosis
+            target_failed = outcome
 
         rows = all_rows
         if not pre_res.all_nodes():
@@ -260,11 +295,31 @@ class Scheduler:
             return None, diagnosis
         feasible = self._find_nodes_that_pass_filters(fw, state, pod_info, snapshot, rows, diagnosis, trace)
         processed = len(trace.filter.rows) if trace.filter is not None else len(feasible)
+        if target_failed is not None and not (trace.filter is not None and (trace.filter.rows == target_failed.rows[0]).any()):
+            # upstream keeps the nominated/hinted node's status in the Diagnosis, so it counts as processed
+            # even when the pass over all nodes stopped before reaching it
+            processed += 1
+            failed_by = target_failed.status(0).plugin
+            if failed_by:
+                diagnosis.unschedulable_plugins.add(failed_by)
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all
         trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:
             return None, diagnosis
-        return self._select(fw, state, pod_info, snapshot, feasible, trace), diagnosis
+        node = self._select(fw, state, pod_info, snapshot, feasible, trace)
+        if fw.batch is not None:
+            others = None
+            if trace.score is not None:
+                cols = np.flatnonzero(trace.score.rows != snapshot.index[node])
+                others = SortedScoredNodes(trace.node_names, trace.score, cols, self._batch_rng)
+            self._store_batch(fw, signature, hint, node, others, trace)
+        return node, diagnosis
+
+    def _store_batch(self, fw, signature, hint, node: str, others, trace: CycleTrace) -> None:
+        """``StoreScheduleResults`` when the profile batches (gate on)."""
+        if fw.batch is not None:
+            fw.batch.store_schedule_results(signature, hint, node, others, self.scheduling_cycle, self.clock(),
+                                            trace.batch)
 
     def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace):
         """Filter nodes in order from ``next_start_node_index`` until enough fit.

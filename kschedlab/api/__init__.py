@@ -75,16 +75,19 @@ from .errors import ManifestError
 from .loader import dump, load, load_objects, load_text
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
+from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
 from .quantity import Quantity
 from .registry import model_for, register, registered_kinds
 from .scheduling import PriorityClass
+from .workloadapi import Workload
 from .workloads import expand
 
 __all__ = [
     "Affinity",
     "Container",
     "ContainerImage",
+    "CompositePodGroup",
     "ContainerPort",
     "Deployment",
     "Job",
@@ -115,6 +118,7 @@ __all__ = [
     "PodAntiAffinity",
     "PodCondition",
     "PodDisruptionBudget",
+    "PodGroup",
     "PodSchedulingGate",
     "PodSchedulingGroup",
     "PodSpec",
@@ -133,6 +137,7 @@ __all__ = [
     "TopologySpreadConstraint",
     "TypedObject",
     "WeightedPodAffinityTerm",
+    "Workload",
     "admit",
     "admit_pod",
     "compute_pod_qos",

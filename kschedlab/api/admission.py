@@ -66,9 +66,6 @@ from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
 from .quantity import Quantity
 from .scheduling import (
-    HIGHEST_USER_DEFINABLE_PRIORITY,
-    SYSTEM_PRIORITY_CLASS_PREFIX,
-    SYSTEM_PRIORITY_CLASSES,
     PriorityClass,
     system_priority_classes,
 )
@@ -101,6 +98,7 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "MatchLabelKeysInPodAffinity": True,
     "MatchLabelKeysInPodTopologySpread": True,
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": True,
+    "GenericWorkload": False,
 }
 """Gates (at their v1.37 defaults) that change what admission does."""
 
@@ -450,7 +448,9 @@ def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass], errs: _Error
             priority = dpc.value or 0
             policy = dpc.effective_preemption_policy()
         else:
+            # upstream getDefaultPriority: no default class -> priority 0 and PreemptLowerPriority
             priority = 0
+            policy = "PreemptLowerPriority"
     else:
         pc = classes.get(spec.priority_class_name)
         if pc is None:
@@ -628,25 +628,11 @@ def validate_pod(pod: Pod) -> list[ManifestError]:
 
 
 def _validate_priority_class(pc: PriorityClass, errs: _Errors) -> None:
-    name = pc.metadata.name or ""
-    value = pc.value or 0
-    if not name:
-        errs.add("metadata.name", "Required value: name or generateName is required")
-    if name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
-        if name not in SYSTEM_PRIORITY_CLASSES:
-            detail = f"{name} is not a known system priority class"
-        elif SYSTEM_PRIORITY_CLASSES[name] != value:
-            detail = f"value of {name} PriorityClass must be {SYSTEM_PRIORITY_CLASSES[name]}"
-        elif pc.global_default:
-            detail = f"globalDefault of {name} PriorityClass must be false"
-        else:
-            detail = ""
-        if detail:
-            errs.add("metadata.name", "Forbidden: priority class names with 'system-' prefix are reserved "
-                                      f"for system use only. error: {detail}")
-    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        errs.add("value", f"Forbidden: maximum allowed value of a user defined priority is "
-                          f"{HIGHEST_USER_DEFINABLE_PRIORITY}")
+    # name, system- prefix, value range: kschedlab.api.priorityclass (upstream's ValidatePriorityClass)
+    from .priorityclass import priority_class_errors
+
+    for path, message in priority_class_errors(pc):
+        errs.add(path, message)
 
 
 def _validate_node(node: Node, errs: _Errors) -> None:
@@ -754,6 +740,9 @@ def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, R
     for name, spc in _SYSTEM_CLASSES.items():
         pcs.setdefault(name, spc)
     _default_pod_inplace(out, gates)
+    if not gates.get("GenericWorkload") and out.spec.scheduling_group is not None:
+        # dropDisabledPodFields: spec.schedulingGroup is cleared while GenericWorkload is off
+        out.spec.scheduling_group = None
     errs = _Errors(out)
     _prepare_for_create(out, gates)
     _admit_priority(out, pcs, errs)
@@ -802,6 +791,8 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
             if o.NAMESPACED and not o.metadata.namespace:
                 o.metadata.namespace = DEFAULT_NAMESPACE
                 o.mark_set("metadata")
+            elif isinstance(o, PriorityClass) and o.metadata.namespace:
+                o.metadata.namespace = None  # cluster-scoped: the API server clears a namespace
             if o.metadata.name:
                 taken.setdefault((o.kind or "", o.namespace), set()).add(o.metadata.name)
     seen: set[tuple[str, str]] = set()
@@ -851,6 +842,11 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
                 o.overhead.pod_fixed = _round_list(o.overhead.pod_fixed)
             errors.extend(errs.items)
             rcs[o.name] = o
+
+    # scheduling.k8s.io Workload / PodGroup / CompositePodGroup (served with GenericWorkload)
+    from .podgroup_validation import admit_scheduling_objects
+
+    errors.extend(admit_scheduling_objects(objs, {**_SYSTEM_CLASSES, **pcs}, gates))
 
     out: list[TypedObject] = []
     for o in objs:

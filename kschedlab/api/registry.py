@@ -17,9 +17,11 @@ from .config import KubeSchedulerConfiguration
 from .core import Namespace, Node, Pod, Service
 from .meta import TypedObject
 from .node import RuntimeClass
+from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
 from .scheduling import PriorityClass
 from .simulation import Simulation
+from .workloadapi import Workload
 
 __all__ = ["register", "unregister", "model_for", "registered_kinds"]
 
@@ -88,5 +90,8 @@ for _m in (
     Job,
     KubeSchedulerConfiguration,
     Simulation,
+    Workload,
+    PodGroup,
+    CompositePodGroup,
 ):
     register(_m)

@@ -6,7 +6,10 @@
 * StatefulSet -> pods ``<name>-<ordinal>`` with ``controller-revision-hash``,
   ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``;
 * Job -> ``parallelism`` pods (capped by the remaining completions) with the
-  job labels, and the completion index for Indexed jobs.
+  job labels, and the completion index for Indexed jobs.;
+* Job named by a Workload's ``spec.controllerRef`` -> its PodGroup (from the
+  Workload's single PodGroupTemplate) and pods with ``spec.schedulingGroup``
+  (:func:`job_pod_group`)
 
 Names use upstream's alphabet ``bcdfghjklmnpqrstvwxz2456789``. Random parts and
 UIDs come from the ``seed``, so the result is the same for the same seed. Hashes
@@ -53,7 +56,7 @@ from typing import Any, Iterable
 
 from .apps import Deployment, ReplicaSet, StatefulSet
 from .batch import Job
-from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodTemplateSpec
+from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
 from .meta import KubeObject, TypedObject
 
 __all__ = [
@@ -62,6 +65,8 @@ __all__ = [
     "expand_replicaset",
     "expand_statefulset",
     "expand_job",
+    "job_pod_group",
+    "compute_pod_group_name",
     "pod_template_hash",
     "controller_revision_hash",
     "safe_encode_string",
@@ -409,11 +414,13 @@ def _prepare_job(job: Job, seed: int) -> None:
 
 
 def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
-               taken: set[str] | None = None) -> list[Pod]:
+               taken: set[str] | None = None, pod_group: str | None = None) -> list[Pod]:
     """The pods a Job controller starts: ``parallelism``, capped by remaining completions.
 
     ``job`` is completed in place with what the API server adds on create
-    (uid, selector, job labels, defaults).
+    (uid, selector, job labels, defaults). With ``pod_group`` (the PodGroup the
+    controller manages for the Job, see :func:`job_pod_group`) each new pod gets
+    ``spec.schedulingGroup.podGroupName``.
 
     >>> j = Job(metadata={"name": "pi", "namespace": "default"},
     ...         spec={"completions": 3, "parallelism": 5, "completionMode": "Indexed"})
@@ -472,7 +479,134 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     for pod in out:
         if JOB_TRACKING_FINALIZER not in pod.metadata.finalizers:
             pod.metadata.finalizers = [*pod.metadata.finalizers, JOB_TRACKING_FINALIZER]
+        if pod_group:
+            pod.spec.scheduling_group = PodSchedulingGroup(pod_group_name=pod_group)
+            pod.spec.mark_set("scheduling_group")
     return out
+
+
+# ------------------------------------------------- Job -> Workload -> PodGroup -> pods
+
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+
+
+def compute_pod_group_name(workload_name: str, template_name: str) -> str:
+    """Name of the PodGroup a Job controller creates from a Workload's template
+    (upstream ``computePodGroupName``): ``<workload>-<template>-<hash>``, the hash being
+    FNV-32a of both names, printed in decimal and safe-encoded; names are truncated
+    to fit 253 characters.
+
+    >>> compute_pod_group_name("training-policy", "worker").startswith("training-policy-worker-")
+    True
+    """
+    h = safe_encode_string(str(_fnv32a((workload_name + template_name).encode())))
+    max_available = DNS1123_SUBDOMAIN_MAX_LENGTH - len(h) - 2
+    wl, tpl = workload_name, template_name
+    if len(wl) + len(tpl) > max_available:
+        half = max_available // 2
+        if len(wl) <= half:
+            tpl = tpl[: max_available - len(wl)]
+        elif len(tpl) <= half:
+            wl = wl[: max_available - len(tpl)]
+        else:
+            wl, tpl = wl[: max_available - half], tpl[:half]
+    return f"{wl}-{tpl}-{h}"
+
+
+def _is_new_job(job: Job, owned: list[Pod]) -> bool:
+    # upstream isNewJob: objects are only created for a Job that has never started
+    st = job.status
+    if owned or st.start_time is not None or (st.succeeded or 0) or (st.failed or 0):
+        return False
+    return not any((c.get("type") if isinstance(c, dict) else getattr(c, "type", None)) == "Suspended"
+                   for c in st.conditions)
+
+
+def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
+    ref = obj.metadata.controller_ref()
+    if ref is None:
+        return False
+    if ref.kind != owner.kind or ref.name != owner.name:
+        return False
+    return not (ref.uid and owner.metadata.uid and ref.uid != owner.metadata.uid)
+
+
+def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
+                  existing_pods: Iterable[Pod] = ()) -> tuple[Any, bool]:
+    """The PodGroup the Job controller manages for ``job``: ``(PodGroup or None, created)``.
+
+    A Job takes part in workload-aware scheduling when a Workload in its namespace names
+    it in ``spec.controllerRef`` (``{apiGroup: batch, kind: Job, name}``) — that Workload
+    must have exactly one ``podGroupTemplates`` entry, as upstream's controller requires
+    (otherwise the Job falls back to pod-by-pod scheduling). A PodGroup controlled by the
+    Job with ``spec.workloadRef`` to that Workload is reused; else, for a Job that has not
+    started, one is created from the template: ``workloadRef``, ``schedulingPolicy``,
+    ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims`` and (as the seed
+    documents) ``priorityClassName``/``preemptionPolicy`` copied, a controller owner
+    reference to the Job and a plain one to the Workload. A Job whose pod template
+    already names a ``schedulingGroup`` (bring your own PodGroup) or that has a
+    controller owner of its own is left alone.
+
+    >>> from kschedlab.api.workloadapi import Workload
+    >>> job = Job(metadata={"name": "train", "namespace": "ml"},
+    ...           spec={"parallelism": 4, "completions": 4, "completionMode": "Indexed"})
+    >>> wl = Workload.model_validate({"metadata": {"name": "train-policy", "namespace": "ml"},
+    ...     "spec": {"controllerRef": {"apiGroup": "batch", "kind": "Job", "name": "train"},
+    ...              "podGroupTemplates": [{"name": "worker", "schedulingPolicy": {"gang": {"minCount": 4}}}]}})
+    >>> pg, created = job_pod_group(job, [job, wl])
+    >>> created, pg.spec.workload_ref.workload_name, pg.spec.scheduling_policy.gang.min_count
+    (True, 'train-policy', 4)
+    >>> [(r.kind, r.controller) for r in pg.metadata.owner_references]
+    [('Job', True), ('Workload', None)]
+    """
+    from .podgroup import PodGroup
+    from .workloadapi import Workload
+
+    if job.spec.template.spec.scheduling_group is not None or job.metadata.controller_ref() is not None:
+        return None, False
+    ns = job.namespace or "default"
+    objects = list(objects)
+    workloads = [o for o in objects if isinstance(o, Workload) and (o.namespace or "default") == ns
+                 and o.controlled_by("Job", job.name, "batch")
+                 and (o.metadata.controller_ref() is None or _controlled_by(o, job))]
+    if len(workloads) != 1 or len(workloads[0].spec.pod_group_templates) != 1:
+        return None, False
+    wl = workloads[0]
+    _ensure_uid(job, seed)
+    _ensure_uid(wl, seed)
+    for o in objects:
+        if (isinstance(o, PodGroup) and (o.namespace or "default") == ns and o.spec.workload_ref is not None
+                and o.spec.workload_ref.workload_name == wl.name and _controlled_by(o, job)):
+            return o, False
+    if not _is_new_job(job, _owned_pods(job, list(existing_pods))):
+        return None, False
+    template = wl.spec.pod_group_templates[0]
+    spec: dict[str, Any] = {
+        "workloadRef": {"workloadName": wl.name, "templateName": template.name},
+        "schedulingPolicy": template.scheduling_policy.model_dump(by_alias=True, exclude_none=True),
+    }
+    for attr, key in (("scheduling_constraints", "schedulingConstraints"), ("disruption_mode", "disruptionMode")):
+        value = getattr(template, attr)
+        if value is not None:
+            spec[key] = value.model_dump(by_alias=True, exclude_none=True)
+    if template.resource_claims:
+        spec["resourceClaims"] = [c.model_dump(by_alias=True, exclude_none=True) for c in template.resource_claims]
+    if template.priority_class_name:
+        spec["priorityClassName"] = template.priority_class_name
+    if template.preemption_policy:
+        spec["preemptionPolicy"] = template.preemption_policy
+    meta: dict[str, Any] = {"name": compute_pod_group_name(wl.name, template.name or "")}
+    if job.namespace:
+        meta["namespace"] = job.namespace
+    pg = PodGroup.model_validate({"metadata": meta, "spec": spec})
+    pg.metadata.owner_references = [
+        _controller_ref(job),
+        OwnerReference(api_version=wl.api_version, kind="Workload", name=wl.name, uid=wl.metadata.uid),
+    ]
+    pg.metadata.uid = _uid(seed, "PodGroup", pg.key)
+    pg.mark_set("metadata")
+    pg._source = job._source
+    return pg, True
 
 
 def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
@@ -506,7 +640,9 @@ def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
         elif isinstance(o, StatefulSet):
             made = expand_statefulset(o, pods, seed)
         elif isinstance(o, Job):
-            made = expand_job(o, pods, seed, taken.setdefault(o.namespace, set()))
+            pg, created = job_pod_group(o, objs, seed, pods)
+            made = ([pg] if created else []) + expand_job(
+                o, pods, seed, taken.setdefault(o.namespace, set()), pod_group=pg.name if pg is not None else None)
         else:
             continue
         for m in made:

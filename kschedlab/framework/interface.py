@@ -23,7 +23,13 @@ Extension point methods (all optional):
 ``permit``                ``(state, pod_info, node_name) -> (Status, timeout_seconds)``
 ``pre_bind`` / ``bind``   ``(state, pod_info, node_name) -> Status``
 ``post_bind``             ``(state, pod_info, node_name) -> None``
+``sign_pod``              ``(pod_info) -> (list[SignFragment] | None, Status | None)``
 ========================  ==========================================================
+
+``sign_pod`` is the Signature extension point (``fwk.SignPlugin``, for opportunistic
+batching).  It is not configured: a profile signs pods only when every plugin it
+runs at PreFilter, Filter, PreScore or Score has it.  A non-success status says the
+plugin cannot sign this pod (the pod is then not batched).
 """
 
 from __future__ import annotations
@@ -63,6 +69,16 @@ class CycleState(dict):
         super().__init__(*args, **kwargs)
         self.skip_filter: set[str] = set()
         self.skip_score: set[str] = set()
+
+
+@dataclass(frozen=True)
+class SignFragment:
+    """One part of a pod's scheduling signature (``fwk.SignFragment``): a signer name
+    (see :mod:`kschedlab.framework.signers`) and a JSON-serialisable value.  Pods whose
+    fragments are all equal get the same Filter and Score results on any node."""
+
+    key: str
+    value: Any
 
 
 @dataclass(frozen=True)

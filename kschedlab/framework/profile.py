@@ -48,6 +48,35 @@ DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
 POINTS_IN_CONFIG_ORDER = list(EXTENSION_POINTS)
 
 
+def default_multipoint(gates=None) -> list[tuple[str, int | None]]:
+    """``getDefaultPlugins()`` after upstream's ``applyFeatureGates``: the v1.37 list, then,
+    by gate, ``DeferredPodScheduling`` inserted before NodeResourcesFit
+    (InPlacePodVerticalScalingSchedulerPreemption), ``GangScheduling`` appended
+    (GenericWorkload), ``TopologyPlacementGenerator`` and ``PodGroupPodsCount`` (weight 1)
+    appended (TopologyAwareWorkloadScheduling). ``gates``: a FeatureGates (v1.37 defaults
+    when None).
+
+    >>> from kschedlab.features import FeatureGates
+    >>> [n for n, _ in default_multipoint(FeatureGates({"GenericWorkload": True}))][-2:]
+    ['NodeDeclaredFeatures', 'GangScheduling']
+    >>> "GangScheduling" in [n for n, _ in default_multipoint()]
+    False
+    """
+    if gates is None:
+        from kschedlab.features import FeatureGates
+
+        gates = FeatureGates()
+    plugins = list(DEFAULT_MULTIPOINT)
+    if gates.enabled("InPlacePodVerticalScalingSchedulerPreemption"):
+        i = next(i for i, (n, _) in enumerate(plugins) if n == "NodeResourcesFit")
+        plugins.insert(i, ("DeferredPodScheduling", None))
+    if gates.enabled("GenericWorkload"):
+        plugins.append(("GangScheduling", None))
+    if gates.enabled("TopologyAwareWorkloadScheduling"):
+        plugins.extend([("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)])
+    return plugins
+
+
 class ProfileError(ValueError):
     """An impossible profile (unknown plugin, no queue sort, duplicate, ...)."""
 
@@ -90,14 +119,14 @@ class ResolvedProfile:
     needed: list[str] = field(default_factory=list)
 
 
-def default_plugins(registry: dict) -> list[dict]:
-    """The default MultiPoint list, limited to the plugins in ``registry``."""
-    return [{"name": n, **({"weight": w} if w else {})} for n, w in DEFAULT_MULTIPOINT if n in registry]
+def default_plugins(registry: dict, gates=None) -> list[dict]:
+    """The default MultiPoint list (for these feature gates), limited to the plugins in ``registry``."""
+    return [{"name": n, **({"weight": w} if w else {})} for n, w in default_multipoint(gates) if n in registry]
 
 
-def unmodelled_defaults(registry: dict) -> list[str]:
+def unmodelled_defaults(registry: dict, gates=None) -> list[str]:
     """Upstream default plugins that ``registry`` does not implement (yet)."""
-    return [n for n, _ in DEFAULT_MULTIPOINT if n not in registry]
+    return [n for n, _ in default_multipoint(gates) if n not in registry]
 
 
 def implements(cls, point: str) -> bool:
@@ -105,10 +134,11 @@ def implements(cls, point: str) -> bool:
     return any(callable(getattr(cls, m, None)) for m in EXTENSION_POINTS[point])
 
 
-def resolve_profile(profile: dict, registry: dict | None = None) -> ResolvedProfile:
+def resolve_profile(profile: dict, registry: dict | None = None, gates=None) -> ResolvedProfile:
     """Merge ``profile`` (a KubeSchedulerConfiguration profile dict) with the
     defaults and expand MultiPoint; ``registry`` maps plugin names to classes
-    (default: the in-tree plugins).
+    (default: the in-tree plugins); ``gates`` (a FeatureGates, v1.37 defaults when
+    None) decide the gated default plugins.
     """
     if registry is None:
         from kschedlab.plugins import in_tree_registry
@@ -129,7 +159,7 @@ def resolve_profile(profile: dict, registry: dict | None = None) -> ResolvedProf
 
     plugins_cfg: dict[str, Any] = profile.get("plugins") or {}
     merged: dict[str, tuple[list[dict], list[str]]] = {}
-    defaults = {"multiPoint": (default_plugins(registry), [])}
+    defaults = {"multiPoint": (default_plugins(registry, gates), [])}
     for point in ["multiPoint", *POINTS_IN_CONFIG_ORDER]:
         base = defaults.get(point, ([], []))
         merged[point] = merge_plugin_set(base, _plugin_set(plugins_cfg.get(point)))

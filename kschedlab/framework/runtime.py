@@ -139,7 +139,7 @@ class Framework:
         self.registry = {**in_tree_registry(), **(registry or {})}
         self.gates = gates or FeatureGates()
         if not isinstance(profile, ResolvedProfile):
-            profile = resolve_profile(profile or {}, self.registry)
+            profile = resolve_profile(profile or {}, self.registry, self.gates)
         self.profile = profile
         self.handle = Handle(self.gates, self, cluster)
         self.plugins: dict[str, Plugin] = {}
@@ -151,6 +151,69 @@ class Framework:
         self.points: dict[str, list[Plugin]] = {
             point: [self.plugins[n] for n in profile.points[point]] for point in POINTS_IN_CONFIG_ORDER}
         self.weights = {name: w for name, w in profile.weights.items()}
+        #: opportunistic batching (gate OpportunisticBatching): this profile's batch cache, None when off
+        self.batch = None
+        #: the plugins whose ``sign_pod`` make a pod's signature, and those (without one) that turn it off
+        self.sign_plugins: list[Plugin] = []
+        self.unsignable_plugins: list[str] = []
+        if self.gates.enabled("OpportunisticBatching"):
+            from kschedlab.framework.batch import OpportunisticBatch
+
+            self._compute_batchable_plugins()
+            self.batch = OpportunisticBatch(self)
+
+    # -- signatures (opportunistic batching) -------------------------------------
+    def _compute_batchable_plugins(self) -> None:
+        """``computeBatchablePlugins``: the PreFilter, Filter, PreScore and Score plugins sign
+        pods; one of them without ``sign_pod`` turns signatures off for the whole profile."""
+        seen: set[str] = set()
+        for point in ("preFilter", "filter", "preScore", "score"):
+            for plugin in self.points[point]:
+                if plugin.name in seen:
+                    continue
+                seen.add(plugin.name)
+                if callable(getattr(plugin, "sign_pod", None)):
+                    self.sign_plugins.append(plugin)
+                else:
+                    self.unsignable_plugins.append(plugin.name)
+
+    @property
+    def signatures_enabled(self) -> bool:
+        return self.batch is not None and not self.unsignable_plugins
+
+    def sign_pod(self, pod) -> str | None:
+        """``SignPod``: the pod's scheduling signature (canonical JSON of the scheduler name
+        and every plugin's fragments), or None when signatures are off for this profile or a
+        plugin cannot sign this pod.  Pods with equal signatures get the same Filter and Score
+        results on any node.
+
+        >>> from kschedlab.features import FeatureGates
+        >>> from kschedlab.framework.types import PodInfo
+        >>> from kschedlab.api.core import Pod
+        >>> gates = FeatureGates({"DRAExtendedResource": False}, emulate_older=True)
+        >>> fw = Framework({"pluginConfig": [{"name": "PodTopologySpread",
+        ...                   "args": {"defaultingType": "List"}}]}, gates=gates)
+        >>> pod = PodInfo.of(Pod.model_validate({"spec": {"containers": [{"name": "c", "image": "nginx"}]}}))
+        >>> sig = fw.sign_pod(pod)
+        >>> sig == fw.sign_pod(pod), '"v1.Pod.Spec.CanonicalImageNames()":["nginx:latest"]' in sig
+        (True, True)
+        >>> Framework({}, gates=gates).sign_pod(pod) is None   # System default spread constraints
+        True
+        """
+        import json
+
+        if not self.signatures_enabled:
+            return None
+        from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
+
+        sig: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.pod.spec.scheduler_name or ""}
+        for plugin in self.sign_plugins:
+            fragments, status = plugin.sign_pod(pod)
+            if status is not None and not status.is_success():
+                return None
+            for fragment in fragments or ():
+                sig[fragment.key] = fragment.value
+        return json.dumps(sig, sort_keys=True, separators=(",", ":"))
 
     # -- queue -----------------------------------------------------------------
     def run_pre_enqueue(self, pod) -> Status:

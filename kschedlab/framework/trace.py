@@ -37,6 +37,14 @@ class CycleTrace:
     #: upstream ScheduleResult.EvaluatedNodes / FeasibleNodes of this attempt
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
+    #: what opportunistic batching did (kschedlab.framework.batch.BatchRecord); None when the gate is off
+    batch: Any = None
+
+    @property
+    def batched(self) -> bool:
+        """Served from the batch: the node is the previous cycle's next best, only it was
+        filtered and nothing was scored (``batch.hint_scores`` has its cached scores)."""
+        return self.batch is not None and self.batch.served
 
     # -- per-node views ---------------------------------------------------------
     def filter_statuses(self) -> dict[str, Status]:

@@ -21,6 +21,7 @@ _MODULES = (
     "image_locality",
     "default_binder",
     "default_preemption",
+    "gang_scheduling",
 )
 
 

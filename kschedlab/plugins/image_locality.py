@@ -4,7 +4,8 @@ weighted by how widely each image is spread across the cluster."""
 import numpy as np
 
 from kschedlab.cluster import normalize_image_name
-from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, register
+from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, SignFragment, register
+from kschedlab.framework.signers import IMAGE_NAMES_SIGNER_NAME, image_names_signer
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -28,6 +29,10 @@ def calculate_priority(sum_scores: np.ndarray, num_containers: int) -> np.ndarra
 @register
 class ImageLocality(Plugin):
     name = NAME
+
+    def sign_pod(self, pod_info):
+        """Signature: the normalized image names of all containers."""
+        return [SignFragment(IMAGE_NAMES_SIGNER_NAME, image_names_signer(pod_info.pod))], None
 
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
         spec = pod_info.pod.spec

@@ -59,7 +59,8 @@ from typing import Any
 import numpy as np
 
 from kschedlab.framework.interface import (
-    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, Verdicts, register)
+    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, SignFragment, Verdicts, register)
+from kschedlab.framework.signers import LABELS_SIGNER_NAME
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.inter_pod_affinity_terms import (
     AffinityTerm, merge_namespace_selector, pod_terms)
@@ -68,6 +69,8 @@ NAME = "InterPodAffinity"
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+#: unsignable-pod reason (kschedlab wording; upstream only logs it)
+ERR_SIGN_AFFINITY = "pods with pod affinity or anti-affinity are not signable"
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -302,6 +305,16 @@ class InterPodAffinity(Plugin):
     def _namespace_labels(namespaces: list[tuple[str, dict]], name: str) -> dict:
         """``GetNamespaceLabelsSnapshot``: the labels of namespace ``name`` ({} when it does not exist)."""
         return next((dict(labels) for n, labels in namespaces if n == name), {})
+
+    def sign_pod(self, pod_info):
+        """Signature: a pod with pod (anti-)affinity of its own cannot be signed (its result
+        depends on the pods placed).  Otherwise its labels, which existing pods' terms match,
+        unless ``ignorePreferredTermsOfExistingPods`` is set."""
+        if _has_affinity(pod_info):
+            return None, Status.unschedulable(ERR_SIGN_AFFINITY)
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return None, None
+        return [SignFragment(LABELS_SIGNER_NAME, dict(sorted(pod_info.pod.metadata.labels.items())))], None
 
     # -- PreFilter / Filter -----------------------------------------------------------------------------
     def pre_filter(self, state, pod_info, snapshot):

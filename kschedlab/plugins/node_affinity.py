@@ -5,7 +5,8 @@ of the profile."""
 import numpy as np
 
 from kschedlab.framework.interface import (
-    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, PreFilterResult, Verdicts, register)
+    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, PreFilterResult, SignFragment, Verdicts, register)
+from kschedlab.framework.signers import NODE_AFFINITY_SIGNER_NAME, NODE_SELECTOR_SIGNER_NAME, node_affinity_signer
 from kschedlab.framework.status import Code, Status
 from kschedlab.nodeaffinity import NAME_FIELD, RequiredNodeAffinity, match_terms, preferred_score, validate_terms
 from kschedlab.plugins.helper import default_normalize_score
@@ -68,6 +69,13 @@ class NodeAffinity(Plugin):
 
         return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeLabel),
                  node_affinity_after_node_change(self.added_required))]
+
+    def sign_pod(self, pod_info):
+        """Signature: the pod's node affinity and node selector (``addedAffinity`` is the
+        same for every pod of the profile)."""
+        pod = pod_info.pod
+        return [SignFragment(NODE_AFFINITY_SIGNER_NAME, node_affinity_signer(pod)),
+                SignFragment(NODE_SELECTOR_SIGNER_NAME, dict(sorted(pod.spec.node_selector.items())))], None
 
     # -- filtering ---------------------------------------------------------------
     def pre_filter(self, state, pod_info, snapshot):

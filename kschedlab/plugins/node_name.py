@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from kschedlab.framework.interface import Plugin, PreFilterResult, Verdicts, register
+from kschedlab.framework.interface import Plugin, PreFilterResult, SignFragment, Verdicts, register
+from kschedlab.framework.signers import NODE_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, Status
 
 NAME = "NodeName"
@@ -23,6 +24,10 @@ class NodeName(Plugin):
         from kschedlab.framework.events import NODE, ActionType, ClusterEvent
 
         return [(ClusterEvent(NODE, ActionType.Add), None)]
+
+    def sign_pod(self, pod_info):
+        """Signature: the requested node name."""
+        return [SignFragment(NODE_NAME_SIGNER_NAME, pod_info.pod.spec.node_name or "")], None
 
     def pre_filter(self, state, pod_info, snapshot):
         """With the alpha gate on, a bound pod whose in-place resize is Deferred

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from kschedlab.framework.interface import Plugin, Verdicts, register
+from kschedlab.framework.interface import Plugin, SignFragment, Verdicts, register
+from kschedlab.framework.signers import HOST_PORTS_SIGNER_NAME, host_ports_signer
 from kschedlab.framework.status import Code, Status
 
 NAME = "NodePorts"
@@ -35,6 +36,10 @@ class NodePorts(Plugin):
 
         return [(ClusterEvent(POD, ActionType.Delete), node_ports_after_pod_deleted),
                 (ClusterEvent(NODE, ActionType.Add), None)]
+
+    def sign_pod(self, pod_info):
+        """Signature: the host port numbers of the containers."""
+        return [SignFragment(HOST_PORTS_SIGNER_NAME, host_ports_signer(pod_info.pod))], None
 
     def pre_filter(self, state, pod_info, snapshot):
         if not pod_info.ports:

@@ -45,6 +45,10 @@ class NodeResourcesBalancedAllocation(Plugin):
         super().__init__(args or [(CPU, 1), (MEMORY, 1)], handle)
         self.scorer = ra.ResourceAllocationScorer(self.args, ra.balanced_allocation, use_requested=True)
 
+    def sign_pod(self, pod_info):
+        """Signature: the pod's requests; unsignable while DRAExtendedResource is on."""
+        return ra.sign_resources(self.handle, pod_info)
+
     def pre_score(self, state, pod_info, snapshot, rows) -> Status:
         requests = self.scorer.requests_of(pod_info)
         if not any(requests):

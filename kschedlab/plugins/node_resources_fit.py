@@ -144,6 +144,10 @@ class NodeResourcesFit(Plugin):
             events.append((ClusterEvent(TARGET_POD, ActionType.UpdatePodScaleDown), h.fit_after_target_pod_scale_down))
         return events
 
+    def sign_pod(self, pod_info):
+        """Signature: the pod's requests; unsignable while DRAExtendedResource is on."""
+        return ra.sign_resources(self.handle, pod_info)
+
     # -- filtering -------------------------------------------------------------------
     def pre_filter(self, state, pod_info, snapshot):
         state[NAME] = pod_info.requests

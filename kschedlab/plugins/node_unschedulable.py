@@ -5,7 +5,8 @@ import numpy as np
 
 from kschedlab.api.core import Taint
 from kschedlab.corev1helpers import tolerations_tolerate_taint
-from kschedlab.framework.interface import Plugin, Verdicts, register
+from kschedlab.framework.interface import Plugin, SignFragment, Verdicts, register
+from kschedlab.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
 from kschedlab.framework.status import Code
 
 NAME = "NodeUnschedulable"
@@ -25,6 +26,10 @@ class NodeUnschedulable(Plugin):
         return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint), h.node_unschedulable_after_node_change),
                 (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration),
                  h.node_unschedulable_after_pod_toleration_change)]
+
+    def sign_pod(self, pod_info):
+        """Signature: the tolerations (the unschedulable taint may be tolerated)."""
+        return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signer(pod_info.pod))], None
 
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
         cordoned = snapshot.unschedulable[rows]

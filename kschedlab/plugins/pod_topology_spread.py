@@ -65,6 +65,9 @@ NAME = "PodTopologySpread"
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 #: Filter reason when a node lacks a constraint's topology key (UnschedulableAndUnresolvable)
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+#: unsignable-pod reasons (opportunistic batching)
+ERR_SIGN_CONSTRAINTS = "pods with topology constraints are not signable"
+ERR_SIGN_DEFAULT_CONSTRAINTS = "pods with default topology constraints are not signable"
 
 PREFILTER_STATE_KEY = "PreFilter" + NAME
 PRESCORE_STATE_KEY = "PreScore" + NAME
@@ -275,6 +278,17 @@ class PodTopologySpread(Plugin):
                 raise ArgsError(NAME, [FieldError("FieldValueInvalid", f"defaultConstraints[{i}]",
                                                   str(err))]) from None
         return PodTopologySpreadArgs(constraints, raw.get("defaultingType") or SYSTEM_DEFAULTING)
+
+    # -- signature ---------------------------------------------------------------------------------
+    def sign_pod(self, pod_info):
+        """Spreading depends on where matching pods run, not only on the pod and the node:
+        a pod with constraints cannot be signed, nor any pod while the profile has default
+        constraints (``System`` defaulting, or a non-empty ``List``).  Otherwise no fragment."""
+        if pod_info.pod.spec.topology_spread_constraints:
+            return None, Status.unschedulable(ERR_SIGN_CONSTRAINTS)
+        if self.default_constraints:
+            return None, Status.unschedulable(ERR_SIGN_DEFAULT_CONSTRAINTS)
+        return None, None
 
     # -- helpers -----------------------------------------------------------------------------------
     def _gate(self, name: str) -> bool:

@@ -16,6 +16,22 @@ from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_fun
 from kschedlab.resourcehelpers import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
 
 MAX_UTILIZATION = 100
+#: unsignable-pod reason of NodeResourcesFit and NodeResourcesBalancedAllocation
+ERR_SIGN_DRA_EXTENDED_RESOURCE = "signature disabled when dra extended resources enabled"
+
+
+def sign_resources(handle, pod_info):
+    """``SignPod`` of both resource plugins: the pod's effective requests, or unsignable while
+    the DRAExtendedResource gate is on (extended resources may then be DRA-backed)."""
+    from kschedlab.features import FeatureGates
+    from kschedlab.framework.interface import SignFragment
+    from kschedlab.framework.signers import RESOURCES_SIGNER_NAME, resources_signer
+    from kschedlab.framework.status import Status
+
+    gates = getattr(handle, "gates", None) or FeatureGates()
+    if gates.enabled("DRAExtendedResource"):
+        return None, Status.unschedulable(ERR_SIGN_DRA_EXTENDED_RESOURCE)
+    return [SignFragment(RESOURCES_SIGNER_NAME, resources_signer(pod_info))], None
 
 
 def default_resource_specs(resources: list | None) -> list[dict]:

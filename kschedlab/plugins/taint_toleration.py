@@ -8,7 +8,8 @@ broadcast to the nodes sharing it.
 import numpy as np
 
 from kschedlab.corev1helpers import TaintValueError, find_matching_untolerated_taint, tolerates
-from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, Verdicts, register
+from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, SignFragment, Verdicts, register
+from kschedlab.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper import default_normalize_score
 
@@ -35,6 +36,10 @@ class TaintToleration(Plugin):
         return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
                  h.taint_toleration_after_node_change(comparison_operators)),
                 (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration), h.taint_toleration_after_pod_toleration_change)]
+
+    def sign_pod(self, pod_info):
+        """Signature: the tolerations."""
+        return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signer(pod_info.pod))], None
 
     def _group_status(self, taints, tolerations) -> Status:
         try:

@@ -67,7 +67,7 @@ class Simulation:
         self.now = 0.0
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
-                                   keep_traces=keep_traces)
+                                   keep_traces=keep_traces, clock=lambda: self.now)
         fw = next(iter(self.scheduler.profiles.values()))
         hints = {name: framework_hints(framework) for name, framework in self.scheduler.profiles.items()}
         self.scheduler.on_bound.append(self._on_bound)

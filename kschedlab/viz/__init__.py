@@ -15,14 +15,19 @@
 from kschedlab.viz.calc import (
     Worksheet, fit_config, parse_shape, rtcr_worksheet, score_worksheet, shape_yaml, to_yaml, what_if)
 from kschedlab.viz.figures import (
-    cluster_picture, filter_grid, filter_outcome, node_utilization, score_breakdown, shape_function,
-    utilization_table)
+    cluster_picture, filter_grid, filter_outcome, label_colors, node_utilization, pod_label_keys, score_breakdown,
+    shape_function, utilization_table)
+from kschedlab.viz.manifests import yaml_documents
 from kschedlab.viz.report import render_report, write_report
+from kschedlab.viz.spread import (
+    compare_spread, place_replicas, spread_constraints, spread_table, spread_variants, topology_skew,
+    with_constraint)
 from kschedlab.viz.tables import nodes_table, pods_table, results_table
 
 __all__ = [
     "node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
     "filter_grid", "utilization_table", "write_report", "render_report", "Worksheet", "fit_config", "to_yaml",
     "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if", "nodes_table", "pods_table",
-    "results_table",
+    "results_table", "label_colors", "pod_label_keys", "spread_constraints", "spread_table", "topology_skew",
+    "with_constraint", "spread_variants", "compare_spread", "place_replicas", "yaml_documents",
 ]

@@ -392,8 +392,10 @@ def shape_function(shape_points, marks: Mapping[str, float] | Iterable[tuple[str
 
 
 # -- the cluster at a glance --------------------------------------------------------------------
-def _zone_label(node) -> str:
+def _zone_label(node, zone_key: str | None = None) -> str:
     labels = node.metadata.labels
+    if zone_key is not None:
+        return labels.get(zone_key, f"(no {zone_key})")
     zone = next((labels[k] for k in ZONE_LABELS if k in labels), None)
     region = next((labels[k] for k in REGION_LABELS if k in labels), None)
     if zone is None and region is None:
@@ -401,8 +403,35 @@ def _zone_label(node) -> str:
     return f"{region}/{zone}" if region and zone else (zone or region or "")
 
 
-def cluster_picture(cluster, *, size_by: str = CPU, title: str = "Cluster: zones, nodes and their pods"
-                    ) -> go.Figure:
+#: pod colours of :func:`cluster_picture` with ``color_by`` (one per label value, in sorted order)
+LABEL_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                 "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94")
+POD_COLOR = "#3182bd"
+UNLABELLED_COLOR = "#d9d9d9"
+
+
+def label_colors(cluster, key: str) -> dict[str, str]:
+    """The colour of each value of pod label ``key`` in :func:`cluster_picture` (values sorted,
+    colours from :data:`LABEL_PALETTE`, repeating after 16 values).
+
+    >>> from kschedlab import Cluster
+    >>> from kschedlab.api.core import Pod
+    >>> c = Cluster([Pod.model_validate({"metadata": {"name": n, "labels": {"app": a}}}) for n, a in
+    ...              [("w1", "web"), ("w2", "web"), ("db", "store")]])
+    >>> label_colors(c, "app")
+    {'store': '#1f77b4', 'web': '#ff7f0e'}
+    """
+    values = sorted({p.metadata.labels[key] for p in cluster.pods.values() if key in p.metadata.labels})
+    return {v: LABEL_PALETTE[i % len(LABEL_PALETTE)] for i, v in enumerate(values)}
+
+
+def pod_label_keys(cluster) -> list[str]:
+    """Every label key some pod of the cluster has, sorted (the choices for ``color_by``)."""
+    return sorted({k for p in cluster.pods.values() for k in p.metadata.labels})
+
+
+def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None, zone_key: str | None = None,
+                    title: str = "Cluster: zones, nodes and their pods") -> go.Figure:
     """Nodes grouped by zone with their pods, as a treemap sized by ``size_by``.
 
     A node's box is its allocatable ``size_by`` (or the sum of its pods' if
@@ -412,16 +441,27 @@ def cluster_picture(cluster, *, size_by: str = CPU, title: str = "Cluster: zones
     scoring does), so a pod that requests nothing is still visible.
     Cordoned nodes are grey, tainted nodes orange.
 
+    ``color_by`` colours each pod by the value of that pod label (:func:`label_colors`;
+    pods without it light grey) and lists the colours under the title; the hover of
+    every pod shows its labels. ``zone_key`` groups nodes by that node label instead of
+    the well-known ``topology.kubernetes.io/zone`` (and region) labels. Click a zone or a
+    node to zoom in.
+
     >>> from kschedlab import Cluster
     >>> from kschedlab.scenarios import path
     >>> fig = cluster_picture(Cluster.from_manifests(path("default")))
     >>> sorted(set(fig.data[0].parents))[:3]
     ['', 'cluster', 'node/gpu-b3']
+    >>> fig = cluster_picture(Cluster.from_manifests(path("default")), color_by="app")
+    >>> colors = dict(zip(fig.data[0].ids, fig.data[0].marker.colors))
+    >>> colors["pod/default/web-0"] == label_colors(Cluster.from_manifests(path("default")), "app")["web"]
+    True
     """
     from kschedlab.resourcehelpers import DEFAULT_NON_ZERO, pod_requests
 
     snap = cluster.snapshot
     ids, labels, parents, values, colors, hover = [], [], [], [], [], []
+    palette = label_colors(cluster, color_by) if color_by else {}
 
     def add(id_, label, parent, value, color, text):
         ids.append(esc(id_))
@@ -435,9 +475,22 @@ def cluster_picture(cluster, *, size_by: str = CPU, title: str = "Cluster: zones
         reqs = pod_requests(pod, non_missing=DEFAULT_NON_ZERO if size_by in (CPU, MEMORY) else None)
         return int(reqs.get(size_by, 0))
 
+    def pod_color(info, default: str) -> str:
+        if not color_by:
+            return default
+        value = info.pod.metadata.labels.get(color_by)
+        return palette[value] if value is not None else UNLABELLED_COLOR
+
+    def pod_hover(info, size: int, state: str = "") -> str:
+        text = esc(f"{info.key}{state}: requests {human(size, size_by)} {size_by}")
+        if color_by:  # without color_by the hover stays as it always was
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(info.pod.metadata.labels.items())) or "none"
+            text += "<br>labels: " + esc(shown)
+        return text
+
     zones: dict[str, list[int]] = {}
     for row in live_rows(snap):
-        zones.setdefault(_zone_label(snap.nodes[row]), []).append(row)
+        zones.setdefault(_zone_label(snap.nodes[row], zone_key), []).append(row)
     col = snap.res_index.get(size_by)
     entries = []  # (zone, node rows...) built first so parents get their totals
     zone_totals: dict[str, int] = {}
@@ -455,7 +508,8 @@ def cluster_picture(cluster, *, size_by: str = CPU, title: str = "Cluster: zones
     grand = sum(zone_totals.values()) + pending_total
     add("cluster", "cluster", "", grand, "#ffffff", esc(f"{len(snap.index)} nodes, {len(cluster.pods)} pods"))
     for zone in zones:
-        add(f"zone/{zone}", zone, "cluster", zone_totals[zone], "#deebf7", esc(f"zone {zone}"))
+        where = f"{zone_key}={zone}" if zone_key is not None and not zone.startswith("(no ") else f"zone {zone}"
+        add(f"zone/{zone}", zone, "cluster", zone_totals[zone], "#deebf7", esc(where))
     for zone, row, pods, used, alloc, total in entries:
         node = snap.nodes[row]
         name = snap.names[row]
@@ -466,19 +520,25 @@ def cluster_picture(cluster, *, size_by: str = CPU, title: str = "Cluster: zones
         add(f"node/{name}", name + notes, f"zone/{zone}", total, color,
             esc(f"{name}: {human(used, size_by)} of {human(alloc, size_by)} {size_by} requested{notes}"))
         for info, size in pods:
-            add(f"pod/{info.key}", info.name, f"node/{name}", size, "#3182bd",
-                esc(f"{info.key}: requests {human(size, size_by)} {size_by}"))
+            add(f"pod/{info.key}", info.name, f"node/{name}", size, pod_color(info, POD_COLOR),
+                pod_hover(info, size))
         if total > used:
             add(f"free/{name}", "free", f"node/{name}", total - used, "#f7f7f7",
                 esc(f"{name}: {human(total - used, size_by)} {size_by} free"))
     if pending:
         add("pending", "pending pods", "cluster", pending_total, "#fee6ce", "pods not bound to any node")
         for info, size in pending:
-            add(f"pod/{info.key}", info.name, "pending", size, "#e6550d",
-                esc(f"{info.key} (pending): requests {human(size, size_by)} {size_by}"))
+            add(f"pod/{info.key}", info.name, "pending", size, pod_color(info, "#e6550d"),
+                pod_hover(info, size, " (pending)"))
     fig = go.Figure(go.Treemap(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
                                sort=False, marker={"colors": colors}, customdata=hover, maxdepth=4,
                                hovertemplate="%{customdata}<extra></extra>", textinfo="label"))
-    fig.update_layout(template=TEMPLATE, title=esc(f"{title} (sized by {size_by})"), height=520,
-                      margin={"t": 60, "l": 10, "r": 10, "b": 10})
+    heading = f"{title} (sized by {size_by}" + (f", pods coloured by {color_by})" if color_by else ")")
+    fig.update_layout(template=TEMPLATE, title=esc(heading), height=520,
+                      margin={"t": 90 if color_by else 60, "l": 10, "r": 10, "b": 10})
+    if color_by:
+        keys = [f"<span style='color:{c}'>■</span> {esc(v)}" for v, c in palette.items()]
+        keys.append(f"<span style='color:{UNLABELLED_COLOR}'>■</span> no {esc(color_by)} label")
+        fig.add_annotation(text=" &nbsp; ".join(keys), x=0, y=1.0, xref="paper", yref="paper", yshift=8,
+                           xanchor="left", yanchor="bottom", showarrow=False, font={"size": 12})
     return fig

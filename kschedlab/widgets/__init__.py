@@ -9,7 +9,9 @@ be computed without them.
 75
 """
 
+from kschedlab.widgets.cluster_view import ClusterView
 from kschedlab.widgets.explorer import ScoreExplorer
 from kschedlab.widgets.shape_editor import ShapeEditor
+from kschedlab.widgets.spread_explorer import SpreadExplorer
 
-__all__ = ["ScoreExplorer", "ShapeEditor"]
+__all__ = ["ClusterView", "ScoreExplorer", "ShapeEditor", "SpreadExplorer"]

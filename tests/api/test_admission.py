@@ -52,7 +52,8 @@ def test_defaults():
     assert pod.spec.scheduler_name == "default-scheduler"
     assert pod.status.phase == "Pending"
     assert pod.status.qos_class == "BestEffort"
-    assert pod.spec.priority == 0 and pod.spec.preemption_policy is None
+    # upstream getDefaultPriority: no class and no default class -> 0 and PreemptLowerPriority
+    assert pod.spec.priority == 0 and pod.spec.preemption_policy == "PreemptLowerPriority"
     assert pod.metadata.uid  # assigned, deterministic
     assert pod.metadata.uid == only_pod(pod_yaml()).metadata.uid
     dumped = pod.model_dump(by_alias=True, exclude_unset=True)

@@ -1,0 +1,83 @@
+"""Checks the scheduler runs on a PodGroup before its scheduling cycle (upstream
+``Scheduler.validatePodGroup``); a failure rejects every pod of the group with a
+SchedulerError before any node is looked at.
+
+Every member pod — the unscheduled ones of this cycle and those already scheduled —
+must have the ``.spec.schedulerName`` of the first unscheduled pod and the group's
+priority (``spec.priority``, 0 when unset); all pods must share one preemption policy
+(with the PodGroupPreemptionPolicy gate: the group's own ``spec.preemptionPolicy``);
+and a profile must exist for that scheduler name.
+
+>>> from kschedlab.api.core import Pod
+>>> from kschedlab.api.podgroup import PodGroup
+>>> pg = PodGroup.model_validate({"metadata": {"name": "pg", "namespace": "ns"}, "spec": {"priority": 10}})
+>>> pods = [Pod.model_validate({"metadata": {"name": n, "namespace": "ns"},
+...     "spec": {"priority": p, "schedulerName": "s"}}) for n, p in (("p1", 10), ("p2", 9))]
+>>> validate_pod_group(pg, pods, [], ["s"])
+'all pods in a pod group hierarchy should have the same priority as the root pod group\\'s priority, got 9 ("p2") and 10 ("podgroup/ns/pg")'
+>>> validate_pod_group(pg, pods[:1], [], ["other"])
+'profile not found for scheduler name "s"'
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = ["validate_pod_group", "pod_priority", "pod_preemption_policy"]
+
+
+def pod_priority(pod) -> int:
+    """``corev1helpers.PodPriority``: ``spec.priority`` or 0."""
+    return pod.spec.priority or 0
+
+
+def pod_preemption_policy(pod) -> str:
+    """``util.PodPreemptionPolicy``: ``spec.preemptionPolicy`` or PreemptLowerPriority."""
+    return pod.spec.preemption_policy or "PreemptLowerPriority"
+
+
+def _gq(value) -> str:
+    """Go's ``%q``."""
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def validate_pod_group(pod_group, unscheduled: Iterable, scheduled: Iterable, profiles: Iterable[str], *,
+                       pod_group_preemption_policy: bool = False) -> str | None:
+    """The error message upstream's ``validatePodGroup`` returns for a single PodGroup, or None.
+
+    ``unscheduled`` are the pods taken into this cycle (in queue order), ``scheduled``
+    the group's assumed and assigned pods, ``profiles`` the scheduler names with a profile.
+    """
+    unscheduled = list(unscheduled)
+    root_key = pod_group.group_key
+    root_priority = pod_group.priority_value()
+    root_policy = pod_group.effective_preemption_policy() if pod_group_preemption_policy else ""
+    scheduler_name, first_pod = "", ""
+    if unscheduled:
+        first = unscheduled[0]
+        scheduler_name = first.spec.scheduler_name or ""
+        first_pod = first.metadata.name or ""
+        if not pod_group_preemption_policy:
+            root_policy = pod_preemption_policy(first)
+
+    # the group itself: its priority and policy are the root's (a hierarchy compares each group)
+    for pod in [*unscheduled, *scheduled]:
+        name = pod.metadata.name or ""
+        if (pod.spec.scheduler_name or "") != scheduler_name:
+            return (f"all pods in a pod group hierarchy should have the same .spec.schedulerName set, got: "
+                    f"{_gq(pod.spec.scheduler_name or '')} ({_gq(name)}) and {_gq(scheduler_name)} "
+                    f"({_gq(first_pod)})")
+        if pod_priority(pod) != root_priority:
+            return (f"all pods in a pod group hierarchy should have the same priority as the root pod group's "
+                    f"priority, got {pod_priority(pod)} ({_gq(name)}) and {root_priority} ({_gq(root_key)})")
+        policy = pod_preemption_policy(pod)
+        if policy != root_policy:
+            if pod_group_preemption_policy:
+                return (f"all pods in a pod group hierarchy should have the same preemption policy as the root "
+                        f"pod group's preemption policy, got {policy} ({_gq(name)}) and {root_policy} "
+                        f"({_gq(root_key)})")
+            return (f"all pods in a pod group hierarchy should have the same preemption policy, got {policy} "
+                    f"({_gq(name)}) and {root_policy} ({_gq(first_pod)})")
+    if scheduler_name not in set(profiles):
+        return f"profile not found for scheduler name {_gq(scheduler_name)}"
+    return None

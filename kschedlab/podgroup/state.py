@@ -1,0 +1,209 @@
+"""What the scheduler knows of pod groups, read from a :class:`~kschedlab.cluster.Cluster`
+(upstream keeps it in the scheduler cache: ``PodGroupManager``, ``PodGroupState``,
+the gang plugin's hierarchy tracker).
+
+* a pod's group: ``spec.schedulingGroup.podGroupName`` in the pod's namespace;
+* a group's members: every pod of the group the scheduler's pod informer sees — all
+  pods except those that terminated (``Succeeded``/``Failed``), scheduled or not;
+* **assigned** members have ``spec.nodeName``; **assumed** members sit in the snapshot
+  (the scheduler assumed them on a node: waiting at Permit or being bound) without a
+  ``nodeName`` yet; the rest are **unscheduled**; assumed + assigned = **scheduled**;
+* a group's root: follow ``parentCompositePodGroupName`` (only with the CompositePodGroup
+  gate) while the parent exists; a missing group is its own root, as upstream's test
+  double of ``GetRootKeyForGroup`` resolves it.
+
+>>> from kschedlab.cluster import Cluster
+>>> from kschedlab.api.core import Pod
+>>> from kschedlab.api.podgroup import PodGroup
+>>> c = Cluster([PodGroup.model_validate({"metadata": {"name": "pg", "namespace": "ns"},
+...     "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})])
+>>> for name in ("p1", "p2"):
+...     c.add(Pod.model_validate({"metadata": {"name": name, "namespace": "ns"},
+...         "spec": {"schedulingGroup": {"podGroupName": "pg"}}}))
+>>> st = pod_group_state(c, "ns", "pg")
+>>> st.all_pods_count, st.scheduled_pods_count, sorted(st.unscheduled)
+(2, 0, ['ns/p1', 'ns/p2'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kschedlab.api.podgroup import composite_pod_group_key, pod_group_key
+
+__all__ = [
+    "PodGroupState",
+    "pod_group_name",
+    "pod_group_state",
+    "get_pod_group",
+    "get_composite_pod_group",
+    "members",
+    "parse_key",
+    "root_key",
+    "same_hierarchy",
+    "group_ready",
+    "ready_children_count",
+    "children",
+    "TERMINAL_PHASES",
+]
+
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+def pod_group_name(pod) -> str | None:
+    """``spec.schedulingGroup.podGroupName`` (None for a pod outside any group)."""
+    group = pod.spec.scheduling_group
+    return None if group is None else group.pod_group_name
+
+
+def _obj_key(namespace: str | None, name: str | None) -> str:
+    return f"{namespace}/{name}" if namespace else (name or "")
+
+
+def get_pod_group(cluster, namespace: str | None, name: str | None):
+    """The PodGroup object ``namespace/name`` the cluster holds, or None."""
+    return (cluster.objects.get("PodGroup") or {}).get(_obj_key(namespace, name))
+
+
+def get_composite_pod_group(cluster, namespace: str | None, name: str | None):
+    """The CompositePodGroup object ``namespace/name`` the cluster holds, or None."""
+    return (cluster.objects.get("CompositePodGroup") or {}).get(_obj_key(namespace, name))
+
+
+def members(cluster, namespace: str | None, name: str | None) -> list:
+    """Pods of group ``namespace/name`` the scheduler sees (not terminated), in cluster order."""
+    ns = namespace or ""
+    out = []
+    for pod in cluster.pods.values():
+        if pod_group_name(pod) != name or (pod.metadata.namespace or "") != ns:
+            continue
+        if pod.status is not None and pod.status.phase in TERMINAL_PHASES:
+            continue
+        out.append(pod)
+    return out
+
+
+@dataclass
+class PodGroupState:
+    """Member pods of one group by state (pod keys ``ns/name``)."""
+
+    all: list[str] = field(default_factory=list)
+    unscheduled: list[str] = field(default_factory=list)
+    assumed: list[str] = field(default_factory=list)
+    assigned: list[str] = field(default_factory=list)
+
+    @property
+    def all_pods_count(self) -> int:
+        return len(self.all)
+
+    @property
+    def scheduled(self) -> list[str]:
+        """Assumed or assigned pods."""
+        return [*self.assigned, *self.assumed]
+
+    @property
+    def scheduled_pods_count(self) -> int:
+        return len(self.assumed) + len(self.assigned)
+
+
+def pod_group_state(cluster, namespace: str | None, name: str | None) -> PodGroupState:
+    """The member pods of group ``namespace/name`` split by state (see the module docstring)."""
+    from kschedlab.framework.types import pod_key
+
+    st = PodGroupState()
+    rows = cluster.snapshot.pod_row
+    for pod in members(cluster, namespace, name):
+        key = pod_key(pod)
+        st.all.append(key)
+        if pod.spec.node_name:
+            st.assigned.append(key)
+        elif key in rows:
+            st.assumed.append(key)
+        else:
+            st.unscheduled.append(key)
+    return st
+
+
+# -- hierarchy -----------------------------------------------------------------------------------
+def parse_key(key: str) -> tuple[str, str, str]:
+    """``(type, namespace, name)`` of a group key.
+
+    >>> parse_key("compositepodgroup/ns/root")
+    ('compositepodgroup', 'ns', 'root')
+    """
+    kind, ns, name = key.split("/", 2)
+    return kind, ns, name
+
+
+def _parent_key(cluster, key: str, cpg_enabled: bool) -> str | None:
+    kind, ns, name = parse_key(key)
+    obj = get_pod_group(cluster, ns, name) if kind == "podgroup" else get_composite_pod_group(cluster, ns, name)
+    if obj is None or not cpg_enabled or not obj.spec.parent_composite_pod_group_name:
+        return None
+    return composite_pod_group_key(ns, obj.spec.parent_composite_pod_group_name)
+
+
+def root_key(cluster, key: str, cpg_enabled: bool) -> str:
+    """The root of ``key``'s hierarchy (``GetRootKeyForGroup``); cycles stop at a repeat.
+
+    >>> from kschedlab.cluster import Cluster
+    >>> root_key(Cluster(), "podgroup/ns/missing", True)
+    'podgroup/ns/missing'
+    """
+    seen = {key}
+    while True:
+        parent = _parent_key(cluster, key, cpg_enabled)
+        if parent is None or parent in seen:
+            return key
+        seen.add(parent)
+        key = parent
+
+
+def same_hierarchy(cluster, namespace: str, pod_group: str, target_key: str, cpg_enabled: bool) -> bool:
+    """``areSameHierarchy``: the pod's group and ``target_key`` share a root (just equal keys
+    without the CompositePodGroup gate)."""
+    key = pod_group_key(namespace, pod_group)
+    if not cpg_enabled:
+        return key == target_key
+    return root_key(cluster, key, True) == root_key(cluster, target_key, True)
+
+
+def children(cluster, cpg_key: str) -> list[str]:
+    """Keys of the PodGroups and CompositePodGroups whose parent is ``cpg_key``."""
+    _, ns, name = parse_key(cpg_key)
+    out = []
+    for kind, make in (("CompositePodGroup", composite_pod_group_key), ("PodGroup", pod_group_key)):
+        for obj in (cluster.objects.get(kind) or {}).values():
+            if (obj.metadata.namespace or "") == ns and obj.spec.parent_composite_pod_group_name == name:
+                out.append(make(ns, obj.metadata.name))
+    return out
+
+
+def _quorum(cluster, key: str) -> int:
+    kind, ns, name = parse_key(key)
+    if kind == "podgroup":
+        pg = get_pod_group(cluster, ns, name)
+        return 1 if pg is None or pg.min_count is None else pg.min_count
+    cpg = get_composite_pod_group(cluster, ns, name)
+    return 1 if cpg is None else cpg.min_group_count
+
+
+def group_ready(cluster, key: str, _seen: frozenset = frozenset()) -> bool:
+    """Readiness as the gang plugin's hierarchy tracker keeps it: a PodGroup is ready with
+    at least ``minCount`` member pods (1 for a basic policy); a CompositePodGroup with at
+    least ``minGroupCount`` ready children (1 for basic)."""
+    kind, ns, name = parse_key(key)
+    if kind == "podgroup":
+        return len(members(cluster, ns, name)) >= _quorum(cluster, key)
+    return ready_children_count(cluster, key, _seen | {key}) >= _quorum(cluster, key)
+
+
+def ready_children_count(cluster, cpg_key: str, _seen: frozenset = frozenset()) -> int:
+    """``HierarchyTracker.ReadyChildrenCount``."""
+    return sum(1 for child in children(cluster, cpg_key) if child not in _seen and group_ready(cluster, child, _seen))
+
+
+def describe_group(obj: Any) -> str:
+    """``podgroup/<ns>/<name>`` or ``compositepodgroup/<ns>/<name>`` of a group object."""
+    return obj.group_key

@@ -130,6 +130,7 @@ def cmd_bench(args) -> int:
 
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
+                          gates=_gates(args.feature_gates),
                           progress=args.output != "json" and sys.stderr.isatty())
     if args.output == "json":
         json.dump(result, sys.stdout)
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--pods", type=int, help="measured pods")
     bench.add_argument("--keep-traces", type=int, default=1000, help="full traces kept (most recent)")
     bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
     bench.add_argument("-o", "--output", choices=("table", "json"), default="table")
     bench.set_defaults(func=cmd_bench)
     simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")

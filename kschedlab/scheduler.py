@@ -244,6 +244,10 @@ class Scheduler:
         diagnosis = Diagnosis(num_all)
         if num_all == 0:
             raise FrameworkError("no nodes available to schedule pods")
+        signature = None
+        if fw.batch is not None:  # (upstream signs the pod when it enters the queue)
+            trace.batch = BatchRecord()
+            signature = trace.batch.signature = fw.sign_pod(pod_info)
         pre_res, status, log, with_nodes = fw.run_pre_filter(state, pod_info, snapshot)
         trace.prefilter = log
         # upstream: Diagnosis.UnschedulablePlugins starts as the PreFilter plugins that restricted nodes
@@ -258,10 +262,8 @@ class Scheduler:
             return None, diagnosis
 
         # opportunistic batching: the previous cycle's next best node, when this pod is like the last one
-        signature = hint = None
+        hint = None
         if fw.batch is not None:
-            trace.batch = BatchRecord()
-            signature = trace.batch.signature = fw.sign_pod(pod_info)
             hint = fw.batch.get_node_hint(pod_info, signature, state, snapshot, self.scheduling_cycle,
                                           self.clock(), trace.batch)
 
@@ -295,13 +297,16 @@ class Scheduler:
             return None, diagnosis
         feasible = self._find_nodes_that_pass_filters(fw, state, pod_info, snapshot, rows, diagnosis, trace)
         processed = len(trace.filter.rows) if trace.filter is not None else len(feasible)
-        if target_failed is not None and not (trace.filter is not None and (trace.filter.rows == target_failed.rows[0]).any()):
-            # upstream keeps the nominated/hinted node's status in the Diagnosis, so it counts as processed
-            # even when the pass over all nodes stopped before reaching it
+        revisited = trace.filter is not None and bool((trace.filter.rows == target_failed.rows[0]).any()) \
+            if target_failed is not None else True
+        if not revisited:
+            # upstream keeps the nominated/hinted node's status in the Diagnosis: it counts as processed
+            # (and in the message) even when the pass over all nodes did not reach it again
             processed += 1
-            failed_by = target_failed.status(0).plugin
-            if failed_by:
-                diagnosis.unschedulable_plugins.add(failed_by)
+            failed = target_failed.status(0)
+            diagnosis.add_counts({reason: 1 for reason in failed.reasons}, 1)
+            if failed.plugin:
+                diagnosis.unschedulable_plugins.add(failed.plugin)
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all
         trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:

@@ -407,8 +407,9 @@ class NoExecuteTaintManager:
             comparison_operators = bool(gates.enabled("TaintTolerationComparisonOperators")) if gates else False
         self.comparison_operators = comparison_operators
         self._tainted: dict[str, list] = {}
-        self._work: dict[str, ScheduledEviction] = {}
-        self._firing: dict[str, ScheduledEviction] = {}
+        self._work: dict[str, ScheduledEviction] = {}      # timers (cancellable)
+        self._running: list[ScheduledEviction] = []         # deletions due at once: already running upstream
+        self._in_progress: set[str] = set()                 # their (nil) entries in upstream's worker map
         self.events: list[TaintManagerEvent] = []
 
     # -- inspection -------------------------------------------------------------------
@@ -418,28 +419,30 @@ class NoExecuteTaintManager:
 
     def scheduled(self) -> dict[str, ScheduledEviction]:
         """Pending deletions (timers and deletions due now), by pod key."""
-        return {**self._work, **self._firing}
+        return {**{w.pod: w for w in self._running}, **self._work}
 
     def next_deadline(self) -> float | None:
         """The earliest ``fire_at`` of the pending deletions, or None."""
-        times = [w.fire_at for w in (*self._work.values(), *self._firing.values())]
+        times = [w.fire_at for w in (*self._work.values(), *self._running)]
         return min(times) if times else None
 
     def due(self, now) -> list[tuple[str, float]]:
         """Pop the deletions due at ``now``: ``[(pod key, fire time)]`` by time then key.
         The caller deletes them (:func:`delete_pod_by_taint_manager`)."""
         t = float(now)
-        ready = [w for w in (*self._firing.values(), *self._work.values()) if w.fire_at <= t]
+        ready = [w for w in (*self._running, *self._work.values()) if w.fire_at <= t]
         ready.sort(key=lambda w: (w.fire_at, w.pod))
+        self._running = [w for w in self._running if w.fire_at > t]
         out = []
         seen = set()
         for w in ready:
+            if self._work.get(w.pod) is w:
+                del self._work[w.pod]
+            else:
+                self._in_progress.discard(w.pod)
             if w.pod in seen:
                 continue
             seen.add(w.pod)
-            self._firing.pop(w.pod, None)
-            if self._work.get(w.pod) is w:
-                del self._work[w.pod]
             self.events.append(TaintManagerEvent(w.fire_at, w.pod, w.node, "fired", w.fire_at,
                                                  f"Marking for deletion Pod {w.pod}"))
             out.append((w.pod, w.fire_at))
@@ -485,7 +488,7 @@ class NoExecuteTaintManager:
 
     def on_pod_delete(self, pod_key: str, now) -> None:
         """A pod is gone: its scheduled deletion is cancelled."""
-        work = self._work.get(pod_key) or self._firing.get(pod_key)
+        work = self._work.get(pod_key)
         self._cancel(pod_key, work.node if work is not None else "", float(now))
 
     def sync(self, cluster, now) -> None:
@@ -502,17 +505,18 @@ class NoExecuteTaintManager:
 
     def _cancel(self, key: str, node: str, t: float) -> None:
         work = self._work.pop(key, None)
-        self._firing.pop(key, None)  # already running: removed from the map, cannot be stopped
+        self._in_progress.discard(key)  # a deletion already running is only dropped from the map
         if work is not None:
             self.events.append(TaintManagerEvent(t, key, node or work.node, "cancelled", work.fire_at,
                                                  f"Cancelling deletion of Pod {key}"))
 
     def _add(self, key: str, node: str, created: float, fire: float) -> None:
-        if key in self._work or key in self._firing:
+        if key in self._work or key in self._in_progress:
             return
         work = ScheduledEviction(key, node, created, fire)
         if fire - created <= 0:
-            self._firing[key] = work
+            self._running.append(work)
+            self._in_progress.add(key)
         else:
             self._work[key] = work
 
@@ -540,7 +544,7 @@ class NoExecuteTaintManager:
                 self.events.append(TaintManagerEvent(t, key, node, "kept", existing.fire_at))
                 return
             self._cancel(key, node, t)
-        if key in self._firing:
+        if key in self._in_progress:
             return
         self._add(key, node, start, trigger)
         self.events.append(TaintManagerEvent(t, key, node, "evict-now" if trigger <= start else "scheduled",

@@ -38,6 +38,7 @@ class CycleTrace:
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     #: what opportunistic batching did (kschedlab.framework.batch.BatchRecord); None when the gate is off
+    #: (or when there were no nodes)
     batch: Any = None
 
     @property

@@ -70,8 +70,11 @@ def set_status_condition(conditions: list[Condition], new: Condition, now: datet
         existing.last_transition_time = new.last_transition_time or now
         changed = True
     for attr in ("reason", "message", "observed_generation"):
-        if getattr(existing, attr) != getattr(new, attr):
-            setattr(existing, attr, getattr(new, attr))
+        value = getattr(new, attr)
+        if getattr(existing, attr) != value:
+            setattr(existing, attr, value)
+            if value is None:  # an unset field stays out of dumps
+                existing.model_fields_set.discard(attr)
             changed = True
     return changed
 
@@ -88,6 +91,8 @@ def update_pod_group_condition(pg, condition: Condition, now: datetime | None = 
         return False
     cond = condition.clone()
     cond.observed_generation = pg.metadata.generation or None
+    if cond.observed_generation is None:
+        cond.model_fields_set.discard("observed_generation")
     conditions = list(pg.status.conditions)
     if not set_status_condition(conditions, cond, now):
         return False
@@ -96,19 +101,23 @@ def update_pod_group_condition(pg, condition: Condition, now: datetime | None = 
     return True
 
 
+def _condition(status: str, reason: str, message: str) -> Condition:
+    fields = {"type": POD_GROUP_INITIALLY_SCHEDULED, "status": status, "reason": reason}
+    if message:
+        fields["message"] = message
+    return Condition(**fields)
+
+
 def scheduled(message: str = "") -> Condition:
     """``PodGroupInitiallyScheduled=True``, reason ``Scheduled``."""
-    return Condition(type=POD_GROUP_INITIALLY_SCHEDULED, status="True", reason=REASON_SCHEDULED,
-                     message=message or None)
+    return _condition("True", REASON_SCHEDULED, message)
 
 
 def unschedulable(message: str) -> Condition:
     """``PodGroupInitiallyScheduled=False``, reason ``Unschedulable``."""
-    return Condition(type=POD_GROUP_INITIALLY_SCHEDULED, status="False", reason=REASON_UNSCHEDULABLE,
-                     message=message)
+    return _condition("False", REASON_UNSCHEDULABLE, message)
 
 
 def scheduler_error(message: str) -> Condition:
     """``PodGroupInitiallyScheduled=False``, reason ``SchedulerError``."""
-    return Condition(type=POD_GROUP_INITIALLY_SCHEDULED, status="False", reason=REASON_SCHEDULER_ERROR,
-                     message=message)
+    return _condition("False", REASON_SCHEDULER_ERROR, message)

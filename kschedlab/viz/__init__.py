@@ -19,6 +19,8 @@ from kschedlab.viz.figures import (
     shape_function, utilization_table)
 from kschedlab.viz.manifests import yaml_documents
 from kschedlab.viz.report import render_report, write_report
+from kschedlab.viz.preemption import (
+    preemption_candidates, preemption_figure, preemption_timeline, preemption_what_if)
 from kschedlab.viz.spread import (
     compare_spread, place_replicas, spread_constraints, spread_table, spread_variants, topology_skew,
     with_constraint)
@@ -30,4 +32,5 @@ __all__ = [
     "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if", "nodes_table", "pods_table",
     "results_table", "label_colors", "pod_label_keys", "spread_constraints", "spread_table", "topology_skew",
     "with_constraint", "spread_variants", "compare_spread", "place_replicas", "yaml_documents",
+    "preemption_candidates", "preemption_figure", "preemption_timeline", "preemption_what_if",
 ]

@@ -528,8 +528,10 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
     if pending:
         add("pending", "pending pods", "cluster", pending_total, "#fee6ce", "pods not bound to any node")
         for info, size in pending:
+            named = info.pod.spec.node_name  # spec.nodeName of a node that does not exist
+            state = f" (nodeName {named}: no such node)" if named else " (pending)"
             add(f"pod/{info.key}", info.name, "pending", size, pod_color(info, "#e6550d"),
-                pod_hover(info, size, " (pending)"))
+                pod_hover(info, size, state))
     fig = go.Figure(go.Treemap(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
                                sort=False, marker={"colors": colors}, customdata=hover, maxdepth=4,
                                hovertemplate="%{customdata}<extra></extra>", textinfo="label"))

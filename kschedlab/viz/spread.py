@@ -41,8 +41,9 @@ fewer eligible domains than ``minDomains``.
 ...   - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
 ... '''))
 >>> t = spread_table(cluster, "default/new")
->>> t[["nodes", "matching pods", "skew if placed", "fits"]].to_dict("index")
-{'a': {'nodes': 'n1', 'matching pods': 1, 'skew if placed': 2, 'fits': False}, 'b': {'nodes': 'n2', 'matching pods': 0, 'skew if placed': 1, 'fits': True}}
+>>> t[["nodes", "matching pods", "skew if placed", "fits"]].to_dict("index")  # doctest: +NORMALIZE_WHITESPACE
+{'a': {'nodes': 'n1', 'matching pods': 1, 'skew if placed': 2, 'fits': False},
+ 'b': {'nodes': 'n2', 'matching pods': 0, 'skew if placed': 1, 'fits': True}}
 >>> t.attrs["global minimum"], t.attrs["maxSkew"]
 (0, 1)
 """
@@ -366,7 +367,16 @@ def spread_variants(cluster, pod: str, variants: Mapping[str, Mapping[str, Any]]
     fresh copy of the cluster. ``variants`` maps a label to the fields to set (see
     :func:`with_constraint`; ``{}`` = the pod as it is). One row per variant: the node (empty
     when unschedulable), the message, the global minimum and the eligible domains.
+
+    >>> from kschedlab import Cluster
+    >>> from pathlib import Path
+    >>> data = Path(__file__).resolve().parents[2] / "datasets" / "topology-spread"
+    >>> t = spread_variants(Cluster.from_manifests(data / "06-min-domains.yaml"), "default/mypod",
+    ...                     {"unset": {}, "minDomains 4": {"minDomains": 4}})
+    >>> t[["node", "global minimum"]].to_dict("index")
+    {'unset': {'node': 'node5', 'global minimum': 1}, 'minDomains 4': {'node': '', 'global minimum': 0}}
     """
+    _require_pending(cluster, pod)
     records = []
     for label, overrides in variants.items():
         fresh = _variant_cluster(cluster, pod, overrides, constraint)
@@ -411,6 +421,7 @@ def compare_spread(cluster, pod: str, variants: Mapping[str, Mapping[str, Any]],
     """
     from kschedlab.scheduler import Scheduler
 
+    _require_pending(cluster, pod)
     tables, subtitles, notes = [], [], []
     for label, overrides in variants.items():
         fresh = _variant_cluster(cluster, pod, overrides, constraint)
@@ -426,7 +437,17 @@ def compare_spread(cluster, pod: str, variants: Mapping[str, Mapping[str, Any]],
 # -- building scenarios step by step (the SpreadExplorer's verbs) -------------------------------------------
 def add_matching_pod(cluster, pod, node: str, name: str):
     """Bind a new pod to ``node`` carrying the labels and namespace of ``pod`` (a key or a
-    Pod) and nothing else, as an existing replica would; returns its key."""
+    Pod) and nothing else, as an existing replica would; returns its key.
+
+    >>> from kschedlab import Cluster
+    >>> from pathlib import Path
+    >>> data = Path(__file__).resolve().parents[2] / "datasets" / "topology-spread"
+    >>> cluster = Cluster.from_manifests(data / "01-one-constraint.yaml")
+    >>> add_matching_pod(cluster, "default/mypod", "node4", "extra")
+    'default/extra'
+    >>> spread_table(cluster, "default/mypod")["matching pods"].to_dict()
+    {'zoneA': 2, 'zoneB': 2}
+    """
     from kschedlab.api.core import Pod
 
     source = cluster.pods[pod] if isinstance(pod, str) else pod
@@ -453,11 +474,29 @@ def add_replica(cluster, pod, name: str):
 
 def probe(cluster, pod: str, *, seed: int = 0):
     """Where the scheduler would put the pending pod ``pod`` now: its ScheduleResult on a
-    deep copy of the cluster (the cluster itself does not change)."""
+    deep copy of the cluster (the cluster itself does not change).
+
+    >>> from kschedlab import Cluster
+    >>> from pathlib import Path
+    >>> data = Path(__file__).resolve().parents[2] / "datasets" / "topology-spread"
+    >>> cluster = Cluster.from_manifests(data / "02-two-constraints.yaml")
+    >>> probe(cluster, "default/mypod").node, cluster.pods["default/mypod"].spec.node_name
+    ('node4', None)
+    """
     from kschedlab.scheduler import Scheduler
 
+    _require_pending(cluster, pod)
     fresh = copy.deepcopy(cluster)
     return Scheduler(fresh, seed=seed).schedule_one(pod)
+
+
+def _require_pending(cluster, pod: str) -> None:
+    if pod not in cluster.pods:
+        raise KeyError(f"no pod {pod!r} in the cluster")
+    node = cluster.pods[pod].spec.node_name
+    if node:
+        raise ValueError(f"pod {pod} is already bound to {node}: use a pending pod (or a copy of the cluster "
+                         "from before it was scheduled)")
 
 
 def place_replicas(cluster, pod: str, count: int, *, constraint: int = 0, seed: int = 0) -> pd.DataFrame:
@@ -475,6 +514,7 @@ def place_replicas(cluster, pod: str, count: int, *, constraint: int = 0, seed: 
     """
     from kschedlab.scheduler import Scheduler
 
+    _require_pending(cluster, pod)
     fresh = copy.deepcopy(cluster)
     key_of = spread_table(fresh, pod, constraint).attrs["topologyKey"]
     name = fresh.pods[pod].metadata.name

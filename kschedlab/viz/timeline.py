@@ -36,7 +36,7 @@ from kschedlab.framework.status import Code, Status
 from kschedlab.viz._common import NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
 
 __all__ = ["queue_timeline", "queue_segments", "extension_point_steps", "extension_point_timeline",
-           "EXTENSION_POINTS", "QUEUE_COLORS", "STATUS_COLORS"]
+           "metric_steps", "EXTENSION_POINTS", "QUEUE_COLORS", "STATUS_COLORS"]
 
 # -- the queue -----------------------------------------------------------------------------------------
 #: a fixed colour per place a pod can be
@@ -217,6 +217,9 @@ def _chain(plugins: list[str], status: Status | None, detail_ok: str) -> list[tu
     """Plugins run in order until one fails: those before it passed, it failed, the rest did not run."""
     if status is None:
         return [(p, NOT_RUN, "") for p in plugins]
+    if not status.is_success() and not status.plugin:
+        # a combined status with no plugin named (Permit's Wait): every plugin of the point shares it
+        return [(p, status.code.name, status.message()) for p in plugins]
     out = []
     failed = status.plugin if not status.is_success() else None
     hit = False
@@ -391,4 +394,33 @@ def extension_point_timeline(result, scheduler, *, title: str | None = None) -> 
                "range": [0, len(steps)]},
         yaxis={"categoryorder": "array", "categoryarray": labels, "autorange": "reversed", "title": ""},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
+    return fig
+
+
+# -- metric series --------------------------------------------------------------------------------------------
+def metric_steps(frame: pd.DataFrame, *, title: str = "", yaxis_title: str = "pods",
+                 colors: dict | None = None) -> go.Figure:
+    """A step plot of a metric frame indexed by time (one line per column), e.g.
+    :func:`kschedlab.sim.metrics.pending_pods` or ``schedule_attempts_total``: each value
+    holds until the next row (``line_shape="hv"``).
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"gated": [1, 0]}, index=pd.Index([0.0, 20.0], name="time"))
+    >>> fig = metric_steps(df, title="scheduler_pending_pods")
+    >>> fig.data[0].name, fig.data[0].x, fig.data[0].y, fig.data[0].line.shape
+    ('gated', (0.0, 20.0), (1, 0), 'hv')
+    """
+    colors = {**QUEUE_COLORS, "scheduled": PASSED_COLOR, "error": "#67000d", **(colors or {})}
+    if "unschedulable" in frame.columns and "scheduled" in frame.columns:
+        colors["unschedulable"] = REJECTED_COLOR
+    fig = go.Figure()
+    for i, column in enumerate(frame.columns):
+        fig.add_trace(go.Scatter(
+            x=[float(t) for t in frame.index], y=[int(v) for v in frame[column]], name=esc(column),
+            mode="lines", line={"shape": "hv", "color": colors.get(column), "width": 2},
+            hovertemplate="%{x:g} s: %{y}<extra>" + esc(column) + "</extra>"))
+    top = int(frame.to_numpy().max()) if frame.size else 0
+    yaxis = {"title": esc(yaxis_title), "rangemode": "tozero", **({"dtick": 1} if top <= 10 else {})}
+    fig.update_layout(template=TEMPLATE, title=esc(title), height=320,
+                      xaxis={"title": "virtual time (s)", "rangemode": "tozero"}, yaxis=yaxis)
     return fig

@@ -11,7 +11,8 @@ be computed without them.
 
 from kschedlab.widgets.cluster_view import ClusterView
 from kschedlab.widgets.explorer import ScoreExplorer
+from kschedlab.widgets.preemption import PreemptionExplorer
 from kschedlab.widgets.shape_editor import ShapeEditor
 from kschedlab.widgets.spread_explorer import SpreadExplorer
 
-__all__ = ["ClusterView", "ScoreExplorer", "ShapeEditor", "SpreadExplorer"]
+__all__ = ["ClusterView", "PreemptionExplorer", "ScoreExplorer", "ShapeEditor", "SpreadExplorer"]

@@ -1,0 +1,76 @@
+"""Figures for scheduler performance tuning (seed section 10): the adaptive default of
+``percentageOfNodesToScore`` and the speed / placement-quality trade-off of a sweep
+(:mod:`kschedlab.sim.tuning`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kschedlab.scheduler import MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASIBLE_NODES_TO_FIND, \
+    num_feasible_nodes_to_find
+from kschedlab.viz._common import CHOSEN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE
+
+__all__ = ["adaptive_default_figure", "percentage_tradeoff"]
+
+
+def adaptive_default_figure(max_nodes: int = 10_000, step: int = 50) -> go.Figure:
+    """How many nodes the scheduler looks for with the default (``percentageOfNodesToScore: 0``),
+    by cluster size: the percentage (``50 - nodes/125``, at least 5) and the resulting number of
+    feasible nodes to find (at least 100; every node below 100 nodes).
+
+    >>> fig = adaptive_default_figure(5000, step=2500)
+    >>> fig.data[0].x, fig.data[0].y, fig.data[1].y
+    ((2500, 5000), (30, 10), (750, 500))
+    """
+    sizes = list(range(step, max_nodes + 1, step))
+    pct = [100 if n < MIN_FEASIBLE_NODES_TO_FIND else max(50 - n // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+           for n in sizes]
+    found = [num_feasible_nodes_to_find(0, n) for n in sizes]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=sizes, y=pct, name="percentage of nodes", mode="lines",
+                             line={"color": CHOSEN_COLOR, "width": 3},
+                             hovertemplate="%{x} nodes: %{y}%<extra></extra>"), secondary_y=False)
+    fig.add_trace(go.Scatter(x=sizes, y=found, name="feasible nodes to find", mode="lines",
+                             line={"color": "#1f77b4", "width": 3},
+                             hovertemplate="%{x} nodes: look for %{y}<extra></extra>"), secondary_y=True)
+    fig.update_layout(template=TEMPLATE, height=380, title="percentageOfNodesToScore: 0 (the adaptive default)",
+                      xaxis={"title": "nodes in the cluster"}, legend={"orientation": "h", "y": -0.25})
+    fig.update_yaxes(title_text="percentage", range=[0, 105], secondary_y=False)
+    fig.update_yaxes(title_text="feasible nodes to find", rangemode="tozero", secondary_y=True)
+    return fig
+
+
+def percentage_tradeoff(summary: pd.DataFrame, *, title: str = "percentageOfNodesToScore: work vs placement"
+                        ) -> go.Figure:
+    """One point per percentage of a :func:`kschedlab.sim.tuning.sweep_summary`: x = mean
+    nodes evaluated per pod (the work), left = share of pods placed on a best node, right =
+    mean regret (best total score - chosen total).  0 is labelled "0 (default)".
+
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"evaluated": [110.0, 1000.0], "best_node_share": [0.5, 1.0],
+    ...                   "mean_regret": [3.0, 0.0]}, index=pd.Index([10, 100], name="percentage"))
+    >>> fig = percentage_tradeoff(s)
+    >>> fig.data[0].x, fig.data[0].y, fig.data[0].text
+    ((110.0, 1000.0), (50.0, 100.0), ('10%', '100%'))
+    """
+    summary = summary.sort_values("evaluated")
+    labels = [("0 (default)" if p == 0 else f"{p}%") for p in summary.index]
+    x = [float(v) for v in summary["evaluated"]]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=x, y=[round(100 * float(v), 1) for v in summary["best_node_share"]],
+                             text=labels, mode="lines+markers+text", textposition="top center",
+                             name="pods on a best node (%)", line={"color": PASSED_COLOR, "width": 2},
+                             hovertemplate="%{text}: %{x:.0f} nodes evaluated, %{y}% on a best node"
+                                           "<extra></extra>"), secondary_y=False)
+    fig.add_trace(go.Scatter(x=x, y=[round(float(v), 2) for v in summary["mean_regret"]], text=labels,
+                             mode="lines+markers", name="mean regret (score points)",
+                             line={"color": REJECTED_COLOR, "width": 2, "dash": "dot"},
+                             hovertemplate="%{text}: mean regret %{y}<extra></extra>"), secondary_y=True)
+    fig.update_layout(template=TEMPLATE, height=420, title=title,
+                      xaxis={"title": "nodes evaluated per pod (mean)", "rangemode": "tozero"},
+                      legend={"orientation": "h", "y": -0.25})
+    fig.update_yaxes(title_text="pods placed on a best node (%)", range=[0, 110], secondary_y=False)
+    fig.update_yaxes(title_text="mean regret", rangemode="tozero", secondary_y=True)
+    return fig

@@ -1,0 +1,82 @@
+"""The scenarios of datasets/sim/, run as `kschedlab simulate FILE` would run them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kschedlab.cli import main
+from kschedlab.sim.metrics import pending_pods, schedule_attempts
+from kschedlab.sim.scenario import from_files
+
+SIM = Path(__file__).resolve().parents[2] / "datasets" / "sim"
+
+
+def simulate(capsys, name: str, *extra: str) -> dict:
+    assert main(["simulate", str(SIM / name), "-o", "json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def by_pod(out: dict) -> dict:
+    return {p["pod"]: p for p in out["pods"]}
+
+
+def test_gated_pod(capsys):
+    out = simulate(capsys, "gated-pod.yaml")
+    pods = by_pod(out)
+    test_pod = pods["default/test-pod"]
+    assert (test_pod["created"], test_pod["first_attempt"], test_pod["scheduled"], test_pod["node"],
+            test_pod["attempts"]) == (0.0, 20.0, 20.0, "node-2", 1)
+    web = pods["default/web-0"]
+    assert (web["scheduled"], web["node"], web["finished"]) == (5.0, "node-2", 65.0)
+    # the engine samples the queue after each event (the initial cluster is not sampled at 0 s)
+    gated = {q["time"]: q["gated"] for q in out["queue"]}
+    assert gated[5.0] == 1 and gated[10.0] == 1 and gated[20.0] == 0
+
+
+def test_gated_pod_queue_history():
+    sim, until = from_files(SIM / "gated-pod.yaml")
+    result = sim.run(until=until)
+    pending = pending_pods(result)
+    assert pending.loc[0.0, "gated"] == 1 and pending.loc[20.0, "gated"] == 0
+    moves = result.moves[result.moves["pod"] == "default/test-pod"]
+    assert list(zip(moves["time"], moves["to"].fillna("-"), moves["event"])) == [
+        (0.0, "gated", "UnscheduledPodAdd"),
+        (20.0, "active", "TargetPodUpdatePodSchedulingGatesEliminated"),
+        (20.0, "in-flight", "Pop"),
+        (20.0, "-", "Done"),
+    ]
+
+
+def test_capacity_waits(capsys):
+    out = simulate(capsys, "capacity-waits.yaml")
+    pods = by_pod(out)
+    got = {k.split("/")[1]: (p["scheduled"], p["node"], p["attempts"]) for k, p in pods.items()}
+    assert got["batch-2"] == (20.0, got["batch-0"][1], 2)  # the node batch-0 freed at 20 s
+    assert got["batch-3"] == (21.0, got["batch-1"][1], 3)
+    assert got["batch-4"] == (30.0, "node-3", 4)
+    assert {got["batch-0"][1], got["batch-1"][1]} == {"node-1", "node-2"}
+    assert out["endTime"] == 50.0
+
+
+def test_capacity_waits_every_failed_attempt_is_unschedulable():
+    sim, until = from_files(SIM / "capacity-waits.yaml")
+    result = sim.run(until=until)
+    attempts = schedule_attempts(result, sim)
+    assert attempts["result"].value_counts().to_dict() == {"unschedulable": 6, "scheduled": 5}
+    woken = result.moves[(result.moves["from"] == "unschedulable")]
+    assert set(woken["event"]) == {"AssignedPodDelete", "NodeAdd"}
+
+
+def test_table_output(capsys):
+    assert main(["simulate", str(SIM / "capacity-waits.yaml")]) == 0
+    text = capsys.readouterr().out
+    assert "default/batch-4" in text and text.rstrip().endswith("simulated 50 s")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SIM.glob("*.yaml")))
+def test_every_scenario_runs(capsys, name):
+    out = simulate(capsys, name)
+    assert out["pods"] and all(p["attempts"] >= 0 for p in out["pods"])

@@ -175,8 +175,10 @@ class DrainResult:
         """The timeline as a pandas DataFrame."""
         import pandas as pd
 
-        return pd.DataFrame([e.__dict__ for e in self.timeline],
-                            columns=["time", "action", "pod", "code", "reason", "message"])
+        frame = pd.DataFrame([e.__dict__ for e in self.timeline],
+                             columns=["time", "action", "pod", "code", "reason", "message"])
+        frame["code"] = frame["code"].astype("Int64")
+        return frame
 
     def codes(self) -> dict[str, list[int]]:
         """Pod -> the codes its eviction attempts got, in order."""
@@ -521,7 +523,7 @@ def _next_termination(cluster) -> float | None:
 def drain(cluster, node: str, *, now: float, options: DrainOptions | None = None,
           advance: Callable[[object, float], None] | None = default_advance,
           wakeups: Callable[[], float | None] | None = None, until: float | None = None,
-          remove: Callable[[str], None] | None = None, **flags) -> DrainResult:
+          remove: Callable[[str], None] | None = None, max_steps: int = 100_000, **flags) -> DrainResult:
     """Run ``kubectl drain node`` from ``now`` until it finishes (or ``until``).
 
     Flags may be given as keywords (``ignore_daemonsets=True``, ``timeout=60``,
@@ -529,7 +531,8 @@ def drain(cluster, node: str, *, now: float, options: DrainOptions | None = None
     drain wake-up, the next end of a grace period, or ``wakeups()`` (other
     events the caller's ``advance`` will produce); ``advance(cluster, t)`` is
     called before each step.  A drain that cannot finish (a budget that stays
-    at 0, no ``--timeout``) stops at ``until`` with ``result.finished`` False.
+    at 0, no ``--timeout``) stops at ``until`` with ``result.finished`` False
+    (kubectl would wait forever; ``max_steps`` steps are the last resort).
     """
     opts = options or DrainOptions(**flags)
     if options is not None and flags:
@@ -539,7 +542,9 @@ def drain(cluster, node: str, *, now: float, options: DrainOptions | None = None
     if advance is not None:
         advance(cluster, t)
     d.start(t)
-    while not d.done:
+    steps = 0
+    while not d.done and steps < max_steps:
+        steps += 1
         nxt = d.next_wakeup()
         if nxt is None:
             break

@@ -63,14 +63,14 @@ def pod_state(pod) -> tuple[str, str]:
     return "pending", ""
 
 
-def _snapshot(sim, seen: dict[str, None], rows: list[dict]) -> None:
+def _snapshot(sim, time: float, seen: dict[str, None], rows: list[dict]) -> None:
     pods = sim.cluster.pods
     for key in pods:
         seen.setdefault(key, None)
     for key in seen:
         pod = pods.get(key)
         state, node = pod_state(pod) if pod is not None else ("gone", "")
-        rows.append({"time": float(sim.now), "pod": key, "state": state, "node": node})
+        rows.append({"time": time, "pod": key, "state": state, "node": node})
 
 
 def watch(sim, until: float, *, step: float = 1.0, start: float | None = None) -> pd.DataFrame:
@@ -78,8 +78,8 @@ def watch(sim, until: float, *, step: float = 1.0, start: float | None = None) -
     ``state`` and ``node`` (the bound node, or the nominated one; "" otherwise).
 
     The grid is ``start`` (default: the simulation's current time), ``start + step``, ...,
-    ``until``.  The simulation is really run (its clock ends at ``until``); call
-    ``sim.result()`` afterwards for its usual tables.
+    ``until``.  The simulation is really run (up to ``until``; its clock stops earlier when
+    nothing is left to happen); call ``sim.result()`` afterwards for its usual tables.
     """
     if step <= 0:
         raise ValueError("step must be > 0")
@@ -88,8 +88,9 @@ def watch(sim, until: float, *, step: float = 1.0, start: float | None = None) -
     rows: list[dict] = []
     seen: dict[str, None] = {}
     for i in range(count + 1):
-        sim.run(until=t0 + i * step)
-        _snapshot(sim, seen, rows)
+        t = t0 + i * step
+        sim.run(until=t)  # returns early (clock before t) once nothing is left to happen
+        _snapshot(sim, t, seen, rows)
     return pd.DataFrame.from_records(rows, columns=COLUMNS)
 
 

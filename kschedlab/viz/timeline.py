@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import numpy as np
@@ -320,6 +321,25 @@ def extension_point_steps(result, scheduler) -> pd.DataFrame:
                 norm_rows.append((p, NOT_RUN, why_not))
     steps["Score"], steps["NormalizeScore"] = score_rows, norm_rows
 
+    failure = _error_point(result)
+    if failure is not None:  # the framework stopped the cycle with an error at this (point, plugin)
+        point, plugin = failure
+        rows_ = steps.get(point, [])
+        if any(p == plugin for p, _, _ in rows_):
+            marked, hit = [], False
+            for p, status, detail in rows_:
+                if p == plugin:
+                    marked.append((p, "Error", result.status.message()))
+                    hit = True
+                elif not hit and status == NOT_RUN:
+                    marked.append((p, "Success", "ran before the error"))
+                else:
+                    marked.append((p, status, detail))
+            steps[point] = marked
+            if point == "Score":  # each Score plugin's NormalizeScore runs right after its Score
+                before = {p for p, st, _ in marked if st == "Success"}
+                steps["NormalizeScore"] = [(p, "Success", "ran before the error") if p in before and st == NOT_RUN
+                                           else (p, st, d) for p, st, d in steps["NormalizeScore"]]
     by_point = {point: st for point, _, st in trace.steps}
     selected = f"on {trace.selected}" if trace.selected else ""
     for point in ("Reserve", "Permit", "PreBind"):
@@ -333,6 +353,27 @@ def extension_point_steps(result, scheduler) -> pd.DataFrame:
         steps["Bind"] = _chain(names["Bind"], bind, "")
     steps["PostBind"] = [(p, "Success" if result.node else NOT_RUN, "informational") for p in names["PostBind"]]
     return _steps_frame(steps, names)
+
+
+_ERROR_PATTERNS = (
+    (re.compile(r'running "([^"]+)" filter plugin'), "Filter"),
+    (re.compile(r'running PreScore plugin "([^"]+)"'), "PreScore"),
+    (re.compile(r'running Score plugins: plugin "([^"]+)"'), "Score"),
+    (re.compile(r'running Normalize on Score plugins: plugin "([^"]+)"'), "NormalizeScore"),
+    (re.compile(r'applying score defaultWeights on Score plugins: plugin "([^"]+)"'), "Score"),
+)
+
+
+def _error_point(result) -> tuple[str, str] | None:
+    """(extension point, plugin) named by a framework error of the scheduling cycle, if any."""
+    if result.status.code != Code.Error:
+        return None
+    message = result.status.message()
+    for pattern, point in _ERROR_PATTERNS:
+        m = pattern.search(message)
+        if m:
+            return point, m.group(1)
+    return None
 
 
 def _steps_frame(steps: dict[str, list[tuple[str, str, str]]], names) -> pd.DataFrame:

@@ -197,3 +197,24 @@ def test_metric_steps_draws_the_metric_frames():
     assert gated.line.color == QUEUE_COLORS["gated"] and gated.line.shape == "hv"
     totals = metric_steps(schedule_attempts_total(result, sim))
     assert [t.name for t in totals.data] == ["scheduled", "unschedulable", "error"]
+
+
+class TooBright(Plugin):
+    name = "TooBright"
+
+    def score(self, state, pod_info, node_info):
+        return 150, Status()
+
+
+def test_a_framework_error_is_pinned_on_its_plugin():
+    config = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "TooBright"}]}}}]}
+    scheduler = Scheduler(Cluster([node("n1"), node("n2"), pod("p")]), config, registry={"TooBright": TooBright})
+    result = scheduler.schedule_one("default/p")
+    steps = extension_point_steps(result, scheduler)
+    score = dict(by_point(steps, "Score"))
+    assert score["TooBright"] == "Error" and score["NodeResourcesFit"] == "Success"
+    detail = steps[(steps["point"] == "Score") & (steps["plugin"] == "TooBright")]["detail"].item()
+    assert detail == ('applying score defaultWeights on Score plugins: plugin "TooBright" returns an invalid '
+                      'score 150, it should in the range of [0, 100] after normalizing')
+    assert {s for _, s in by_point(steps, "Bind")} == {"NotRun"}
+    assert dict(by_point(steps, "NormalizeScore"))["TaintToleration"] == "Success"

@@ -63,7 +63,7 @@ the phase literally, as the upstream tests do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Iterable
 

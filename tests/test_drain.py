@@ -220,3 +220,32 @@ def test_drainer_on_an_outside_clock():
 def test_go_duration():
     assert [go_duration(s) for s in (0, 0.5, 5, 59.5, 60, 61, 3599, 3600, 86400)] == [
         "0s", "500ms", "5s", "59.5s", "1m0s", "1m1s", "59m59s", "1h0m0s", "24h0m0s"]
+
+
+# ------------------------------------------------------------------------------- figures
+def test_drain_figure_and_tables():
+    from kschedlab.viz.eviction import drain_attempts, pdb_table, responses_table
+
+    c = scenario("14-pdb-min-available.yaml")
+    r = drain(c, "node-1", now=0, timeout=10)
+    fig = drain_attempts(r)
+    assert [t.name for t in fig.data] == ["200", "429"]
+    assert fig.data[1].x == (0.0, 0.0, 5.0, 5.0) and fig.data[1].marker.color == "#fd8d3c"
+    assert fig.layout.title.text == "kubectl drain node-1: failed at t=10 s"
+    table = pdb_table(c)
+    assert table.loc[0, "disruptionsAllowed"] == 0 and table.loc[0, "condition"] == "False (InsufficientPods)"
+    from kschedlab.eviction import evict
+
+    assert list(responses_table([evict(c, "default/web-1", now=11)]).code) == [429]
+
+
+def test_figures_escape_names():
+    import pandas as pd
+
+    from kschedlab.viz.eviction import taint_timeline
+
+    evil = "default/<b>x</b>"
+    frame = pd.DataFrame([{"time": 1.0, "pod": evil, "node": "n", "event": "untolerated taint", "detail": "<i>"}])
+    fig = taint_timeline(frame, until=10)
+    assert fig.data[0].y == ("default/&lt;b&gt;x&lt;/b&gt;",)
+    assert fig.data[-1].text == ("&lt;i&gt;",)

@@ -69,6 +69,7 @@ __all__ = [
     "validate_pod_update",
     "update_pod",
     "merge_patch",
+    "spec_diff",
     "pod_phase_display",
     "kubectl_get_pods",
     "UPDATABLE_POD_SPEC_FIELDS",

@@ -124,6 +124,7 @@ class Simulation:
 
             bar = tqdm(total=until, unit="s", desc="simulated")
         attempts = 0
+        self._sample()
         while attempts < max_attempts:
             self._process_due_events()
             self.queue.flush()
@@ -136,6 +137,8 @@ class Simulation:
             upcoming = [t for t in (self._events[0].time if self._events else None, self.queue.next_wakeup(),
                                     self._next_permit_timeout()) if t is not None and t > self.now]
             if not upcoming:
+                if until is not None:
+                    self.now = max(self.now, float(until))
                 break
             nxt = min(upcoming)
             if until is not None and nxt > until:

@@ -41,7 +41,7 @@ time
 5.0        0        0              2      0
 10.0       0        0              1      0
 20.0       0        0              0      0
-30.0       0        0              0      0
+60.0       0        0              0      0
 >>> schedule_attempts(result, sim)
               pod  attempt  popped  finished         result
 0   default/first        1     0.0       0.0      scheduled

@@ -58,7 +58,7 @@ def test_capacity_waits(capsys):
     assert got["batch-3"] == (21.0, got["batch-1"][1], 3)
     assert got["batch-4"] == (30.0, "node-3", 4)
     assert {got["batch-0"][1], got["batch-1"][1]} == {"node-1", "node-2"}
-    assert out["endTime"] == 50.0
+    assert out["endTime"] == 120.0  # the scenario's spec.until (the last pod finished at 50 s)
 
 
 def test_capacity_waits_every_failed_attempt_is_unschedulable():
@@ -73,7 +73,7 @@ def test_capacity_waits_every_failed_attempt_is_unschedulable():
 def test_table_output(capsys):
     assert main(["simulate", str(SIM / "capacity-waits.yaml")]) == 0
     text = capsys.readouterr().out
-    assert "default/batch-4" in text and text.rstrip().endswith("simulated 50 s")
+    assert "default/batch-4" in text and text.rstrip().endswith("simulated 120 s")
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SIM.glob("*.yaml")))

@@ -195,16 +195,19 @@ class Simulation:
             self.queue.unscheduled_pod_deleted(info, was_assumed=key in self.scheduler.waiting)
 
     def _graceful_delete(self, key: str, pod_info) -> None:
-        """A victim of preemption: ``deletionTimestamp`` set now, gone after its
-        ``terminationGracePeriodSeconds`` (30 by default), holding its node until then."""
+        """A victim of preemption: deleted gracefully, holding its node for its
+        ``terminationGracePeriodSeconds`` (30 by default); ``deletionTimestamp``
+        is set to the end of that period, as the API server does."""
         from datetime import datetime, timezone
 
         pod = self.cluster.pods.get(key)
         if pod is None or pod.metadata.deletion_timestamp is not None:
             return
-        pod.metadata.deletion_timestamp = datetime.fromtimestamp(self.now, timezone.utc)
         grace = pod.spec.termination_grace_period_seconds
-        self._at(self.now + (30 if grace is None else grace), "delete_pod", key)
+        gone = self.now + (30 if grace is None else grace)
+        pod.metadata.deletion_timestamp = datetime.fromtimestamp(gone, timezone.utc)
+        pod.metadata.deletion_grace_period_seconds = 30 if grace is None else grace
+        self._at(gone, "delete_pod", key)
         row = self._timeline.get(key)
         if row is not None:
             row["preempted"] = self.now

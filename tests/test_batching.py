@@ -585,3 +585,17 @@ def test_upstream_approximation_large_clusters_reuse_the_scored_window():
     assert on[0].node == off[0].node == "n099"  # the best of the first 100 nodes visited
     assert on[1].trace.batched and on[1].node == "n098" and s_on.next_start_node_index == 100
     assert int(off[1].node[1:]) >= 100 and s_off.next_start_node_index == 0  # the best of the other 100
+
+
+def test_bench_feature_gates_option(capsys):
+    import json
+
+    from kschedlab.cli import main
+
+    for flag in ("OpportunisticBatching=true", "OpportunisticBatching=false"):
+        assert main(["bench", "SchedulingBasic", "--nodes", "20", "--init-pods", "5", "--pods", "10",
+                     "--feature-gates", flag, "-o", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        # at v1.37 defaults no pod is signable (DRAExtendedResource, System spreading): nothing is batched
+        assert (out["scheduled"], out["batched"]) == (10, 0)
+    assert main(["bench", "--feature-gates", "DRAExtendedResource=false"]) == 2  # locked at v1.37

@@ -15,8 +15,8 @@ with the best value and the next one breaks the remaining tie:
 2. lowest priority of the most important victim;
 3. smallest sum of victim priorities (upstream adds 2^31 to each priority first, so
    a candidate with more victims never looks cheaper);
-4. fewest victims (only reachable in theory: criterion 3 already counts every
-   victim);
+4. fewest victims (it decides only when criterion 3 ties between different numbers of
+   victims, which needs victims of priority -2147483648: they count 0 there);
 5. latest start time of the highest-priority victims (the earliest start among them);
 
 and if nodes are still tied, the first candidate found.

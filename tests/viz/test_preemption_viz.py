@@ -205,3 +205,23 @@ def test_what_if_refuses_a_preemptor_that_is_already_bound():
     scheduler.schedule_one(URGENT)
     with pytest.raises(ValueError, match="already bound to node-e"):
         preemption_what_if(objs, URGENT)
+
+
+def test_fewest_victims_decides_only_for_the_lowest_priority():
+    """Criterion 3 adds 2^31 to each victim's priority: victims of priority -2147483648 count 0, and a
+    node with one such victim ties with a node with two; criterion 4 then decides."""
+    lowest = -(1 << 31)
+
+    def pod(name, cpu, priority, node=None):
+        spec = {"priority": priority, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+        if node:
+            spec["nodeName"] = node
+        return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": spec})
+
+    nodes = [Node.model_validate({"metadata": {"name": n}, "status": {"allocatable": {"cpu": "2", "pods": "9"}}})
+             for n in ("x", "y")]
+    objs = [*nodes, pod("one", "2", lowest, "x"), pod("two-a", "1", lowest, "y"), pod("two-b", "1", lowest, "y"),
+            pod("pre", "2", 0)]
+    w = preemption_what_if(objs, "default/pre")
+    assert w.chosen == "x"
+    assert w.table.loc["x", "decided by"] == RULES[3] and w.table.loc["y", "decided by"] == RULES[3]

@@ -9,6 +9,7 @@ extension point with upstream's semantics, answering for many nodes at once.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin, PreFilterResult, Verdicts)
 from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ResolvedProfile, resolve_profile
+from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, Status
 
 
@@ -200,12 +202,8 @@ class Framework:
         >>> Framework({}, gates=gates).sign_pod(pod) is None   # System default spread constraints
         True
         """
-        import json
-
         if not self.signatures_enabled:
             return None
-        from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
-
         sig: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.pod.spec.scheduler_name or ""}
         for plugin in self.sign_plugins:
             fragments, status = plugin.sign_pod(pod)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kschedlab.framework.interface import MAX_NODE_SCORE, FieldError
+from kschedlab.features import FeatureGates
+from kschedlab.framework.interface import MAX_NODE_SCORE, FieldError, SignFragment
+from kschedlab.framework.signers import RESOURCES_SIGNER_NAME, resources_signer
+from kschedlab.framework.status import Status
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
 from kschedlab.resourcehelpers import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
 
@@ -20,17 +23,15 @@ MAX_UTILIZATION = 100
 ERR_SIGN_DRA_EXTENDED_RESOURCE = "signature disabled when dra extended resources enabled"
 
 
+_UNSIGNABLE_DRA = Status.unschedulable(ERR_SIGN_DRA_EXTENDED_RESOURCE)
+
+
 def sign_resources(handle, pod_info):
     """``SignPod`` of both resource plugins: the pod's effective requests, or unsignable while
     the DRAExtendedResource gate is on (extended resources may then be DRA-backed)."""
-    from kschedlab.features import FeatureGates
-    from kschedlab.framework.interface import SignFragment
-    from kschedlab.framework.signers import RESOURCES_SIGNER_NAME, resources_signer
-    from kschedlab.framework.status import Status
-
     gates = getattr(handle, "gates", None) or FeatureGates()
     if gates.enabled("DRAExtendedResource"):
-        return None, Status.unschedulable(ERR_SIGN_DRA_EXTENDED_RESOURCE)
+        return None, _UNSIGNABLE_DRA
     return [SignFragment(RESOURCES_SIGNER_NAME, resources_signer(pod_info))], None
 
 

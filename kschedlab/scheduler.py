@@ -152,8 +152,12 @@ class Scheduler:
                                   f"not in valid range [0-100]")
             self.profiles[name] = fw
         self.rng = random.Random(seed)
+        #: pods held at Permit: key -> (framework, state, pod_info, node, trace, {plugin: timeout})
+        self.waiting: dict[str, tuple] = {}
         for fw in self.profiles.values():
             fw.handle.extra["preempt_waiting_pod"] = self._preempt_waiting_pod
+            fw.handle.extra["waiting_pods"] = self.waiting
+            fw.handle.extra["allow"] = self.allow
             for plugin in fw.plugins.values():
                 if hasattr(plugin, "rng"):
                     plugin.rng = random.Random(seed)
@@ -167,8 +171,6 @@ class Scheduler:
         self._traced: deque[ScheduleResult] = deque()
         self._clock = itertools.count()
         self.results: list[ScheduleResult] = []
-        #: pods held at Permit: key -> (framework, state, pod_info, node, trace, {plugin: timeout})
-        self.waiting: dict[str, tuple] = {}
         #: callbacks(pod key, node name) run after a pod is bound (a simulation listens here)
         self.on_bound: list = []
 

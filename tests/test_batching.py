@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -372,7 +371,8 @@ def test_simulation_virtual_clock_ages_batches():
 
 def test_node_not_full_ends_the_batch():
     """A node that can take a second pod of the batch drops the cached list (one pod per node)."""
-    objects = [*(make_node(f"n{i}", cpu=str(2 + i), pods="2") for i in range(3)), *(make_pod(f"p{i}") for i in range(3))]
+    objects = [*(make_node(f"n{i}", cpu=str(2 + i), pods="2") for i in range(3)),
+               *(make_pod(f"p{i}") for i in range(3))]
     _, results = run(objects)
     assert [r.trace.batched for r in results] == [False, False, False]
     assert results[1].trace.batch.flushed == [b.FLUSH_NODE_NOT_FULL]
@@ -540,7 +540,7 @@ def test_batching_happens_in_one_pod_per_node_workloads():
         {b.HINT_USED: 6, b.NO_HINT: 2})
 
 
-# -- where upstream's batching is an approximation (pinned, not "fixed") --------------------------------------------------
+# -- where upstream's batching is an approximation (pinned, not "fixed") ---------------------------------------------
 def _first_node_of(results, pod):
     return next(r.node for r in results if r.pod == f"default/{pod}")
 

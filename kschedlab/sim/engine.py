@@ -85,7 +85,10 @@ class Simulation:
         self._util: list[dict[str, Any]] = []
         self._queue_sizes: list[dict[str, Any]] = []
         self._wait_started: dict[str, float] = {}
+        #: running or finished ``kubectl drain`` runs by node
+        self.drains: dict[str, Any] = {}
         self._waiting_qpi: dict[str, Any] = {}
+        self._refresh_budgets()
         for key, pod in self.cluster.pods.items():
             if not pod.spec.node_name and self.scheduler.framework_for(pod) is not None:
                 self._track(key)
@@ -111,6 +114,11 @@ class Simulation:
     def cordon(self, name: str, *, at: float | None = None, unschedulable: bool = True) -> None:
         self._at(at, "cordon", (name, unschedulable))
 
+    def drain(self, node: str, *, at: float | None = None, **flags) -> None:
+        """``kubectl drain node`` at ``at`` (flags as :class:`kschedlab.drain.DrainOptions`); its
+        timeline is in ``self.drains[node].result``, evictions go through the Eviction API."""
+        self._at(at, "drain", (node, flags))
+
     def remove_scheduling_gates(self, key: str, *, at: float | None = None, names: list[str] | None = None) -> None:
         """Remove the named gates (all when None), as a controller would by updating the pod."""
         self._at(at, "remove_gates", (key, names))
@@ -135,7 +143,8 @@ class Simulation:
                 self.now += self.attempt_duration
                 continue
             upcoming = [t for t in (self._events[0].time if self._events else None, self.queue.next_wakeup(),
-                                    self._next_permit_timeout()) if t is not None and t > self.now]
+                                    self._next_permit_timeout(), *self._drain_wakeups())
+                        if t is not None and t > self.now]
             if not upcoming:
                 if until is not None:
                     self.now = max(self.now, float(until))
@@ -148,6 +157,7 @@ class Simulation:
                 bar.update(nxt - self.now)
             self.now = nxt
             self._expire_permits()
+            self._advance_drains()
             self._sample()
         if bar is not None:
             bar.close()
@@ -193,6 +203,14 @@ class Simulation:
             self.queue.assigned_pod_deleted(info)
         else:
             self.queue.unscheduled_pod_deleted(info, was_assumed=key in self.scheduler.waiting)
+        self._refresh_budgets()
+
+    def _refresh_budgets(self) -> None:
+        """The disruption controller's view: PodDisruptionBudget status after pods change."""
+        if self.cluster.of_kind("PodDisruptionBudget"):
+            from kschedlab.pdb import refresh
+
+            refresh(self.cluster, now=self.now)
 
     def _graceful_delete(self, key: str, pod_info) -> None:
         """A victim of preemption: deleted gracefully, holding its node for its
@@ -211,6 +229,37 @@ class Simulation:
         row = self._timeline.get(key)
         if row is not None:
             row["preempted"] = self.now
+
+    def _on_drain(self, payload) -> None:
+        from kschedlab.drain import DrainOptions, Drainer
+
+        node, flags = payload
+        drainer = Drainer(self.cluster, node, DrainOptions(**flags), remove=self._on_delete_pod,
+                          update_node=self._update_node)
+        self.drains[node] = drainer
+        drainer.start(self.now)
+
+    def _drain_wakeups(self) -> list[float | None]:
+        """Next drain step of each running drain, and the end of each terminating pod's grace period."""
+        times: list[float | None] = [d.next_wakeup() for d in self.drains.values() if not d.done]
+        if self.drains:
+            times += [p.metadata.deletion_timestamp.timestamp() for p in self.cluster.pods.values()
+                      if p.metadata.deletion_timestamp is not None]
+        return times
+
+    def _advance_drains(self) -> None:
+        if not self.drains:
+            return
+        from kschedlab.eviction import finish_terminations
+
+        finish_terminations(self.cluster, self.now, remove=self._on_delete_pod)
+        for drainer in self.drains.values():
+            drainer.step(self.now)
+
+    def _update_node(self, new) -> None:
+        old = self.cluster.nodes[new.metadata.name]
+        self.cluster.update_node(new)
+        self.queue.node_updated(old, new)
 
     def _on_finish_pod(self, key: str) -> None:
         if key in self.cluster.pods:

@@ -124,3 +124,28 @@ def test_a_higher_priority_pod_arriving_meanwhile_takes_the_node():
     rows = result.pods.set_index("pod")
     assert rows.loc["default/top", "node"] == "n1"
     assert pd.isna(rows.loc["default/mid", "node"]) and pd.isna(rows.loc["default/mid", "scheduled"])
+
+
+def test_drain_evicts_through_the_budget_and_gets_stuck_without_replacements():
+    """Seed section 14: kubectl drain evicts via the Eviction API; with a budget of minAvailable 1
+    and nothing to replace the evicted pod, the second eviction keeps answering 429."""
+    from kschedlab.api.policy import PodDisruptionBudget
+
+    web = [Pod.model_validate({"metadata": {"name": f"web-{i}", "namespace": "default", "labels": {"app": "web"}},
+                               "spec": {"nodeName": "n1", "terminationGracePeriodSeconds": 5, "containers": [
+                                   {"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}})
+           for i in range(2)]
+    pdb = PodDisruptionBudget.model_validate({
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
+    sim = Simulation([node("n1"), node("n2"), *web, pdb])
+    sim.drain("n1", at=10, ignore_daemonsets=True, force=True, timeout=60)  # the pods have no controller
+    sim.run(until=200)
+    result = sim.drains["n1"].result
+    codes = [(e.pod, e.code) for e in result.attempts()]
+    assert codes[0] == ("default/web-0", 200)
+    assert {c for p, c in codes if p == "default/web-1"} == {429}
+    assert "default/web-0" not in sim.cluster.pods and "default/web-1" in sim.cluster.pods
+    assert not result.ok and result.end_time == 70.0
+    assert result.stderr[-1] == 'error: error when evicting pods/"web-1" -n "default": global timeout reached: 1m0s'
+    assert sim.cluster.nodes["n1"].spec.unschedulable

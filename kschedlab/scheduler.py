@@ -125,7 +125,7 @@ class Scheduler:
 
     def __init__(self, cluster, config=None, *, gates: FeatureGates | dict | None = None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = None,
-                 clock: Callable[[], float] | None = None):
+                 clock: Callable[[], float] | None = None, pod_group_cycle: bool | None = None):
         if isinstance(gates, dict):
             gates = FeatureGates(gates)
         self.cluster = cluster
@@ -152,12 +152,16 @@ class Scheduler:
                                   f"not in valid range [0-100]")
             self.profiles[name] = fw
         self.rng = random.Random(seed)
+        #: gang pods go through the PodGroup scheduling cycle (default: with GenericWorkload);
+        #: False keeps the pod-by-pod path with GangScheduling's Permit wait (seed section 9)
+        self.pod_group_cycle = self.gates.enabled("GenericWorkload") if pod_group_cycle is None else pod_group_cycle
         #: pods held at Permit: key -> (framework, state, pod_info, node, trace, {plugin: timeout})
         self.waiting: dict[str, tuple] = {}
         for fw in self.profiles.values():
             fw.handle.extra["preempt_waiting_pod"] = self._preempt_waiting_pod
             fw.handle.extra["waiting_pods"] = self.waiting
             fw.handle.extra["allow"] = self.allow
+            fw.handle.extra["pod_group_cycle"] = self.pod_group_cycle
             for plugin in fw.plugins.values():
                 if hasattr(plugin, "rng"):
                     plugin.rng = random.Random(seed)
@@ -192,8 +196,21 @@ class Scheduler:
         return sorted(queued, key=cmp_to_key(lambda a, b: -1 if fw.less(a, b) else (1 if fw.less(b, a) else 0)))
 
     def run(self, keys: Iterable[str] | None = None) -> list[ScheduleResult]:
-        """Schedule every pending pod once, in queue order."""
-        return [self.schedule_one(q.pod_info.key) for q in self.queue(keys)]
+        """Schedule every pending pod once, in queue order; the first pod of a group (PodGroup
+        cycle on) takes its whole group through one PodGroup cycle."""
+        out: list[ScheduleResult] = []
+        queued = self.queue(keys)
+        wanted = [q.pod_info.key for q in queued]
+        seen_groups: set[str] = set()
+        for q in queued:
+            key = q.pod_info.key
+            group = self.pod_group_of(key)
+            if group is None:
+                out.append(self.schedule_one(key))
+            elif group not in seen_groups:
+                seen_groups.add(group)
+                out.extend(self.schedule_pod_group(group, wanted).pod_results)
+        return out
 
     # -- the scheduling cycle ------------------------------------------------------
     def schedule_one(self, key: str) -> ScheduleResult:
@@ -223,6 +240,28 @@ class Scheduler:
             return self._record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis))
         return self._record(self._assume_and_bind(fw, state, pod_info, node, trace))
 
+    def pod_group_of(self, key: str) -> str | None:
+        """The root group key a pod is scheduled with in a PodGroup cycle, or None (no
+        PodGroup cycle, no group, or its PodGroup does not exist)."""
+        from kschedlab.podgroup import state as pgstate
+
+        if not self.pod_group_cycle:
+            return None
+        pod = self.cluster.pods[key]
+        name = pgstate.pod_group_name(pod)
+        if name is None or pgstate.get_pod_group(self.cluster, pod.metadata.namespace, name) is None:
+            return None
+        from kschedlab.api.podgroup import pod_group_key
+
+        return pgstate.root_key(self.cluster, pod_group_key(pod.metadata.namespace, name),
+                                self.gates.enabled("CompositePodGroup"))
+
+    def schedule_pod_group(self, root, pod_keys=None):
+        """One PodGroup scheduling cycle (see :mod:`kschedlab.podgroup.cycle`)."""
+        from kschedlab.podgroup.cycle import schedule_pod_group
+
+        return schedule_pod_group(self, root, pod_keys)
+
     def _post_filter(self, fw: Framework, state, pod_info, snapshot, diagnosis, trace: CycleTrace) -> None:
         """PostFilter (preemption): may nominate a node for the pod and evict victims."""
         from kschedlab.preemption import NodeToStatus
@@ -240,8 +279,11 @@ class Scheduler:
 
             refresh(self.cluster)
 
-    def _schedule_pod(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace):
+    def _schedule_pod(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace, restrict=None):
+        """Filter and score one pod; ``restrict`` (snapshot rows) limits the nodes to a placement."""
         all_rows = snapshot.order
+        if restrict is not None:
+            all_rows = all_rows[np.isin(all_rows, restrict)]
         num_all = len(all_rows)
         diagnosis = Diagnosis(num_all)
         if num_all == 0:
@@ -273,7 +315,7 @@ class Scheduler:
         nominated = pod_info.pod.status.nominated_node_name if pod_info.pod.status else None
         target = nominated or hint
         target_failed = None
-        if target and target in snapshot.index:
+        if target and target in snapshot.index and (restrict is None or snapshot.index[target] in restrict):
             row = np.asarray([snapshot.index[target]])
             try:
                 outcome = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, row)

@@ -59,6 +59,11 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "preBind": ("pre_bind",),
     "bind": ("bind",),
     "postBind": ("post_bind",),
+    # the PodGroup scheduling cycle (GenericWorkload / TopologyAwareWorkloadScheduling)
+    "placementGenerate": ("generate_placements",),
+    "placementScore": ("score_placement",),
+    "placementFeasible": ("placement_feasible",),
+    "podGroupPostFilter": ("pod_group_post_filter",),
 }
 
 

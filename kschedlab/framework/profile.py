@@ -52,7 +52,7 @@ def default_multipoint(gates=None) -> list[tuple[str, int | None]]:
     """``getDefaultPlugins()`` after upstream's ``applyFeatureGates``: the v1.37 list, then,
     by gate, ``DeferredPodScheduling`` inserted before NodeResourcesFit
     (InPlacePodVerticalScalingSchedulerPreemption), ``GangScheduling`` appended
-    (GenericWorkload), ``TopologyPlacementGenerator`` and ``PodGroupPodsCount`` (weight 1)
+    (GenericWorkload), ``TopologyPlacement`` and ``PodGroupPodsCount`` (weight 1)
     appended (TopologyAwareWorkloadScheduling). ``gates``: a FeatureGates (v1.37 defaults
     when None).
 
@@ -73,7 +73,7 @@ def default_multipoint(gates=None) -> list[tuple[str, int | None]]:
     if gates.enabled("GenericWorkload"):
         plugins.append(("GangScheduling", None))
     if gates.enabled("TopologyAwareWorkloadScheduling"):
-        plugins.extend([("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)])
+        plugins.extend([("TopologyPlacement", None), ("PodGroupPodsCount", 1)])
     return plugins
 
 
@@ -117,6 +117,8 @@ class ResolvedProfile:
     plugin_config: dict[str, dict]
     percentage_of_nodes_to_score: int | None
     needed: list[str] = field(default_factory=list)
+    #: PlacementScore weights (the same ``weight`` field as Score, 1 when unset)
+    placement_weights: dict[str, int] = field(default_factory=dict)
 
 
 def default_plugins(registry: dict, gates=None) -> list[dict]:
@@ -217,8 +219,14 @@ def resolve_profile(profile: dict, registry: dict | None = None, gates=None) -> 
         weights[name] = weight
         total += weight * MAX_NODE_SCORE
 
+    placement_weights: dict[str, int] = {}
+    for entry in [*merged["placementScore"][0], *multipoint_enabled]:
+        name = entry["name"]
+        if name in points["placementScore"] and name not in placement_weights:
+            placement_weights[name] = int(entry.get("weight") or 0) or 1
+
     needed: list[str] = []
     for names in points.values():
         needed.extend(n for n in names if n not in needed)
     return ResolvedProfile(scheduler_name, points, weights, plugin_config,
-                           profile.get("percentageOfNodesToScore"), needed)
+                           profile.get("percentageOfNodesToScore"), needed, placement_weights)

@@ -153,6 +153,7 @@ class Framework:
         self.points: dict[str, list[Plugin]] = {
             point: [self.plugins[n] for n in profile.points[point]] for point in POINTS_IN_CONFIG_ORDER}
         self.weights = {name: w for name, w in profile.weights.items()}
+        self.placement_weights = dict(profile.placement_weights)
         #: opportunistic batching (gate OpportunisticBatching): this profile's batch cache, None when off
         self.batch = None
         #: the plugins whose ``sign_pod`` make a pod's signature, and those (without one) that turn it off
@@ -470,6 +471,86 @@ class Framework:
             normalized[i] = scores
         weights = np.asarray([self.weights[p.name] for p in plugins], np.int64)
         return ScoreOutcome(rows, [p.name for p in plugins], weights, raw, normalized)
+
+    # -- the PodGroup cycle ------------------------------------------------------
+    def run_placement_generate(self, state: CycleState, group, parent) -> tuple[list, Status]:
+        """``RunPlacementGeneratePlugins``: each plugin splits every placement the previous one
+        returned; with no plugin the parent placement is the only candidate."""
+        placements = [parent]
+        for plugin in self.points["placementGenerate"]:
+            out = []
+            for placement in placements:
+                generated, status = plugin.generate_placements(state, group, placement)
+                status = status or Status()
+                if not status.is_success():
+                    return [], status.with_plugin(plugin.name)
+                out.extend(generated)
+            placements = out
+        return placements, Status()
+
+    def run_placement_feasible(self, state: CycleState, group, scheduled: int, remaining: int) -> Status:
+        """``RunPlacementFeasiblePlugins``: the first rejection or error wins; Wait when a plugin
+        waits; Success otherwise (also with no plugin)."""
+        waiting = None
+        for plugin in self.points["placementFeasible"]:
+            status = (plugin.placement_feasible(state, group, scheduled, remaining) or Status()).with_plugin(
+                plugin.name)
+            if status.code == Code.Wait:
+                waiting = waiting or status
+            elif not status.is_success():
+                return status
+        return waiting or Status()
+
+    def run_placement_score(self, state: CycleState, group, assignments: list) -> tuple[list[dict], Status]:
+        """``RunPlacementScorePlugins``: per plugin a raw score for every candidate, normalized when
+        the plugin normalizes, checked to lie in [0, 100] and weighted; one row per candidate:
+        ``{"placement": ..., "scores": {plugin: weighted}, "raw": {plugin: raw}, "total": int}``."""
+        rows = [{"placement": a.placement, "scores": {}, "raw": {}, "total": 0} for a in assignments]
+        for plugin in self.points["placementScore"]:
+            scores = []
+            for a in assignments:
+                value, status = plugin.score_placement(state, group, a)
+                status = status or Status()
+                if not status.is_success():
+                    return [], Status(Code.Error, (f'plugin "{plugin.name}" failed with: {status.message()}',),
+                                      plugin.name)
+                scores.append(int(value))
+            raw = list(scores)
+            normalize = getattr(plugin, "normalize_placement_score", None)
+            if normalize is not None:
+                status = normalize(state, group, scores)
+                if status is not None and not status.is_success():
+                    return [], Status(Code.Error, (f'plugin "{plugin.name}" failed with: {status.message()}',),
+                                      plugin.name)
+            weight = self.placement_weights.get(plugin.name, 1)
+            for row, value, raw_value in zip(rows, scores, raw):
+                if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                    return [], Status(Code.Error, (
+                        f'plugin "{plugin.name}" returns an invalid score {value}, it should in the range of '
+                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), plugin.name)
+                row["raw"][plugin.name] = raw_value
+                row["scores"][plugin.name] = value * weight
+                row["total"] += value * weight
+        return rows, Status()
+
+    def run_pod_group_post_filter(self, state: CycleState, group, pods: list, schedule) -> tuple[Any, Status]:
+        """``RunPodGroupPostFilterPlugins``: stops at the first plugin that succeeds or errs;
+        otherwise joins the plugins' reasons (``schedule()`` re-runs the group algorithm on the
+        snapshot as the plugin changed it: ``(assignments, status)``)."""
+        reasons: list[str] = []
+        rejector = None
+        last = None
+        for plugin in self.points["podGroupPostFilter"]:
+            result, status = plugin.pod_group_post_filter(state, group, pods, schedule)
+            status = status or Status()
+            if status.is_success():
+                return result, status.with_plugin(plugin.name)
+            if not status.is_rejected():
+                return None, Status(Code.Error, status.reasons, plugin.name)
+            last = result if result is not None else last
+            reasons.extend(status.reasons)
+            rejector = rejector or plugin.name
+        return last, Status(Code.Unschedulable, tuple(reasons), rejector)
 
     # -- reserve .. bind --------------------------------------------------------
     def run_reserve(self, state, pod, node: str) -> Status:

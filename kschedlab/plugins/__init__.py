@@ -22,6 +22,8 @@ _MODULES = (
     "default_binder",
     "default_preemption",
     "gang_scheduling",
+    "topology_placement",
+    "podgroup_pods_count",
 )
 
 

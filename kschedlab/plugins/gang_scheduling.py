@@ -15,9 +15,9 @@ In the default profile only with the GenericWorkload gate (see
   scheduled (assumed or bound); the pod that completes the quorum lets every waiting
   pod of the group go to binding. The wait times out after a fixed 5 minutes and the
   waiting pods go back to the queue. (Upstream v1.37 schedules a gang in one PodGroup
-  scheduling cycle instead and dropped this Permit; set ``handle.extra["pod_group_cycle"]``
-  to True once that cycle runs and Permit lets every pod through.)
-* **PlacementFeasible** — for the PodGroup cycle (part B): can ``minCount`` still be met.
+  scheduling cycle instead: with ``handle.extra["pod_group_cycle"]`` True — the Scheduler's
+  default with GenericWorkload — Permit lets every pod through.)
+* **PlacementFeasible** — in the PodGroup cycle: can ``minCount`` (``minGroupCount``) still be met.
 
 Scheduler hooks the Permit path uses (``handle.extra``, all optional):
 
@@ -328,9 +328,10 @@ class GangScheduling(Plugin):
     # -- PlacementFeasible (PodGroup cycle) ------------------------------------------------
     def placement_feasible(self, state, group: Any, scheduled: int, remaining: int) -> Status:
         """``PlacementFeasible`` for a PodGroup (``minCount``, 1 for basic) or a CompositePodGroup
-        (``minGroupCount``, 1 for basic)."""
-        if getattr(group, "kind", None) == "CompositePodGroup" or type(group).__name__ == "CompositePodGroup":
-            min_count = group.min_group_count
+        (``minGroupCount``, 1 for basic); ``group`` is a PodGroupInfo (or the object itself)."""
+        obj = getattr(group, "obj", group)
+        if type(obj).__name__ == "CompositePodGroup":
+            min_count = obj.min_group_count
         else:
-            min_count = 1 if group.min_count is None else group.min_count
+            min_count = 1 if obj.min_count is None else obj.min_count
         return placement_feasible(min_count, scheduled, remaining).with_plugin(NAME)

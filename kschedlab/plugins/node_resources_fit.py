@@ -233,3 +233,19 @@ class NodeResourcesFit(Plugin):
             raise ValueError("resources not found")
         requests = state.get(NAME + "/score") or self.scorer.requests_of(pod_info)
         return self.scorer.score(requests, snapshot, rows)
+
+    # -- PlacementScore (TopologyAwareWorkloadScheduling) -----------------------------
+    def score_placement(self, state, group, assignments) -> tuple[int, Status]:
+        """Bin-packing of a whole placement: MostAllocated over the placement's summed
+        allocatable and requested resources (what its nodes run plus the proposed pods), with
+        this plugin's resource weights, whatever its per-node scoring strategy."""
+        snapshot = self.handle.cluster.snapshot
+        rows = assignments.placement.rows
+        want = np.zeros(len(self.scorer.names), np.int64)
+        for pod_info, _node in assignments.proposed:
+            want += np.asarray(self.scorer.requests_of(pod_info), np.int64)
+        _, allocated, allocatable = self.scorer.matrices([0] * len(self.scorer.names), snapshot, rows)
+        requested = allocated.sum(axis=1) + want
+        score = ra.most_allocated(requested[:, None], None, allocatable.sum(axis=1)[:, None], self.scorer.weights)
+        return int(score[0]), Status()
+

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["validate_pod_group", "pod_priority", "pod_preemption_policy"]
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+__all__ = ["validate_pod_group", "validate_hierarchy", "pod_priority", "pod_preemption_policy"]
 
 
 def pod_priority(pod) -> int:
@@ -60,24 +62,69 @@ def validate_pod_group(pod_group, unscheduled: Iterable, scheduled: Iterable, pr
         if not pod_group_preemption_policy:
             root_policy = pod_preemption_policy(first)
 
-    # the group itself: its priority and policy are the root's (a hierarchy compares each group)
     for pod in [*unscheduled, *scheduled]:
-        name = pod.metadata.name or ""
-        if (pod.spec.scheduler_name or "") != scheduler_name:
-            return (f"all pods in a pod group hierarchy should have the same .spec.schedulerName set, got: "
-                    f"{_gq(pod.spec.scheduler_name or '')} ({_gq(name)}) and {_gq(scheduler_name)} "
-                    f"({_gq(first_pod)})")
-        if pod_priority(pod) != root_priority:
-            return (f"all pods in a pod group hierarchy should have the same priority as the root pod group's "
-                    f"priority, got {pod_priority(pod)} ({_gq(name)}) and {root_priority} ({_gq(root_key)})")
-        policy = pod_preemption_policy(pod)
-        if policy != root_policy:
-            if pod_group_preemption_policy:
-                return (f"all pods in a pod group hierarchy should have the same preemption policy as the root "
-                        f"pod group's preemption policy, got {policy} ({_gq(name)}) and {root_policy} "
-                        f"({_gq(root_key)})")
-            return (f"all pods in a pod group hierarchy should have the same preemption policy, got {policy} "
-                    f"({_gq(name)}) and {root_policy} ({_gq(first_pod)})")
+        error = _check_pod(pod, scheduler_name, first_pod, root_priority, root_policy, root_key,
+                           pod_group_preemption_policy)
+        if error:
+            return error
     if scheduler_name not in set(profiles):
         return f"profile not found for scheduler name {_gq(scheduler_name)}"
+    return None
+
+
+def validate_hierarchy(root, scheduled_pods, profiles: Iterable[str], *,
+                       pod_group_preemption_policy: bool = False) -> str | None:
+    """``validatePodGroup`` over a whole hierarchy: ``root`` is a
+    :class:`~kschedlab.podgroup.algorithm.PodGroupInfo`; ``scheduled_pods(leaf)`` gives a
+    leaf PodGroup's assumed and assigned pods. Every group must have the root's priority
+    (and, with PodGroupPreemptionPolicy, its preemption policy); every pod is checked as in
+    :func:`validate_pod_group`, against the first queued pod of the hierarchy (a pod without
+    ``schedulerName`` has the API default, ``default-scheduler``)."""
+    queued = root.queued_pods()
+    root_priority = root.obj.priority_value()
+    root_policy = root.obj.effective_preemption_policy() if pod_group_preemption_policy else ""
+    scheduler_name, first_pod = "", ""
+    if queued:
+        scheduler_name = queued[0].pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
+        first_pod = queued[0].pod.metadata.name or ""
+        if not pod_group_preemption_policy:
+            root_policy = pod_preemption_policy(queued[0].pod)
+    for group in root.all_groups():
+        priority = group.obj.priority_value()
+        if priority != root_priority:
+            return (f"all pod groups in a hierarchy should have the same priority as the root pod group's priority, "
+                    f"got {priority} ({_gq(group.key)}) and {root_priority} ({_gq(root.key)})")
+        if pod_group_preemption_policy and group.obj.effective_preemption_policy() != root_policy:
+            return (f"all pod groups in a hierarchy should have the same preemption policy as the root pod group's "
+                    f"preemption policy, got {group.obj.effective_preemption_policy()} ({_gq(group.key)}) and "
+                    f"{root_policy} ({_gq(root.key)})")
+        if group.kind != "PodGroup":
+            continue
+        for pod in [*(pi.pod for pi in group.pods), *scheduled_pods(group)]:
+            error = _check_pod(pod, scheduler_name, first_pod, root_priority, root_policy, root.key,
+                               pod_group_preemption_policy, DEFAULT_SCHEDULER_NAME)
+            if error:
+                return error
+    if scheduler_name not in set(profiles):
+        return f"profile not found for scheduler name {_gq(scheduler_name)}"
+    return None
+
+
+def _check_pod(pod, scheduler_name, first_pod, root_priority, root_policy, root_key, ppp: bool,
+               default_name: str = "") -> str | None:
+    name = pod.metadata.name or ""
+    pod_scheduler = pod.spec.scheduler_name or default_name
+    if pod_scheduler != scheduler_name:
+        return (f"all pods in a pod group hierarchy should have the same .spec.schedulerName set, got: "
+                f"{_gq(pod_scheduler)} ({_gq(name)}) and {_gq(scheduler_name)} ({_gq(first_pod)})")
+    if pod_priority(pod) != root_priority:
+        return (f"all pods in a pod group hierarchy should have the same priority as the root pod group's "
+                f"priority, got {pod_priority(pod)} ({_gq(name)}) and {root_priority} ({_gq(root_key)})")
+    policy = pod_preemption_policy(pod)
+    if policy != root_policy:
+        if ppp:
+            return (f"all pods in a pod group hierarchy should have the same preemption policy as the root "
+                    f"pod group's preemption policy, got {policy} ({_gq(name)}) and {root_policy} ({_gq(root_key)})")
+        return (f"all pods in a pod group hierarchy should have the same preemption policy, got {policy} "
+                f"({_gq(name)}) and {root_policy} ({_gq(first_pod)})")
     return None

@@ -454,6 +454,42 @@ class SchedulingQueue:
             self._move(qpi, IN_FLIGHT, why)
             return qpi
 
+    def pop_members(self, keys: Iterable[str]) -> list[QueuedPodInfo]:
+        """Take the other pending pods of a group out of activeQ, backoffQ or the pool along with
+        a popped one (a PodGroup cycle attempts them together); gated pods stay. Each is in
+        flight afterwards, as after :meth:`pop`."""
+        out = []
+        for key in keys:
+            if key in self._in_flight:
+                continue
+            qpi = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
+            if qpi is None or qpi.gated:
+                continue
+            self._active.delete(key) or self._backoff_delete(key) or self._unschedulable.pop(key, None)
+            qpi.attempts += 1
+            marker = _InFlightMarker(key, qpi.pod)
+            self._in_flight[key] = marker
+            self._in_flight_log.append(marker)
+            self._in_flight_latest[key] = qpi.pod_info
+            self._move(qpi, IN_FLIGHT, "Pop")
+            out.append(qpi)
+        return out
+
+    def return_to_active(self, qpi: QueuedPodInfo) -> None:
+        """A pod of a group that was scheduled without it goes straight back to activeQ,
+        keeping its timestamp (no backoff), and its attempt is done."""
+        key = qpi.key
+        try:
+            if key in self._deleted_in_flight:
+                self._where.pop(key, None)
+                return
+            latest = self._in_flight_latest.get(key)
+            if latest is not None:
+                qpi.pod_info = latest
+            self._move_to_active(qpi, ev.SCHEDULE_ATTEMPT_FAILURE)
+        finally:
+            self.done(key)
+
     def done(self, key: str) -> None:
         """The attempt of a popped pod finished (``Done``); a pod still in flight leaves the queue."""
         marker = self._in_flight.pop(key, None)

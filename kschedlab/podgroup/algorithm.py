@@ -1,0 +1,518 @@
+"""The PodGroup scheduling algorithm (upstream ``PodGroupSchedulingAlgorithm``,
+``algorithm_podgroup.go``): where the pods of one group — or of a whole CompositePodGroup
+hierarchy — would go, worked out on the snapshot and fully rolled back afterwards.
+
+* **default algorithm** (a PodGroup): ``PlacementFeasible`` first, then each queued pod in
+  order is filtered and scored (no single-pod PostFilter) and, when it fits, assumed on
+  its node with Reserve run; ``PlacementFeasible`` after every pod — Unschedulable stops
+  the loop, Wait goes on (and is a failure if it is the last word), Success means the group
+  is feasible. A failed group reverts its tentative pods at once.
+* **placement algorithm** (gate TopologyAwareWorkloadScheduling): ``PlacementGenerate``
+  splits the current placement into candidates; the default algorithm runs inside each and
+  is reverted; ``PlacementScore`` ranks the feasible ones (a single feasible one is taken
+  without scoring; equal totals go to a seeded random pick); the winner's pods are assumed
+  again. A standalone PodGroup whose pods carry a nominated node tries the one placement
+  holding it first and keeps it when it works.
+* **CompositePodGroup** (gate CompositePodGroup): always the placement algorithm; inside a
+  candidate the children (sorted by key) are scheduled recursively, ``PlacementFeasible``
+  with ``minGroupCount`` after each child, stopping and rolling back as soon as the policy
+  cannot be met; feasible candidates are scored over the combined leaf assignments.
+* the root: a Success with no pod newly placed becomes "no pods were schedulable".
+
+Every step is logged in :attr:`PodGroupAlgorithm.log` (the search tree the notebooks draw).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kschedlab.framework.interface import CycleState
+from kschedlab.framework.runtime import FrameworkError
+from kschedlab.framework.status import Code, Status
+from kschedlab.framework.trace import CycleTrace
+from kschedlab.podgroup import state as pgstate
+from kschedlab.podgroup.placement import Placement, PodGroupAssignments
+
+__all__ = ["PodGroupInfo", "PodResult", "GroupResult", "PodGroupAlgorithm", "placement_fit_error"]
+
+GATE_TAS = "TopologyAwareWorkloadScheduling"
+GATE_COMPOSITE = "CompositePodGroup"
+MSG_NO_PODS_SCHEDULABLE = "no pods were schedulable"
+MSG_NOMINATED_NOTHING = "nominated placement is feasible but no pending pod was scheduled"
+#: no candidate at all (e.g. no node has the topology label); upstream has no message for it
+MSG_NO_PLACEMENTS = "no placements were generated"
+
+
+def placement_fit_error(message: str, num_placements: int) -> str:
+    """``podGroupFitError.Error()`` inside the placement algorithm.
+
+    >>> placement_fit_error("minCount (4) cannot be satisfied: 2 scheduled, 0 remaining", 3)
+    '0/3 placements are available, first placement status: minCount (4) cannot be satisfied: 2 scheduled, 0 remaining'
+    """
+    if num_placements == 0:
+        return message
+    return f"0/{num_placements} placements are available, first placement status: {message}"
+
+
+@dataclass
+class PodGroupInfo:
+    """A group taken into a cycle: ``key`` is ``podgroup/<ns>/<name>`` or
+    ``compositepodgroup/<ns>/<name>``; a PodGroup holds its queued ``pods`` (PodInfos, in
+    cycle order), a CompositePodGroup its ``children``."""
+
+    key: str
+    obj: Any
+    pods: list = field(default_factory=list)
+    children: list["PodGroupInfo"] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return "CompositePodGroup" if self.key.startswith("compositepodgroup/") else "PodGroup"
+
+    @property
+    def namespace(self) -> str:
+        return pgstate.parse_key(self.key)[1]
+
+    @property
+    def name(self) -> str:
+        return pgstate.parse_key(self.key)[2]
+
+    def leaves(self) -> list["PodGroupInfo"]:
+        """The PodGroups of this subtree, in child order."""
+        if self.kind == "PodGroup":
+            return [self]
+        return [leaf for child in self.children for leaf in child.leaves()]
+
+    def all_groups(self) -> list["PodGroupInfo"]:
+        return [self, *(g for child in self.children for g in child.all_groups())]
+
+    def queued_pods(self) -> list:
+        return [p for leaf in self.leaves() for p in leaf.pods]
+
+    def scheduled_pod_keys(self, cluster) -> list[str]:
+        """Assumed or bound pods of every PodGroup of this subtree."""
+        out = []
+        for leaf in self.leaves():
+            out.extend(pgstate.pod_group_state(cluster, leaf.namespace, leaf.name).scheduled)
+        return out
+
+    @classmethod
+    def build(cls, cluster, key: str, pod_keys=None, composite: bool = True) -> "PodGroupInfo":
+        """The hierarchy under ``key`` as the cluster holds it now. A PodGroup's pods are its
+        unscheduled members (or those of ``pod_keys``), by priority (highest first), then in
+        the order given (first seen first)."""
+        kind, ns, name = pgstate.parse_key(key)
+        if kind == "compositepodgroup":
+            obj = pgstate.get_composite_pod_group(cluster, ns, name)
+            children = sorted(pgstate.children(cluster, key)) if composite else []
+            return cls(key, obj, children=[cls.build(cluster, c, pod_keys, composite) for c in children])
+        obj = pgstate.get_pod_group(cluster, ns, name)
+        unscheduled = pgstate.pod_group_state(cluster, ns, name).unscheduled
+        keys = unscheduled if pod_keys is None else [k for k in pod_keys if k in set(unscheduled)]
+        infos = [cluster.pod_infos[k] for k in keys]
+        infos.sort(key=lambda pi: -(pi.pod.spec.priority or 0))  # stable: first seen first within a priority
+        return cls(key, obj, pods=infos)
+
+
+@dataclass
+class PodResult:
+    """One pod's outcome inside the algorithm (``algorithmResult``)."""
+
+    pod_info: Any
+    node: str | None
+    status: Status
+    state: CycleState | None = None
+    trace: CycleTrace | None = None
+    diagnosis: Any = None
+
+    @property
+    def key(self) -> str:
+        return self.pod_info.key
+
+
+@dataclass
+class GroupResult:
+    """A group's outcome (``PodGroupScheduledResult``)."""
+
+    info: PodGroupInfo
+    status: Status
+    pods: list[PodResult] = field(default_factory=list)
+    any_scheduled: bool = False
+    waiting_on_preemption: bool = False
+    placement: Placement | None = None
+    #: pod key -> node a PodGroupPostFilter nominated
+    nominations: dict[str, str] = field(default_factory=dict)
+
+
+class _Reverts(list):
+    def revert(self) -> None:
+        while self:
+            self.pop()()
+
+
+class PodGroupAlgorithm:
+    """Runs the algorithm for one profile over the scheduler's snapshot.
+
+    ``scheduler`` provides the per-pod filter/score (``_schedule_pod``), its ``rng`` and
+    gates; ``log`` collects ``dict`` steps: ``placement`` (a candidate is tried), ``pod``
+    (a pod placed or not), ``feasible`` (a PlacementFeasible verdict), ``revert``,
+    ``score`` and ``commit``; each has the group ``key`` and ``depth``.
+    """
+
+    def __init__(self, scheduler, fw):
+        self.scheduler = scheduler
+        self.fw = fw
+        self.snapshot = scheduler.cluster.snapshot
+        self.gates = scheduler.gates
+        self.log: list[dict] = []
+        self._placement: Placement = Placement.all_nodes(self.snapshot)
+        self._depth = 0
+
+    # -- entry ---------------------------------------------------------------------------------
+    def run_root(self, root: PodGroupInfo) -> dict[str, GroupResult]:
+        """``RunRootSchedulingAlgorithm``: results of every group evaluated; the snapshot is
+        left exactly as it was."""
+        reverts = _Reverts()
+        try:
+            if root.kind == "CompositePodGroup":
+                results: dict[str, GroupResult] = {}
+                result, reverts = self._composite(root, results)
+            else:
+                result, reverts = self._pod_group(root)
+                results = {root.key: result}
+            if result.status.is_success() and not result.any_scheduled:
+                result.status = Status.unschedulable(MSG_NO_PODS_SCHEDULABLE)
+            return results
+        finally:
+            reverts.revert()
+
+    def _pod_group(self, info: PodGroupInfo) -> tuple[GroupResult, _Reverts]:
+        if self.gates.enabled(GATE_TAS):
+            return self._placement_algorithm(info)
+        return self._default(info, CycleState())
+
+    # -- default algorithm ---------------------------------------------------------------------------
+    def _default(self, info: PodGroupInfo, pstate: CycleState) -> tuple[GroupResult, _Reverts]:
+        reverts = _Reverts()
+        result = GroupResult(info, Status.unschedulable(), placement=self._placement)
+        cluster = self.scheduler.cluster
+        scheduled = pgstate.pod_group_state(cluster, info.namespace, info.name).scheduled_pods_count
+        remaining = len(info.pods)
+        proceed, result.status = self._feasible(pstate, info, scheduled, remaining)
+        if proceed:
+            for pod_info in info.pods:
+                pod_result, revert = self._schedule_member(info, pod_info)
+                result.pods.append(pod_result)
+                if revert is not None:
+                    reverts.append(revert)
+                if pod_result.status.code == Code.Error:
+                    result.status = Status.error(f"failed to schedule other pod from a pod group: "
+                                                 f"{pod_result.status.message()}")
+                    break
+                remaining -= 1
+                if pod_result.status.is_success():
+                    scheduled += 1
+                proceed, result.status = self._feasible(pstate, info, scheduled, remaining)
+                if not proceed:
+                    break
+                result.any_scheduled = result.any_scheduled or pod_result.status.is_success()
+        if not result.status.is_success():
+            self._revert(info, reverts)
+            result.any_scheduled = False
+        return result, reverts
+
+    def _feasible(self, pstate, info: PodGroupInfo, scheduled: int, remaining: int) -> tuple[bool, Status]:
+        """``podGroupPotentiallyFeasible``: (go on?, the group's status so far)."""
+        status = self.fw.run_placement_feasible(pstate, info, scheduled, remaining)
+        self.log.append({"step": "feasible", "key": info.key, "depth": self._depth, "code": status.code.name,
+                         "message": status.message(), "scheduled": scheduled, "remaining": remaining,
+                         "placement": self._placement.name})
+        if status.code == Code.Error:
+            return False, Status.error(f"failed to evaluate placement feasibility: {status.message()}")
+        if status.code == Code.Unschedulable or status.code == Code.UnschedulableAndUnresolvable:
+            return False, Status(Code.Unschedulable, status.reasons, status.plugin)
+        if status.code == Code.Wait:
+            return True, Status(Code.Unschedulable, status.reasons, status.plugin)
+        return True, status
+
+    def _schedule_member(self, info: PodGroupInfo, pod_info) -> tuple[PodResult, Any]:
+        """Filter and score one pod inside the current placement; assume it when it fits."""
+        sched, fw = self.scheduler, self.fw
+        state = CycleState()
+        state["podgroup/cycle"] = info.key
+        trace = CycleTrace(pod_info.key, fw.profile.scheduler_name, self.snapshot.node_names())
+        step = {"step": "pod", "key": info.key, "pod": pod_info.key, "depth": self._depth,
+                "placement": self._placement.name}
+        self.log.append(step)
+        if len(self._placement.rows) == 0:
+            status = Status(Code.UnschedulableAndUnresolvable, ("no nodes available to schedule pods",))
+            step.update(node=None, message=status.message())
+            return PodResult(pod_info, None, status, state, trace), None
+        try:
+            node, diagnosis = sched._schedule_pod(fw, state, pod_info, self.snapshot, trace,
+                                                  restrict=self._placement.rows)
+        except FrameworkError as err:
+            step.update(node=None, message=str(err))
+            return PodResult(pod_info, None, Status.error(str(err)), state, trace), None
+        if node is None:
+            status = Status(Code.Unschedulable, (diagnosis.message(),))
+            step.update(node=None, message=status.message())
+            return PodResult(pod_info, None, status, state, trace, diagnosis), None
+        status, revert = self.assume_and_reserve(state, pod_info, node)
+        step.update(node=node if status.is_success() else None, message=status.message())
+        if not status.is_success():
+            return PodResult(pod_info, None, status, state, trace), None
+        return PodResult(pod_info, node, Status(), state, trace), revert
+
+    def assume_and_reserve(self, state, pod_info, node: str):
+        """``AssumeAndReserveInSnapshot``: the pod on ``node`` in the snapshot, Reserve run;
+        returns (status, revert) — revert unreserves and forgets it."""
+        self.snapshot.add_pod(pod_info, node)
+        status = self.fw.run_reserve(state, pod_info, node)
+
+        def revert():
+            self.fw.run_unreserve(state, pod_info, node)
+            self.snapshot.remove_pod(pod_info.key)
+
+        if not status.is_success():
+            revert()
+            return status, None
+        return status, revert
+
+    def _revert(self, info: PodGroupInfo, reverts: _Reverts) -> None:
+        if reverts:
+            self.log.append({"step": "revert", "key": info.key, "depth": self._depth,
+                             "placement": self._placement.name, "pods": len(reverts)})
+        reverts.revert()
+
+    # -- placement algorithm ------------------------------------------------------------------------
+    def _generate(self, info: PodGroupInfo) -> tuple[list[Placement], Status]:
+        placements, status = self.fw.run_placement_generate(CycleState(), info, self._placement)
+        return placements, status
+
+    def _in_placement(self, placement: Placement, info: PodGroupInfo):
+        algo = self
+
+        class _Scope:
+            def __enter__(self):
+                self.parent = algo._placement
+                algo._placement = placement
+                algo._depth += 1
+                algo.log.append({"step": "placement", "key": info.key, "depth": algo._depth, "placement": placement.name,
+                                 "nodes": len(placement.rows)})
+
+            def __exit__(self, *exc):
+                algo._placement = self.parent
+                algo._depth -= 1
+
+        scope = _Scope()
+        return scope
+
+    def _placement_algorithm(self, info: PodGroupInfo) -> tuple[GroupResult, _Reverts]:
+        placements, status = self._generate(info)
+        if not status.is_success():
+            return GroupResult(info, status), _Reverts()
+        nominated = self._nominated_placement(placements, info)
+        successes: list[tuple[Placement, GroupResult]] = []
+        any_result = None
+        if nominated is not None:
+            result = self._evaluate(info, nominated)
+            if result.status.code == Code.Error:
+                return result, _Reverts()
+            any_result = result
+            if result.status.is_success() and result.any_scheduled:
+                successes.append((nominated, result))
+        if not successes:
+            for placement in placements:
+                if placement is nominated:
+                    continue
+                result = self._evaluate(info, placement)
+                if result.status.code == Code.Error:
+                    return result, _Reverts()
+                any_result = any_result or result
+                if result.status.is_success():
+                    successes.append((placement, result))
+        if not successes:
+            if any_result is None:
+                return GroupResult(info, Status.unschedulable(MSG_NO_PLACEMENTS)), _Reverts()
+            message = any_result.status.message()
+            if any_result.status.is_success():
+                message = MSG_NOMINATED_NOTHING
+            any_result.status = Status.unschedulable(placement_fit_error(message, len(placements)))
+            return any_result, _Reverts()
+        best, status = self._best(info, [(p, [r]) for p, r in successes])
+        if not status.is_success():
+            return GroupResult(info, status), _Reverts()
+        result = dict((id(p), r) for p, r in successes)[id(best)]
+        reverts, err = self._assume_subtree([result])
+        if err is not None:
+            return GroupResult(info, Status.error(f"failed to assume the subtree: {err}")), _Reverts()
+        return result, reverts
+
+    def _evaluate(self, info: PodGroupInfo, placement: Placement) -> GroupResult:
+        """The default algorithm inside ``placement``, reverted afterwards."""
+        with self._in_placement(placement, info):
+            result, reverts = self._default(info, CycleState())
+            self._revert(info, reverts)
+        result.placement = placement
+        return result
+
+    def _nominated_placement(self, placements: list[Placement], info: PodGroupInfo) -> Placement | None:
+        """The one placement holding the pods' nominated nodes (None when none or several do)."""
+        if info.kind != "PodGroup":
+            return None
+        nominated = {pi.pod.status.nominated_node_name for pi in info.pods
+                     if pi.pod.status is not None and pi.pod.status.nominated_node_name}
+        rows = {self.snapshot.index[n] for n in nominated if n in self.snapshot.index}
+        if not rows:
+            return None
+        matched = None
+        for placement in placements:
+            if rows.intersection(placement.rows.tolist()):
+                if matched is not None:
+                    return None
+                matched = placement
+        return matched
+
+    def _best(self, info: PodGroupInfo, successes: list[tuple[Placement, list[GroupResult]]]
+              ) -> tuple[Placement | None, Status]:
+        """``findBestPlacement``: the only feasible one, else the highest weighted total with
+        a seeded random tie-break."""
+        if len(successes) == 1:
+            self.log.append({"step": "commit", "key": info.key, "depth": self._depth,
+                             "placement": successes[0][0].name})
+            return successes[0][0], Status()
+        assignments = [PodGroupAssignments(p, [(pr.pod_info, pr.node) for r in results for pr in r.pods
+                                               if pr.status.is_success() and pr.node])
+                       for p, results in successes]
+        rows, status = self.fw.run_placement_score(CycleState(), info, assignments)
+        if not status.is_success():
+            return None, status
+        rng = self.scheduler.rng
+        best, best_key = None, None
+        for row in rows:
+            row["randomizer"] = rng.getrandbits(62)
+            key = (row["total"], row["randomizer"])
+            if best_key is None or key > best_key:
+                best, best_key = row, key
+        self.log.append({"step": "score", "key": info.key, "depth": self._depth,
+                         "rows": [{"placement": r["placement"].name, "total": r["total"], **r["scores"]}
+                                  for r in rows]})
+        self.log.append({"step": "commit", "key": info.key, "depth": self._depth,
+                         "placement": best["placement"].name})
+        return best["placement"], Status()
+
+    def _assume_subtree(self, results: list[GroupResult]) -> tuple[_Reverts, str | None]:
+        """``assumeSubtreeWithRevert``: the chosen pods assumed again."""
+        reverts = _Reverts()
+        for result in results:
+            for pr in result.pods:
+                if not pr.status.is_success() or not pr.node:
+                    continue
+                status, revert = self.assume_and_reserve(pr.state, pr.pod_info, pr.node)
+                if revert is not None:
+                    reverts.append(revert)
+                if not status.is_success():
+                    reverts.revert()
+                    return _Reverts(), status.message()
+        return reverts, None
+
+    # -- CompositePodGroup ------------------------------------------------------------------------------
+    def _recursive(self, info: PodGroupInfo, results: dict) -> tuple[GroupResult, _Reverts]:
+        if info.kind == "PodGroup":
+            result, reverts = self._pod_group(info)
+            results[info.key] = result
+            return result, reverts
+        return self._composite(info, results)
+
+    def _composite(self, info: PodGroupInfo, results: dict) -> tuple[GroupResult, _Reverts]:
+        """``compositePodGroupSchedulingPlacementAlgorithm``."""
+        placements, status = self._generate(info)
+        if not status.is_success():
+            results[info.key] = GroupResult(info, status)
+            return results[info.key], _Reverts()
+        any_subtree = None
+        successes: list[tuple[Placement, dict]] = []
+        for placement in placements:
+            subtree: dict[str, GroupResult] = {}
+            with self._in_placement(placement, info):
+                result, reverts = self._composite_default(info, subtree)
+                self._revert(info, reverts)
+            result.placement = placement
+            if result.status.code == Code.Error:
+                results.update(subtree)
+                return result, _Reverts()
+            any_subtree = any_subtree or subtree
+            if result.status.is_success():
+                successes.append((placement, subtree))
+        if not successes:
+            if any_subtree is None:
+                results[info.key] = GroupResult(info, Status.unschedulable(MSG_NO_PLACEMENTS))
+                return results[info.key], _Reverts()
+            root = any_subtree[info.key]
+            root.status = Status.unschedulable(placement_fit_error(root.status.message(), len(placements)))
+            results.update(any_subtree)
+            return root, _Reverts()
+        scored = [(p, list(_successful_leaves(info, sub))) for p, sub in successes]
+        best, status = self._best(info, scored)
+        if not status.is_success():
+            results[info.key] = GroupResult(info, status)
+            return results[info.key], _Reverts()
+        subtree = dict((id(p), sub) for p, sub in successes)[id(best)]
+        reverts, err = self._assume_subtree(list(_successful_leaves(info, subtree)))
+        if err is not None:
+            results[info.key] = GroupResult(info, Status.error(f"failed to assume the subtree: {err}"))
+            return results[info.key], _Reverts()
+        results.update(subtree)
+        return subtree[info.key], reverts
+
+    def _composite_default(self, info: PodGroupInfo, results: dict) -> tuple[GroupResult, _Reverts]:
+        """``compositePodGroupSchedulingDefaultAlgorithm``: children in order, PlacementFeasible
+        (``minGroupCount``) after each, stop and roll back once the policy cannot be met."""
+        reverts = _Reverts()
+        pstate = CycleState()
+        remaining, scheduled = len(info.children), 0
+        proceed, status = self._feasible(pstate, info, scheduled, remaining)
+        result = GroupResult(info, status, placement=self._placement)
+        if proceed:
+            for child in info.children:
+                child_result, child_reverts = self._recursive(child, results)
+                if child_result.status.code == Code.Error:
+                    result.status = Status.error(f"composite pod group evaluation failed due to child error: "
+                                                 f"{child_result.status.message()}")
+                    break
+                result.any_scheduled = result.any_scheduled or child_result.any_scheduled
+                reverts.extend(child_reverts)
+                remaining -= 1
+                if child_result.status.is_success():
+                    scheduled += 1
+                proceed, result.status = self._feasible(pstate, info, scheduled, remaining)
+                if not proceed:
+                    break
+        results[info.key] = result
+        if not result.status.is_success():
+            self._revert(info, reverts)
+            result.any_scheduled = False
+        return result, reverts
+
+
+def _successful_leaves(root: PodGroupInfo, results: dict):
+    """``successfulLeafResults``: leaf results under successful ancestors only."""
+    result = results.get(root.key)
+    if result is None or not result.status.is_success():
+        return
+    for child in root.children:
+        yield from _successful_leaves(child, results)
+    if result.pods:
+        yield result
+
+
+def pods_by_status(results: dict[str, GroupResult]) -> dict[str, list[str]]:
+    """Pod keys per outcome over every leaf result (a summary for notebooks and tests)."""
+    out: dict[str, list[str]] = {"placed": [], "unplaced": []}
+    for result in results.values():
+        for pr in result.pods:
+            out["placed" if pr.node else "unplaced"].append(pr.key)
+    return out
+

@@ -72,9 +72,7 @@ def training_job(name: str, size: int) -> str:
 def build(*docs: str, gates=GW, seed: int = 7):
     objs = admit(expand(load_text("".join(docs)), seed=seed), feature_gates=gates)
     cluster = Cluster(objs)
-    sched = Scheduler(cluster, gates=gates)
-    for fw in sched.profiles.values():  # the hooks GangScheduling's Permit path uses
-        fw.handle.extra.update(waiting_pods=sched.waiting, allow=sched.allow)
+    sched = Scheduler(cluster, gates=gates, pod_group_cycle=False)  # the pod-by-pod Permit path
     return cluster, sched
 
 

@@ -61,13 +61,13 @@ class Simulation:
 
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
-                 binding_delay: float = 0.0):
+                 binding_delay: float = 0.0, pod_group_cycle: bool | None = None):
         from kschedlab.queue import SchedulingQueue, framework_hints
 
         self.now = 0.0
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
-                                   keep_traces=keep_traces, clock=lambda: self.now)
+                                   keep_traces=keep_traces, clock=lambda: self.now, pod_group_cycle=pod_group_cycle)
         fw = next(iter(self.scheduler.profiles.values()))
         hints = {name: framework_hints(framework) for name, framework in self.scheduler.profiles.items()}
         self.scheduler.on_bound.append(self._on_bound)
@@ -192,6 +192,10 @@ class Simulation:
             return
         self._track(key)
         self.queue.add(self.cluster.pod_infos[key])
+        if self.scheduler.gates.enabled("GenericWorkload"):  # a gang's waiting pods may now be complete
+            from kschedlab.framework.events import EVENT_UNSCHEDULED_POD_ADD
+
+            self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULED_POD_ADD, None, pod)
 
     def _on_delete_pod(self, key: str) -> None:
         if key not in self.cluster.pods:
@@ -298,13 +302,20 @@ class Simulation:
         self.queue.unscheduled_pod_updated(old_info, new_info)
 
     # -- attempts, binding, Permit waits -----------------------------------------------------
-    def _attempt(self, qpi) -> None:
-        key = qpi.pod_info.key
+    def _count_attempt(self, key: str) -> None:
         row = self._timeline.get(key)
         if row is not None:
             row["attempts"] += 1
             if row["first_attempt"] is None:
                 row["first_attempt"] = self.now
+
+    def _attempt(self, qpi) -> None:
+        key = qpi.pod_info.key
+        group = self.scheduler.pod_group_of(key)
+        if group is not None:
+            self._attempt_group(qpi, group)
+            return
+        self._count_attempt(key)
         result = self.scheduler.schedule_one(key)
         if result.node is not None:  # bound: _on_bound already ran
             self.queue.done(key)
@@ -313,6 +324,39 @@ class Simulation:
             self._waiting_qpi[key] = qpi
         else:
             self._requeue(qpi, result)
+
+    def _attempt_group(self, qpi, group: str) -> None:
+        """A PodGroup cycle: the popped pod takes the group's other pending pods along; placed
+        pods bind, the rest of a scheduled group go straight back to activeQ, and every pod of
+        a failed group backs off, remembering what rejected any of them."""
+        from kschedlab.podgroup.algorithm import PodGroupInfo
+
+        composite = self.scheduler.gates.enabled("CompositePodGroup")
+        members = [pi.key for pi in PodGroupInfo.build(self.cluster, group, composite=composite).queued_pods()]
+        popped = {qpi.pod_info.key: qpi, **{q.key: q for q in self.queue.pop_members(
+            k for k in members if k != qpi.pod_info.key)}}
+        for key in popped:
+            self._count_attempt(key)
+        out = self.scheduler.schedule_pod_group(group, list(popped))
+        plugins: set[str] = set()
+        for result in out.pod_results:
+            if result.diagnosis is not None:
+                plugins.update(result.diagnosis.unschedulable_plugins)
+            elif result.status.plugin:
+                plugins.add(result.status.plugin)
+        for result in out.pod_results:
+            q = popped.pop(result.pod)
+            if result.node is not None:
+                self.queue.done(result.pod)
+            elif result.status.code == Code.Wait:
+                self._wait_started[result.pod] = self.now
+                self._waiting_qpi[result.pod] = q
+            elif out.status.is_success():
+                self.queue.return_to_active(q)
+            else:
+                self.queue.add_unschedulable_if_not_present(q, plugins, error=result.status.code == Code.Error)
+        for key in popped:  # left out of the cycle (being deleted or already assumed)
+            self.queue.done(key)
 
     def _requeue(self, qpi, result) -> None:
         """Back to the queue after a failed attempt, remembering which plugins rejected it."""

@@ -71,6 +71,27 @@ class PostFilterResult:
 
 
 @dataclass
+class PodGroupPostFilterResult:
+    """``fwk.PodGroupPostFilterResult``: the node each pod of the preempting group is
+    nominated to (pod key -> node name), and the pods evicted for it."""
+
+    nominations: dict[str, str] = field(default_factory=dict)
+    victims: list[str] = field(default_factory=list)
+    num_pdb_violations: int = 0
+
+
+@dataclass(frozen=True)
+class GroupPreemptor:
+    """A pod group preempting as one unit, as the :class:`Executor` names it in events
+    and conditions (upstream ``podGroupExecutorPreemptor``); ``kind`` is "podgroup" or
+    "compositepodgroup"."""
+
+    kind: str
+    uid: str
+    scheduler_name: str
+
+
+@dataclass
 class Victims:
     """``extenderv1.Victims``: the pods to evict on one node, most important first."""
 
@@ -386,16 +407,29 @@ class Executor:
         self._clear_lower_nominations(preemptor, candidate.name, record)
         return Status()
 
+    def actuate_pod_group(self, victims: list, preemptor: GroupPreemptor, plugin_name: str,
+                          record: PreemptionRecord | None = None) -> Status:
+        """``ActuatePodGroupPreemption``: preempt every victim not already being deleted.
+        The candidate is the whole cluster (named "cluster"), so no node's lower-priority
+        nominations are cleared."""
+        candidate = Candidate("cluster", Victims(victims))
+        for v in victims:
+            if v.pod.metadata.deletion_timestamp is None:
+                self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+        return Status()
+
     def preempt_pod(self, candidate: Candidate, preemptor, victim, plugin_name: str,
                     record: PreemptionRecord | None = None) -> None:
-        """``PreemptPod``: reject a waiting victim, or mark and delete it."""
+        """``PreemptPod``: reject a waiting victim, or mark and delete it.  ``preemptor``
+        is a PodInfo or a :class:`GroupPreemptor`."""
         extra = self.handle.extra if self.handle is not None else {}
-        event = f"Preempted by pod {preemptor.pod.metadata.uid or preemptor.key} on node {candidate.name}"
+        kind, uid, scheduler = _preemptor_identity(preemptor)
+        event = f"Preempted by {kind} {uid} on node {candidate.name}"
         reject = extra.get("preempt_waiting_pod")
         if reject is not None and reject(victim.key, plugin_name, "preempted"):
             event += " (in kube-scheduler memory)."
         else:
-            self._set_disruption_condition(victim.pod, preemptor)
+            self._set_disruption_condition(victim.pod, scheduler, kind)
             delete = extra.get("delete_pod")
             if delete is not None:
                 delete(victim.key, victim)
@@ -407,11 +441,10 @@ class Executor:
             record.victims.append(victim.key)
             record.events.append(f"{victim.key}: Preempted: {event}")
 
-    def _set_disruption_condition(self, pod, preemptor) -> None:
+    def _set_disruption_condition(self, pod, scheduler: str, kind: str) -> None:
         from kschedlab.api.core import PodCondition
 
-        scheduler = preemptor.pod.spec.scheduler_name or ""
-        message = f"{scheduler}: preempting to accommodate a higher priority pod"
+        message = f"{scheduler}: preempting to accommodate a higher priority {kind}"
         conditions = pod.status.conditions
         for i, c in enumerate(conditions):
             if c.type == DISRUPTION_TARGET:
@@ -440,6 +473,14 @@ class Executor:
                 nominator.remove_nomination(pi)
             if record is not None:
                 record.cleared_nominations.append(pi.key)
+
+
+def _preemptor_identity(preemptor) -> tuple[str, str, str]:
+    """(type, uid, schedulerName) of a preemptor: a PodInfo or a :class:`GroupPreemptor`."""
+    if isinstance(preemptor, GroupPreemptor):
+        return preemptor.kind, preemptor.uid, preemptor.scheduler_name
+    pod = preemptor.pod
+    return "pod", pod.metadata.uid or preemptor.key, pod.spec.scheduler_name or ""
 
 
 # --------------------------------------------------------------------------- evaluator

@@ -1,12 +1,15 @@
-"""PodGroup and CompositePodGroup scheduling support (GenericWorkload).
+"""PodGroup and CompositePodGroup scheduling (GenericWorkload, TopologyAwareWorkloadScheduling,
+CompositePodGroup gates).
 
-Part A (here now): the scheduler's view of pod groups — membership and per-group pod
-states read from a :class:`~kschedlab.cluster.Cluster` (:mod:`.state`), the
-``PodGroupInitiallyScheduled`` condition helper (:mod:`.conditions`), the checks run
-before a PodGroup scheduling cycle (:mod:`.cycle_validation`) and the conformance
-stages for them (:mod:`.conformance`). The GangScheduling plugin lives in
-:mod:`kschedlab.plugins.gang_scheduling`.
+* :mod:`.state` — the scheduler's view of groups: members, per-group pod states, roots;
+* :mod:`.cycle_validation` — the checks before a cycle (scheduler name, priority, policy);
+* :mod:`.placement` — candidate node sets and proposed assignments;
+* :mod:`.algorithm` — the PodGroup scheduling algorithm: default, placement-based and the
+  recursive CompositePodGroup search with rollback;
+* :mod:`.cycle` — the PodGroup scheduling cycle: validate, run the algorithm,
+  PodGroupPostFilter, bind atomically, update ``PodGroupInitiallyScheduled``;
+* :mod:`.conditions` — the condition helper; :mod:`.conformance` — the conformance stages.
 
-Part B (to come): the PodGroup scheduling cycle, the placement algorithm and
-CompositePodGroup hierarchies.
+The GangScheduling, TopologyPlacement and PodGroupPodsCount plugins live in
+:mod:`kschedlab.plugins`.
 """

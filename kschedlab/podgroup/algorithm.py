@@ -194,29 +194,39 @@ class PodGroupAlgorithm:
 
     # -- default algorithm ---------------------------------------------------------------------------
     def _default(self, info: PodGroupInfo, pstate: CycleState) -> tuple[GroupResult, _Reverts]:
+        """``podGroupSchedulingDefaultAlgorithm``: the queued pods in order."""
+        scheduled = pgstate.pod_group_state(self.scheduler.cluster, info.namespace, info.name).scheduled_pods_count
+
+        def run(pod_info, result):
+            pod_result, revert = self._schedule_member(info, pod_info)
+            result.pods.append(pod_result)
+            return pod_result.status, pod_result.status.is_success(), [revert] if revert is not None else []
+
+        return self._members_loop(info, pstate, info.pods, run, scheduled,
+                                  "failed to schedule other pod from a pod group")
+
+    def _members_loop(self, info: PodGroupInfo, pstate, members: list, run, scheduled: int,
+                      error_prefix: str) -> tuple[GroupResult, _Reverts]:
+        """Members (pods or child groups) one by one, ``PlacementFeasible`` before the first and
+        after each; a group that ends without Success rolls back what it placed."""
         reverts = _Reverts()
-        result = GroupResult(info, Status.unschedulable(), placement=self._placement)
-        cluster = self.scheduler.cluster
-        scheduled = pgstate.pod_group_state(cluster, info.namespace, info.name).scheduled_pods_count
-        remaining = len(info.pods)
-        proceed, result.status = self._feasible(pstate, info, scheduled, remaining)
+        remaining = len(members)
+        proceed, status = self._feasible(pstate, info, scheduled, remaining)
+        result = GroupResult(info, status, placement=self._placement)
         if proceed:
-            for pod_info in info.pods:
-                pod_result, revert = self._schedule_member(info, pod_info)
-                result.pods.append(pod_result)
-                if revert is not None:
-                    reverts.append(revert)
-                if pod_result.status.code == Code.Error:
-                    result.status = Status.error(f"failed to schedule other pod from a pod group: "
-                                                 f"{pod_result.status.message()}")
+            for member in members:
+                member_status, placed_any, member_reverts = run(member, result)
+                reverts.extend(member_reverts)
+                if member_status.code == Code.Error:
+                    result.status = Status.error(f"{error_prefix}: {member_status.message()}")
                     break
                 remaining -= 1
-                if pod_result.status.is_success():
+                if member_status.is_success():
                     scheduled += 1
                 proceed, result.status = self._feasible(pstate, info, scheduled, remaining)
                 if not proceed:
                     break
-                result.any_scheduled = result.any_scheduled or pod_result.status.is_success()
+                result.any_scheduled = result.any_scheduled or placed_any
         if not result.status.is_success():
             self._revert(info, reverts)
             result.any_scheduled = False
@@ -470,30 +480,14 @@ class PodGroupAlgorithm:
     def _composite_default(self, info: PodGroupInfo, results: dict) -> tuple[GroupResult, _Reverts]:
         """``compositePodGroupSchedulingDefaultAlgorithm``: children in order, PlacementFeasible
         (``minGroupCount``) after each, stop and roll back once the policy cannot be met."""
-        reverts = _Reverts()
-        pstate = CycleState()
-        remaining, scheduled = len(info.children), 0
-        proceed, status = self._feasible(pstate, info, scheduled, remaining)
-        result = GroupResult(info, status, placement=self._placement)
-        if proceed:
-            for child in info.children:
-                child_result, child_reverts = self._recursive(child, results)
-                if child_result.status.code == Code.Error:
-                    result.status = Status.error(f"composite pod group evaluation failed due to child error: "
-                                                 f"{child_result.status.message()}")
-                    break
-                result.any_scheduled = result.any_scheduled or child_result.any_scheduled
-                reverts.extend(child_reverts)
-                remaining -= 1
-                if child_result.status.is_success():
-                    scheduled += 1
-                proceed, result.status = self._feasible(pstate, info, scheduled, remaining)
-                if not proceed:
-                    break
+
+        def run(child, _result):
+            child_result, child_reverts = self._recursive(child, results)
+            return child_result.status, child_result.any_scheduled, list(child_reverts)
+
+        result, reverts = self._members_loop(info, CycleState(), info.children, run, 0,
+                                             "composite pod group evaluation failed due to child error")
         results[info.key] = result
-        if not result.status.is_success():
-            self._revert(info, reverts)
-            result.any_scheduled = False
         return result, reverts
 
 

@@ -65,6 +65,9 @@ class SimulationSpec(K8sModel):
     until: float | None = None
     seed: int = 0
     attempt_duration: float = 0.0
+    #: gang pods through the PodGroup cycle (unset: with GenericWorkload); false: the pod-by-pod
+    #: path with GangScheduling's Permit wait
+    pod_group_cycle: bool | None = None
     events: list[SimulationEvent] = []
 
 

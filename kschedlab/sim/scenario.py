@@ -32,14 +32,16 @@ def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation,
 
         gates = FeatureGates(spec.feature_gates).with_overrides(dict(gates.overrides) if gates else {})
     cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
-    sim = Simulation(admit(expand(cluster_objects, seed=seed)), config, gates=gates, seed=seed,
-                     attempt_duration=spec.attempt_duration)
+    served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
+    sim = Simulation(admit(expand(cluster_objects, seed=seed), feature_gates=served), config, gates=gates, seed=seed,
+                     attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
     for i, event in enumerate(spec.events):
         where = f"Simulation spec.events[{i}]"
         if event.create is not None:
             try:
-                created = admit([*classes, *expand(load_objects([event.create]), seed=seed)])[len(classes):]
+                created = admit([*classes, *expand(load_objects([event.create]), seed=seed)],
+                                feature_gates=served)[len(classes):]
             except ManifestError as err:
                 raise ManifestError(f"{where}.create: {err}") from None
             for obj in created:

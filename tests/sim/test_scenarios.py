@@ -80,3 +80,32 @@ def test_table_output(capsys):
 def test_every_scenario_runs(capsys, name):
     out = simulate(capsys, name)
     assert out["pods"] and all(p["attempts"] >= 0 for p in out["pods"])
+
+
+def test_gang_deadlock_podgroup_cycle(capsys):
+    out = simulate(capsys, "gang-deadlock.yaml")
+    got = {k.split("/")[1]: (p["scheduled"], p["attempts"]) for k, p in by_pod(out).items()}
+    assert got == {**{f"train-a-{i}": (0.0, 1) for i in range(4)}, **{f"train-b-{i}": (100.0, 2) for i in range(4)}}
+    assert len({p["node"] for p in out["pods"] if p["pod"].startswith("ml/train-b")}) == 4
+
+
+def test_gang_deadlock_podgroup_condition_after_first_cycle():
+    sim, _ = from_files(SIM / "gang-deadlock.yaml")
+    sim.run(until=50)
+    a = sim.cluster.objects["PodGroup"]["ml/train-a"].condition()
+    b = sim.cluster.objects["PodGroup"]["ml/train-b"].condition()
+    assert (a.status, a.reason) == ("True", "Scheduled")
+    assert (b.status, b.reason, b.message) == (
+        "False", "Unschedulable", "minCount (4) cannot be satisfied: 0 scheduled, 3 remaining, "
+        "pod group preemption: No preemption victims found for incoming preemptor")
+    assert not any(k.startswith("ml/train-b") for k in sim.cluster.snapshot.pod_row)  # holds nothing
+
+
+def test_gang_deadlock_pod_by_pod_never_runs(tmp_path):
+    text = (SIM / "gang-deadlock.yaml").read_text().replace("  until: 600\n", "  until: 600\n  podGroupCycle: false\n")
+    path = tmp_path / "pod-by-pod.yaml"
+    path.write_text(text)
+    sim, until = from_files(path)
+    result = sim.run(until=until)
+    assert result.pods["scheduled"].isna().all()  # two workers of each job held at Permit, time out, again
+    assert set(result.pods["attempts"]) == {1, 2}

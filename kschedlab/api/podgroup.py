@@ -216,64 +216,21 @@ class Condition(K8sModel):
         return check_enum(v, ("True", "False", "Unknown"))
 
 
-# ------------------------------------------------------------------------ PodGroup
+class PreemptionPolicyChecked(K8sModel):
+    """Mixin: ``preemptionPolicy`` (declared by the subclass) must be a known policy."""
 
-
-class PodGroupSpec(K8sModel):
-    """v1beta1 PodGroupSpec."""
-
-    parent_composite_pod_group_name: str | None = None
-    workload_ref: WorkloadReference | None = None
-    pod_group_template_ref: PodGroupTemplateReference | None = None
-    scheduling_policy: PodGroupSchedulingPolicy = Field(default_factory=PodGroupSchedulingPolicy)
-    scheduling_constraints: PodGroupSchedulingConstraints | None = None
-    resource_claims: list[PodGroupResourceClaim] = Field(default_factory=list)
-    disruption_mode: DisruptionMode | None = None
-    priority_class_name: str | None = None
-    priority: int | None = None
-    preemption_policy: str | None = None
-
-    @field_validator("preemption_policy")
+    @field_validator("preemption_policy", check_fields=False)
     @classmethod
     def _check_policy(cls, v: str | None) -> str | None:
         return check_enum(v, PREEMPTION_POLICIES)
 
 
-class PodGroupStatus(K8sModel):
-    """v1beta1 PodGroupStatus."""
-
-    conditions: list[Condition] = Field(default_factory=list)
-    resource_claim_statuses: list[PodGroupResourceClaimStatus] = Field(default_factory=list)
-
-
-class PodGroup(KubeObject):
-    """scheduling.k8s.io/v1beta1 PodGroup (GenericWorkload)."""
-
-    API_VERSION: ClassVar[str] = PODGROUP_API_VERSION
-    KIND: ClassVar[str] = "PodGroup"
-    NAMESPACED: ClassVar[bool] = True
-
-    spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
-    status: PodGroupStatus = Field(default_factory=PodGroupStatus)
-
-    @property
-    def group_key(self) -> str:
-        """``podgroup/<ns>/<name>``."""
-        return pod_group_key(self.metadata.namespace, self.metadata.name)
+class GroupObject:
+    """What PodGroup and CompositePodGroup share: policy, parent, priority, conditions."""
 
     @property
     def is_gang(self) -> bool:
         return self.spec.scheduling_policy.gang is not None
-
-    @property
-    def min_count(self) -> int | None:
-        """``gang.minCount``, or None for a basic (or empty) policy.
-
-        >>> PodGroup.model_validate({"spec": {"schedulingPolicy": {"basic": {}}}}).min_count is None
-        True
-        """
-        gang = self.spec.scheduling_policy.gang
-        return None if gang is None else (gang.min_count or 0)
 
     @property
     def parent_name(self) -> str | None:
@@ -292,10 +249,61 @@ class PodGroup(KubeObject):
         return next((c for c in self.status.conditions if c.type == type_), None)
 
 
+# ------------------------------------------------------------------------ PodGroup
+
+
+class PodGroupSpec(PreemptionPolicyChecked):
+    """v1beta1 PodGroupSpec."""
+
+    parent_composite_pod_group_name: str | None = None
+    workload_ref: WorkloadReference | None = None
+    pod_group_template_ref: PodGroupTemplateReference | None = None
+    scheduling_policy: PodGroupSchedulingPolicy = Field(default_factory=PodGroupSchedulingPolicy)
+    scheduling_constraints: PodGroupSchedulingConstraints | None = None
+    resource_claims: list[PodGroupResourceClaim] = Field(default_factory=list)
+    disruption_mode: DisruptionMode | None = None
+    priority_class_name: str | None = None
+    priority: int | None = None
+    preemption_policy: str | None = None
+
+
+class PodGroupStatus(K8sModel):
+    """v1beta1 PodGroupStatus."""
+
+    conditions: list[Condition] = Field(default_factory=list)
+    resource_claim_statuses: list[PodGroupResourceClaimStatus] = Field(default_factory=list)
+
+
+class PodGroup(GroupObject, KubeObject):
+    """scheduling.k8s.io/v1beta1 PodGroup (GenericWorkload)."""
+
+    API_VERSION: ClassVar[str] = PODGROUP_API_VERSION
+    KIND: ClassVar[str] = "PodGroup"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
+    status: PodGroupStatus = Field(default_factory=PodGroupStatus)
+
+    @property
+    def group_key(self) -> str:
+        """``podgroup/<ns>/<name>``."""
+        return pod_group_key(self.metadata.namespace, self.metadata.name)
+
+    @property
+    def min_count(self) -> int | None:
+        """``gang.minCount``, or None for a basic (or empty) policy.
+
+        >>> PodGroup.model_validate({"spec": {"schedulingPolicy": {"basic": {}}}}).min_count is None
+        True
+        """
+        gang = self.spec.scheduling_policy.gang
+        return None if gang is None else (gang.min_count or 0)
+
+
 # --------------------------------------------------------------- CompositePodGroup
 
 
-class CompositePodGroupSpec(K8sModel):
+class CompositePodGroupSpec(PreemptionPolicyChecked):
     """v1alpha3 CompositePodGroupSpec."""
 
     parent_composite_pod_group_name: str | None = None
@@ -307,11 +315,6 @@ class CompositePodGroupSpec(K8sModel):
     priority: int | None = None
     preemption_policy: str | None = None
 
-    @field_validator("preemption_policy")
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, PREEMPTION_POLICIES)
-
 
 class CompositePodGroupStatus(K8sModel):
     """v1alpha3 CompositePodGroupStatus (the scheduler does not fill it in v1.37)."""
@@ -319,7 +322,7 @@ class CompositePodGroupStatus(K8sModel):
     conditions: list[Condition] = Field(default_factory=list)
 
 
-class CompositePodGroup(KubeObject):
+class CompositePodGroup(GroupObject, KubeObject):
     """scheduling.k8s.io/v1alpha3 CompositePodGroup (GenericWorkload + CompositePodGroup gates)."""
 
     API_VERSION: ClassVar[str] = COMPOSITE_PODGROUP_API_VERSION
@@ -335,21 +338,7 @@ class CompositePodGroup(KubeObject):
         return composite_pod_group_key(self.metadata.namespace, self.metadata.name)
 
     @property
-    def is_gang(self) -> bool:
-        return self.spec.scheduling_policy.gang is not None
-
-    @property
     def min_group_count(self) -> int:
         """``gang.minGroupCount``; 1 for a basic policy (as the scheduler counts it)."""
         gang = self.spec.scheduling_policy.gang
         return 1 if gang is None else (gang.min_group_count or 0)
-
-    @property
-    def parent_name(self) -> str | None:
-        return self.spec.parent_composite_pod_group_name
-
-    def priority_value(self) -> int:
-        return self.spec.priority or 0
-
-    def effective_preemption_policy(self) -> str:
-        return self.spec.preemption_policy or "PreemptLowerPriority"

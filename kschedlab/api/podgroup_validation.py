@@ -24,11 +24,11 @@ Without the CompositePodGroup gate the parent field itself is forbidden:
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, Mapping
 
 from .errors import ManifestError
 from .meta import KubeObject
+from .validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors
 from .podgroup import (
     CompositePodGroup,
     CompositePodGroupSchedulingPolicy,
@@ -74,78 +74,7 @@ MAX_TOPOLOGY_CONSTRAINTS = 1
 
 Errs = list[tuple[str, str]]
 
-# -- content checks (apimachinery util/validation), as RegexError words them ---------------------------
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + r"(\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-                      "and must start and end with an alphanumeric character")
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                          "'-' or '.', and must start and end with an alphanumeric character")
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                       "with an alphanumeric character")
-_LABEL_RE = re.compile(_DNS1123_LABEL_FMT + r"\Z")
-_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT + r"\Z")
-_QUALIFIED_RE = re.compile(_QUALIFIED_NAME_FMT + r"\Z")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    out = msg + " (e.g. "
-    for i, example in enumerate(examples):
-        out += (" or " if i else "") + f"'{example}', "
-    return out + f"regex used for validation is '{fmt}')"
-
-
-def dns1123_subdomain_errors(value: str) -> list[str]:
-    """``IsDNS1123Subdomain`` (format ``k8s-long-name``).
-
-    >>> dns1123_subdomain_errors("ok.example"), len(dns1123_subdomain_errors("Bad_Name"))
-    ([], 1)
-    """
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def dns1123_label_errors(value: str) -> list[str]:
-    """``IsDNS1123Label`` (format ``k8s-short-name``)."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_RE.match(value):
-        errs.append(_regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """``IsQualifiedName`` (format ``k8s-label-key``)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + e for e in dns1123_subdomain_errors(prefix))
-    else:
-        return ["a qualified name " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName",
-                                                   "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_RE.match(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
-                                                "123-abc"))
-    return errs
-
-
+# -- content checks: apimachinery util/validation (kschedlab.api.validation) --------------------------
 _PATH_SEGMENT_BAD = (".", "..")
 
 

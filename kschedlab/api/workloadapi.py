@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import K8sModel, check_enum
+from ._base import K8sModel
 from .meta import KubeObject
 from .podgroup import (
-    PREEMPTION_POLICIES,
     CompositePodGroupSchedulingPolicy,
     DisruptionMode,
     PodGroupResourceClaim,
     PodGroupSchedulingConstraints,
     PodGroupSchedulingPolicy,
+    PreemptionPolicyChecked,
 )
 
 __all__ = [
@@ -52,7 +52,7 @@ class TypedLocalObjectReference(K8sModel):
     name: str | None = None
 
 
-class PodGroupTemplate(K8sModel):
+class PodGroupTemplate(PreemptionPolicyChecked):
     """A template for PodGroups (name, policy, and the fields copied into each PodGroup)."""
 
     name: str | None = None
@@ -64,13 +64,8 @@ class PodGroupTemplate(K8sModel):
     priority: int | None = None
     preemption_policy: str | None = None
 
-    @field_validator("preemption_policy")
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, PREEMPTION_POLICIES)
 
-
-class CompositePodGroupTemplate(K8sModel):
+class CompositePodGroupTemplate(PreemptionPolicyChecked):
     """A template for CompositePodGroups, with child templates (CompositePodGroup gate)."""
 
     name: str | None = None
@@ -82,11 +77,6 @@ class CompositePodGroupTemplate(K8sModel):
     preemption_policy: str | None = None
     pod_group_templates: list[PodGroupTemplate] = Field(default_factory=list)
     composite_pod_group_templates: list[CompositePodGroupTemplate] = Field(default_factory=list)
-
-    @field_validator("preemption_policy")
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, PREEMPTION_POLICIES)
 
 
 class WorkloadSpec(K8sModel):

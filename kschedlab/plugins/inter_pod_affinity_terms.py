@@ -29,9 +29,10 @@ carries the term. An empty ``namespaceSelector`` (``{}``) matches every namespac
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
+
+from kschedlab.api.validation import label_value_errors, qualified_name_errors
 
 __all__ = [
     "Selector",
@@ -44,73 +45,6 @@ __all__ = [
     "pod_terms",
     "merge_namespace_selector",
 ]
-
-# -- apimachinery validation messages (k8s.io/apimachinery/pkg/util/validation) ----------------------------
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                       "with an alphanumeric character")
-_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-                    "or '.', and must start and end with an alphanumeric character")
-_DNS1123_SUBDOMAIN_FMT = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                          "'-' or '.', and must start and end with an alphanumeric character")
-_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT + r"\Z")
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT + r"\Z")
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT + r"\Z")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``validation.RegexError`` (its odd "',  or '" spacing included)."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    msg += " (e.g. "
-    for i, example in enumerate(examples):
-        if i > 0:
-            msg += " or "
-        msg += f"'{example}', "
-    return msg + f"regex used for validation is '{fmt}')"
-
-
-def _qualified_name_errors(value: str) -> list[str]:
-    """``validation.IsQualifiedName``."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT,
-                                                          "example.com"))
-    else:
-        return ["a qualified name " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
-                                                   "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_NAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
-                                                "123-abc"))
-    return errs
-
-
-def _label_value_errors(value: str) -> list[str]:
-    """``validation.IsValidLabelValue``."""
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
-
 
 def _go_quote(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
@@ -191,7 +125,7 @@ def _sel(data: dict):  # doctest helper
 def _requirement_errors(key: str, op: str, values: list[str]) -> list[str]:
     """``labels.NewRequirement`` validation, as field errors rendered to strings."""
     errs = []
-    key_errors = _qualified_name_errors(key)
+    key_errors = qualified_name_errors(key)
     if key_errors:
         errs.append(f"key: Invalid value: {_go_quote(key)}: {'; '.join(key_errors)}")
     if op in ("in", "notin") and not values:
@@ -204,7 +138,7 @@ def _requirement_errors(key: str, op: str, values: list[str]) -> list[str]:
         errs.append(f"values: Invalid value: {_go_strings(values)}: values set must be empty for exists and does "
                     "not exist")
     for i, v in enumerate(values):
-        msgs = _label_value_errors(v)
+        msgs = label_value_errors(v)
         if msgs:
             errs.append(f"values[{i}][{key}]: Invalid value: {_go_quote(v)}: {'; '.join(msgs)}")
     return errs

@@ -475,7 +475,8 @@ class Framework:
     # -- the PodGroup cycle ------------------------------------------------------
     def run_placement_generate(self, state: CycleState, group, parent) -> tuple[list, Status]:
         """``RunPlacementGeneratePlugins``: each plugin splits every placement the previous one
-        returned; with no plugin the parent placement is the only candidate."""
+        returned; with no plugin the parent placement is the only candidate; a plugin that
+        leaves none makes the group Unschedulable ("no feasible placements found")."""
         placements = [parent]
         for plugin in self.points["placementGenerate"]:
             out = []
@@ -485,6 +486,8 @@ class Framework:
                 if not status.is_success():
                     return [], status.with_plugin(plugin.name)
                 out.extend(generated)
+            if not out:
+                return [], Status(Code.Unschedulable, ("no feasible placements found",), plugin.name)
             placements = out
         return placements, Status()
 
@@ -512,16 +515,16 @@ class Framework:
                 value, status = plugin.score_placement(state, group, a)
                 status = status or Status()
                 if not status.is_success():
-                    return [], Status(Code.Error, (f'plugin "{plugin.name}" failed with: {status.message()}',),
-                                      plugin.name)
+                    return [], Status(Code.Error, (f'running PlacementScore plugins: plugin "{plugin.name}" '
+                                                   f"failed with: {status.message()}",), plugin.name)
                 scores.append(int(value))
             raw = list(scores)
             normalize = getattr(plugin, "normalize_placement_score", None)
             if normalize is not None:
                 status = normalize(state, group, scores)
                 if status is not None and not status.is_success():
-                    return [], Status(Code.Error, (f'plugin "{plugin.name}" failed with: {status.message()}',),
-                                      plugin.name)
+                    return [], Status(Code.Error, (f'running Normalize on PlacementScore plugins: plugin '
+                                                   f'"{plugin.name}" failed with: {status.message()}',), plugin.name)
             weight = self.placement_weights.get(plugin.name, 1)
             for row, value, raw_value in zip(rows, scores, raw):
                 if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:

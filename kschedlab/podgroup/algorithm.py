@@ -40,8 +40,6 @@ GATE_TAS = "TopologyAwareWorkloadScheduling"
 GATE_COMPOSITE = "CompositePodGroup"
 MSG_NO_PODS_SCHEDULABLE = "no pods were schedulable"
 MSG_NOMINATED_NOTHING = "nominated placement is feasible but no pending pod was scheduled"
-#: no candidate at all (e.g. no node has the topology label); upstream has no message for it
-MSG_NO_PLACEMENTS = "no placements were generated"
 
 
 def placement_fit_error(message: str, num_placements: int) -> str:
@@ -168,11 +166,13 @@ class PodGroupAlgorithm:
         self.log: list[dict] = []
         self._placement: Placement = Placement.all_nodes(self.snapshot)
         self._depth = 0
+        self._root_kind = "PodGroup"
 
     # -- entry ---------------------------------------------------------------------------------
     def run_root(self, root: PodGroupInfo) -> dict[str, GroupResult]:
         """``RunRootSchedulingAlgorithm``: results of every group evaluated; the snapshot is
         left exactly as it was."""
+        self._root_kind = root.kind
         reverts = _Reverts()
         try:
             if root.kind == "CompositePodGroup":
@@ -344,8 +344,6 @@ class PodGroupAlgorithm:
                 if result.status.is_success():
                     successes.append((placement, result))
         if not successes:
-            if any_result is None:
-                return GroupResult(info, Status.unschedulable(MSG_NO_PLACEMENTS)), _Reverts()
             message = any_result.status.message()
             if any_result.status.is_success():
                 message = MSG_NOMINATED_NOTHING
@@ -369,8 +367,9 @@ class PodGroupAlgorithm:
         return result
 
     def _nominated_placement(self, placements: list[Placement], info: PodGroupInfo) -> Placement | None:
-        """The one placement holding the pods' nominated nodes (None when none or several do)."""
-        if info.kind != "PodGroup":
+        """The one placement holding the pods' nominated nodes (None when none or several do, and
+        inside a CompositePodGroup cycle, which scores every placement)."""
+        if self._root_kind != "PodGroup":
             return None
         nominated = {pi.pod.status.nominated_node_name for pi in info.pods
                      if pi.pod.status is not None and pi.pod.status.nominated_node_name}
@@ -457,9 +456,6 @@ class PodGroupAlgorithm:
             if result.status.is_success():
                 successes.append((placement, subtree))
         if not successes:
-            if any_subtree is None:
-                results[info.key] = GroupResult(info, Status.unschedulable(MSG_NO_PLACEMENTS))
-                return results[info.key], _Reverts()
             root = any_subtree[info.key]
             root.status = Status.unschedulable(placement_fit_error(root.status.message(), len(placements)))
             results.update(any_subtree)

@@ -2,9 +2,9 @@
 ``schedule_one_podgroup.go``): one attempt for a whole group or CompositePodGroup hierarchy.
 
 1. check the group against the cluster (the hierarchy did not change shape since it was
-   queued), drop pods being deleted or already assumed, validate it (one scheduler name,
-   the root's priority and preemption policy) — a failure rejects every pod with a
-   SchedulerError;
+   queued) and validate it (one scheduler name, the root's priority and preemption policy)
+   — a failure rejects every pod with a SchedulerError; then drop pods being deleted or
+   already assumed;
 2. run :class:`~kschedlab.podgroup.algorithm.PodGroupAlgorithm` on the snapshot (it leaves
    the snapshot as it found it);
 3. when the root is Unschedulable, run PodGroupPostFilter (workload-aware preemption), which
@@ -37,8 +37,8 @@
 ...   containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]
 ... ''' for i in range(3))))
 >>> out = Scheduler(cluster, gates={"GenericWorkload": True}).schedule_pod_group("podgroup/ml/train")
->>> out.status.message()
-'minCount (3) cannot be satisfied: 2 scheduled, 0 remaining'
+>>> print(out.status.message())
+minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor
 >>> [r.node for r in out.pod_results], cluster.snapshot.pod_row
 ([None, None, None], {})
 >>> c = cluster.objects["PodGroup"]["ml/train"].condition(); c.status, c.reason
@@ -143,9 +143,6 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
     scheduler.scheduling_cycle += 1
     error = reconcile(cluster, info, composite)
     if error is None:
-        _skip_pods(cluster, info)
-        if not info.queued_pods():
-            return PodGroupCycleResult(info, Status())
         error = validate_hierarchy(
             info, lambda leaf: [cluster.pods[k] for k in
                                 pgstate.pod_group_state(cluster, leaf.namespace, leaf.name).scheduled],
@@ -161,6 +158,9 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
                 cond.update_pod_group_condition(leaf.obj, cond.scheduler_error(error), _now(scheduler))
         return out
 
+    _skip_pods(cluster, info)
+    if not info.queued_pods():
+        return PodGroupCycleResult(info, Status())
     fw = scheduler.framework_for(info.queued_pods()[0].pod)
     algorithm = PodGroupAlgorithm(scheduler, fw)
     results = algorithm.run_root(info)

@@ -14,6 +14,9 @@ and the :class:`Evaluator` here runs the algorithm every such plugin shares:
 5. the :class:`Executor` marks the victims with a ``DisruptionTarget``
    condition, deletes them, and clears lower-priority nominations on the node.
 
+A pod group preempting as a unit (DefaultPreemption's PodGroupPostFilter) picks its
+victims itself and has the Executor evict them (:meth:`Executor.actuate_pod_group`).
+
 The dry run works on the live :class:`~kschedlab.cluster.Snapshot`: pods are
 removed and added back with the exact, cheap ``remove_pod`` / ``add_pod``, and
 every node is restored (pod order included) before the next one is tried.

@@ -6,11 +6,22 @@ this module holds DefaultPreemption's policy: who may preempt, which pods are
 victims on a node (``select_victims_on_node``: remove every lower-priority pod,
 check the preemptor fits, then reprieve as many as possible -- PDB-violating
 ones first, most important first), and how many nodes to dry-run.
+
+PodGroupPostFilter (workload-aware preemption) runs when a PodGroup cycle ends
+Unschedulable: the whole cluster is one domain and the group preempts as one
+unit.  Victims are the pods of lower (group-aware) priority, a pod whose group
+hierarchy has ``disruptionMode: all`` taken together with every scheduled pod
+of that hierarchy.  All of them leave the snapshot, the group algorithm must
+then place the group; victims are reprieved one at a time (PDB-violating first,
+most important first) while the group still places the same pods, the rest are
+evicted and the group's pods nominated where the last successful run put them.
+Groups with topology constraints are not supported.
 """
 
 from __future__ import annotations
 
 import random
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Callable
@@ -18,9 +29,13 @@ from typing import Callable
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.pdb import selects_for_preemption
+from kschedlab.podgroup import state as pgstate
+from kschedlab.podgroup.algorithm import PodGroupInfo
+from kschedlab.podgroup.cycle_validation import DEFAULT_SCHEDULER_NAME, pod_preemption_policy
 from kschedlab.preemption import (
-    DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, NodeToStatus,
-    PreemptionRecord, Victims, importance_key)
+    DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, GroupPreemptor,
+    NodeToStatus, PodGroupPostFilterResult, PreemptionRecord, Victims, importance_key, node_scratch,
+    start_time_ns)
 
 NAME = "DefaultPreemption"
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -34,6 +49,25 @@ MSG_POD_GROUP_NOT_FOUND = "preemption: pod group for pod not found"
 MSG_PLACEMENT_LIMITATION = "preemption: not eligible due to placement-based pod group scheduling limitation"
 MSG_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 STATE_KEY = NAME + "/record"
+
+MSG_POD_GROUP_PREFIX = "pod group preemption: "
+MSG_TOPOLOGY_CONSTRAINTS = "not supported with topology constraints"
+MSG_NO_GROUP_VICTIMS = "No preemption victims found for incoming preemptor"
+MSG_ONGOING = "ongoing preemption on nominated nodes"
+#: victim ranking at equal priority (upstream ``victimRank``)
+VICTIM_RANK = {"CompositePodGroup": 3, "PodGroup": 2, "Pod": 1}
+
+
+@dataclass
+class GroupVictim:
+    """A unit evicted or reprieved as a whole (upstream ``Victim``): one pod (``kind``
+    "Pod", or "PodGroup" for a member of a group with ``disruptionMode: single``), or
+    every scheduled pod of a group hierarchy with ``disruptionMode: all``."""
+
+    kind: str
+    pods: list  # PodInfo
+    priority: int
+    num_pdb_violations: int = 0
 
 
 @dataclass
@@ -325,6 +359,152 @@ class DefaultPreemption(Plugin):
             pods.sort(key=importance_key(now_ns))
         else:
             pods.sort(key=cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
+
+    # -- PodGroupPostFilter ---------------------------------------------------------------
+    def pod_group_post_filter(self, state, group: PodGroupInfo, pods: list, schedule) -> tuple:
+        """``PodGroupPostFilter``: preempt for the whole group (see the module docstring).
+        ``schedule()`` re-runs the group algorithm on the snapshot as it is now."""
+        if any(g.obj.spec.scheduling_constraints and g.obj.spec.scheduling_constraints.topology
+               for g in group.all_groups()):
+            return None, Status.unschedulable(MSG_POD_GROUP_PREFIX + MSG_TOPOLOGY_CONSTRAINTS)
+        result, status = self._preempt_pod_group(group, pods, schedule)
+        if status.message():
+            return result, Status(status.code, (MSG_POD_GROUP_PREFIX + status.message(),))
+        return result, status
+
+    def _preempt_pod_group(self, group: PodGroupInfo, pods: list, schedule) -> tuple:
+        """``PodGroupEvaluator.Preempt``."""
+        priority = group.obj.priority_value()
+        if self.handle.gates.enabled("PodGroupPreemptionPolicy"):
+            never = group.obj.effective_preemption_policy() == "Never"
+        else:
+            never = any(pod_preemption_policy(pi.pod) == "Never" for pi in pods)
+        if never:
+            return None, Status.unschedulable(MSG_PREEMPT_NEVER)
+        if self._ongoing_group_preemption(pods, priority):
+            current = {pi.key: pi.pod.status.nominated_node_name or "" for pi in pods}
+            return PodGroupPostFilterResult(current), Status(Code.Success, (MSG_ONGOING,))
+        victims = [v for v in self._group_victims() if v.priority < priority]
+        if not victims:
+            return None, Status.unschedulable(MSG_NO_GROUP_VICTIMS)
+        (placed, evicted), status = self._select_group_victims(victims, schedule)
+        if not status.is_success():
+            return None, status
+        victim_pods = [pi for v in evicted for pi in v.pods]
+        preemptor = GroupPreemptor(group.kind.lower(), group.obj.metadata.uid or group.key,
+                                   pods[0].pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME)
+        self.last_record = PreemptionRecord(group.key)
+        status = self.executor.actuate_pod_group(victim_pods, preemptor, NAME, self.last_record)
+        if not status.is_success():
+            return None, status
+        result = PodGroupPostFilterResult(placed, [pi.key for pi in victim_pods],
+                                          sum(v.num_pdb_violations for v in evicted))
+        return result, Status(Code.Success, (f"found a placement for podgroup, preempting {len(victim_pods)} victims",))
+
+    def _select_group_victims(self, victims: list[GroupVictim], schedule) -> tuple:
+        """``selectVictimsOnDomain``: remove every victim, the group must then be placed;
+        reprieve victims in order while the group still places the pods it placed with
+        all of them gone.  Returns ``((placement, evicted units), status)``, the placement
+        being the last successful ``schedule()``'s; the snapshot is restored."""
+        snapshot = self.handle.cluster.snapshot
+        node_of = {pi.key: snapshot.names[snapshot.pod_row[pi.key]] for v in victims for pi in v.pods}
+        ordered = self._order_group_victims(victims)
+        with ExitStack() as stack:
+            for row in sorted({snapshot.index[n] for n in node_of.values()}):
+                stack.enter_context(node_scratch(snapshot, row))
+            for key in node_of:
+                snapshot.remove_pod(key)
+            placed, status = schedule()
+            if not status.is_success():
+                return (None, None), status
+            needed = placed.keys()
+            evicted: list[GroupVictim] = []
+            for v in ordered:
+                for pi in v.pods:
+                    snapshot.add_pod(pi, node_of[pi.key])
+                again, status = schedule()
+                if status.is_success() and needed <= again.keys():
+                    placed = again
+                    continue
+                for pi in v.pods:
+                    snapshot.remove_pod(pi.key)
+                evicted.append(v)
+        return (placed, evicted), Status()
+
+    def _order_group_victims(self, victims: list[GroupVictim]) -> list[GroupVictim]:
+        """``prepareDomainVictims``: most important first (``MoreImportantVictim``: higher
+        priority, CompositePodGroup > PodGroup > Pod, more pods, earlier start -- a pod
+        not started counts as starting now -- then pod uid), PDB-violating units before
+        the rest.  A unit violates when any of its pods does; budgets are consumed in
+        that order."""
+        now_ns = self.evaluator.now_ns()
+        victims.sort(key=lambda v: (-v.priority, -VICTIM_RANK[v.kind], -len(v.pods),
+                                    min(start_time_ns(pi, now_ns) for pi in v.pods),
+                                    v.pods[0].pod.metadata.uid or v.pods[0].key))
+        violating_pods, _ = filter_pods_with_pdb_violation([pi for v in victims for pi in v.pods],
+                                                           self.evaluator.pdbs())
+        violating_keys = {pi.key for pi in violating_pods}
+        for v in victims:
+            v.num_pdb_violations = sum(1 for pi in v.pods if pi.key in violating_keys)
+        return [v for v in victims if v.num_pdb_violations] + [v for v in victims if not v.num_pdb_violations]
+
+    def _group_victims(self) -> list[GroupVictim]:
+        """``getCrossNodesVictims``: every pod in the snapshot as a victim unit, priced at
+        the priority of its group hierarchy's root (its own without a group)."""
+        cluster = self.handle.cluster
+        snapshot = cluster.snapshot
+        in_snapshot = {pi.key: pi for pods in snapshot.pods for pi in pods}
+        seen: set[str] = set()
+        out = []
+        for pi in in_snapshot.values():
+            if pi.key in seen:
+                continue
+            chain = self._group_chain(pi.pod)
+            priority = chain[-1].priority_value() if chain else pi.priority
+            whole = [g for g in chain if g.spec.disruption_mode is not None and g.spec.disruption_mode.all]
+            if not whole:
+                seen.add(pi.key)
+                out.append(GroupVictim("PodGroup" if pi.pod.spec.scheduling_group else "Pod", [pi], priority))
+                continue
+            top = whole[-1]
+            keys = PodGroupInfo.build(cluster, top.group_key).scheduled_pod_keys(cluster)
+            members = [pi, *(in_snapshot[k] for k in keys if k in in_snapshot and k not in seen and k != pi.key)]
+            seen.update(m.key for m in members)
+            out.append(GroupVictim(type(top).__name__, members, priority))
+        return out
+
+    def _group_priority(self, pod_info) -> int:
+        """``GetPodPriority``: the priority of the root of the pod's group hierarchy, or the
+        pod's own without a group."""
+        chain = self._group_chain(pod_info.pod)
+        return chain[-1].priority_value() if chain else pod_info.priority
+
+    def _group_chain(self, pod) -> list:
+        """The pod's PodGroup then its CompositePodGroup ancestors (followed only with the
+        CompositePodGroup gate), as far as they exist."""
+        cluster = self.handle.cluster
+        namespace = pod.metadata.namespace
+        name = pgstate.pod_group_name(pod)
+        obj = pgstate.get_pod_group(cluster, namespace, name) if name else None
+        composite = self.handle.gates.enabled("CompositePodGroup")
+        chain: list = []
+        while obj is not None and obj.group_key not in {g.group_key for g in chain}:
+            chain.append(obj)
+            parent = obj.spec.parent_composite_pod_group_name
+            obj = pgstate.get_composite_pod_group(cluster, namespace, parent) if composite and parent else None
+        return chain
+
+    def _ongoing_group_preemption(self, pods: list, priority: int) -> bool:
+        """``isOngoingPreemption``: a node some pod of the group is nominated to still
+        holds a lower-priority pod terminating because the scheduler preempted it."""
+        snapshot = self.handle.cluster.snapshot
+        nominated = {pi.pod.status.nominated_node_name for pi in pods if pi.pod.status}
+        for node in nominated - {None, ""}:
+            row = snapshot.index.get(node)
+            for p in snapshot.pods[row] if row is not None else []:
+                if self._group_priority(p) < priority and pod_terminating_by_preemption(p.pod):
+                    return True
+        return False
 
     # -- helpers ------------------------------------------------------------------------
     def _pod_group(self, namespace, name):

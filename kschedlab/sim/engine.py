@@ -33,8 +33,14 @@ from typing import Any, Callable, Iterable
 import pandas as pd
 
 from kschedlab.cluster import Cluster
+from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
+from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.scheduler import Scheduler
+
+
+def _key(pod) -> str:
+    return f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
 
 
 @dataclass(order=True)
@@ -397,10 +403,13 @@ class Simulation:
         for key, (deadline, plugin) in self._permit_deadlines().items():
             if self.now >= deadline:
                 timeout = self.scheduler.waiting[key][-1][plugin]
-                result = self.scheduler.reject(key, plugin,
-                                               f"rejected due to timeout after waiting {timeout:g}s at plugin {plugin}")
+                pod = self.cluster.pods[key]
+                result = self.scheduler.reject(key, plugin, permit_timeout_message(timeout, plugin))
                 self._wait_started.pop(key, None)
                 self._requeue(self._waiting_qpi.pop(key), result)
+                # forgetting the assumed pod frees its node: an AssignedPodDelete for the others
+                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                         lambda p, key=key: _key(p) != key)
 
     # -- results -------------------------------------------------------------------------------
     def _sample(self) -> None:

@@ -16,3 +16,5 @@ from kschedlab.widgets.shape_editor import ShapeEditor
 from kschedlab.widgets.spread_explorer import SpreadExplorer
 
 __all__ = ["ClusterView", "PreemptionExplorer", "ScoreExplorer", "ShapeEditor", "SpreadExplorer"]
+
+from kschedlab.widgets.gang import GangExplorer

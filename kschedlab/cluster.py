@@ -29,6 +29,7 @@ from typing import Callable, Hashable, Iterable
 import numpy as np
 
 from kschedlab.framework.types import NodeInfo, PodInfo, pod_key
+from kschedlab.queueing.nominator import Nominator
 from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
@@ -344,41 +345,6 @@ def normalize_image_name(name: str) -> str:
     return name
 
 
-class Nominator:
-    """Which pending pods are nominated to which node (upstream's ``PodNominator``).
-
-    Kept in step with ``status.nominatedNodeName``: set by preemption, dropped
-    when the pod binds or goes away.  Order within a node is nomination order.
-    """
-
-    def __init__(self):
-        self._by_node: dict[str, dict[str, PodInfo]] = {}
-        self._node_of: dict[str, str] = {}
-
-    def add_nomination(self, info: PodInfo, node: str | None) -> None:
-        self.remove_nomination(info)
-        if node:
-            self._by_node.setdefault(node, {})[info.key] = info
-            self._node_of[info.key] = node
-
-    def remove_nomination(self, info) -> None:
-        key = info if isinstance(info, str) else info.key
-        node = self._node_of.pop(key, None)
-        if node is not None:
-            self._by_node[node].pop(key, None)
-            if not self._by_node[node]:
-                del self._by_node[node]
-
-    def nominated_pods_for_node(self, node: str) -> list[PodInfo]:
-        return list(self._by_node.get(node, {}).values())
-
-    def nominated_pods_by_node(self) -> dict[str, list[PodInfo]]:
-        return {node: list(pods.values()) for node, pods in self._by_node.items()}
-
-    def nominated_node(self, key: str) -> str | None:
-        return self._node_of.get(key)
-
-
 class Cluster:
     """API objects by kind plus the live :class:`Snapshot` of nodes and bound pods.
 
@@ -399,6 +365,7 @@ class Cluster:
         self.pods: dict[str, object] = {}
         self.pod_infos: dict[str, PodInfo] = {}
         self.objects: dict[str, dict[str, object]] = {}
+        #: the scheduler cache's nominations (``status.nominatedNodeName``; preemption sets them)
         self.nominator = Nominator()
         for obj in objects:
             self.add(obj)
@@ -431,7 +398,7 @@ class Cluster:
                 if obj.spec.node_name in self.nodes:
                     self.snapshot.add_pod(info, obj.spec.node_name)
             elif obj.status is not None and obj.status.nominated_node_name:
-                self.nominator.add_nomination(info, obj.status.nominated_node_name)
+                self.nominator.nominate(info, obj.status.nominated_node_name)
         else:
             name = obj.metadata.name if getattr(obj, "metadata", None) else kind
             ns = getattr(obj.metadata, "namespace", None) if getattr(obj, "metadata", None) else None
@@ -469,7 +436,7 @@ class Cluster:
     def remove_pod(self, key: str) -> None:
         self.pods.pop(key)
         self.pod_infos.pop(key)
-        self.nominator.remove_nomination(key)
+        self.nominator.delete_nominated_pod_if_exists(key)
         if key in self.snapshot.pod_row:
             self.snapshot.remove_pod(key)
 
@@ -477,7 +444,7 @@ class Cluster:
         """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod."""
         pod = self.pods[key]
         pod.spec.node_name = node_name
-        self.nominator.remove_nomination(key)
+        self.nominator.delete_nominated_pod_if_exists(key)
         if key not in self.snapshot.pod_row:
             self.snapshot.add_pod(self.pod_infos[key], node_name)
 
@@ -485,7 +452,7 @@ class Cluster:
         """Set (or clear, with None) a pending pod's ``status.nominatedNodeName``."""
         pod = self.pods[key]
         pod.status.nominated_node_name = node or None
-        self.nominator.add_nomination(self.pod_infos[key], node)
+        self.nominator.nominate(self.pod_infos[key], node)
 
     def pending_pods(self) -> list:
         return [p for p in self.pods.values() if not p.spec.node_name]

@@ -378,7 +378,7 @@ class Executor:
     without it the victim leaves the cluster at once (its grace period treated
     as already over).  Lower-priority pods nominated to the node lose their
     nomination (``status.nominatedNodeName`` cleared, and the nominator told
-    through ``remove_nomination(pod_info)`` when it has one).
+    through ``delete_nominated_pod_if_exists(key)`` when it has one).
 
     With ``SchedulerAsyncPreemption`` (on at v1.37) upstream runs this in a
     goroutine, clearing nominations first and skipping victims already being
@@ -473,7 +473,7 @@ class Executor:
                 pi.pod.status.nominated_node_name = None
             nominator = self.handle.pod_nominator
             if nominator is not None:
-                nominator.remove_nomination(pi)
+                nominator.delete_nominated_pod_if_exists(pi.key)
             if record is not None:
                 record.cleared_nominations.append(pi.key)
 

@@ -90,9 +90,8 @@ class ScoreOutcome:
 class Handle:
     """What plugins may reach of the scheduler (``framework.Handle``).
 
-    ``nominator`` is upstream's ``PodNominator`` (by default the cluster's
-    :class:`~kschedlab.cluster.Nominator`): ``nominated_pods_for_node(name)``,
-    ``nominated_pods_by_node()``, ``add_nomination``, ``remove_nomination``.
+    ``nominator`` is upstream's ``PodNominator`` (by default the cluster's, a
+    :class:`~kschedlab.queueing.nominator.Nominator`).
     """
 
     gates: FeatureGates

@@ -94,5 +94,13 @@ class Nominator:
     def nominated_pods_for_node(self, node: str) -> list[Any]:
         return list(self.nominated_pods.get(node, []))
 
+    def nominated_pods_by_node(self) -> dict[str, list[Any]]:
+        """Node -> nominated PodInfos, in nomination order."""
+        return {node: list(pods) for node, pods in self.nominated_pods.items()}
+
+    def nominate(self, pod_info, node: str | None) -> None:
+        """Nominate ``pod_info`` to ``node`` (None or "" clears): an Override nomination."""
+        self.add_nominated_pod(pod_info, NominatingInfo(MODE_OVERRIDE, node or ""))
+
     def nominated_node(self, key: str) -> str | None:
         return self.nominated_pod_to_node.get(key)

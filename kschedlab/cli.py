@@ -35,8 +35,9 @@ def _scenario_gates(paths: list[str], flag: str | None) -> FeatureGates:
     return FeatureGates({**gates, **(FeatureGates.parse_flag(flag) if flag else {})})
 
 
-def _load_cluster(paths: list[str], config_path: str | None, seed: int):
-    """Objects of the files, admitted; a KubeSchedulerConfiguration among them is the config."""
+def _load_cluster(paths: list[str], config_path: str | None, seed: int, gates=None):
+    """Objects of the files, admitted (kinds behind feature gates served by ``gates``); a
+    KubeSchedulerConfiguration among them is the config."""
     from kschedlab.api.admission import admit
     from kschedlab.api.config import KubeSchedulerConfiguration
     from kschedlab.api.loader import load
@@ -52,7 +53,8 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int):
     if len(configs) > 1:
         raise SystemExit("error: more than one KubeSchedulerConfiguration given")
     rest = [o for o in objects if not isinstance(o, KubeSchedulerConfiguration)]
-    return Cluster(admit(expand(rest, seed=seed))), (configs[0] if configs else None)
+    served = dict(gates.overrides) if gates is not None else None
+    return Cluster(admit(expand(rest, seed=seed), feature_gates=served)), (configs[0] if configs else None)
 
 
 def _print_table(results, explain: bool, out) -> None:
@@ -79,8 +81,9 @@ def _schedule(args, paths: list[str]) -> int:
     from kschedlab.scheduler import Scheduler
 
     out = sys.stdout
-    cluster, config = _load_cluster(paths, args.config, args.seed)
-    scheduler = Scheduler(cluster, config, gates=_scenario_gates(paths, args.feature_gates), seed=args.seed)
+    gates = _scenario_gates(paths, args.feature_gates)
+    cluster, config = _load_cluster(paths, args.config, args.seed, gates)
+    scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     results = scheduler.run()
     if args.output == "json":
         json.dump({"pods": [r.to_dict() for r in results]}, out, indent=2)

@@ -34,3 +34,13 @@ __all__ = [
     "with_constraint", "spread_variants", "compare_spread", "place_replicas", "yaml_documents",
     "preemption_candidates", "preemption_figure", "preemption_timeline", "preemption_what_if",
 ]
+
+from kschedlab.viz.gang import (
+    gang_counts, gang_timeline, min_count_sweep, pod_group_conditions, run_gang_story, runs_summary, story_yaml,
+    sweep_figure)
+
+from kschedlab.viz.podgroup import (  # noqa: E402
+    cycle_steps, domain_capacity, hierarchy_tree, placement_scores, pod_attempts, pod_outcomes, search_tree)
+
+__all__ += ["cycle_steps", "placement_scores", "pod_outcomes", "domain_capacity", "pod_attempts", "hierarchy_tree",
+            "search_tree"]

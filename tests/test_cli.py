@@ -95,3 +95,25 @@ def test_bench_reports_json(capsys):
     result = json.loads(capsys.readouterr().out)
     assert {"pods_per_second", "peak_rss_mb", "nodes", "pods"} <= set(result)
     assert (result["nodes"], result["pods"], result["scheduled"]) == (30, 40, 40)
+
+
+def test_schedule_pod_groups_with_the_podgroup_cycle(capsys):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "datasets" / "podgroup" / "two-training-jobs.yaml"
+    assert main(["schedule", str(path), "--feature-gates", "GenericWorkload=true", "-o", "json"]) == 0
+    pods = {p["name"]: (p["node"], p["message"]) for p in json.loads(capsys.readouterr().out)["pods"]}
+    assert sorted(pods[f"ml/train-a-{i}"][0] for i in range(4)) == ["node-0", "node-1", "node-2", "node-3"]
+    assert pods["ml/train-b-0"] == (None, "0/4 nodes are available: 4 Insufficient cpu.")
+    assert {pods[f"ml/train-b-{i}"] for i in (1, 2, 3)} == {
+        (None, "minCount (4) cannot be satisfied: 0 scheduled, 3 remaining")}
+
+
+def test_pod_groups_are_not_served_without_the_gate(capsys):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "datasets" / "podgroup" / "two-training-jobs.yaml"
+    assert main(["schedule", str(path)]) == 2
+    assert ('two-training-jobs.yaml: PodGroup ml/train-a: no matches for kind "PodGroup" in version '
+            '"scheduling.k8s.io/v1beta1" (served only with the feature gate(s) GenericWorkload enabled)'
+            in capsys.readouterr().err)

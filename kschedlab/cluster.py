@@ -367,6 +367,8 @@ class Cluster:
         self.objects: dict[str, dict[str, object]] = {}
         #: the scheduler cache's nominations (``status.nominatedNodeName``; preemption sets them)
         self.nominator = Nominator()
+        #: (namespace, podGroupName) -> keys of the pods naming that PodGroup, in creation order
+        self.group_pods: dict[tuple[str, str], dict[str, None]] = {}
         for obj in objects:
             self.add(obj)
 
@@ -394,6 +396,9 @@ class Cluster:
                 raise ValueError(f"pod {key} already exists")
             self.pods[key] = obj
             info = self.pod_infos[key] = PodInfo.of(obj, pod_level_resources=self.pod_level_resources)
+            group = obj.spec.scheduling_group
+            if group is not None and group.pod_group_name:
+                self.group_pods.setdefault((obj.metadata.namespace or "", group.pod_group_name), {})[key] = None
             if obj.spec.node_name:
                 if obj.spec.node_name in self.nodes:
                     self.snapshot.add_pod(info, obj.spec.node_name)
@@ -434,8 +439,11 @@ class Cluster:
         self.snapshot.remove_node(name)
 
     def remove_pod(self, key: str) -> None:
-        self.pods.pop(key)
+        pod = self.pods.pop(key)
         self.pod_infos.pop(key)
+        group = pod.spec.scheduling_group
+        if group is not None and group.pod_group_name:
+            self.group_pods.get((pod.metadata.namespace or "", group.pod_group_name), {}).pop(key, None)
         self.nominator.delete_nominated_pod_if_exists(key)
         if key in self.snapshot.pod_row:
             self.snapshot.remove_pod(key)

@@ -73,11 +73,10 @@ def get_composite_pod_group(cluster, namespace: str | None, name: str | None):
 
 def members(cluster, namespace: str | None, name: str | None) -> list:
     """Pods of group ``namespace/name`` the scheduler sees (not terminated), in cluster order."""
-    ns = namespace or ""
+    keys = cluster.group_pods.get((namespace or "", name), {})
     out = []
-    for pod in cluster.pods.values():
-        if pod_group_name(pod) != name or (pod.metadata.namespace or "") != ns:
-            continue
+    for key in keys:
+        pod = cluster.pods[key]
         if pod.status is not None and pod.status.phase in TERMINAL_PHASES:
             continue
         out.append(pod)

@@ -269,3 +269,23 @@ def test_doctests(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_job_named_by_a_workload_goes_through_one_podgroup_cycle():
+    """The Job controller path end to end with the PodGroup cycle (the v1.37 default with
+    GenericWorkload): the Job's PodGroup and pods are created, and the whole gang is bound in
+    one cycle — or, when it does not fit, none of it."""
+    cluster = Cluster(admit(expand(load_text(nodes(2) + training_job("fits", 4) + training_job("big", 5)),
+                                   seed=7), feature_gates=GW))
+    results = Scheduler(cluster, gates=GW).run()
+    fits = sorted(r.node for r in results if r.pod.startswith("ml/fits-"))
+    assert fits == ["node-0", "node-0", "node-1", "node-1"]
+    big = [r for r in results if r.pod.startswith("ml/big-")]
+    assert len(big) == 5 and all(r.node is None for r in big)
+    groups = {k: (pg.condition().status, pg.condition().reason, pg.condition().message)
+              for k, pg in cluster.objects["PodGroup"].items()}
+    assert groups == {
+        "ml/fits-policy-worker-68c4986976": ("True", "Scheduled", None),
+        "ml/big-policy-worker-65c8f7f796": (
+            "False", "Unschedulable", "minCount (5) cannot be satisfied: 0 scheduled, 4 remaining, "
+            "pod group preemption: No preemption victims found for incoming preemptor")}

@@ -150,13 +150,18 @@ def cmd_simulate(args) -> int:
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed)
     result = sim.run(until=args.until if args.until is not None else until,
                      progress=args.output == "table" and sys.stderr.isatty())
+    taints = sim.taint_manager.events_frame()
     if args.output == "json":
-        json.dump({"endTime": result.end_time,
-                   "pods": json.loads(result.pods.to_json(orient="records")),
-                   "queue": json.loads(result.queue.to_json(orient="records"))}, sys.stdout, indent=2)
+        out = {"endTime": result.end_time, "pods": json.loads(result.pods.to_json(orient="records")),
+               "queue": json.loads(result.queue.to_json(orient="records"))}
+        if len(taints):
+            out["taintManager"] = json.loads(taints.to_json(orient="records"))
+        json.dump(out, sys.stdout, indent=2)
         print()
     else:
         print(result.pods.to_string(index=False))
+        if len(taints):
+            print("\ntaint manager:\n" + taints.to_string(index=False))
         print(f"\nsimulated {result.end_time:g} s")
     return 0
 

@@ -5,8 +5,8 @@ for the scenario (upstream passes them as ``--feature-gates``; the
 KubeSchedulerConfiguration has no such field), read by ``kschedlab schedule``
 and ``kschedlab simulate``.  ``spec.events`` describes what happens to the
 cluster over virtual time (pods created with a run duration, gates removed,
-nodes added, cordoned or removed, pods deleted); the other objects of a
-scenario are the initial cluster.
+nodes added, cordoned, tainted or removed, pods deleted); the other objects of
+a scenario are the initial cluster.
 
 >>> sim = Simulation.model_validate({"apiVersion": "kschedlab.io/v1alpha1", "kind": "Simulation",
 ...     "metadata": {"name": "demo"}, "spec": {"until": 60, "events": [
@@ -23,14 +23,22 @@ from typing import Any, ClassVar
 from pydantic import model_validator
 
 from ._base import K8sModel
+from .core import Taint
 from .meta import KubeObject
 
-__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval"]
+__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange"]
 
 
 class GateRemoval(K8sModel):
     pod: str
     names: list[str] | None = None
+
+
+class TaintChange(K8sModel):
+    """``setTaints``: the node's ``spec.taints`` from now on (an empty list removes them all)."""
+
+    node: str
+    taints: list[Taint] = []
 
 
 class SimulationEvent(K8sModel):
@@ -45,16 +53,17 @@ class SimulationEvent(K8sModel):
     cordon: str | None = None
     uncordon: str | None = None
     remove_scheduling_gates: GateRemoval | None = None
+    set_taints: TaintChange | None = None
 
     ACTIONS: ClassVar[tuple[str, ...]] = ("create", "delete_pod", "add_node", "remove_node", "cordon", "uncordon",
-                                          "remove_scheduling_gates")
+                                          "remove_scheduling_gates", "set_taints")
 
     @model_validator(mode="after")
     def _one_action(self) -> "SimulationEvent":
         given = [a for a in self.ACTIONS if getattr(self, a) is not None]
         if len(given) != 1:
             raise ValueError("an event needs exactly one of create, deletePod, addNode, removeNode, cordon, "
-                             f"uncordon, removeSchedulingGates (got {len(given)})")
+                             f"uncordon, removeSchedulingGates, setTaints (got {len(given)})")
         if self.duration is not None and self.create is None:
             raise ValueError("duration only goes with create")
         return self

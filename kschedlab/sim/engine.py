@@ -28,6 +28,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 import pandas as pd
@@ -37,6 +38,7 @@ from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.scheduler import Scheduler
+from kschedlab.taint_eviction import NoExecuteTaintManager
 
 
 def _key(pod) -> str:
@@ -94,6 +96,9 @@ class Simulation:
         #: running or finished ``kubectl drain`` runs by node
         self.drains: dict[str, Any] = {}
         self._waiting_qpi: dict[str, Any] = {}
+        #: the NoExecute taint manager, driven by this clock (node taint changes, bound pods)
+        self.taint_manager = NoExecuteTaintManager(self.cluster, gates=self.scheduler.gates)
+        self.taint_manager.sync(self.cluster, self.now)
         self._refresh_budgets()
         for key, pod in self.cluster.pods.items():
             if not pod.spec.node_name and self.scheduler.framework_for(pod) is not None:
@@ -125,6 +130,12 @@ class Simulation:
         timeline is in ``self.drains[node].result``, evictions go through the Eviction API."""
         self._at(at, "drain", (node, flags))
 
+    def set_taints(self, node: str, taints: list, *, at: float | None = None) -> None:
+        """Replace ``node``'s ``spec.taints`` at ``at`` (Taint models or dicts): the scheduler
+        sees the node change and the NoExecute taint manager evicts pods that do not tolerate
+        a NoExecute taint (at once, or after their ``tolerationSeconds``)."""
+        self._at(at, "set_taints", (node, list(taints)))
+
     def remove_scheduling_gates(self, key: str, *, at: float | None = None, names: list[str] | None = None) -> None:
         """Remove the named gates (all when None), as a controller would by updating the pod."""
         self._at(at, "remove_gates", (key, names))
@@ -149,7 +160,8 @@ class Simulation:
                 self.now += self.attempt_duration
                 continue
             upcoming = [t for t in (self._events[0].time if self._events else None, self.queue.next_wakeup(),
-                                    self._next_permit_timeout(), *self._drain_wakeups())
+                                    self._next_permit_timeout(), self.taint_manager.next_deadline(),
+                                    *self._drain_wakeups())
                         if t is not None and t > self.now]
             if not upcoming:
                 if until is not None:
@@ -164,6 +176,7 @@ class Simulation:
             self.now = nxt
             self._expire_permits()
             self._advance_drains()
+            self._fire_taint_evictions()
             self._sample()
         if bar is not None:
             bar.close()
@@ -209,6 +222,7 @@ class Simulation:
         info = self.cluster.pod_infos[key]
         bound = self.cluster.pods[key].spec.node_name
         self.cluster.remove_pod(key)
+        self.taint_manager.on_pod_delete(key, self.now)
         if bound:
             self.queue.assigned_pod_deleted(info)
         else:
@@ -222,12 +236,11 @@ class Simulation:
 
             refresh(self.cluster, now=self.now)
 
-    def _graceful_delete(self, key: str, pod_info) -> None:
-        """A victim of preemption: deleted gracefully, holding its node for its
-        ``terminationGracePeriodSeconds`` (30 by default); ``deletionTimestamp``
-        is set to the end of that period, as the API server does."""
-        from datetime import datetime, timezone
-
+    def _graceful_delete(self, key: str, pod_info, preempted: bool = True) -> None:
+        """A victim of preemption (or of the taint manager, ``preempted=False``): deleted
+        gracefully, holding its node for its ``terminationGracePeriodSeconds`` (30 by
+        default); ``deletionTimestamp`` is set to the end of that period, as the API server
+        does."""
         pod = self.cluster.pods.get(key)
         if pod is None or pod.metadata.deletion_timestamp is not None:
             return
@@ -237,8 +250,32 @@ class Simulation:
         pod.metadata.deletion_grace_period_seconds = 30 if grace is None else grace
         self._at(gone, "delete_pod", key)
         row = self._timeline.get(key)
-        if row is not None:
+        if row is not None and preempted:
             row["preempted"] = self.now
+
+    def _fire_taint_evictions(self) -> None:
+        """Deletions the taint manager has due now: ``DisruptionTarget`` (DeletionByTaintManager),
+        then a graceful delete."""
+        from kschedlab.eviction import update_pod_condition
+        from kschedlab.taint_eviction import (
+            DISRUPTION_TARGET, MESSAGE_DELETION_BY_TAINT_MANAGER, REASON_DELETION_BY_TAINT_MANAGER)
+
+        for key, _when in self.taint_manager.due(self.now):
+            pod = self.cluster.pods.get(key)
+            if pod is None:
+                continue
+            update_pod_condition(pod, DISRUPTION_TARGET, "True", REASON_DELETION_BY_TAINT_MANAGER,
+                                 MESSAGE_DELETION_BY_TAINT_MANAGER, datetime.fromtimestamp(self.now, timezone.utc))
+            self._graceful_delete(key, self.cluster.pod_infos[key], preempted=False)
+
+    def _on_set_taints(self, payload) -> None:
+        from kschedlab.api.core import Taint
+
+        name, taints = payload
+        new = self.cluster.nodes[name].clone()
+        new.spec.taints = [t if isinstance(t, Taint) else Taint.model_validate(t) for t in taints]
+        self._update_node(new)
+        self._fire_taint_evictions()
 
     def _on_drain(self, payload) -> None:
         from kschedlab.drain import DrainOptions, Drainer
@@ -270,6 +307,7 @@ class Simulation:
         old = self.cluster.nodes[new.metadata.name]
         self.cluster.update_node(new)
         self.queue.node_updated(old, new)
+        self.taint_manager.on_node_update(new, self.now)
 
     def _on_finish_pod(self, key: str) -> None:
         if key in self.cluster.pods:
@@ -382,6 +420,7 @@ class Simulation:
             row["bound"] = self.now + self.binding_delay
             row["node"] = node
         self.queue.assigned_pod_added(self.cluster.pod_infos[key])
+        self.taint_manager.on_pod_update(self.cluster.pods[key], self.now)
         duration = self._durations.get(key)
         if duration is not None:
             self._at(self.now + self.binding_delay + duration, "finish_pod", key)

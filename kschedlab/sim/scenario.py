@@ -36,6 +36,9 @@ def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation,
     sim = Simulation(admit(expand(cluster_objects, seed=seed), feature_gates=served), config, gates=gates, seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
+    known_nodes = set(sim.cluster.nodes) | {
+        (e.add_node or e.create or {}).get("metadata", {}).get("name") for e in spec.events
+        if (e.add_node or e.create or {}).get("kind") == "Node"}
     for i, event in enumerate(spec.events):
         where = f"Simulation spec.events[{i}]"
         if event.create is not None:
@@ -62,4 +65,9 @@ def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation,
         elif event.remove_scheduling_gates is not None:
             gr = event.remove_scheduling_gates
             sim.remove_scheduling_gates(gr.pod, at=event.at, names=gr.names)
+        elif event.set_taints is not None:
+            change = event.set_taints
+            if change.node not in known_nodes:
+                raise ManifestError(f"{where}.setTaints.node: Not found: {change.node!r}")
+            sim.set_taints(change.node, change.taints, at=event.at)
     return sim, spec.until

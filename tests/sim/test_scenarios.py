@@ -109,3 +109,35 @@ def test_gang_deadlock_pod_by_pod_never_runs(tmp_path):
     result = sim.run(until=until)
     assert result.pods["scheduled"].isna().all()  # two workers of each job held at Permit, time out, again
     assert set(result.pods["attempts"]) == {1, 2}
+
+
+def test_noexecute_taint(capsys):
+    out = simulate(capsys, "noexecute-taint.yaml")
+    assert {p["pod"]: p["node"] for p in out["pods"]} == {
+        "default/web-plain": "node-1", "default/web-60s": "node-1", "default/web-always": "node-1"}
+    events = [(e["time"], e["pod"].split("/")[1], e["kind"], e["fire_at"]) for e in out["taintManager"]]
+    assert events == [(10.0, "web-60s", "scheduled", 70.0), (10.0, "web-always", "forever", None),
+                      (10.0, "web-plain", "evict-now", 10.0), (10.0, "web-plain", "fired", 10.0),
+                      (70.0, "web-60s", "fired", 70.0)]
+
+
+def test_noexecute_taint_pods_leave_after_their_grace_period():
+    sim, _ = from_files(SIM / "noexecute-taint.yaml")
+    for until, left in ((14.9, {"web-plain", "web-60s", "web-always"}), (15.0, {"web-60s", "web-always"}),
+                        (74.9, {"web-60s", "web-always"}), (75.0, {"web-always"})):
+        sim.run(until=until)
+        assert {k.split("/")[1] for k in sim.cluster.pods} == left, until
+        if until == 74.9:  # terminating since 70 s
+            cond = [c for c in sim.cluster.pods["default/web-60s"].status.conditions if c.type == "DisruptionTarget"]
+            assert [(c.status, c.reason, c.message) for c in cond] == [
+                ("True", "DeletionByTaintManager", "Taint manager: deleting due to NoExecute taint")]
+
+
+def test_set_taints_on_an_unknown_node_is_refused(tmp_path):
+    from kschedlab.api.errors import ManifestError
+
+    text = (SIM / "noexecute-taint.yaml").read_text().replace("node: node-1\n", "node: node-9\n")
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ManifestError, match=r"spec.events\[3\].setTaints.node: Not found: 'node-9'"):
+        from_files(path)

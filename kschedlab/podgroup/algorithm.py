@@ -107,7 +107,11 @@ class PodGroupInfo:
             return cls(key, obj, children=[cls.build(cluster, c, pod_keys, composite) for c in children])
         obj = pgstate.get_pod_group(cluster, ns, name)
         unscheduled = pgstate.pod_group_state(cluster, ns, name).unscheduled
-        keys = unscheduled if pod_keys is None else [k for k in pod_keys if k in set(unscheduled)]
+        if pod_keys is None:
+            keys = unscheduled
+        else:
+            pending = set(unscheduled)
+            keys = [k for k in pod_keys if k in pending]
         infos = [cluster.pod_infos[k] for k in keys]
         infos.sort(key=lambda pi: -(pi.pod.spec.priority or 0))  # stable: first seen first within a priority
         return cls(key, obj, pods=infos)

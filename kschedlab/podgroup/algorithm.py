@@ -168,7 +168,7 @@ class PodGroupAlgorithm:
         self.snapshot = scheduler.cluster.snapshot
         self.gates = scheduler.gates
         self.log: list[dict] = []
-        self._placement: Placement = Placement.all_nodes(self.snapshot)
+        self._all_nodes = self._placement = Placement.all_nodes(self.snapshot)
         self._depth = 0
         self._root_kind = "PodGroup"
 
@@ -264,8 +264,8 @@ class PodGroupAlgorithm:
             step.update(node=None, message=status.message())
             return PodResult(pod_info, None, status, state, trace), None
         try:
-            node, diagnosis = sched._schedule_pod(fw, state, pod_info, self.snapshot, trace,
-                                                  restrict=self._placement.rows)
+            restrict = None if self._placement is self._all_nodes else self._placement.rows
+            node, diagnosis = sched._schedule_pod(fw, state, pod_info, self.snapshot, trace, restrict=restrict)
         except FrameworkError as err:
             step.update(node=None, message=str(err))
             return PodResult(pod_info, None, Status.error(str(err)), state, trace), None

@@ -283,9 +283,18 @@ def _weighted(pod, v1_terms) -> tuple[list[WeightedAffinityTerm], str | None]:
     return out, None
 
 
+_NO_TERMS: PodTerms | None = None
+
+
 def parse_pod_terms(pod) -> PodTerms:
-    """``framework.NewPodInfo``'s term parsing: every list, errors joined as upstream does."""
+    """``framework.NewPodInfo``'s term parsing: every list, errors joined as upstream does
+    (a pod without pod (anti-)affinity shares one empty, read-only result)."""
+    global _NO_TERMS
     aff = pod.spec.affinity
+    if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
+        if _NO_TERMS is None:
+            _NO_TERMS = PodTerms()
+        return _NO_TERMS
     pa = aff.pod_affinity if aff is not None else None
     paa = aff.pod_anti_affinity if aff is not None else None
     errors = []

@@ -98,8 +98,8 @@ class PodGroupInfo:
     @classmethod
     def build(cls, cluster, key: str, pod_keys=None, composite: bool = True) -> "PodGroupInfo":
         """The hierarchy under ``key`` as the cluster holds it now. A PodGroup's pods are its
-        unscheduled members (or those of ``pod_keys``), by priority (highest first), then in
-        the order given (first seen first)."""
+        unscheduled members in the order the scheduler first saw them (the cluster's) — or
+        those of ``pod_keys``, in that order — sorted by priority (highest first, stable)."""
         kind, ns, name = pgstate.parse_key(key)
         if kind == "compositepodgroup":
             obj = pgstate.get_composite_pod_group(cluster, ns, name)

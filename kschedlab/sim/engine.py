@@ -381,7 +381,7 @@ class Simulation:
             k for k in members if k != qpi.pod_info.key)}}
         for key in popped:
             self._count_attempt(key)
-        out = self.scheduler.schedule_pod_group(group, list(popped))
+        out = self.scheduler.schedule_pod_group(group, [k for k in members if k in popped])  # first seen first
         plugins: set[str] = set()
         for result in out.pod_results:
             if result.diagnosis is not None:

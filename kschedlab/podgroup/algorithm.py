@@ -24,6 +24,7 @@ Every step is logged in :attr:`PodGroupAlgorithm.log` (the search tree the noteb
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -305,23 +306,18 @@ class PodGroupAlgorithm:
         placements, status = self.fw.run_placement_generate(CycleState(), info, self._placement)
         return placements, status
 
+    @contextmanager
     def _in_placement(self, placement: Placement, info: PodGroupInfo):
-        algo = self
-
-        class _Scope:
-            def __enter__(self):
-                self.parent = algo._placement
-                algo._placement = placement
-                algo._depth += 1
-                algo.log.append({"step": "placement", "key": info.key, "depth": algo._depth, "placement": placement.name,
-                                 "nodes": len(placement.rows)})
-
-            def __exit__(self, *exc):
-                algo._placement = self.parent
-                algo._depth -= 1
-
-        scope = _Scope()
-        return scope
+        """``AssumePlacement`` for the duration of a ``with``: pods see only its nodes."""
+        parent, self._placement = self._placement, placement
+        self._depth += 1
+        self.log.append({"step": "placement", "key": info.key, "depth": self._depth, "placement": placement.name,
+                         "nodes": len(placement.rows)})
+        try:
+            yield
+        finally:
+            self._placement = parent
+            self._depth -= 1
 
     def _placement_algorithm(self, info: PodGroupInfo) -> tuple[GroupResult, _Reverts]:
         placements, status = self._generate(info)

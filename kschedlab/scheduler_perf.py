@@ -250,6 +250,19 @@ def peak_rss_mb() -> float:
     return usage / (1024 * 1024) if sys.platform == "darwin" else usage / 1024
 
 
+def _windows(stamps: list[float], start: float, window: int) -> tuple[float, int, float, float]:
+    """(total time, window size k, time of the first k, time of the last k) of completion stamps.
+
+    >>> _windows([1.0, 2.0, 4.0], 0.0, 2)
+    (4.0, 2, 2.0, 3.0)
+    """
+    elapsed = (stamps[-1] - start) if stamps else 0.0
+    k = min(window, len(stamps))
+    first = (stamps[k - 1] - start) if k else 0.0
+    last = (stamps[-1] - (stamps[-k - 1] if len(stamps) > k else start)) if k else 0.0
+    return elapsed, k, first, last
+
+
 def _rate(count: int, seconds: float) -> float | None:
     return round(count / seconds, 1) if seconds > 0 else None
 
@@ -331,12 +344,8 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
         stamps.append(clock())
         cpu_stamps.append(time.process_time())
     cpu = time.process_time() - cpu_start
-    elapsed = (stamps[-1] - start) if stamps else 0.0
-    k = min(window, len(stamps))
-    first = (stamps[k - 1] - start) if k else 0.0
-    last = (stamps[-1] - (stamps[-k - 1] if len(stamps) > k else start)) if k else 0.0
-    cpu_first = (cpu_stamps[k - 1] - cpu_start) if k else 0.0
-    cpu_last = (cpu_stamps[-1] - (cpu_stamps[-k - 1] if len(cpu_stamps) > k else cpu_start)) if k else 0.0
+    elapsed, k, first, last = _windows(stamps, start, window)
+    _, _, cpu_first, cpu_last = _windows(cpu_stamps, cpu_start, window)
     return {
         "workload": name,
         "nodes": n_nodes,
@@ -608,10 +617,7 @@ def run_gang_workload(name: str = "GangScheduling", *, nodes: int | None = None,
     cpu = time.process_time() - cpu_start
     if profile is not None:
         profile.disable()
-    elapsed = (stamps[-1] - start) if stamps else 0.0
-    k = min(window, len(stamps))
-    first = (stamps[k - 1] - start) if k else 0.0
-    last = (stamps[-1] - (stamps[-k - 1] if len(stamps) > k else start)) if k else 0.0
+    elapsed, k, first, last = _windows(stamps, start, window)
     return {
         "workload": name,
         "nodes": n_nodes,

@@ -284,7 +284,9 @@ def _template_common(errs: Errs, path: str, t, gates: Mapping[str, bool], constr
     _preemption_policy(errs, f"{path}.preemptionPolicy", t.preemption_policy, gates)
 
 
-def _pod_group_templates(errs: Errs, path: str, templates: list[PodGroupTemplate], gates) -> None:
+def _named_templates(errs: Errs, path: str, templates: list):
+    """Each template with its path, after the list's size and duplicate-name checks (none
+    when the list is too long)."""
     if len(templates) > WORKLOAD_MAX_POD_GROUP_TEMPLATES:
         errs.append((path, f"Too many: {len(templates)}: must have at most {WORKLOAD_MAX_POD_GROUP_TEMPLATES} items"))
         return
@@ -294,6 +296,11 @@ def _pod_group_templates(errs: Errs, path: str, templates: list[PodGroupTemplate
         if t.name and t.name in seen:
             errs.append((f"{p}.name", f"Duplicate value: {_q(t.name)}"))
         seen.add(t.name or "")
+        yield p, t
+
+
+def _pod_group_templates(errs: Errs, path: str, templates: list[PodGroupTemplate], gates) -> None:
+    for p, t in _named_templates(errs, path, templates):
         _template_common(errs, p, t, gates, _gate(gates, "TopologyAwareWorkloadScheduling"))
         _pod_group_policy(errs, f"{p}.schedulingPolicy", t.scheduling_policy)
         _resource_claims(errs, f"{p}.resourceClaims", t.resource_claims)
@@ -301,15 +308,7 @@ def _pod_group_templates(errs: Errs, path: str, templates: list[PodGroupTemplate
 
 def _composite_templates(errs: Errs, path: str, templates: list[CompositePodGroupTemplate], gates,
                          depth: int) -> None:
-    if len(templates) > WORKLOAD_MAX_POD_GROUP_TEMPLATES:
-        errs.append((path, f"Too many: {len(templates)}: must have at most {WORKLOAD_MAX_POD_GROUP_TEMPLATES} items"))
-        return
-    seen: set[str] = set()
-    for i, t in enumerate(templates):
-        p = f"{path}[{i}]"
-        if t.name and t.name in seen:
-            errs.append((f"{p}.name", f"Duplicate value: {_q(t.name)}"))
-        seen.add(t.name or "")
+    for p, t in _named_templates(errs, path, templates):
         _template_common(errs, p, t, gates, True)
         _composite_policy(errs, f"{p}.schedulingPolicy", t.scheduling_policy)
         if not t.pod_group_templates and not t.composite_pod_group_templates:

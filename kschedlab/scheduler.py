@@ -280,10 +280,9 @@ class Scheduler:
             refresh(self.cluster)
 
     def _schedule_pod(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace, restrict=None):
-        """Filter and score one pod; ``restrict`` (snapshot rows) limits the nodes to a placement."""
-        all_rows = snapshot.order
-        if restrict is not None:
-            all_rows = all_rows[np.isin(all_rows, restrict)]
+        """Filter and score one pod; ``restrict`` (snapshot rows in snapshot order, e.g. a
+        placement's) limits the nodes it may go to."""
+        all_rows = snapshot.order if restrict is None else restrict
         num_all = len(all_rows)
         diagnosis = Diagnosis(num_all)
         if num_all == 0:

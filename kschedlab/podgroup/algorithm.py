@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FrameworkError
 from kschedlab.framework.status import Code, Status
@@ -303,8 +305,12 @@ class PodGroupAlgorithm:
 
     # -- placement algorithm ------------------------------------------------------------------------
     def _generate(self, info: PodGroupInfo) -> tuple[list[Placement], Status]:
+        """PlacementGenerate inside the current placement; a candidate's nodes are put in
+        snapshot order (the order pods walk them in) once here, not for every pod."""
         placements, status = self.fw.run_placement_generate(CycleState(), info, self._placement)
-        return placements, status
+        order = self.snapshot.order
+        return [p if p is self._placement else Placement(p.name, order[np.isin(order, p.rows)])
+                for p in placements], status
 
     @contextmanager
     def _in_placement(self, placement: Placement, info: PodGroupInfo):

@@ -26,7 +26,8 @@ ROOT = "<all nodes>"
 
 @dataclass(eq=False)
 class Placement:
-    """A candidate node set: ``rows`` are snapshot rows, in snapshot order."""
+    """A candidate node set: ``rows`` are snapshot rows, in snapshot order (the scheduler
+    walks them in that order, as it walks the whole snapshot)."""
 
     name: str
     rows: np.ndarray

@@ -324,6 +324,9 @@ class InterPodAffinity(Plugin):
         terms = pod_terms(pod_info)
         if terms.error is not None:
             return None, Status.unresolvable(f"parsing pod: {terms.error}")
+        if (not terms.required_affinity and not terms.required_anti
+                and not snapshot.matching_pods(_IDX_REQUIRED_ANTI, _has_required_anti_affinity)):
+            return None, Status.skip()  # nothing to check (the Skip the full pass below would reach)
         namespaces = self._namespaces()
         affinity = [merge_namespace_selector(t, namespaces) for t in terms.required_affinity]
         anti = [merge_namespace_selector(t, namespaces) for t in terms.required_anti]

@@ -306,6 +306,16 @@ class InterPodAffinity(Plugin):
         """``GetNamespaceLabelsSnapshot``: the labels of namespace ``name`` ({} when it does not exist)."""
         return next((dict(labels) for n, labels in namespaces if n == name), {})
 
+    def events_to_register(self):
+        """``EventsToRegister`` (upstream v1.30): a pod added, relabelled or deleted; a node added,
+        relabelled or re-tainted."""
+        from kschedlab.framework.events import NODE, POD, ActionType, ClusterEvent
+        from kschedlab.queueing import plugin_hints as h
+
+        A = ActionType
+        return [(ClusterEvent(POD, A.Add | A.UpdatePodLabel | A.Delete), h.inter_pod_affinity_after_pod_change),
+                (ClusterEvent(NODE, A.Add | A.UpdateNodeLabel | A.UpdateNodeTaint), h.inter_pod_affinity_after_node_change)]
+
     def sign_pod(self, pod_info):
         """Signature: a pod with pod (anti-)affinity of its own cannot be signed (its result
         depends on the pods placed).  Otherwise its labels, which existing pods' terms match,

@@ -279,6 +279,19 @@ class PodTopologySpread(Plugin):
                                                   str(err))]) from None
         return PodTopologySpreadArgs(constraints, raw.get("defaultingType") or SYSTEM_DEFAULTING)
 
+    # -- queueing hints ----------------------------------------------------------------------------
+    def events_to_register(self):
+        """``EventsToRegister`` (QueueingHints on, as at v1.37): a pod added, deleted, relabelled or
+        given a toleration; a node added, deleted, relabelled or re-tainted."""
+        from kschedlab.framework.events import NODE, POD, ActionType, ClusterEvent
+        from kschedlab.queueing import plugin_hints as h
+
+        A = ActionType
+        return [(ClusterEvent(POD, A.Add | A.UpdatePodLabel | A.UpdatePodToleration | A.Delete),
+                 h.pod_topology_spread_after_pod_change(self)),
+                (ClusterEvent(NODE, A.Add | A.Delete | A.UpdateNodeLabel | A.UpdateNodeTaint),
+                 h.pod_topology_spread_after_node_change(self))]
+
     # -- signature ---------------------------------------------------------------------------------
     def sign_pod(self, pod_info):
         """Spreading depends on where matching pods run, not only on the pod and the node:

@@ -295,3 +295,139 @@ def fit_after_device_class_event(pod_info, old_obj, new_obj) -> QueueingHint:
 def _extended_resource_name(device_class: Any) -> str | None:
     spec = getattr(device_class, "spec", None)
     return getattr(spec, "extended_resource_name", None) if spec is not None else None
+
+
+# -- PodTopologySpread ------------------------------------------------------------------------------------------------------
+def _spread_constraints(plugin, pod):
+    """``getConstraints``: the pod's DoNotSchedule constraints, or the profile's defaults."""
+    from kschedlab.plugins.pod_topology_spread_common import SelectorError
+
+    try:
+        return plugin.get_constraints(pod)
+    except SelectorError as err:
+        raise HintError(str(err)) from None
+
+
+def _involved_in_topology_spreading(incoming, pod_with_spreading) -> bool:
+    """``involvedInTopologySpreading``: the pod itself, or a bound pod of the same namespace."""
+    return same_pod(incoming, pod_with_spreading) or (
+        bool(incoming.spec.node_name)
+        and (incoming.metadata.namespace or "") == (pod_with_spreading.metadata.namespace or ""))
+
+
+def _pod_labels_match_spread_constraints(constraints, labels) -> bool:
+    """``podLabelsMatchSpreadConstraints``: the labels match the selector of any constraint."""
+    return any(c.selector.matches(labels) for c in constraints)
+
+
+def pod_topology_spread_after_pod_change(plugin):
+    """``PodTopologySpread.isSchedulableAfterPodChange`` (``plugin`` gives the default constraints):
+    an involved pod (the rejected pod, or a bound pod of its namespace) was added or deleted with
+    labels matching a constraint's selector, or updated so that it now matches a selector it did
+    not (or the reverse); or the rejected pod got a new toleration while a constraint honours taints."""
+    from kschedlab.plugins.pod_topology_spread_common import HONOR
+
+    def hint(pod_info, old_obj, new_obj) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, "Pod")
+        if original is None and modified is None:
+            raise HintError("expected a *v1.Pod")
+        pod = _pod(pod_info)
+        if (modified is not None and not _involved_in_topology_spreading(modified, pod)) or (
+                original is not None and not _involved_in_topology_spreading(original, pod)):
+            return SKIP
+        constraints = _spread_constraints(plugin, pod)
+        if modified is not None and original is not None:
+            if (same_pod(pod, modified) and modified.spec.tolerations != original.spec.tolerations
+                    and any(c.node_taints_policy == HONOR for c in constraints)):
+                return QUEUE
+            if modified.metadata.labels == original.metadata.labels:
+                return SKIP
+            for c in constraints:
+                if c.selector.matches(original.metadata.labels) != c.selector.matches(modified.metadata.labels):
+                    return QUEUE
+            return SKIP
+        if modified is not None:
+            return QUEUE if _pod_labels_match_spread_constraints(constraints, modified.metadata.labels) else SKIP
+        return QUEUE if _pod_labels_match_spread_constraints(constraints, original.metadata.labels) else SKIP
+
+    hint.__name__ = "pod_topology_spread_after_pod_change"
+    return hint
+
+
+def pod_topology_spread_after_node_change(plugin):
+    """``PodTopologySpread.isSchedulableAfterNodeChange``: a node added or deleted that has every
+    topology key of the pod's constraints; an update that makes the node gain or lose one of them,
+    or, for a node with all of them, changes a topology value or the taints."""
+    from kschedlab.plugins.pod_topology_spread_common import node_labels_match
+
+    def hint(pod_info, old_obj, new_obj) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, "Node")
+        if original is None and modified is None:
+            raise HintError("expected a *v1.Node")
+        constraints = _spread_constraints(plugin, _pod(pod_info))
+        original_matching = original is not None and node_labels_match(original.metadata.labels, constraints)
+        modified_matching = modified is not None and node_labels_match(modified.metadata.labels, constraints)
+        if original is not None and modified is not None:
+            if original_matching != modified_matching:
+                return QUEUE
+            if modified_matching and (
+                    any(original.metadata.labels.get(c.topology_key) != modified.metadata.labels.get(c.topology_key)
+                        for c in constraints)
+                    or original.spec.taints != modified.spec.taints):
+                return QUEUE
+            return SKIP
+        if modified is not None:
+            return QUEUE if modified_matching else SKIP
+        return QUEUE if original_matching else SKIP
+
+    hint.__name__ = "pod_topology_spread_after_node_change"
+    return hint
+
+
+# -- InterPodAffinity -------------------------------------------------------------------------------------------------------
+def _required_terms(pod):
+    """The rejected pod's required affinity and anti-affinity terms (``GetAffinityTerms``; namespace
+    selectors are not merged, as upstream's hints do not)."""
+    from kschedlab.plugins.inter_pod_affinity_terms import parse_pod_terms
+
+    terms = parse_pod_terms(pod)
+    if terms.error is not None:
+        raise HintError(terms.error)
+    return terms.required_affinity, terms.required_anti
+
+
+def inter_pod_affinity_after_pod_change(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``InterPodAffinity.isSchedulableAfterPodChange`` (v1.30): for bound pods only -- one added
+    that matches all the rejected pod's affinity terms, one updated to match them all, or to stop
+    matching all its anti-affinity terms, or one deleted that matched all its anti-affinity terms."""
+    from kschedlab.plugins.inter_pod_affinity import pod_matches_all_terms
+
+    original, modified = as_objects(old_obj, new_obj, "Pod")
+    if original is None and modified is None:
+        raise HintError("expected a *v1.Pod")
+    if (modified is not None and not modified.spec.node_name) or (
+            original is not None and not original.spec.node_name):
+        return SKIP
+    terms, anti_terms = _required_terms(_pod(pod_info))
+    if modified is not None and original is not None:
+        if not pod_matches_all_terms(terms, original) and pod_matches_all_terms(terms, modified):
+            return QUEUE
+        if pod_matches_all_terms(anti_terms, original) and not pod_matches_all_terms(anti_terms, modified):
+            return QUEUE
+        return SKIP
+    if modified is not None:
+        return QUEUE if pod_matches_all_terms(terms, modified) else SKIP
+    return QUEUE if pod_matches_all_terms(anti_terms, original) else SKIP
+
+
+def inter_pod_affinity_after_node_change(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``InterPodAffinity.isSchedulableAfterNodeChange`` (v1.30): the added/updated node carries the
+    topology key of one of the rejected pod's required affinity or anti-affinity terms."""
+    _, modified = as_objects(old_obj, new_obj, "Node")
+    if modified is None:
+        raise HintError("expected a new *v1.Node")
+    terms, anti_terms = _required_terms(_pod(pod_info))
+    labels = modified.metadata.labels
+    if any(t.topology_key in labels for t in terms) or any(t.topology_key in labels for t in anti_terms):
+        return QUEUE
+    return SKIP

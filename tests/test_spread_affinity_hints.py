@@ -9,11 +9,11 @@ Sources (kubernetes/kubernetes, as stored in the reference store):
   ``fooSelector`` / ``barSelector`` are ``Exists("foo")`` / ``Exists("bar")``.
 * interpodaffinity/plugin_test.go, fwk-era copy (stored copy id 3704628025; its rows equal those of the
   older copy id 680955742): Test_isSchedulableAfterPodChange (13 rows, all ported) and
-  Test_isSchedulableAfterNodeChange (12 rows, 7 ported). The newest readable hint code is
-  interpodaffinity/plugin.go ~v1.30 (stored copy id 59578219); the 5 node rows left out expect the finer
-  node hint of kubernetes/kubernetes#127470 (topology-key value changes, a removed anti-affinity key,
-  any added node for anti-affinity), whose code is not readable in the store, so it is not implemented.
-  The v1.35 fixes #135325 / #135394 / #135392 are not readable either and are not implemented.
+  Test_isSchedulableAfterNodeChange (12 rows, all ported). The pod hint follows interpodaffinity/plugin.go
+  ~v1.30 (stored copy id 59578219); the node hint follows what the newer table specifies (the hint of
+  kubernetes/kubernetes#127470: topology-key value changes, a removed anti-affinity key, any added node
+  for anti-affinity), its code not being readable in the store. The v1.35 fixes #135325 / #135394 /
+  #135392 are not readable either and are not implemented.
 """
 
 from __future__ import annotations
@@ -245,29 +245,25 @@ def test_affinity_after_pod_change(affinity, old, new, want):
 # -- InterPodAffinity: Test_isSchedulableAfterNodeChange -------------------------------------------------------------
 AFF_ZONE = affinity_in("service", "zone", SCAN)
 ANTI_ZONE = anti_affinity("zone", {"matchLabels": {"another": "label"}})
-NEEDS_127470 = pytest.mark.xfail(strict=True, reason="expects the node hint of kubernetes/kubernetes#127470, not readable in the "
-                                       "store; kschedlab implements the v1.30 hint (stored copy id 59578219)")
-
 AFFINITY_NODE_ROWS = [
     ("add a new node with matched pod affinity topologyKey", AFF_ZONE, None, node({"zone": "zone1"}), Q),
     ("add a new node without matched topologyKey", AFF, None, node({"zone": "zone1"}), S),
     ("update node label but not topologyKey", AFF_ZONE, node({"aaa": "a"}), node({"aaa": "b"}), S),
     pytest.param(AFF_ZONE, node({"zone": "zone1"}), node({"zone": "zone1", "unrelated-label": "unrelated"}), S,
-                 id="update node label that isn't related to the pod affinity", marks=NEEDS_127470),
+                 id="update node label that isn't related to the pod affinity"),
     ("update node with different affinity topologyKey value", AFF_ZONE, node({"zone": "zone1"}),
      node({"zone": "zone2"}), Q),
     ("update node to have the affinity topology label", AFF_ZONE, node({"aaa": "a"}), node({"zone": "zone1"}), Q),
     ("add a new node with matched pod anti-affinity topologyKey", ANTI_ZONE, None, node({"zone": "zone1"}), Q),
-    pytest.param(ANTI_ZONE, None, node(), Q, id="add a new node without matched pod anti-affinity topologyKey",
-                 marks=NEEDS_127470),
+    pytest.param(ANTI_ZONE, None, node(), Q, id="add a new node without matched pod anti-affinity topologyKey"),
     pytest.param(ANTI_ZONE, node({"zone": "zone1"}), node({"zone": "zone1", "unrelated-label": "unrelated"}), S,
-                 id="update node label that isn't related to the pod anti-affinity", marks=NEEDS_127470),
+                 id="update node label that isn't related to the pod anti-affinity"),
     ("update node with different anti-affinity topologyKey value", ANTI_ZONE, node({"zone": "zone1"}),
      node({"zone": "zone2"}), Q),
     pytest.param(ANTI_ZONE, node({"aaa": "a"}), node({"zone": "zone1"}), S,
-                 id="update node to have the anti-affinity topology label", marks=NEEDS_127470),
+                 id="update node to have the anti-affinity topology label"),
     pytest.param(ANTI_ZONE, node({"zone": "zone1"}), node({"aaa": "a"}), Q,
-                 id="update node label not to have anti-affinity topology label", marks=NEEDS_127470),
+                 id="update node label not to have anti-affinity topology label"),
 ]
 
 

@@ -421,13 +421,22 @@ def inter_pod_affinity_after_pod_change(pod_info, old_obj, new_obj) -> QueueingH
 
 
 def inter_pod_affinity_after_node_change(pod_info, old_obj, new_obj) -> QueueingHint:
-    """``InterPodAffinity.isSchedulableAfterNodeChange`` (v1.30): the added/updated node carries the
-    topology key of one of the rejected pod's required affinity or anti-affinity terms."""
-    _, modified = as_objects(old_obj, new_obj, "Node")
+    """``InterPodAffinity.isSchedulableAfterNodeChange`` as upstream's newer hint table
+    (kubernetes/kubernetes#127470) specifies it: a new node helps when it has the topology key
+    of a required affinity term, or when the pod has required anti-affinity at all (a node
+    without the key cannot violate it); an updated node helps when an affinity term's key
+    now has a value it did not have, or an anti-affinity term's key lost or changed its
+    value. Unrelated label changes are skipped."""
+    original, modified = as_objects(old_obj, new_obj, "Node")
     if modified is None:
         raise HintError("expected a new *v1.Node")
     terms, anti_terms = _required_terms(_pod(pod_info))
-    labels = modified.metadata.labels
-    if any(t.topology_key in labels for t in terms) or any(t.topology_key in labels for t in anti_terms):
+    new = modified.metadata.labels
+    if original is None:
+        return QUEUE if anti_terms or any(t.topology_key in new for t in terms) else SKIP
+    old = original.metadata.labels
+    if any(t.topology_key in new and old.get(t.topology_key) != new[t.topology_key] for t in terms):
+        return QUEUE
+    if any(t.topology_key in old and new.get(t.topology_key) != old[t.topology_key] for t in anti_terms):
         return QUEUE
     return SKIP

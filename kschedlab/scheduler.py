@@ -177,6 +177,8 @@ class Scheduler:
         self.results: list[ScheduleResult] = []
         #: callbacks(pod key, node name) run after a pod is bound (a simulation listens here)
         self.on_bound: list = []
+        #: callbacks(ScheduleResult) run for every recorded attempt outcome (timelines listen here)
+        self.on_result: list = []
 
     # -- profiles and queue ----------------------------------------------------
     def framework_for(self, pod) -> Framework | None:
@@ -507,6 +509,8 @@ class Scheduler:
     # -- bookkeeping -------------------------------------------------------------------
     def _record(self, result: ScheduleResult) -> ScheduleResult:
         self.results.append(result)
+        for callback in self.on_result:
+            callback(result)
         if self.keep_traces is not None and result.trace is not None:
             self._traced.append(result)
             while len(self._traced) > self.keep_traces:

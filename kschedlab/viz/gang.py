@@ -126,19 +126,17 @@ def story_yaml(min_count: int = 4, *, job: str = "job-a", worker: int = 0, **sto
 
 
 # -- recording a run ------------------------------------------------------------------------------------
-class _TimedResults(list):
-    """``Scheduler.results`` that also notes the virtual time of each result, the node of a
+class _TimedResults:
+    """A ``Scheduler.on_result`` listener noting the virtual time of each result, the node of a
     pod held at Permit (its trace's selected node) and each PodGroup condition seen."""
 
     def __init__(self, sim, groups: list):
-        super().__init__()
         self.sim = sim
         self.groups = groups
         self.log: list[dict] = []
         self.conditions: dict[tuple, dict] = {}
 
-    def append(self, result) -> None:
-        super().append(result)
+    def __call__(self, result) -> None:
         self.observe_conditions()
         code = result.status.code.name
         node = result.node or (result.trace.selected if result.trace is not None else None)
@@ -256,7 +254,7 @@ def run_gang_story(mode: str = "permit", min_count: int = 4, *, until: float = 7
     job_of = {_key(p.metadata.namespace, p.metadata.name): p.spec.scheduling_group.pod_group_name for p in pods}
     need = {g.metadata.name: int(g.spec.scheduling_policy.gang.min_count) for g in groups}
     recorder = _TimedResults(sim, groups)
-    sim.scheduler.results = recorder
+    sim.scheduler.on_result.append(recorder)
     tracker = _Jobs(sim, job_of, need, float(work))
     sim.scheduler.on_bound.append(tracker)
     for p in pods:

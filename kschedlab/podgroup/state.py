@@ -28,7 +28,6 @@ the gang plugin's hierarchy tracker).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from kschedlab.api.podgroup import composite_pod_group_key, pod_group_key
 
@@ -201,8 +200,3 @@ def group_ready(cluster, key: str, _seen: frozenset = frozenset()) -> bool:
 def ready_children_count(cluster, cpg_key: str, _seen: frozenset = frozenset()) -> int:
     """``HierarchyTracker.ReadyChildrenCount``."""
     return sum(1 for child in children(cluster, cpg_key) if child not in _seen and group_ready(cluster, child, _seen))
-
-
-def describe_group(obj: Any) -> str:
-    """``podgroup/<ns>/<name>`` or ``compositepodgroup/<ns>/<name>`` of a group object."""
-    return obj.group_key

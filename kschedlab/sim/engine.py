@@ -36,13 +36,10 @@ import pandas as pd
 from kschedlab.cluster import Cluster
 from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
+from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.scheduler import Scheduler
 from kschedlab.taint_eviction import NoExecuteTaintManager
-
-
-def _key(pod) -> str:
-    return f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
 
 
 @dataclass(order=True)
@@ -448,7 +445,7 @@ class Simulation:
                 self._requeue(self._waiting_qpi.pop(key), result)
                 # forgetting the assumed pod frees its node: an AssignedPodDelete for the others
                 self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                         lambda p, key=key: _key(p) != key)
+                                                         lambda p, key=key: pod_key(p) != key)
 
     # -- results -------------------------------------------------------------------------------
     def _sample(self) -> None:

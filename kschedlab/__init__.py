@@ -8,6 +8,7 @@
 'gpu-b3'
 """
 
+from kschedlab import _moved, plugins  # noqa: F401  (the in-tree plugins register themselves)
 from kschedlab.cluster import Cluster, Snapshot
 from kschedlab.features import FeatureGates
 from kschedlab.framework.status import Code, Status
@@ -15,3 +16,5 @@ from kschedlab.scheduler import Scheduler, ScheduleResult
 
 __all__ = ["Cluster", "Snapshot", "FeatureGates", "Code", "Status", "Scheduler", "ScheduleResult"]
 __version__ = "0.1.0"
+
+_moved.install()

@@ -28,9 +28,10 @@ from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
+from kschedlab.api.core import normalize_image_name
+from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
+from kschedlab.framework.nominator import Nominator
 from kschedlab.framework.types import NodeInfo, PodInfo, pod_key
-from kschedlab.queueing.nominator import Nominator
-from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
@@ -336,13 +337,6 @@ class Snapshot:
         for col, value in cols:
             vec[col] = value
         return vec
-
-
-def normalize_image_name(name: str) -> str:
-    """``normalizedImageName``: an image without a tag or digest gets ``:latest``."""
-    if name.rfind(":") <= name.rfind("/"):
-        name += ":latest"
-    return name
 
 
 class Cluster:

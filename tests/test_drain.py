@@ -1,4 +1,4 @@
-"""kubectl drain (kschedlab.drain) against PodDisruptionBudgets.
+"""kubectl drain (kschedlab.eviction.drain) against PodDisruptionBudgets.
 
 * Seed section 14: "kubectl drain" uses the Eviction API; 429 while a budget forbids,
   retried; the stuck eviction ("Виправлення застряглих виселень") reproduced.
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab import pdb as pdbmod
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.cluster import Cluster
-from kschedlab.drain import (
+from kschedlab.eviction.drain import (
     DrainOptions, Drainer, Replacements, cordon, drain, go_duration, pods_for_deletion)
-from kschedlab.eviction import MSG_PDB_VIOLATION
+from kschedlab.eviction.api_initiated import MSG_PDB_VIOLATION
 
 DATA = Path(__file__).resolve().parent.parent / "datasets" / "eviction"
 SRC_FILTERS = "kubernetes/kubernetes staging/src/k8s.io/kubectl/pkg/drain/filter_test.go"
@@ -234,7 +234,7 @@ def test_drain_figure_and_tables():
     assert fig.layout.title.text == "kubectl drain node-1: failed at t=10 s"
     table = pdb_table(c)
     assert table.loc[0, "disruptionsAllowed"] == 0 and table.loc[0, "condition"] == "False (InsufficientPods)"
-    from kschedlab.eviction import evict
+    from kschedlab.eviction.api_initiated import evict
 
     assert list(responses_table([evict(c, "default/web-1", now=11)]).code) == [429]
 

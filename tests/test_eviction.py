@@ -1,4 +1,4 @@
-"""API-initiated eviction (kschedlab.eviction) and the disruption controller (kschedlab.pdb).
+"""API-initiated eviction (kschedlab.eviction.api_initiated) and the disruption controller (kschedlab.eviction.disruption).
 
 * Seed section 14 ("Виселення, ініційоване API") on datasets/eviction/14-*.yaml:
   200 / 429 / 500 with upstream's messages, graceful deletion, the PDB status updates.
@@ -18,13 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedlab import pdb as pdbmod
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.cluster import Cluster
-from kschedlab.eviction import (
+from kschedlab.eviction.api_initiated import (
     MSG_MULTIPLE_PDBS, MSG_PDB_VIOLATION, EvictionResponse, evict, finish_terminations, graceful_delete,
     pod_phase)
 

@@ -25,8 +25,8 @@ from kschedlab.plugins.gang_scheduling import (
     permit_timeout_message,
     placement_feasible,
 )
-from kschedlab.podgroup import conditions
-from kschedlab.podgroup.state import pod_group_state
+from kschedlab.scheduler.podgroup import conditions
+from kschedlab.framework.podgroups import pod_group_state
 from kschedlab.scheduler import Scheduler
 
 GW = {"GenericWorkload": True}
@@ -260,8 +260,8 @@ def test_conformance_files_run():
     assert report.failed == 0 and report.passed == 86
 
 
-@pytest.mark.parametrize("module", ["kschedlab.plugins.gang_scheduling", "kschedlab.podgroup.state",
-                                    "kschedlab.podgroup.conditions", "kschedlab.podgroup.cycle_validation",
+@pytest.mark.parametrize("module", ["kschedlab.plugins.gang_scheduling", "kschedlab.framework.podgroups",
+                                    "kschedlab.scheduler.podgroup.conditions", "kschedlab.scheduler.podgroup.cycle_validation",
                                     "kschedlab.framework.profile"])
 def test_doctests(module):
     import doctest

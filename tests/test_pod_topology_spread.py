@@ -22,12 +22,12 @@ from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.cluster import Cluster
-from kschedlab.corev1helpers import find_matching_untolerated_taint
+from kschedlab.api.tolerations import find_matching_untolerated_taint
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.framework.runtime import Handle
 from kschedlab.framework.types import PodInfo
-from kschedlab.nodeaffinity import RequiredNodeAffinity
+from kschedlab.api.node_selector import RequiredNodeAffinity
 from kschedlab.plugins import in_tree_registry
 from kschedlab.plugins.pod_topology_spread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, NAME, PodTopologySpread)

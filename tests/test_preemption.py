@@ -23,21 +23,21 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kschedlab import pdb as pdbmod
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.api.workloads import expand
 from kschedlab.cluster import Cluster
-from kschedlab.conformance import _preemption_fixtures
+from kschedlab.conformance.preemption import preemption_fixtures
 from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.framework.runtime import Framework
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.types import PodInfo
 from kschedlab.plugins.default_preemption import (
     DefaultPreemption, default_args, filter_pods_with_pdb_violation, validate_args)
-from kschedlab.preemption import (
+from kschedlab.framework.preemption import (
     Candidate, NodeToStatus, PostFilterResult, Victims, _CandidateList, node_scratch,
     pick_one_node_for_preemption)
 from kschedlab.scheduler import Scheduler
@@ -308,7 +308,7 @@ EPOCH = "1970-01-01T00:00:00Z"
 def _custom_fixture(node_names, pod, pods):
     case = {"nodes": [_vlarge_node(n) for n in node_names], "existingPods": pods, "pod": pod,
             "filterPlugins": ["NodeResourcesFit"]}
-    return _preemption_fixtures(case)
+    return preemption_fixtures(case)
 
 
 def _label_is(key, val):
@@ -549,7 +549,7 @@ def test_victims_already_terminating_are_not_deleted_again():
     p10 = cluster.pods["default/p10"]
     p10.metadata.deletion_timestamp = datetime(2024, 1, 1, tzinfo=timezone.utc)
     cand = Candidate("node-1", Victims([cluster.pod_infos["default/p20"], cluster.pod_infos["default/p10"]]))
-    from kschedlab.preemption import PreemptionRecord
+    from kschedlab.framework.preemption import PreemptionRecord
 
     for async_preemption in (True, False):
         rec = PreemptionRecord("x")

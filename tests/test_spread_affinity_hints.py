@@ -28,7 +28,8 @@ from kschedlab.framework.types import PodInfo
 from kschedlab.plugins.inter_pod_affinity import InterPodAffinity
 from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.queue import framework_hints
-from kschedlab.queueing import plugin_hints as h
+from kschedlab.plugins.inter_pod_affinity import inter_pod_affinity_after_node_change, inter_pod_affinity_after_pod_change
+from kschedlab.plugins.pod_topology_spread import pod_topology_spread_after_node_change, pod_topology_spread_after_pod_change
 
 Q, S = QueueingHint.Queue, QueueingHint.QueueSkip
 A = ev.ActionType
@@ -111,7 +112,7 @@ SPREAD_NODE_ROWS = [
 
 @pytest.mark.parametrize("spread,old,new,want", [r[1:] for r in SPREAD_NODE_ROWS], ids=[r[0] for r in SPREAD_NODE_ROWS])
 def test_spread_after_node_change(spread, old, new, want):
-    hint = h.pod_topology_spread_after_node_change(spread_plugin())
+    hint = pod_topology_spread_after_node_change(spread_plugin())
     target = pod(name="p", spread=spread)
     assert hint(PodInfo.of(target), old, new) == want
 
@@ -167,15 +168,15 @@ SPREAD_POD_ROWS = [
 @pytest.mark.parametrize("target,spread,old,new,want", [r[1:] for r in SPREAD_POD_ROWS],
                          ids=[r[0] for r in SPREAD_POD_ROWS])
 def test_spread_after_pod_change(target, spread, old, new, want):
-    hint = h.pod_topology_spread_after_pod_change(spread_plugin())
+    hint = pod_topology_spread_after_pod_change(spread_plugin())
     assert hint(PodInfo.of(pod(spread=spread, **target)), old, new) == want
 
 
 def test_spread_hints_reject_wrong_objects():
     pl = spread_plugin()
     target = PodInfo.of(pod(name="p", spread=ZONE))
-    for hint, obj in ((h.pod_topology_spread_after_pod_change(pl), node()),
-                      (h.pod_topology_spread_after_node_change(pl), pod())):
+    for hint, obj in ((pod_topology_spread_after_pod_change(pl), node()),
+                      (pod_topology_spread_after_node_change(pl), pod())):
         with pytest.raises(HintError):
             hint(target, None, obj)
         assert evaluate_hint(hint, target, None, obj)[0] == Q
@@ -239,7 +240,7 @@ AFFINITY_POD_ROWS = [
                          ids=[r[0] for r in AFFINITY_POD_ROWS])
 def test_affinity_after_pod_change(affinity, old, new, want):
     target = PodInfo.of(pod(name="p", affinity=affinity))
-    assert h.inter_pod_affinity_after_pod_change(target, old, new) == want
+    assert inter_pod_affinity_after_pod_change(target, old, new) == want
 
 
 # -- InterPodAffinity: Test_isSchedulableAfterNodeChange -------------------------------------------------------------
@@ -271,12 +272,12 @@ AFFINITY_NODE_ROWS = [
     pytest.param(*r[1:], id=r[0]) if type(r) is tuple else r for r in AFFINITY_NODE_ROWS])
 def test_affinity_after_node_change(affinity, old, new, want):
     target = PodInfo.of(pod(name="p", affinity=affinity))
-    assert h.inter_pod_affinity_after_node_change(target, old, new) == want
+    assert inter_pod_affinity_after_node_change(target, old, new) == want
 
 
 def test_affinity_hints_reject_wrong_objects():
     target = PodInfo.of(pod(name="p", affinity=AFF))
-    for hint, obj in ((h.inter_pod_affinity_after_pod_change, node()), (h.inter_pod_affinity_after_node_change, pod())):
+    for hint, obj in ((inter_pod_affinity_after_pod_change, node()), (inter_pod_affinity_after_node_change, pod())):
         with pytest.raises(HintError):
             hint(target, None, obj)
         assert evaluate_hint(hint, target, None, obj)[0] == Q
@@ -305,6 +306,6 @@ def test_spread_hint_uses_default_constraints():
     (``buildDefaultConstraints`` yields nothing for an empty selector), so a matching add is skipped;
     the defaults are ScheduleAnyway anyway, which getConstraints (DoNotSchedule) filters out."""
     pl = PodTopologySpread(PodTopologySpread.parse_args({}))
-    hint = h.pod_topology_spread_after_pod_change(pl)
+    hint = pod_topology_spread_after_pod_change(pl)
     target = PodInfo.of(pod(uid="p", name="p", labels={"foo": ""}))
     assert hint(target, None, p2({"foo": ""})) == S

@@ -1,4 +1,4 @@
-"""Taint-based eviction (kschedlab.taint_eviction).
+"""Taint-based eviction (kschedlab.eviction.taint_manager).
 
 * Seed section 6 ("Заплямованість та Толерантність"): the three-taints / two-tolerations
   example over time, tolerationSeconds 3600 and 6000, the built-in taints for node
@@ -17,8 +17,8 @@ from kschedlab.api.core import Node, Pod, Taint, Toleration
 from kschedlab.api.loader import load
 from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
-from kschedlab.pdb import to_seconds
-from kschedlab.taint_eviction import (
+from kschedlab.eviction.disruption import to_seconds
+from kschedlab.eviction.taint_manager import (
     NoExecuteTaintManager, admit_new_node, daemonset_tolerations, delete_pod_by_taint_manager,
     get_matching_tolerations, kubelet_registration_taints, min_toleration_seconds, no_execute_taints,
     pod_toleration_restriction, reconcile_condition_taints, replay, set_node_condition, taints_for_conditions)

@@ -647,3 +647,13 @@ class Service(KubeObject):
     spec: ServiceSpec = Field(default_factory=ServiceSpec)
     status: Any = None
 
+
+def normalize_image_name(name: str) -> str:
+    """``normalizedImageName``: an image without a tag or digest gets ``:latest``.
+
+    >>> normalize_image_name("nginx"), normalize_image_name("registry:5000/app@sha256:ab")
+    ('nginx:latest', 'registry:5000/app@sha256:ab')
+    """
+    if name.rfind(":") <= name.rfind("/"):
+        name += ":latest"
+    return name

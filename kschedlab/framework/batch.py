@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from kschedlab.framework.status import FrameworkError
+
 #: upstream ``maxBatchAge``: a cached list older than this (seconds) is not used
 MAX_BATCH_AGE = 0.5
 
@@ -237,8 +239,6 @@ class OpportunisticBatch:
     def _rejects(self, state, pod_info, snapshot, row: int) -> bool:
         """``RunFilterPlugins`` on the previous pod's node (without nominated pods): does it
         reject this pod?  A filter error is not a rejection."""
-        from kschedlab.framework.runtime import FrameworkError
-
         try:
             return self.framework.run_filter_node(state, pod_info, snapshot, row).is_rejected()
         except FrameworkError:

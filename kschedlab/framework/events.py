@@ -236,7 +236,7 @@ def evaluate_hint(fn: HintFn | None, pod_info, old_obj, new_obj) -> tuple[Queuei
 
 # -- interpreting updates (PodSchedulingPropertiesChange / NodeSchedulingPropertiesChange) --------------------------
 def _pod_scale_down(new, old) -> bool:
-    from kschedlab.resourcehelpers import pod_requests
+    from kschedlab.api.resources import pod_requests
 
     old_req, new_req = pod_requests(old), pod_requests(new)
     for name, value in old_req.items():
@@ -293,7 +293,7 @@ def pod_scheduling_properties_change(new_pod, old_pod, *, is_self: bool, dra: bo
 
 
 def _allocatable(node) -> dict[str, int]:
-    from kschedlab.resourcehelpers import resource_list
+    from kschedlab.api.resources import resource_list
 
     return resource_list(node.status.allocatable)
 
@@ -352,3 +352,13 @@ def events_of(event: ClusterEvent | Sequence[ClusterEvent]) -> list[ClusterEvent
     if isinstance(event, ClusterEvent):
         return [event]
     return list(event)
+
+
+#: the two answers of a QueueingHint, as hint functions return them
+QUEUE = QueueingHint.Queue
+SKIP = QueueingHint.QueueSkip
+
+
+def pod_of(pod_info):
+    """The v1.Pod of a PodInfo (or the pod itself), as hint functions receive either."""
+    return pod_info.pod if hasattr(pod_info, "pod") and not hasattr(pod_info, "metadata") else pod_info

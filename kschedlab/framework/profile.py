@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kschedlab.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE, MAX_TOTAL_SCORE
+from kschedlab.framework.interface import EXTENSION_POINTS, MAX_NODE_SCORE, MAX_TOTAL_SCORE, REGISTRY
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
@@ -139,13 +139,11 @@ def implements(cls, point: str) -> bool:
 def resolve_profile(profile: dict, registry: dict | None = None, gates=None) -> ResolvedProfile:
     """Merge ``profile`` (a KubeSchedulerConfiguration profile dict) with the
     defaults and expand MultiPoint; ``registry`` maps plugin names to classes
-    (default: the in-tree plugins); ``gates`` (a FeatureGates, v1.37 defaults when
+    (default: every plugin registered with ``@register``, the in-tree ones included); ``gates`` (a FeatureGates, v1.37 defaults when
     None) decide the gated default plugins.
     """
     if registry is None:
-        from kschedlab.plugins import in_tree_registry
-
-        registry = in_tree_registry()
+        registry = REGISTRY
 
     def is_known(name: str) -> bool:
         return name in registry

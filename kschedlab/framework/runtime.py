@@ -17,14 +17,10 @@ import numpy as np
 
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import (
-    MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, Plugin, PreFilterResult, Verdicts)
+    MAX_NODE_SCORE, MIN_NODE_SCORE, REGISTRY, CycleState, Plugin, PreFilterResult, Verdicts)
 from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ResolvedProfile, resolve_profile
 from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
-from kschedlab.framework.status import Code, Status
-
-
-class FrameworkError(RuntimeError):
-    """A plugin returned an Error status or broke a contract (e.g. score out of range)."""
+from kschedlab.framework.status import Code, FrameworkError, Status
 
 
 @dataclass
@@ -91,7 +87,7 @@ class Handle:
     """What plugins may reach of the scheduler (``framework.Handle``).
 
     ``nominator`` is upstream's ``PodNominator`` (by default the cluster's, a
-    :class:`~kschedlab.queueing.nominator.Nominator`).
+    :class:`~kschedlab.framework.nominator.Nominator`).
     """
 
     gates: FeatureGates
@@ -135,9 +131,7 @@ class Framework:
 
     def __init__(self, profile: dict | ResolvedProfile | None = None, *, gates: FeatureGates | None = None,
                  registry: dict | None = None, cluster: Any = None):
-        from kschedlab.plugins import in_tree_registry
-
-        self.registry = {**in_tree_registry(), **(registry or {})}
+        self.registry = {**REGISTRY, **(registry or {})}
         self.gates = gates or FeatureGates()
         if not isinstance(profile, ResolvedProfile):
             profile = resolve_profile(profile or {}, self.registry, self.gates)
@@ -453,7 +447,7 @@ class Framework:
         raw = np.zeros((len(plugins), len(rows)), np.int64)
         normalized = np.zeros_like(raw)
         for i, plugin in enumerate(plugins):
-            raw[i] = _score(plugin, state, pod, snapshot, rows)
+            raw[i] = score_plugin(plugin, state, pod, snapshot, rows)
             scores = raw[i].copy()
             normalize = getattr(plugin, "normalize_score", None)
             if normalize is not None:
@@ -619,7 +613,8 @@ def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
     return Verdicts.from_statuses(plugin.filter(state, pod, snapshot.node_info(int(r))) for r in rows)
 
 
-def _score(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
+def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
+    """One Score plugin's raw scores for ``rows`` (vectorized ``score_nodes`` or per node ``score``)."""
     vectorized = getattr(plugin, "score_nodes", None)
     if vectorized is not None:
         return np.asarray(vectorized(state, pod, snapshot, rows), np.int64)

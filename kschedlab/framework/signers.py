@@ -86,7 +86,7 @@ def tolerations_signer(pod) -> list[dict]:
 
 def image_names_signer(pod) -> list[str]:
     """The normalized image names (``:latest`` added) of all containers, sorted."""
-    from kschedlab.cluster import normalize_image_name
+    from kschedlab.api.core import normalize_image_name
 
     return sorted(normalize_image_name(c.image or "") for c in (*pod.spec.init_containers, *pod.spec.containers))
 

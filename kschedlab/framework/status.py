@@ -83,3 +83,7 @@ class Status:
 
 
 SUCCESS = Status()
+
+
+class FrameworkError(RuntimeError):
+    """A plugin returned an Error status or broke a contract (e.g. score out of range)."""

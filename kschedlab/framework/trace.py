@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 
 from kschedlab.framework.status import Status
 
@@ -32,7 +31,7 @@ class CycleTrace:
     steps: list[tuple[str, str, Status]] = field(default_factory=list)  # (point, plugin, status)
     start_index: int = 0
     num_to_find: int = 0
-    #: what PostFilter preemption did (kschedlab.preemption.PreemptionRecord), if it ran
+    #: what PostFilter preemption did (kschedlab.framework.preemption.PreemptionRecord), if it ran
     preemption: Any = None
     #: upstream ScheduleResult.EvaluatedNodes / FeasibleNodes of this attempt
     evaluated_nodes: int = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kschedlab.resourcehelpers import CPU, DEFAULT_NON_ZERO, MEMORY, pod_requests
+from kschedlab.api.resources import CPU, DEFAULT_NON_ZERO, MEMORY, pod_requests
 
 DEFAULT_PRIORITY = 0
 

@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import importlib
-
 from kschedlab.framework.interface import REGISTRY
 
-_MODULES = (
-    "scheduling_gates",
-    "queuesort",
-    "node_unschedulable",
-    "node_name",
-    "node_ports",
-    "node_resources_fit",
-    "node_resources_balanced_allocation",
-    "node_affinity",
-    "inter_pod_affinity",
-    "taint_toleration",
-    "pod_topology_spread",
-    "image_locality",
-    "default_binder",
-    "default_preemption",
-    "gang_scheduling",
-    "topology_placement",
-    "podgroup_pods_count",
-)
+# Importing a plugin module registers its plugin (``@register``) in the framework's REGISTRY,
+# so every in-tree plugin is known as soon as this package is imported.
+from kschedlab.plugins import (  # noqa: E402,F401
+    default_binder, default_preemption, gang_scheduling, image_locality, inter_pod_affinity, node_affinity,
+    node_name, node_ports, node_resources_balanced_allocation, node_resources_fit, node_unschedulable,
+    pod_topology_spread, podgroup_pods_count, queuesort, scheduling_gates, taint_toleration, topology_placement)
 
 
 def in_tree_registry() -> dict:
-    """Plugin name -> class for every in-tree plugin kschedlab implements."""
-    for module in _MODULES:
-        importlib.import_module(f"{__name__}.{module}")
+    """Plugin name -> class for every plugin registered so far: the in-tree ones, and any
+    out-of-tree plugin decorated with ``@register``."""
     return dict(REGISTRY)

@@ -1,7 +1,7 @@
 """DefaultPreemption: when no node fits, find a node where evicting pods of
 lower priority makes room, preempt them and nominate the node (PostFilter).
 
-The algorithm shared by preemption plugins lives in :mod:`kschedlab.preemption`;
+The algorithm shared by preemption plugins lives in :mod:`kschedlab.framework.preemption`;
 this module holds DefaultPreemption's policy: who may preempt, which pods are
 victims on a node (``select_victims_on_node``: remove every lower-priority pod,
 check the preemptor fits, then reprieve as many as possible -- PDB-violating
@@ -28,11 +28,10 @@ from typing import Callable
 
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.pdb import selects_for_preemption
-from kschedlab.podgroup import state as pgstate
-from kschedlab.podgroup.algorithm import PodGroupInfo
-from kschedlab.podgroup.cycle_validation import DEFAULT_SCHEDULER_NAME, pod_preemption_policy
-from kschedlab.preemption import (
+from kschedlab.eviction.disruption import selects_for_preemption
+from kschedlab.framework import podgroups as pgstate
+from kschedlab.framework.podgroups import DEFAULT_SCHEDULER_NAME, PodGroupInfo, pod_preemption_policy
+from kschedlab.framework.preemption import (
     DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, GroupPreemptor,
     NodeToStatus, PodGroupPostFilterResult, PreemptionRecord, Victims, importance_key, node_scratch,
     start_time_ns)
@@ -294,7 +293,7 @@ class DefaultPreemption(Plugin):
         fit, the node's status explains why.  Otherwise pods are added back
         one at a time, most important first -- PDB-violating ones before the
         rest -- and kept (reprieved) when the preemptor still fits.  The
-        caller restores the node (:func:`kschedlab.preemption.node_scratch`).
+        caller restores the node (:func:`kschedlab.framework.preemption.node_scratch`).
         ``nominated`` are the pods nominated to the node (looked up when None).
         """
         fw = self.handle.framework

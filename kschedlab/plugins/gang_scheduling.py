@@ -60,7 +60,7 @@ from kschedlab.framework.events import (
 )
 from kschedlab.framework.interface import Plugin, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.podgroup import state as pgstate
+from kschedlab.framework import podgroups as pgstate
 
 NAME = "GangScheduling"
 GATE_COMPOSITE = "CompositePodGroup"

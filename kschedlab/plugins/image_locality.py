@@ -3,7 +3,7 @@ weighted by how widely each image is spread across the cluster."""
 
 import numpy as np
 
-from kschedlab.cluster import normalize_image_name
+from kschedlab.api.core import normalize_image_name
 from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, SignFragment, register
 from kschedlab.framework.signers import IMAGE_NAMES_SIGNER_NAME, image_names_signer
 

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of
 from kschedlab.framework.interface import (
     MAX_NODE_SCORE, ArgsError, FieldError, Plugin, SignFragment, Verdicts, register)
 from kschedlab.framework.signers import LABELS_SIGNER_NAME
@@ -310,11 +311,10 @@ class InterPodAffinity(Plugin):
         """``EventsToRegister`` (upstream v1.30): a pod added, relabelled or deleted; a node added,
         relabelled or re-tainted."""
         from kschedlab.framework.events import NODE, POD, ActionType, ClusterEvent
-        from kschedlab.queueing import plugin_hints as h
 
         A = ActionType
-        return [(ClusterEvent(POD, A.Add | A.UpdatePodLabel | A.Delete), h.inter_pod_affinity_after_pod_change),
-                (ClusterEvent(NODE, A.Add | A.UpdateNodeLabel | A.UpdateNodeTaint), h.inter_pod_affinity_after_node_change)]
+        return [(ClusterEvent(POD, A.Add | A.UpdatePodLabel | A.Delete), inter_pod_affinity_after_pod_change),
+                (ClusterEvent(NODE, A.Add | A.UpdateNodeLabel | A.UpdateNodeTaint), inter_pod_affinity_after_node_change)]
 
     def sign_pod(self, pod_info):
         """Signature: a pod with pod (anti-)affinity of its own cannot be signed (its result
@@ -574,3 +574,60 @@ class InterPodAffinity(Plugin):
         else:
             scores[:] = 0
         return Status()
+
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+def _required_terms(pod):
+    """The rejected pod's required affinity and anti-affinity terms (``GetAffinityTerms``; namespace
+    selectors are not merged, as upstream's hints do not)."""
+    from kschedlab.plugins.inter_pod_affinity_terms import parse_pod_terms
+
+    terms = parse_pod_terms(pod)
+    if terms.error is not None:
+        raise HintError(terms.error)
+    return terms.required_affinity, terms.required_anti
+
+
+def inter_pod_affinity_after_pod_change(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``InterPodAffinity.isSchedulableAfterPodChange`` (v1.30): for bound pods only -- one added
+    that matches all the rejected pod's affinity terms, one updated to match them all, or to stop
+    matching all its anti-affinity terms, or one deleted that matched all its anti-affinity terms."""
+
+    original, modified = as_objects(old_obj, new_obj, "Pod")
+    if original is None and modified is None:
+        raise HintError("expected a *v1.Pod")
+    if (modified is not None and not modified.spec.node_name) or (
+            original is not None and not original.spec.node_name):
+        return SKIP
+    terms, anti_terms = _required_terms(pod_of(pod_info))
+    if modified is not None and original is not None:
+        if not pod_matches_all_terms(terms, original) and pod_matches_all_terms(terms, modified):
+            return QUEUE
+        if pod_matches_all_terms(anti_terms, original) and not pod_matches_all_terms(anti_terms, modified):
+            return QUEUE
+        return SKIP
+    if modified is not None:
+        return QUEUE if pod_matches_all_terms(terms, modified) else SKIP
+    return QUEUE if pod_matches_all_terms(anti_terms, original) else SKIP
+
+
+def inter_pod_affinity_after_node_change(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``InterPodAffinity.isSchedulableAfterNodeChange`` as upstream's newer hint table
+    (kubernetes/kubernetes#127470) specifies it: a new node helps when it has the topology key
+    of a required affinity term, or when the pod has required anti-affinity at all (a node
+    without the key cannot violate it); an updated node helps when an affinity term's key
+    now has a value it did not have, or an anti-affinity term's key lost or changed its
+    value. Unrelated label changes are skipped."""
+    original, modified = as_objects(old_obj, new_obj, "Node")
+    if modified is None:
+        raise HintError("expected a new *v1.Node")
+    terms, anti_terms = _required_terms(pod_of(pod_info))
+    new = modified.metadata.labels
+    if original is None:
+        return QUEUE if anti_terms or any(t.topology_key in new for t in terms) else SKIP
+    old = original.metadata.labels
+    if any(t.topology_key in new and old.get(t.topology_key) != new[t.topology_key] for t in terms):
+        return QUEUE
+    if any(t.topology_key in old and new.get(t.topology_key) != old[t.topology_key] for t in anti_terms):
+        return QUEUE
+    return SKIP

@@ -4,11 +4,12 @@ of the profile."""
 
 import numpy as np
 
+from kschedlab.api.node_selector import NAME_FIELD, RequiredNodeAffinity, match_terms, preferred_score, validate_terms
+from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of
 from kschedlab.framework.interface import (
     MAX_NODE_SCORE, ArgsError, FieldError, Plugin, PreFilterResult, SignFragment, Verdicts, register)
 from kschedlab.framework.signers import NODE_AFFINITY_SIGNER_NAME, NODE_SELECTOR_SIGNER_NAME, node_affinity_signer
 from kschedlab.framework.status import Code, Status
-from kschedlab.nodeaffinity import NAME_FIELD, RequiredNodeAffinity, match_terms, preferred_score, validate_terms
 from kschedlab.plugins.helper import default_normalize_score
 
 NAME = "NodeAffinity"
@@ -65,7 +66,6 @@ class NodeAffinity(Plugin):
     def events_to_register(self):
         """``EventsToRegister``: a node added or its labels changed (hint: it now matches)."""
         from kschedlab.framework.events import NODE, ActionType, ClusterEvent
-        from kschedlab.queueing.plugin_hints import node_affinity_after_node_change
 
         return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeLabel),
                  node_affinity_after_node_change(self.added_required))]
@@ -135,3 +135,45 @@ class NodeAffinity(Plugin):
     def normalize_score(self, state, pod_info, scores: np.ndarray) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return Status()
+
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+def _single_node_snapshot(node):
+    from kschedlab.cluster import Snapshot
+
+    snap = Snapshot(capacity=1)
+    snap.add_node(node)
+    return snap
+
+
+def node_affinity_after_node_change(added_required=None):
+    """The node hint of NodeAffinity: Queue when an added node matches the pod's required affinity
+    (and the profile's ``addedAffinity``), or an update turned a non-matching node into a matching one.
+    ``added_required`` is the plugin args' ``addedAffinity.requiredDuringScheduling...`` (NodeSelector)."""
+    import numpy as np
+
+    from kschedlab.api.node_selector import RequiredNodeAffinity, match_terms
+
+    rows = np.zeros(1, np.int64)
+
+    def matches(required: RequiredNodeAffinity, node) -> bool:
+        return bool(required.match(_single_node_snapshot(node), rows)[0])
+
+    def hint(pod_info, old_obj, new_obj) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, "Node")
+        if modified is None:
+            raise HintError("expected a new *v1.Node")
+        if added_required is not None and not bool(
+                match_terms(added_required.node_selector_terms, _single_node_snapshot(modified), rows)[0]):
+            return SKIP
+        required = RequiredNodeAffinity(pod_of(pod_info))
+        if not matches(required, modified):
+            return SKIP
+        if original is None:
+            return QUEUE
+        if matches(required, original):
+            return SKIP
+        return QUEUE
+
+    hint.__name__ = "node_affinity_after_node_change"
+    return hint

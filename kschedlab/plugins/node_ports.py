@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of
 from kschedlab.framework.interface import Plugin, SignFragment, Verdicts, register
 from kschedlab.framework.signers import HOST_PORTS_SIGNER_NAME, host_ports_signer
 from kschedlab.framework.status import Code, Status
@@ -32,7 +33,6 @@ class NodePorts(Plugin):
         """``EventsToRegister``: a pod holding a wanted host port deleted; a node added (no hint).
         Pod updates are ignored: ``spec.containers[*].ports`` is immutable."""
         from kschedlab.framework.events import NODE, POD, ActionType, ClusterEvent
-        from kschedlab.queueing.plugin_hints import node_ports_after_pod_deleted
 
         return [(ClusterEvent(POD, ActionType.Delete), node_ports_after_pod_deleted),
                 (ClusterEvent(NODE, ActionType.Add), None)]
@@ -53,3 +53,23 @@ class NodePorts(Plugin):
             for i in np.flatnonzero(np.isin(rows, busy)):
                 failed[i] = not fits_ports(pod_info.ports, snapshot.used_ports(int(rows[i])))
         return Verdicts.from_mask(failed, Code.Unschedulable, (ERR_REASON,))
+
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+def node_ports_after_pod_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``isSchedulableAfterPodDeleted``: Queue when a scheduled (or nominated) pod that held one of
+    the rejected pod's host ports was deleted."""
+    from kschedlab.framework.types import host_ports
+
+    deleted, _ = as_objects(old_obj, None, "Pod")
+    if deleted is None:
+        raise HintError("expected a deleted *v1.Pod")
+    if not deleted.spec.node_name and not (deleted.status.nominated_node_name if deleted.status else None):
+        return SKIP
+    ports = host_ports(deleted)
+    if not ports:
+        return SKIP
+    used = set(ports)
+    if not any(conflicts(used, *want) for want in host_ports(pod_of(pod_info))):
+        return SKIP
+    return QUEUE

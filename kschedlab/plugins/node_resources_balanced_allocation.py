@@ -6,7 +6,7 @@ import numpy as np
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
 from kschedlab.framework.status import Status
 from kschedlab.plugins import resource_allocation as ra
-from kschedlab.resourcehelpers import CPU, MEMORY
+from kschedlab.api.resources import CPU, MEMORY
 
 NAME = "NodeResourcesBalancedAllocation"
 

@@ -5,14 +5,16 @@ MostAllocated or RequestedToCapacityRatio)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from kschedlab.api.labels import is_qualified_name
+from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests, resource_list
+from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.labels import is_qualified_name
 from kschedlab.plugins import resource_allocation as ra
-from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 
 NAME = "NodeResourcesFit"
 LEAST_ALLOCATED = "LeastAllocated"
@@ -128,20 +130,19 @@ class NodeResourcesFit(Plugin):
         or the pod itself scaled down."""
         from kschedlab.framework.events import (
             ASSIGNED_POD, DEVICE_CLASS, NODE, TARGET_POD, ActionType, ClusterEvent)
-        from kschedlab.queueing import plugin_hints as h
 
         gates = getattr(self.handle, "gates", None)
 
         def enabled(name: str) -> bool:
             return gates.enabled(name) if gates is not None else True
 
-        events = [(ClusterEvent(ASSIGNED_POD, ActionType.Delete), h.fit_after_assigned_pod_delete),
-                  (ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeAllocatable), h.fit_after_node_change)]
+        events = [(ClusterEvent(ASSIGNED_POD, ActionType.Delete), fit_after_assigned_pod_delete),
+                  (ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeAllocatable), fit_after_node_change)]
         if enabled("DRAExtendedResource"):
-            events.append((ClusterEvent(DEVICE_CLASS, ActionType.Add | ActionType.Update), h.fit_after_device_class_event))
+            events.append((ClusterEvent(DEVICE_CLASS, ActionType.Add | ActionType.Update), fit_after_device_class_event))
         if enabled("InPlacePodVerticalScaling"):
-            events.append((ClusterEvent(ASSIGNED_POD, ActionType.UpdatePodScaleDown), h.fit_after_assigned_pod_scale_down))
-            events.append((ClusterEvent(TARGET_POD, ActionType.UpdatePodScaleDown), h.fit_after_target_pod_scale_down))
+            events.append((ClusterEvent(ASSIGNED_POD, ActionType.UpdatePodScaleDown), fit_after_assigned_pod_scale_down))
+            events.append((ClusterEvent(TARGET_POD, ActionType.UpdatePodScaleDown), fit_after_target_pod_scale_down))
         return events
 
     def sign_pod(self, pod_info):
@@ -249,3 +250,136 @@ class NodeResourcesFit(Plugin):
         score = ra.most_allocated(requested[:, None], None, allocatable.sum(axis=1)[:, None], self.scorer.weights)
         return int(score[0]), Status()
 
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def _fit_requests(pod) -> dict[str, int]:
+    """The requests Fits compares (``computePodResourceRequest``): the pods count is not a request."""
+    return {name: value for name, value in pod_requests(pod).items() if name != PODS}
+
+
+def _allocatable(node) -> dict[str, int]:
+    return resource_list(node.status.allocatable) if node.status else {}
+
+
+def is_fit(pod, node) -> bool:
+    """``isFit``: the pod fits an otherwise empty ``node`` (no ignored resources)."""
+    if node is None:
+        return False
+    alloc = _allocatable(node)
+    if 1 > alloc.get(PODS, 0):
+        return False
+    for name, want in _fit_requests(pod_of(pod)).items():
+        if want > 0 and want > alloc.get(name, 0):
+            return False
+    return True
+
+
+def have_any_requested_resources_increased(pod, original_node, modified_node) -> bool:
+    """``haveAnyRequestedResourcesIncreased``: more allowed pods, or more allocatable of a
+    resource the pod requests."""
+    old, new = _allocatable(original_node), _allocatable(modified_node)
+    if new.get(PODS, 0) > old.get(PODS, 0):
+        return True
+    requests = _fit_requests(pod_of(pod))
+    if not any(requests.values()):
+        return False
+    for name, want in requests.items():
+        if want and new.get(name, 0) > old.get(name, 0):
+            return True
+    return False
+
+
+def fit_after_node_change(pod_info, old_obj, new_obj) -> QueueingHint:
+    """The node hint of NodeResourcesFit: Queue for an added node the pod fits when empty, or an update
+    that keeps it fitting and grows the allocatable of a requested resource (or the pod count)."""
+    original, modified = as_objects(old_obj, new_obj, "Node")
+    if modified is None:
+        raise HintError("expected a new *v1.Node")
+    pod = pod_of(pod_info)
+    if not is_fit(pod, modified):
+        return SKIP
+    if original is None:
+        return QUEUE
+    if not have_any_requested_resources_increased(pod, original, modified):
+        return SKIP
+    return QUEUE
+
+
+def fit_after_assigned_pod_delete(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``isSchedulableAfterAssignedPodDelete``: Queue when the deleted pod was bound or nominated."""
+    deleted, _ = as_objects(old_obj, new_obj, "Pod")
+    if deleted is None:
+        raise HintError("expected a deleted *v1.Pod")
+    if not deleted.spec.node_name and not (deleted.status.nominated_node_name if deleted.status else None):
+        return SKIP
+    return QUEUE
+
+
+def _scale_down_frees(target, original, modified) -> bool:
+    """A scheduled pod's requests went down in a resource the target pod requests."""
+    if not modified.spec.node_name:
+        return False
+    before, after = pod_requests(original), pod_requests(modified)
+    for name, want in pod_requests(target).items():
+        if not want or name == PODS:
+            continue
+        if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or "/" in name or name.startswith("hugepages-"):
+            if before.get(name, 0) > after.get(name, 0):
+                return True
+    return False
+
+
+def fit_after_pod_event(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``isSchedulableAfterPodEvent`` (InPlacePodVerticalScaling on): a bound pod deleted, a bound
+    pod scaled down in a resource the pod requests, or the pod itself scaled down."""
+    original, modified = as_objects(old_obj, new_obj, "Pod")
+    if original is None:
+        raise HintError("expected an old *v1.Pod")
+    target = pod_of(pod_info)
+    if modified is None:
+        return fit_after_assigned_pod_delete(pod_info, original, None)
+    if same_pod(modified, target) or _scale_down_frees(target, original, modified):
+        return QUEUE
+    return SKIP
+
+
+def fit_after_assigned_pod_scale_down(pod_info, old_obj, new_obj) -> QueueingHint:
+    """A bound pod's requests went down in a resource the rejected pod requests."""
+    original, modified = as_objects(old_obj, new_obj, "Pod")
+    if original is None or modified is None:
+        raise HintError("expected old and new *v1.Pod")
+    return QUEUE if _scale_down_frees(pod_of(pod_info), original, modified) else SKIP
+
+
+def fit_after_target_pod_scale_down(pod_info, old_obj, new_obj) -> QueueingHint:
+    """The rejected pod itself asks for less."""
+    _, modified = as_objects(old_obj, new_obj, "Pod")
+    if modified is None:
+        raise HintError("expected a new *v1.Pod")
+    return QUEUE if same_pod(modified, pod_of(pod_info)) else SKIP
+
+
+def fit_after_device_class_event(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``isSchedulableAfterDeviceClassEvent``: a DeviceClass now maps an extended resource the pod
+    requests (its explicit ``extendedResourceName``, or, for an added class, the implicit
+    ``deviceclass.resource.kubernetes.io/<class>``)."""
+    original, modified = as_objects(old_obj, new_obj, "DeviceClass")
+    if modified is None:
+        raise HintError("expected a new DeviceClass")
+    new_name = _extended_resource_name(modified)
+    if original is not None and _extended_resource_name(original) == new_name:
+        return SKIP
+    requested = {n for n, v in pod_requests(pod_of(pod_info)).items() if v}
+    if new_name is not None and new_name in requested:
+        return QUEUE
+    if original is None and IMPLICIT_EXTENDED_RESOURCE_PREFIX + (modified.metadata.name or "") in requested:
+        return QUEUE
+    return SKIP
+
+
+def _extended_resource_name(device_class: Any) -> str | None:
+    spec = getattr(device_class, "spec", None)
+    return getattr(spec, "extended_resource_name", None) if spec is not None else None

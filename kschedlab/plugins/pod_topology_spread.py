@@ -16,7 +16,7 @@ O(nodes), not O(pods).
 
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.cluster import Cluster
->>> from kschedlab.scheduler import Scheduler
+>>> from kschedlab.scheduler.schedule_one import Scheduler
 >>> nodes = "".join(f'''
 ... ---
 ... apiVersion: v1
@@ -50,11 +50,12 @@ from typing import Any
 import numpy as np
 
 from kschedlab.api.core import TopologySpreadConstraint
+from kschedlab.api.labels import is_qualified_name
+from kschedlab.api.node_selector import RequiredNodeAffinity
 from kschedlab.features import FeatureGates
+from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import MAX_NODE_SCORE, ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.labels import is_qualified_name
-from kschedlab.nodeaffinity import RequiredNodeAffinity
 from kschedlab.plugins.pod_topology_spread_common import (
     DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, MAX_INT32, SCHEDULE_ANYWAY, CriticalPaths,
     Selector, SelectorError, SpreadConstraint, counts_towards, default_selector, filter_constraints,
@@ -284,13 +285,12 @@ class PodTopologySpread(Plugin):
         """``EventsToRegister`` (QueueingHints on, as at v1.37): a pod added, deleted, relabelled or
         given a toleration; a node added, deleted, relabelled or re-tainted."""
         from kschedlab.framework.events import NODE, POD, ActionType, ClusterEvent
-        from kschedlab.queueing import plugin_hints as h
 
         A = ActionType
         return [(ClusterEvent(POD, A.Add | A.UpdatePodLabel | A.UpdatePodToleration | A.Delete),
-                 h.pod_topology_spread_after_pod_change(self)),
+                 pod_topology_spread_after_pod_change(self)),
                 (ClusterEvent(NODE, A.Add | A.Delete | A.UpdateNodeLabel | A.UpdateNodeTaint),
-                 h.pod_topology_spread_after_node_change(self))]
+                 pod_topology_spread_after_node_change(self))]
 
     # -- signature ---------------------------------------------------------------------------------
     def sign_pod(self, pod_info):
@@ -599,3 +599,90 @@ class PodTopologySpread(Plugin):
         """The PreScore state as plain data (None when PreScore did not write one)."""
         s = state.get(PRESCORE_STATE_KEY)
         return None if s is None else s.as_data()
+
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+def _spread_constraints(plugin, pod):
+    """``getConstraints``: the pod's DoNotSchedule constraints, or the profile's defaults."""
+    from kschedlab.plugins.pod_topology_spread_common import SelectorError
+
+    try:
+        return plugin.get_constraints(pod)
+    except SelectorError as err:
+        raise HintError(str(err)) from None
+
+
+def _involved_in_topology_spreading(incoming, pod_with_spreading) -> bool:
+    """``involvedInTopologySpreading``: the pod itself, or a bound pod of the same namespace."""
+    return same_pod(incoming, pod_with_spreading) or (
+        bool(incoming.spec.node_name)
+        and (incoming.metadata.namespace or "") == (pod_with_spreading.metadata.namespace or ""))
+
+
+def _pod_labels_match_spread_constraints(constraints, labels) -> bool:
+    """``podLabelsMatchSpreadConstraints``: the labels match the selector of any constraint."""
+    return any(c.selector.matches(labels) for c in constraints)
+
+
+def pod_topology_spread_after_pod_change(plugin):
+    """``PodTopologySpread.isSchedulableAfterPodChange`` (``plugin`` gives the default constraints):
+    an involved pod (the rejected pod, or a bound pod of its namespace) was added or deleted with
+    labels matching a constraint's selector, or updated so that it now matches a selector it did
+    not (or the reverse); or the rejected pod got a new toleration while a constraint honours taints."""
+    from kschedlab.plugins.pod_topology_spread_common import HONOR
+
+    def hint(pod_info, old_obj, new_obj) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, "Pod")
+        if original is None and modified is None:
+            raise HintError("expected a *v1.Pod")
+        pod = pod_of(pod_info)
+        if (modified is not None and not _involved_in_topology_spreading(modified, pod)) or (
+                original is not None and not _involved_in_topology_spreading(original, pod)):
+            return SKIP
+        constraints = _spread_constraints(plugin, pod)
+        if modified is not None and original is not None:
+            if (same_pod(pod, modified) and modified.spec.tolerations != original.spec.tolerations
+                    and any(c.node_taints_policy == HONOR for c in constraints)):
+                return QUEUE
+            if modified.metadata.labels == original.metadata.labels:
+                return SKIP
+            for c in constraints:
+                if c.selector.matches(original.metadata.labels) != c.selector.matches(modified.metadata.labels):
+                    return QUEUE
+            return SKIP
+        if modified is not None:
+            return QUEUE if _pod_labels_match_spread_constraints(constraints, modified.metadata.labels) else SKIP
+        return QUEUE if _pod_labels_match_spread_constraints(constraints, original.metadata.labels) else SKIP
+
+    hint.__name__ = "pod_topology_spread_after_pod_change"
+    return hint
+
+
+def pod_topology_spread_after_node_change(plugin):
+    """``PodTopologySpread.isSchedulableAfterNodeChange``: a node added or deleted that has every
+    topology key of the pod's constraints; an update that makes the node gain or lose one of them,
+    or, for a node with all of them, changes a topology value or the taints."""
+    from kschedlab.plugins.pod_topology_spread_common import node_labels_match
+
+    def hint(pod_info, old_obj, new_obj) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, "Node")
+        if original is None and modified is None:
+            raise HintError("expected a *v1.Node")
+        constraints = _spread_constraints(plugin, pod_of(pod_info))
+        original_matching = original is not None and node_labels_match(original.metadata.labels, constraints)
+        modified_matching = modified is not None and node_labels_match(modified.metadata.labels, constraints)
+        if original is not None and modified is not None:
+            if original_matching != modified_matching:
+                return QUEUE
+            if modified_matching and (
+                    any(original.metadata.labels.get(c.topology_key) != modified.metadata.labels.get(c.topology_key)
+                        for c in constraints)
+                    or original.spec.taints != modified.spec.taints):
+                return QUEUE
+            return SKIP
+        if modified is not None:
+            return QUEUE if modified_matching else SKIP
+        return QUEUE if original_matching else SKIP
+
+    hint.__name__ = "pod_topology_spread_after_node_change"
+    return hint

@@ -37,8 +37,8 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from kschedlab.api.meta import LabelSelector
-from kschedlab.corev1helpers import TaintValueError, find_matching_untolerated_taint
-from kschedlab.labels import is_qualified_name, is_valid_label_value
+from kschedlab.api.tolerations import TaintValueError, find_matching_untolerated_taint
+from kschedlab.api.labels import is_qualified_name, is_valid_label_value
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"

@@ -16,7 +16,7 @@ from kschedlab.framework.interface import MAX_NODE_SCORE, FieldError, SignFragme
 from kschedlab.framework.signers import RESOURCES_SIGNER_NAME, resources_signer
 from kschedlab.framework.status import Status
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
-from kschedlab.resourcehelpers import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
+from kschedlab.api.resources import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
 
 MAX_UTILIZATION = 100
 #: unsignable-pod reason of NodeResourcesFit and NodeResourcesBalancedAllocation

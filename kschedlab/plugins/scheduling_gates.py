@@ -1,5 +1,6 @@
 """SchedulingGates: hold a pod before the queue while it has scheduling gates."""
 
+from kschedlab.framework.events import QUEUE, QueueingHint
 from kschedlab.framework.interface import Plugin, register
 from kschedlab.framework.status import Status
 
@@ -13,7 +14,6 @@ class SchedulingGates(Plugin):
     def events_to_register(self):
         """``EventsToRegister``: the pod's own update that removes its last scheduling gate."""
         from kschedlab.framework.events import TARGET_POD, ActionType, ClusterEvent
-        from kschedlab.queueing.plugin_hints import scheduling_gates_after_gates_eliminated
 
         return [(ClusterEvent(TARGET_POD, ActionType.UpdatePodSchedulingGatesEliminated),
                  scheduling_gates_after_gates_eliminated)]
@@ -23,3 +23,9 @@ class SchedulingGates(Plugin):
         if not gates:
             return Status()
         return Status.unresolvable(f"waiting for scheduling gates: [{' '.join(gates)}]", plugin=NAME)
+
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+def scheduling_gates_after_gates_eliminated(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated``: the pod's last gate is gone."""
+    return QUEUE

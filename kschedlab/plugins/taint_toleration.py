@@ -7,10 +7,11 @@ broadcast to the nodes sharing it.
 
 import numpy as np
 
-from kschedlab.corev1helpers import TaintValueError, find_matching_untolerated_taint, tolerates
+from kschedlab.api.tolerations import TaintValueError, find_matching_untolerated_taint, tolerates
+from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, SignFragment, Verdicts, register
 from kschedlab.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
-from kschedlab.framework.status import Code, Status
+from kschedlab.framework.status import Status
 from kschedlab.plugins.helper import default_normalize_score
 
 NAME = "TaintToleration"
@@ -30,12 +31,11 @@ class TaintToleration(Plugin):
     def events_to_register(self):
         """``EventsToRegister``: a node added or its taints changed; a toleration added to the pod."""
         from kschedlab.framework.events import NODE, TARGET_POD, ActionType, ClusterEvent
-        from kschedlab.queueing import plugin_hints as h
 
         comparison_operators = self.comparison_operators if self.handle is not None else False
         return [(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
-                 h.taint_toleration_after_node_change(comparison_operators)),
-                (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration), h.taint_toleration_after_pod_toleration_change)]
+                 taint_toleration_after_node_change(comparison_operators)),
+                (ClusterEvent(TARGET_POD, ActionType.UpdatePodToleration), taint_toleration_after_pod_toleration_change)]
 
     def sign_pod(self, pod_info):
         """Signature: the tolerations."""
@@ -97,3 +97,39 @@ class TaintToleration(Plugin):
     def normalize_score(self, state, pod_info, scores: np.ndarray) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return Status()
+
+
+# -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
+def taint_toleration_after_node_change(comparison_operators: bool = False):
+    """The node hint of TaintToleration: Queue when the node's NoSchedule/NoExecute taints went from
+    untolerated to tolerated (an added node counts as "was untolerated")."""
+    from kschedlab.api.tolerations import find_matching_untolerated_taint
+
+    effects = ("NoSchedule", "NoExecute")
+
+    def untolerated(node, tolerations) -> bool:
+        return find_matching_untolerated_taint(node.spec.taints, tolerations, effects,
+                                               comparison_operators=comparison_operators) is not None
+
+    def hint(pod_info, old_obj, new_obj) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, "Node")
+        if modified is None:
+            raise HintError("expected a new *v1.Node")
+        tolerations = pod_of(pod_info).spec.tolerations
+        was_untolerated = True
+        if original is not None:
+            was_untolerated = untolerated(original, tolerations)
+        if was_untolerated and not untolerated(modified, tolerations):
+            return QUEUE
+        return SKIP
+
+    hint.__name__ = "taint_toleration_after_node_change"
+    return hint
+
+
+def taint_toleration_after_pod_toleration_change(pod_info, old_obj, new_obj) -> QueueingHint:
+    """``isSchedulableAfterPodTolerationChange``: Queue when the updated pod is the rejected pod."""
+    _, modified = as_objects(old_obj, new_obj, "Pod")
+    if modified is None:
+        raise HintError("expected a new *v1.Pod")
+    return QUEUE if same_pod(pod_of(pod_info), modified) else SKIP

@@ -10,8 +10,8 @@ Upstream builds the candidates from a map (unordered); here they come sorted by 
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_objects
->>> from kschedlab.podgroup.algorithm import PodGroupInfo
->>> from kschedlab.podgroup.placement import Placement
+>>> from kschedlab.framework.podgroups import PodGroupInfo
+>>> from kschedlab.framework.placement import Placement
 >>> nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"rack": r}}}
 ...          for n, r in (("n1", "b"), ("n2", "a"), ("n3", "b"))]
 >>> pg = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "pg", "namespace": "ns"},
@@ -27,11 +27,10 @@ Upstream builds the candidates from a map (unordered); here they come sorted by 
 
 from __future__ import annotations
 
-import numpy as np
 
 from kschedlab.framework.interface import Plugin, register
 from kschedlab.framework.status import Status
-from kschedlab.podgroup.placement import Placement
+from kschedlab.framework.placement import Placement
 
 NAME = "TopologyPlacement"
 

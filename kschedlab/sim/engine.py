@@ -29,7 +29,7 @@ import heapq
 import itertools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import pandas as pd
 
@@ -39,7 +39,7 @@ from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.scheduler import Scheduler
-from kschedlab.taint_eviction import NoExecuteTaintManager
+from kschedlab.eviction.taint_manager import NoExecuteTaintManager
 
 
 @dataclass(order=True)
@@ -123,7 +123,7 @@ class Simulation:
         self._at(at, "cordon", (name, unschedulable))
 
     def drain(self, node: str, *, at: float | None = None, **flags) -> None:
-        """``kubectl drain node`` at ``at`` (flags as :class:`kschedlab.drain.DrainOptions`); its
+        """``kubectl drain node`` at ``at`` (flags as :class:`kschedlab.eviction.drain.DrainOptions`); its
         timeline is in ``self.drains[node].result``, evictions go through the Eviction API."""
         self._at(at, "drain", (node, flags))
 
@@ -229,7 +229,7 @@ class Simulation:
     def _refresh_budgets(self) -> None:
         """The disruption controller's view: PodDisruptionBudget status after pods change."""
         if self.cluster.of_kind("PodDisruptionBudget"):
-            from kschedlab.pdb import refresh
+            from kschedlab.eviction.disruption import refresh
 
             refresh(self.cluster, now=self.now)
 
@@ -253,8 +253,8 @@ class Simulation:
     def _fire_taint_evictions(self) -> None:
         """Deletions the taint manager has due now: ``DisruptionTarget`` (DeletionByTaintManager),
         then a graceful delete."""
-        from kschedlab.eviction import update_pod_condition
-        from kschedlab.taint_eviction import (
+        from kschedlab.eviction.api_initiated import update_pod_condition
+        from kschedlab.eviction.taint_manager import (
             DISRUPTION_TARGET, MESSAGE_DELETION_BY_TAINT_MANAGER, REASON_DELETION_BY_TAINT_MANAGER)
 
         for key, _when in self.taint_manager.due(self.now):
@@ -275,7 +275,7 @@ class Simulation:
         self._fire_taint_evictions()
 
     def _on_drain(self, payload) -> None:
-        from kschedlab.drain import DrainOptions, Drainer
+        from kschedlab.eviction.drain import DrainOptions, Drainer
 
         node, flags = payload
         drainer = Drainer(self.cluster, node, DrainOptions(**flags), remove=self._on_delete_pod,
@@ -294,7 +294,7 @@ class Simulation:
     def _advance_drains(self) -> None:
         if not self.drains:
             return
-        from kschedlab.eviction import finish_terminations
+        from kschedlab.eviction.api_initiated import finish_terminations
 
         finish_terminations(self.cluster, self.now, remove=self._on_delete_pod)
         for drainer in self.drains.values():
@@ -370,7 +370,7 @@ class Simulation:
         """A PodGroup cycle: the popped pod takes the group's other pending pods along; placed
         pods bind, the rest of a scheduled group go straight back to activeQ, and every pod of
         a failed group backs off, remembering what rejected any of them."""
-        from kschedlab.podgroup.algorithm import PodGroupInfo
+        from kschedlab.framework.podgroups import PodGroupInfo
 
         composite = self.scheduler.gates.enabled("CompositePodGroup")
         members = [pi.key for pi in PodGroupInfo.build(self.cluster, group, composite=composite).queued_pods()]

@@ -159,7 +159,7 @@ def schedule_attempts(result, scheduler=None) -> pd.DataFrame:
     the pod left the queue), ``finished`` (when it was bound or went back; NaN while still in
     flight, e.g. waiting at Permit) and ``result``.
 
-    Without ``scheduler`` (a :class:`~kschedlab.scheduler.Scheduler`, or the
+    Without ``scheduler`` (a :class:`~kschedlab.scheduler.schedule_one.Scheduler`, or the
     :class:`~kschedlab.sim.engine.Simulation` that holds it) a failed attempt
     is ``unschedulable``: the queue's history does not say whether it ended in
     an error.  A pod deleted while in flight ends its attempt with no result.

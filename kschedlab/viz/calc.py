@@ -44,8 +44,8 @@ from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_fun
 from kschedlab.plugins.node_resources_fit import (
     LEAST_ALLOCATED, MAX_CUSTOM_PRIORITY_SCORE, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, STRATEGIES,
     validate_shape)
-from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, to_units
-from kschedlab.viz._common import live_rows
+from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, to_units
+from kschedlab.viz.common import live_rows
 
 __all__ = ["fit_config", "to_yaml", "normalize_shape", "parse_shape", "parse_weights", "shape_errors", "shape_yaml",
            "Worksheet", "score_worksheet", "rtcr_worksheet", "round_half_away", "WhatIf", "what_if",

@@ -20,7 +20,7 @@ from typing import Iterable
 
 import plotly.graph_objects as go
 
-from kschedlab.viz._common import TEMPLATE, esc
+from kschedlab.viz.common import TEMPLATE, esc
 
 __all__ = ["taint_timeline", "drain_attempts", "pdb_table", "responses_table", "CODE_COLORS"]
 
@@ -33,7 +33,7 @@ _MARKERS = {"eviction scheduled": ("triangle-right", "#3182bd"), "eviction cance
 
 def taint_timeline(frame, *, pods: Iterable[str] | None = None, start: float = 0.0, until: float,
                    title: str = "Pods on tainted nodes over time"):
-    """A Gantt chart of a :func:`kschedlab.taint_eviction.replay` frame: for each pod a
+    """A Gantt chart of a :func:`kschedlab.eviction.taint_manager.replay` frame: for each pod a
     green bar while it runs, an orange one while it terminates (from ``evicted``
     to ``gone``, or to ``until`` for a pod stuck terminating), and a marker for
     each decision of the taint manager.  ``pods`` fixes the rows (default: the
@@ -72,7 +72,7 @@ def taint_timeline(frame, *, pods: Iterable[str] | None = None, start: float = 0
 
 
 def drain_attempts(result, *, title: str | None = None):
-    """The Eviction API calls of a :class:`~kschedlab.drain.DrainResult`: one marker per
+    """The Eviction API calls of a :class:`~kschedlab.eviction.drain.DrainResult`: one marker per
     attempt, coloured by its answer (200, 429, 500, ...), and a cross when the pod
     is gone."""
     attempts = result.attempts()
@@ -103,7 +103,7 @@ def pdb_table(cluster):
     """The PodDisruptionBudgets of ``cluster`` and their status, as a DataFrame."""
     import pandas as pd
 
-    from kschedlab.pdb import find_condition
+    from kschedlab.eviction.disruption import find_condition
 
     rows = []
     for pdb in cluster.of_kind("PodDisruptionBudget"):
@@ -122,7 +122,7 @@ def pdb_table(cluster):
 
 
 def responses_table(responses: Iterable):
-    """Eviction answers (:class:`~kschedlab.eviction.EvictionResponse`) as a DataFrame."""
+    """Eviction answers (:class:`~kschedlab.eviction.api_initiated.EvictionResponse`) as a DataFrame."""
     import pandas as pd
 
     rows = [{"pod": r.pod, "code": r.code, "http": r.http_status, "reason": r.reason, "message": r.message,

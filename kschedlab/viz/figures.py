@@ -1,7 +1,7 @@
 """Plotly figures of cluster state and of one scheduling attempt.
 
 Every function here only reads: a :class:`~kschedlab.cluster.Cluster`, a
-:class:`~kschedlab.scheduler.ScheduleResult` and its trace.  Node, pod,
+:class:`~kschedlab.scheduler.schedule_one.ScheduleResult` and its trace.  Node, pod,
 zone and plugin names come from user YAML, so each one is passed through
 :func:`html.escape` before it is put into a figure (plotly renders labels as a
 small HTML dialect, and the report embeds the figures in a page).  Every figure
@@ -32,8 +32,8 @@ from plotly.subplots import make_subplots
 from kschedlab.cluster import REGION_LABELS, ZONE_LABELS
 from kschedlab.framework.interface import MAX_NODE_SCORE
 from kschedlab.framework.status import Code
-from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from kschedlab.viz._common import (
+from kschedlab.api.resources import CPU, MEMORY, PODS
+from kschedlab.viz.common import (
     CHOSEN_COLOR, NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, as_int_list, esc, human,
     live_rows, plugin_color, unit_of)
 
@@ -457,7 +457,7 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
     >>> colors["pod/default/web-0"] == label_colors(Cluster.from_manifests(path("default")), "app")["web"]
     True
     """
-    from kschedlab.resourcehelpers import DEFAULT_NON_ZERO, pod_requests
+    from kschedlab.api.resources import DEFAULT_NON_ZERO, pod_requests
 
     snap = cluster.snapshot
     ids, labels, parents, values, colors, hover = [], [], [], [], [], []

@@ -16,7 +16,7 @@ scheduling them (:data:`MODES`):
 
 :func:`run_gang_story` runs one of them and records what the scheduler did over time:
 when a pod was held at Permit and on which node (each recorded
-:class:`~kschedlab.scheduler.ScheduleResult` is stamped with the virtual time), when it was
+:class:`~kschedlab.scheduler.schedule_one.ScheduleResult` is stamped with the virtual time), when it was
 bound, and the PodGroups' ``status.conditions``.  A training job is modelled as such
 jobs behave: its workers synchronise, so a bound worker idles until ``minCount`` workers of its
 job are running; from then on each worker works ``work`` seconds and exits.
@@ -39,7 +39,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from kschedlab.viz._common import TEMPLATE, esc
+from kschedlab.viz.common import TEMPLATE, esc
 
 __all__ = [
     "JOBS", "MODES", "STATES", "GangRun", "story_manifests", "story_yaml", "run_gang_story", "gang_counts",

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 
 from kschedlab.scheduler import MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASIBLE_NODES_TO_FIND, \
     num_feasible_nodes_to_find
-from kschedlab.viz._common import CHOSEN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE
+from kschedlab.viz.common import CHOSEN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE
 
 __all__ = ["adaptive_default_figure", "percentage_tradeoff"]
 

@@ -2,10 +2,10 @@
 placements scored side by side, the pod attempts inside each candidate, the group hierarchy
 coloured by outcome and the recursive search drawn as a tree.
 
-Everything here reads a :class:`~kschedlab.podgroup.cycle.PodGroupCycleResult` (what
+Everything here reads a :class:`~kschedlab.scheduler.podgroup.cycle.PodGroupCycleResult` (what
 ``Scheduler.schedule_pod_group`` returns) and, for the hierarchy, the cluster's PodGroups,
 CompositePodGroups and pods. Its ``log`` is a flat list of steps written by
-:class:`~kschedlab.podgroup.algorithm.PodGroupAlgorithm`:
+:class:`~kschedlab.scheduler.podgroup.algorithm.PodGroupAlgorithm`:
 
 ``placement``
     a candidate placement is tried for a group (``depth`` = nesting level, 1 for the
@@ -51,8 +51,8 @@ import networkx as nx
 import pandas as pd
 import plotly.graph_objects as go
 
-from kschedlab.podgroup import state as pgstate
-from kschedlab.viz._common import CHOSEN_COLOR, NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
+from kschedlab.framework import podgroups as pgstate
+from kschedlab.viz.common import CHOSEN_COLOR, NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
 
 __all__ = [
     "STEP_KINDS",
@@ -202,7 +202,7 @@ def parse_search(result) -> SearchTree:
     >>> tree.root.name, tree.root.verdict, tree.root.placed, tree.candidates()
     ('train', 'Success', 3, [])
     """
-    from kschedlab.podgroup.placement import ROOT
+    from kschedlab.framework.placement import ROOT
 
     ns = _root_namespace(result)
     root = Candidate(0, result.root.key, _group_name(result.root.key, ns), ROOT, 0)
@@ -404,7 +404,7 @@ def domain_capacity(cluster, key: str, resource: str = "cpu") -> pd.DataFrame:
     rack-b  b1, b2          3.0        3.0   0.0
     rack-c      c1          1.0        0.0   1.0
     """
-    from kschedlab.viz._common import live_rows, unit_of
+    from kschedlab.viz.common import live_rows, unit_of
 
     snap = cluster.snapshot
     divisor, _ = unit_of(resource)
@@ -578,7 +578,7 @@ def hierarchy_tree(cluster, root_key: str, result=None, title: str | None = None
     >>> [(t.name, len(t.x)) for t in fig.data if t.mode == "markers+text"]
     [('scheduled', 9)]
     """
-    from kschedlab.podgroup.placement import ROOT
+    from kschedlab.framework.placement import ROOT
 
     ns = pgstate.parse_key(root_key)[1]
     evaluated_groups = {s["key"] for s in result.log} if result is not None else set()

@@ -1,11 +1,11 @@
 """Preemption, looked at: candidate nodes and their victims, how one node wins, and how
 pods move through pending / nominated / running / terminating over time.
 
-Everything here reads a :class:`~kschedlab.preemption.PreemptionRecord` (what one
+Everything here reads a :class:`~kschedlab.framework.preemption.PreemptionRecord` (what one
 DefaultPreemption attempt did; ``ScheduleResult.trace.preemption``) or the pod
 states recorded by :func:`kschedlab.sim.observe.watch`.  The candidate ranking is
 recomputed with the library's own criteria
-(:func:`kschedlab.preemption.default_score_funcs`) and the clock of the dry run, so
+(:func:`kschedlab.framework.preemption.default_score_funcs`) and the clock of the dry run, so
 the table's winner is the node the scheduler chose.
 
 The criteria, in order (``pickOneNodeForPreemption``); each keeps only the nodes
@@ -44,8 +44,8 @@ from typing import Any, Callable, Iterable, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from kschedlab.preemption import PreemptionRecord, Victims, default_score_funcs, earliest_start_of_highest_priority
-from kschedlab.viz._common import CHOSEN_COLOR, TEMPLATE, esc
+from kschedlab.framework.preemption import PreemptionRecord, Victims, default_score_funcs, earliest_start_of_highest_priority
+from kschedlab.viz.common import CHOSEN_COLOR, TEMPLATE, esc
 
 __all__ = ["RULES", "preemption_candidates", "preemption_figure", "preemption_timeline", "PreemptionWhatIf",
            "preemption_what_if"]
@@ -313,14 +313,14 @@ def preemption_what_if(objects: Callable[[], Iterable] | Iterable, pod: str, *,
     setting ``spec.priority`` of the pods in ``priorities`` (key -> value; the preemptor too)
     and ``spec.minAvailable`` of the PodDisruptionBudgets in ``min_available``
     ("namespace/name" -> int).  Budgets' status is then computed as the disruption controller
-    would (:func:`kschedlab.pdb.refresh`).
+    would (:func:`kschedlab.eviction.disruption.refresh`).
 
     Priorities are written straight into the pods, as if their classes had those values.
     """
     import copy
 
     from kschedlab.cluster import Cluster
-    from kschedlab.pdb import refresh
+    from kschedlab.eviction.disruption import refresh
     from kschedlab.scheduler import Scheduler
 
     source = objects() if callable(objects) else objects

@@ -28,7 +28,7 @@ from typing import Iterable
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 from kschedlab.viz.figures import _no_trace, cluster_picture, filter_outcome, node_utilization, score_breakdown
 
 __all__ = ["write_report", "render_report"]

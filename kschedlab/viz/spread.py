@@ -1,7 +1,7 @@
 """Pod topology spread, worked out: matching pods per topology domain, the global minimum
 and the skew the pod would cause in each domain, as tables and figures.
 
-Every number comes from the PodTopologySpread plugin of a :class:`~kschedlab.scheduler.Scheduler`
+Every number comes from the PodTopologySpread plugin of a :class:`~kschedlab.scheduler.schedule_one.Scheduler`
 built on the cluster (its KubeSchedulerConfiguration and feature gates): the constraints are
 the ones the plugin derives for the pod (its own, or the cluster defaults when it has none),
 and the counts are the plugin's PreFilter state (``calPreFilterState``): only *eligible*
@@ -60,7 +60,7 @@ from plotly.subplots import make_subplots
 
 from kschedlab.plugins.pod_topology_spread_common import (
     DO_NOT_SCHEDULE, MAX_INT32, SCHEDULE_ANYWAY, SpreadConstraint, filter_constraints)
-from kschedlab.viz._common import NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
+from kschedlab.viz.common import NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
 
 __all__ = ["spread_constraints", "spread_table", "topology_skew", "with_constraint", "spread_variants",
            "compare_spread", "add_matching_pod", "add_replica", "probe", "place_replicas"]
@@ -376,7 +376,7 @@ def spread_variants(cluster, pod: str, variants: Mapping[str, Mapping[str, Any]]
     >>> t[["node", "global minimum"]].to_dict("index")
     {'unset': {'node': 'node5', 'global minimum': 1}, 'minDomains 4': {'node': '', 'global minimum': 0}}
     """
-    _require_pending(cluster, pod)
+    require_pending(cluster, pod)
     records = []
     for label, overrides in variants.items():
         fresh = _variant_cluster(cluster, pod, overrides, constraint)
@@ -421,7 +421,7 @@ def compare_spread(cluster, pod: str, variants: Mapping[str, Mapping[str, Any]],
     """
     from kschedlab.scheduler import Scheduler
 
-    _require_pending(cluster, pod)
+    require_pending(cluster, pod)
     tables, subtitles, notes = [], [], []
     for label, overrides in variants.items():
         fresh = _variant_cluster(cluster, pod, overrides, constraint)
@@ -485,12 +485,12 @@ def probe(cluster, pod: str, *, seed: int = 0):
     """
     from kschedlab.scheduler import Scheduler
 
-    _require_pending(cluster, pod)
+    require_pending(cluster, pod)
     fresh = copy.deepcopy(cluster)
     return Scheduler(fresh, seed=seed).schedule_one(pod)
 
 
-def _require_pending(cluster, pod: str) -> None:
+def require_pending(cluster, pod: str) -> None:
     if pod not in cluster.pods:
         raise KeyError(f"no pod {pod!r} in the cluster")
     node = cluster.pods[pod].spec.node_name
@@ -514,7 +514,7 @@ def place_replicas(cluster, pod: str, count: int, *, constraint: int = 0, seed: 
     """
     from kschedlab.scheduler import Scheduler
 
-    _require_pending(cluster, pod)
+    require_pending(cluster, pod)
     fresh = copy.deepcopy(cluster)
     key_of = spread_table(fresh, pod, constraint).attrs["topologyKey"]
     name = fresh.pods[pod].metadata.name

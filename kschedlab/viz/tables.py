@@ -16,8 +16,8 @@ from typing import Iterable
 import pandas as pd
 
 from kschedlab.cluster import BASE_RESOURCES
-from kschedlab.resourcehelpers import CPU, MEMORY, PODS, pod_requests
-from kschedlab.viz._common import human, live_rows
+from kschedlab.api.resources import CPU, MEMORY, PODS, pod_requests
+from kschedlab.viz.common import human, live_rows
 from kschedlab.viz.figures import _zone_label
 
 __all__ = ["nodes_table", "pods_table", "results_table"]

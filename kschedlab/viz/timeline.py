@@ -5,7 +5,7 @@ extension point.
 (its ``moves``: the queue's history) and draws, per pod, where it was over
 virtual time: gated, active, backoff, unschedulable, in flight, then running.
 
-:func:`extension_point_steps` turns one :class:`~kschedlab.scheduler.ScheduleResult`
+:func:`extension_point_steps` turns one :class:`~kschedlab.scheduler.schedule_one.ScheduleResult`
 and its trace into a table with one row per (extension point, plugin) of the
 profile, in the order the framework runs them, and what each did;
 :func:`extension_point_timeline` draws it.
@@ -34,7 +34,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from kschedlab.framework.status import Code, Status
-from kschedlab.viz._common import NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
+from kschedlab.viz.common import NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
 
 __all__ = ["queue_timeline", "queue_segments", "extension_point_steps", "extension_point_timeline",
            "metric_steps", "EXTENSION_POINTS", "QUEUE_COLORS", "STATUS_COLORS"]

@@ -17,7 +17,7 @@ import json
 
 import plotly.io as pio
 
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 
 
 def figure_bundle(fig) -> dict:

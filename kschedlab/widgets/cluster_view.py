@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from kschedlab.resourcehelpers import CPU, MEMORY
+from kschedlab.api.resources import CPU, MEMORY
 from kschedlab.viz.figures import cluster_picture, pod_label_keys
 from kschedlab.widgets._display import set_figure
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 from kschedlab.viz.gang import MODES, gang_timeline, run_gang_story, runs_summary
 from kschedlab.widgets._display import set_figure, table_html
 

@@ -24,7 +24,7 @@ import copy
 
 import ipywidgets as widgets
 
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 from kschedlab.viz.preemption import preemption_figure, preemption_what_if
 from kschedlab.widgets._display import set_figure, table_html
 

@@ -28,9 +28,9 @@ import copy
 
 import ipywidgets as widgets
 
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 from kschedlab.viz.spread import (
-    _require_pending, add_matching_pod, add_replica, probe, spread_constraints, spread_table, topology_skew,
+    require_pending, add_matching_pod, add_replica, probe, spread_constraints, spread_table, topology_skew,
     with_constraint)
 from kschedlab.widgets._display import set_figure, table_html
 
@@ -58,7 +58,7 @@ class SpreadExplorer(widgets.VBox):
         self.last = None
         self._counter = 0
         self.cluster = self._fresh()
-        _require_pending(self.cluster, pod)
+        require_pending(self.cluster, pod)
         own = self.cluster.pods[pod].spec.topology_spread_constraints
         first = own[constraint] if own else None
         style = {"description_width": "110px"}

@@ -20,8 +20,8 @@ from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
 from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Code, Status
-from kschedlab.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
-from kschedlab.podgroup.placement import Placement
+from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
+from kschedlab.framework.placement import Placement
 from kschedlab.scheduler import Scheduler
 
 NS = "default"

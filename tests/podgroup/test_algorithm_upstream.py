@@ -498,7 +498,7 @@ def test_score_placement_pod_group_assignments(row, pgkit):
 
     from kschedlab.framework.interface import Plugin
     from kschedlab.framework.status import Status
-    from kschedlab.podgroup.placement import Placement
+    from kschedlab.framework.placement import Placement
 
     objs = [pgkit.node(f"node{i}") for i in range(1, 5)]
     parents = {child: parent for parent, children in row["tree"].items() for child in children}

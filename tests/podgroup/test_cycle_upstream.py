@@ -132,8 +132,8 @@ def test_validate_pod_group(row, pgkit):
     queued = [p["name"] for p in row["pods"]]
     if not queued:
         # nothing queued: the cycle itself has nothing to do, so the check is called directly
-        from kschedlab.podgroup.algorithm import PodGroupInfo
-        from kschedlab.podgroup.cycle_validation import validate_hierarchy
+        from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
+        from kschedlab.scheduler.podgroup.cycle_validation import validate_hierarchy
         info = PodGroupInfo.build(c, PG)
         assert validate_hierarchy(info, lambda leaf: [], sched.profiles,
                                   pod_group_preemption_policy=row.get("ppp", False)) == row["error"]
@@ -436,7 +436,7 @@ for _r in CONDITION_ROWS:
 @pytest.mark.parametrize("row", CONDITION_ROWS, ids=_ids(CONDITION_ROWS))
 def test_update_pod_group_condition(row, pgkit):
     from kschedlab.api.podgroup import Condition
-    from kschedlab.podgroup.conditions import update_pod_group_condition
+    from kschedlab.scheduler.podgroup.conditions import update_pod_group_condition
 
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
     t1 = datetime(2026, 1, 2, tzinfo=timezone.utc)

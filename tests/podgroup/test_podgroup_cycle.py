@@ -28,7 +28,7 @@ from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
 from kschedlab.framework.status import Code
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
-from kschedlab.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
+from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
 from kschedlab.scheduler import Scheduler
 
 GW = {"GenericWorkload": True}

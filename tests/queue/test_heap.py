@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kschedlab.queueing.heap import Heap
+from kschedlab.queue.heap import Heap
 
 
 def _heap(items):

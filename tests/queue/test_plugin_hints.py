@@ -37,7 +37,12 @@ from kschedlab.plugins.node_unschedulable import NodeUnschedulable
 from kschedlab.plugins.scheduling_gates import SchedulingGates
 from kschedlab.plugins.taint_toleration import TaintToleration
 from kschedlab.queue import framework_hints
-from kschedlab.queueing import plugin_hints as h
+from kschedlab.plugins.node_affinity import node_affinity_after_node_change
+from kschedlab.plugins.node_ports import node_ports_after_pod_deleted
+from kschedlab.plugins.node_resources_fit import fit_after_assigned_pod_delete, fit_after_assigned_pod_scale_down, fit_after_device_class_event, fit_after_node_change, fit_after_pod_event, fit_after_target_pod_scale_down, have_any_requested_resources_increased, is_fit
+from kschedlab.plugins.node_unschedulable import node_unschedulable_after_node_change, node_unschedulable_after_pod_toleration_change
+from kschedlab.plugins.scheduling_gates import scheduling_gates_after_gates_eliminated
+from kschedlab.plugins.taint_toleration import taint_toleration_after_node_change, taint_toleration_after_pod_toleration_change
 
 from kschedlab_queue_fakes import info, make_node, make_pod
 
@@ -82,7 +87,7 @@ NOT_READY = [{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}]
         "queue-on-schedulable-node-added", "skip-unrelated-change-unschedulable-true",
         "skip-unrelated-change-unschedulable-false", "queue-on-unschedulable-field-change"])
 def test_node_unschedulable_after_node_change(old, new, want):
-    check(h.node_unschedulable_after_node_change, EMPTY, old, new, want)
+    check(node_unschedulable_after_node_change, EMPTY, old, new, want)
 
 
 @pytest.mark.parametrize("pod,old,new,want", [
@@ -96,7 +101,7 @@ def test_node_unschedulable_after_node_change(old, new, want):
 ], ids=["error-wrong-new-object", "error-wrong-old-object", "skip-different-pod-update",
         "queue-when-the-unsched-pod-gets-toleration", "skip-when-the-unsched-pod-gets-unrelated-toleration"])
 def test_node_unschedulable_after_pod_toleration_change(pod, old, new, want):
-    check(h.node_unschedulable_after_pod_toleration_change, pod, old, new, want)
+    check(node_unschedulable_after_pod_toleration_change, pod, old, new, want)
 
 
 # -- TaintToleration -----------------------------------------------------------------------------------------------
@@ -117,7 +122,7 @@ USER2 = make_pod("pod1", tolerations=[tol("dedicated", operator="Equal", value="
 ], ids=["backoff-wrong-new-object", "backoff-wrong-old-object", "skip-queue-on-untoleratedtaint-node-added",
         "queue-on-toleratedtaint-node-added", "skip-unrelated-change", "queue-on-taint-change"])
 def test_taint_toleration_after_node_change(pod, old, new, want):
-    check(h.taint_toleration_after_node_change(), pod, old, new, want)
+    check(taint_toleration_after_node_change(), pod, old, new, want)
 
 
 @pytest.mark.parametrize("pod,old,new,want", [
@@ -129,7 +134,7 @@ def test_taint_toleration_after_node_change(pod, old, new, want):
      make_pod("pod-1", "ns-1", tolerations=[{"key": "foo", "effect": "NoSchedule"}]), Q),
 ], ids=["backoff-wrong-new-object", "backoff-wrong-old-object", "skip-updates-other-pod", "queue-on-toleration-added"])
 def test_taint_toleration_after_pod_change(pod, old, new, want):
-    check(h.taint_toleration_after_pod_toleration_change, pod, old, new, want)
+    check(taint_toleration_after_pod_toleration_change, pod, old, new, want)
 
 
 # -- NodeAffinity --------------------------------------------------------------------------------------------------------
@@ -158,7 +163,7 @@ ADDED = NodeSelector.model_validate(
         "skip-labels-changes-on-node-from-suitable-to-unsuitable", "queue-on-labels-change-makes-pod-schedulable",
         "skip-queue-on-add-scheduler-enforced-node-affinity", "queue-on-add-scheduler-enforced-node-affinity"])
 def test_node_affinity_after_node_change(added, old, new, want):
-    check(h.node_affinity_after_node_change(added), _affinity_pod(), old, new, want)
+    check(node_affinity_after_node_change(added), _affinity_pod(), old, new, want)
 
 
 def test_node_affinity_plugin_passes_added_affinity():
@@ -184,7 +189,7 @@ HOST_PORT_POD = make_pod("", host_ports=[8080])
 ], ids=["backoff-wrong-old-object", "skip-queue-on-unscheduled", "skip-queue-on-non-hostport",
         "skip-queue-on-unrelated-hostport", "queue-on-released-hostport"])
 def test_node_ports_after_pod_deleted(old, want):
-    check(h.node_ports_after_pod_deleted, HOST_PORT_POD, old, None, want)
+    check(node_ports_after_pod_deleted, HOST_PORT_POD, old, None, want)
 
 
 # -- NodeResourcesFit --------------------------------------------------------------------------------------------------------
@@ -219,22 +224,22 @@ def req(name="", uid=None, node=None, pod_level=False, **requests):
         "queue-on-other-pod-some-resource-scale-down", "queue-on-other-pod-some-pod-level-resource-scale-down",
         "queue-on-target-pod-some-resource-scale-down", "queue-on-target-pod-some-pod-level-resource-scale-down"])
 def test_fit_after_pod_event(pod, old, new, want):
-    check(h.fit_after_pod_event, pod, old, new, want)
+    check(fit_after_pod_event, pod, old, new, want)
 
 
 def test_fit_split_pod_hints_agree_with_pod_event():
     """The newest upstream splits isSchedulableAfterPodEvent into AssignedPodDelete / AssignedPod scale
     down / TargetPod scale down hints (fit.go@301946d1); they answer the same on their own events."""
     target = req("pod1", uid="pod1", cpu="1")
-    assert h.fit_after_assigned_pod_delete(info(target), req("pod2", node="fake", cpu="1"), None) == Q
-    assert h.fit_after_assigned_pod_delete(info(target), EMPTY, None) == S
-    assert h.fit_after_assigned_pod_delete(info(target), make_pod("nom", nominated="n1"), None) == Q
-    assert h.fit_after_assigned_pod_scale_down(
+    assert fit_after_assigned_pod_delete(info(target), req("pod2", node="fake", cpu="1"), None) == Q
+    assert fit_after_assigned_pod_delete(info(target), EMPTY, None) == S
+    assert fit_after_assigned_pod_delete(info(target), make_pod("nom", nominated="n1"), None) == Q
+    assert fit_after_assigned_pod_scale_down(
         info(target), req("pod2", uid="pod2", node="fake", cpu="2"), req("pod2", uid="pod2", node="fake", cpu="1")) == Q
-    assert h.fit_after_assigned_pod_scale_down(
+    assert fit_after_assigned_pod_scale_down(
         info(target), req("pod2", uid="pod2", node="fake", memory="2"),
         req("pod2", uid="pod2", node="fake", memory="1")) == S
-    assert h.fit_after_target_pod_scale_down(
+    assert fit_after_target_pod_scale_down(
         info(target), req("pod1", uid="pod1", cpu="2"), req("pod1", uid="pod1", cpu="1")) == Q
 
 
@@ -257,7 +262,7 @@ MEM2_A1 = req(memory="2", **{EXT_A: "1"})
         "skip-queue-on-node-unrelated-changes", "queue-on-pod-requested-resources-increase",
         "skip-queue-on-node-changes-from-suitable-to-unsuitable", "queue-on-node-changes-from-unsuitable-to-suitable"])
 def test_fit_after_node_change(pod, old, new, want):
-    check(h.fit_after_node_change, pod, old, new, want)
+    check(fit_after_node_change, pod, old, new, want)
 
 
 @dataclass
@@ -306,7 +311,7 @@ IMPLICIT = "deviceclass.resource.kubernetes.io/gpuclass"
         "skip-on-class-update-with-implicit-extended-resource-name", "queue-on-class-add-with-extended-resource-name",
         "queue-on-class-update-with-extended-resource-name"])
 def test_fit_after_device_class_event(pod, old, new, want):
-    check(h.fit_after_device_class_event, pod, old, new, want)
+    check(fit_after_device_class_event, pod, old, new, want)
 
 
 @pytest.mark.parametrize("pod,node,want", [
@@ -321,7 +326,7 @@ def test_fit_after_device_class_event(pod, old, new, want):
         "sufficient pod-level resource", "sufficient pod-level resource hugepages",
         "insufficient pod-level resource hugepages"])
 def test_is_fit(pod, node, want):
-    assert h.is_fit(pod, node) == want
+    assert is_fit(pod, node) == want
 
 
 def _node(**cap):
@@ -350,12 +355,12 @@ FULL = dict(cpu="2m", memory="2", ephemeral_storage="2", **{EXT_A: "2"})
         "requested-resources-decreased", "requested-resources-increased", "non-requested-resources-decreased",
         "non-requested-resources-increased"])
 def test_have_any_requested_resources_increased(pod, old, new, want):
-    assert h.have_any_requested_resources_increased(pod, old, new) == want
+    assert have_any_requested_resources_increased(pod, old, new) == want
 
 
 # -- SchedulingGates --------------------------------------------------------------------------------------------------------
 def test_scheduling_gates_hint():
-    assert h.scheduling_gates_after_gates_eliminated(info(EMPTY), make_pod("", gates=["g"]), EMPTY) == Q
+    assert scheduling_gates_after_gates_eliminated(info(EMPTY), make_pod("", gates=["g"]), EMPTY) == Q
 
 
 # -- EventsToRegister ------------------------------------------------------------------------------------------------------

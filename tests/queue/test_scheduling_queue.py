@@ -16,8 +16,8 @@ from kschedlab.framework import events as ev
 from kschedlab.framework.events import QueueingHint
 from kschedlab.plugins.scheduling_gates import SchedulingGates
 from kschedlab.queue import QueueError, QueuedPodInfo, RecordedEvent, Strategy
-from kschedlab.queueing.nominator import MODE_NOOP, MODE_OVERRIDE, NominatingInfo
-from kschedlab.queueing.scheduling_queue import DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
+from kschedlab.framework.nominator import MODE_NOOP, MODE_OVERRIDE, NominatingInfo
+from kschedlab.queue.scheduling_queue import DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
 
 from kschedlab_queue_fakes import (
     CSI_NODE_UPDATE, HIGH, HPP, HPP_NOMINATED, MID, MPP, NODE_ADD, PV_ADD, PV_UPDATE, PVC_ADD, UP, FakeClock,

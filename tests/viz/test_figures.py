@@ -13,7 +13,7 @@ from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_fun
 from kschedlab.scenarios import path
 from kschedlab.viz import (cluster_picture, filter_grid, filter_outcome, node_utilization, score_breakdown,
                            shape_function)
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 from kschedlab.viz.figures import NOT_RUN, PASSED, REJECTED
 from vizcases import EVIL_NODE, EVIL_POD, evil_cluster, node, pod
 

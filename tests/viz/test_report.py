@@ -10,7 +10,7 @@ from plotly.offline import get_plotlyjs
 from kschedlab import Cluster, Scheduler
 from kschedlab.scenarios import path
 from kschedlab.viz import write_report
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 
 from vizcases import EVIL_NODE, EVIL_POD, evil_cluster
 

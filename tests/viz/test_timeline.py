@@ -11,7 +11,7 @@ from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Status
 from kschedlab.scenarios import path
 from kschedlab.sim import Simulation
-from kschedlab.viz._common import esc
+from kschedlab.viz.common import esc
 from kschedlab.viz.timeline import (
     EXTENSION_POINTS, QUEUE_COLORS, STATUS_COLORS, extension_point_steps, extension_point_timeline, queue_segments,
     queue_timeline)

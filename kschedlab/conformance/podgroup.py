@@ -1,5 +1,5 @@
 """Conformance stages for pod groups (``shared/CASES.md``, "Pod group stages"), called by
-:mod:`kschedlab.conformance`:
+:mod:`kschedlab.conformance.runner`:
 
 ``gang-preenqueue``
     GangScheduling's PreEnqueue for ``pod`` with ``podGroups`` (and ``compositePodGroups``),
@@ -14,7 +14,7 @@
     cycle's pods, in order), ``existingPods`` (its scheduled pods) and ``profiles``
     (scheduler names, ``[""]`` when absent); ``expected.other.error`` (bool).
 ``podgroup-condition-update``
-    :func:`~kschedlab.podgroup.conditions.update_pod_group_condition` of ``condition`` on
+    :func:`~kschedlab.scheduler.podgroup.conditions.update_pod_group_condition` of ``condition`` on
     ``podGroups[0]``; ``expected.other.podGroupCondition`` (compared without
     ``lastTransitionTime``) and ``lastTransitionTimeUnchanged``.
 
@@ -23,9 +23,9 @@ Extra input key: ``compositePodGroups`` (v1alpha3 CompositePodGroups).
 
 from __future__ import annotations
 
-import json
-from typing import Any, Callable
+from typing import Callable
 
+from kschedlab.conformance.compare import check
 from kschedlab.features import FeatureGates
 
 __all__ = ["STAGES"]
@@ -33,11 +33,6 @@ __all__ = ["STAGES"]
 
 class StageError(Exception):
     """The case cannot be run as written (reported as a failure)."""
-
-
-def _check(diffs: list[str], what: str, got: Any, want: Any) -> None:
-    if got != want:
-        diffs.append(f"{what}: got {json.dumps(got, default=str)}, want {json.dumps(want, default=str)}")
 
 
 def _gates(case: dict) -> FeatureGates:
@@ -82,7 +77,7 @@ def stage_gang_preenqueue(case: dict, diffs: list[str]) -> None:
     plugin = _plugin(case, cluster)
     pod = cluster.pods[pod_key(_pod_model(case["pod"]))]
     status = plugin.pre_enqueue(cluster.pod_infos[pod_key(pod)])
-    _check(diffs, "status", _status(status), _norm(case["expected"]["other"]["status"]))
+    check(diffs, "status", _status(status), _norm(case["expected"]["other"]["status"]))
 
 
 def _pod_model(data: dict):
@@ -126,12 +121,12 @@ def stage_gang_queueing_hint(case: dict, diffs: list[str]) -> None:
     if fn is None:
         raise StageError(f"GangScheduling has no hint for {resource}/{action}")
     hint = fn(PodInfo.of(_pod_model(case["pod"])), old, new)
-    _check(diffs, "hint", hint.name, case["expected"]["other"]["hint"])
+    check(diffs, "hint", hint.name, case["expected"]["other"]["hint"])
 
 
 def stage_podgroup_validate(case: dict, diffs: list[str]) -> None:
     from kschedlab.api.podgroup import PodGroup
-    from kschedlab.podgroup.cycle_validation import validate_pod_group
+    from kschedlab.scheduler.podgroup.cycle_validation import validate_pod_group
 
     pg = PodGroup.model_validate(case["podGroups"][0])
     pending = [_pod_model(p) for p in case.get("pendingPods") or []]
@@ -158,7 +153,7 @@ def stage_podgroup_condition_update(case: dict, diffs: list[str]) -> None:
     from datetime import datetime, timezone
 
     from kschedlab.api.podgroup import Condition, PodGroup
-    from kschedlab.podgroup.conditions import find_status_condition, update_pod_group_condition
+    from kschedlab.scheduler.podgroup.conditions import find_status_condition, update_pod_group_condition
 
     pg = PodGroup.model_validate(case["podGroups"][0])
     cond = Condition.model_validate(case["condition"])
@@ -168,7 +163,7 @@ def stage_podgroup_condition_update(case: dict, diffs: list[str]) -> None:
     other = case["expected"]["other"]
     want = other["podGroupCondition"]
     got = find_status_condition(pg.status.conditions, want.get("type") or cond.type or "")
-    _check(diffs, "podGroupCondition", _condition_dict(got), {k: v for k, v in want.items()
+    check(diffs, "podGroupCondition", _condition_dict(got), {k: v for k, v in want.items()
                                                               if k != "lastTransitionTime"})
     if other.get("lastTransitionTimeUnchanged"):
         got_ltt = got.last_transition_time if got is not None else None

@@ -68,8 +68,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from kschedlab.api.core import Taint, Toleration
-from kschedlab.corev1helpers import TaintValueError, tolerates
-from kschedlab.pdb import to_datetime
+from kschedlab.api.tolerations import TaintValueError, tolerates
+from kschedlab.eviction.disruption import to_datetime
 
 __all__ = [
     "NoExecuteTaintManager", "ScheduledEviction", "TaintManagerEvent", "delete_pod_by_taint_manager",
@@ -566,8 +566,8 @@ def delete_pod_by_taint_manager(cluster, pod_key: str, *, now, remove: Callable[
     """What a fired deletion does (``addConditionAndDeletePod``): the pod gets
     ``DisruptionTarget`` (reason ``DeletionByTaintManager``) and is deleted with
     default options, i.e. gracefully with its own grace period.  Returns the
-    :class:`~kschedlab.eviction.DeletionOutcome` (None when the pod is gone)."""
-    from kschedlab.eviction import graceful_delete, update_pod_condition
+    :class:`~kschedlab.eviction.api_initiated.DeletionOutcome` (None when the pod is gone)."""
+    from kschedlab.eviction.api_initiated import graceful_delete, update_pod_condition
 
     pod = cluster.pods.get(pod_key)
     if pod is None:
@@ -594,12 +594,12 @@ def replay(cluster, events: Iterable, *, until: float, manager: NoExecuteTaintMa
 
     Fired deletions are carried out with :func:`delete_pod_by_taint_manager`
     and terminating pods disappear when their grace period ends
-    (:func:`kschedlab.eviction.finish_terminations`).  The cluster is changed
+    (:func:`kschedlab.eviction.api_initiated.finish_terminations`).  The cluster is changed
     in place.
     """
     import pandas as pd
 
-    from kschedlab.eviction import finish_terminations
+    from kschedlab.eviction.api_initiated import finish_terminations
 
     tm = manager or NoExecuteTaintManager(cluster)
     if tm.cluster is None:
@@ -667,7 +667,7 @@ def replay(cluster, events: Iterable, *, until: float, manager: NoExecuteTaintMa
 
 
 def _next_termination(cluster) -> float | None:
-    from kschedlab.pdb import to_seconds
+    from kschedlab.eviction.disruption import to_seconds
 
     times = []
     for pod in cluster.pods.values():

@@ -34,8 +34,11 @@ pop, fail with a plugin, UnschedulableTimeout, and check the backoff of each rou
 from __future__ import annotations
 
 import re
-from typing import Any
+from datetime import datetime
+from typing import Any, Callable
 
+from kschedlab.conformance.compare import check
+from kschedlab.conformance.plugins import fixtures, plugin_for
 from kschedlab.features import FeatureGates
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
@@ -111,7 +114,7 @@ def build_queue(case: dict, less, clock, hints=None):
 
 def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     """``queue-sort`` with ``queueOps`` (see the module docstring)."""
-    from kschedlab.queueing.nominator import NominatingInfo
+    from kschedlab.framework.nominator import NominatingInfo
 
     now = [float(_options(case).get("clockStart", 0.0))]
     q = build_queue(case, plugin.less, lambda: now[0])
@@ -208,8 +211,8 @@ def _backoff_flow(case: dict, steps: list[dict], diffs: list[str], check) -> Non
     """TestBackOffFlow: each round pops the pod, fails it, sends UnschedulableTimeout and checks
     that it sits in backoffQ for exactly the expected backoff."""
     from kschedlab.plugins.queuesort import PrioritySort
-    from kschedlab.queueing.scheduling_queue import BACKOFF, BACKOFF_ORDERING_WINDOW
-    from kschedlab.queueing.types import NANOS, to_nanos
+    from kschedlab.queue.scheduling_queue import BACKOFF, BACKOFF_ORDERING_WINDOW
+    from kschedlab.queue.types import NANOS, to_nanos
 
     opts = _options(case)
     now = [float(opts.get("clockStart", 1000.25))]
@@ -246,3 +249,45 @@ def _backoff_flow(case: dict, steps: list[dict], diffs: list[str], check) -> Non
         q.flush_backoff_completed()
         if q.where(qpi.key) == BACKOFF:
             diffs.append(f"steps[{i}]: still in backoffQ after its backoff")
+
+
+def _timestamp(value) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).replace("Z", "+00:00")
+    return datetime.fromisoformat(text).timestamp() if not text.startswith("0001-") else float("-inf")
+
+
+def _stage_queue_sort(case, diffs):
+    from kschedlab.api.core import Pod
+    from kschedlab.framework.types import PodInfo
+    from kschedlab.queue.types import QueuedPodInfo
+
+    cluster, _ = fixtures({**case, "pod": None})
+    plugin = plugin_for(case, cluster)
+    if case.get("queueOps") is not None:  # operations on a SchedulingQueue (kschedlab.conformance.queue)
+        from kschedlab.conformance.queue import stage_queue_sort_ops
+
+        return stage_queue_sort_ops(case, plugin, diffs, check)
+    queued = [QueuedPodInfo(PodInfo.of(Pod.model_validate(q["pod"])), _timestamp(q["timestamp"]))
+              for q in case.get("queuedPods") or []]
+    want = case["expected"]["other"]
+    if "less" in want:
+        check(diffs, "less", plugin.less(queued[0], queued[1]), want["less"])
+    if "popOrder" in want:
+        from functools import cmp_to_key
+
+        order = sorted(queued, key=cmp_to_key(lambda a, b: -1 if plugin.less(a, b) else 1 if plugin.less(b, a) else 0))
+        check(diffs, "popOrder", [q.pod_info.name for q in order], want["popOrder"])
+
+
+def _stage_queue_backoff(case, diffs):
+    from kschedlab.conformance.queue import stage_queue_backoff
+
+    stage_queue_backoff(case, diffs, check)
+
+
+STAGES: dict[str, Callable] = {
+    "queue-sort": _stage_queue_sort,
+    "queue-backoff": _stage_queue_backoff,
+}

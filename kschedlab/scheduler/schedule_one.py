@@ -28,8 +28,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -40,7 +39,8 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
-from kschedlab.queueing.types import QueuedPodInfo
+from kschedlab.scheduler.result import ScheduleResult
+from kschedlab.queue.types import QueuedPodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -66,38 +66,6 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     if percentage == 0:
         percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
-
-
-@dataclass
-class ScheduleResult:
-    """The outcome of one scheduling attempt."""
-
-    pod: str
-    node: str | None
-    status: Status
-    message: str = ""
-    trace: CycleTrace | None = None
-    diagnosis: Diagnosis | None = None
-
-    @property
-    def scheduled(self) -> bool:
-        return self.node is not None
-
-    def explain(self):
-        """Per-node DataFrame of this attempt (requires a recorded trace)."""
-        if self.trace is None:
-            raise ValueError(f"no trace was kept for {self.pod}")
-        return self.trace.explain()
-
-    def to_dict(self) -> dict:
-        """The stable JSON shape of ``kschedlab schedule -o json``."""
-        out = {"name": self.pod, "node": self.node, "status": self.status.code.name,
-               "message": self.message, "filter": {}, "scores": {}}
-        if self.trace is not None:
-            out["filter"] = {node: {"code": st.code.name, "plugin": st.plugin, "reasons": list(st.reasons)}
-                             for node, st in self.trace.filter_statuses().items()}
-            out["scores"] = self.trace.scores()
-        return out
 
 
 def _config_dict(config) -> dict:
@@ -223,29 +191,29 @@ class Scheduler:
             raise ValueError(f"no profile for schedulerName {pod.spec.scheduler_name!r} of pod {key}")
         gate = fw.run_pre_enqueue(pod_info)
         if not gate.is_success():
-            return self._record(ScheduleResult(key, None, gate, "SchedulingGated"))
+            return self.record(ScheduleResult(key, None, gate, "SchedulingGated"))
         self.scheduling_cycle += 1
         snapshot = self.cluster.snapshot
         state = CycleState()
         trace = CycleTrace(key, fw.profile.scheduler_name, snapshot.node_names())
         try:
-            node, diagnosis = self._schedule_pod(fw, state, pod_info, snapshot, trace)
+            node, diagnosis = self.find_node(fw, state, pod_info, snapshot, trace)
         except FrameworkError as err:
             status = Status.error(str(err))
-            self._set_condition(pod, False, "SchedulerError", str(err))
-            return self._record(ScheduleResult(key, None, status, str(err), trace))
+            self.set_condition(pod, False, "SchedulerError", str(err))
+            return self.record(ScheduleResult(key, None, status, str(err), trace))
         if node is None:
             if fw.points["postFilter"]:
                 self._post_filter(fw, state, pod_info, snapshot, diagnosis, trace)
             message = diagnosis.message()
-            self._set_condition(pod, False, "Unschedulable", message)
-            return self._record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis))
-        return self._record(self._assume_and_bind(fw, state, pod_info, node, trace))
+            self.set_condition(pod, False, "Unschedulable", message)
+            return self.record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis))
+        return self.record(self.assume_and_bind(fw, state, pod_info, node, trace))
 
     def pod_group_of(self, key: str) -> str | None:
         """The root group key a pod is scheduled with in a PodGroup cycle, or None (no
         PodGroup cycle, no group, or its PodGroup does not exist)."""
-        from kschedlab.podgroup import state as pgstate
+        from kschedlab.framework import podgroups as pgstate
 
         if not self.pod_group_cycle:
             return None
@@ -259,14 +227,14 @@ class Scheduler:
                                 self.gates.enabled("CompositePodGroup"))
 
     def schedule_pod_group(self, root, pod_keys=None):
-        """One PodGroup scheduling cycle (see :mod:`kschedlab.podgroup.cycle`)."""
-        from kschedlab.podgroup.cycle import schedule_pod_group
+        """One PodGroup scheduling cycle (see :mod:`kschedlab.scheduler.podgroup.cycle`)."""
+        from kschedlab.scheduler.podgroup.cycle import schedule_pod_group
 
         return schedule_pod_group(self, root, pod_keys)
 
     def _post_filter(self, fw: Framework, state, pod_info, snapshot, diagnosis, trace: CycleTrace) -> None:
         """PostFilter (preemption): may nominate a node for the pod and evict victims."""
-        from kschedlab.preemption import NodeToStatus
+        from kschedlab.framework.preemption import NodeToStatus
 
         diagnosis.node_to_status = NodeToStatus.from_filter_outcome(trace.filter, trace.node_names,
                                                                     diagnosis.absent_status)
@@ -277,13 +245,14 @@ class Scheduler:
         if result is not None and getattr(result, "nominating_mode", None) == "Override":
             self.cluster.nominate(pod_info.key, result.nominated_node_name or None)
         if self.cluster.of_kind("PodDisruptionBudget"):
-            from kschedlab.pdb import refresh
+            from kschedlab.eviction.disruption import refresh
 
             refresh(self.cluster)
 
-    def _schedule_pod(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace, restrict=None):
-        """Filter and score one pod; ``restrict`` (snapshot rows in snapshot order, e.g. a
-        placement's) limits the nodes it may go to."""
+    def find_node(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace, restrict=None):
+        """Filter and score one pod (upstream ``schedulePod``): the chosen node name or None, and
+        the Diagnosis; ``restrict`` (snapshot rows in snapshot order, e.g. a placement's) limits
+        the nodes it may go to."""
         all_rows = snapshot.order if restrict is None else restrict
         num_all = len(all_rows)
         diagnosis = Diagnosis(num_all)
@@ -432,7 +401,8 @@ class Scheduler:
         return trace.selected
 
     # -- assume, reserve, permit, bind ---------------------------------------------
-    def _assume_and_bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
+    def assume_and_bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
+        """Assume the pod on ``node``, then Reserve, Permit (a Wait parks it in ``waiting``) and bind."""
         key, pod = pod_info.key, pod_info.pod
         snapshot = self.cluster.snapshot
         snapshot.add_pod(pod_info, node)  # assume
@@ -455,7 +425,7 @@ class Scheduler:
         if waits:
             return None
         del self.waiting[key]
-        return self._record(self._bind(fw, state, pod_info, node, trace))
+        return self.record(self._bind(fw, state, pod_info, node, trace))
 
     def _preempt_waiting_pod(self, key: str, plugin: str, message: str) -> bool:
         """Preemption of a pod still held at Permit: reject it there (upstream's waitingPod.Reject)."""
@@ -468,7 +438,7 @@ class Scheduler:
         """Reject a waiting pod (or let its Permit wait time out)."""
         fw, state, pod_info, node, trace, _ = self.waiting.pop(key)
         status = Status.unschedulable(reason, plugin=plugin)
-        return self._record(self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True))
+        return self.record(self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True))
 
     def _fail_after_assume(self, fw, state, pod_info, node, trace, status: Status,
                            fit_error: bool = False) -> ScheduleResult:
@@ -485,7 +455,7 @@ class Scheduler:
                 diagnosis.unschedulable_plugins.add(status.plugin)
             status = Status(status.code, (diagnosis.message(),), status.plugin)
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
-        self._set_condition(pod_info.pod, False, reason, status.message())
+        self.set_condition(pod_info.pod, False, reason, status.message())
         return ScheduleResult(pod_info.key, None, status, status.message(), trace, diagnosis)
 
     def _bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
@@ -497,9 +467,9 @@ class Scheduler:
         if not status.is_success():
             return self._fail_after_assume(fw, state, pod_info, node, trace, status)
         fw.run_post_bind(state, pod_info, node)
-        self._set_condition(pod_info.pod, True, None, None)
+        self.set_condition(pod_info.pod, True, None, None)
         if self.cluster.of_kind("PodDisruptionBudget"):
-            from kschedlab.pdb import refresh
+            from kschedlab.eviction.disruption import refresh
 
             refresh(self.cluster)
         for callback in self.on_bound:
@@ -507,7 +477,8 @@ class Scheduler:
         return ScheduleResult(pod_info.key, node, Status(), "", trace)
 
     # -- bookkeeping -------------------------------------------------------------------
-    def _record(self, result: ScheduleResult) -> ScheduleResult:
+    def record(self, result: ScheduleResult) -> ScheduleResult:
+        """Keep an attempt's outcome (trimming old traces to ``keep_traces``) and tell listeners."""
         self.results.append(result)
         for callback in self.on_result:
             callback(result)
@@ -519,7 +490,8 @@ class Scheduler:
         return result
 
     @staticmethod
-    def _set_condition(pod, ok: bool, reason: str | None, message: str | None) -> None:
+    def set_condition(pod, ok: bool, reason: str | None, message: str | None) -> None:
+        """Set the pod's ``PodScheduled`` condition."""
         from kschedlab.api.core import PodCondition
 
         cond = PodCondition.model_validate({"type": "PodScheduled", "status": "True" if ok else "False",

@@ -3,7 +3,7 @@ disruption controller (``pkg/controller/disruption``) keeps on it.
 
 The scheduler only *reads* ``status.disruptionsAllowed`` and
 ``status.disruptedPods`` (preemption prefers victims whose budgets allow the
-disruption); the Eviction API (:mod:`kschedlab.eviction`) reads and decrements
+disruption); the Eviction API (:mod:`kschedlab.eviction.api_initiated`) reads and decrements
 them.  Nothing in kschedlab runs the disruption controller on its own: call
 :func:`refresh` (or :func:`compute_status`) after pods come and go, as the
 controller would, or write the status in the manifest.  Pass ``now`` (seconds
@@ -63,7 +63,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 # -------------------------------------------------------------------------- time
 def to_datetime(now) -> datetime:
     """A simulation time (seconds since the Unix epoch, as the simulation clock and
-    :class:`~kschedlab.preemption.Executor` use) or a datetime, as an aware UTC datetime.
+    :class:`~kschedlab.framework.preemption.Executor` use) or a datetime, as an aware UTC datetime.
 
     >>> to_datetime(90).isoformat()
     '1970-01-01T00:01:30+00:00'
@@ -225,7 +225,7 @@ def _cget(cond, key: str):
 def set_status_condition(conditions: list, new: dict, now=None) -> None:
     """``meta.SetStatusCondition``: add or update the condition of ``new["type"]``
     in place; ``lastTransitionTime`` moves only when the status changes."""
-    from kschedlab.api._base import format_time
+    from kschedlab.api.meta import format_time
 
     stamp = format_time(to_datetime(now)) if now is not None else None
     for i, cond in enumerate(conditions):

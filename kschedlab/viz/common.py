@@ -14,7 +14,7 @@ import html
 
 import numpy as np
 
-from kschedlab.resourcehelpers import CPU, EPHEMERAL_STORAGE, MEMORY
+from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
 #: Every figure uses this template explicitly, so output never depends on
 #: ``plotly.io.templates.default``.

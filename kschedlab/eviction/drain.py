@@ -1,6 +1,6 @@
 """``kubectl drain`` (upstream ``staging/src/k8s.io/kubectl/pkg/drain`` and
 ``pkg/cmd/drain``) on a virtual clock: cordon the node, pick the pods to
-remove, evict them through the Eviction API (:func:`kschedlab.eviction.evict`),
+remove, evict them through the Eviction API (:func:`kschedlab.eviction.api_initiated.evict`),
 retry every 5 s while a PodDisruptionBudget answers 429, and wait for each
 evicted pod to be gone.
 
@@ -56,8 +56,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kschedlab.eviction import evict, finish_terminations, graceful_delete
-from kschedlab.pdb import to_seconds
+from kschedlab.eviction.api_initiated import evict, finish_terminations, graceful_delete
+from kschedlab.eviction.disruption import to_seconds
 
 __all__ = ["drain", "Drainer", "DrainOptions", "DrainResult", "DrainEvent", "PodDeleteStatus", "pods_for_deletion",
            "cordon", "go_duration", "default_advance", "Replacements",
@@ -506,8 +506,8 @@ class Drainer:
 def default_advance(cluster, t: float) -> None:
     """The world between two drain steps when nobody else moves it: terminating
     pods whose grace period has ended are gone (kubelet), and the disruption
-    controller recomputes every budget (:func:`kschedlab.pdb.refresh` with ``now``)."""
-    from kschedlab.pdb import refresh
+    controller recomputes every budget (:func:`kschedlab.eviction.disruption.refresh` with ``now``)."""
+    from kschedlab.eviction.disruption import refresh
 
     finish_terminations(cluster, t)
     if cluster.of_kind("PodDisruptionBudget"):
@@ -620,6 +620,6 @@ class Replacements:
                 del self._ready_at[key]
                 self.log.append((t, key, "ready"))
         if cluster.of_kind("PodDisruptionBudget"):
-            from kschedlab.pdb import refresh
+            from kschedlab.eviction.disruption import refresh
 
             refresh(cluster, now=t)

@@ -20,7 +20,7 @@ The checks, in upstream's order:
 
 1. a pod that is ``Succeeded``, ``Failed``, ``Pending`` or already being
    deleted is deleted without looking at budgets;
-2. the budgets selecting the pod (:func:`kschedlab.pdb.pdbs_for_pod`): none
+2. the budgets selecting the pod (:func:`kschedlab.eviction.disruption.pdbs_for_pod`): none
    -> delete; more than one -> 500;
 3. a pod that is not ready (``IsPodReady``) is deleted without using the
    budget when the budget's ``unhealthyPodEvictionPolicy`` is ``AlwaysAllow``,
@@ -33,7 +33,7 @@ The checks, in upstream's order:
    ``disruptionsAllowed`` is decremented, the pod is recorded in
    ``status.disruptedPods`` and deleted.
 
-Readiness and phase follow :func:`kschedlab.pdb.is_pod_ready`: without a
+Readiness and phase follow :func:`kschedlab.eviction.disruption.is_pod_ready`: without a
 kubelet, a bound pod with no ``Ready`` condition counts as ready.  Admission
 gives a bound pod without a phase ``Pending``; such a pod (bound, no ``Ready``
 condition, phase ``Pending``) is read as running, so budgets protect the pods
@@ -41,7 +41,7 @@ of a scenario written without status.  Pass ``assume_running=False`` to take
 the phase literally, as the upstream tests do.
 
 ``now`` is the simulation clock in seconds since the Unix epoch (the clock
-:class:`~kschedlab.preemption.Executor` uses) or a datetime.
+:class:`~kschedlab.framework.preemption.Executor` uses) or a datetime.
 
 >>> from kschedlab.api.core import Node, Pod
 >>> from kschedlab.api.policy import PodDisruptionBudget
@@ -67,9 +67,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Iterable
 
-from kschedlab import pdb as pdbmod
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.core import PodCondition
-from kschedlab.pdb import is_pod_ready, to_datetime, to_seconds
+from kschedlab.eviction.disruption import is_pod_ready, to_datetime, to_seconds
 
 __all__ = [
     "evict", "EvictionResponse", "StatusCause", "graceful_delete", "DeletionOutcome", "finish_terminations",

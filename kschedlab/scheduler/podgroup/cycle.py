@@ -5,7 +5,7 @@
    queued) and validate it (one scheduler name, the root's priority and preemption policy)
    — a failure rejects every pod with a SchedulerError; then drop pods being deleted or
    already assumed;
-2. run :class:`~kschedlab.podgroup.algorithm.PodGroupAlgorithm` on the snapshot (it leaves
+2. run :class:`~kschedlab.scheduler.podgroup.algorithm.PodGroupAlgorithm` on the snapshot (it leaves
    the snapshot as it found it);
 3. when the root is Unschedulable, run PodGroupPostFilter (workload-aware preemption), which
    may nominate the pods and evict victims; the pods still go back to the queue;
@@ -17,7 +17,7 @@
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
->>> from kschedlab.scheduler import Scheduler
+>>> from kschedlab.scheduler.schedule_one import Scheduler
 >>> cluster = Cluster(load_text('''
 ... apiVersion: v1
 ... kind: Node
@@ -52,10 +52,10 @@ from datetime import datetime, timezone
 
 from kschedlab.framework.interface import CycleState
 from kschedlab.framework.status import Code, Status
-from kschedlab.podgroup import conditions as cond
-from kschedlab.podgroup import state as pgstate
-from kschedlab.podgroup.algorithm import GroupResult, PodGroupAlgorithm, PodGroupInfo, PodResult
-from kschedlab.podgroup.cycle_validation import validate_hierarchy
+from kschedlab.scheduler.podgroup import conditions as cond
+from kschedlab.framework import podgroups as pgstate
+from kschedlab.scheduler.podgroup.algorithm import GroupResult, PodGroupAlgorithm, PodGroupInfo, PodResult
+from kschedlab.scheduler.podgroup.cycle_validation import validate_hierarchy
 
 __all__ = ["PodGroupCycleResult", "schedule_pod_group", "reconcile"]
 
@@ -66,7 +66,7 @@ GATE_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
 @dataclass
 class PodGroupCycleResult:
     """What one PodGroup cycle did: the root's ``status``, every group's result, one
-    :class:`~kschedlab.scheduler.ScheduleResult` per queued pod (bound, waiting or
+    :class:`~kschedlab.scheduler.result.ScheduleResult` per queued pod (bound, waiting or
     rejected) and the algorithm's step ``log``."""
 
     root: PodGroupInfo
@@ -135,7 +135,7 @@ def _skip_pods(cluster, info: PodGroupInfo) -> None:
 def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> PodGroupCycleResult:
     """One PodGroup scheduling cycle for ``root`` (a key — its hierarchy is read from the
     cluster — or a :class:`PodGroupInfo` built earlier, e.g. when the group was queued)."""
-    from kschedlab.scheduler import ScheduleResult
+    from kschedlab.scheduler.result import ScheduleResult
 
     cluster, gates = scheduler.cluster, scheduler.gates
     composite = gates.enabled(GATE_COMPOSITE)
@@ -151,8 +151,8 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
         status = Status.error(error)
         out = PodGroupCycleResult(info, status)
         for pod_info in info.queued_pods():
-            scheduler._set_condition(pod_info.pod, False, "SchedulerError", error)
-            out.pod_results.append(scheduler._record(ScheduleResult(pod_info.key, None, status, error)))
+            scheduler.set_condition(pod_info.pod, False, "SchedulerError", error)
+            out.pod_results.append(scheduler.record(ScheduleResult(pod_info.key, None, status, error)))
         for leaf in info.leaves():
             if leaf.obj is not None:
                 cond.update_pod_group_condition(leaf.obj, cond.scheduler_error(error), _now(scheduler))
@@ -234,8 +234,8 @@ def _submit(scheduler, fw, leaf: PodGroupInfo, result: GroupResult, out: PodGrou
             continue
         if pr.status.is_success() and pr.node:
             if group_status.is_success():
-                out.pod_results.append(scheduler._record(
-                    scheduler._assume_and_bind(fw, pr.state or CycleState(), pod_info, pr.node, pr.trace)))
+                out.pod_results.append(scheduler.record(
+                    scheduler.assume_and_bind(fw, pr.state or CycleState(), pod_info, pr.node, pr.trace)))
                 continue
             out.pod_results.append(_reject(scheduler, pod_info, group_status, pr))
         else:
@@ -257,9 +257,9 @@ def _submit(scheduler, fw, leaf: PodGroupInfo, result: GroupResult, out: PodGrou
 
 def _reject(scheduler, pod_info, status: Status, pr: PodResult):
     """The failure handler for one pod of the cycle: PodScheduled=False and a recorded result."""
-    from kschedlab.scheduler import ScheduleResult
+    from kschedlab.scheduler.result import ScheduleResult
 
     reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
     message = status.message()
-    scheduler._set_condition(pod_info.pod, False, reason, message)
-    return scheduler._record(ScheduleResult(pod_info.key, None, status, message, pr.trace, pr.diagnosis))
+    scheduler.set_condition(pod_info.pod, False, reason, message)
+    return scheduler.record(ScheduleResult(pod_info.key, None, status, message, pr.trace, pr.diagnosis))

@@ -28,6 +28,7 @@ the gang plugin's hierarchy tracker).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kschedlab.api.podgroup import composite_pod_group_key, pod_group_key
 
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
 def pod_group_name(pod) -> str | None:
@@ -200,3 +202,77 @@ def group_ready(cluster, key: str, _seen: frozenset = frozenset()) -> bool:
 def ready_children_count(cluster, cpg_key: str, _seen: frozenset = frozenset()) -> int:
     """``HierarchyTracker.ReadyChildrenCount``."""
     return sum(1 for child in children(cluster, cpg_key) if child not in _seen and group_ready(cluster, child, _seen))
+
+
+@dataclass
+class PodGroupInfo:
+    """A group taken into a cycle: ``key`` is ``podgroup/<ns>/<name>`` or
+    ``compositepodgroup/<ns>/<name>``; a PodGroup holds its queued ``pods`` (PodInfos, in
+    cycle order), a CompositePodGroup its ``children``."""
+
+    key: str
+    obj: Any
+    pods: list = field(default_factory=list)
+    children: list["PodGroupInfo"] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return "CompositePodGroup" if self.key.startswith("compositepodgroup/") else "PodGroup"
+
+    @property
+    def namespace(self) -> str:
+        return parse_key(self.key)[1]
+
+    @property
+    def name(self) -> str:
+        return parse_key(self.key)[2]
+
+    def leaves(self) -> list["PodGroupInfo"]:
+        """The PodGroups of this subtree, in child order."""
+        if self.kind == "PodGroup":
+            return [self]
+        return [leaf for child in self.children for leaf in child.leaves()]
+
+    def all_groups(self) -> list["PodGroupInfo"]:
+        return [self, *(g for child in self.children for g in child.all_groups())]
+
+    def queued_pods(self) -> list:
+        return [p for leaf in self.leaves() for p in leaf.pods]
+
+    def scheduled_pod_keys(self, cluster) -> list[str]:
+        """Assumed or bound pods of every PodGroup of this subtree."""
+        out = []
+        for leaf in self.leaves():
+            out.extend(pod_group_state(cluster, leaf.namespace, leaf.name).scheduled)
+        return out
+
+    @classmethod
+    def build(cls, cluster, key: str, pod_keys=None, composite: bool = True) -> "PodGroupInfo":
+        """The hierarchy under ``key`` as the cluster holds it now. A PodGroup's pods are its
+        unscheduled members in the order the scheduler first saw them (the cluster's) — or
+        those of ``pod_keys``, in that order — sorted by priority (highest first, stable)."""
+        kind, ns, name = parse_key(key)
+        if kind == "compositepodgroup":
+            obj = get_composite_pod_group(cluster, ns, name)
+            child_keys = sorted(children(cluster, key)) if composite else []
+            return cls(key, obj, children=[cls.build(cluster, c, pod_keys, composite) for c in child_keys])
+        obj = get_pod_group(cluster, ns, name)
+        unscheduled = pod_group_state(cluster, ns, name).unscheduled
+        if pod_keys is None:
+            keys = unscheduled
+        else:
+            pending = set(unscheduled)
+            keys = [k for k in pod_keys if k in pending]
+        infos = [cluster.pod_infos[k] for k in keys]
+        infos.sort(key=lambda pi: -(pi.pod.spec.priority or 0))  # stable: first seen first within a priority
+        return cls(key, obj, pods=infos)
+
+
+def pod_priority(pod) -> int:
+    """``corev1helpers.PodPriority``: ``spec.priority`` or 0."""
+    return pod.spec.priority or 0
+
+
+def pod_preemption_policy(pod) -> str:
+    """``util.PodPreemptionPolicy``: ``spec.preemptionPolicy`` or PreemptLowerPriority."""
+    return pod.spec.preemption_policy or "PreemptLowerPriority"

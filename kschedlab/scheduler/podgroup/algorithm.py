@@ -34,8 +34,9 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
-from kschedlab.podgroup import state as pgstate
-from kschedlab.podgroup.placement import Placement, PodGroupAssignments
+from kschedlab.framework import podgroups as pgstate
+from kschedlab.framework.placement import Placement, PodGroupAssignments
+from kschedlab.framework.podgroups import PodGroupInfo
 
 __all__ = ["PodGroupInfo", "PodResult", "GroupResult", "PodGroupAlgorithm", "placement_fit_error"]
 
@@ -54,70 +55,6 @@ def placement_fit_error(message: str, num_placements: int) -> str:
     if num_placements == 0:
         return message
     return f"0/{num_placements} placements are available, first placement status: {message}"
-
-
-@dataclass
-class PodGroupInfo:
-    """A group taken into a cycle: ``key`` is ``podgroup/<ns>/<name>`` or
-    ``compositepodgroup/<ns>/<name>``; a PodGroup holds its queued ``pods`` (PodInfos, in
-    cycle order), a CompositePodGroup its ``children``."""
-
-    key: str
-    obj: Any
-    pods: list = field(default_factory=list)
-    children: list["PodGroupInfo"] = field(default_factory=list)
-
-    @property
-    def kind(self) -> str:
-        return "CompositePodGroup" if self.key.startswith("compositepodgroup/") else "PodGroup"
-
-    @property
-    def namespace(self) -> str:
-        return pgstate.parse_key(self.key)[1]
-
-    @property
-    def name(self) -> str:
-        return pgstate.parse_key(self.key)[2]
-
-    def leaves(self) -> list["PodGroupInfo"]:
-        """The PodGroups of this subtree, in child order."""
-        if self.kind == "PodGroup":
-            return [self]
-        return [leaf for child in self.children for leaf in child.leaves()]
-
-    def all_groups(self) -> list["PodGroupInfo"]:
-        return [self, *(g for child in self.children for g in child.all_groups())]
-
-    def queued_pods(self) -> list:
-        return [p for leaf in self.leaves() for p in leaf.pods]
-
-    def scheduled_pod_keys(self, cluster) -> list[str]:
-        """Assumed or bound pods of every PodGroup of this subtree."""
-        out = []
-        for leaf in self.leaves():
-            out.extend(pgstate.pod_group_state(cluster, leaf.namespace, leaf.name).scheduled)
-        return out
-
-    @classmethod
-    def build(cls, cluster, key: str, pod_keys=None, composite: bool = True) -> "PodGroupInfo":
-        """The hierarchy under ``key`` as the cluster holds it now. A PodGroup's pods are its
-        unscheduled members in the order the scheduler first saw them (the cluster's) — or
-        those of ``pod_keys``, in that order — sorted by priority (highest first, stable)."""
-        kind, ns, name = pgstate.parse_key(key)
-        if kind == "compositepodgroup":
-            obj = pgstate.get_composite_pod_group(cluster, ns, name)
-            children = sorted(pgstate.children(cluster, key)) if composite else []
-            return cls(key, obj, children=[cls.build(cluster, c, pod_keys, composite) for c in children])
-        obj = pgstate.get_pod_group(cluster, ns, name)
-        unscheduled = pgstate.pod_group_state(cluster, ns, name).unscheduled
-        if pod_keys is None:
-            keys = unscheduled
-        else:
-            pending = set(unscheduled)
-            keys = [k for k in pod_keys if k in pending]
-        infos = [cluster.pod_infos[k] for k in keys]
-        infos.sort(key=lambda pi: -(pi.pod.spec.priority or 0))  # stable: first seen first within a priority
-        return cls(key, obj, pods=infos)
 
 
 @dataclass
@@ -268,7 +205,7 @@ class PodGroupAlgorithm:
             return PodResult(pod_info, None, status, state, trace), None
         try:
             restrict = None if self._placement is self._all_nodes else self._placement.rows
-            node, diagnosis = sched._schedule_pod(fw, state, pod_info, self.snapshot, trace, restrict=restrict)
+            node, diagnosis = sched.find_node(fw, state, pod_info, self.snapshot, trace, restrict=restrict)
         except FrameworkError as err:
             step.update(node=None, message=str(err))
             return PodResult(pod_info, None, Status.error(str(err)), state, trace), None

@@ -23,19 +23,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
+from kschedlab.framework.podgroups import DEFAULT_SCHEDULER_NAME, pod_preemption_policy, pod_priority
 
 __all__ = ["validate_pod_group", "validate_hierarchy", "pod_priority", "pod_preemption_policy"]
-
-
-def pod_priority(pod) -> int:
-    """``corev1helpers.PodPriority``: ``spec.priority`` or 0."""
-    return pod.spec.priority or 0
-
-
-def pod_preemption_policy(pod) -> str:
-    """``util.PodPreemptionPolicy``: ``spec.preemptionPolicy`` or PreemptLowerPriority."""
-    return pod.spec.preemption_policy or "PreemptLowerPriority"
 
 
 def _gq(value) -> str:
@@ -75,7 +65,7 @@ def validate_pod_group(pod_group, unscheduled: Iterable, scheduled: Iterable, pr
 def validate_hierarchy(root, scheduled_pods, profiles: Iterable[str], *,
                        pod_group_preemption_policy: bool = False) -> str | None:
     """``validatePodGroup`` over a whole hierarchy: ``root`` is a
-    :class:`~kschedlab.podgroup.algorithm.PodGroupInfo`; ``scheduled_pods(leaf)`` gives a
+    :class:`~kschedlab.scheduler.podgroup.algorithm.PodGroupInfo`; ``scheduled_pods(leaf)`` gives a
     leaf PodGroup's assumed and assigned pods. Every group must have the root's priority
     (and, with PodGroupPreemptionPolicy, its preemption policy); every pod is checked as in
     :func:`validate_pod_group`, against the first queued pod of the hierarchy (a pod without

@@ -1,5 +1,5 @@
-"""The scheduling queue: activeQ, backoffQ, the unschedulable pool and gated pods,
-QueueingHints and an injected clock (see :mod:`kschedlab.queueing.scheduling_queue`).
+"""The cluster events each plugin registers, with its QueueingHint functions
+(upstream ``EventsToRegister``), gathered per profile for the queue.
 
 >>> from kschedlab.framework.runtime import Framework
 >>> fw = Framework({})
@@ -14,16 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedlab.framework.events import UNROLLED_WILDCARD, ClusterEvent, QueueingHint
-from kschedlab.queueing import (
-    ACTIVE, BACKOFF, GATED, IN_FLIGHT, UNSCHEDULABLE, MODE_NOOP, MODE_OVERRIDE, NominatingInfo, QueueError,
-    QueuedPodInfo, RecordedEvent, SchedulingQueue, Strategy)
-
-__all__ = [
-    "SchedulingQueue", "QueuedPodInfo", "QueueError", "RecordedEvent", "Strategy", "NominatingInfo",
-    "MODE_NOOP", "MODE_OVERRIDE", "ACTIVE", "BACKOFF", "UNSCHEDULABLE", "GATED", "IN_FLIGHT",
-    "ClusterEvent", "QueueingHint", "framework_hints", "plugin_hints",
-]
+from kschedlab.framework.events import UNROLLED_WILDCARD, ClusterEvent
 
 #: extension points (method names) at which a plugin can reject a pod
 _REJECTING_METHODS = ("pre_enqueue", "pre_filter", "filter", "filter_nodes", "reserve", "permit")

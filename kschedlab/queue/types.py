@@ -25,7 +25,7 @@ def to_nanos(seconds: float) -> int:
 
 @dataclass(eq=False)
 class QueuedPodInfo:
-    """A queued pod. The first four fields keep the shape of ``kschedlab.scheduler.QueuedPodInfo``."""
+    """A queued pod. The first four fields keep the shape of ``kschedlab.scheduler.schedule_one.QueuedPodInfo``."""
 
     pod_info: Any
     #: when the pod was added, or last came back after a failed attempt (QueueSort's tie-breaker)

@@ -15,6 +15,7 @@ from .apps import Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .config import KubeSchedulerConfiguration
 from .core import Namespace, Node, Pod, Service
+from .kubeletconfig import KubeletConfiguration
 from .meta import TypedObject
 from .node import RuntimeClass
 from .podgroup import CompositePodGroup, PodGroup
@@ -89,6 +90,7 @@ for _m in (
     StatefulSet,
     Job,
     KubeSchedulerConfiguration,
+    KubeletConfiguration,
     Simulation,
     Workload,
     PodGroup,

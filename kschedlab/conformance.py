@@ -593,6 +593,17 @@ def _pod_group_stages() -> dict[str, Callable]:
 STAGES.update(_pod_group_stages())
 
 
+def _kubelet_stages() -> dict[str, Callable]:
+    """eviction-rank, eviction-threshold-parse / -order / -met (kschedlab.kubelet.cases)."""
+    from kschedlab.kubelet.cases import STAGES as KUBELET_STAGES
+    from kschedlab.kubelet.cases import run_case as kubelet_run_case
+
+    return {name: (lambda case, diffs: diffs.extend(kubelet_run_case(case))) for name in KUBELET_STAGES}
+
+
+STAGES.update(_kubelet_stages())
+
+
 def run_case(case: dict) -> CaseResult:
     diffs: list[str] = []
     stage = STAGES.get(case.get("stage"))

@@ -18,6 +18,7 @@ from .core import Namespace, Node, Pod, Service
 from .kubeletconfig import KubeletConfiguration
 from .meta import TypedObject
 from .node import RuntimeClass
+from .nodestats import NodeStatsSummary
 from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
 from .scheduling import PriorityClass
@@ -91,6 +92,7 @@ for _m in (
     Job,
     KubeSchedulerConfiguration,
     KubeletConfiguration,
+    NodeStatsSummary,
     Simulation,
     Workload,
     PodGroup,

@@ -71,7 +71,8 @@ def test_bad_quantity_percentage_and_durations():
         "invalid syntax",
         'kubelet.yaml: KubeletConfiguration: evictionSoftGracePeriod[memory.available]: time: missing unit in '
         'duration "90"',
-        'kubelet.yaml: KubeletConfiguration: evictionPressureTransitionPeriod: time: invalid duration "5 minutes"']
+        'kubelet.yaml: KubeletConfiguration: evictionPressureTransitionPeriod: time: unknown unit " minutes" in '
+        'duration "5 minutes"']
 
 
 def test_soft_threshold_without_grace_period():

@@ -91,11 +91,14 @@ class EvictionConfig:
         return out
 
     def thresholds_frame(self):
-        """The thresholds as a ``pandas.DataFrame`` (signal, operator, value, grace, minReclaim, hard)."""
+        """The thresholds as a ``pandas.DataFrame`` (signal, operator, value, grace, minReclaim, hard,
+        active); a threshold without operator -- a containerfs copy of a nodefs / imagefs threshold
+        that does not exist, appended as upstream does -- can never be met (``active`` False)."""
         import pandas as pd
 
         return pd.DataFrame([{**t.to_dict(), "value": str(t.value), "hard": t.hard,
-                              "minReclaim": str(t.min_reclaim) if t.min_reclaim is not None else None}
+                              "minReclaim": str(t.min_reclaim) if t.min_reclaim is not None else None,
+                              "active": bool(t.operator)}
                              for t in self.thresholds])
 
 

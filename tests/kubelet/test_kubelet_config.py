@@ -152,4 +152,6 @@ def test_enforce_node_allocatable_without_pods_adds_no_allocatable_threshold():
 def test_thresholds_frame():
     df = eviction_config(KubeletConfiguration()).thresholds_frame()
     assert list(df["signal"])[:2] == ["memory.available", "nodefs.available"]
-    assert list(df["value"])[:2] == ["100Mi", "10%"] and df["hard"].all()
+    assert list(df["value"])[:2] == ["100Mi", "10%"] and df["hard"].all() and df["active"].all()
+    df = eviction_config(KubeletConfiguration()).with_filesystems("single").thresholds_frame()
+    assert list(df[~df["active"]]["signal"]) == ["containerfs.available", "containerfs.inodesFree"]

@@ -229,3 +229,20 @@ def test_critical_pods_are_skipped():
     _, r = synchronize(ec, EvictionState(), summary, pods, now=0.0)
     assert r.evicted == "web-besteffort"
     assert r.ranking[0]["critical"] is True
+
+
+# ------------------------------------------- "memory.available<10% or <1Gi"
+
+
+def test_ten_percent_of_10gi_is_1gi_up_to_float32():
+    """The seed: on a 10GiB node, memory.available<10% and memory.available<1Gi say the same.
+    The kubelet keeps percentages as float32, so 10% of 10Gi is 1073741840 bytes, 16 more."""
+    from kschedlab.kubelet.signals import SignalObservation
+
+    pct = eviction_config(kubelet_config_from_flags("--eviction-hard=memory.available<10%")).thresholds[:1]
+    lit = eviction_config(kubelet_config_from_flags("--eviction-hard=memory.available<1Gi")).thresholds[:1]
+    for available, pct_met, lit_met in ((Gi - 1, True, True), (Gi, True, False), (Gi + 15, True, False),
+                                        (Gi + 16, False, False)):
+        obs = {"memory.available": SignalObservation(Quantity.from_int(available), Quantity("10Gi"))}
+        assert (len(thresholds_met(pct, obs, False)) == 1, len(thresholds_met(lit, obs, False)) == 1) == \
+            (pct_met, lit_met), available

@@ -45,11 +45,18 @@ __all__ = ["DELETE_ALL_UNUSED_CONTAINERS", "DELETE_UNUSED_IMAGES", "DEPRECATED_G
 DELETE_ALL_UNUSED_CONTAINERS = "DeleteAllUnusedContainers"
 DELETE_UNUSED_IMAGES = "DeleteUnusedImages"
 
-#: kubelet flag -> why it is deprecated (the seed's table "Застарілі функції збору сміття kubelet")
-DEPRECATED_GC_FLAGS: dict[str, str] = {
-    "--maximum-dead-containers": "deprecated once old logs are stored outside of container's context",
-    "--maximum-dead-containers-per-container": "deprecated once old logs are stored outside of container's context",
-    "--minimum-container-ttl-duration": "deprecated once old logs are stored outside of container's context",
+#: The seed's lost table "Застарілі функції збору сміття kubelet", restored from the
+#: upstream page (kubernetes/website node-pressure-eviction.md): kubelet flag ->
+#: (the eviction setting that replaces it, or None; why). Newer versions of the page list
+#: only the last three rows.
+DEPRECATED_GC_FLAGS: dict[str, tuple[str | None, str]] = {
+    "--image-gc-high-threshold": ("--eviction-hard or --eviction-soft",
+                                  "existing eviction signals can trigger image garbage collection"),
+    "--image-gc-low-threshold": ("--eviction-minimum-reclaim", "eviction reclaims achieve the same behavior"),
+    "--maximum-dead-containers": (None, "deprecated once old logs are stored outside of container's context"),
+    "--maximum-dead-containers-per-container": (None, "deprecated once old logs are stored outside of "
+                                                      "container's context"),
+    "--minimum-container-ttl-duration": (None, "deprecated once old logs are stored outside of container's context"),
 }
 
 

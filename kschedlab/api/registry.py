@@ -15,8 +15,10 @@ from .apps import Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .config import KubeSchedulerConfiguration
 from .core import Namespace, Node, Pod, Service
+from .kubeletconfig import KubeletConfiguration
 from .meta import TypedObject
 from .node import RuntimeClass
+from .nodestats import NodeStatsSummary
 from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
 from .scheduling import PriorityClass
@@ -89,6 +91,8 @@ for _m in (
     StatefulSet,
     Job,
     KubeSchedulerConfiguration,
+    KubeletConfiguration,
+    NodeStatsSummary,
     Simulation,
     Workload,
     PodGroup,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from kschedlab.conformance import plugins, podgroup, preemption, queue
+from kschedlab.conformance import kubelet, plugins, podgroup, preemption, queue
 from kschedlab.conformance.compare import Mismatch
 
 
@@ -55,7 +55,8 @@ class Report:
 
 
 #: stage name -> stage function(case, diffs)
-STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES}
+STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
+                               **kubelet.STAGES}
 
 
 def run_case(case: dict) -> CaseResult:

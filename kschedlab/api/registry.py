@@ -19,6 +19,7 @@ from .meta import TypedObject
 from .node import RuntimeClass
 from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
+from .resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .scheduling import PriorityClass
 from .simulation import Simulation
 from .workloadapi import Workload
@@ -93,5 +94,10 @@ for _m in (
     Workload,
     PodGroup,
     CompositePodGroup,
+    DeviceClass,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    DeviceTaintRule,
 ):
     register(_m)

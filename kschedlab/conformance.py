@@ -593,6 +593,16 @@ def _pod_group_stages() -> dict[str, Callable]:
 STAGES.update(_pod_group_stages())
 
 
+def _dra_stages() -> dict[str, Callable]:
+    """dra-allocate."""
+    from kschedlab.dra.cases import STAGES as DRA_STAGES
+
+    return DRA_STAGES
+
+
+STAGES.update(_dra_stages())
+
+
 def run_case(case: dict) -> CaseResult:
     diffs: list[str] = []
     stage = STAGES.get(case.get("stage"))

@@ -218,8 +218,23 @@ class Allocator:
         self._selector_match: dict[tuple[tuple[str, ...], DeviceID], bool] = {}
         #: pool name -> available counters (upstream keys this by pool name only)
         self._available_counters: dict[str, dict[str, dict[str, int]]] = {}
+        #: (node name, labels) -> pools seen from that node (slices do not change for an Allocator)
+        self._pools: dict[tuple, list[Pool]] = {}
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
+
+    def pools_for(self, node: dict) -> list[Pool]:
+        """The pools ``node`` sees (upstream ``GatherPools``), cached per node name and labels."""
+        meta = node.get("metadata") or {}
+        key = (meta.get("name", ""), tuple(sorted((meta.get("labels") or {}).items())))
+        pools = self._pools.get(key)
+        if pools is None:
+            try:
+                pools = gather_pools(self.slices, node, partitionable_devices=self.features.partitionable_devices)
+            except GatherError as err:
+                raise AllocationError(f"gather pool information: {err}") from None
+            self._pools[key] = pools
+        return pools
 
     # ------------------------------------------------------------------ CEL
     def _engine(self) -> None:
@@ -300,11 +315,7 @@ class _Run:
 
     # ---------------------------------------------------------------- setup
     def run(self) -> list[dict] | None:
-        try:
-            self.pools = gather_pools(self.a.slices, self.node,
-                                      partitionable_devices=self.f.partitionable_devices)
-        except GatherError as err:
-            raise AllocationError(f"gather pool information: {err}") from None
+        self.pools = self.a.pools_for(self.node)
         if self.trace is not None:
             for p in self.pools:
                 state = "incomplete" if p.incomplete else ("invalid: " + p.invalid_reason if p.invalid else "complete")
@@ -439,6 +450,9 @@ class _Run:
         return reason
 
     def _capacity_reason(self, req: Request, d: Device) -> str | None:
+        if not req.capacity_requests and not d.capacity_policies and d.id not in self.allocating_capacity \
+                and d.id not in self.a._allocated_nanos:
+            return None  # every capacity is taken whole and nothing else uses the device: it fits
         try:
             fits = request_fits(self._allocated_capacity(d.id), req.capacity_requests, d.capacity,
                                 self.allocating_capacity.get(d.id, {}))

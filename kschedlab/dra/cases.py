@@ -37,7 +37,7 @@ from kschedlab.api.errors import ManifestError
 from kschedlab.api.quantity import Quantity
 from kschedlab.dra.allocator import AllocatedState, AllocationError, Allocator, DRAFeatures
 
-__all__ = ["run_allocate_case", "canonical_allocation"]
+__all__ = ["run_allocate_case", "canonical_allocation", "stage_dra_allocate", "STAGES"]
 
 
 def _zero(v: Any) -> bool:
@@ -158,3 +158,12 @@ def run_allocate_case(case: dict) -> list[str]:
     if got != want:
         diffs.append("allocation differs:\n expected:\n" + _pretty(want) + "\n got:\n" + _pretty(got))
     return diffs
+
+
+def stage_dra_allocate(case: dict, diffs: list[str]) -> None:
+    """The ``dra-allocate`` stage for the conformance runner: appends the differences to ``diffs``."""
+    diffs.extend(run_allocate_case(case))
+
+
+#: stages this module gives the conformance runner
+STAGES = {"dra-allocate": stage_dra_allocate}

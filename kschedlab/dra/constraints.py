@@ -61,6 +61,7 @@ class _Constraint:
     def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
         self.requests = frozenset(requests)
         self.attribute = attribute
+        self._cache: dict[DeviceID, tuple[str, frozenset] | None] = {}
 
     def applies(self, request: str, sub: str) -> bool:
         """Whether a device for ``request`` (or its subrequest ``sub``) is subject to the constraint."""
@@ -71,10 +72,12 @@ class _Constraint:
         return request in self.requests or f"{request}/{sub}" in self.requests
 
     def _value(self, attributes: dict, device_id: DeviceID) -> tuple[str, frozenset] | None:
+        if device_id in self._cache:
+            return self._cache[device_id]
         attr = lookup_attribute(attributes, device_id, self.attribute)
-        if attr is None:
-            return None
-        return _as_set(attr, self.attribute, device_id)
+        value = None if attr is None else _as_set(attr, self.attribute, device_id)
+        self._cache[device_id] = value
+        return value
 
     def describe(self) -> str:
         """``matchAttribute x`` / ``distinctAttribute x``, for traces."""

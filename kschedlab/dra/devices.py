@@ -112,6 +112,8 @@ class Device:
     node_name: str
     all_nodes: bool
     node_selector: dict | None
+    #: whether any capacity has a request policy
+    capacity_policies: bool = False
     #: cached ``DeviceView`` for CEL
     view: Any = None
 
@@ -203,6 +205,7 @@ def read_slice(raw_slice: Any) -> Slice:
             node_name=d.get("nodeName") or "",
             all_nodes=bool(d.get("allNodes")),
             node_selector=d.get("nodeSelector"),
+            capacity_policies=any(c.policy is not None for c in capacity.values()),
         ))
     shared = [(cs.get("name", ""), _counters(cs.get("counters"), obj, f"spec.sharedCounters[{i}].counters"))
               for i, cs in enumerate(spec.get("sharedCounters") or [])]

@@ -401,9 +401,12 @@ class _Run:
                                           f"but resource pool {pool.id_str} is currently invalid")
                 for s in pool.slices:
                     for d in s.devices:
-                        if self._unselectable(ci, ri, si, rd, s, d) is not None:
-                            continue
-                        if self.f.consumable_capacity and self._capacity_reason(rd.request, d) is not None:
+                        reason = self._unselectable(ci, ri, si, rd, s, d)
+                        if reason is None and self.f.consumable_capacity:
+                            reason = self._capacity_reason(rd.request, d)
+                        if reason is not None:
+                            if self.trace is not None:
+                                self._t("reject", ci, rd, d.id, reason, "allocationMode All")
                             continue
                         rd.all_devices.append((d, s, pool))
             rd.num_devices = len(rd.all_devices)
@@ -733,7 +736,7 @@ class _Run:
                                     "pool": r.device.id[1], "device": r.device.id[2]}
             if r.request.admin_access:
                 item["adminAccess"] = True
-            if r.request.tolerations is not None:
+            if r.request.tolerations:
                 item["tolerations"] = list(r.request.tolerations)
             if self.f.device_binding_and_status:
                 if r.device.binding_conditions is not None:

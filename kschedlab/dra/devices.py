@@ -198,8 +198,9 @@ def read_slice(raw_slice: Any) -> Slice:
             capacity=capacity,
             consumes_counters=consumes,
             taints=list(d.get("taints") or []),
-            binding_conditions=d.get("bindingConditions"),
-            binding_failure_conditions=d.get("bindingFailureConditions"),
+            # an empty list is unset, as after an API round trip (omitempty)
+            binding_conditions=d.get("bindingConditions") or None,
+            binding_failure_conditions=d.get("bindingFailureConditions") or None,
             binds_to_node=bool(d.get("bindsToNode")),
             allow_multiple_allocations=d.get("allowMultipleAllocations"),
             node_name=d.get("nodeName") or "",

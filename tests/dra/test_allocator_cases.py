@@ -37,7 +37,7 @@ def test_cases_cite_upstream_rows():
         assert c["source"].endswith(":: " + c["id"].removeprefix("dra/allocator/"))
 
 
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", list(_params()))
 def test_allocator_case(case):
     assert run_allocate_case(case) == []
 

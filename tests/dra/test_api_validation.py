@@ -29,12 +29,25 @@ def test_every_seed_example_is_there():
             "08-device-taint-rules.yaml", "08-binding-conditions.yaml"} <= names
 
 
+GATES = {"GenericWorkload": True, "DRAWorkloadResourceClaims": True}  # for the PodGroup example
+
+
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
 def test_dataset_loads_and_is_admitted(path):
     objs = load(path)
     assert objs
-    admitted = admit(objs)
+    admitted = admit(objs, feature_gates=GATES)
     assert len(admitted) == len(objs)
+
+
+def test_podgroup_claims_and_claim_reserved_for_the_group():
+    objs = admit(load(DATA / "podgroup-resource-claims.yaml"), feature_gates=GATES)
+    pg = objs[-1]
+    assert [(c.name, c.resource_claim_name, c.resource_claim_template_name) for c in pg.spec.resource_claims] == [
+        ("pg-claim", "my-pg-claim", None), ("pg-claim-template", None, "my-pg-template")]
+    claim = next(o for o in objs if isinstance(o, ResourceClaim))
+    ref = claim.status.reserved_for[0]
+    assert (ref.api_group, ref.resource, ref.name) == ("scheduling.k8s.io", "podgroups", pg.name)
 
 
 def test_datasets_read_as_the_seed_says():

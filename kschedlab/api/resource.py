@@ -95,11 +95,13 @@ __all__ = [
     "DeviceTaintRuleSpec",
     "DeviceTaintRuleStatus",
     "DeviceTaintRule",
+    "DeviceTaintRuleV1beta2",
 ]
 
 API_GROUP = "resource.k8s.io"
 API_VERSION = "resource.k8s.io/v1"
 API_VERSION_V1ALPHA3 = "resource.k8s.io/v1alpha3"
+API_VERSION_V1BETA2 = "resource.k8s.io/v1beta2"
 
 ALLOCATION_MODES = ("ExactCount", "All")
 DEVICE_TAINT_EFFECTS = ("None", "NoSchedule", "NoExecute")
@@ -595,3 +597,14 @@ class DeviceTaintRule(KubeObject):
 
     spec: DeviceTaintRuleSpec = Field(default_factory=DeviceTaintRuleSpec)
     status: DeviceTaintRuleStatus = Field(default_factory=DeviceTaintRuleStatus)
+
+
+class DeviceTaintRuleV1beta2(DeviceTaintRule):
+    """The same DeviceTaintRule as served by ``resource.k8s.io/v1beta2`` (the beta API).
+
+    >>> DeviceTaintRuleV1beta2.model_validate({"metadata": {"name": "r"},
+    ...     "spec": {"taint": {"key": "k", "effect": "None"}}}).api_version
+    'resource.k8s.io/v1beta2'
+    """
+
+    API_VERSION: ClassVar[str] = API_VERSION_V1BETA2

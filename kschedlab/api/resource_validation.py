@@ -38,6 +38,7 @@ from .resource import (
     DeviceClass,
     DeviceTaint,
     DeviceTaintRule,
+    DeviceTaintRuleV1beta2,
     DeviceToleration,
     OpaqueDeviceConfiguration,
     ResourceClaim,
@@ -957,6 +958,7 @@ _VALIDATORS: dict[type, Callable[[Any], Errs]] = {
     ResourceClaimTemplate: validate_resource_claim_template,
     ResourceSlice: validate_resource_slice,
     DeviceTaintRule: validate_device_taint_rule,
+    DeviceTaintRuleV1beta2: validate_device_taint_rule,
 }
 
 

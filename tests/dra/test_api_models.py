@@ -11,6 +11,7 @@ from kschedlab.api.registry import model_for
 from kschedlab.api.resource import (
     DeviceClass,
     DeviceTaintRule,
+    DeviceTaintRuleV1beta2,
     ResourceClaim,
     ResourceClaimTemplate,
     ResourceSlice,
@@ -55,6 +56,7 @@ spec:
     ("resource.k8s.io/v1", "ResourceClaimTemplate", ResourceClaimTemplate),
     ("resource.k8s.io/v1", "ResourceSlice", ResourceSlice),
     ("resource.k8s.io/v1alpha3", "DeviceTaintRule", DeviceTaintRule),
+    ("resource.k8s.io/v1beta2", "DeviceTaintRule", DeviceTaintRuleV1beta2),
 ])
 def test_registered(api_version, kind, cls):
     assert model_for(api_version, kind) is cls

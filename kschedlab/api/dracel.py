@@ -52,6 +52,10 @@ runtime cost limit (1,000,000 units), the Kubernetes ``lists``, ``sets``, ``url`
 ``cidr``, ``format`` and ``image`` libraries, two-variable comprehensions, and the rule that
 list/map literals are homogeneous. ``device.foo`` reports ``undefined field 'foo'`` as
 cel-go does; ``device`` on its own (``cel.bind(d, device, ...)``) is not a variable here.
+Looking up a missing domain gives an empty map as upstream's does: the domains an expression
+indexes with a string literal (``device.attributes["x"]``) are added as empty maps for that
+expression, so only an expression that both indexes a missing domain that way and tests
+``"x" in device.attributes`` (or counts the domains) sees it, where upstream would not.
 """
 
 from __future__ import annotations

@@ -18,8 +18,11 @@ by the features that are on; the feature gates are passed in explicitly
 
 Upstream quirks kept on purpose (each noted where it happens): counters taken by
 a candidate that is then refused for a taint, a constraint or capacity are not
-returned; shared devices (``allowMultipleAllocations``) never give counters back
-on rollback; the per-pool counter cache is keyed by pool name only.
+returned, nor are its constraint entries and in-use mark when the second capacity
+check refuses it; shared devices (``allowMultipleAllocations``) never give counters
+back on rollback; the per-pool counter cache is keyed by pool name only.
+Device taints come from the slices as given: applying DeviceTaintRules is the
+caller's business (the scheduler plugin does it upstream).
 
 >>> classes = [{"metadata": {"name": "gpu"}, "spec": {}}]
 >>> slices = [{"metadata": {"name": "s"}, "spec": {"driver": "gpu.example.com", "nodeName": "n1",
@@ -592,6 +595,8 @@ class _Run:
                     if done:
                         return True
                     undo()
+        if tr is not None:
+            self._t("backtrack", ci, rd, detail=f"no device left for device #{di} of the request")
         return False
 
     def _allocate_device(self, ci: int, ri: int, si: int, rd: _RequestData, d: Device, s: Slice, pool: Pool,

@@ -82,6 +82,7 @@ def test_trace_shows_backtracking():
     assert (first.request, first.device) == ("req-0", "driver-a/pool-1/device-1")
     undone = frame[frame.action == "deallocate"]
     assert "driver-a/pool-1/device-1" in undone.device.tolist()
+    assert (frame.action == "backtrack").any()
     assert frame.iloc[-1].detail == "allocated"
     assert sorted(r["device"] for r in result[0]["devices"]["results"]) == ["device-2", "device-3"]
 

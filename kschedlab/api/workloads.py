@@ -52,11 +52,13 @@ import math
 import random
 import re
 import uuid
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .apps import Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
+from .controller_ref import claim, controlled_by
+from ._base import time_ns
 from .meta import KubeObject, TypedObject
 
 __all__ = [
@@ -225,19 +227,9 @@ def _pod_from_template(
     return pod
 
 
-def _owned_pods(owner: KubeObject, pods: list[Pod]) -> list[Pod]:
-    out = []
-    ns = owner.namespace or "default"
-    for p in pods:
-        if (p.namespace or "default") != ns:
-            continue
-        ref = p.metadata.controller_ref()
-        if ref is None or ref.kind != owner.kind or ref.name != owner.name:
-            continue
-        if owner.metadata.uid and ref.uid and ref.uid != owner.metadata.uid:
-            continue
-        out.append(p)
-    return out
+def _owned_pods(owner: KubeObject, pods: list[Pod], claimed: set[int] | None = None) -> list[Pod]:
+    # ownerReferences first (by UID, else kind+name), then orphans the owner's selector adopts
+    return claim(owner, pods, claimed=claimed)
 
 
 def _active(pods: list[Pod]) -> list[Pod]:
@@ -259,7 +251,7 @@ def _scaled(value: int | str | None, total: int, default: str, round_up: bool) -
 
 
 def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: int = 0,
-                      taken: set[str] | None = None) -> list[Pod]:
+                      taken: set[str] | None = None, claimed: set[int] | None = None) -> list[Pod]:
     """The pods a ReplicaSet controller creates (its replicas minus existing ones).
 
     >>> rs = ReplicaSet(metadata={"name": "web-abc", "namespace": "default"},
@@ -269,7 +261,7 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     """
     _ensure_uid(rs, seed)
     replicas = 1 if rs.spec.replicas is None else rs.spec.replicas
-    have = len(_active(_owned_pods(rs, list(existing_pods))))
+    have = len(_active(_owned_pods(rs, list(existing_pods), claimed)))
     taken = set() if taken is None else taken
     rng = _rng(seed, rs)
     out = []
@@ -279,9 +271,10 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     return out
 
 
-def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
+def _replicaset_for(dep: Deployment, seed: int, replicas: int | None = None, revision: int = 1) -> ReplicaSet:
     _ensure_uid(dep, seed)
-    replicas = 1 if dep.spec.replicas is None else dep.spec.replicas
+    desired = 1 if dep.spec.replicas is None else dep.spec.replicas
+    replicas = desired if replicas is None else replicas
     h = pod_template_hash(dep.spec.template, dep.status.collision_count)
     name = f"{dep.name}-{h}"
     template = dep.spec.template.clone()
@@ -289,16 +282,12 @@ def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
     template.mark_set("metadata")
     selector = (dep.spec.selector or LabelSelector()).clone()
     selector.match_labels = {**selector.match_labels, LABEL_POD_TEMPLATE_HASH: h}
-    strategy = dep.spec.strategy
-    surge = 0
-    if strategy is None or strategy.type in (None, "RollingUpdate"):
-        ru = strategy.rolling_update if strategy is not None else None
-        surge = _scaled(ru.max_surge if ru else None, replicas, "25%", True)
+    surge = _max_surge(dep)
     annotations = {k: v for k, v in dep.metadata.annotations.items() if k != ANN_LAST_APPLIED}
     annotations.update({
-        ANN_DESIRED_REPLICAS: str(replicas),
-        ANN_MAX_REPLICAS: str(replicas + surge),
-        ANN_REVISION: "1",
+        ANN_DESIRED_REPLICAS: str(desired),
+        ANN_MAX_REPLICAS: str(desired + surge),
+        ANN_REVISION: str(revision),
     })
     meta: dict[str, Any] = {"name": name, "labels": dict(template.metadata.labels), "annotations": annotations}
     if dep.namespace:
@@ -313,9 +302,78 @@ def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
     return rs
 
 
+def _max_surge(dep: Deployment) -> int:
+    strategy = dep.spec.strategy
+    if strategy is not None and strategy.type not in (None, "RollingUpdate"):
+        return 0
+    desired = 1 if dep.spec.replicas is None else dep.spec.replicas
+    ru = strategy.rolling_update if strategy is not None else None
+    return _scaled(ru.max_surge if ru else None, desired, "25%", True)
+
+
+def _template_ignoring_hash(template: PodTemplateSpec) -> Any:
+    data = template.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    labels = (data.get("metadata") or {}).get("labels") or {}
+    labels.pop(LABEL_POD_TEMPLATE_HASH, None)
+    if "metadata" in data:
+        if not labels:
+            data["metadata"].pop("labels", None)
+        if not data["metadata"]:
+            del data["metadata"]
+    return data
+
+
+def equal_ignore_hash(a: PodTemplateSpec, b: PodTemplateSpec) -> bool:
+    """Whether two pod templates are equal apart from the ``pod-template-hash`` label
+    (upstream ``EqualIgnoreHash``; unset and empty fields compare equal).
+
+    >>> a = PodTemplateSpec.model_validate({"metadata": {"labels": {"app": "web", "pod-template-hash": "6d4"}}})
+    >>> b = PodTemplateSpec.model_validate({"metadata": {"labels": {"app": "web"}}, "spec": {"tolerations": []}})
+    >>> equal_ignore_hash(a, b)
+    True
+    """
+    return _template_ignoring_hash(a) == _template_ignoring_hash(b)
+
+
+def _revision(rs: ReplicaSet) -> int:
+    v = rs.metadata.annotations.get(ANN_REVISION, "")
+    return int(v) if v.isdigit() else 0
+
+
+def _creation_key(obj: KubeObject) -> tuple:
+    ts = obj.metadata.creation_timestamp
+    return (ts is None, time_ns(ts) if ts is not None else 0, obj.name)
+
+
+def find_new_replicaset(dep: Deployment, owned: Iterable[ReplicaSet]) -> ReplicaSet | None:
+    """The Deployment's current ReplicaSet: the oldest owned one whose template equals
+    the Deployment's apart from ``pod-template-hash`` (upstream ``FindNewReplicaSet``).
+
+    >>> d = Deployment.model_validate({"metadata": {"name": "web"}, "spec": {
+    ...     "template": {"metadata": {"labels": {"app": "web"}}}}})
+    >>> rs = ReplicaSet.model_validate({"metadata": {"name": "web-6d4"}, "spec": {
+    ...     "template": {"metadata": {"labels": {"app": "web", "pod-template-hash": "6d4"}}}}})
+    >>> find_new_replicaset(d, [rs]).name
+    'web-6d4'
+    """
+    for rs in sorted(owned, key=_creation_key):
+        if equal_ignore_hash(rs.spec.template, dep.spec.template):
+            return rs
+    return None
+
+
 def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), seed: int = 0,
-                      taken: set[str] | None = None) -> list[TypedObject]:
-    """The ReplicaSet of a Deployment (unless given) and that ReplicaSet's pods.
+                      taken: set[str] | None = None, claimed: set[int] | None = None) -> list[TypedObject]:
+    """The ReplicaSet a Deployment controller creates, and that ReplicaSet's pods.
+
+    The Deployment's ReplicaSets among ``existing`` are found as the controller finds
+    them (owner references, else adoption by the Deployment's selector, see
+    :func:`~kschedlab.api.controller_ref.claim`). When one of them has the Deployment's
+    template (:func:`find_new_replicaset`) nothing is created: that ReplicaSet expands
+    on its own. Otherwise a new ReplicaSet ``<name>-<pod-template-hash>`` is made with,
+    for RollingUpdate, ``min(replicas + maxSurge - replicas of the old ReplicaSets,
+    replicas)`` replicas (upstream ``NewRSNewReplicas``); for Recreate, all replicas
+    once no pod of an old ReplicaSet is active, else none yet.
 
     >>> d = Deployment(metadata={"name": "web"}, spec={"replicas": 1,
     ...     "template": {"metadata": {"labels": {"app": "web"}}}})
@@ -323,16 +381,33 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
     ['ReplicaSet', 'Pod']
     """
     existing = list(existing)
-    rs = _replicaset_for(dep, seed)
-    given = [o for o in existing if isinstance(o, ReplicaSet) and o.key == rs.key]
     pods = [o for o in existing if isinstance(o, Pod)]
-    if given:
-        return []  # the given ReplicaSet expands on its own
-    return [rs, *expand_replicaset(rs, pods, seed, taken)]
+    owned = claim(dep, [o for o in existing if isinstance(o, ReplicaSet)], claimed=claimed)
+    if find_new_replicaset(dep, owned) is not None:
+        return []
+    desired = 1 if dep.spec.replicas is None else dep.spec.replicas
+    replicas = desired
+    if owned:
+        strategy = dep.spec.strategy
+        if strategy is not None and strategy.type == "Recreate":
+            if any(_active(_owned_pods(rs, pods)) for rs in owned):
+                return []
+        else:
+            current = sum(1 if rs.spec.replicas is None else rs.spec.replicas for rs in owned)
+            replicas = max(0, min(desired + _max_surge(dep) - current, desired))
+    revision = max((_revision(rs) for rs in owned), default=0) + 1
+    rs = _replicaset_for(dep, seed, replicas, revision)
+    return [rs, *expand_replicaset(rs, pods, seed, taken, claimed)]
 
 
-def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed: int = 0) -> list[Pod]:
+def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed: int = 0,
+                       claimed: set[int] | None = None) -> list[Pod]:
     """Pods ``<name>-<ordinal>`` of a StatefulSet that are not in ``existing_pods``.
+
+    An ordinal is filled by a pod the StatefulSet owns (owner reference or adoption,
+    :func:`~kschedlab.api.controller_ref.claim`) named ``<name>-<ordinal>``; a pod of
+    that name owned by something else also blocks it (the controller's create fails
+    with AlreadyExists).
 
     >>> s = StatefulSet(metadata={"name": "db", "namespace": "default"},
     ...                 spec={"replicas": 2, "serviceName": "db"})
@@ -343,7 +418,9 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
     replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
     start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
     revision = controller_revision_hash(sts)
-    have = {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
+    existing_pods = list(existing_pods)
+    owned = {p.name for p in claim(sts, existing_pods, claimed=claimed)}
+    have = owned | {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
     out = []
     for ordinal in range(start, start + replicas):
         name = f"{sts.name}-{ordinal}"
@@ -414,7 +491,8 @@ def _prepare_job(job: Job, seed: int) -> None:
 
 
 def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
-               taken: set[str] | None = None, pod_group: str | None = None) -> list[Pod]:
+               taken: set[str] | None = None, pod_group: str | None = None,
+               claimed: set[int] | None = None) -> list[Pod]:
     """The pods a Job controller starts: ``parallelism``, capped by remaining completions.
 
     ``job`` is completed in place with what the API server adds on create
@@ -434,7 +512,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     spec = job.spec
     if spec.suspend:
         return []
-    owned = _owned_pods(job, list(existing_pods))
+    owned = _owned_pods(job, list(existing_pods), claimed)
     active = _active(owned)
     succeeded = job.status.succeeded or 0
     parallelism = spec.parallelism or 0
@@ -522,15 +600,6 @@ def _is_new_job(job: Job, owned: list[Pod]) -> bool:
                    for c in st.conditions)
 
 
-def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
-    ref = obj.metadata.controller_ref()
-    if ref is None:
-        return False
-    if ref.kind != owner.kind or ref.name != owner.name:
-        return False
-    return not (ref.uid and owner.metadata.uid and ref.uid != owner.metadata.uid)
-
-
 def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
                   existing_pods: Iterable[Pod] = ()) -> tuple[Any, bool]:
     """The PodGroup the Job controller manages for ``job``: ``(PodGroup or None, created)``.
@@ -568,7 +637,7 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     objects = list(objects)
     workloads = [o for o in objects if isinstance(o, Workload) and (o.namespace or "default") == ns
                  and o.controlled_by("Job", job.name, "batch")
-                 and (o.metadata.controller_ref() is None or _controlled_by(o, job))]
+                 and (o.metadata.controller_ref() is None or controlled_by(o, job))]
     if len(workloads) != 1 or len(workloads[0].spec.pod_group_templates) != 1:
         return None, False
     wl = workloads[0]
@@ -576,7 +645,7 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     _ensure_uid(wl, seed)
     for o in objects:
         if (isinstance(o, PodGroup) and (o.namespace or "default") == ns and o.spec.workload_ref is not None
-                and o.spec.workload_ref.workload_name == wl.name and _controlled_by(o, job)):
+                and o.spec.workload_ref.workload_name == wl.name and controlled_by(o, job)):
             return o, False
     if not _is_new_job(job, _owned_pods(job, list(existing_pods))):
         return None, False
@@ -609,12 +678,19 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     return pg, True
 
 
-def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
+def expand(objects: Iterable[TypedObject], seed: int = 0,
+           feature_gates: Mapping[str, bool] | None = None) -> list[TypedObject]:
     """Add the ReplicaSets and pods controllers would create; deterministic per ``seed``.
 
+    Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets (one pod per eligible
+    Node among ``objects``, :mod:`kschedlab.api.daemonset`) are expanded. What a
+    controller already has is found as the controller finds it (owner references,
+    else adoption by selector, :mod:`kschedlab.api.controller_ref`) and counts
+    towards the desired state, so a dump of a running cluster expands to itself.
     Generated objects follow their owner. Inputs are not changed (copies are
     returned, completed with generated UIDs and, for Jobs, the selector and
-    labels the API server adds).
+    labels the API server adds). ``feature_gates`` matter to DaemonSets only
+    (TaintTolerationComparisonOperators).
 
     >>> from kschedlab.api.apps import StatefulSet
     >>> out = expand([StatefulSet(metadata={"name": "db", "namespace": "default"}, spec={"replicas": 2})])
@@ -622,27 +698,38 @@ def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
     ['default/db', 'default/db-0', 'default/db-1']
     >>> [o.metadata.uid for o in out] == [o.metadata.uid for o in expand(out[:1])]
     True
+    >>> len(expand(out)) == len(out)  # the expansion expands to itself
+    True
     """
+    from .apps import DaemonSet
+    from .core import Node
+    from .daemonset import expand_daemonset
+
     objs = [o.clone() for o in objects]
     pods = [o for o in objs if isinstance(o, Pod)]
+    nodes = [o for o in objs if isinstance(o, Node)]
     taken: dict[str, set[str]] = {}
     for o in objs:
         if isinstance(o, KubeObject) and o.metadata.name:
             taken.setdefault(o.namespace, set()).add(o.metadata.name)
+    claimed: set[int] = set()  # orphans already adopted by an earlier controller
 
     out: list[TypedObject] = []
     for o in objs:
         out.append(o)
+        names = taken.setdefault(o.namespace, set()) if isinstance(o, KubeObject) else set()
         if isinstance(o, Deployment):
-            made = expand_deployment(o, objs, seed, taken.setdefault(o.namespace, set()))
+            made = expand_deployment(o, objs, seed, names, claimed)
         elif isinstance(o, ReplicaSet):
-            made = expand_replicaset(o, pods, seed, taken.setdefault(o.namespace, set()))
+            made = expand_replicaset(o, pods, seed, names, claimed)
         elif isinstance(o, StatefulSet):
-            made = expand_statefulset(o, pods, seed)
+            made = expand_statefulset(o, pods, seed, claimed)
+        elif isinstance(o, DaemonSet):
+            made = expand_daemonset(o, nodes, pods, seed, names, claimed, feature_gates)
         elif isinstance(o, Job):
             pg, created = job_pod_group(o, objs, seed, pods)
             made = ([pg] if created else []) + expand_job(
-                o, pods, seed, taken.setdefault(o.namespace, set()), pod_group=pg.name if pg is not None else None)
+                o, pods, seed, names, pod_group=pg.name if pg is not None else None, claimed=claimed)
         else:
             continue
         for m in made:

@@ -47,12 +47,14 @@ from .core import (
     NodeSelectorTerm,
     Pod,
     PodSpec,
+    PodTemplateSpec,
     Toleration,
 )
 from .workloads import _ensure_uid, _generated_name, _pod_from_template, _rng, pod_template_hash
 
 __all__ = [
     "expand_daemonset",
+    "create_pod_template",
     "node_should_run_daemon_pod",
     "daemon_pod_tolerations",
     "add_or_update_toleration",
@@ -249,9 +251,32 @@ def node_should_run_daemon_pod(ds: DaemonSet, node: Node, *, comparison_operator
     return taint is None
 
 
-def _template_generation(ds: DaemonSet) -> str:
+def _template_generation(ds: DaemonSet) -> int:
     v = ds.metadata.annotations.get(ANN_TEMPLATE_GENERATION)
-    return v if v is not None and v.isdigit() else "1"  # the API server starts at 1
+    return int(v) if v is not None and v.isdigit() else 1  # the API server starts at 1
+
+
+def create_pod_template(template: PodTemplateSpec, generation: int | None, hash_: str) -> PodTemplateSpec:
+    """Upstream ``CreatePodTemplate``: a copy of ``template`` with the DaemonSet tolerations,
+    the ``pod-template-generation`` label (when ``generation`` is given) and the
+    ``controller-revision-hash`` label (when ``hash_`` is not empty).
+
+    >>> t = create_pod_template(PodTemplateSpec(), 2, "3242341807")
+    >>> t.metadata.labels
+    {'pod-template-generation': '2', 'controller-revision-hash': '3242341807'}
+    """
+    out = template.clone()
+    out.spec.tolerations = daemon_pod_tolerations(out.spec)
+    labels = dict(out.metadata.labels)
+    if generation is not None:
+        labels[LABEL_TEMPLATE_GENERATION] = str(generation)
+    if hash_:
+        labels[LABEL_CONTROLLER_REVISION_HASH] = hash_
+    out.metadata.labels = labels
+    out.metadata.mark_set("labels")
+    out.spec.mark_set("tolerations")
+    out.mark_set("metadata", "spec")
+    return out
 
 
 def expand_daemonset(ds: DaemonSet, nodes: Iterable[Node], existing_pods: Iterable[Pod] = (), seed: int = 0,
@@ -273,17 +298,15 @@ def expand_daemonset(ds: DaemonSet, nodes: Iterable[Node], existing_pods: Iterab
         target = target_node_name(p)
         if target is not None and p.status.phase != "Failed":
             covered.add(target)
-    template = ds.spec.template.clone()
-    template.spec.tolerations = daemon_pod_tolerations(template.spec)
-    labels = {LABEL_TEMPLATE_GENERATION: _template_generation(ds),
-              LABEL_CONTROLLER_REVISION_HASH: pod_template_hash(ds.spec.template, ds.status.collision_count)}
+    template = create_pod_template(ds.spec.template, _template_generation(ds),
+                                   pod_template_hash(ds.spec.template, ds.status.collision_count))
     taken = set() if taken is None else taken
     rng = _rng(seed, ds)
     out: list[Pod] = []
     for node in nodes:
         if node.name in covered or not node_should_run_daemon_pod(ds, node, comparison_operators=comparison):
             continue
-        pod = _pod_from_template(template, ds, _generated_name(f"{ds.name}-", rng, taken), seed, extra_labels=labels)
+        pod = _pod_from_template(template, ds, _generated_name(f"{ds.name}-", rng, taken), seed)
         pod.spec.affinity = replace_node_name_node_affinity(pod.spec.affinity, node.name)
         pod.spec.node_name = None
         pod.spec.mark_set("affinity", "tolerations")

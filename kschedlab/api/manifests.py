@@ -54,7 +54,9 @@ def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] 
     the overrides of the v1.37 defaults (e.g. ``{"GenericWorkload": True}``).
 
     >>> from kschedlab.api.apps import StatefulSet
-    >>> [o.key for o in create([StatefulSet(metadata={"name": "db"}, spec={"replicas": 1})])]
+    >>> db = StatefulSet(metadata={"name": "db"}, spec={"replicas": 1, "serviceName": "db",
+    ...                  "template": {"spec": {"containers": [{"name": "pg", "image": "postgres"}]}}})
+    >>> [o.key for o in create([db])]
     ['default/db', 'default/db-0']
     """
     gates = dict(feature_gates or {})
@@ -71,10 +73,10 @@ def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: s
     :class:`~kschedlab.api.errors.ManifestError` naming file, object and field, as are
     admission errors; nothing is returned then. See the module text.
 
-    >>> load_manifests(text="apiVersion: v1\\nkind: Secret\\nmetadata: {name: s}", strict=True)
+    >>> load_manifests(text="apiVersion: v1\\nkind: Secret\\nmetadata: {name: s, namespace: a}", strict=True)
     Traceback (most recent call last):
     ...
-    kschedlab.api.errors.ManifestError: <string>: document 1 (Secret default/s): kind "Secret" (apiVersion v1) is not used by the scheduler (refused in strict mode)
+    kschedlab.api.errors.ManifestError: <string>: document 1 (Secret a/s): kind "Secret" (apiVersion v1) is not used by the scheduler (refused in strict mode)
     """
     import warnings
 

@@ -9,7 +9,8 @@
   job labels, and the completion index for Indexed jobs.;
 * Job named by a Workload's ``spec.controllerRef`` -> its PodGroup (from the
   Workload's single PodGroupTemplate) and pods with ``spec.schedulingGroup``
-  (:func:`job_pod_group`)
+  (:func:`job_pod_group`);
+* DaemonSet -> one pod per eligible node (:mod:`kschedlab.api.daemonset`).
 
 Names use upstream's alphabet ``bcdfghjklmnpqrstvwxz2456789``. Random parts and
 UIDs come from the ``seed``, so the result is the same for the same seed. Hashes
@@ -17,9 +18,13 @@ follow upstream's construction (FNV over the template, encoded with
 ``SafeEncodeString``) but hash our own JSON rendering of the template, so their
 values differ from a real cluster's.
 
-Pods that already exist in the input and are controlled by the owner count
-towards its replicas (controllers reconcile to the desired count), so a dump of
-a running cluster expands to itself.
+Objects that already exist in the input and belong to the owner count towards
+its desired state (controllers reconcile to it). They are found as the
+controllers find them (:mod:`kschedlab.api.controller_ref`): the controller owner
+reference (by UID, else kind and name), else adoption of orphans by the owner's
+selector; a Deployment's current ReplicaSet is the owned one whose template equals
+the Deployment's apart from ``pod-template-hash`` (not one named by our hash). So a
+dump of a running cluster expands to itself.
 
 >>> from kschedlab.api.loader import load_text
 >>> objs = expand(load_text('''
@@ -54,16 +59,18 @@ import re
 import uuid
 from typing import Any, Iterable, Mapping
 
+from ._base import time_ns
 from .apps import Deployment, ReplicaSet, StatefulSet
 from .batch import Job
-from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
 from .controller_ref import claim, controlled_by
-from ._base import time_ns
+from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
 from .meta import KubeObject, TypedObject
 
 __all__ = [
     "expand",
     "expand_deployment",
+    "find_new_replicaset",
+    "equal_ignore_hash",
     "expand_replicaset",
     "expand_statefulset",
     "expand_job",

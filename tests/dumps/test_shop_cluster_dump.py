@@ -40,7 +40,7 @@ def test_python_api_loads_the_dump_with_one_summary_warning():
     assert ("ServiceMonitor", "monitoring/web") in {(k, o.split(" ", 1)[1]) for _, o, _, k in skipped[0].message.skipped}
     kinds = {o.kind for o in objs}
     assert kinds == {"Node", "Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet", "Pod", "Service",
-                     "PodDisruptionBudget"}
+                     "PodDisruptionBudget", "Namespace", "PriorityClass"}
 
 
 def test_the_dump_expands_to_itself():
@@ -111,3 +111,33 @@ def test_every_status_block_of_the_dump_is_kept():
     assert {c.type for c in pod.status.conditions} >= {"Ready", "PodScheduled", "PodReadyToStartContainers"}
     node = next(o for o in objs if o.key == "cp-1")
     assert node.metadata.managed_fields and node.status.node_info["kubeletVersion"] == "v1.37.0"
+
+
+CONFIGMAP = "\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n"
+
+
+def test_cli_simulate_skips_unused_kinds_and_strict_refuses(tmp_path, capsys):
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text((DUMP.parents[1] / "sim" / "gated-pod.yaml").read_text() + CONFIGMAP)
+    assert main(["simulate", str(scenario), "-o", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert err.strip() == "warning: skipped 1 object of kinds the scheduler does not use: ConfigMap (1)"
+    assert {p["pod"] for p in json.loads(out)["pods"]} >= {"default/test-pod"}
+    assert main(["simulate", str(scenario), "--strict"]) == 2
+    assert "(ConfigMap default/settings): kind \"ConfigMap\"" in capsys.readouterr().err
+
+
+def test_cli_demo_accepts_strict(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--strict", "-o", "json"]) == 0
+    assert capsys.readouterr().err.startswith("report written to")
+
+
+def test_the_json_form_of_the_dump_loads_the_same(tmp_path):
+    as_json = tmp_path / "dump.json"  # kubectl get ... -o json
+    as_json.write_text(json.dumps(_raw(), indent=4))
+    with pytest.warns(SkippedKindsWarning, match="skipped 14 objects"):
+        from_json = load_manifests(as_json)
+    with pytest.warns(SkippedKindsWarning):
+        from_yaml = load_manifests(DUMP)
+    assert _keys(from_json) == _keys(from_yaml)

@@ -278,11 +278,19 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     return out
 
 
-def _replicaset_for(dep: Deployment, seed: int, replicas: int | None = None, revision: int = 1) -> ReplicaSet:
+def _replicaset_for(dep: Deployment, seed: int, replicas: int | None = None, revision: int = 1,
+                    taken_names: set[str] | frozenset[str] = frozenset()) -> ReplicaSet:
     _ensure_uid(dep, seed)
     desired = 1 if dep.spec.replicas is None else dep.spec.replicas
     replicas = desired if replicas is None else replicas
     h = pod_template_hash(dep.spec.template, dep.status.collision_count)
+    while f"{dep.name}-{h}" in taken_names:
+        # the name belongs to a ReplicaSet that is not this Deployment's current one: as the
+        # controller does on AlreadyExists, count a collision and hash again
+        dep.status.collision_count = (dep.status.collision_count or 0) + 1
+        dep.mark_set("status")
+        dep.status.mark_set("collision_count")
+        h = pod_template_hash(dep.spec.template, dep.status.collision_count)
     name = f"{dep.name}-{h}"
     template = dep.spec.template.clone()
     template.metadata.labels = {**template.metadata.labels, LABEL_POD_TEMPLATE_HASH: h}
@@ -403,7 +411,9 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
             current = sum(1 if rs.spec.replicas is None else rs.spec.replicas for rs in owned)
             replicas = max(0, min(desired + _max_surge(dep) - current, desired))
     revision = max((_revision(rs) for rs in owned), default=0) + 1
-    rs = _replicaset_for(dep, seed, replicas, revision)
+    rs_names = {o.name for o in existing if isinstance(o, ReplicaSet)
+                and (o.namespace or "default") == (dep.namespace or "default")}
+    rs = _replicaset_for(dep, seed, replicas, revision, rs_names)
     return [rs, *expand_replicaset(rs, pods, seed, taken, claimed)]
 
 

@@ -191,3 +191,18 @@ status: {phase: Running}
 def test_job_adopts_its_orphan_pod_by_selector():
     objs = load_text(JOB)
     assert len(_new(objs, expand(objs))) == 1  # 2 wanted, one running orphan adopted
+
+
+def test_a_foreign_replicaset_with_our_name_makes_the_controller_count_a_collision():
+    from kschedlab.api.workloads import pod_template_hash
+
+    dep = load_text(DEPLOYMENT)[0]
+    name = "web-" + pod_template_hash(dep.spec.template, None)
+    foreign = _rs(name, "x", replicas=0).replace("labels: {app: web, pod-template-hash: x}", "labels: {other: x}")
+    foreign = foreign.replace("selector: {matchLabels: {app: web, pod-template-hash: x}}",
+                              "selector: {matchLabels: {other: x}}")
+    objs = load_text(DEPLOYMENT + foreign)
+    out = expand(objs)
+    made = [o for o in out if o.kind == "ReplicaSet" and o.name != name]
+    assert len(made) == 1 and made[0].name == "web-" + pod_template_hash(dep.spec.template, 1)
+    assert next(o for o in out if o.kind == "Deployment").status.collision_count == 1

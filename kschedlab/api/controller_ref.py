@@ -29,7 +29,7 @@ from typing import Iterable, TypeVar
 
 from .meta import KubeObject, LabelSelector, OwnerReference, label_selector_matches
 
-__all__ = ["controlled_by", "claim", "refers_to"]
+__all__ = ["controlled_by", "claim", "refers_to", "OwnerIndex"]
 
 T = TypeVar("T", bound=KubeObject)
 
@@ -107,3 +107,54 @@ def claim(owner: KubeObject, candidates: Iterable[T], selector: LabelSelector | 
             if claimed is not None:
                 claimed.add(id(obj))
     return out
+
+
+class OwnerIndex:
+    """Objects indexed by their controller reference, so that finding what an owner
+    controls (:func:`claim`) looks at that owner's objects and the orphans of its
+    namespace only, not at every object of a large dump.
+
+    >>> from kschedlab.api.core import Pod
+    >>> from kschedlab.api.apps import ReplicaSet
+    >>> rs = ReplicaSet(metadata={"name": "a", "namespace": "ns", "uid": "u"})
+    >>> pods = [Pod.model_validate({"metadata": {"name": f"p{i}", "namespace": "ns", "ownerReferences": [
+    ...     {"kind": "ReplicaSet", "name": n, "uid": u, "controller": True}]}}) for i, (n, u) in enumerate(
+    ...     [("a", "u"), ("b", "v"), ("a", None)])]
+    >>> [p.name for p in OwnerIndex(pods).candidates(rs)]
+    ['p0', 'p2']
+    """
+
+    def __init__(self, objects: Iterable[KubeObject]):
+        self._by_uid: dict[str, list[KubeObject]] = {}
+        self._by_name: dict[tuple[str, str | None, str | None], list[KubeObject]] = {}
+        self._orphans: dict[str, list[KubeObject]] = {}
+        self._by_namespace: dict[str, list[KubeObject]] = {}
+        for obj in objects:
+            ns = obj.namespace or "default"
+            self._by_namespace.setdefault(ns, []).append(obj)
+            ref = obj.metadata.controller_ref()
+            if ref is None:
+                self._orphans.setdefault(ns, []).append(obj)
+                continue
+            if ref.uid:
+                self._by_uid.setdefault(ref.uid, []).append(obj)
+            self._by_name.setdefault((ns, ref.kind, ref.name), []).append(obj)
+
+    def candidates(self, owner: KubeObject) -> list[KubeObject]:
+        """The objects ``owner`` may control or adopt (a superset; :func:`claim` decides)."""
+        ns = owner.namespace or "default"
+        groups = [self._by_name.get((ns, owner.kind, owner.name), ()), self._orphans.get(ns, ())]
+        if owner.metadata.uid:
+            groups.insert(0, self._by_uid.get(owner.metadata.uid, ()))
+        seen: set[int] = set()
+        out = []
+        for group in groups:
+            for obj in group:
+                if id(obj) not in seen:
+                    seen.add(id(obj))
+                    out.append(obj)
+        return out
+
+    def in_namespace(self, namespace: str) -> list[KubeObject]:
+        """Every indexed object of a namespace ("" counts as ``default``)."""
+        return self._by_namespace.get(namespace or "default", [])

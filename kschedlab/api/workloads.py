@@ -378,7 +378,8 @@ def find_new_replicaset(dep: Deployment, owned: Iterable[ReplicaSet]) -> Replica
 
 
 def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), seed: int = 0,
-                      taken: set[str] | None = None, claimed: set[int] | None = None) -> list[TypedObject]:
+                      taken: set[str] | None = None, claimed: set[int] | None = None,
+                      replicaset_names: Iterable[str] | None = None) -> list[TypedObject]:
     """The ReplicaSet a Deployment controller creates, and that ReplicaSet's pods.
 
     The Deployment's ReplicaSets among ``existing`` are found as the controller finds
@@ -388,7 +389,9 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
     on its own. Otherwise a new ReplicaSet ``<name>-<pod-template-hash>`` is made with,
     for RollingUpdate, ``min(replicas + maxSurge - replicas of the old ReplicaSets,
     replicas)`` replicas (upstream ``NewRSNewReplicas``); for Recreate, all replicas
-    once no pod of an old ReplicaSet is active, else none yet.
+    once no pod of an old ReplicaSet is active, else none yet. When the name is held by
+    another ReplicaSet (``replicaset_names``: those of the namespace, by default taken
+    from ``existing``), the collision count goes up and the hash is computed again.
 
     >>> d = Deployment(metadata={"name": "web"}, spec={"replicas": 1,
     ...     "template": {"metadata": {"labels": {"app": "web"}}}})
@@ -411,8 +414,8 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
             current = sum(1 if rs.spec.replicas is None else rs.spec.replicas for rs in owned)
             replicas = max(0, min(desired + _max_surge(dep) - current, desired))
     revision = max((_revision(rs) for rs in owned), default=0) + 1
-    rs_names = {o.name for o in existing if isinstance(o, ReplicaSet)
-                and (o.namespace or "default") == (dep.namespace or "default")}
+    rs_names = set(replicaset_names) if replicaset_names is not None else {
+        o.name for o in existing if isinstance(o, ReplicaSet) and (o.namespace or "default") == (dep.namespace or "default")}
     rs = _replicaset_for(dep, seed, replicas, revision, rs_names)
     return [rs, *expand_replicaset(rs, pods, seed, taken, claimed)]
 
@@ -719,12 +722,18 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     True
     """
     from .apps import DaemonSet
+    from .controller_ref import OwnerIndex
     from .core import Node
     from .daemonset import expand_daemonset
+    from .podgroup import PodGroup
+    from .workloadapi import Workload
 
     objs = [o.clone() for o in objects]
     pods = [o for o in objs if isinstance(o, Pod)]
     nodes = [o for o in objs if isinstance(o, Node)]
+    scheduling = [o for o in objs if isinstance(o, (Workload, PodGroup))]
+    pod_index = OwnerIndex(pods)
+    rs_index = OwnerIndex([o for o in objs if isinstance(o, ReplicaSet)])
     taken: dict[str, set[str]] = {}
     for o in objs:
         if isinstance(o, KubeObject) and o.metadata.name:
@@ -736,17 +745,22 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
         out.append(o)
         names = taken.setdefault(o.namespace, set()) if isinstance(o, KubeObject) else set()
         if isinstance(o, Deployment):
-            made = expand_deployment(o, objs, seed, names, claimed)
+            sets = rs_index.candidates(o)
+            sets_pods = [p for rs in sets for p in pod_index.candidates(rs)]
+            # the ReplicaSets' pods, and the namespace's orphans (a new ReplicaSet may adopt them)
+            made = expand_deployment(o, [*sets, *sets_pods, *pod_index.candidates(o)], seed, names, claimed,
+                                     replicaset_names=[rs.name for rs in rs_index.in_namespace(o.namespace)])
         elif isinstance(o, ReplicaSet):
-            made = expand_replicaset(o, pods, seed, names, claimed)
+            made = expand_replicaset(o, pod_index.candidates(o), seed, names, claimed)
         elif isinstance(o, StatefulSet):
-            made = expand_statefulset(o, pods, seed, claimed)
+            made = expand_statefulset(o, pod_index.in_namespace(o.namespace), seed, claimed)
         elif isinstance(o, DaemonSet):
-            made = expand_daemonset(o, nodes, pods, seed, names, claimed, feature_gates)
+            made = expand_daemonset(o, nodes, pod_index.candidates(o), seed, names, claimed, feature_gates)
         elif isinstance(o, Job):
-            pg, created = job_pod_group(o, objs, seed, pods)
+            owned = pod_index.candidates(o)
+            pg, created = job_pod_group(o, [o, *scheduling], seed, owned)
             made = ([pg] if created else []) + expand_job(
-                o, pods, seed, names, pod_group=pg.name if pg is not None else None, claimed=claimed)
+                o, owned, seed, names, pod_group=pg.name if pg is not None else None, claimed=claimed)
         else:
             continue
         for m in made:

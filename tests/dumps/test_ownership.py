@@ -206,3 +206,44 @@ def test_a_foreign_replicaset_with_our_name_makes_the_controller_count_a_collisi
     made = [o for o in out if o.kind == "ReplicaSet" and o.name != name]
     assert len(made) == 1 and made[0].name == "web-" + pod_template_hash(dep.spec.template, 1)
     assert next(o for o in out if o.kind == "Deployment").status.collision_count == 1
+
+
+def test_a_replicaset_of_another_controller_with_our_name_is_a_collision_too():
+    from kschedlab.api.workloads import pod_template_hash
+
+    dep = load_text(DEPLOYMENT)[0]
+    name = "web-" + pod_template_hash(dep.spec.template, None)
+    other = "{apiVersion: apps/v1, kind: Deployment, name: api, uid: api-uid, controller: true}"
+    objs = load_text(DEPLOYMENT + _rs(name, "x", replicas=0, owner=other))
+    made = [o.name for o in expand(objs) if o.kind == "ReplicaSet" and o.name != name]
+    assert made == ["web-" + pod_template_hash(dep.spec.template, 1)]
+
+
+def test_expansion_of_a_large_dump_is_not_quadratic():
+    # 600 Deployments, each with its ReplicaSet and 3 pods: everything is matched, nothing made
+    import time
+
+    from kschedlab.api import load_objects
+
+    items = []
+    for i in range(600):
+        ns, sel = f"ns{i % 10}", {"app": f"a{i}"}
+        tmpl = {"metadata": {"labels": sel}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+        items.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"d{i}", "namespace": ns,
+                      "uid": f"d{i}"}, "spec": {"replicas": 3, "selector": {"matchLabels": sel}, "template": tmpl}})
+        labels = {**sel, "pod-template-hash": "h"}
+        items.append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+            "name": f"d{i}-h", "namespace": ns, "uid": f"r{i}", "labels": labels, "ownerReferences": [
+                {"kind": "Deployment", "name": f"d{i}", "uid": f"d{i}", "controller": True}]},
+            "spec": {"replicas": 3, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": tmpl["spec"]}}})
+        for j in range(3):
+            items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": f"d{i}-h-{j}", "namespace": ns, "labels": labels, "ownerReferences": [
+                    {"kind": "ReplicaSet", "name": f"d{i}-h", "uid": f"r{i}", "controller": True}]},
+                "spec": {"nodeName": "n", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    objs = load_objects(items)
+    start = time.perf_counter()
+    out = expand(objs)
+    assert len(out) == len(objs)
+    assert time.perf_counter() - start < 20

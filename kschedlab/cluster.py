@@ -378,9 +378,17 @@ class Cluster:
         """Load, expand workloads and admit objects from files or directories
         (:func:`kschedlab.api.manifests.load_manifests`; kinds the scheduler does not
         use are skipped with one warning unless ``strict``)."""
+        import warnings
+
+        from kschedlab.api.kinds import SkippedKindsWarning
         from kschedlab.api.manifests import load_manifests
 
-        return cls(load_manifests(*paths, seed=seed, feature_gates=feature_gates, strict=strict))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SkippedKindsWarning)
+            objects = load_manifests(*paths, seed=seed, feature_gates=feature_gates, strict=strict)
+        for w in caught:  # reported at the caller's line
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return cls(objects)
 
     def add(self, obj) -> None:
         kind = type(obj).__name__

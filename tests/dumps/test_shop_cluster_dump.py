@@ -141,3 +141,26 @@ def test_the_json_form_of_the_dump_loads_the_same(tmp_path):
     with pytest.warns(SkippedKindsWarning):
         from_yaml = load_manifests(DUMP)
     assert _keys(from_json) == _keys(from_yaml)
+
+
+def test_stored_pods_keep_their_priority_when_the_class_is_not_in_the_dump():
+    data = _raw()
+    for item in data["items"]:
+        if item["kind"] == "Pod" and item["metadata"]["name"].startswith("web-"):
+            item["spec"]["priorityClassName"] = "shop-high"  # not in the dump
+            item["spec"]["priority"] = 100000
+    data["items"].append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",  # a default class
+                          "metadata": {"name": "default-tier", "resourceVersion": "90210"},  # added later
+                          "globalDefault": True, "value": 1000})
+    from kschedlab.api.manifests import create
+
+    with pytest.warns(SkippedKindsWarning):
+        objs = create(load_objects(data, source="dump.yaml"))
+    pods = {o.name: o for o in objs if o.kind == "Pod"}
+    assert pods["web-6d4cf56db6-x7k2p"].spec.priority == 100000
+    assert pods["api-7d9c5b8f6c-8wzlh"].spec.priority == 0  # stored before the default class existed
+    # a pod created now (no resourceVersion) goes through admission
+    new = dict(next(i for i in data["items"] if i["metadata"]["name"] == "web-6d4cf56db6-x7k2p"))
+    new["metadata"] = {"name": "fresh", "namespace": "shop"}
+    with pytest.raises(ManifestError, match="no PriorityClass with name shop-high was found"):
+        create(load_objects([new], source="new.yaml"))

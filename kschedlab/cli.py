@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
+from pathlib import Path
 
 import yaml
 
@@ -22,38 +24,32 @@ def _gates(text: str | None) -> FeatureGates:
     return FeatureGates(FeatureGates.parse_flag(text) if text else {})
 
 
-def _scenario_gates(paths: list[str], flag: str | None) -> FeatureGates:
-    """Gates of a Simulation object among the files, overridden by ``--feature-gates``."""
-    from kschedlab.api.loader import load
-    from kschedlab.api.simulation import Simulation
-
-    gates: dict[str, bool] = {}
-    for obj in load(paths):
-        if isinstance(obj, Simulation):
-            gates.update(obj.spec.feature_gates)
-    return FeatureGates({**gates, **(FeatureGates.parse_flag(flag) if flag else {})})
-
-
-def _load_cluster(paths: list[str], config_path: str | None, seed: int, gates=None):
-    """Objects of the files, admitted (kinds behind feature gates served by ``gates``); a
-    KubeSchedulerConfiguration among them is the config."""
-    from kschedlab.api.admission import admit
+def _load_cluster(paths: list[str], config_path: str | None, seed: int, flag: str | None = None,
+                  strict: bool = False):
+    """Load the files once and build the cluster as :func:`kschedlab.api.manifests.load_manifests`
+    does (expand workloads, admit), with the gates of a Simulation among them overridden by
+    ``--feature-gates`` (kinds behind gates are served by them). Returns (cluster, config, gates);
+    a KubeSchedulerConfiguration among the files (or in ``config_path``) is the config."""
     from kschedlab.api.config import KubeSchedulerConfiguration
     from kschedlab.api.loader import load
-    from kschedlab.api.workloads import expand
+    from kschedlab.api.manifests import create
+    from kschedlab.api.simulation import Simulation
     from kschedlab.cluster import Cluster
 
-    from kschedlab.api.simulation import Simulation
-
-    objects = [o for o in load(paths) if not isinstance(o, Simulation)]
+    objects = load(paths, strict=strict)
+    scenario_gates: dict[str, bool] = {}
+    for obj in objects:
+        if isinstance(obj, Simulation):
+            scenario_gates.update(obj.spec.feature_gates)
+    gates = FeatureGates({**scenario_gates, **(FeatureGates.parse_flag(flag) if flag else {})})
     configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
     if config_path:
-        configs = [o for o in load(config_path) if isinstance(o, KubeSchedulerConfiguration)] or configs
+        configs = [o for o in load(config_path, strict=strict) if isinstance(o, KubeSchedulerConfiguration)] or configs
     if len(configs) > 1:
         raise SystemExit("error: more than one KubeSchedulerConfiguration given")
-    rest = [o for o in objects if not isinstance(o, KubeSchedulerConfiguration)]
-    served = dict(gates.overrides) if gates is not None else None
-    return Cluster(admit(expand(rest, seed=seed), feature_gates=served)), (configs[0] if configs else None)
+    rest = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, Simulation))]
+    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed))
+    return cluster, (configs[0] if configs else None), gates
 
 
 def _print_table(results, explain: bool, out) -> None:
@@ -80,8 +76,8 @@ def _schedule(args, paths: list[str]) -> int:
     from kschedlab.scheduler import Scheduler
 
     out = sys.stdout
-    gates = _scenario_gates(paths, args.feature_gates)
-    cluster, config = _load_cluster(paths, args.config, args.seed, gates)
+    cluster, config, gates = _load_cluster(paths, args.config, args.seed, args.feature_gates,
+                                           strict=getattr(args, "strict", False))
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     results = scheduler.run()
     if args.output == "json":
@@ -146,7 +142,7 @@ def cmd_bench(args) -> int:
 def cmd_simulate(args) -> int:
     from kschedlab.sim.scenario import from_files
 
-    sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed)
+    sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict)
     result = sim.run(until=args.until if args.until is not None else until,
                      progress=args.output == "table" and sys.stderr.isatty())
     taints = sim.taint_manager.events_frame()
@@ -174,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=int, default=0, help="seed for tie-breaks and generated names")
         p.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
         p.add_argument("--report", metavar="HTML", help="also write an HTML report with figures")
+        p.add_argument("--strict", action="store_true",
+                       help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
 
     demo = sub.add_parser("demo", help="schedule the embedded default scenario and write a report")
     scheduling_options(demo)
@@ -207,22 +205,36 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--feature-gates", metavar="Name=true,...")
     simulate.add_argument("--seed", type=int)
     simulate.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    simulate.add_argument("--strict", action="store_true",
+                          help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
     simulate.set_defaults(func=cmd_simulate)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     from kschedlab.api.errors import ManifestError
+    from kschedlab.api.kinds import SkippedKindsWarning
     from kschedlab.framework.interface import ArgsError
     from kschedlab.framework.profile import ProfileError
     from kschedlab.scheduler import ConfigError
 
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (ManifestError, ArgsError, ProfileError, ConfigError, FeatureGateError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", SkippedKindsWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, SkippedKindsWarning):
+                print(f"warning: {message}", file=sys.stderr)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        try:
+            return args.func(args)
+        except (ManifestError, ArgsError, ProfileError, ConfigError, FeatureGateError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -368,16 +368,21 @@ class Cluster:
 
     # -- loading -------------------------------------------------------------
     @classmethod
-    def from_manifests(cls, *paths, seed: int = 0) -> "Cluster":
-        """Load, expand workloads and admit objects from files or directories."""
-        from kschedlab.api.admission import admit
-        from kschedlab.api.loader import load
-        from kschedlab.api.workloads import expand
+    def from_manifests(cls, *paths, seed: int = 0, feature_gates=None, strict: bool = False) -> "Cluster":
+        """Load, expand workloads and admit objects from files or directories
+        (:func:`kschedlab.api.manifests.load_manifests`; kinds the scheduler does not
+        use are skipped with one warning unless ``strict``)."""
+        import warnings
 
-        objs = []
-        for path in paths:
-            objs.extend(load(path))
-        return cls(admit(expand(objs, seed=seed)))
+        from kschedlab.api.kinds import SkippedKindsWarning
+        from kschedlab.api.manifests import load_manifests
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SkippedKindsWarning)
+            objects = load_manifests(*paths, seed=seed, feature_gates=feature_gates, strict=strict)
+        for w in caught:  # reported at the caller's line
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return cls(objects)
 
     def add(self, obj) -> None:
         kind = type(obj).__name__

@@ -5,10 +5,10 @@ One module per API group (``core``, ``scheduling``, ``node``, ``policy``,
 manifests (``loader``), what the API server does on create (``admission``) and
 what workload controllers create (``workloads``). Nothing here schedules.
 
-Typical use::
+Typical use (load, expand workloads, admit; see :mod:`kschedlab.api.manifests`)::
 
-    from kschedlab.api import load, expand, admit
-    objects = admit(expand(load("datasets/example/")))
+    from kschedlab.api import load_manifests
+    objects = load_manifests("datasets/dumps/shop-cluster.yaml")
 
 Model conventions: attribute names are the snake_case of the JSON names
 (``pod.spec.node_selector``); dumps use the JSON names
@@ -23,7 +23,7 @@ loaded); collections default to empty and optional scalars to None.
 """
 
 from .admission import admit, admit_pod, default_pod, merge_tolerations, validate_pod
-from .apps import Deployment, ReplicaSet, StatefulSet
+from .apps import DaemonSet, Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .config import (
     KubeSchedulerConfiguration,
@@ -72,7 +72,9 @@ from .core import (
     label_selector_matches,
 )
 from .errors import ManifestError
+from .kinds import SkippedKindsWarning
 from .loader import dump, load, load_objects, load_text
+from .manifests import load_manifests
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
 from .podgroup import CompositePodGroup, PodGroup
@@ -89,6 +91,7 @@ __all__ = [
     "ContainerImage",
     "CompositePodGroup",
     "ContainerPort",
+    "DaemonSet",
     "Deployment",
     "Job",
     "KubeObject",
@@ -131,6 +134,7 @@ __all__ = [
     "ResourceRequirements",
     "RuntimeClass",
     "Service",
+    "SkippedKindsWarning",
     "StatefulSet",
     "Taint",
     "Toleration",
@@ -146,6 +150,7 @@ __all__ = [
     "expand",
     "label_selector_matches",
     "load",
+    "load_manifests",
     "load_objects",
     "load_text",
     "merge_tolerations",

@@ -13,7 +13,8 @@ Conventions (see ``kschedlab/api/__init__.py``):
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import re
+from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, model_validator
@@ -27,6 +28,8 @@ __all__ = [
     "format_time",
     "parse_time",
     "mark_set",
+    "Timestamp",
+    "time_ns",
 ]
 
 
@@ -134,14 +137,118 @@ def mark_set(obj: BaseModel, *path: str) -> None:
 # ---------------------------------------------------------------- time values
 
 
-def parse_time(value: Any) -> datetime:
-    """Parse an RFC 3339 timestamp as Kubernetes writes them.
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_FRACTION = re.compile(r"[Tt ]\d{2}:\d{2}:\d{2}[.,](\d+)")
+
+
+class Timestamp(datetime):
+    """A UTC datetime that also keeps the nanoseconds below its microsecond.
+
+    Go's ``time.Time`` (and so ``metav1.Time`` parsed from RFC 3339) holds
+    nanoseconds; Python's datetime only microseconds. ``nanosecond`` is the 0-999
+    rest, ``ns`` the exact value in nanoseconds since the epoch. Comparisons and
+    hashing use the full value; datetime arithmetic returns microsecond values.
+
+    >>> a, b = parse_time("2026-12-01T10:00:00.123456789Z"), parse_time("2026-12-01T10:00:00.123456788Z")
+    >>> a > b, a.ns - b.ns, a.nanosecond
+    (True, 1, 789)
+    """
+
+    def __new__(cls, *args: Any, nanosecond: int = 0, **kwargs: Any) -> Timestamp:
+        obj = super().__new__(cls, *args, **kwargs)
+        obj._nanosecond = nanosecond
+        return obj
+
+    @property
+    def nanosecond(self) -> int:
+        """The nanoseconds below ``microsecond`` (0-999)."""
+        return getattr(self, "_nanosecond", 0)
+
+    @property
+    def ns(self) -> int:
+        """Nanoseconds since the Unix epoch (exact)."""
+        return time_ns(self)
+
+    def __repr__(self) -> str:
+        base = datetime.__repr__(self)
+        return base[:-1] + f", nanosecond={self.nanosecond})" if self.nanosecond else base
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_timestamp_from_ns, (self.ns,))
+
+    def __copy__(self) -> Timestamp:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Timestamp:
+        return self
+
+    def __hash__(self) -> int:
+        return hash((datetime.__hash__(self), self.nanosecond))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, datetime):
+            return datetime.__eq__(self, other) and self.nanosecond == getattr(other, "nanosecond", 0)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __lt__(self, other: datetime) -> bool:
+        if isinstance(other, datetime):
+            return time_ns(self) < time_ns(other)
+        return NotImplemented
+
+    def __le__(self, other: datetime) -> bool:
+        if isinstance(other, datetime):
+            return time_ns(self) <= time_ns(other)
+        return NotImplemented
+
+    def __gt__(self, other: datetime) -> bool:
+        if isinstance(other, datetime):
+            return time_ns(self) > time_ns(other)
+        return NotImplemented
+
+    def __ge__(self, other: datetime) -> bool:
+        if isinstance(other, datetime):
+            return time_ns(self) >= time_ns(other)
+        return NotImplemented
+
+
+def _timestamp_from_ns(ns: int) -> Timestamp:
+    seconds, rest = divmod(ns, 1_000_000_000)
+    micro, nano = divmod(rest, 1000)
+    dt = _EPOCH + timedelta(seconds=seconds, microseconds=micro)
+    return Timestamp(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond,
+                     tzinfo=timezone.utc, nanosecond=nano)
+
+
+def time_ns(dt: datetime) -> int:
+    """Exact nanoseconds since the Unix epoch of a timezone-aware datetime
+    (a :class:`Timestamp` keeps its sub-microsecond part).
+
+    >>> time_ns(parse_time("1970-01-01T00:00:01.000000001Z"))
+    1000000001
+    """
+    delta = datetime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond,
+                     tzinfo=dt.tzinfo) - _EPOCH
+    return ((delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1000 + getattr(
+        dt, "nanosecond", 0)
+
+
+def parse_time(value: Any) -> Timestamp:
+    """Parse an RFC 3339 timestamp as Kubernetes writes them, keeping nanoseconds
+    (Go's RFC3339Nano; digits past the ninth are dropped, as Go does).
 
     >>> parse_time("2024-05-01T10:00:00Z").isoformat()
     '2024-05-01T10:00:00+00:00'
+    >>> format_time(parse_time("2026-12-01T12:00:00.123456789+02:00"))
+    '2026-12-01T10:00:00.123456789Z'
     """
+    nano = 0
     if isinstance(value, datetime):
         dt = value
+        nano = getattr(value, "nanosecond", 0)
     elif isinstance(value, str):
         try:
             dt = datetime.fromisoformat(value)
@@ -149,22 +256,32 @@ def parse_time(value: Any) -> datetime:
             raise ValueError(f'invalid time "{value}": expected RFC 3339, e.g. 2006-01-02T15:04:05Z') from None
         if "T" not in value and "t" not in value:
             raise ValueError(f'invalid time "{value}": expected RFC 3339, e.g. 2006-01-02T15:04:05Z')
+        m = _FRACTION.search(value)
+        if m:
+            digits = (m.group(1) + "000000000")[:9]
+            nano = int(digits[6:9])
+            dt = dt.replace(microsecond=int(digits[:6]))
     else:
         raise ValueError(f"expected an RFC 3339 time string, got {type(value).__name__}")
     if dt.tzinfo is None:
         raise ValueError(f'invalid time "{value}": missing time zone (use Z for UTC)')
-    return dt.astimezone(timezone.utc)
+    dt = dt.astimezone(timezone.utc)
+    return Timestamp(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond,
+                     tzinfo=timezone.utc, nanosecond=nano)
 
 
 def format_time(dt: datetime) -> str:
-    """Format as RFC 3339 in UTC, the way ``metav1.Time`` marshals.
+    """Format as RFC 3339 in UTC with the fraction Go's RFC3339Nano prints (trailing
+    zeros dropped, nanoseconds kept).
 
     >>> format_time(parse_time("2024-05-01T12:00:00+02:00"))
     '2024-05-01T10:00:00Z'
     """
+    nano = getattr(dt, "nanosecond", 0)
     dt = dt.astimezone(timezone.utc)
-    if dt.microsecond:
-        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f").rstrip("0") + "Z"
+    if dt.microsecond or nano:
+        frac = f"{dt.microsecond:06d}{nano:03d}".rstrip("0")
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.") + frac + "Z"
     return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

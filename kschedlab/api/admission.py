@@ -13,6 +13,13 @@ not changed). For pods it applies, in the API server's order:
 3. admission plugins: Priority, DefaultTolerationSeconds, RuntimeClass;
 4. a subset of pod validation that matters to scheduling.
 
+A pod read back from an API server (it has ``metadata.resourceVersion``, as every
+object of a ``kubectl get -o yaml`` dump does; :func:`is_stored`) is not created
+again: steps 2 and 3 are skipped (its priority, preemption policy, tolerations,
+overhead and merged selectors are the ones stored, even when its PriorityClass is
+not in the dump), except that a missing ``spec.priority``, ``status.phase`` or
+``status.qosClass`` is filled in.
+
 PriorityClasses and RuntimeClasses are taken from the same list (plus the two
 built-in system classes). Errors are :class:`ManifestError` naming the file, the
 object and the field; when any object is refused nothing is returned.
@@ -72,6 +79,7 @@ from .scheduling import (
 
 __all__ = [
     "admit",
+    "is_stored",
     "admit_pod",
     "default_pod",
     "default_tolerations",
@@ -740,6 +748,30 @@ def admit_pod(
 _SYSTEM_CLASSES = {pc.name: pc for pc in system_priority_classes()}
 
 
+def is_stored(obj: KubeObject) -> bool:
+    """Whether ``obj`` was read back from an API server (a dump): it has a
+    ``metadata.resourceVersion``, which only the server sets and which a create refuses.
+
+    >>> is_stored(Pod(metadata={"name": "p", "resourceVersion": "41"})), is_stored(Pod(metadata={"name": "p"}))
+    (True, False)
+    """
+    return bool(obj.metadata.resource_version)
+
+
+def _restore_stored_pod(pod: Pod, pcs: Mapping[str, PriorityClass], errs: _Errors) -> None:
+    # A stored pod went through admission when it was created; its priority, tolerations and
+    # overhead are kept as they are, even if its PriorityClass or RuntimeClass has been deleted
+    # or a global default PriorityClass appeared since (both allowed upstream). Only what a
+    # trimmed dump may lack is filled in.
+    if pod.spec.priority is None:
+        _admit_priority(pod, pcs, errs)
+    st = pod.status
+    if not st.phase or not st.qos_class:
+        st.phase = st.phase or "Pending"
+        st.qos_class = st.qos_class or compute_pod_qos(pod.spec)
+        pod.mark_set("status")
+
+
 def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, RuntimeClass],
                        gates: Mapping[str, bool]) -> Pod:
     for name, spc in _SYSTEM_CLASSES.items():
@@ -749,11 +781,14 @@ def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, R
         # dropDisabledPodFields: spec.schedulingGroup is cleared while GenericWorkload is off
         out.spec.scheduling_group = None
     errs = _Errors(out)
-    _prepare_for_create(out, gates)
-    _admit_priority(out, pcs, errs)
-    if not errs.items:
-        out.spec.tolerations = default_tolerations(out.spec.tolerations)
-        _admit_runtime_class(out, rcs, errs)
+    if is_stored(out):
+        _restore_stored_pod(out, pcs, errs)
+    else:
+        _prepare_for_create(out, gates)
+        _admit_priority(out, pcs, errs)
+        if not errs.items:
+            out.spec.tolerations = default_tolerations(out.spec.tolerations)
+            _admit_runtime_class(out, rcs, errs)
     out.mark_set("spec")
     errs.items.extend(validate_pod(out))
     if errs.items:

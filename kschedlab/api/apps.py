@@ -1,4 +1,4 @@
-"""``apps/v1``: Deployment, ReplicaSet, StatefulSet.
+"""``apps/v1``: Deployment, ReplicaSet, StatefulSet, DaemonSet.
 
 >>> d = Deployment.model_validate({"metadata": {"name": "web"}, "spec": {"replicas": 3,
 ...     "selector": {"matchLabels": {"app": "web"}},
@@ -30,6 +30,11 @@ __all__ = [
     "StatefulSetSpec",
     "StatefulSetStatus",
     "StatefulSetOrdinals",
+    "DaemonSet",
+    "DaemonSetSpec",
+    "DaemonSetStatus",
+    "DaemonSetUpdateStrategy",
+    "RollingUpdateDaemonSet",
 ]
 
 
@@ -168,3 +173,65 @@ class StatefulSet(KubeObject):
 
     spec: StatefulSetSpec = Field(default_factory=StatefulSetSpec)
     status: StatefulSetStatus = Field(default_factory=StatefulSetStatus)
+
+
+class RollingUpdateDaemonSet(K8sModel):
+    """apps/v1 RollingUpdateDaemonSet."""
+
+    max_unavailable: IntOrString | None = None
+    max_surge: IntOrString | None = None
+
+
+class DaemonSetUpdateStrategy(K8sModel):
+    """apps/v1 DaemonSetUpdateStrategy."""
+
+    type: str | None = None
+    rolling_update: RollingUpdateDaemonSet | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _check_type(cls, v: str | None) -> str | None:
+        return check_enum(v, ("OnDelete", "RollingUpdate"))
+
+
+class DaemonSetSpec(K8sModel):
+    """apps/v1 DaemonSetSpec."""
+
+    selector: LabelSelector | None = None
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+    update_strategy: DaemonSetUpdateStrategy | None = None
+    min_ready_seconds: int | None = None
+    revision_history_limit: int | None = None
+
+
+class DaemonSetStatus(K8sModel):
+    """apps/v1 DaemonSetStatus."""
+
+    current_number_scheduled: int | None = None
+    number_misscheduled: int | None = None
+    desired_number_scheduled: int | None = None
+    number_ready: int | None = None
+    observed_generation: int | None = None
+    updated_number_scheduled: int | None = None
+    number_available: int | None = None
+    number_unavailable: int | None = None
+    collision_count: int | None = None
+    conditions: list[Any] = Field(default_factory=list)
+
+
+class DaemonSet(KubeObject):
+    """apps/v1 DaemonSet: one pod per eligible node (see :mod:`kschedlab.api.daemonset`).
+
+    >>> ds = DaemonSet.model_validate({"metadata": {"name": "agent", "namespace": "kube-system"},
+    ...     "spec": {"selector": {"matchLabels": {"app": "agent"}},
+    ...              "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}}}})
+    >>> ds.spec.update_strategy.rolling_update.max_unavailable
+    1
+    """
+
+    API_VERSION: ClassVar[str] = "apps/v1"
+    KIND: ClassVar[str] = "DaemonSet"
+    NAMESPACED: ClassVar[bool] = True
+
+    spec: DaemonSetSpec = Field(default_factory=DaemonSetSpec)
+    status: DaemonSetStatus = Field(default_factory=DaemonSetStatus)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -31,6 +32,7 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import ManifestError, errors_from_validation
+from .kinds import SkippedKindsWarning, classify, skipped_summary
 from .meta import TypedObject
 from .registry import model_for
 
@@ -147,7 +149,7 @@ def describe_raw(data: Any, doc: str) -> str:
 
 
 def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None,
-           errors: list[ManifestError], out: list[TypedObject]) -> None:
+           errors: list[ManifestError], out: list[TypedObject], skipped: list | None = None) -> None:
     obj_name = describe_raw(data, doc)
     if not isinstance(data, dict):
         kind = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}.get(
@@ -167,7 +169,15 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
     model = model_for(api_version, kind)
     if model is None:
         if kind == "List" or (kind.endswith("List") and "items" in data):
-            _build_list(data, source, doc, docno, line, errors, out)
+            _build_list(data, source, doc, docno, line, errors, out, skipped)
+            return
+        if classify(api_version, kind) == "unused":
+            if skipped is not None:
+                skipped.append((source, obj_name, api_version, kind))
+            else:
+                errors.append(ManifestError(
+                    f'kind "{kind}" (apiVersion {api_version}) is not used by the scheduler '
+                    "(refused in strict mode)", file=source, obj=f"{doc} ({obj_name})", line=line))
             return
         errors.append(
             ManifestError(f'unknown kind "{kind}" (apiVersion {api_version})', file=source, obj=doc, line=line)
@@ -183,7 +193,7 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
 
 
 def _build_list(data: dict, source: str, doc: str, docno: int | None, line: int | None,
-                errors: list[ManifestError], out: list[TypedObject]) -> None:
+                errors: list[ManifestError], out: list[TypedObject], skipped: list | None = None) -> None:
     extra = sorted(set(data) - _LIST_KEYS)
     for k in extra:
         errors.append(ManifestError(f'unknown field "{k}"', file=source, obj=doc, path=k, line=line))
@@ -201,11 +211,11 @@ def _build_list(data: dict, source: str, doc: str, docno: int | None, line: int 
             item = dict(item)
             item.setdefault("kind", item_kind)
             item.setdefault("apiVersion", data.get("apiVersion"))
-        _build(item, source, label, docno, line, errors, out)
+        _build(item, source, label, docno, line, errors, out, skipped)
 
 
 def _parse_text(text: str, source: str, is_json: bool, errors: list[ManifestError],
-                out: list[TypedObject]) -> None:
+                out: list[TypedObject], skipped: list | None = None) -> None:
     try:
         docs = list(_json_documents(text, source) if is_json else _yaml_documents(text, source))
     except ManifestError as e:
@@ -214,20 +224,36 @@ def _parse_text(text: str, source: str, is_json: bool, errors: list[ManifestErro
     for n, (data, line) in enumerate(docs, start=1):
         if data is None:
             continue
-        _build(data, source, f"document {n}", n, line, errors, out)
+        _build(data, source, f"document {n}", n, line, errors, out, skipped)
 
 
-def load_text(text: str, source: str = "<string>") -> list[TypedObject]:
+def _finish(errors: list[ManifestError], skipped: list | None, stacklevel: int = 3) -> None:
+    if errors:
+        raise ManifestError.combine(errors)
+    if skipped:
+        warnings.warn(SkippedKindsWarning(skipped_summary(skipped), skipped), stacklevel=stacklevel)
+
+
+def load_text(text: str, source: str = "<string>", *, strict: bool = False) -> list[TypedObject]:
     """Load objects from YAML (or JSON) text.
+
+    Objects of kinds the scheduler does not use (ConfigMap, Event, custom
+    resources, ... see :mod:`kschedlab.api.kinds`) are skipped with one
+    :class:`~kschedlab.api.kinds.SkippedKindsWarning`; ``strict=True`` makes
+    them errors.
 
     >>> [o.key for o in load_text("kind: Namespace\\napiVersion: v1\\nmetadata: {name: team-a}")]
     ['team-a']
+    >>> load_text("apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: c, namespace: a}", "c.yaml", strict=True)
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.errors.ManifestError: c.yaml: document 1 (ConfigMap a/c): kind "ConfigMap" (apiVersion v1) is not used by the scheduler (refused in strict mode)
     """
     errors: list[ManifestError] = []
     out: list[TypedObject] = []
-    _parse_text(text, source, False, errors, out)
-    if errors:
-        raise ManifestError.combine(errors)
+    skipped: list | None = None if strict else []
+    _parse_text(text, source, False, errors, out, skipped)
+    _finish(errors, skipped)
     return out
 
 
@@ -253,12 +279,14 @@ def _files(paths: Sequence[Path], errors: list[ManifestError]) -> list[Path]:
     return files
 
 
-def load(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[TypedObject]:
+def load(paths: str | os.PathLike | Iterable[str | os.PathLike], *, strict: bool = False) -> list[TypedObject]:
     """Load objects from files and directories (recursively, in sorted order).
 
     ``.json`` files are read as JSON (an object, a list of objects or a List);
     everything else as multi-document YAML. All errors are reported together in
-    one :class:`ManifestError`, and then nothing is returned.
+    one :class:`ManifestError`, and then nothing is returned. Kinds the scheduler
+    does not use are skipped with one warning (errors with ``strict=True``), as in
+    :func:`load_text`.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -268,6 +296,7 @@ def load(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[TypedOb
     """
     errors: list[ManifestError] = []
     out: list[TypedObject] = []
+    skipped: list | None = None if strict else []
     for f in _files(_as_paths(paths), errors):
         source = str(f)
         try:
@@ -275,13 +304,12 @@ def load(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[TypedOb
         except (OSError, UnicodeDecodeError) as e:
             errors.append(ManifestError(f"cannot read file: {e}", file=source))
             continue
-        _parse_text(text, source, f.suffix.lower() == ".json", errors, out)
-    if errors:
-        raise ManifestError.combine(errors)
+        _parse_text(text, source, f.suffix.lower() == ".json", errors, out, skipped)
+    _finish(errors, skipped)
     return out
 
 
-def load_objects(data: Any, source: str = "<data>") -> list[TypedObject]:
+def load_objects(data: Any, source: str = "<data>", *, strict: bool = False) -> list[TypedObject]:
     """Build objects from already-parsed data (a dict, a List dict or a list of dicts).
 
     >>> load_objects({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})[0].key
@@ -289,13 +317,13 @@ def load_objects(data: Any, source: str = "<data>") -> list[TypedObject]:
     """
     errors: list[ManifestError] = []
     out: list[TypedObject] = []
+    skipped: list | None = None if strict else []
     docs = data if isinstance(data, list) else [data]
     for n, d in enumerate(docs, start=1):
         if d is None:
             continue
-        _build(d, source, f"document {n}", n, None, errors, out)
-    if errors:
-        raise ManifestError.combine(errors)
+        _build(d, source, f"document {n}", n, None, errors, out, skipped)
+    _finish(errors, skipped)
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Mapping
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from ._base import K8sModel, Time, check_enum, format_time, parse_time  # noqa: F401 (public here)
+from ._base import K8sModel, Time, check_enum, format_time, parse_time, time_ns  # noqa: F401 (public here)
 
 __all__ = [
     "ObjectMeta",

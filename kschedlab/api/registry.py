@@ -11,7 +11,7 @@ New kinds (e.g. PodGroup) are added with :func:`register`.
 
 from __future__ import annotations
 
-from .apps import Deployment, ReplicaSet, StatefulSet
+from .apps import DaemonSet, Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .config import KubeSchedulerConfiguration
 from .core import Namespace, Node, Pod, Service
@@ -97,6 +97,7 @@ for _m in (
     Deployment,
     ReplicaSet,
     StatefulSet,
+    DaemonSet,
     Job,
     KubeSchedulerConfiguration,
     KubeletConfiguration,

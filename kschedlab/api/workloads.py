@@ -9,7 +9,8 @@
   job labels, and the completion index for Indexed jobs.;
 * Job named by a Workload's ``spec.controllerRef`` -> its PodGroup (from the
   Workload's single PodGroupTemplate) and pods with ``spec.schedulingGroup``
-  (:func:`job_pod_group`)
+  (:func:`job_pod_group`);
+* DaemonSet -> one pod per eligible node (:mod:`kschedlab.api.daemonset`).
 
 Names use upstream's alphabet ``bcdfghjklmnpqrstvwxz2456789``. Random parts and
 UIDs come from the ``seed``, so the result is the same for the same seed. Hashes
@@ -17,9 +18,13 @@ follow upstream's construction (FNV over the template, encoded with
 ``SafeEncodeString``) but hash our own JSON rendering of the template, so their
 values differ from a real cluster's.
 
-Pods that already exist in the input and are controlled by the owner count
-towards its replicas (controllers reconcile to the desired count), so a dump of
-a running cluster expands to itself.
+Objects that already exist in the input and belong to the owner count towards
+its desired state (controllers reconcile to it). They are found as the
+controllers find them (:mod:`kschedlab.api.controller_ref`): the controller owner
+reference (by UID, else kind and name), else adoption of orphans by the owner's
+selector; a Deployment's current ReplicaSet is the owned one whose template equals
+the Deployment's apart from ``pod-template-hash`` (not one named by our hash). So a
+dump of a running cluster expands to itself.
 
 >>> from kschedlab.api.loader import load_text
 >>> objs = expand(load_text('''
@@ -46,22 +51,28 @@ True
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import random
 import re
-import uuid
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
+from ._base import time_ns
 from .apps import Deployment, ReplicaSet, StatefulSet
 from .batch import Job
+from .controller_ref import claim, controlled_by
 from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
 from .meta import KubeObject, TypedObject
+from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
+    ALPHANUMS, ANN_DESIRED_REPLICAS, ANN_LAST_APPLIED, ANN_MAX_REPLICAS, ANN_REVISION, JOB_COMPLETION_INDEX,
+    JOB_TRACKING_FINALIZER, LABEL_CONTROLLER_REVISION_HASH, LABEL_CONTROLLER_UID, LABEL_JOB_NAME,
+    LABEL_LEGACY_CONTROLLER_UID, LABEL_LEGACY_JOB_NAME, LABEL_POD_INDEX, LABEL_POD_TEMPLATE_HASH,
+    LABEL_STS_POD_NAME, MAX_GENERATED_NAME_LENGTH, controller_revision_hash, pod_template_hash,
+    safe_encode_string, _controller_ref, _ensure_uid, _fnv32a, _generated_name, _pod_from_template, _rng, _uid)
 
 __all__ = [
     "expand",
     "expand_deployment",
+    "find_new_replicaset",
+    "equal_ignore_hash",
     "expand_replicaset",
     "expand_statefulset",
     "expand_job",
@@ -73,171 +84,9 @@ __all__ = [
     "ALPHANUMS",
 ]
 
-ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-"""Upstream ``util/rand`` alphabet (no vowels, no confusable characters)."""
-
-MAX_GENERATED_NAME_LENGTH = 63 - 5
-LABEL_POD_TEMPLATE_HASH = "pod-template-hash"
-LABEL_CONTROLLER_REVISION_HASH = "controller-revision-hash"
-LABEL_STS_POD_NAME = "statefulset.kubernetes.io/pod-name"
-LABEL_POD_INDEX = "apps.kubernetes.io/pod-index"
-LABEL_JOB_NAME = "batch.kubernetes.io/job-name"
-LABEL_LEGACY_JOB_NAME = "job-name"
-LABEL_CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
-LABEL_LEGACY_CONTROLLER_UID = "controller-uid"
-JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
-JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
-ANN_REVISION = "deployment.kubernetes.io/revision"
-ANN_DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas"
-ANN_MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
-ANN_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-
-
-def safe_encode_string(s: str) -> str:
-    """Map each character into the safe alphabet (upstream ``rand.SafeEncodeString``).
-
-    >>> safe_encode_string("0123456789")
-    '456789bcdf'
-    """
-    return "".join(ALPHANUMS[ord(ch) % len(ALPHANUMS)] for ch in s)
-
-
-def _fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for b in data:
-        h ^= b
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
-def _fnv32(data: bytes) -> int:
-    h = 0x811C9DC5
-    for b in data:
-        h = (h * 0x01000193) & 0xFFFFFFFF
-        h ^= b
-    return h
-
-
-def _canonical_json(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _template_data(template: PodTemplateSpec) -> Any:
-    return template.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def pod_template_hash(template: PodTemplateSpec, collision_count: int | None = None) -> str:
-    """``pod-template-hash`` of a Deployment template (upstream ``ComputeHash`` scheme).
-
-    FNV-32a of the template (our canonical JSON), plus the collision count,
-    printed in decimal and safe-encoded: up to 10 characters.
-
-    >>> h = pod_template_hash(PodTemplateSpec(metadata={"labels": {"app": "web"}}))
-    >>> h == pod_template_hash(PodTemplateSpec(metadata={"labels": {"app": "web"}})), set(h) <= set(ALPHANUMS)
-    (True, True)
-    """
-    data = _canonical_json(_template_data(template))
-    if collision_count is not None:
-        data += (collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
-    return safe_encode_string(str(_fnv32a(data)))
-
-
-def controller_revision_hash(sts: StatefulSet) -> str:
-    """Name of a StatefulSet's current ControllerRevision (``<name>-<hash>``).
-
-    Upstream hashes the revision's patch (``{"spec":{"template":{..., "$patch":
-    "replace"}}}``) with FNV-32, in hex, safe-encoded.
-
-    >>> s = StatefulSet(metadata={"name": "web"})
-    >>> controller_revision_hash(s).startswith("web-")
-    True
-    """
-    template = _template_data(sts.spec.template)
-    template["$patch"] = "replace"
-    raw = _canonical_json({"spec": {"template": template}})
-    probe = sts.status.collision_count
-    if probe is not None:
-        raw += str(probe).encode()
-    h = safe_encode_string(format(_fnv32(raw), "x"))
-    prefix = (sts.metadata.name or "")[:223]
-    return f"{prefix}-{h}"
-
-
-# ------------------------------------------------------------------- helpers
-
-
-def _uid(seed: int, kind: str, key: str) -> str:
-    digest = hashlib.sha256(f"kschedlab/{seed}/{kind}/{key}".encode()).digest()
-    return str(uuid.UUID(bytes=digest[:16], version=4))
-
-
-def _rng(seed: int, owner: KubeObject) -> random.Random:
-    return random.Random(f"kschedlab/{seed}/{owner.kind}/{owner.key}")
-
-
-def _generated_name(prefix: str, rng: random.Random, taken: set[str]) -> str:
-    if len(prefix) > MAX_GENERATED_NAME_LENGTH:
-        prefix = prefix[:MAX_GENERATED_NAME_LENGTH]
-    while True:
-        name = prefix + "".join(rng.choice(ALPHANUMS) for _ in range(5))
-        if name not in taken:
-            taken.add(name)
-            return name
-
-
-def _controller_ref(owner: KubeObject) -> OwnerReference:
-    return OwnerReference(
-        api_version=owner.api_version,
-        kind=owner.kind,
-        name=owner.name,
-        uid=owner.metadata.uid,
-        controller=True,
-        block_owner_deletion=True,
-    )
-
-
-def _ensure_uid(obj: KubeObject, seed: int) -> None:
-    if not obj.metadata.uid:
-        obj.metadata.uid = _uid(seed, obj.kind or "", obj.key)
-        obj.mark_set("metadata")
-
-
-def _pod_from_template(
-    template: PodTemplateSpec, owner: KubeObject, name: str, seed: int,
-    extra_labels: dict[str, str] | None = None, extra_annotations: dict[str, str] | None = None,
-) -> Pod:
-    tm = template.metadata
-    meta: dict[str, Any] = {"name": name}
-    if owner.namespace:
-        meta["namespace"] = owner.namespace
-    labels = {**tm.labels, **(extra_labels or {})}
-    annotations = {**tm.annotations, **(extra_annotations or {})}
-    if labels:
-        meta["labels"] = labels
-    if annotations:
-        meta["annotations"] = annotations
-    if tm.finalizers:
-        meta["finalizers"] = list(tm.finalizers)
-    pod = Pod(metadata=ObjectMeta(**meta), spec=template.spec.clone())
-    pod.metadata.owner_references = [_controller_ref(owner)]
-    pod.metadata.uid = _uid(seed, "Pod", pod.key)
-    pod._source = owner._source  # errors about generated objects name the owner's file
-    return pod
-
-
-def _owned_pods(owner: KubeObject, pods: list[Pod]) -> list[Pod]:
-    out = []
-    ns = owner.namespace or "default"
-    for p in pods:
-        if (p.namespace or "default") != ns:
-            continue
-        ref = p.metadata.controller_ref()
-        if ref is None or ref.kind != owner.kind or ref.name != owner.name:
-            continue
-        if owner.metadata.uid and ref.uid and ref.uid != owner.metadata.uid:
-            continue
-        out.append(p)
-    return out
+def _owned_pods(owner: KubeObject, pods: list[Pod], claimed: set[int] | None = None) -> list[Pod]:
+    # ownerReferences first (by UID, else kind+name), then orphans the owner's selector adopts
+    return claim(owner, pods, claimed=claimed)
 
 
 def _active(pods: list[Pod]) -> list[Pod]:
@@ -259,7 +108,7 @@ def _scaled(value: int | str | None, total: int, default: str, round_up: bool) -
 
 
 def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: int = 0,
-                      taken: set[str] | None = None) -> list[Pod]:
+                      taken: set[str] | None = None, claimed: set[int] | None = None) -> list[Pod]:
     """The pods a ReplicaSet controller creates (its replicas minus existing ones).
 
     >>> rs = ReplicaSet(metadata={"name": "web-abc", "namespace": "default"},
@@ -269,7 +118,7 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     """
     _ensure_uid(rs, seed)
     replicas = 1 if rs.spec.replicas is None else rs.spec.replicas
-    have = len(_active(_owned_pods(rs, list(existing_pods))))
+    have = len(_active(_owned_pods(rs, list(existing_pods), claimed)))
     taken = set() if taken is None else taken
     rng = _rng(seed, rs)
     out = []
@@ -279,26 +128,31 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     return out
 
 
-def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
+def _replicaset_for(dep: Deployment, seed: int, replicas: int | None = None, revision: int = 1,
+                    taken_names: set[str] | frozenset[str] = frozenset()) -> ReplicaSet:
     _ensure_uid(dep, seed)
-    replicas = 1 if dep.spec.replicas is None else dep.spec.replicas
+    desired = 1 if dep.spec.replicas is None else dep.spec.replicas
+    replicas = desired if replicas is None else replicas
     h = pod_template_hash(dep.spec.template, dep.status.collision_count)
+    while f"{dep.name}-{h}" in taken_names:
+        # the name belongs to a ReplicaSet that is not this Deployment's current one: as the
+        # controller does on AlreadyExists, count a collision and hash again
+        dep.status.collision_count = (dep.status.collision_count or 0) + 1
+        dep.mark_set("status")
+        dep.status.mark_set("collision_count")
+        h = pod_template_hash(dep.spec.template, dep.status.collision_count)
     name = f"{dep.name}-{h}"
     template = dep.spec.template.clone()
     template.metadata.labels = {**template.metadata.labels, LABEL_POD_TEMPLATE_HASH: h}
     template.mark_set("metadata")
     selector = (dep.spec.selector or LabelSelector()).clone()
     selector.match_labels = {**selector.match_labels, LABEL_POD_TEMPLATE_HASH: h}
-    strategy = dep.spec.strategy
-    surge = 0
-    if strategy is None or strategy.type in (None, "RollingUpdate"):
-        ru = strategy.rolling_update if strategy is not None else None
-        surge = _scaled(ru.max_surge if ru else None, replicas, "25%", True)
+    surge = _max_surge(dep)
     annotations = {k: v for k, v in dep.metadata.annotations.items() if k != ANN_LAST_APPLIED}
     annotations.update({
-        ANN_DESIRED_REPLICAS: str(replicas),
-        ANN_MAX_REPLICAS: str(replicas + surge),
-        ANN_REVISION: "1",
+        ANN_DESIRED_REPLICAS: str(desired),
+        ANN_MAX_REPLICAS: str(desired + surge),
+        ANN_REVISION: str(revision),
     })
     meta: dict[str, Any] = {"name": name, "labels": dict(template.metadata.labels), "annotations": annotations}
     if dep.namespace:
@@ -313,9 +167,81 @@ def _replicaset_for(dep: Deployment, seed: int) -> ReplicaSet:
     return rs
 
 
+def _max_surge(dep: Deployment) -> int:
+    strategy = dep.spec.strategy
+    if strategy is not None and strategy.type not in (None, "RollingUpdate"):
+        return 0
+    desired = 1 if dep.spec.replicas is None else dep.spec.replicas
+    ru = strategy.rolling_update if strategy is not None else None
+    return _scaled(ru.max_surge if ru else None, desired, "25%", True)
+
+
+def _template_ignoring_hash(template: PodTemplateSpec) -> Any:
+    data = template.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    labels = (data.get("metadata") or {}).get("labels") or {}
+    labels.pop(LABEL_POD_TEMPLATE_HASH, None)
+    if "metadata" in data:
+        if not labels:
+            data["metadata"].pop("labels", None)
+        if not data["metadata"]:
+            del data["metadata"]
+    return data
+
+
+def equal_ignore_hash(a: PodTemplateSpec, b: PodTemplateSpec) -> bool:
+    """Whether two pod templates are equal apart from the ``pod-template-hash`` label
+    (upstream ``EqualIgnoreHash``; unset and empty fields compare equal).
+
+    >>> a = PodTemplateSpec.model_validate({"metadata": {"labels": {"app": "web", "pod-template-hash": "6d4"}}})
+    >>> b = PodTemplateSpec.model_validate({"metadata": {"labels": {"app": "web"}}, "spec": {"tolerations": []}})
+    >>> equal_ignore_hash(a, b)
+    True
+    """
+    return _template_ignoring_hash(a) == _template_ignoring_hash(b)
+
+
+def _revision(rs: ReplicaSet) -> int:
+    v = rs.metadata.annotations.get(ANN_REVISION, "")
+    return int(v) if v.isdigit() else 0
+
+
+def _creation_key(obj: KubeObject) -> tuple:
+    ts = obj.metadata.creation_timestamp
+    return (ts is None, time_ns(ts) if ts is not None else 0, obj.name)
+
+
+def find_new_replicaset(dep: Deployment, owned: Iterable[ReplicaSet]) -> ReplicaSet | None:
+    """The Deployment's current ReplicaSet: the oldest owned one whose template equals
+    the Deployment's apart from ``pod-template-hash`` (upstream ``FindNewReplicaSet``).
+
+    >>> d = Deployment.model_validate({"metadata": {"name": "web"}, "spec": {
+    ...     "template": {"metadata": {"labels": {"app": "web"}}}}})
+    >>> rs = ReplicaSet.model_validate({"metadata": {"name": "web-6d4"}, "spec": {
+    ...     "template": {"metadata": {"labels": {"app": "web", "pod-template-hash": "6d4"}}}}})
+    >>> find_new_replicaset(d, [rs]).name
+    'web-6d4'
+    """
+    for rs in sorted(owned, key=_creation_key):
+        if equal_ignore_hash(rs.spec.template, dep.spec.template):
+            return rs
+    return None
+
+
 def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), seed: int = 0,
-                      taken: set[str] | None = None) -> list[TypedObject]:
-    """The ReplicaSet of a Deployment (unless given) and that ReplicaSet's pods.
+                      taken: set[str] | None = None, claimed: set[int] | None = None,
+                      replicaset_names: Iterable[str] | None = None) -> list[TypedObject]:
+    """The ReplicaSet a Deployment controller creates, and that ReplicaSet's pods.
+
+    The Deployment's ReplicaSets among ``existing`` are found as the controller finds
+    them (owner references, else adoption by the Deployment's selector, see
+    :func:`~kschedlab.api.controller_ref.claim`). When one of them has the Deployment's
+    template (:func:`find_new_replicaset`) nothing is created: that ReplicaSet expands
+    on its own. Otherwise a new ReplicaSet ``<name>-<pod-template-hash>`` is made with,
+    for RollingUpdate, ``min(replicas + maxSurge - replicas of the old ReplicaSets,
+    replicas)`` replicas (upstream ``NewRSNewReplicas``); for Recreate, all replicas
+    once no pod of an old ReplicaSet is active, else none yet. When the name is held by
+    another ReplicaSet (``replicaset_names``: those of the namespace, by default taken
+    from ``existing``), the collision count goes up and the hash is computed again.
 
     >>> d = Deployment(metadata={"name": "web"}, spec={"replicas": 1,
     ...     "template": {"metadata": {"labels": {"app": "web"}}}})
@@ -323,16 +249,35 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
     ['ReplicaSet', 'Pod']
     """
     existing = list(existing)
-    rs = _replicaset_for(dep, seed)
-    given = [o for o in existing if isinstance(o, ReplicaSet) and o.key == rs.key]
     pods = [o for o in existing if isinstance(o, Pod)]
-    if given:
-        return []  # the given ReplicaSet expands on its own
-    return [rs, *expand_replicaset(rs, pods, seed, taken)]
+    owned = claim(dep, [o for o in existing if isinstance(o, ReplicaSet)], claimed=claimed)
+    if find_new_replicaset(dep, owned) is not None:
+        return []
+    desired = 1 if dep.spec.replicas is None else dep.spec.replicas
+    replicas = desired
+    if owned:
+        strategy = dep.spec.strategy
+        if strategy is not None and strategy.type == "Recreate":
+            if any(_active(_owned_pods(rs, pods)) for rs in owned):
+                return []
+        else:
+            current = sum(1 if rs.spec.replicas is None else rs.spec.replicas for rs in owned)
+            replicas = max(0, min(desired + _max_surge(dep) - current, desired))
+    revision = max((_revision(rs) for rs in owned), default=0) + 1
+    rs_names = set(replicaset_names) if replicaset_names is not None else {
+        o.name for o in existing if isinstance(o, ReplicaSet) and (o.namespace or "default") == (dep.namespace or "default")}
+    rs = _replicaset_for(dep, seed, replicas, revision, rs_names)
+    return [rs, *expand_replicaset(rs, pods, seed, taken, claimed)]
 
 
-def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed: int = 0) -> list[Pod]:
+def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed: int = 0,
+                       claimed: set[int] | None = None) -> list[Pod]:
     """Pods ``<name>-<ordinal>`` of a StatefulSet that are not in ``existing_pods``.
+
+    An ordinal is filled by a pod the StatefulSet owns (owner reference or adoption,
+    :func:`~kschedlab.api.controller_ref.claim`) named ``<name>-<ordinal>``; a pod of
+    that name owned by something else also blocks it (the controller's create fails
+    with AlreadyExists).
 
     >>> s = StatefulSet(metadata={"name": "db", "namespace": "default"},
     ...                 spec={"replicas": 2, "serviceName": "db"})
@@ -343,7 +288,9 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
     replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
     start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
     revision = controller_revision_hash(sts)
-    have = {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
+    existing_pods = list(existing_pods)
+    owned = {p.name for p in claim(sts, existing_pods, claimed=claimed)}
+    have = owned | {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
     out = []
     for ordinal in range(start, start + replicas):
         name = f"{sts.name}-{ordinal}"
@@ -414,7 +361,8 @@ def _prepare_job(job: Job, seed: int) -> None:
 
 
 def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
-               taken: set[str] | None = None, pod_group: str | None = None) -> list[Pod]:
+               taken: set[str] | None = None, pod_group: str | None = None,
+               claimed: set[int] | None = None) -> list[Pod]:
     """The pods a Job controller starts: ``parallelism``, capped by remaining completions.
 
     ``job`` is completed in place with what the API server adds on create
@@ -434,7 +382,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     spec = job.spec
     if spec.suspend:
         return []
-    owned = _owned_pods(job, list(existing_pods))
+    owned = _owned_pods(job, list(existing_pods), claimed)
     active = _active(owned)
     succeeded = job.status.succeeded or 0
     parallelism = spec.parallelism or 0
@@ -522,15 +470,6 @@ def _is_new_job(job: Job, owned: list[Pod]) -> bool:
                    for c in st.conditions)
 
 
-def _controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
-    ref = obj.metadata.controller_ref()
-    if ref is None:
-        return False
-    if ref.kind != owner.kind or ref.name != owner.name:
-        return False
-    return not (ref.uid and owner.metadata.uid and ref.uid != owner.metadata.uid)
-
-
 def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
                   existing_pods: Iterable[Pod] = ()) -> tuple[Any, bool]:
     """The PodGroup the Job controller manages for ``job``: ``(PodGroup or None, created)``.
@@ -568,7 +507,7 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     objects = list(objects)
     workloads = [o for o in objects if isinstance(o, Workload) and (o.namespace or "default") == ns
                  and o.controlled_by("Job", job.name, "batch")
-                 and (o.metadata.controller_ref() is None or _controlled_by(o, job))]
+                 and (o.metadata.controller_ref() is None or controlled_by(o, job))]
     if len(workloads) != 1 or len(workloads[0].spec.pod_group_templates) != 1:
         return None, False
     wl = workloads[0]
@@ -576,7 +515,7 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     _ensure_uid(wl, seed)
     for o in objects:
         if (isinstance(o, PodGroup) and (o.namespace or "default") == ns and o.spec.workload_ref is not None
-                and o.spec.workload_ref.workload_name == wl.name and _controlled_by(o, job)):
+                and o.spec.workload_ref.workload_name == wl.name and controlled_by(o, job)):
             return o, False
     if not _is_new_job(job, _owned_pods(job, list(existing_pods))):
         return None, False
@@ -609,12 +548,19 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     return pg, True
 
 
-def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
+def expand(objects: Iterable[TypedObject], seed: int = 0,
+           feature_gates: Mapping[str, bool] | None = None) -> list[TypedObject]:
     """Add the ReplicaSets and pods controllers would create; deterministic per ``seed``.
 
+    Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets (one pod per eligible
+    Node among ``objects``, :mod:`kschedlab.api.daemonset`) are expanded. What a
+    controller already has is found as the controller finds it (owner references,
+    else adoption by selector, :mod:`kschedlab.api.controller_ref`) and counts
+    towards the desired state, so a dump of a running cluster expands to itself.
     Generated objects follow their owner. Inputs are not changed (copies are
     returned, completed with generated UIDs and, for Jobs, the selector and
-    labels the API server adds).
+    labels the API server adds). ``feature_gates`` matter to DaemonSets only
+    (TaintTolerationComparisonOperators).
 
     >>> from kschedlab.api.apps import StatefulSet
     >>> out = expand([StatefulSet(metadata={"name": "db", "namespace": "default"}, spec={"replicas": 2})])
@@ -622,27 +568,49 @@ def expand(objects: Iterable[TypedObject], seed: int = 0) -> list[TypedObject]:
     ['default/db', 'default/db-0', 'default/db-1']
     >>> [o.metadata.uid for o in out] == [o.metadata.uid for o in expand(out[:1])]
     True
+    >>> len(expand(out)) == len(out)  # the expansion expands to itself
+    True
     """
+    from .apps import DaemonSet
+    from .controller_ref import OwnerIndex
+    from .core import Node
+    from .daemonset import expand_daemonset
+    from .podgroup import PodGroup
+    from .workloadapi import Workload
+
     objs = [o.clone() for o in objects]
     pods = [o for o in objs if isinstance(o, Pod)]
+    nodes = [o for o in objs if isinstance(o, Node)]
+    scheduling = [o for o in objs if isinstance(o, (Workload, PodGroup))]
+    pod_index = OwnerIndex(pods)
+    rs_index = OwnerIndex([o for o in objs if isinstance(o, ReplicaSet)])
     taken: dict[str, set[str]] = {}
     for o in objs:
         if isinstance(o, KubeObject) and o.metadata.name:
             taken.setdefault(o.namespace, set()).add(o.metadata.name)
+    claimed: set[int] = set()  # orphans already adopted by an earlier controller
 
     out: list[TypedObject] = []
     for o in objs:
         out.append(o)
+        names = taken.setdefault(o.namespace, set()) if isinstance(o, KubeObject) else set()
         if isinstance(o, Deployment):
-            made = expand_deployment(o, objs, seed, taken.setdefault(o.namespace, set()))
+            sets = rs_index.candidates(o)
+            sets_pods = [p for rs in sets for p in pod_index.candidates(rs)]
+            # the ReplicaSets' pods, and the namespace's orphans (a new ReplicaSet may adopt them)
+            made = expand_deployment(o, [*sets, *sets_pods, *pod_index.candidates(o)], seed, names, claimed,
+                                     replicaset_names=[rs.name for rs in rs_index.in_namespace(o.namespace)])
         elif isinstance(o, ReplicaSet):
-            made = expand_replicaset(o, pods, seed, taken.setdefault(o.namespace, set()))
+            made = expand_replicaset(o, pod_index.candidates(o), seed, names, claimed)
         elif isinstance(o, StatefulSet):
-            made = expand_statefulset(o, pods, seed)
+            made = expand_statefulset(o, pod_index.in_namespace(o.namespace), seed, claimed)
+        elif isinstance(o, DaemonSet):
+            made = expand_daemonset(o, nodes, pod_index.candidates(o), seed, names, claimed, feature_gates)
         elif isinstance(o, Job):
-            pg, created = job_pod_group(o, objs, seed, pods)
+            owned = pod_index.candidates(o)
+            pg, created = job_pod_group(o, [o, *scheduling], seed, owned)
             made = ([pg] if created else []) + expand_job(
-                o, pods, seed, taken.setdefault(o.namespace, set()), pod_group=pg.name if pg is not None else None)
+                o, owned, seed, names, pod_group=pg.name if pg is not None else None, claimed=claimed)
         else:
             continue
         for m in made:

@@ -109,8 +109,8 @@ class DrainOptions:
     ``timeout`` 0 waits forever.  ``retry_delay`` is kubectl's fixed
     ``EvictErrorRetryDelay`` (no flag), ``poll_interval`` its wait-for-delete poll.
     ``daemonset_exists(pod) -> bool`` says whether a DaemonSet pod's owner exists
-    (kschedlab has no DaemonSet kind; by default every owner exists unless the
-    cluster holds DaemonSet objects to look up).
+    (by default: looked up among the cluster's DaemonSet objects; every owner
+    exists when the cluster holds none).
     """
 
     force: bool = False

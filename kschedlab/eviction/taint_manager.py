@@ -165,27 +165,6 @@ def min_toleration_seconds(tolerations: list) -> float:
     return -1 if best == math.inf else best
 
 
-def _match_toleration(a: Toleration, b: Toleration) -> bool:
-    """``Toleration.MatchToleration``: same key, effect, operator and value."""
-    return ((a.key or "") == (b.key or "") and (a.effect or "") == (b.effect or "")
-            and (a.operator or "") == (b.operator or "") and (a.value or "") == (b.value or ""))
-
-
-def _add_or_update_toleration(tolerations: list, toleration: Toleration) -> list:
-    """``AddOrUpdateTolerationInPodSpec``: replace a toleration matching on key,
-    effect, operator and value (e.g. one with ``tolerationSeconds``), else append."""
-    out, updated = [], False
-    for t in tolerations:
-        if _match_toleration(toleration, t):
-            out.append(toleration)
-            updated = True
-        else:
-            out.append(t)
-    if not updated:
-        out.append(toleration)
-    return out
-
-
 def is_daemonset_pod(pod) -> bool:
     """Whether the pod's controller is a DaemonSet."""
     ref = pod.metadata.controller_ref()
@@ -208,15 +187,9 @@ def daemonset_tolerations(pod) -> list[Toleration]:
     [('not-ready', 'NoExecute'), ('unreachable', 'NoExecute'), ('disk-pressure', 'NoSchedule'),
      ('memory-pressure', 'NoSchedule'), ('pid-pressure', 'NoSchedule'), ('unschedulable', 'NoSchedule')]
     """
-    out = [t.clone() for t in pod.spec.tolerations]
-    for key, effect in ((TAINT_NODE_NOT_READY, "NoExecute"), (TAINT_NODE_UNREACHABLE, "NoExecute"),
-                        (TAINT_NODE_DISK_PRESSURE, "NoSchedule"), (TAINT_NODE_MEMORY_PRESSURE, "NoSchedule"),
-                        (TAINT_NODE_PID_PRESSURE, "NoSchedule"), (TAINT_NODE_UNSCHEDULABLE, "NoSchedule")):
-        out = _add_or_update_toleration(out, Toleration(key=key, operator="Exists", effect=effect))
-    if pod.spec.host_network:
-        out = _add_or_update_toleration(out, Toleration(key=TAINT_NODE_NETWORK_UNAVAILABLE, operator="Exists",
-                                                        effect="NoSchedule"))
-    return out
+    from kschedlab.api.daemonset import daemon_pod_tolerations  # the DaemonSet expansion uses the same
+
+    return daemon_pod_tolerations(pod.spec)
 
 
 def pod_toleration_restriction(pod, default_tolerations: Iterable[Toleration] = ()) -> list[Toleration]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Protocol
 
+from kschedlab.api.meta import time_ns
 from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.status import Code, Status
 
@@ -233,8 +234,7 @@ def start_time_ns(pod_info, now_ns: int) -> int:
     st = pod_info.pod.status.start_time if pod_info.pod.status else None
     if st is None:
         return now_ns
-    delta = st - datetime(1970, 1, 1, tzinfo=timezone.utc)
-    return (delta.days * 86400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+    return time_ns(st)  # exact: start times keep their nanoseconds
 
 
 def importance_key(now_ns: int) -> Callable:

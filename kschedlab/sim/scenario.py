@@ -8,6 +8,7 @@ from kschedlab.api.admission import admit
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_objects
+from kschedlab.api.manifests import create
 from kschedlab.api.simulation import Simulation as SimulationSpecObject
 from kschedlab.api.workloads import expand
 from kschedlab.sim.engine import Simulation
@@ -20,9 +21,10 @@ def _one(objects, kind, what: str):
     return found[0] if found else None
 
 
-def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation, float | None]:
-    """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time."""
-    objects = [o for p in paths for o in load(p)]
+def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False) -> tuple[Simulation, float | None]:
+    """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
+    Kinds the scheduler does not use are skipped with one warning (refused when ``strict``)."""
+    objects = load(list(paths), strict=strict)
     config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
     timeline = _one(objects, SimulationSpecObject, "Simulation")
     spec = timeline.spec if timeline is not None else SimulationSpecObject().spec
@@ -33,7 +35,7 @@ def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation,
         gates = FeatureGates(spec.feature_gates).with_overrides(dict(gates.overrides) if gates else {})
     cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
     served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
-    sim = Simulation(admit(expand(cluster_objects, seed=seed), feature_gates=served), config, gates=gates, seed=seed,
+    sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed), config, gates=gates, seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
     known_nodes = set(sim.cluster.nodes) | {

@@ -1,0 +1,101 @@
+"""One call from manifest files (or a cluster dump) to the objects a cluster would hold.
+
+:func:`load_manifests` loads (:mod:`~kschedlab.api.loader`), adds what the workload
+controllers create (:func:`~kschedlab.api.workloads.expand`: ReplicaSets and pods of
+Deployments, pods of ReplicaSets, StatefulSets, Jobs and DaemonSets) and applies the
+API server's create behaviour (:func:`~kschedlab.api.admission.admit`).
+``Cluster.from_manifests``, ``kschedlab schedule`` and ``kschedlab simulate`` use it,
+so the Python API and the command line see the same objects.
+
+Objects of kinds the scheduler does not use are skipped with one
+:class:`~kschedlab.api.kinds.SkippedKindsWarning` (``strict=True`` refuses them).
+A KubeSchedulerConfiguration or Simulation among the files is returned unchanged.
+
+>>> objs = load_manifests(text='''
+... apiVersion: v1
+... kind: Node
+... metadata: {name: n1}
+... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+... ---
+... apiVersion: apps/v1
+... kind: Deployment
+... metadata: {name: web}
+... spec:
+...   replicas: 2
+...   selector: {matchLabels: {app: web}}
+...   template:
+...     metadata: {labels: {app: web}}
+...     spec: {containers: [{name: app, image: nginx}]}
+... ''')
+>>> [o.kind for o in objs]
+['Node', 'Deployment', 'ReplicaSet', 'Pod', 'Pod']
+>>> objs[3].namespace, objs[3].spec.scheduler_name
+('default', 'default-scheduler')
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Mapping
+
+from .admission import admit
+from .loader import load, load_text
+from .meta import TypedObject
+from .workloads import expand
+
+__all__ = ["load_manifests", "create"]
+
+
+def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None, seed: int = 0,
+           enable_admission_plugins: Iterable[str] = ()) -> list[TypedObject]:
+    """What creating ``objects`` in a cluster leads to: the controllers' objects added
+    (:func:`~kschedlab.api.workloads.expand`, deterministic per ``seed``), then every
+    object admitted (:func:`~kschedlab.api.admission.admit`). ``feature_gates`` are
+    the overrides of the v1.37 defaults (e.g. ``{"GenericWorkload": True}``).
+
+    >>> from kschedlab.api.apps import StatefulSet
+    >>> db = StatefulSet(metadata={"name": "db"}, spec={"replicas": 1, "serviceName": "db",
+    ...                  "template": {"spec": {"containers": [{"name": "pg", "image": "postgres"}]}}})
+    >>> [o.key for o in create([db])]
+    ['default/db', 'default/db-0']
+    """
+    gates = dict(feature_gates or {})
+    return admit(expand(objects, seed=seed, feature_gates=gates), feature_gates=gates,
+                 enable_admission_plugins=enable_admission_plugins)
+
+
+def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: str = "<string>",
+                   feature_gates: Mapping[str, bool] | None = None, seed: int = 0, strict: bool = False,
+                   enable_admission_plugins: Iterable[str] = ()) -> list[TypedObject]:
+    """Load files and directories (and/or YAML ``text``), expand workloads, admit.
+
+    All load errors are reported together in one
+    :class:`~kschedlab.api.errors.ManifestError` naming file, object and field, as are
+    admission errors; nothing is returned then. See the module text.
+
+    >>> load_manifests(text="apiVersion: v1\\nkind: Secret\\nmetadata: {name: s, namespace: a}", strict=True)
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.errors.ManifestError: <string>: document 1 (Secret a/s): kind "Secret" (apiVersion v1) is not used by the scheduler (refused in strict mode)
+    """
+    import warnings
+
+    from .kinds import SkippedKindsWarning, skipped_summary
+
+    objects: list[TypedObject] = []
+    skipped: list = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SkippedKindsWarning)
+        if paths:
+            objects.extend(load(paths, strict=strict))
+        if text is not None:
+            objects.extend(load_text(text, source, strict=strict))
+    for w in caught:
+        if isinstance(w.message, SkippedKindsWarning):
+            skipped.extend(w.message.skipped)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    out = create(objects, feature_gates=feature_gates, seed=seed, enable_admission_plugins=enable_admission_plugins)
+    if skipped:
+        warnings.warn(SkippedKindsWarning(skipped_summary(skipped), skipped), stacklevel=2)
+    return out

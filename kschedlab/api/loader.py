@@ -271,6 +271,9 @@ def _files(paths: Sequence[Path], errors: list[ManifestError]) -> list[Path]:
                 (f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in MANIFEST_SUFFIXES),
                 key=lambda f: f.relative_to(p).as_posix(),
             )
+            if not found:
+                errors.append(ManifestError("no manifest files (*.yaml, *.yml, *.json) in this directory",
+                                            file=str(p)))
             files.extend(found)
         elif p.is_file():
             files.append(p)
@@ -293,6 +296,11 @@ def load(paths: str | os.PathLike | Iterable[str | os.PathLike], *, strict: bool
     >>> _ = (d / "nodes.yaml").write_text("apiVersion: v1\\nkind: Node\\nmetadata: {name: n1}\\n")
     >>> [o.key for o in load(d)]
     ['n1']
+    >>> _ = (d / "empty.yaml").write_text("# nothing yet\\n")
+    >>> load(d)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.errors.ManifestError: .../empty.yaml: the file holds no Kubernetes objects (it is empty or only comments)
     """
     errors: list[ManifestError] = []
     out: list[TypedObject] = []
@@ -304,7 +312,11 @@ def load(paths: str | os.PathLike | Iterable[str | os.PathLike], *, strict: bool
         except (OSError, UnicodeDecodeError) as e:
             errors.append(ManifestError(f"cannot read file: {e}", file=source))
             continue
+        before = (len(out), len(errors), len(skipped or ()))
         _parse_text(text, source, f.suffix.lower() == ".json", errors, out, skipped)
+        if (len(out), len(errors), len(skipped or ())) == before:
+            errors.append(ManifestError("the file holds no Kubernetes objects (it is empty or only comments)",
+                                        file=source))
     _finish(errors, skipped)
     return out
 

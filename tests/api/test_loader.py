@@ -325,3 +325,34 @@ def test_error_pickles():
 def test_node_list_objects_types():
     objs = load_text(ALL_KINDS)
     assert isinstance(objs[1], Node)
+
+
+def test_an_empty_file_is_an_error(tmp_path):
+    from kschedlab.api.errors import ManifestError
+    from kschedlab.api.loader import load
+
+    (tmp_path / "empty.yaml").write_text("")
+    (tmp_path / "comments.yaml").write_text("---\n# later\n---\n")
+    with pytest.raises(ManifestError) as err:
+        load([tmp_path / "empty.yaml", tmp_path / "comments.yaml"])
+    assert str(err.value).count("the file holds no Kubernetes objects") == 2
+
+
+def test_a_directory_without_manifests_is_an_error(tmp_path):
+    from kschedlab.api.errors import ManifestError
+    from kschedlab.api.loader import load
+
+    (tmp_path / "README.md").write_text("notes")
+    with pytest.raises(ManifestError, match="no manifest files"):
+        load(tmp_path)
+
+
+def test_a_file_of_skipped_kinds_is_not_empty(tmp_path):
+    import warnings
+
+    from kschedlab.api.loader import load
+
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert load(tmp_path) == []

@@ -20,8 +20,10 @@ def _one(objects, kind, what: str):
     return found[0] if found else None
 
 
-def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation, float | None]:
-    """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time."""
+def from_files(*paths, gates=None, seed: int | None = None,
+               keep_traces: int | None = 200) -> tuple[Simulation, float | None]:
+    """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
+    ``keep_traces``: how many recent attempts keep their full trace."""
     objects = [o for p in paths for o in load(p)]
     config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
     timeline = _one(objects, SimulationSpecObject, "Simulation")
@@ -34,7 +36,8 @@ def from_files(*paths, gates=None, seed: int | None = None) -> tuple[Simulation,
     cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
     served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
     sim = Simulation(admit(expand(cluster_objects, seed=seed), feature_gates=served), config, gates=gates, seed=seed,
-                     attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle)
+                     attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
+                     keep_traces=keep_traces)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
     known_nodes = set(sim.cluster.nodes) | {
         (e.add_node or e.create or {}).get("metadata", {}).get("name") for e in spec.events

@@ -460,9 +460,12 @@ class Simulation:
         self.queue.add_unschedulable_if_not_present(qpi, plugins, error=result.status.code == Code.Error)
 
     def _on_result(self, result) -> None:
-        """Every recorded attempt outcome: remember a pod's last failure message."""
+        """Every recorded attempt outcome: remember a pod's last failure message.  An attempt that
+        ended in an error (not a rejection) may go otherwise next time: its pod is never settled."""
         if result.node is None and result.status.code != Code.Wait and result.message != "SchedulingGated":
             self._last_message[result.pod] = result.message
+        if result.status.code == Code.Error:
+            self.changes.forget(result.pod)
 
     def _on_bound(self, key: str, node: str) -> None:
         self.changes.changed()

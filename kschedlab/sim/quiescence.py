@@ -11,7 +11,9 @@ A run stops for one of four reasons (``SimulationResult.stop_reason``):
     timers (backoff expiry, the 5-minute flush of the unschedulable pool) would
     only retry pods against the same cluster, which fails again in the same
     way, so they are not waited for.  A pod that has not been retried since the
-    last change still is: the run goes on until its retry.
+    last change still is: the run goes on until its retry.  A pod whose last
+    attempt ended in an error (rather than a rejection) is always retried: an
+    error may not happen again.
 ``until``
     the clock reached the ``until`` time given to the run.
 ``horizon``

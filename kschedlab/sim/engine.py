@@ -42,6 +42,7 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.sim.quiescence import (
     DEFAULT_HORIZON, PENDING_COLUMNS, STOP_HORIZON, STOP_MAX_ATTEMPTS, STOP_QUIESCENT, STOP_UNTIL, ChangeTracker,
     pending_report)
+from kschedlab.sim.records import QueueSizeSamples, ResultCompactor, UtilizationSamples
 from kschedlab.taint_eviction import NoExecuteTaintManager
 
 
@@ -104,8 +105,9 @@ class Simulation:
         self._seq = itertools.count()
         self._timeline: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float | None] = {}
-        self._util: list[dict[str, Any]] = []
-        self._queue_sizes: list[dict[str, Any]] = []
+        self._util = UtilizationSamples()
+        self._queue_sizes = QueueSizeSamples()
+        self._compactor = ResultCompactor(keep_traces)
         self._wait_started: dict[str, float] = {}
         #: cluster changes and, per pending pod, the change it was last tried at (quiescence)
         self.changes = ChangeTracker()
@@ -162,10 +164,13 @@ class Simulation:
     # -- the loop -----------------------------------------------------------------------
     def run(self, until: float | None = None, *, progress: bool = False, max_attempts: int = 1_000_000,
             horizon: float | None = DEFAULT_HORIZON) -> SimulationResult:
-        """Run the clock until nothing can change any more (``quiescent``), or to ``until``, or --
-        given no ``until`` -- to ``horizon`` (24 h of virtual time by default; None: no limit);
-        ``max_attempts`` bounds the scheduling attempts of this call.  Quiescent before ``until``,
-        the clock is still moved on to ``until``.  See :mod:`kschedlab.sim.quiescence`."""
+        """Run the clock to ``until``; given no ``until``, until nothing can change any more
+        (``quiescent``) or to ``horizon`` (24 h of virtual time by default; None: no limit).
+        ``max_attempts`` bounds the scheduling attempts of this call.
+
+        Up to an ``until`` the queue's periodic retries of pods that cannot fit are all made, as
+        kube-scheduler makes them (they count in ``attempts``); the result's ``quiescent_at``
+        still says from when nothing could change.  See :mod:`kschedlab.sim.quiescence`."""
         limit = float(until) if until is not None else (None if horizon is None else float(horizon))
         limit_reason = STOP_UNTIL if until is not None else STOP_HORIZON
         bar = None
@@ -193,8 +198,10 @@ class Simulation:
                       if t is not None and t > self.now]
             wakeup = self.queue.next_wakeup()
             upcoming = timers + ([wakeup] if wakeup is not None and wakeup > self.now else [])
-            if not upcoming or (not timers and self.changes.all_settled(self.queue)):
-                reason, quiescent_at = STOP_QUIESCENT, self.now
+            if quiescent_at is None and (not upcoming or not timers and self.changes.all_settled(self.queue)):
+                quiescent_at = self.now
+            if not upcoming or (quiescent_at is not None and until is None):
+                reason = STOP_QUIESCENT if until is None else STOP_UNTIL
                 if until is not None:
                     self.now = max(self.now, float(until))
                 break
@@ -404,6 +411,7 @@ class Simulation:
                 row["first_attempt"] = self.now
 
     def _attempt(self, qpi) -> None:
+        self._compactor.compact()  # the results of earlier attempts have been read
         key = qpi.pod_info.key
         group = self.scheduler.pod_group_of(key)
         if group is not None:
@@ -466,6 +474,7 @@ class Simulation:
             self._last_message[result.pod] = result.message
         if result.status.code == Code.Error:
             self.changes.forget(result.pod)
+        self._compactor.add(result)
 
     def _on_bound(self, key: str, node: str) -> None:
         self.changes.changed()
@@ -514,24 +523,15 @@ class Simulation:
 
     # -- results -------------------------------------------------------------------------------
     def _sample(self) -> None:
-        snap = self.cluster.snapshot
-        cpu, mem = snap.res_index["cpu"], snap.res_index["memory"]
-        for name, row in snap.index.items():
-            self._util.append({"time": self.now, "node": name,
-                               "cpu_requested": int(snap.requested[cpu, row]),
-                               "cpu_allocatable": int(snap.allocatable[cpu, row]),
-                               "memory_requested": int(snap.requested[mem, row]),
-                               "memory_allocatable": int(snap.allocatable[mem, row]),
-                               "pods": int(snap.pod_count[row])})
-        sizes = {q: len(keys) for q, keys in self.queue.pending().items()}
-        self._queue_sizes.append({"time": self.now, **sizes})
+        self._util.record(self.now, self.cluster.snapshot)
+        self._queue_sizes.record(self.now, self.queue.pending_counts())
 
     def result(self) -> SimulationResult:
         pods = pd.DataFrame(list(self._timeline.values()),
                             columns=["pod", "created", "first_attempt", "scheduled", "bound", "node", "finished",
                                      "preempted", "attempts"])
-        util = pd.DataFrame(self._util).drop_duplicates(subset=["time", "node"], keep="last")
-        queue = pd.DataFrame(self._queue_sizes).drop_duplicates(subset=["time"], keep="last")
+        util = self._util.frame()
+        queue = self._queue_sizes.frame()
         moves = pd.DataFrame(self.queue.history, columns=["time", "pod", "from", "to", "event"])
         reason, horizon, quiescent_at = self._stop
         return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now,

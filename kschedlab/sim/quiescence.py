@@ -3,22 +3,25 @@
 A run stops for one of four reasons (``SimulationResult.stop_reason``):
 
 ``quiescent``
-    nothing can change any more: no scheduled event (arrival, deletion, run
-    duration ending, node change, gate removal), no timer that changes the
-    cluster (Permit timeout, grace period, taint-manager eviction, drain step)
-    and every pending pod has already been tried -- or, if gated, had its
-    PreEnqueue plugins run -- since the cluster last changed.  The queue's own
-    timers (backoff expiry, the 5-minute flush of the unschedulable pool) would
-    only retry pods against the same cluster, which fails again in the same
-    way, so they are not waited for.  A pod that has not been retried since the
-    last change still is: the run goes on until its retry.  A pod whose last
-    attempt ended in an error (rather than a rejection) is always retried: an
-    error may not happen again.
+    (a run given no ``until``) nothing can change any more: no scheduled event
+    (arrival, deletion, run duration ending, node change, gate removal), no
+    timer that changes the cluster (Permit timeout, grace period, taint-manager
+    eviction, drain step) and every pending pod has already been tried -- or,
+    if gated, had its PreEnqueue plugins run -- since the cluster last changed.
+    The queue's own timers (backoff expiry, the 5-minute flush of the
+    unschedulable pool) would only retry pods against the same cluster, which
+    fails again in the same way, so they are not waited for.  A pod that has
+    not been retried since the last change still is: the run goes on until its
+    retry.  A pod whose last attempt ended in an error (rather than a
+    rejection) is always retried: an error may not happen again.
 ``until``
-    the clock reached the ``until`` time given to the run.
+    the clock reached the ``until`` time given to the run.  Up to it every
+    periodic retry is made, as kube-scheduler makes them; ``quiescent_at``
+    says from when nothing could change.
 ``horizon``
     no ``until`` was given and the clock reached the horizon
-    (:data:`DEFAULT_HORIZON`, 24 h of virtual time, unless another is passed).
+    (:data:`DEFAULT_HORIZON`, 24 h of virtual time, unless another is passed)
+    with something still able to change.
 ``max-attempts``
     the run made its maximum number of scheduling attempts.
 
@@ -33,7 +36,6 @@ False
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pandas as pd
@@ -89,12 +91,11 @@ class ChangeTracker:
         """Whether every pod of ``queue`` (a :class:`~kschedlab.queue.SchedulingQueue`) is settled:
         none in activeQ, none in flight, and every one in backoffQ or the pool was looked at
         since the last change."""
-        if queue.in_flight():
-            return False
-        pending = queue.pending()
-        if pending["active"]:
-            return False
-        return all(self.is_settled(key) for name in ("backoff", "unschedulable", "gated") for key in pending[name])
+        seen, changes = self._seen, self.changes
+        for key, where in queue.placements().items():
+            if where in ("active", "in-flight") or seen.get(key) != changes:
+                return False
+        return True
 
 
 def _condition_message(pod) -> str:
@@ -143,19 +144,18 @@ def stop_sentence(result) -> str:
     >>> from types import SimpleNamespace as NS
     >>> stop_sentence(NS(stop_reason="horizon", end_time=86400.0, horizon=86400.0, quiescent_at=None))
     'stopped at the default horizon of 86400 s; pass --until to change it'
-    >>> stop_sentence(NS(stop_reason="quiescent", end_time=120.0, horizon=None, quiescent_at=31.0))
-    'stopped: nothing can change after 31 s (quiescent); the clock was run on to 120 s'
+    >>> stop_sentence(NS(stop_reason="until", end_time=120.0, horizon=None, quiescent_at=50.0))
+    'stopped at 120 s (until); nothing could change after 50 s'
+    >>> stop_sentence(NS(stop_reason="quiescent", end_time=31.0, horizon=86400.0, quiescent_at=31.0))
+    'stopped at 31 s: nothing can change any more (quiescent)'
     """
     reason, end = result.stop_reason, float(result.end_time)
     if reason == STOP_QUIESCENT:
-        at = result.quiescent_at
-        if at is not None and not math.isclose(at, end):
-            return f"stopped: nothing can change after {at:g} s (quiescent); the clock was run on to {end:g} s"
         return f"stopped at {end:g} s: nothing can change any more (quiescent)"
     if reason == STOP_HORIZON:
-        default = result.horizon == DEFAULT_HORIZON
-        what = "the default horizon" if default else "the horizon"
+        what = "the default horizon" if result.horizon == DEFAULT_HORIZON else "the horizon"
         return f"stopped at {what} of {end:g} s; pass --until to change it"
     if reason == STOP_UNTIL:
-        return f"stopped at {end:g} s (until)"
+        settled = "" if result.quiescent_at is None else f"; nothing could change after {result.quiescent_at:g} s"
+        return f"stopped at {end:g} s (until){settled}"
     return f"stopped at {end:g} s after the maximum number of scheduling attempts ({reason})"

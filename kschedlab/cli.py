@@ -148,6 +148,10 @@ def cmd_simulate(args) -> int:
     from kschedlab.sim.quiescence import stop_sentence
     from kschedlab.sim.scenario import from_files
 
+    if args.keep_traces < 0:
+        print(f"error: --keep-traces: Invalid value: {args.keep_traces}: must be greater than or equal to 0",
+              file=sys.stderr)
+        return 2
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed,
                             keep_traces=args.keep_traces)
     result = sim.run(until=args.until if args.until is not None else until,

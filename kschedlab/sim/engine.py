@@ -536,4 +536,5 @@ class Simulation:
         reason, horizon, quiescent_at = self._stop
         return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now,
                                 stop_reason=reason, horizon=horizon, quiescent_at=quiescent_at,
-                                pending=pending_report(self, self._timeline, self._last_message))
+                                pending=pending_report(self, self._timeline, self._last_message,
+                                                       self._permit_deadlines()))

@@ -116,22 +116,34 @@ def _gated_message(sim, key: str) -> str:
     return _condition_message(pod_info.pod)
 
 
-def pending_report(sim, timeline: dict[str, dict], last_message: dict[str, str]) -> pd.DataFrame:
+def pending_report(sim, timeline: dict[str, dict], last_message: dict[str, str],
+                   permit_deadlines: dict[str, tuple[float, str]] | None = None) -> pd.DataFrame:
     """The pods still waiting for a node when the run stopped: ``pod``, ``queue`` (active,
-    backoff, unschedulable, gated, or in-flight for a pod held at Permit), ``attempts`` and
-    ``message`` (the last failure message, ``0/N nodes are available: ...``; for a gated pod
-    the PreEnqueue plugin that holds it).  ``timeline`` is the run's pod -> timeline row,
-    ``last_message`` pod -> last failure message."""
+    backoff, unschedulable, gated; in-flight for a pod held at Permit; other-scheduler for a pod
+    whose ``schedulerName`` is none of the profiles), ``attempts`` and ``message`` (the last
+    failure message, ``0/N nodes are available: ...``; for a gated pod the PreEnqueue plugin
+    that holds it).  ``timeline`` is the run's pod -> timeline row, ``last_message`` pod -> last
+    failure message, ``permit_deadlines`` pod held at Permit -> (when its wait ends, plugin)."""
     rows: list[dict[str, Any]] = []
-    for key, row in timeline.items():
-        pod = sim.cluster.pods.get(key)
-        if pod is None or pod.spec.node_name:
+    permit_deadlines = permit_deadlines or {}
+    for key, pod in sim.cluster.pods.items():
+        if pod.spec.node_name:
+            continue
+        row = timeline.get(key)
+        if row is None:
+            if sim.scheduler.framework_for(pod) is None:
+                rows.append({"pod": key, "queue": "other-scheduler", "attempts": 0,
+                             "message": f"schedulerName {pod.spec.scheduler_name!r} is not a profile of this "
+                                        f"scheduler"})
             continue
         queue = sim.queue.where(key)
         if queue is None:
             continue
         if queue == "gated":
             message = _gated_message(sim, key)
+        elif key in permit_deadlines:
+            deadline, plugin = permit_deadlines[key]
+            message = f"waiting at Permit ({plugin}) until {deadline:g} s"
         else:
             message = last_message.get(key) or _condition_message(pod)
         rows.append({"pod": key, "queue": queue, "attempts": int(row["attempts"]), "message": message})

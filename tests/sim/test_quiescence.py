@@ -282,3 +282,26 @@ def test_old_attempts_are_kept_compactly():
     assert all(r.trace is None and r.diagnosis is None for r in old)
     assert all(r.trace is not None and r.diagnosis is not None for r in recent)
     assert len({id(r.status) for r in old}) == 1 and len({id(r.message) for r in old}) == 1
+
+
+def test_pods_of_another_scheduler_and_pods_held_at_permit_are_reported(tmp_path, capsys):
+    text = PLAIN.replace("metadata: {name: web, namespace: default}\nspec:\n",
+                         "metadata: {name: web, namespace: default}\nspec:\n  schedulerName: my-schedluer\n")
+    out = simulate_json(capsys, str(write(tmp_path, text)))
+    other = [p for p in out["pending"] if p["pod"] == "default/web"]
+    assert other == [{"pod": "default/web", "queue": "other-scheduler", "attempts": 0,
+                      "message": "schedulerName 'my-schedluer' is not a profile of this scheduler"}]
+    # pod by pod with GangScheduling at Permit: the two gangs hold each other's nodes and never settle
+    permit = write(tmp_path, (SIM / "gang-deadlock.yaml").read_text().replace("  until: 600\n",
+                                                                              "  podGroupCycle: false\n"))
+    out = simulate_json(capsys, str(permit), "--until", "250")
+    held = [p for p in out["pending"] if p["queue"] == "in-flight"]
+    assert len(held) == 4 and {p["message"] for p in held} == {"waiting at Permit (GangScheduling) until 300 s"}
+    out = simulate_json(capsys, str(permit))
+    assert (out["stopReason"], out["endTime"], out["quiescentAt"]) == ("horizon", 86400.0, None)
+    assert len(out["pending"]) == 8
+
+
+def test_keep_traces_must_not_be_negative(tmp_path, capsys):
+    assert main(["simulate", str(write(tmp_path, PLAIN)), "--keep-traces", "-1"]) == 2
+    assert "--keep-traces: Invalid value: -1" in capsys.readouterr().err

@@ -69,7 +69,7 @@ class SimulationResult:
     stop_reason: str = ""
     #: the horizon in force (None when the run was given ``until`` or no horizon)
     horizon: float | None = None
-    #: when nothing could change any more (None unless the run stopped as quiescent)
+    #: from when nothing could change any more (None when something still could at the end)
     quiescent_at: float | None = None
     pending: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PENDING_COLUMNS))
 

@@ -469,11 +469,11 @@ class Simulation:
 
     def _on_result(self, result) -> None:
         """Every recorded attempt outcome: remember a pod's last failure message.  An attempt that
-        ended in an error (not a rejection) may go otherwise next time: its pod is never settled."""
+        ended in an error (not a rejection) may go otherwise next time (see ``ChangeTracker.errored``)."""
         if result.node is None and result.status.code != Code.Wait and result.message != "SchedulingGated":
             self._last_message[result.pod] = result.message
         if result.status.code == Code.Error:
-            self.changes.forget(result.pod)
+            self.changes.errored(result.pod, result.message)
         self._compactor.add(result)
 
     def _on_bound(self, key: str, node: str) -> None:

@@ -12,8 +12,9 @@ A run stops for one of four reasons (``SimulationResult.stop_reason``):
     unschedulable pool) would only retry pods against the same cluster, which
     fails again in the same way, so they are not waited for.  A pod that has
     not been retried since the last change still is: the run goes on until its
-    retry.  A pod whose last attempt ended in an error (rather than a
-    rejection) is always retried: an error may not happen again.
+    retry.  An attempt that ended in an error (rather than a rejection) is
+    retried once more even with no change (an error may not happen again);
+    the same error twice against the same cluster settles the pod.
 ``until``
     the clock reached the ``until`` time given to the run.  Up to it every
     periodic retry is made, as kube-scheduler makes them; ``quiescent_at``
@@ -64,12 +65,13 @@ class ChangeTracker:
     A pod is *settled* when nothing changed since then: trying it again can only fail again.
     """
 
-    __slots__ = ("changes", "_seen")
+    __slots__ = ("changes", "_seen", "_errors")
 
     def __init__(self) -> None:
         #: how many changes the cluster has seen (events, bindings, evictions, expired waits, ...)
         self.changes = 0
         self._seen: dict[str, int] = {}
+        self._errors: dict[str, tuple[int, str]] = {}
 
     def changed(self) -> None:
         """The cluster changed: every pending pod deserves another look."""
@@ -79,9 +81,28 @@ class ChangeTracker:
         """The scheduler looked at pod ``key`` against the current cluster."""
         self._seen[key] = self.changes
 
+    def errored(self, key: str, message: str) -> None:
+        """The attempt of pod ``key`` (just marked :meth:`evaluated`) ended in an error: the pod
+        is not settled, unless its previous attempt, against the same cluster, ended in the same
+        error.
+
+        >>> tracker = ChangeTracker()
+        >>> tracker.evaluated("default/p"); tracker.errored("default/p", "boom")
+        >>> tracker.is_settled("default/p")
+        False
+        >>> tracker.evaluated("default/p"); tracker.errored("default/p", "boom")
+        >>> tracker.is_settled("default/p")
+        True
+        """
+        if self._errors.get(key) == (self.changes, message):
+            return
+        self._errors[key] = (self.changes, message)
+        self._seen.pop(key, None)
+
     def forget(self, key: str) -> None:
         """Pod ``key`` left the queue for good (bound or deleted)."""
         self._seen.pop(key, None)
+        self._errors.pop(key, None)
 
     def is_settled(self, key: str) -> bool:
         """Whether pod ``key`` was looked at since the last change."""

@@ -17,6 +17,7 @@ from kschedlab.cli import main
 from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Status
 from kschedlab.sim import Simulation
+from kschedlab.sim.metrics import schedule_attempts
 from kschedlab.sim.quiescence import DEFAULT_HORIZON
 
 SIM = Path(__file__).resolve().parents[2] / "datasets" / "sim"
@@ -207,10 +208,10 @@ def test_nothing_pending_ends_at_the_last_event():
     assert result.pending.empty and list(result.pending.columns) == ["pod", "queue", "attempts", "message"]
 
 
-class FailsTwice(Plugin):
-    """A PreFilter plugin whose first two calls are internal errors."""
+class FailsOnce(Plugin):
+    """A PreFilter plugin whose first call is an internal error."""
 
-    name = "FailsTwice"
+    name = "FailsOnce"
 
     def __init__(self, args=None, handle=None):
         super().__init__(args, handle)
@@ -218,7 +219,7 @@ class FailsTwice(Plugin):
 
     def pre_filter(self, state, pod_info, snapshot):
         self.calls += 1
-        if self.calls <= 2:
+        if self.calls == 1:
             return None, Status.error("the API server did not answer")
         return None, Status()
 
@@ -226,34 +227,51 @@ class FailsTwice(Plugin):
         return []
 
 
-class AlwaysFails(FailsTwice):
+class AlwaysFails(FailsOnce):
     name = "AlwaysFails"
 
     def pre_filter(self, state, pod_info, snapshot):
         return None, Status.error("the API server did not answer")
 
 
+def with_plugin(plugin) -> Simulation:
+    config = {"profiles": [{"plugins": {"preFilter": {"enabled": [{"name": plugin.name}]}}}]}
+    return Simulation([node("n1")], config, registry={plugin.name: plugin})
+
+
 def test_a_pod_that_ended_in_an_error_is_retried_without_any_change():
-    config = {"profiles": [{"plugins": {"preFilter": {"enabled": [{"name": "FailsTwice"}]}}}]}
-    sim = Simulation([node("n1")], config, registry={"FailsTwice": FailsTwice})
+    sim = with_plugin(FailsOnce)
     sim.create_pod(pod("p"), at=0)
     result = sim.run()
     row = result.pods.set_index("pod").loc["default/p"]
-    assert (row["attempts"], row["node"]) == (3, "n1")
+    # the 1 s backoff ends at 1 s; the backoff flush runs each second and moves it when over
+    assert (row["attempts"], row["node"], row["scheduled"]) == (2, "n1", 2.0)
     assert result.stop_reason == "quiescent" and result.pending.empty
 
 
-def test_a_run_that_never_settles_stops_at_the_horizon():
-    config = {"profiles": [{"plugins": {"preFilter": {"enabled": [{"name": "AlwaysFails"}]}}}]}
-    sim = Simulation([node("n1")], config, registry={"AlwaysFails": AlwaysFails})
+def test_the_same_error_twice_against_the_same_cluster_settles_the_pod():
+    sim = with_plugin(AlwaysFails)
     sim.create_pod(pod("p"), at=0)
+    sim.add_node(node("n2"), at=100)  # a change: the pod is unsettled until it fails twice again
+    result = sim.run()
+    tried = [r for r in schedule_attempts(result, sim).itertuples() if r.popped >= 100]
+    assert [r.result for r in tried] == ["error", "error"]
+    assert (result.stop_reason, result.quiescent_at) == ("quiescent", tried[-1].finished)
+    [pending] = result.pending.to_dict("records")
+    assert (pending["queue"], pending["message"]) == (
+        "backoff", 'running PreFilter plugin "AlwaysFails": the API server did not answer')
+
+
+def test_a_run_with_events_beyond_the_horizon_stops_there():
+    sim = Simulation([node("n1")])
+    sim.create_pod(pod("p"), at=0, duration=10)
+    sim.create_pod(pod("late"), at=200)
     result = sim.run(horizon=120)
     assert (result.stop_reason, result.end_time, result.horizon, result.quiescent_at) == ("horizon", 120.0, 120.0,
                                                                                            None)
-    [pending] = result.pending.to_dict("records")
-    assert pending["queue"] == "backoff" and pending["message"] == (
-        'running PreFilter plugin "AlwaysFails": the API server did not answer')
-    assert pending["attempts"] > 10
+    assert list(result.pods["pod"]) == ["default/p"]
+    result = sim.run()  # and on from there
+    assert (result.stop_reason, result.end_time) == ("quiescent", 200.0)
 
 
 def test_max_attempts_is_a_stop_reason():

@@ -140,9 +140,15 @@ def cmd_bench(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    from kschedlab.sim.quiescence import stop_sentence
     from kschedlab.sim.scenario import from_files
 
-    sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict)
+    if args.keep_traces < 0:
+        print(f"error: --keep-traces: Invalid value: {args.keep_traces}: must be greater than or equal to 0",
+              file=sys.stderr)
+        return 2
+    sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict,
+                            keep_traces=args.keep_traces)
     result = sim.run(until=args.until if args.until is not None else until,
                      progress=args.output == "table" and sys.stderr.isatty())
     taints = sim.taint_manager.events_frame()
@@ -151,13 +157,21 @@ def cmd_simulate(args) -> int:
                "queue": json.loads(result.queue.to_json(orient="records"))}
         if len(taints):
             out["taintManager"] = json.loads(taints.to_json(orient="records"))
+        out.update({"stopReason": result.stop_reason, "horizon": result.horizon,
+                    "quiescentAt": result.quiescent_at,
+                    "pending": json.loads(result.pending.to_json(orient="records"))})
         json.dump(out, sys.stdout, indent=2)
         print()
     else:
         print(result.pods.to_string(index=False))
         if len(taints):
             print("\ntaint manager:\n" + taints.to_string(index=False))
-        print(f"\nsimulated {result.end_time:g} s")
+        if len(result.pending):
+            print(f"\npending pods ({len(result.pending)}):")
+            for row in result.pending.itertuples(index=False):
+                print(f"  {row.pod}  queue={row.queue}  attempts={row.attempts}\n    {row.message}")
+        print("\n" + stop_sentence(result))
+        print(f"simulated {result.end_time:g} s")
     return 0
 
 
@@ -201,7 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=cmd_bench)
     simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")
     simulate.add_argument("files", nargs="+", help="scenario YAML files or directories")
-    simulate.add_argument("--until", type=float, help="stop at this virtual time (seconds)")
+    simulate.add_argument("--until", type=float,
+                          help="stop at this virtual time (seconds); default: the Simulation's spec.until, else "
+                               "when nothing can change any more or at the 24 h (86400 s) horizon")
+    simulate.add_argument("--keep-traces", type=int, default=200, metavar="N",
+                          help="full per-node traces kept for the N most recent attempts (default 200)")
     simulate.add_argument("--feature-gates", metavar="Name=true,...")
     simulate.add_argument("--seed", type=int)
     simulate.add_argument("-o", "--output", choices=("table", "json"), default="table")

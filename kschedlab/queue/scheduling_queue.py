@@ -832,6 +832,16 @@ class SchedulingQueue:
                 UNSCHEDULABLE: unsched,
                 GATED: gated}
 
+    def pending_counts(self) -> dict[str, int]:
+        """How many pods each queue holds (the sizes of :meth:`pending`, without ordering them)."""
+        gated = sum(1 for q in self._unschedulable.values() if q.gated)
+        return {ACTIVE: len(self._active), BACKOFF: len(self._backoff) + len(self._error_backoff),
+                UNSCHEDULABLE: len(self._unschedulable) - gated, GATED: gated}
+
+    def placements(self) -> dict[str, str]:
+        """Every pod the queue holds -> where it is (active, backoff, unschedulable, gated, in-flight)."""
+        return dict(self._where)
+
     def _cmp_backoff(self, a: QueuedPodInfo, b: QueuedPodInfo) -> int:
         less = self._less_backoff_with_priority if self.pop_from_backoff_q else self._less_backoff
         return -1 if less(a, b) else (1 if less(b, a) else 0)

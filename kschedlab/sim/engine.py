@@ -40,6 +40,10 @@ from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.scheduler import Scheduler
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
+from kschedlab.sim.quiescence import (
+    DEFAULT_HORIZON, PENDING_COLUMNS, STOP_HORIZON, STOP_MAX_ATTEMPTS, STOP_QUIESCENT, STOP_UNTIL, ChangeTracker,
+    pending_report)
+from kschedlab.sim.records import QueueSizeSamples, ResultCompactor, UtilizationSamples
 
 
 @dataclass(order=True)
@@ -52,17 +56,31 @@ class _Event:
 
 @dataclass
 class SimulationResult:
-    """DataFrames built from the run: per-pod timeline, node utilisation and queue sizes over time."""
+    """DataFrames built from the run: per-pod timeline, node utilisation and queue sizes over time;
+    why the run stopped (:mod:`kschedlab.sim.quiescence`) and the pods it left ``pending``
+    (``pod``, ``queue``, ``attempts``, ``message``)."""
 
     pods: pd.DataFrame
     utilization: pd.DataFrame
     queue: pd.DataFrame
     moves: pd.DataFrame
     end_time: float
+    #: quiescent, until, horizon or max-attempts ("" before the first run)
+    stop_reason: str = ""
+    #: the horizon in force (None when the run was given ``until`` or no horizon)
+    horizon: float | None = None
+    #: from when nothing could change any more (None when something still could at the end)
+    quiescent_at: float | None = None
+    pending: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PENDING_COLUMNS))
 
 
 class Simulation:
-    """A cluster, a scheduler and a scheduling queue driven by a virtual clock."""
+    """A cluster, a scheduler and a scheduling queue driven by a virtual clock.
+
+    ``keep_traces`` is how many of the most recent attempts keep their full trace (per-node
+    filter and score tables; None = all); older attempts keep only their outcome and message,
+    so a long run's memory grows by a few hundred bytes per attempt.
+    """
 
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
@@ -87,9 +105,15 @@ class Simulation:
         self._seq = itertools.count()
         self._timeline: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float | None] = {}
-        self._util: list[dict[str, Any]] = []
-        self._queue_sizes: list[dict[str, Any]] = []
+        self._util = UtilizationSamples()
+        self._queue_sizes = QueueSizeSamples()
+        self._compactor = ResultCompactor(keep_traces)
         self._wait_started: dict[str, float] = {}
+        #: cluster changes and, per pending pod, the change it was last tried at (quiescence)
+        self.changes = ChangeTracker()
+        self._last_message: dict[str, str] = {}
+        self.scheduler.on_result.append(self._on_result)
+        self._stop: tuple[str, float | None, float | None] = ("", None, None)
         #: running or finished ``kubectl drain`` runs by node
         self.drains: dict[str, Any] = {}
         self._waiting_qpi: dict[str, Any] = {}
@@ -138,58 +162,88 @@ class Simulation:
         self._at(at, "remove_gates", (key, names))
 
     # -- the loop -----------------------------------------------------------------------
-    def run(self, until: float | None = None, *, progress: bool = False, max_attempts: int = 1_000_000
-            ) -> SimulationResult:
+    def run(self, until: float | None = None, *, progress: bool = False, max_attempts: int = 1_000_000,
+            horizon: float | None = DEFAULT_HORIZON) -> SimulationResult:
+        """Run the clock to ``until``; given no ``until``, until nothing can change any more
+        (``quiescent``) or to ``horizon`` (24 h of virtual time by default; None: no limit).
+        ``max_attempts`` bounds the scheduling attempts of this call.
+
+        Up to an ``until`` the queue's periodic retries of pods that cannot fit are all made, as
+        kube-scheduler makes them (they count in ``attempts``); the result's ``quiescent_at``
+        still says from when nothing could change.  See :mod:`kschedlab.sim.quiescence`."""
+        limit = float(until) if until is not None else (None if horizon is None else float(horizon))
+        limit_reason = STOP_UNTIL if until is not None else STOP_HORIZON
         bar = None
         if progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=until, unit="s", desc="simulated")
+            bar = tqdm(total=limit, unit="s", desc="simulated")
         attempts = 0
+        reason, quiescent_at = STOP_MAX_ATTEMPTS, None
         self._sample()
         while attempts < max_attempts:
             self._process_due_events()
             self.queue.flush()
+            if limit is not None and self.now > limit:  # attempts that take time ran past the limit
+                reason = limit_reason
+                break
             qpi = self.queue.pop()
             if qpi is not None:
                 attempts += 1
                 self._attempt(qpi)
                 self.now += self.attempt_duration
                 continue
-            upcoming = [t for t in (self._events[0].time if self._events else None, self.queue.next_wakeup(),
-                                    self._next_permit_timeout(), self.taint_manager.next_deadline(),
-                                    *self._drain_wakeups())
-                        if t is not None and t > self.now]
-            if not upcoming:
+            timers = [t for t in (self._events[0].time if self._events else None, self._next_permit_timeout(),
+                                  self.taint_manager.next_deadline(), *self._drain_wakeups())
+                      if t is not None and t > self.now]
+            wakeup = self.queue.next_wakeup()
+            upcoming = timers + ([wakeup] if wakeup is not None and wakeup > self.now else [])
+            if quiescent_at is None and (not upcoming or not timers and self.changes.all_settled(self.queue)):
+                quiescent_at = self.now
+            if not upcoming or (quiescent_at is not None and until is None):
+                reason = STOP_QUIESCENT if until is None else STOP_UNTIL
                 if until is not None:
                     self.now = max(self.now, float(until))
                 break
             nxt = min(upcoming)
-            if until is not None and nxt > until:
-                self.now = float(until)
+            if limit is not None and nxt > limit:
+                reason = limit_reason
+                self.now = max(self.now, limit)
                 break
             if bar is not None:
                 bar.update(nxt - self.now)
             self.now = nxt
+            generation = self._generation()
             self._expire_permits()
             self._advance_drains()
             self._fire_taint_evictions()
+            if self._generation() != generation:
+                self.changes.changed()
             self._sample()
         if bar is not None:
             bar.close()
+        self._stop = (reason, None if until is not None else limit, quiescent_at)
         self._sample()
         return self.result()
+
+    def _generation(self) -> tuple[int, int, int]:
+        """What timers may change behind the engine's back (drain evictions, ended grace periods)."""
+        return self.cluster.snapshot.generation, len(self.cluster.pods), len(self.cluster.nodes)
 
     def _process_due_events(self) -> None:
         while self._events and self._events[0].time <= self.now:
             ev = heapq.heappop(self._events)
             getattr(self, f"_on_{ev.kind}")(ev.payload)
+            self.changes.changed()
             self._sample()
 
     # -- event handlers --------------------------------------------------------------------
     def _pre_enqueue(self, pod_info):
         fw = self.scheduler.framework_for(pod_info.pod)
-        return fw.run_pre_enqueue(pod_info)
+        status = fw.run_pre_enqueue(pod_info)
+        if not status.is_success():  # gated: settled once PreEnqueue has seen the current cluster
+            self.changes.evaluated(pod_info.key)
+        return status
 
     def _track(self, key: str) -> None:
         self._timeline.setdefault(key, {"pod": key, "created": self.now, "first_attempt": None, "scheduled": None,
@@ -219,6 +273,9 @@ class Simulation:
         info = self.cluster.pod_infos[key]
         bound = self.cluster.pods[key].spec.node_name
         self.cluster.remove_pod(key)
+        self.changes.changed()
+        self.changes.forget(key)
+        self._last_message.pop(key, None)
         self.taint_manager.on_pod_delete(key, self.now)
         if bound:
             self.queue.assigned_pod_deleted(info)
@@ -245,6 +302,7 @@ class Simulation:
         gone = self.now + (30 if grace is None else grace)
         pod.metadata.deletion_timestamp = datetime.fromtimestamp(gone, timezone.utc)
         pod.metadata.deletion_grace_period_seconds = 30 if grace is None else grace
+        self.changes.changed()
         self._at(gone, "delete_pod", key)
         row = self._timeline.get(key)
         if row is not None and preempted:
@@ -303,6 +361,7 @@ class Simulation:
     def _update_node(self, new) -> None:
         old = self.cluster.nodes[new.metadata.name]
         self.cluster.update_node(new)
+        self.changes.changed()
         self.queue.node_updated(old, new)
         self.taint_manager.on_node_update(new, self.now)
 
@@ -344,6 +403,7 @@ class Simulation:
 
     # -- attempts, binding, Permit waits -----------------------------------------------------
     def _count_attempt(self, key: str) -> None:
+        self.changes.evaluated(key)
         row = self._timeline.get(key)
         if row is not None:
             row["attempts"] += 1
@@ -351,6 +411,7 @@ class Simulation:
                 row["first_attempt"] = self.now
 
     def _attempt(self, qpi) -> None:
+        self._compactor.compact()  # the results of earlier attempts have been read
         key = qpi.pod_info.key
         group = self.scheduler.pod_group_of(key)
         if group is not None:
@@ -406,7 +467,19 @@ class Simulation:
             plugins = {result.status.plugin}
         self.queue.add_unschedulable_if_not_present(qpi, plugins, error=result.status.code == Code.Error)
 
+    def _on_result(self, result) -> None:
+        """Every recorded attempt outcome: remember a pod's last failure message.  An attempt that
+        ended in an error (not a rejection) may go otherwise next time (see ``ChangeTracker.errored``)."""
+        if result.node is None and result.status.code != Code.Wait and result.message != "SchedulingGated":
+            self._last_message[result.pod] = result.message
+        if result.status.code == Code.Error:
+            self.changes.errored(result.pod, result.message)
+        self._compactor.add(result)
+
     def _on_bound(self, key: str, node: str) -> None:
+        self.changes.changed()
+        self.changes.forget(key)
+        self._last_message.pop(key, None)
         if key in self._waiting_qpi:  # a Permit wait ended with the pod allowed
             self._wait_started.pop(key, None)
             self._waiting_qpi.pop(key)
@@ -441,6 +514,7 @@ class Simulation:
                 timeout = self.scheduler.waiting[key][-1][plugin]
                 pod = self.cluster.pods[key]
                 result = self.scheduler.reject(key, plugin, permit_timeout_message(timeout, plugin))
+                self.changes.changed()
                 self._wait_started.pop(key, None)
                 self._requeue(self._waiting_qpi.pop(key), result)
                 # forgetting the assumed pod frees its node: an AssignedPodDelete for the others
@@ -449,23 +523,18 @@ class Simulation:
 
     # -- results -------------------------------------------------------------------------------
     def _sample(self) -> None:
-        snap = self.cluster.snapshot
-        cpu, mem = snap.res_index["cpu"], snap.res_index["memory"]
-        for name, row in snap.index.items():
-            self._util.append({"time": self.now, "node": name,
-                               "cpu_requested": int(snap.requested[cpu, row]),
-                               "cpu_allocatable": int(snap.allocatable[cpu, row]),
-                               "memory_requested": int(snap.requested[mem, row]),
-                               "memory_allocatable": int(snap.allocatable[mem, row]),
-                               "pods": int(snap.pod_count[row])})
-        sizes = {q: len(keys) for q, keys in self.queue.pending().items()}
-        self._queue_sizes.append({"time": self.now, **sizes})
+        self._util.record(self.now, self.cluster.snapshot)
+        self._queue_sizes.record(self.now, self.queue.pending_counts())
 
     def result(self) -> SimulationResult:
         pods = pd.DataFrame(list(self._timeline.values()),
                             columns=["pod", "created", "first_attempt", "scheduled", "bound", "node", "finished",
                                      "preempted", "attempts"])
-        util = pd.DataFrame(self._util).drop_duplicates(subset=["time", "node"], keep="last")
-        queue = pd.DataFrame(self._queue_sizes).drop_duplicates(subset=["time"], keep="last")
+        util = self._util.frame()
+        queue = self._queue_sizes.frame()
         moves = pd.DataFrame(self.queue.history, columns=["time", "pod", "from", "to", "event"])
-        return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now)
+        reason, horizon, quiescent_at = self._stop
+        return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now,
+                                stop_reason=reason, horizon=horizon, quiescent_at=quiescent_at,
+                                pending=pending_report(self, self._timeline, self._last_message,
+                                                       self._permit_deadlines()))

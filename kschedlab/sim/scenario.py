@@ -21,9 +21,11 @@ def _one(objects, kind, what: str):
     return found[0] if found else None
 
 
-def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False) -> tuple[Simulation, float | None]:
+def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False,
+               keep_traces: int | None = 200) -> tuple[Simulation, float | None]:
     """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
-    Kinds the scheduler does not use are skipped with one warning (refused when ``strict``)."""
+    Kinds the scheduler does not use are skipped with one warning (refused when ``strict``);
+    ``keep_traces``: how many recent attempts keep their full trace."""
     objects = load(list(paths), strict=strict)
     config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
     timeline = _one(objects, SimulationSpecObject, "Simulation")
@@ -36,7 +38,8 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
     cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
     served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
     sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed), config, gates=gates, seed=seed,
-                     attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle)
+                     attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
+                     keep_traces=keep_traces)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
     known_nodes = set(sim.cluster.nodes) | {
         (e.add_node or e.create or {}).get("metadata", {}).get("name") for e in spec.events

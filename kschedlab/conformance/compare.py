@@ -52,7 +52,7 @@ def equal(got: Any, want: Any) -> bool:
 
     >>> equal({"requested": 2, "unresolvable": False}, {"requested": 2})
     True
-    >>> equal({}, {"observedGeneration": 0}), equal({"a": {"b": []}}, {"a": None})
+    >>> equal({}, {"observedGeneration": 0}), equal({"a": {"b": []}}, {"a": {}})
     (True, True)
     >>> equal({"requested": 2}, {"requested": 2, "unresolvable": True})
     False

@@ -161,10 +161,11 @@ def pod_group_model(data: dict, where: str = "podGroups"):
 
     >>> pod_group_model({"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup"}).__name__
     'CompositePodGroup'
-    >>> pod_group_model({"apiVersion": "v1", "kind": "Pod"}, "podGroups[2]")
-    Traceback (most recent call last):
-    ...
-    kschedlab.conformance.compare.Mismatch: podGroups[2]: kind 'Pod' (apiVersion 'v1') is neither a PodGroup nor a CompositePodGroup
+    >>> try:
+    ...     pod_group_model({"apiVersion": "v1", "kind": "Pod"}, "podGroups[2]")
+    ... except Mismatch as err:
+    ...     print(err)
+    podGroups[2]: kind 'Pod' (apiVersion 'v1') is neither a PodGroup nor a CompositePodGroup
     """
     import importlib
 

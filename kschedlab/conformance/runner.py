@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from pydantic import ValidationError
+
+from kschedlab.api.errors import errors_from_validation
 from kschedlab.conformance import placement, plugins, podgroup, preemption, queue
 from kschedlab.conformance import expected_failures as xf
 from kschedlab.conformance.compare import Mismatch
@@ -152,6 +155,8 @@ def run_case(case: dict) -> CaseResult:
         diffs.append(str(err))
     except KeyError as err:
         diffs.append(f"KeyError: {err} (a key the stage reads is missing from the case)")
+    except ValidationError as err:  # an object of the case does not fit its API type
+        diffs.extend(f"invalid object: {e}" for e in errors_from_validation(err, file=None, obj=err.title))
     except Exception as err:  # a crash is a failure of that case, reported with its cause
         diffs.append(f"{type(err).__name__}: {err}")
     return CaseResult(cid, not diffs, diffs)

@@ -121,7 +121,8 @@ def returns_diffs(fn: Callable[[dict], list[str]]) -> Callable[[dict, list[str]]
     return stage
 
 
-#: stage families that return their diffs: {stage: fn(case) -> [diff]}
+#: stage families that return their diffs: {stage: fn(case) -> [diff]}, e.g. the DRA
+#: allocator's ``"dra-allocate": run_allocate_case`` or the kubelet's ``"eviction-rank": run_case``
 DIFF_STAGES: dict[str, Callable[[dict], list[str]]] = {}
 
 #: stage name -> stage function(case, diffs)

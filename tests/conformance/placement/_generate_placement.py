@@ -8,7 +8,7 @@
 The rows are transcribed as plain data below; small builders mirror ``st.MakeNode()``,
 ``st.MakePod()``, ``st.MakePodGroup()`` and ``st.MakeCompositePodGroup()`` and only assemble
 objects, every expected value is upstream's. Run
-``python tests/conformance/placement/_generate.py`` to regenerate.
+``python tests/conformance/placement/_generate_placement.py`` to regenerate.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``demo``         schedule the embedded default scenario, explain every pod, write an HTML report
 ``schedule``     schedule the pending pods of manifest files and report each pod
-``conformance``  run conformance case files (``N passed, N failed``)
+``conformance``  run conformance case files (``N passed, N failed, K expected failures``)
 ``bench``        run a scheduler_perf-shaped throughput workload
 ``simulate``     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) on a virtual clock
 """
@@ -107,18 +107,24 @@ def cmd_schedule(args) -> int:
 
 
 def cmd_conformance(args) -> int:
-    from kschedlab.conformance import run_paths
+    from kschedlab.conformance import expected_failures, run_paths
 
-    report = run_paths(args.paths)
+    files = args.expected_failures if args.expected_failures is not None else expected_failures.find(args.paths)
+    report = run_paths(args.paths, expected=expected_failures.load_all(files))
     if args.output == "json":
         json.dump(report.to_dict(), sys.stdout, indent=2)
         print()
     else:
         for r in report.results:
-            if not r.ok:
+            if r.outcome == "failed":
                 print(f"FAIL {r.id} ({r.file})")
                 for d in r.diffs:
                     print(f"    {d}")
+            elif r.outcome == "unexpectedly passed":
+                print(f"XPASS {r.id} ({r.file}): unexpectedly passed: remove it from the list "
+                      f"({', '.join(str(f) for f in files)})")
+            elif r.outcome == "expected failure":
+                print(f"xfail {r.id}: {r.expected_failure}")
     print(report.summary())
     return 0 if report.failed == 0 else 1
 
@@ -201,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     conf = sub.add_parser("conformance", help="run conformance case files")
     conf.add_argument("paths", nargs="+")
     conf.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    conf.add_argument("--expected-failures", metavar="FILE", action="append",
+                      help="expected-failures YAML ({id, reason} list); default: the EXPECTED-FAILURES.yaml "
+                           "nearest each path")
     conf.set_defaults(func=cmd_conformance)
 
     bench = sub.add_parser("bench", help="run a scheduler_perf-shaped workload")

@@ -1,8 +1,8 @@
 """Every conformance case under tests/conformance/ runs as one test.
 
-A few ported upstream rows exercise features kschedlab has not built yet; they
-are listed in KNOWN_GAPS with the reason and run as strict xfails, so the day
-the feature lands and they pass, this list must shrink.
+The cases kschedlab knows it does not pass yet are listed, with the reason, in
+tests/conformance/EXPECTED-FAILURES.yaml — the same file ``kschedlab conformance`` reads.
+They run as strict xfails, so the day a feature lands and they pass, the list must shrink.
 """
 
 from __future__ import annotations
@@ -12,29 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.conformance import run_case
+from kschedlab.conformance import case_files, expected_failures, run_case
 
 ROOT = Path(__file__).parent / "conformance"
-DRA = "needs DRA-backed extended resources (DynamicResources plugin, DRAExtendedResource), not built yet"
-DEFERRED_RESIZE = ("needs deferred in-place resize accounting (alpha gate "
-                   "InPlacePodVerticalScalingSchedulerPreemption), not built yet")
-KNOWN_GAPS = {
-    "noderesources/balanced_allocation/include-dra-resource-on-a-node-for-balanced-resource-allocation": DRA,
-    "noderesources/balanced_allocation/include-dra-resource-on-a-node-for-balanced-resource-allocation-if-prescore-not-called": DRA,  # noqa: E501
-    "noderesources/fit_filter/enough-extended-resource-backed-by-dra": DRA,
-    "noderesources/fit_filter/enough-extended-resource-was-backed-by-device-plugin-allocatable-0": DRA,
-    "noderesources/fit_score/leastallocated-with-extended-resources": DRA,
-    "noderesources/fit_score/leastallocated-with-extended-resources-if-prescore-is-not-called": DRA,
-    "noderesources/fit_filter/deferred-resize-deferred-pod-resize-fits-no-other-workloads": DEFERRED_RESIZE,
-}
+EXPECTED = expected_failures.load(ROOT / expected_failures.FILE_NAME)
 
 
 def _cases():
-    for path in sorted(ROOT.rglob("*.json")):
+    for path in case_files([ROOT]):
         for case in json.loads(path.read_text()):
             marks = []
-            if case["id"] in KNOWN_GAPS:
-                marks.append(pytest.mark.xfail(reason=KNOWN_GAPS[case["id"]], strict=True))
+            if case["id"] in EXPECTED:
+                marks.append(pytest.mark.xfail(reason=EXPECTED[case["id"]], strict=True))
             yield pytest.param(case, id=case["id"], marks=marks)
 
 
@@ -44,6 +33,11 @@ def test_case(case):
     assert result.ok, "\n".join(result.diffs)
 
 
-def test_known_gaps_exist():
-    ids = {c["id"] for p in ROOT.rglob("*.json") for c in json.loads(p.read_text())}
-    assert set(KNOWN_GAPS) <= ids
+def test_expected_failures_name_existing_cases():
+    ids = {c["id"] for p in case_files([ROOT]) for c in json.loads(p.read_text())}
+    assert set(EXPECTED) <= ids, sorted(set(EXPECTED) - ids)
+
+
+def test_case_ids_are_unique():
+    ids = [c["id"] for p in case_files([ROOT]) for c in json.loads(p.read_text())]
+    assert len(ids) == len(set(ids))

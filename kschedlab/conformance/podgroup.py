@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kschedlab.conformance.compare import check
+from kschedlab.conformance.compare import check, check_status, pod_group_model
 from kschedlab.features import FeatureGates
 
-__all__ = ["STAGES"]
+__all__ = ["STAGES", "group_objects"]
 
 
 class StageError(Exception):
@@ -40,34 +40,34 @@ def _gates(case: dict) -> FeatureGates:
 
 
 def _cluster(case: dict, extra_pods: list[dict] = ()):
+    """The case's nodes, pod groups (``podGroups`` by kind, and ``compositePodGroups``) and pods."""
     from kschedlab.api.core import Node, Pod
-    from kschedlab.api.podgroup import CompositePodGroup, PodGroup
     from kschedlab.cluster import Cluster
 
     cluster = Cluster()
     for node in case.get("nodes") or []:
         cluster.add(Node.model_validate(node))
-    for pg in case.get("podGroups") or []:
-        cluster.add(PodGroup.model_validate(pg))
-    for cpg in case.get("compositePodGroups") or []:
-        cluster.add(CompositePodGroup.model_validate(cpg))
+    for group in group_objects(case):
+        cluster.add(group)
     for pod in [*(case.get("existingPods") or []), *(case.get("pendingPods") or []), *extra_pods]:
         cluster.add(Pod.model_validate(pod))
     return cluster
+
+
+def group_objects(case: dict) -> list:
+    """The objects of ``podGroups`` (PodGroups and CompositePodGroups side by side, each read
+    with the model of its kind) and of ``compositePodGroups``."""
+    out = []
+    for key in ("podGroups", "compositePodGroups"):
+        for i, data in enumerate(case.get(key) or []):
+            out.append(pod_group_model(data, f"{key}[{i}]").model_validate(data))
+    return out
 
 
 def _plugin(case: dict, cluster):
     from kschedlab.plugins.gang_scheduling import GangScheduling
 
     return GangScheduling.for_cluster(cluster, _gates(case))
-
-
-def _status(status) -> dict:
-    return {"code": status.code.name, "reasons": list(status.reasons)}
-
-
-def _norm(s: dict) -> dict:
-    return {"code": s.get("code", "Success"), "reasons": list(s.get("reasons") or [])}
 
 
 def stage_gang_preenqueue(case: dict, diffs: list[str]) -> None:
@@ -77,7 +77,7 @@ def stage_gang_preenqueue(case: dict, diffs: list[str]) -> None:
     plugin = _plugin(case, cluster)
     pod = cluster.pods[pod_key(_pod_model(case["pod"]))]
     status = plugin.pre_enqueue(cluster.pod_infos[pod_key(pod)])
-    check(diffs, "status", _status(status), _norm(case["expected"]["other"]["status"]))
+    check_status(diffs, "status", status, case["expected"]["other"]["status"])
 
 
 def _pod_model(data: dict):
@@ -128,7 +128,9 @@ def stage_podgroup_validate(case: dict, diffs: list[str]) -> None:
     from kschedlab.api.podgroup import PodGroup
     from kschedlab.scheduler.podgroup.cycle_validation import validate_pod_group
 
-    pg = PodGroup.model_validate(case["podGroups"][0])
+    pg = group_objects(case)[0]
+    if not isinstance(pg, PodGroup):
+        raise StageError("podgroup-validate: podGroups[0] must be a PodGroup")
     pending = [_pod_model(p) for p in case.get("pendingPods") or []]
     scheduled = [p for p in (_pod_model(q) for q in case.get("existingPods") or [])
                  if p.spec.scheduling_group is not None and p.spec.scheduling_group.pod_group_name == pg.name

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kschedlab.conformance.compare import Mismatch, check, status_dict
-from kschedlab.conformance.plugins import fixtures, norm_status
+from kschedlab.conformance.compare import Mismatch, check, check_status
+from kschedlab.conformance.plugins import fixtures
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import CycleState
 
@@ -230,7 +230,7 @@ def _post_filter_checks(diffs, other, result, status):
     if "postFilterResult" in other:
         check(diffs, "postFilterResult", None if result is None else result.to_dict(), other["postFilterResult"])
     if "status" in other:
-        check(diffs, "status", status_dict(status), norm_status(other["status"]))
+        check_status(diffs, "status", status, other["status"])
 
 
 def _stage_postfilter(case, diffs):

@@ -20,6 +20,7 @@ from .meta import TypedObject
 from .node import RuntimeClass
 from .nodestats import NodeStatsSummary
 from .podgroup import CompositePodGroup, PodGroup
+from .resourcequota import ResourceQuota
 from .policy import PodDisruptionBudget
 from .scheduling import PriorityClass
 from .simulation import Simulation
@@ -85,6 +86,7 @@ for _m in (
     Service,
     PriorityClass,
     RuntimeClass,
+    ResourceQuota,
     PodDisruptionBudget,
     Deployment,
     ReplicaSet,

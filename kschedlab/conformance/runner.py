@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from kschedlab.conformance import kubelet, plugins, podgroup, preemption, queue
+from kschedlab.conformance import kubelet, plugins, pod_resources, podgroup, preemption, queue
 from kschedlab.conformance.compare import Mismatch
 
 
@@ -56,7 +56,7 @@ class Report:
 
 #: stage name -> stage function(case, diffs)
 STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
-                               **kubelet.STAGES}
+                               **kubelet.STAGES, **pod_resources.STAGES}
 
 
 def run_case(case: dict) -> CaseResult:

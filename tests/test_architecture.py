@@ -26,7 +26,7 @@ LAYERS = [
     {"sim", "scheduler_perf"},
     {"conformance"},
     {"viz"},
-    {"widgets"},
+    {"widgets", "exercises"},
     {"cli", "__init__"},
 ]
 LEVEL = {name: i for i, layer in enumerate(LAYERS) for name in layer}

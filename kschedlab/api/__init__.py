@@ -81,6 +81,7 @@ from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
 from .quantity import Quantity
 from .registry import model_for, register, registered_kinds
+from .resourcequota import ResourceQuota
 from .scheduling import PriorityClass
 from .workloadapi import Workload
 from .workloads import expand
@@ -131,6 +132,7 @@ __all__ = [
     "PriorityClass",
     "Quantity",
     "ReplicaSet",
+    "ResourceQuota",
     "ResourceRequirements",
     "RuntimeClass",
     "Service",

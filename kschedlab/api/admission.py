@@ -11,7 +11,10 @@ not changed). For pods it applies, in the API server's order:
    when unset), ``status.qosClass``, the ``SchedulingGated`` condition,
    ``matchLabelKeys``/``mismatchLabelKeys`` merged into label selectors;
 3. admission plugins: Priority, DefaultTolerationSeconds, RuntimeClass;
-4. a subset of pod validation that matters to scheduling.
+4. a subset of pod validation that matters to scheduling;
+5. (in :func:`admit`) the ResourceQuota plugin: pods are charged to the ResourceQuotas of
+   their namespace in list order, overhead included (:mod:`kschedlab.api.resourcequota`);
+   already bound pods only count.
 
 A pod read back from an API server (it has ``metadata.resourceVersion``, as every
 object of a ``kubectl get -o yaml`` dump does; :func:`is_stored`) is not created
@@ -883,6 +886,19 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
             errors.extend(errs.items)
             rcs[o.name] = o
 
+    # ResourceQuotas: validated, then their status filled as the quota controller would
+    from .resourcequota import ResourceQuota, admit_quota, resource_quota_errors
+
+    quotas: list[ResourceQuota] = []
+    for o in objs:
+        if isinstance(o, ResourceQuota):
+            errs = _Errors(o)
+            for path, message in resource_quota_errors(o):
+                errs.add(path, message)
+            errors.extend(errs.items)
+            if not errs.items:
+                quotas.append(o)
+
     # scheduling.k8s.io Workload / PodGroup / CompositePodGroup (served with GenericWorkload)
     from .podgroup_validation import admit_scheduling_objects
 
@@ -924,6 +940,8 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
             _validate_node(o, errs)
             errors.extend(errs.items)
         out.append(o)
+    # the ResourceQuota plugin runs last: admitted pods in order, bound ones only counted
+    errors.extend(admit_quota([o for o in out if isinstance(o, Pod)], quotas))
     if errors:
         raise ManifestError.combine(errors)
     return out

@@ -20,6 +20,7 @@ from .meta import TypedObject
 from .node import RuntimeClass
 from .nodestats import NodeStatsSummary
 from .podgroup import CompositePodGroup, PodGroup
+from .resourcequota import ResourceQuota
 from .policy import PodDisruptionBudget
 from .resource import (
     DeviceClass,
@@ -93,6 +94,7 @@ for _m in (
     Service,
     PriorityClass,
     RuntimeClass,
+    ResourceQuota,
     PodDisruptionBudget,
     Deployment,
     ReplicaSet,

@@ -27,7 +27,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kschedlab.api.errors import errors_from_validation
-from kschedlab.conformance import dra, kubelet, placement, plugins, podgroup, preemption, queue
+from kschedlab.conformance import dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
 from kschedlab.conformance import expected_failures as xf
 from kschedlab.conformance.compare import Mismatch
 
@@ -103,7 +103,7 @@ class Report:
 
 #: stage name -> stage function(case, diffs)
 STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
-                               **placement.STAGES, **kubelet.STAGES, **dra.STAGES}
+                               **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES}
 
 
 def _known_plugins() -> set[str]:

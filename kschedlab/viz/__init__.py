@@ -44,3 +44,7 @@ from kschedlab.viz.podgroup import (  # noqa: E402
 
 __all__ += ["cycle_steps", "placement_scores", "pod_outcomes", "domain_capacity", "pod_attempts", "hierarchy_tree",
             "search_tree"]
+
+from kschedlab.viz.overhead import describe_percent, overhead_bars, overhead_outcome  # noqa: E402
+
+__all__ += ["overhead_outcome", "overhead_bars", "describe_percent"]

@@ -18,3 +18,6 @@ from kschedlab.widgets.spread_explorer import SpreadExplorer
 __all__ = ["ClusterView", "PreemptionExplorer", "ScoreExplorer", "ShapeEditor", "SpreadExplorer"]
 
 from kschedlab.widgets.gang import GangExplorer
+from kschedlab.widgets.overhead import OverheadExplorer  # noqa: E402
+
+__all__ += ["OverheadExplorer"]

@@ -1,0 +1,263 @@
+"""Small checked exercises for the course notebooks.
+
+An :class:`Exercise` holds a question, a way to check an answer, hints and a solution. In a
+notebook, one cell shows the question, the student writes the answer into a variable and a
+check cell calls :meth:`Exercise.check`, which prints a friendly verdict and returns True or
+False. Hints come one at a time with :meth:`Exercise.hint`; the solution only when
+:meth:`Exercise.solution` is called.
+
+The placeholder ``...`` (or ``None``) means "not answered yet": checking it prints a gentle
+reminder and returns False without raising, so a notebook with unanswered exercises still
+runs top to bottom (CI runs every notebook with nbval).
+
+Nothing is stored outside the object: a fresh kernel starts with no hints shown, and the
+same answer always gets the same verdict.
+
+>>> ex = Exercise("How many millicores does the scheduler look for?", answer=2250, unit="millicores",
+...               hints=["Add the containers' requests.", "Then add the RuntimeClass overhead."],
+...               solution="500m + 1500m + 250m = 2250m", explanation="The overhead is part of the request.")
+>>> ex.check(...)
+⏳ Not answered yet: replace ... with your answer and run the cell again.
+False
+>>> ex.check(2000)
+❌ Not quite: 2000 is not the expected value. Try again, or ask for a hint with .hint().
+False
+>>> ex.hint()
+💡 Hint 1/2: Add the containers' requests.
+>>> ex.hint()
+💡 Hint 2/2: Then add the RuntimeClass overhead.
+>>> ex.hint()
+No more hints: .solution() shows the worked answer.
+>>> ex.check("2250")
+✅ Correct: 2250 millicores. The overhead is part of the request.
+True
+>>> ex.solution()
+📖 Solution: 500m + 1500m + 250m = 2250m
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable, Sequence
+
+from kschedlab.api.quantity import Quantity
+
+__all__ = [
+    "Exercise",
+    "NOT_ANSWERED",
+    "is_unanswered",
+    "number_equals",
+    "quantity_equals",
+    "text_equals",
+    "one_of",
+]
+
+#: what a student's answer variable holds before they answer
+NOT_ANSWERED = ...
+
+def is_unanswered(answer: Any) -> bool:
+    """Whether ``answer`` is still the placeholder (``...`` or ``None``).
+
+    >>> is_unanswered(...), is_unanswered(None), is_unanswered(0)
+    (True, True, False)
+    """
+    return answer is ... or answer is None
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def number_equals(expected: float, *, rel: float = 0.0, abs_tol: float = 0.0) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a number (ints, floats or numeric strings), with optional tolerance.
+
+    >>> number_equals(0.25)(" 0.25 "), number_equals(100, rel=0.01)(100.5)[0]
+    ((True, ''), True)
+    >>> number_equals(3)("three")
+    (False, '"three" is not a number.')
+    """
+    def check(answer: Any) -> tuple[bool, str]:
+        got = _as_number(answer)
+        if got is None:
+            return False, f'"{answer}" is not a number.'
+        if math.isclose(got, float(expected), rel_tol=rel, abs_tol=abs_tol):
+            return True, ""
+        return False, f"{answer} is not the expected value."
+    return check
+
+
+def quantity_equals(expected: str | int | Quantity) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a Kubernetes quantity: ``"320Mi"``, ``335544320`` and ``"0.3125Gi"`` are equal.
+
+    >>> quantity_equals("320Mi")(335544320), quantity_equals("2250m")("2.25")
+    ((True, ''), (True, ''))
+    >>> quantity_equals("320Mi")("300Mi")
+    (False, '300Mi is not the expected amount.')
+    """
+    want = Quantity(expected) if not isinstance(expected, Quantity) else expected
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if isinstance(answer, bool) or not isinstance(answer, (str, int, Quantity)):
+            return False, f"{answer!r} is not a quantity (write it like 250m, 320Mi or 2)."
+        try:
+            got = answer if isinstance(answer, Quantity) else Quantity(answer.strip() if isinstance(answer, str)
+                                                                       else answer)
+        except ValueError:
+            return False, f'"{answer}" is not a quantity (write it like 250m, 320Mi or 2).'
+        if got == want:
+            return True, ""
+        return False, f"{answer} is not the expected amount."
+    return check
+
+
+def _normalise(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def text_equals(*accepted: str) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a word or phrase; case and surrounding / repeated spaces do not matter.
+
+    >>> text_equals("node-big")("  Node-Big "), text_equals("yes", "y")("no")
+    ((True, ''), (False, '"no" is not the expected answer.'))
+    """
+    wanted = {_normalise(a) for a in accepted}
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if _normalise(answer) in wanted:
+            return True, ""
+        return False, f'"{answer}" is not the expected answer.'
+    return check
+
+
+def one_of(choices: Sequence[str], correct: str | Iterable[str]) -> Callable[[Any], tuple[bool, str]]:
+    """A multiple-choice check: the answer is one of ``choices`` (a letter, or the text).
+
+    >>> check = one_of(["the scheduler", "the kubelet", "the API server"], "the API server")
+    >>> check("c"), check("The API server"), check("a")
+    ((True, ''), (True, ''), (False, '"a" is not the right choice.'))
+    >>> check("d")
+    (False, '"d" is not one of the choices a-c.')
+    """
+    letters = "abcdefghijklmnopqrstuvwxyz"[: len(choices)]
+    correct_set = {correct} if isinstance(correct, str) else set(correct)
+    right = {_normalise(c) for c in correct_set} | {letters[i] for i, c in enumerate(choices) if c in correct_set}
+
+    def check(answer: Any) -> tuple[bool, str]:
+        a = _normalise(answer)
+        if len(a) == 1 and a not in letters:
+            return False, f'"{answer}" is not one of the choices a-{letters[-1]}.'
+        if a in right:
+            return True, ""
+        return False, f'"{answer}" is not the right choice.'
+    return check
+
+
+class Exercise:
+    """One exercise: ``question``, a check, ``hints`` (shown one at a time), a ``solution``.
+
+    Give either ``answer`` (compared as a number when it is one, else as text; a ``unit`` is
+    printed with it) or ``check``: a function of the answer returning a bool or
+    ``(bool, feedback)``. ``choices`` turns the question into a multiple choice (``answer``
+    is then the right choice). ``explanation`` is printed after a correct answer.
+
+    >>> quiz = Exercise("Who adds spec.overhead?", choices=["the scheduler", "the RuntimeClass admission"],
+    ...                 answer="the RuntimeClass admission")
+    >>> print(quiz)
+    Who adds spec.overhead?
+      a) the scheduler
+      b) the RuntimeClass admission
+    >>> quiz.check("b")
+    ✅ Correct.
+    True
+    """
+
+    def __init__(self, question: str, *, answer: Any = None, check: Callable[[Any], Any] | None = None,
+                 hints: Sequence[str] = (), solution: str = "", explanation: str = "", unit: str = "",
+                 choices: Sequence[str] = ()) -> None:
+        if (answer is None) == (check is None):
+            raise ValueError("an Exercise needs exactly one of answer= or check=")
+        self.question = question
+        self.choices = list(choices)
+        self.hints = list(hints)
+        self.solution_text = solution
+        self.explanation = explanation
+        self.unit = unit
+        self.answer = answer
+        if check is None:
+            if self.choices:
+                check = one_of(self.choices, answer)
+            elif _as_number(answer) is not None and not isinstance(answer, str):
+                check = number_equals(answer)
+            else:
+                check = text_equals(str(answer))
+        self._check = check
+        self._hints_shown = 0
+
+    # --------------------------------------------------------------- display
+
+    def __str__(self) -> str:
+        lines = [self.question]
+        lines += [f"  {'abcdefghijklmnopqrstuvwxyz'[i]}) {c}" for i, c in enumerate(self.choices)]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_markdown_(self) -> str:
+        body = f"**Exercise.** {self.question}"
+        if self.choices:
+            body += "\n\n" + "\n".join(f"- **{'abcdefghijklmnopqrstuvwxyz'[i]})** {c}"
+                                       for i, c in enumerate(self.choices))
+        return body
+
+    # --------------------------------------------------------------- actions
+
+    def verdict(self, answer: Any) -> tuple[bool | None, str]:
+        """``(correct, message)`` without printing; ``correct`` is None when unanswered.
+
+        >>> Exercise("2 + 2?", answer=4).verdict("4")
+        (True, '✅ Correct.')
+        """
+        if is_unanswered(answer):
+            return None, "⏳ Not answered yet: replace ... with your answer and run the cell again."
+        result = self._check(answer)
+        ok, feedback = result if isinstance(result, tuple) else (bool(result), "")
+        if ok:
+            shown = f": {answer} {self.unit}".rstrip() + "." if self.unit else "."
+            msg = "✅ Correct" + shown
+            if self.explanation:
+                msg += " " + self.explanation
+            return True, msg
+        msg = "❌ Not quite" + (f": {feedback}" if feedback else ".")
+        msg += " Try again, or ask for a hint with .hint()." if self.hints else " Try again."
+        return False, msg
+
+    def check(self, answer: Any) -> bool:
+        """Print the verdict on ``answer``; True when it is right (False when unanswered)."""
+        ok, msg = self.verdict(answer)
+        print(msg)
+        return bool(ok)
+
+    def hint(self) -> None:
+        """Print the next hint (one per call)."""
+        if not self.hints:
+            print("This exercise has no hints.")
+            return
+        if self._hints_shown >= len(self.hints):
+            print("No more hints: .solution() shows the worked answer.")
+            return
+        self._hints_shown += 1
+        print(f"💡 Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
+
+    def solution(self) -> None:
+        """Print the worked solution."""
+        print(f"📖 Solution: {self.solution_text or self.answer}")

@@ -624,6 +624,11 @@ def validate_pod(pod: Pod) -> list[ManifestError]:
                 wp = [*ap, "preferredDuringSchedulingIgnoredDuringExecution", i]
                 _validate_weight(w.weight, wp, errs)
                 _validate_affinity_term(w.pod_affinity_term, [*wp, "podAffinityTerm"], errs)
+    # spec.resourceClaims and containers' resources.claims (DRA): kschedlab.api.resource_validation
+    from .resource_validation import validate_pod_resource_claims
+
+    for path, message in validate_pod_resource_claims(pod):
+        errs.add(path, message)
     return errs.items
 
 
@@ -847,6 +852,12 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     from .podgroup_validation import admit_scheduling_objects
 
     errors.extend(admit_scheduling_objects(objs, {**_SYSTEM_CLASSES, **pcs}, gates))
+
+    # resource.k8s.io (DRA) kinds; adminAccess needs the namespace's labels
+    from .resource_validation import admit_resource_objects
+
+    ns_labels = {o.name: o.metadata.labels for o in objs if isinstance(o, Namespace)}
+    errors.extend(admit_resource_objects(objs, ns_labels))
 
     out: list[TypedObject] = []
     for o in objs:

@@ -58,6 +58,9 @@ __all__ = [
     "TopologySpreadConstraint",
     "PodSchedulingGate",
     "PodSchedulingGroup",
+    "ResourceClaim",
+    "PodResourceClaim",
+    "PodResourceClaimStatus",
     "PodSpec",
     "PodCondition",
     "PodStatus",
@@ -94,12 +97,20 @@ QOS_CLASSES = ("Guaranteed", "Burstable", "BestEffort")
 # ------------------------------------------------------------------ containers
 
 
+class ResourceClaim(K8sModel):
+    """``resources.claims[]``: a pod claim (``spec.resourceClaims[].name``) a container uses,
+    optionally only one ``request`` of it."""
+
+    name: str | None = None
+    request: str | None = None
+
+
 class ResourceRequirements(K8sModel):
     """Container (or pod-level) requests and limits."""
 
     limits: dict[str, Quantity] = Field(default_factory=dict)
     requests: dict[str, Quantity] = Field(default_factory=dict)
-    claims: list[Any] = Field(default_factory=list)
+    claims: list[ResourceClaim] = Field(default_factory=list)
 
 
 class ContainerPort(K8sModel):
@@ -334,6 +345,25 @@ class PodSchedulingGroup(K8sModel):
     pod_group_name: str | None = None
 
 
+class PodResourceClaim(K8sModel):
+    """``spec.resourceClaims[]``: a DRA claim by name, or a template to create one from.
+
+    >>> PodResourceClaim.model_validate({"name": "gpu", "resourceClaimTemplateName": "gpu-t"}).resource_claim_template_name
+    'gpu-t'
+    """
+
+    name: str | None = None
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PodResourceClaimStatus(K8sModel):
+    """``status.resourceClaimStatuses[]``: the claim generated for a template-based pod claim."""
+
+    name: str | None = None
+    resource_claim_name: str | None = None
+
+
 # ------------------------------------------------------------------------ pod
 
 
@@ -378,7 +408,7 @@ class PodSpec(K8sModel):
     os: Any = None
     host_users: bool | None = None
     scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
-    resource_claims: list[Any] = Field(default_factory=list)
+    resource_claims: list[PodResourceClaim] = Field(default_factory=list)
     resources: ResourceRequirements | None = None
     hostname_override: str | None = None
     scheduling_group: PodSchedulingGroup | None = None
@@ -420,7 +450,7 @@ class PodStatus(K8sModel):
     qos_class: str | None = None
     ephemeral_container_statuses: list[Any] = Field(default_factory=list)
     resize: Any = None
-    resource_claim_statuses: list[Any] = Field(default_factory=list)
+    resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
     extended_resource_claim_status: Any = None
     allocated_resources: dict[str, Quantity] = Field(default_factory=dict)
     resources: ResourceRequirements | None = None

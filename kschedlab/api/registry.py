@@ -19,6 +19,14 @@ from .meta import TypedObject
 from .node import RuntimeClass
 from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
+from .resource import (
+    DeviceClass,
+    DeviceTaintRule,
+    DeviceTaintRuleV1beta2,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
 from .scheduling import PriorityClass
 from .simulation import Simulation
 from .workloadapi import Workload
@@ -93,5 +101,11 @@ for _m in (
     Workload,
     PodGroup,
     CompositePodGroup,
+    DeviceClass,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+    DeviceTaintRule,
+    DeviceTaintRuleV1beta2,
 ):
     register(_m)

@@ -1,0 +1,819 @@
+"""The structured-parameters allocator for one node (upstream ``structured.Allocator``).
+
+Claims are allocated one after the other, each claim's requests in order, and
+for each requested device the candidates in pool / slice / device order. A
+candidate must be free (or the request has admin access), match the class and
+request CEL selectors, reach the node, fit the consumable capacity and shared
+counters, have its taints tolerated and keep the claim's constraints. The search
+is exhaustive with backtracking: when a later request cannot be satisfied the
+last choice is undone and the next candidate tried; a ``firstAvailable`` request
+moves on to its next subrequest. The first complete solution wins (no scoring).
+``allocationMode: All`` takes every matching device of the pools the node sees,
+and fails while one of them is incomplete or invalid. A claim holds at most
+``ALLOCATION_RESULTS_MAX_SIZE`` devices.
+
+Behaviour follows upstream's newest ("experimental") implementation, selected
+by the features that are on; the feature gates are passed in explicitly
+(:class:`DRAFeatures`), by default at their v1.37 values.
+
+Upstream quirks kept on purpose (each noted where it happens): counters taken by
+a candidate that is then refused for a taint, a constraint or capacity are not
+returned, nor are its constraint entries and in-use mark when the second capacity
+check refuses it; shared devices (``allowMultipleAllocations``) never give counters
+back on rollback; the per-pool counter cache is keyed by pool name only.
+Device taints come from the slices as given: applying DeviceTaintRules is the
+caller's business (the scheduler plugin does it upstream).
+
+>>> classes = [{"metadata": {"name": "gpu"}, "spec": {}}]
+>>> slices = [{"metadata": {"name": "s"}, "spec": {"driver": "gpu.example.com", "nodeName": "n1",
+...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+...     "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}]}}]
+>>> claim = {"metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "g",
+...     "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}}
+>>> alloc = Allocator(DRAFeatures(), AllocatedState(allocated_devices={("gpu.example.com", "n1", "gpu-0")}),
+...                   classes, slices)
+>>> [r["device"] for r in alloc.allocate({"metadata": {"name": "n1"}}, [claim])[0]["devices"]["results"]]
+['gpu-1']
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
+from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
+from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str,
+                                   read_claim, read_slice)
+from kschedlab.dra.nodeselector import NodeSelectorError, allocation_node_selector, node_matches
+from kschedlab.dra.pools import GatherError, Pool, gather_pools
+from kschedlab.dra.trace import AllocationTrace
+
+__all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "DRAFeatures", "AllocatedState", "Allocator", "AllocationError",
+           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES"]
+
+#: ``resourceapi.AllocationResultsMaxSize``: devices in one claim's allocation
+ALLOCATION_RESULTS_MAX_SIZE = 32
+
+#: the feature gates the allocator looks at
+ALLOCATOR_GATES = ("DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints",
+                   "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus", "DRAConsumableCapacity")
+
+
+class AllocationError(Exception):
+    """Allocation cannot be attempted (bad claim, class, selector or slice); upstream's error return."""
+
+
+class FailedAllocationOnNode(AllocationError):
+    """Nothing fit on this node and some pool was invalid (upstream ``ErrFailedAllocationOnNode``):
+    the error only concerns this node."""
+
+
+def _gate_defaults() -> dict[str, bool]:
+    from kschedlab.features import DEFAULTS_V1_37
+
+    return {g: DEFAULTS_V1_37[g][0] for g in ALLOCATOR_GATES}
+
+
+@dataclass(frozen=True)
+class DRAFeatures:
+    """The allocator's feature switches (upstream ``structured.Features``), v1.37 defaults.
+
+    >>> DRAFeatures.from_gates({"DRADeviceTaints": False}).device_taints
+    False
+    >>> DRAFeatures().consumable_capacity
+    True
+    """
+
+    admin_access: bool = True
+    prioritized_list: bool = True
+    partitionable_devices: bool = True
+    device_taints: bool = True
+    device_binding_and_status: bool = True
+    consumable_capacity: bool = True
+
+    @classmethod
+    def from_gates(cls, gates: Mapping[str, bool] | Any = None) -> "DRAFeatures":
+        """From gate names (a mapping, or a ``FeatureGates``); missing gates take v1.37 defaults.
+        Device binding needs both ``DRADeviceBindingConditions`` and ``DRAResourceClaimDeviceStatus``,
+        as in the scheduler plugin."""
+        values = _gate_defaults()
+        if gates is not None:
+            if hasattr(gates, "enabled"):
+                values = {g: gates.enabled(g) for g in ALLOCATOR_GATES}
+            else:
+                unknown = set(gates) - set(values) - _other_gates()
+                if unknown:
+                    raise ValueError(f"unknown feature gate(s): {', '.join(sorted(unknown))}")
+                values.update({k: bool(v) for k, v in gates.items() if k in values})
+        return cls(
+            admin_access=values["DRAAdminAccess"],
+            prioritized_list=values["DRAPrioritizedList"],
+            partitionable_devices=values["DRAPartitionableDevices"],
+            device_taints=values["DRADeviceTaints"],
+            device_binding_and_status=values["DRADeviceBindingConditions"] and values["DRAResourceClaimDeviceStatus"],
+            consumable_capacity=values["DRAConsumableCapacity"],
+        )
+
+
+def _other_gates() -> set[str]:
+    from kschedlab.features import DEFAULTS_V1_37
+
+    return set(DEFAULTS_V1_37)
+
+
+@dataclass
+class AllocatedState:
+    """Devices already allocated to other claims (upstream ``AllocatedState``).
+
+    ``allocated_devices``: ids of devices held exclusively; ``aggregated_capacity``: for shared
+    (multi-allocatable) devices, the capacity already consumed per capacity name (quantities).
+    """
+
+    allocated_devices: set[DeviceID] = field(default_factory=set)
+    aggregated_capacity: dict[DeviceID, dict[str, Any]] = field(default_factory=dict)
+
+    def capacity_nanos(self) -> dict[DeviceID, dict[str, int]]:
+        """``aggregated_capacity`` in nano-units."""
+        from kschedlab.api.quantity import Quantity
+
+        return {dev: {n: Quantity(q).nanos for n, q in caps.items()}
+                for dev, caps in self.aggregated_capacity.items()}
+
+
+class _MaxSizeExceeded(Exception):
+    """Internal: the claim would exceed ``ALLOCATION_RESULTS_MAX_SIZE`` (aggressive backtracking)."""
+
+
+@dataclass(eq=False)
+class _RequestData:
+    request: Request
+    is_sub: bool
+    cls: dict | None = None
+    num_devices: int = 0
+    all_devices: list[tuple[Device, Slice, Pool]] | None = None
+    selected_sub: int = 0
+
+
+@dataclass(eq=False)
+class _Result:
+    request: Request
+    device: Device
+    slice: Slice
+    share_id: str | None = None
+    consumed: dict | None = None
+
+
+def _default_cel():
+    from kschedlab.dra import cel  # provided by the CEL module of this package
+
+    return cel.compile_selector, lambda d: cel.DeviceView(
+        d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()}, d.allow_multiple_allocations)
+
+
+def _tolerates(toleration: dict, taint: dict) -> bool:
+    """``resourceclaim.ToleratesTaint``: effect, key, then operator (Equal compares values)."""
+    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
+        return False
+    if toleration.get("key") and toleration.get("key") != taint.get("key"):
+        return False
+    op = toleration.get("operator") or "Equal"
+    if op == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return op == "Exists"
+
+
+def _taint_prevents(device: Device, request: Request) -> dict | None:
+    for taint in device.taints:
+        if taint.get("effect") in ("NoSchedule", "NoExecute"):
+            if not any(_tolerates(t, taint) for t in request.tolerations or ()):
+                return taint
+    return None
+
+
+class Allocator:
+    """Allocates claims on one node at a time; reusable across nodes (caches survive calls).
+
+    ``classes``: DeviceClasses (dicts or models), ``slices``: ResourceSlices. ``compile_selector``
+    / ``make_view`` replace the CEL engine (default: :mod:`kschedlab.dra.cel`).
+    """
+
+    def __init__(self, features: DRAFeatures | None, allocated: AllocatedState | None,
+                 classes: Iterable[Any], slices: Iterable[Any], *,
+                 compile_selector: Callable[[str], Any] | None = None,
+                 make_view: Callable[[Device], Any] | None = None) -> None:
+        self.features = features or DRAFeatures()
+        self.allocated = allocated or AllocatedState()
+        self._allocated_nanos = self.allocated.capacity_nanos()
+        self.classes: dict[str, dict] = {}
+        for c in classes:
+            c = as_dict(c)
+            self.classes.setdefault((c.get("metadata") or {}).get("name", ""), c)
+        self.slices: list[Slice] = [s if isinstance(s, Slice) else read_slice(s) for s in slices]
+        # the CEL engine is looked up on first use, so allocations without selectors need none
+        self._compile_fn = compile_selector
+        self._make_view = make_view
+        self._compiled: dict[str, Any] = {}
+        #: (class name, device id) -> class selectors matched (only successful evaluations)
+        self._class_match: dict[tuple[str, DeviceID], bool] = {}
+        #: (selector expressions, device id) -> request selectors matched
+        self._selector_match: dict[tuple[tuple[str, ...], DeviceID], bool] = {}
+        #: pool name -> available counters (upstream keys this by pool name only)
+        self._available_counters: dict[str, dict[str, dict[str, int]]] = {}
+        #: (node name, labels) -> pools seen from that node (slices do not change for an Allocator)
+        self._pools: dict[tuple, list[Pool]] = {}
+        #: statistics: ``allocate_one`` invocations, CEL evaluations
+        self.stats = {"allocate_one": 0, "cel_evaluations": 0}
+
+    def pools_for(self, node: dict) -> list[Pool]:
+        """The pools ``node`` sees (upstream ``GatherPools``), cached per node name and labels."""
+        meta = node.get("metadata") or {}
+        key = (meta.get("name", ""), tuple(sorted((meta.get("labels") or {}).items())))
+        pools = self._pools.get(key)
+        if pools is None:
+            try:
+                pools = gather_pools(self.slices, node, partitionable_devices=self.features.partitionable_devices)
+            except GatherError as err:
+                raise AllocationError(f"gather pool information: {err}") from None
+            self._pools[key] = pools
+        return pools
+
+    # ------------------------------------------------------------------ CEL
+    def _engine(self) -> None:
+        if self._compile_fn is None or self._make_view is None:
+            default_compile, default_view = _default_cel()
+            self._compile_fn = self._compile_fn or default_compile
+            self._make_view = self._make_view or default_view
+
+    def _compile(self, expression: str):
+        hit = self._compiled.get(expression)
+        if hit is None:
+            self._engine()
+            try:
+                hit = (self._compile_fn(expression), None)  # type: ignore[misc]
+            except Exception as err:  # the CEL engine's compile error, reported as upstream does
+                hit = (None, err)
+            self._compiled[expression] = hit
+        return hit
+
+    def _view(self, device: Device):
+        if device.view is None:
+            self._engine()
+            device.view = self._make_view(device)  # type: ignore[misc]
+        return device.view
+
+    def _selectors_match(self, selectors: list[dict], device: Device, where: str) -> bool:
+        for i, sel in enumerate(selectors):
+            expr = ((sel.get("cel") or {}).get("expression")) or ""
+            compiled, err = self._compile(expr)
+            if err is not None:
+                raise AllocationError(f"{where}: selector #{i}: CEL compile error: {err}")
+            self.stats["cel_evaluations"] += 1
+            try:
+                ok = compiled.matches(self._view(device))
+            except Exception as err:  # runtime errors of the CEL engine
+                raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {err}") from None
+            if not ok:
+                return False
+        return True
+
+    # ------------------------------------------------------------- allocate
+    def allocate(self, node: Any, claims: Iterable[Any], *, trace: AllocationTrace | None = None
+                 ) -> list[dict] | None:
+        """Allocate all ``claims`` for ``node``: one ``AllocationResult`` dict per claim, or ``None``
+        when they do not fit. Raises :class:`AllocationError` for problems with the input."""
+        return _Run(self, as_dict(node), [c if isinstance(c, Claim) else read_claim(c) for c in claims],
+                    trace).run()
+
+
+class _Run:
+    """One ``Allocate`` call (upstream's internal ``allocator``)."""
+
+    def __init__(self, owner: Allocator, node: dict, claims: list[Claim], trace: AllocationTrace | None):
+        self.a = owner
+        self.f = owner.features
+        self.node = node
+        self.node_name = (node.get("metadata") or {}).get("name", "")
+        self.claims = claims
+        self.trace = trace
+        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.constraints: list[list[Any]] = []
+        self.results: list[list[_Result]] = [[] for _ in claims]
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.allocating_capacity: dict[DeviceID, dict[str, int]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, int]]] = {}
+        self.match_cache: dict[tuple[DeviceID, int, int, int], str | None] = {}
+        self.pools: list[Pool] = []
+        self.depth = 0
+
+    # -------------------------------------------------------------- tracing
+    def _t(self, action: str, ci: int = -1, rd: _RequestData | None = None, device: DeviceID | None = None,
+           reason: str = "", detail: str = "") -> None:
+        assert self.trace is not None
+        self.trace.add(action, claim=self.claims[ci].kobj if ci >= 0 else "",
+                       request=rd.request.full_name if rd else "",
+                       device=device_id_str(device) if device else "", reason=reason, detail=detail,
+                       depth=self.depth)
+
+    # ---------------------------------------------------------------- setup
+    def run(self) -> list[dict] | None:
+        self.pools = self.a.pools_for(self.node)
+        if self.trace is not None:
+            for p in self.pools:
+                state = "incomplete" if p.incomplete else ("invalid: " + p.invalid_reason if p.invalid else "complete")
+                self.trace.add("pool", device=p.id_str, detail=state)
+        for ci, claim in enumerate(self.claims):
+            self._prepare_claim(ci, claim)
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False)
+        except _MaxSizeExceeded:  # cannot escape the claim boundary; kept for safety
+            done = False
+        if not done:
+            if self.trace is not None:
+                self.trace.add("result", detail="no solution")
+            if any(p.invalid for p in self.pools):
+                raise FailedAllocationOnNode("invalid resource pools were encountered")
+            return None
+        if self.trace is not None:
+            self.trace.add("result", detail="allocated")
+        return [self._allocation_result(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    def _prepare_claim(self, ci: int, claim: Claim) -> None:
+        f = self.f
+        min_devices = 0
+        for ri, (name, is_list, alternatives) in enumerate(claim.requests):
+            if not f.prioritized_list and is_list:
+                raise AllocationError(
+                    f"claim {claim.kobj}, request {name}: has subrequests, but the DRAPrioritizedList feature is disabled")
+            if not f.consumable_capacity:
+                if not is_list and alternatives[0].has_capacity:
+                    raise AllocationError(f"claim {claim.kobj}, request {name}: has capacity requests, "
+                                          "but the DRAConsumableCapacity feature is disabled")
+                for sub in alternatives if is_list else ():
+                    if sub.has_capacity:
+                        raise AllocationError(f"claim {claim.kobj}, subrequest {sub.name}: has capacity requests, "
+                                              "but the DRAConsumableCapacity feature is disabled")
+            lowest = None
+            for si, req in enumerate(alternatives):
+                rd = self._validate_request(ci, ri, si, req, is_list)
+                self.request_data[(ci, ri, si)] = rd
+                lowest = rd.num_devices if lowest is None else min(lowest, rd.num_devices)
+            min_devices += lowest or 0
+        if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+            raise AllocationError(f"claim {claim.kobj}: number of requested devices {min_devices} "
+                                  f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+        constraints = []
+        for i, c in enumerate(claim.constraints):
+            if c.match_attribute:
+                constraints.append(make_constraint("matchAttribute", c.requests, c.match_attribute))
+            elif c.distinct_attribute:
+                constraints.append(make_constraint("distinctAttribute", c.requests, c.distinct_attribute))
+            else:
+                raise AllocationError(f"claim {claim.kobj}, constraint #{i}: empty constraint (unsupported constraint type?)")
+        self.constraints.append(constraints)
+
+    def _validate_request(self, ci: int, ri: int, si: int, req: Request, is_sub: bool) -> _RequestData:
+        claim = self.claims[ci]
+        rd = _RequestData(request=req, is_sub=is_sub)
+        for i, sel in enumerate(req.selectors):
+            if not (sel.get("cel") or None):
+                raise AllocationError(f"claim {claim.kobj}, request {req.name}, selector #{i}: "
+                                      "CEL expression empty (unsupported selector type?)")
+        if not self.f.admin_access and req.has_admin_access:
+            raise AllocationError(f"claim {claim.kobj}, request {req.name}: admin access is requested, "
+                                  "but the feature is disabled")
+        if not req.class_name:
+            raise AllocationError(f"claim {claim.kobj}, request {req.name}: missing device class name "
+                                  "(unsupported request type?)")
+        cls = self.a.classes.get(req.class_name)
+        if cls is None:
+            raise AllocationError(f"claim {claim.kobj}, request {req.name}: could not retrieve device class "
+                                  f"{req.class_name}: deviceclass.resource.k8s.io \"{req.class_name}\" not found")
+        rd.cls = cls
+        if req.mode == "ExactCount":
+            rd.num_devices = req.count
+        elif req.mode == "All":
+            rd.all_devices = []
+            for pool in self.pools:
+                if pool.incomplete:
+                    raise AllocationError(f"claim {claim.kobj}, request {req.name}: asks for all devices, "
+                                          f"but resource pool {pool.id_str} is currently being updated")
+                if pool.invalid:
+                    raise AllocationError(f"claim {claim.kobj}, request {req.name}: asks for all devices, "
+                                          f"but resource pool {pool.id_str} is currently invalid")
+                for s in pool.slices:
+                    for d in s.devices:
+                        reason = self._unselectable(ci, ri, si, rd, s, d)
+                        if reason is None and self.f.consumable_capacity:
+                            reason = self._capacity_reason(rd.request, d)
+                        if reason is not None:
+                            if self.trace is not None:
+                                self._t("reject", ci, rd, d.id, reason, "allocationMode All")
+                            continue
+                        rd.all_devices.append((d, s, pool))
+            rd.num_devices = len(rd.all_devices)
+        else:
+            raise AllocationError(f"claim {claim.kobj}, request {req.name}: unsupported count mode {req.mode}")
+        return rd
+
+    # ----------------------------------------------------------- selection
+    def _unselectable(self, ci: int, ri: int, si: int, rd: _RequestData, s: Slice, d: Device) -> str | None:
+        """``None`` when the device matches class and request selectors and reaches the node,
+        else the reason. Cached per device and (sub)request; CEL results also across calls."""
+        if not self.f.device_binding_and_status and d.binding_conditions:
+            return "binding conditions disabled"
+        key = (d.id, ci, ri, si)
+        if key in self.match_cache:
+            return self.match_cache[key]
+        reason = None
+        cls = rd.cls or {}
+        cname = (cls.get("metadata") or {}).get("name", "")
+        ckey = (cname, d.id)
+        ok = self.a._class_match.get(ckey)
+        if ok is None:
+            ok = self.a._selectors_match((cls.get("spec") or {}).get("selectors") or [], d, f"class {cname}")
+            self.a._class_match[ckey] = ok
+        if not ok:
+            reason = "class selector false"
+        else:
+            sels = rd.request.selectors
+            if sels:
+                skey = (tuple(((x.get("cel") or {}).get("expression") or "") for x in sels), d.id)
+                ok = self.a._selector_match.get(skey)
+                if ok is None:
+                    ok = self.a._selectors_match(sels, d, f"claim {self.claims[ci].kobj}")
+                    self.a._selector_match[skey] = ok
+                if not ok:
+                    reason = "selector false"
+            if reason is None and s.per_device_node_selection:
+                try:
+                    if not node_matches(self.node, d.node_name, d.all_nodes, d.node_selector):
+                        reason = "node selection"
+                except NodeSelectorError as err:
+                    raise AllocationError(f"failed to parse node selector: {err}") from None
+        self.match_cache[key] = reason
+        return reason
+
+    def _capacity_reason(self, req: Request, d: Device) -> str | None:
+        if not req.capacity_requests and not d.capacity_policies and d.id not in self.allocating_capacity \
+                and d.id not in self.a._allocated_nanos:
+            return None  # every capacity is taken whole and nothing else uses the device: it fits
+        try:
+            fits = request_fits(self._allocated_capacity(d.id), req.capacity_requests, d.capacity,
+                                self.allocating_capacity.get(d.id, {}))
+        except CapacityUndefined:
+            return "capacity undefined"
+        return None if fits else "capacity"
+
+    def _allocated_capacity(self, dev: DeviceID) -> dict[str, int]:
+        return self.a._allocated_nanos.get(dev, {})
+
+    def _in_use(self, dev: DeviceID) -> bool:
+        return dev in self.a.allocated.allocated_devices or bool(self.allocating.get(dev))
+
+    def _capacity_in_use(self, dev: DeviceID) -> bool:
+        return dev in self.a._allocated_nanos or dev in self.allocating_capacity
+
+    # -------------------------------------------------------------- search
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, allocate_sub: bool,
+                      start: tuple[int, int, int] = (0, 0, 0)) -> bool:
+        """Find a device for device ``di`` of (sub)request ``si`` of request ``ri`` of claim ``ci``,
+        then recurse. ``start`` is the (pool, slice, device) position where candidates begin: the
+        devices of one request are chosen as combinations, in increasing position, so that the
+        same set is not tried in every order (a shared device may be picked again)."""
+        self.a.stats["allocate_one"] += 1
+        if ci >= len(self.claims):
+            return True
+        claim = self.claims[ci]
+        if ri >= len(claim.requests):
+            try:
+                return self._allocate_one(ci + 1, 0, 0, 0, False)
+            except _MaxSizeExceeded:
+                return False
+        rd = self.request_data[(ci, ri, si)]
+        tr = self.trace
+        if not allocate_sub and rd.is_sub:
+            all_exceeded = True
+            sub = 0
+            while (ci, ri, sub) in self.request_data:
+                if tr is not None:
+                    self._t("subrequest", ci, self.request_data[(ci, ri, sub)],
+                            detail=f"firstAvailable alternative #{sub}")
+                try:
+                    ok = self._allocate_one(ci, ri, sub, di, True)
+                except _MaxSizeExceeded:
+                    if tr is not None:
+                        self._t("backtrack", ci, self.request_data[(ci, ri, sub)], reason="max size exceeded")
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    rd.selected_sub = sub
+                    return True
+                if tr is not None:
+                    self._t("backtrack", ci, self.request_data[(ci, ri, sub)], detail="next alternative")
+                sub += 1
+            if all_exceeded:
+                raise _MaxSizeExceeded()
+            return False
+
+        req = rd.request
+        do_all = req.mode == "All"
+        if do_all and not rd.all_devices:
+            if tr is not None:
+                self._t("backtrack", ci, rd, detail="allocationMode All: no devices")
+            return False
+        if di >= rd.num_devices:
+            return self._allocate_one(ci, ri + 1, 0, 0, False)
+        if len(self.results[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
+            raise _MaxSizeExceeded()
+
+        if do_all:
+            d, s, pool = rd.all_devices[di]  # type: ignore[index]
+            ok, undo = self._allocate_device(ci, ri, si, rd, d, s, pool, must=True)
+            if not ok:
+                return False
+            self.depth += 1
+            try:
+                done = self._allocate_one(ci, ri, si, di + 1, allocate_sub)
+            except BaseException:
+                self.depth -= 1
+                undo()
+                raise
+            self.depth -= 1
+            if not done:
+                undo()
+            return done
+
+        f = self.f
+        admin = req.admin_access
+        pools = self.pools
+        p0, s0, d0 = start
+        for pi in range(p0, len(pools)):
+            pool = pools[pi]
+            if pool.incomplete or pool.invalid:
+                continue
+            slices = pool.slices
+            for sj in range(s0 if pi == p0 else 0, len(slices)):
+                s = slices[sj]
+                devices = s.devices
+                for dk in range(d0 if (pi == p0 and sj == s0) else 0, len(devices)):
+                    d = devices[dk]
+                    dev = d.id
+                    if tr is not None:
+                        self._t("try", ci, rd, dev)
+                    if admin:
+                        if ci in self.allocating.get(dev, ()):
+                            if tr is not None:
+                                self._t("reject", ci, rd, dev, "in use in same claim")
+                            continue
+                    elif self._in_use(dev):
+                        if tr is not None:
+                            self._t("reject", ci, rd, dev, "already allocated")
+                        continue
+                    reason = self._unselectable(ci, ri, si, rd, s, d)
+                    if reason is None and f.consumable_capacity:
+                        reason = self._capacity_reason(req, d)
+                    if reason is not None:
+                        if tr is not None:
+                            self._t("reject", ci, rd, dev, reason)
+                        continue
+                    ok, undo = self._allocate_device(ci, ri, si, rd, d, s, pool, must=False)
+                    if not ok:
+                        continue
+                    again = f.consumable_capacity and d.allow_multiple_allocations is True
+                    self.depth += 1
+                    try:
+                        done = self._allocate_one(ci, ri, si, di + 1, allocate_sub,
+                                                  (pi, sj, dk if again else dk + 1))
+                    except BaseException:
+                        self.depth -= 1
+                        undo()
+                        raise
+                    self.depth -= 1
+                    if done:
+                        return True
+                    undo()
+        if tr is not None:
+            self._t("backtrack", ci, rd, detail=f"no device left for device #{di} of the request")
+        return False
+
+    def _allocate_device(self, ci: int, ri: int, si: int, rd: _RequestData, d: Device, s: Slice, pool: Pool,
+                         must: bool):
+        f = self.f
+        tr = self.trace
+        req = rd.request
+        dev = d.id
+        shared = f.consumable_capacity and d.allow_multiple_allocations is True
+        if not shared and req.admin_access and ci in self.allocating.get(dev, ()):
+            if tr is not None:
+                self._t("reject", ci, rd, dev, "in use in same claim")
+            return False, None
+        if not req.admin_access and self._in_use(dev):
+            if tr is not None:
+                self._t("reject", ci, rd, dev, "already allocated")
+            return False, None
+        if not f.partitionable_devices and d.consumes_counters:
+            if tr is not None:
+                self._t("reject", ci, rd, dev, "partitionable devices disabled")
+            return False, None
+        skip_counters = shared and self._capacity_in_use(dev)
+        if not skip_counters and d.consumes_counters:
+            if not self._take_counters(d, pool):
+                if tr is not None:
+                    self._t("reject", ci, rd, dev, "counters")
+                return False, None
+        parent = req.parent
+        base, sub = (parent, req.name) if parent else (req.name, "")
+        if f.device_taints:
+            taint = _taint_prevents(d, req)
+            if taint is not None:
+                # upstream leaves counters taken above in place here
+                if tr is not None:
+                    self._t("reject", ci, rd, dev, "taint", f"{taint.get('key')}={taint.get('value', '')}:"
+                                                           f"{taint.get('effect')}")
+                return False, None
+        constraints = self.constraints[ci]
+        for i, c in enumerate(constraints):
+            try:
+                added = c.add(base, sub, d.attributes, dev)
+            except UnsupportedAttribute as err:
+                raise AllocationError(f"claim {self.claims[ci].kobj}, request {req.name}: {err}") from None
+            if not added:
+                if must:
+                    raise AllocationError(f"claim {self.claims[ci].kobj}, request {req.name}: cannot add device "
+                                          f"{device_id_str(dev)} because a claim constraint would not be satisfied")
+                for e in range(i):
+                    constraints[e].remove(base, sub)
+                if tr is not None:
+                    self._t("reject", ci, rd, dev, "constraint", c.describe())
+                return False, None
+        users = self.allocating.setdefault(dev, set())
+        if not shared:
+            users.add(ci)
+        consumed: dict | None = None
+        share_id = None
+        if f.consumable_capacity:
+            reason = self._capacity_reason(req, d)
+            if reason is not None:
+                # upstream returns here without undoing the constraints and the in-use mark
+                if tr is not None:
+                    self._t("reject", ci, rd, dev, reason)
+                return False, None
+            if shared:
+                consumed = consumed_from_request(req.capacity_requests, d.capacity)
+                share_id = str(uuid.uuid4())
+                acc = self.allocating_capacity.setdefault(dev, {})
+                for n, q in consumed.items():
+                    acc[n] = acc.get(n, 0) + q.nanos
+        result = _Result(request=req, device=d, slice=s, share_id=share_id, consumed=consumed or None)
+        results = self.results[ci]
+        results.append(result)
+        n_before = len(results) - 1
+        if tr is not None:
+            self._t("allocate", ci, rd, dev)
+
+        def undo() -> None:
+            for c in constraints:
+                c.remove(base, sub)
+            self.allocating[dev].discard(ci)
+            if shared:
+                if result.consumed:
+                    acc = self.allocating_capacity[dev]
+                    for n, q in result.consumed.items():
+                        acc[n] -= q.nanos
+            elif f.partitionable_devices and d.consumes_counters:
+                self._return_counters(d, pool)
+            del results[n_before:]
+            if tr is not None:
+                self._t("deallocate", ci, rd, dev, detail="backtrack")
+
+        return True, undo
+
+    # ------------------------------------------------------------- counters
+    def _available(self, pool: Pool) -> dict[str, dict[str, int]]:
+        avail = self.a._available_counters.get(pool.pool)
+        if avail is None:
+            avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+            allocated = self.a.allocated.allocated_devices
+            for s in pool.slices + pool.slices_not_targeting_node:
+                for d in s.devices:
+                    if d.id not in allocated:
+                        continue
+                    for set_name, counters in d.consumes_counters:
+                        cs = avail.get(set_name)
+                        if cs is None:
+                            continue
+                        for n, v in counters.items():
+                            if n in cs:
+                                cs[n] -= v
+            self.a._available_counters[pool.pool] = avail
+        return avail
+
+    def _take_counters(self, d: Device, pool: Pool) -> bool:
+        avail = self._available(pool)
+        used = self.consumed_counters.setdefault(pool.pool, {})
+        for set_name, counters in d.consumes_counters:
+            cs = used.setdefault(set_name, {})
+            for n, v in counters.items():
+                cs[n] = cs.get(n, 0) + v
+        for set_name, counters in avail.items():
+            cs = used.get(set_name, {})
+            for n, v in counters.items():
+                if v < cs.get(n, 0):
+                    self._return_counters(d, pool)
+                    return False
+        return True
+
+    def _return_counters(self, d: Device, pool: Pool) -> None:
+        used = self.consumed_counters.get(pool.pool, {})
+        for set_name, counters in d.consumes_counters:
+            cs = used.setdefault(set_name, {})
+            for n, v in counters.items():
+                cs[n] = cs.get(n, 0) - v
+
+    # --------------------------------------------------------------- result
+    def _allocation_result(self, ci: int, claim: Claim) -> dict:
+        results = []
+        for r in self.results[ci]:
+            item: dict[str, Any] = {"request": r.request.full_name, "driver": r.device.id[0],
+                                    "pool": r.device.id[1], "device": r.device.id[2]}
+            if r.request.admin_access:
+                item["adminAccess"] = True
+            if r.request.tolerations:
+                item["tolerations"] = list(r.request.tolerations)
+            if self.f.device_binding_and_status:
+                if r.device.binding_conditions is not None:
+                    item["bindingConditions"] = list(r.device.binding_conditions)
+                if r.device.binding_failure_conditions is not None:
+                    item["bindingFailureConditions"] = list(r.device.binding_failure_conditions)
+            if r.share_id is not None:
+                item["shareID"] = r.share_id
+            if r.consumed:
+                item["consumedCapacity"] = {n: str(q) for n, q in r.consumed.items()}
+            results.append(item)
+        devices: dict[str, Any] = {"results": results}
+        config = self._configs(ci, claim)
+        if config:
+            devices["config"] = config
+        placements = []
+        for r in self.results[ci]:
+            if r.slice.per_device_node_selection:
+                placements.append((r.device.node_name, r.device.binds_to_node, r.device.node_selector))
+            else:
+                placements.append((r.slice.node_name, r.device.binds_to_node, r.slice.node_selector))
+        try:
+            selector = allocation_node_selector(placements, self.node_name)
+        except NodeSelectorError as err:
+            raise AllocationError(f"create NodeSelector for claim {claim.name}: {err}") from None
+        out: dict[str, Any] = {"devices": devices}
+        if selector is not None:
+            out["nodeSelector"] = selector
+        return out
+
+    def _configs(self, ci: int, claim: Claim) -> list[dict]:
+        config: list[dict] = []
+        class_ranges: dict[str, tuple[int, int]] = {}
+        for ri, (_name, is_list, _alts) in enumerate(claim.requests):
+            rd = self.request_data[(ci, ri, 0)]
+            if is_list:
+                rd = self.request_data[(ci, ri, rd.selected_sub)]
+            cls = rd.cls
+            if cls is None:
+                continue
+            cname = (cls.get("metadata") or {}).get("name", "")
+            rng = class_ranges.get(cname)
+            if rng is not None:
+                for i in range(*rng):
+                    config[i]["requests"].append(rd.request.full_name)
+                continue
+            start = len(config)
+            for c in (cls.get("spec") or {}).get("config") or []:
+                entry = {"source": "FromClass", "requests": [rd.request.full_name]}
+                entry.update({k: v for k, v in c.items() if k not in ("source", "requests")})
+                config.append(entry)
+            class_ranges[cname] = (start, len(config))
+        for c in claim.config:
+            wanted = c.get("requests") or []
+            body = {k: v for k, v in c.items() if k != "requests"}
+            if not wanted:
+                config.append({"source": "FromClaim", **body})
+                continue
+            for ri, (name, is_list, alts) in enumerate(claim.requests):
+                if name in wanted:
+                    config.append({"source": "FromClaim", "requests": list(wanted), **body})
+                    continue
+                if not is_list:
+                    continue
+                sub = alts[self.request_data[(ci, ri, 0)].selected_sub]
+                if f"{name}/{sub.name}" in wanted:
+                    config.append({"source": "FromClaim", "requests": list(wanted), **body})
+        return config
+
+
+def allocate(node: Any, claims: Iterable[Any], classes: Iterable[Any], slices: Iterable[Any], *,
+             features: DRAFeatures | None = None, allocated: AllocatedState | None = None,
+             trace: AllocationTrace | None = None) -> list[dict] | None:
+    """One-shot helper: build an :class:`Allocator` and allocate ``claims`` on ``node``."""
+    return Allocator(features, allocated, classes, slices).allocate(node, claims, trace=trace)

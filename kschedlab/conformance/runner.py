@@ -20,6 +20,7 @@ from typing import Callable
 
 from kschedlab.conformance import plugins, podgroup, preemption, queue
 from kschedlab.conformance.compare import Mismatch
+from kschedlab.dra import cases as dra_cases
 
 
 @dataclass
@@ -55,7 +56,8 @@ class Report:
 
 
 #: stage name -> stage function(case, diffs)
-STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES}
+STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
+                               **dra_cases.STAGES}
 
 
 def run_case(case: dict) -> CaseResult:

@@ -660,12 +660,11 @@ class Selector:
     (True, 'device.allowMultipleAllocations == true')
     """
 
-    __slots__ = ("expression", "_program", "_attr_domains", "_cap_domains", "_bool_typed")
+    __slots__ = ("expression", "_program", "_attr_domains", "_cap_domains")
 
-    def __init__(self, expression: str, program: Any, bool_typed: bool) -> None:
+    def __init__(self, expression: str, program: Any) -> None:
         self.expression = expression
         self._program = program
-        self._bool_typed = bool_typed
         attr, cap = set(), set()
         for m in _DOMAIN_LOOKUP.finditer(expression):
             (attr if m.group(1) == "attributes" else cap).add(m.group(2) if m.group(2) is not None else m.group(3))
@@ -718,7 +717,7 @@ def compile_selector(expression: str) -> Selector:
         out = program.return_type().name()
     if out not in ("BOOL", "DYN"):
         raise CELError(f"must evaluate to bool or the unknown type, not {_go_type_name(out)}")
-    return Selector(expression, program, out == "BOOL")
+    return Selector(expression, program)
 
 
 def compile_errors(expressions: Iterable[str]) -> list[str | None]:

@@ -270,3 +270,36 @@ def test_admin_access_allowed_in_labelled_namespace():
 def test_pod_without_claims_unaffected():
     (p,) = admit([Pod.model_validate({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}})])
     assert p.spec.resource_claims == []
+
+
+# Rows of upstream TestValidateClass (pkg/apis/resource/validation/validation_deviceclass_test.go@master),
+# with the objects written as manifests. Left out: metadata labels/annotations (generic ObjectMeta
+# validation), the raw `xxx` parameters (YAML cannot carry non-JSON bytes) and the exact TooLong
+# boundary (kubectl sends compact JSON, so the byte count differs from the Go test's raw text).
+_GOOD_CONFIG = {"opaque": {"driver": "foo", "parameters": {"foo": 42}}}
+
+
+@pytest.mark.parametrize("row,spec,want", [
+    ("good-extended-resource-name", {"extendedResourceName": "example.com/gpu"}, []),
+    ("bad-extended-resource-name", {"extendedResourceName": "example.com"},
+     [("spec.extendedResourceName", 'Invalid value: "example.com": must be a valid extended resource name')]),
+    ("selectors", {"selectors": [{"cel": {"expression": "true"}}, {}, {"cel": {"expression": "noSuchVar"}}]
+                   + [{"cel": {"expression": "true"}}] * 29},
+     [("spec.selectors[1].cel", "Required value"),
+      ("spec.selectors[2].cel.expression", 'Invalid value: "noSuchVar": compilation failed: ERROR: <input>:1:1: '
+       "undeclared reference to 'noSuchVar' (in container '')\n | noSuchVar\n | ^")]),
+    ("too-many-selectors", {"selectors": [{"cel": {"expression": "true"}}] * 33},
+     [("spec.selectors", "Too many: 33: must have at most 32 items")]),
+    ("configuration", {"config": [_GOOD_CONFIG, {"opaque": {}}, {"opaque": {"driver": "foo", "parameters": "hello-world"}},
+                                  {"opaque": {"driver": "foo", "parameters": None}}, {}] + [_GOOD_CONFIG] * 27},
+     [("spec.config[1].opaque.driver", "Required value"), ("spec.config[1].opaque.parameters", "Required value"),
+      ("spec.config[2].opaque.parameters", 'Invalid value: "<value omitted>": must be a valid JSON object'),
+      ("spec.config[3].opaque.parameters", "Required value"), ("spec.config[4].opaque", "Required value")]),
+    ("too-many-configs", {"config": [_GOOD_CONFIG] * 33}, [("spec.config", "Too many: 33: must have at most 32 items")]),
+])
+def test_upstream_validate_class_rows(row, spec, want):
+    from kschedlab.api.resource import DeviceClass
+    from kschedlab.api.resource_validation import validate_device_class
+
+    dc = DeviceClass.model_validate({"metadata": {"name": "foo"}, "spec": spec})
+    assert validate_device_class(dc) == want, row

@@ -38,7 +38,12 @@ def fixtures(case: dict):
 
 #: extra input keys holding objects the plugins look up in the cluster (default spreading)
 OWNER_KINDS = {"services": ("kschedlab.api.core", "Service"), "replicaSets": ("kschedlab.api.apps", "ReplicaSet"),
-               "statefulSets": ("kschedlab.api.apps", "StatefulSet")}
+               "statefulSets": ("kschedlab.api.apps", "StatefulSet"),
+               # DRA objects (DynamicResources, and NodeResourcesFit for DRA-backed extended resources)
+               "resourceClaims": ("kschedlab.api.resource", "ResourceClaim"),
+               "deviceClasses": ("kschedlab.api.resource", "DeviceClass"),
+               "resourceSlices": ("kschedlab.api.resource", "ResourceSlice"),
+               "deviceTaintRules": ("kschedlab.api.resource", "DeviceTaintRule")}
 
 
 def _owner_objects(case: dict, cluster) -> None:

@@ -112,6 +112,14 @@ def _stage_prefilter(case, diffs):
     _check_prefilter(plugin, CycleState(), pod_info, cluster, case["expected"], diffs)
 
 
+def _stage_preenqueue(case, diffs):
+    """PreEnqueue of the plugin: ``expected.preenqueue: {code, reasons}``."""
+    cluster, pod_info = fixtures(case)
+    plugin = plugin_for(case, cluster)
+    status = plugin.pre_enqueue(pod_info)
+    check(diffs, "preenqueue", status_dict(status), norm_status(case["expected"]["preenqueue"]))
+
+
 def norm_status(s: dict) -> dict:
     return {"code": s.get("code", "Success"), "reasons": list(s.get("reasons") or [])}
 
@@ -169,6 +177,16 @@ def _stage_score(case, diffs):
     names = other.get("filteredNodes") or [n["metadata"]["name"] for n in case.get("nodes") or []]
     rows = _rows(cluster, names)
     state = CycleState()
+    if other.get("filterFirst"):
+        # plugins that score from what their Filter found (DynamicResources): PreFilter, then Filter
+        # on every node; ``filteredNodes`` names the nodes expected to pass
+        from kschedlab.framework.runtime import _filter
+
+        plugin.pre_filter(state, pod_info, cluster.snapshot)
+        everyone = _rows(cluster, [n["metadata"]["name"] for n in case.get("nodes") or []])
+        verdicts = _filter(plugin, state, pod_info, cluster.snapshot, everyone)
+        passed = [cluster.snapshot.names[int(r)] for i, r in enumerate(everyone) if verdicts.codes[i] == 0]
+        check(diffs, "nodes passing Filter", sorted(passed), sorted(names))
     if hasattr(plugin, "pre_score") and other.get("runPreScore", True) is not False:
         try:
             status = plugin.pre_score(state, pod_info, cluster.snapshot, rows)
@@ -234,6 +252,7 @@ def _stage_broken_linear(case, diffs):
 
 
 STAGES: dict[str, Callable] = {
+    "preenqueue": _stage_preenqueue,
     "prefilter": _stage_prefilter,
     "filter": _stage_filter,
     "prescore": _stage_prescore,

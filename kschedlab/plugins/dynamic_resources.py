@@ -385,7 +385,7 @@ class DynamicResources(Plugin):
                 elif request.get("firstAvailable"):
                     if not self._gate("DRAPrioritizedList"):
                         return None, Status.unresolvable(
-                            f"resource claim {_kobj(claim)}, request {rname}: has subrequests, "
+                            f"claim {_kobj(claim)}, request {rname}: has subrequests, "
                             f"but the DRAPrioritizedList feature is disabled")
                     status = None
                     for sub in request["firstAvailable"]:

@@ -15,16 +15,9 @@ import pytest
 from kschedlab.conformance import run_case
 
 ROOT = Path(__file__).parent / "conformance"
-DRA = "needs DRA-backed extended resources (DynamicResources plugin, DRAExtendedResource), not built yet"
 DEFERRED_RESIZE = ("needs deferred in-place resize accounting (alpha gate "
                    "InPlacePodVerticalScalingSchedulerPreemption), not built yet")
 KNOWN_GAPS = {
-    "noderesources/balanced_allocation/include-dra-resource-on-a-node-for-balanced-resource-allocation": DRA,
-    "noderesources/balanced_allocation/include-dra-resource-on-a-node-for-balanced-resource-allocation-if-prescore-not-called": DRA,  # noqa: E501
-    "noderesources/fit_filter/enough-extended-resource-backed-by-dra": DRA,
-    "noderesources/fit_filter/enough-extended-resource-was-backed-by-device-plugin-allocatable-0": DRA,
-    "noderesources/fit_score/leastallocated-with-extended-resources": DRA,
-    "noderesources/fit_score/leastallocated-with-extended-resources-if-prescore-is-not-called": DRA,
     "noderesources/fit_filter/deferred-resize-deferred-pod-resize-fits-no-other-workloads": DEFERRED_RESIZE,
 }
 

@@ -84,6 +84,16 @@ def plugin_for(case: dict, cluster):
     return registry[name].build(case.get("args") or {}, handle)
 
 
+def run_filter(plugin, state, pod_info, snapshot, rows: np.ndarray):
+    """One plugin's Filter over ``rows``: its vectorized ``filter_nodes``, else ``filter`` node by node."""
+    from kschedlab.framework.interface import Verdicts
+
+    vectorized = getattr(plugin, "filter_nodes", None)
+    if vectorized is not None:
+        return vectorized(state, pod_info, snapshot, rows)
+    return Verdicts.from_statuses(plugin.filter(state, pod_info, snapshot.node_info(int(r))) for r in rows)
+
+
 def _rows(cluster, names: list[str]) -> np.ndarray:
     return np.asarray([cluster.snapshot.index[n] for n in names], np.int64)
 
@@ -134,11 +144,9 @@ def _stage_filter(case, diffs):
         status = _check_prefilter(plugin, state, pod_info, cluster, expected, diffs)
         if status.is_skip() and not expected.get("filter"):
             return
-    from kschedlab.framework.runtime import _filter
-
     names = list((expected.get("filter") or {}).keys()) or [n["metadata"]["name"] for n in case.get("nodes") or []]
     rows = _rows(cluster, names)
-    verdicts = _filter(plugin, state, pod_info, cluster.snapshot, rows)
+    verdicts = run_filter(plugin, state, pod_info, cluster.snapshot, rows)
     for i, name in enumerate(names):
         if name in (expected.get("filter") or {}):
             check(diffs, f"filter[{name}]", status_dict(verdicts.status(i)),
@@ -180,11 +188,9 @@ def _stage_score(case, diffs):
     if other.get("filterFirst"):
         # plugins that score from what their Filter found (DynamicResources): PreFilter, then Filter
         # on every node; ``filteredNodes`` names the nodes expected to pass
-        from kschedlab.framework.runtime import _filter
-
         plugin.pre_filter(state, pod_info, cluster.snapshot)
         everyone = _rows(cluster, [n["metadata"]["name"] for n in case.get("nodes") or []])
-        verdicts = _filter(plugin, state, pod_info, cluster.snapshot, everyone)
+        verdicts = run_filter(plugin, state, pod_info, cluster.snapshot, everyone)
         passed = [cluster.snapshot.names[int(r)] for i, r in enumerate(everyone) if verdicts.codes[i] == 0]
         check(diffs, "nodes passing Filter", sorted(passed), sorted(names))
     if hasattr(plugin, "pre_score") and other.get("runPreScore", True) is not False:

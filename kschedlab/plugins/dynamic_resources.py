@@ -46,7 +46,7 @@ from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
 from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
-from kschedlab.framework.status import Status
+from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.normalize_score import default_normalize_score
 from kschedlab.plugins.node_resources_fit import is_extended_resource_name
 
@@ -257,6 +257,8 @@ class DRAState:
     unavailable: set[int] = field(default_factory=set)
     node_allocations: dict[str, NodeAllocation] = field(default_factory=dict)
     node_dicts: dict[int, dict] = field(default_factory=dict)
+    #: PreFilter found nothing to do (no claims, no extended resources served by DRA)
+    skipped: bool = False
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -362,6 +364,7 @@ class DynamicResources(Plugin):
             s.extended_index = len(claims)
             claims = [*claims, extended]
         if not claims:
+            s.skipped = True
             return None, Status.skip()
         s.infos = [ClaimInfo() for _ in claims]
         to_allocate = 0
@@ -557,7 +560,9 @@ class DynamicResources(Plugin):
         if not self.enabled:
             return None, Status.unschedulable("plugin disabled")
         s = self._state(state)
-        if s is None or s.empty():
+        if s is None or s.skipped:  # nothing of the pod is DRA's: a reason-less rejection, as upstream
+            return None, Status(Code.Unschedulable)
+        if s.empty():
             return None, Status.unschedulable("no new claims to deallocate")
         pod = pod_info.pod
         manager = self.manager

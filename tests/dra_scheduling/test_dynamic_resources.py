@@ -313,3 +313,38 @@ def test_pods_with_claims_are_not_signable():
     plugin = hint_plugin(c)
     fragments, status = plugin.sign_pod(c.pod_infos["default/a"])
     assert fragments is None and status.reasons == ("pods with dra resource claims are not signable",)
+
+
+def test_postfilter_statuses_as_upstream_rows():
+    """TestPlugin rows "empty", "missing-class" and "no-resources": PostFilter's answers."""
+    c = cluster(BASE + pod("a", "c1") + """
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: classless}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: missing}}]}}
+""" + pod("b", "classless"))
+    plugin = hint_plugin(c)
+
+    def post_filter(key):
+        state = CycleState()
+        plugin.pre_filter(state, c.pod_infos[key], c.snapshot)
+        plugin.filter_nodes(state, c.pod_infos[key], c.snapshot, c.snapshot.order)
+        return plugin.post_filter(state, c.pod_infos[key], None)[1]
+
+    empty = post_filter("default/plain")
+    assert (empty.code, empty.reasons) == (Code.Unschedulable, ())
+    assert post_filter("default/b").reasons == ("no new claims to deallocate",)
+    dra_manager(c).update_claim({**claim(c, "c2"), "metadata": {**claim(c, "c2")["metadata"]},
+                                 "status": {"allocation": {"devices": {"results": [
+                                     {"request": "g", "driver": "gpu.example.com", "pool": "n1",
+                                      "device": "gpu-0"}]}}}})
+    assert post_filter("default/a").reasons == ("still not schedulable",)
+    off = DynamicResources.build({}, type("H", (), {"gates": FeatureGates({"DynamicResourceAllocation": False},
+                                                                         emulate_older=True), "cluster": c})())
+    assert off.post_filter(CycleState(), c.pod_infos["default/a"], None)[1].reasons == ("plugin disabled",)

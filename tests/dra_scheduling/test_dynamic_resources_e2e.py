@@ -97,3 +97,12 @@ def test_missing_claims_say_why(capsys):
 def test_every_scenario_is_described(path):
     readme = (SCEN / "README.md").read_text()
     assert path.name in readme
+
+
+def test_simulation_frees_the_gpu_when_the_first_job_ends(capsys):
+    assert main(["simulate", str(SCEN / "gpu-waits-sim.yaml")]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()
+            if line.strip().startswith("default/")}
+    # pod created first_attempt scheduled bound node finished preempted attempts
+    assert rows["default/gpu-job-0"][1:8] == ["0.0", "0.0", "0.0", "0.0", "gpu-node", "20.0", "None"]
+    assert rows["default/gpu-job-1"][1:9] == ["1.0", "1.0", "20.0", "20.0", "gpu-node", "40.0", "None", "2"]

@@ -259,6 +259,8 @@ class DRAState:
     node_dicts: dict[int, dict] = field(default_factory=dict)
     #: PreFilter found nothing to do (no claims, no extended resources served by DRA)
     skipped: bool = False
+    #: the in-memory extended-resource claim as put in flight at Reserve (PreBind replaces the claim)
+    extended_in_flight: dict | None = None
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -628,15 +630,19 @@ class DynamicResources(Plugin):
                                 f"{len(to_allocate)} claims to allocate, want {len(to_allocate)} claims")
         for k, (i, claim) in enumerate(to_allocate):
             allocation = found.results[k]
-            s.infos[i].allocation = allocation
             if i == s.extended_index:
+                if found.extended_claim is None:  # the node's device plugins serve the extended resources
+                    continue
                 claim = found.extended_claim
+            s.infos[i].allocation = allocation
             claim = copy.deepcopy(claim)
             finalizers = claim.setdefault("metadata", {}).setdefault("finalizers", [])
             if FINALIZER not in finalizers:
                 finalizers.append(FINALIZER)
             claim.setdefault("status", {})["allocation"] = allocation
             self.manager.signal_pending_allocation(claim)
+            if i == s.extended_index:
+                s.extended_in_flight = claim
         return Status()
 
     def unreserve(self, state, pod_info, node_name: str) -> None:
@@ -663,6 +669,8 @@ class DynamicResources(Plugin):
         if ext is None:
             return
         manager.remove_pending_allocation(ext)
+        if s.extended_in_flight is not None:
+            manager.remove_pending_allocation(s.extended_in_flight)
         if (ext.get("metadata") or {}).get("name") != SPECIAL_CLAIM_IN_MEM_NAME:
             manager.delete_claim(ext)
 
@@ -701,7 +709,7 @@ class DynamicResources(Plugin):
         """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
         ``reservedFor``; the extended-resource claim is created first."""
         manager = self.manager
-        claim = s.claims[index]
+        claim = original = s.claims[index]
         allocation = s.infos[index].allocation
         is_ext = index == s.extended_index
         if is_ext and allocation is None and not ((claim.get("spec") or {}).get("devices") or {}).get("requests"):
@@ -741,7 +749,7 @@ class DynamicResources(Plugin):
             stored = manager.get_claim(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:
             if allocation is not None:
-                manager.remove_pending_allocation(s.claims[index])
+                manager.remove_pending_allocation(original)
                 manager.remove_pending_allocation(claim)
         if is_ext:
             pod.status.extended_resource_claim_status = {"requestMappings": mappings,

@@ -348,3 +348,54 @@ spec: {devices: {requests: [{name: g, exactly: {deviceClassName: missing}}]}}
     off = DynamicResources.build({}, type("H", (), {"gates": FeatureGates({"DynamicResourceAllocation": False},
                                                                          emulate_older=True), "cluster": c})())
     assert off.post_filter(CycleState(), c.pod_infos["default/a"], None)[1].reasons == ("plugin disabled",)
+
+
+EXTENDED = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {extendedResourceName: example.com/gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers:
+  - name: c
+    image: nginx
+    resources: {requests: {example.com/gpu: "1", cpu: 100m}, limits: {example.com/gpu: "1"}}
+"""
+
+
+def test_extended_resource_claim_created_at_prebind_and_nothing_left_in_flight():
+    c = cluster(EXTENDED)
+    assert Scheduler(c).schedule_one("default/a").node == "n1"
+    manager = dra_manager(c)
+    assert not manager.in_flight
+    (made,) = manager.list_claims()
+    meta = made["metadata"]
+    assert meta["name"].startswith("a-extended-resources-")
+    assert meta["annotations"] == {"resource.kubernetes.io/extended-resource-claim": "true"}
+    (request,) = made["spec"]["devices"]["requests"]
+    exact = request["exactly"]
+    assert (request["name"], exact["deviceClassName"], exact["allocationMode"], exact["count"]) == (
+        "container-0-request-1", "gpu", "ExactCount", 1)
+    assert c.pods["default/a"].status.extended_resource_claim_status == {
+        "requestMappings": [{"containerName": "c", "resourceName": "example.com/gpu",
+                             "requestName": "container-0-request-1"}],
+        "resourceClaimName": meta["name"]}
+    assert manager.allocated_state().allocated_devices == {("gpu.example.com", "n1", "gpu-0")}

@@ -41,7 +41,7 @@ from kschedlab.api.resources import pod_requests
 from kschedlab.dra.allocator import AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode
 from kschedlab.dra.devices import as_dict
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
-                                   claim_identity, claim_key, dra_manager)
+                                   claim_identity, dra_manager)
 from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
 from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
@@ -112,9 +112,9 @@ def validate_args(raw: dict | None, gates) -> DynamicResourcesArgs:
     >>> from kschedlab.features import FeatureGates
     >>> validate_args({"bindingTimeout": "60s"}, FeatureGates()).binding_timeout
     60.0
-    >>> validate_args({"filterTimeout": "-1s"}, FeatureGates())
+    >>> validate_args({"filterTimeout": "-1s"}, FeatureGates())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    kschedlab.framework.interface.ArgsError: invalid args for plugin DynamicResources: filterTimeout: FieldValueInvalid: must be zero or positive
+    kschedlab.framework.interface.ArgsError: ...: filterTimeout: FieldValueInvalid: must be zero or positive
     """
     raw = dict(raw or {})
     errors: list[FieldError] = []
@@ -204,7 +204,8 @@ def pod_claims(manager, pod) -> list[dict]:
         if (claim.get("metadata") or {}).get("deletionTimestamp"):
             raise ClaimError(f'resourceclaim "{name}" is being deleted')
         if must_own and not is_controlled_by(claim, pod):
-            raise ClaimError(f"ResourceClaim {_kobj(claim)} was not created for pod {_pod_kobj(pod)} (pod is not owner)")
+            raise ClaimError(f"ResourceClaim {_kobj(claim)} was not created for pod {_pod_kobj(pod)} "
+                             f"(pod is not owner)")
         out.append(claim)
     return out
 
@@ -947,7 +948,8 @@ def has_binding_conditions(claims: list[dict]) -> bool:
     """``hasBindingConditions``: some allocated device of some claim has binding conditions."""
     for claim in claims:
         allocation = _allocation(claim)
-        if allocation and any(r.get("bindingConditions") for r in (allocation.get("devices") or {}).get("results") or []):
+        results = ((allocation or {}).get("devices") or {}).get("results") or []
+        if any(r.get("bindingConditions") for r in results):
             return True
     return False
 

@@ -213,7 +213,8 @@ def test_binding_timeout_from_args():
     seen = []
     for fw in sched.profiles.values():
         fw.handle.extra["binding_conditions_wait"] = lambda p, t: seen.append(t) or False
-    assert sched.schedule_one("default/a").message == 'running PreBind plugin "DynamicResources": device binding timeout'
+    message = sched.schedule_one("default/a").message
+    assert message == 'running PreBind plugin "DynamicResources": device binding timeout'
     assert seen == [60.0]
     plugin = sched.profiles["default-scheduler"].plugins[NAME]
     allocated = claim(c, "c1")

@@ -400,3 +400,50 @@ def test_extended_resource_claim_created_at_prebind_and_nothing_left_in_flight()
                              "requestName": "container-0-request-1"}],
         "resourceClaimName": meta["name"]}
     assert manager.allocated_state().allocated_devices == {("gpu.example.com", "n1", "gpu-0")}
+
+
+def test_device_taint_rule_keeps_devices_out_unless_tolerated():
+    rule = """
+---
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata: {name: maintenance}
+spec:
+  deviceSelector: {driver: gpu.example.com}
+  taint: {key: example.com/maintenance, value: "true", effect: NoSchedule}
+"""
+    c = Cluster(admit(load_text(BASE + rule + pod("a", "c1")), feature_gates={"DRADeviceTaintRules": True}))
+    (tainted,) = dra_manager(c).resource_slices()
+    assert tainted["spec"]["devices"][0]["taints"] == [
+        {"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}]
+    result = Scheduler(c).schedule_one("default/a")
+    assert result.node is None and "1 cannot allocate all claims" in result.message
+    tolerant = copy.deepcopy(claim(c, "c2"))
+    tolerant["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "example.com/maintenance", "operator": "Exists", "effect": "NoSchedule"}]
+    dra_manager(c).update_claim(tolerant)
+    c.add(c.pods["default/a"].model_copy(update={"metadata": c.pods["default/a"].metadata.model_copy(
+        update={"name": "b", "uid": "b-uid"}), "spec": c.pods["default/a"].spec.model_copy(update={
+            "resource_claims": [c.pods["default/a"].spec.resource_claims[0].model_copy(
+                update={"resource_claim_name": "c2"})]})}, deep=True))
+    assert Scheduler(c).schedule_one("default/b").node == "n1"
+
+
+def test_extended_resource_from_device_plugin_or_dra_per_node():
+    text = EXTENDED.replace("metadata: {name: n1}\nstatus: {allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\"}}",
+                            "metadata: {name: n1}\nstatus: {allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\"}}\n"
+                            "---\napiVersion: v1\nkind: Node\nmetadata: {name: plugin-node}\n"
+                            "status: {allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\", example.com/gpu: \"4\"}}")
+    c = cluster(text)
+    plugin = hint_plugin(c)
+    info = c.pod_infos["default/a"]
+    state = CycleState()
+    assert plugin.pre_filter(state, info, c.snapshot)[1].is_success()
+    verdicts = plugin.filter_nodes(state, info, c.snapshot, c.snapshot.order)
+    assert verdicts.codes.tolist() == [0, 0]  # DRA on n1, the device plugin on plugin-node
+    s = state[NAME]
+    assert s.node_allocations["n1"].extended_claim is not None
+    assert "plugin-node" not in s.node_allocations  # nothing for DRA to do there
+    assert plugin.reserve(state, info, "plugin-node").is_success() and not dra_manager(c).in_flight
+    fit = Framework({}, cluster=c).plugins["NodeResourcesFit"]
+    assert fit.filter_nodes(CycleState(), info, c.snapshot, c.snapshot.order).codes.tolist() == [0, 0]

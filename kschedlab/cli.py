@@ -78,15 +78,31 @@ def _schedule(args, paths: list[str]) -> int:
     out = sys.stdout
     cluster, config, gates = _load_cluster(paths, args.config, args.seed, args.feature_gates,
                                            strict=getattr(args, "strict", False))
+    if any(p.spec.resource_claims for p in cluster.pods.values()):
+        from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+        # kube-controller-manager's resourceclaim controller creates the pods' template claims first
+        for error in ResourceClaimController(cluster, seed=args.seed).sync():
+            print(f"resourceclaim controller: pod {error.pod}: {error.message}", file=sys.stderr)
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     results = scheduler.run()
+    doc: dict = {"pods": [r.to_dict() for r in results]}
+    claims = None
+    if cluster.objects.get("ResourceClaim"):
+        from kschedlab.dra.resourceclaim_controller import describe_claims
+
+        claims = doc["resourceClaims"] = describe_claims(cluster)
     if args.output == "json":
-        json.dump({"pods": [r.to_dict() for r in results]}, out, indent=2)
+        json.dump(doc, out, indent=2)
         print(file=out)
     elif args.output == "yaml":
-        yaml.safe_dump({"pods": [r.to_dict() for r in results]}, out, sort_keys=False)
+        yaml.safe_dump(doc, out, sort_keys=False)
     else:
         _print_table(results, explain=args.explain, out=out)
+        for c in claims or []:
+            devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
+            users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
+            print(f"claim {c['claim']}: {devices}{users}", file=out)
     if args.report:
         from kschedlab.viz.report import write_report
 

@@ -38,7 +38,12 @@ def fixtures(case: dict):
 
 #: extra input keys holding objects the plugins look up in the cluster (default spreading)
 OWNER_KINDS = {"services": ("kschedlab.api.core", "Service"), "replicaSets": ("kschedlab.api.apps", "ReplicaSet"),
-               "statefulSets": ("kschedlab.api.apps", "StatefulSet")}
+               "statefulSets": ("kschedlab.api.apps", "StatefulSet"),
+               # DRA objects (DynamicResources, and NodeResourcesFit for DRA-backed extended resources)
+               "resourceClaims": ("kschedlab.api.resource", "ResourceClaim"),
+               "deviceClasses": ("kschedlab.api.resource", "DeviceClass"),
+               "resourceSlices": ("kschedlab.api.resource", "ResourceSlice"),
+               "deviceTaintRules": ("kschedlab.api.resource", "DeviceTaintRule")}
 
 
 def _owner_objects(case: dict, cluster) -> None:
@@ -79,6 +84,16 @@ def plugin_for(case: dict, cluster):
     return registry[name].build(case.get("args") or {}, handle)
 
 
+def run_filter(plugin, state, pod_info, snapshot, rows: np.ndarray):
+    """One plugin's Filter over ``rows``: its vectorized ``filter_nodes``, else ``filter`` node by node."""
+    from kschedlab.framework.interface import Verdicts
+
+    vectorized = getattr(plugin, "filter_nodes", None)
+    if vectorized is not None:
+        return vectorized(state, pod_info, snapshot, rows)
+    return Verdicts.from_statuses(plugin.filter(state, pod_info, snapshot.node_info(int(r))) for r in rows)
+
+
 def _rows(cluster, names: list[str]) -> np.ndarray:
     return np.asarray([cluster.snapshot.index[n] for n in names], np.int64)
 
@@ -109,6 +124,14 @@ def _stage_prefilter(case, diffs):
     _check_prefilter(plugin, CycleState(), pod_info, cluster, case["expected"], diffs)
 
 
+def _stage_preenqueue(case, diffs):
+    """PreEnqueue of the plugin: ``expected.preenqueue: {code, reasons}``."""
+    cluster, pod_info = fixtures(case)
+    plugin = plugin_for(case, cluster)
+    status = plugin.pre_enqueue(pod_info)
+    check_status(diffs, "preenqueue", status, case["expected"]["preenqueue"])
+
+
 def _stage_filter(case, diffs):
     cluster, pod_info = fixtures(case)
     plugin = plugin_for(case, cluster)
@@ -119,11 +142,9 @@ def _stage_filter(case, diffs):
         status = _check_prefilter(plugin, state, pod_info, cluster, expected, diffs)
         if status.is_skip() and not expected.get("filter"):
             return
-    from kschedlab.framework.runtime import _filter
-
     names = list((expected.get("filter") or {}).keys()) or [n["metadata"]["name"] for n in case.get("nodes") or []]
     rows = _rows(cluster, names)
-    verdicts = _filter(plugin, state, pod_info, cluster.snapshot, rows)
+    verdicts = run_filter(plugin, state, pod_info, cluster.snapshot, rows)
     for i, name in enumerate(names):
         if name in (expected.get("filter") or {}):
             check_status(diffs, f"filter[{name}]", verdicts.status(i), expected["filter"][name])
@@ -161,6 +182,14 @@ def _stage_score(case, diffs):
     names = other.get("filteredNodes") or [n["metadata"]["name"] for n in case.get("nodes") or []]
     rows = _rows(cluster, names)
     state = CycleState()
+    if other.get("filterFirst"):
+        # plugins that score from what their Filter found (DynamicResources): PreFilter, then Filter
+        # on every node; ``filteredNodes`` names the nodes expected to pass
+        plugin.pre_filter(state, pod_info, cluster.snapshot)
+        everyone = _rows(cluster, [n["metadata"]["name"] for n in case.get("nodes") or []])
+        verdicts = run_filter(plugin, state, pod_info, cluster.snapshot, everyone)
+        passed = [cluster.snapshot.names[int(r)] for i, r in enumerate(everyone) if verdicts.codes[i] == 0]
+        check(diffs, "nodes passing Filter", sorted(passed), sorted(names))
     if hasattr(plugin, "pre_score") and other.get("runPreScore", True) is not False:
         try:
             status = plugin.pre_score(state, pod_info, cluster.snapshot, rows)
@@ -226,6 +255,7 @@ def _stage_broken_linear(case, diffs):
 
 
 STAGES: dict[str, Callable] = {
+    "preenqueue": _stage_preenqueue,
     "prefilter": _stage_prefilter,
     "filter": _stage_filter,
     "prescore": _stage_prescore,

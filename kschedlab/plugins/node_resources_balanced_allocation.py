@@ -54,10 +54,12 @@ class NodeResourcesBalancedAllocation(Plugin):
         if not any(requests):
             return Status.skip()
         state[NAME] = requests
+        state[NAME + "/dra"] = ra.dra_extended_totals(self.handle, self.scorer.names)
         return Status()
 
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
         requests = state.get(NAME) or self.scorer.requests_of(pod_info)
         if not any(requests):
             return np.zeros(len(rows), np.int64)
-        return self.scorer.score(requests, snapshot, rows)
+        dra = state[NAME + "/dra"] if NAME + "/dra" in state else ra.dra_extended_totals(self.handle, self.scorer.names)
+        return self.scorer.score(requests, snapshot, rows, dra)

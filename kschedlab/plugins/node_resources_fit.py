@@ -173,6 +173,7 @@ class NodeResourcesFit(Plugin):
         names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
                         and not self._ignored(r))
         zeros = None
+        dra_classes = self._dra_served(names)
         for name in names:
             col = snapshot.res_index.get(name)
             if col is None:  # no node has or uses this resource
@@ -181,8 +182,25 @@ class NodeResourcesFit(Plugin):
                 alloc = snapshot.allocatable[col][rows]
                 free = alloc - snapshot.requested[col][rows]
             want = requests[name]
-            out.append((f"Insufficient {name}", want > free, want > alloc))
+            lacking, exceeds = want > free, want > alloc
+            if name in dra_classes:  # a node without it in allocatable leaves it to DynamicResources
+                lacking, exceeds = lacking & (alloc != 0), exceeds & (alloc != 0)
+            out.append((f"Insufficient {name}", lacking, exceeds))
         return out
+
+    def _dra_served(self, names: list[str]) -> set[str]:
+        """The extended resources among ``names`` a DeviceClass serves (DRAExtendedResource)."""
+        gates = getattr(self.handle, "gates", None)
+        cluster = getattr(self.handle, "cluster", None)
+        if gates is None or cluster is None or not gates.enabled("DRAExtendedResource"):
+            return set()
+        candidates = [n for n in names if is_extended_resource_name(n)]
+        if not candidates or not (cluster.objects.get("DeviceClass")):
+            return set()
+        from kschedlab.dra.manager import dra_manager
+
+        mapping = dra_manager(cluster).extended_resource_mapping()
+        return {n for n in candidates if n in mapping}
 
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
         checks = self.insufficient(pod_info, snapshot, rows)
@@ -227,13 +245,15 @@ class NodeResourcesFit(Plugin):
     # -- scoring ---------------------------------------------------------------------
     def pre_score(self, state, pod_info, snapshot, rows) -> Status:
         state[NAME + "/score"] = self.scorer.requests_of(pod_info)
+        state[NAME + "/dra"] = ra.dra_extended_totals(self.handle, self.scorer.names)
         return Status()
 
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
         if not self.scorer.names:
             raise ValueError("resources not found")
         requests = state.get(NAME + "/score") or self.scorer.requests_of(pod_info)
-        return self.scorer.score(requests, snapshot, rows)
+        dra = state[NAME + "/dra"] if NAME + "/dra" in state else ra.dra_extended_totals(self.handle, self.scorer.names)
+        return self.scorer.score(requests, snapshot, rows, dra)
 
     # -- PlacementScore (TopologyAwareWorkloadScheduling) -----------------------------
     def score_placement(self, state, group, assignments) -> tuple[int, Status]:

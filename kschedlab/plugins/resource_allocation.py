@@ -175,15 +175,32 @@ class ResourceAllocationScorer:
             found = pod_info.cache[key] = self.pod_requests(pod_info.pod)
         return found
 
-    def matrices(self, pod_requests: list[int], snapshot, rows: np.ndarray):
-        """(requested with the pod, allocated without it, allocatable), each (resources, nodes)."""
+    def matrices(self, pod_requests: list[int], snapshot, rows: np.ndarray, dra=None):
+        """(requested with the pod, allocated without it, allocatable), each (resources, nodes).
+
+        ``dra`` (see :func:`dra_extended_totals`) gives, for an extended resource a node does not
+        advertise, the devices of the DeviceClass serving it and how many are in use."""
         n = len(rows)
         requested = np.zeros((len(self.names), n), np.int64)
         allocated = np.zeros((len(self.names), n), np.int64)
         allocatable = np.zeros((len(self.names), n), np.int64)
         for i, (name, want) in enumerate(zip(self.names, pod_requests)):
             col = snapshot.res_index.get(name)
-            if col is None or (want == 0 and is_scalar_resource(name)):
+            if want == 0 and is_scalar_resource(name):
+                continue
+            if dra is not None and is_scalar_resource(name):
+                alloc = snapshot.allocatable[col][rows] if col is not None else np.zeros(n, np.int64)
+                found = dra(name, rows, alloc == 0)
+                if found is not None:
+                    total, used = found
+                    by_dra = (alloc == 0) & (total > 0)
+                    if by_dra.any():
+                        plugin_used = snapshot.requested[col][rows] if col is not None else np.zeros(n, np.int64)
+                        allocatable[i] = np.where(by_dra, total, alloc)
+                        allocated[i] = np.where(by_dra, used, np.where(alloc != 0, plugin_used, 0))
+                        requested[i] = np.where(by_dra | (alloc != 0), allocated[i] + want, 0)
+                        continue
+            if col is None:
                 continue
             alloc = snapshot.allocatable[col][rows]
             if not self.use_requested and name in (CPU, MEMORY):
@@ -200,5 +217,44 @@ class ResourceAllocationScorer:
                 allocated[i] = np.where(has, used, 0)
         return requested, allocated, allocatable
 
-    def score(self, pod_requests: list[int], snapshot, rows: np.ndarray) -> np.ndarray:
-        return self.scorer(*self.matrices(pod_requests, snapshot, rows), self.weights)
+    def score(self, pod_requests: list[int], snapshot, rows: np.ndarray, dra=None) -> np.ndarray:
+        return self.scorer(*self.matrices(pod_requests, snapshot, rows, dra), self.weights)
+
+
+def dra_extended_totals(handle, resources: list[str]):
+    """With DRAExtendedResource on and some of ``resources`` served by a DeviceClass, a function
+    ``(resource, rows, wanted_mask) -> (devices, allocated)`` per node row (upstream's
+    ``draPreScoreState`` and ``calculateDRAExtendedResourceAllocatableRequest``); else None."""
+    gates = getattr(handle, "gates", None)
+    cluster = getattr(handle, "cluster", None)
+    if gates is None or cluster is None or not gates.enabled("DRAExtendedResource"):
+        return None
+    from kschedlab.dra.devices import as_dict, read_slice
+    from kschedlab.dra.extended import class_device_totals
+    from kschedlab.dra.manager import dra_manager
+
+    manager = dra_manager(cluster)
+    classes = {name: manager.device_class_for(name) for name in resources if is_scalar_resource(name)}
+    classes = {name: cls for name, cls in classes.items() if cls is not None}
+    if not classes:
+        return None
+    allocated = manager.allocated_state().allocated_devices
+    slices = [read_slice(s) for s in manager.resource_slices()]
+    snapshot = cluster.snapshot
+    nodes: dict[int, dict] = {}
+
+    def totals(name: str, rows: np.ndarray, wanted: np.ndarray):
+        cls = classes.get(name)
+        if cls is None:
+            return None
+        total = np.zeros(len(rows), np.int64)
+        used = np.zeros(len(rows), np.int64)
+        for k in np.flatnonzero(wanted):
+            row = int(rows[k])
+            node = nodes.get(row)
+            if node is None:
+                node = nodes[row] = as_dict(snapshot.nodes[row])
+            total[k], used[k] = class_device_totals(slices, node, cls, allocated)
+        return total, used
+
+    return totals

@@ -191,7 +191,9 @@ class Scheduler:
             raise ValueError(f"no profile for schedulerName {pod.spec.scheduler_name!r} of pod {key}")
         gate = fw.run_pre_enqueue(pod_info)
         if not gate.is_success():
-            return self.record(ScheduleResult(key, None, gate, "SchedulingGated"))
+            # scheduling gates say SchedulingGated; another PreEnqueue plugin (DynamicResources) its reason
+            message = "SchedulingGated" if gate.plugin == "SchedulingGates" else gate.message() or "SchedulingGated"
+            return self.record(ScheduleResult(key, None, gate, message))
         self.scheduling_cycle += 1
         snapshot = self.cluster.snapshot
         state = CycleState()

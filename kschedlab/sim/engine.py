@@ -253,6 +253,10 @@ class Simulation:
     def _on_create_pod(self, payload) -> None:
         pod, duration = payload
         self.cluster.add(pod)
+        if pod.spec.resource_claims:  # the resourceclaim controller creates its template claims
+            from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+            ResourceClaimController(self.cluster).sync_pod(pod)
         key = f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
         self._durations[key] = duration
         if pod.spec.node_name:
@@ -272,16 +276,37 @@ class Simulation:
             return
         info = self.cluster.pod_infos[key]
         bound = self.cluster.pods[key].spec.node_name
+        pod = self.cluster.pods[key]
         self.cluster.remove_pod(key)
         self.changes.changed()
         self.changes.forget(key)
         self._last_message.pop(key, None)
+        if self.cluster.objects.get("ResourceClaim"):
+            self._release_claims(pod)
         self.taint_manager.on_pod_delete(key, self.now)
         if bound:
             self.queue.assigned_pod_deleted(info)
         else:
             self.queue.unscheduled_pod_deleted(info, was_assumed=key in self.scheduler.waiting)
         self._refresh_budgets()
+
+    def _release_claims(self, pod) -> None:
+        """The resourceclaim controller frees the deleted pod's claims; each claim it deallocates or
+        deletes is a ResourceClaim update for the queue (its devices are free again)."""
+        from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+        from kschedlab.framework.events import RESOURCE_CLAIM, ActionType, ClusterEvent
+
+        before = dict(self.cluster.objects.get("ResourceClaim", {}))
+        ResourceClaimController(self.cluster).pod_deleted(pod)
+        after = self.cluster.objects.get("ResourceClaim", {})
+        event = ClusterEvent(RESOURCE_CLAIM, ActionType.Update)
+        for k, old in before.items():
+            new = after.get(k)
+            if new is old:
+                continue
+            if new is None:  # deleted with its pod: to the queue, its allocation is gone
+                new = old.model_copy(update={"status": old.status.model_copy(update={"allocation": None})})
+            self.queue.move_all_to_active_or_backoff(event, old, new)
 
     def _refresh_budgets(self) -> None:
         """The disruption controller's view: PodDisruptionBudget status after pods change."""

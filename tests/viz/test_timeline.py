@@ -87,16 +87,17 @@ def test_scheduled_pod_goes_through_every_point(demo):
     steps = extension_point_steps(result, demo)
     assert list(dict.fromkeys(steps["point"])) == list(EXTENSION_POINTS)
     # DefaultPreemption has a PreEnqueue too (it holds pods whose preemption is still in progress)
-    assert by_point(steps, "PreEnqueue") == [("SchedulingGates", "Success"), ("DefaultPreemption", "Success")]
+    assert by_point(steps, "PreEnqueue") == [("SchedulingGates", "Success"), ("DynamicResources", "Success"),
+                                             ("DefaultPreemption", "Success")]
     assert by_point(steps, "QueueSort") == [("PrioritySort", "Success")]
-    assert by_point(steps, "PostFilter") == [("DefaultPreemption", "NotRun")]
+    assert by_point(steps, "PostFilter") == [("DynamicResources", "NotRun"), ("DefaultPreemption", "NotRun")]
     assert by_point(steps, "Bind") == [("DefaultBinder", "Success")]
     # every Score plugin that ran shows its raw range; the trace's plugins are exactly those
     ran = [p for p, s in by_point(steps, "Score") if s == "Success"]
     assert ran == list(result.trace.score.plugins)
     normalized = [p for p, s in by_point(steps, "NormalizeScore") if s == "Success"]
     assert set(normalized) <= set(ran)
-    assert by_point(steps, "Reserve") == [("", "NoPlugins")]
+    assert by_point(steps, "Reserve") == [("DynamicResources", "Success")]  # nothing to reserve for this pod
     filters = dict(by_point(steps, "Filter"))
     assert filters["NodeUnschedulable"] == "UnschedulableAndUnresolvable"  # the cordoned node
 
@@ -104,8 +105,9 @@ def test_scheduled_pod_goes_through_every_point(demo):
 def test_unschedulable_pod_runs_postfilter_and_no_scoring(demo):
     result = demo.schedule_one("default/big-0")
     steps = extension_point_steps(result, demo)
-    assert by_point(steps, "PostFilter") == [("DefaultPreemption", "Unschedulable")]
-    detail = steps.loc[steps["point"] == "PostFilter", "detail"].item()
+    assert by_point(steps, "PostFilter") == [("DynamicResources", "Unschedulable"),
+                                             ("DefaultPreemption", "Unschedulable")]
+    detail = steps.loc[(steps["point"] == "PostFilter") & (steps["plugin"] == "DefaultPreemption"), "detail"].item()
     assert detail.startswith("preemption: 0/5 nodes are available")
     assert {s for _, s in by_point(steps, "Score")} == {"NotRun"}
     assert {s for _, s in by_point(steps, "Bind")} == {"NotRun"}
@@ -151,9 +153,9 @@ def test_permit_wait_and_reserve_rejection():
     scheduler = Scheduler(Cluster([node("n1"), pod("p")]), config, registry={"RefuseReserve": RefuseReserve})
     result = scheduler.schedule_one("default/p")
     steps = extension_point_steps(result, scheduler)
-    assert by_point(steps, "Reserve") == [("RefuseReserve", "Unschedulable")]
+    assert by_point(steps, "Reserve") == [("DynamicResources", "Success"), ("RefuseReserve", "Unschedulable")]
     assert by_point(steps, "Permit") == [("", "NoPlugins")]
-    assert by_point(steps, "PreBind") == [("", "NoPlugins")]
+    assert by_point(steps, "PreBind") == [("DynamicResources", "NotRun")]
 
 
 def test_one_feasible_node_skips_scoring():

@@ -1,0 +1,231 @@
+"""The scheduler's shared view of DRA objects (upstream ``SharedDRAManager``).
+
+One :class:`DRAManager` per :class:`~kschedlab.cluster.Cluster` (see :func:`dra_manager`) answers
+what the DynamicResources and NodeResourcesFit plugins ask of ResourceClaims, DeviceClasses and
+ResourceSlices:
+
+- claims by namespace and name, and the claims whose allocation is *in flight* (assumed at
+  Reserve, not yet written at PreBind): their devices count as allocated for every later pod;
+- the allocated state (devices held exclusively, capacity consumed on shared devices);
+- the ResourceSlices with the taints of DeviceTaintRules applied;
+- which DeviceClass serves an extended resource (``spec.extendedResourceName`` or the implicit
+  ``deviceclass.resource.kubernetes.io/<class>``).
+
+Objects are handed out as Kubernetes-shaped dicts (camelCase, as the allocator takes them).
+
+>>> from kschedlab.cluster import Cluster
+>>> from kschedlab.api.resource import DeviceClass
+>>> c = Cluster([DeviceClass.model_validate({"metadata": {"name": "gpu"},
+...     "spec": {"extendedResourceName": "example.com/gpu"}})])
+>>> m = dra_manager(c)
+>>> m.device_class_for("example.com/gpu")["metadata"]["name"], m.device_class_for(
+...     "deviceclass.resource.kubernetes.io/gpu")["metadata"]["name"]
+('gpu', 'gpu')
+>>> dra_manager(c) is m
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import weakref
+from typing import Any, Iterable
+
+from kschedlab.api.quantity import Quantity
+from kschedlab.dra.allocator import AllocatedState
+from kschedlab.dra.devices import as_dict
+
+__all__ = ["DRAManager", "dra_manager", "claim_key", "claim_identity", "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
+           "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "FINALIZER", "RESERVED_FOR_MAX_SIZE"]
+
+#: ``resourceapi.ResourceDeviceClassPrefix``
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+#: ``resourceapi.ExtendedResourceClaimAnnotation``
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+#: ``resourceapi.Finalizer``: set on claims the scheduler allocated
+FINALIZER = "resource.kubernetes.io/delete-protection"
+#: ``resourceapi.ResourceClaimReservedForMaxSize``
+RESERVED_FOR_MAX_SIZE = 256
+
+_MANAGERS: "weakref.WeakKeyDictionary[Any, DRAManager]" = weakref.WeakKeyDictionary()
+
+
+def dra_manager(cluster) -> "DRAManager":
+    """The cluster's DRA manager, created on first use and kept as long as the cluster lives."""
+    found = _MANAGERS.get(cluster)
+    if found is None:
+        found = _MANAGERS[cluster] = DRAManager(cluster)
+    return found
+
+
+def claim_key(claim: dict) -> str:
+    """``namespace/name`` of a claim dict (the cluster's key for it).
+
+    >>> claim_key({"metadata": {"name": "c", "namespace": "ns"}})
+    'ns/c'
+    """
+    meta = claim.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name', '')}" if ns else meta.get("name", "")
+
+
+def claim_identity(claim: dict) -> str:
+    """The claim's UID, or its key when it has none (test fixtures).
+
+    >>> claim_identity({"metadata": {"name": "c", "uid": "u1"}}), claim_identity({"metadata": {"name": "c"}})
+    ('u1', 'c')
+    """
+    meta = claim.get("metadata") or {}
+    return meta.get("uid") or claim_key(claim)
+
+
+class DRAManager:
+    """Claims, classes and slices of one cluster, plus the in-flight allocations (see module doc)."""
+
+    def __init__(self, cluster) -> None:
+        self.cluster = cluster
+        #: claim identity -> claim dict with the allocation assumed at Reserve
+        self.in_flight: dict[str, dict] = {}
+
+    # -- claims ---------------------------------------------------------------------
+    def claim_objects(self) -> dict[str, Any]:
+        """The ResourceClaim API objects by ``namespace/name`` (the live objects; do not modify)."""
+        return self.cluster.objects.get("ResourceClaim", {})
+
+    def get_claim(self, namespace: str, name: str) -> dict | None:
+        """A claim as a dict, or None when it does not exist."""
+        obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
+        return None if obj is None else as_dict(obj)
+
+    def list_claims(self) -> list[dict]:
+        """Every claim as a dict, in the cluster's order."""
+        return [as_dict(o) for o in self.claim_objects().values()]
+
+    def has_pending_allocation(self, claim: dict) -> bool:
+        """``ClaimHasPendingAllocation``: the claim's allocation was assumed and not written yet."""
+        return claim_identity(claim) in self.in_flight
+
+    def signal_pending_allocation(self, claim: dict) -> None:
+        """``SignalClaimPendingAllocation``: ``claim`` (with its allocation) is in flight."""
+        self.in_flight[claim_identity(claim)] = claim
+
+    def remove_pending_allocation(self, claim: dict) -> bool:
+        """``RemoveClaimPendingAllocation``: True when the claim was in flight."""
+        return self.in_flight.pop(claim_identity(claim), None) is not None
+
+    def update_claim(self, claim: dict) -> None:
+        """Store ``claim`` (a dict) as the cluster's ResourceClaim object (create or replace)."""
+        from kschedlab.api.resource import ResourceClaim
+
+        obj = ResourceClaim.model_validate(claim)
+        self.cluster.objects.setdefault("ResourceClaim", {})[claim_key(claim)] = obj
+
+    def delete_claim(self, claim: dict) -> None:
+        """Remove a claim from the cluster (no-op when it is gone)."""
+        self.claim_objects().pop(claim_key(claim), None)
+        self.in_flight.pop(claim_identity(claim), None)
+
+    # -- allocated devices ------------------------------------------------------------
+    def allocated_state(self) -> AllocatedState:
+        """``GatherAllocatedState``: devices of every allocation (written or in flight) except
+        admin-access results; shared devices (with a ``shareID``) add up their consumed capacity."""
+        seen: dict[str, dict] = {claim_identity(c): c for c in self.list_claims()}
+        seen.update(self.in_flight)
+        devices: set[tuple[str, str, str]] = set()
+        capacity: dict[tuple[str, str, str], dict[str, Quantity]] = {}
+        for claim in seen.values():
+            allocation = (claim.get("status") or {}).get("allocation")
+            if not allocation:
+                continue
+            for r in (allocation.get("devices") or {}).get("results") or []:
+                if r.get("adminAccess"):
+                    continue
+                dev = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
+                if r.get("shareID"):
+                    used = capacity.setdefault(dev, {})
+                    for name, q in (r.get("consumedCapacity") or {}).items():
+                        used[name] = used.get(name, Quantity.parse("0")) + Quantity.parse(str(q))
+                else:
+                    devices.add(dev)
+        return AllocatedState(allocated_devices=devices, aggregated_capacity=capacity)
+
+    # -- classes ----------------------------------------------------------------------
+    def device_classes(self) -> list[dict]:
+        """Every DeviceClass as a dict."""
+        return [as_dict(o) for o in self.cluster.objects.get("DeviceClass", {}).values()]
+
+    def get_device_class(self, name: str) -> dict | None:
+        """A DeviceClass by name, or None."""
+        obj = self.cluster.objects.get("DeviceClass", {}).get(name)
+        return None if obj is None else as_dict(obj)
+
+    def extended_resource_mapping(self) -> dict[str, str]:
+        """``DeviceClassMapping``: extended resource name -> DeviceClass name, for every class's
+        implicit name and its ``extendedResourceName``. When several classes name the same
+        resource, the most recently created wins (then the name sorting first)."""
+        mapping: dict[str, str] = {}
+        explicit: dict[str, tuple[str, str]] = {}
+        for cls in self.device_classes():
+            meta = cls.get("metadata") or {}
+            name = meta.get("name", "")
+            mapping[IMPLICIT_EXTENDED_RESOURCE_PREFIX + name] = name
+            ext = (cls.get("spec") or {}).get("extendedResourceName")
+            if ext:
+                created = str(meta.get("creationTimestamp") or "")
+                best = explicit.get(ext)
+                if best is None or (created, _neg(name)) > (best[0], _neg(best[1])):
+                    explicit[ext] = (created, name)
+        mapping.update({ext: name for ext, (_, name) in explicit.items()})
+        return mapping
+
+    def device_class_for(self, resource: str) -> dict | None:
+        """``DeviceClassResolver.GetDeviceClass``: the class serving extended resource ``resource``."""
+        name = self.extended_resource_mapping().get(resource)
+        return None if name is None else self.get_device_class(name)
+
+    # -- slices -----------------------------------------------------------------------
+    def resource_slices(self) -> list[dict]:
+        """``ListWithDeviceTaintRules``: the ResourceSlices, each device carrying the taints of the
+        DeviceTaintRules whose selector (driver, pool, device) matches it."""
+        slices = [as_dict(o) for o in self.cluster.objects.get("ResourceSlice", {}).values()]
+        rules = [as_dict(o) for kind in ("DeviceTaintRule", "DeviceTaintRuleV1beta2")
+                 for o in self.cluster.objects.get(kind, {}).values()]
+        if not rules:
+            return slices
+        out = []
+        for s in slices:
+            spec = s.get("spec") or {}
+            pool = (spec.get("pool") or {}).get("name", "")
+            changed = None
+            for i, device in enumerate(spec.get("devices") or []):
+                extra = [r["spec"]["taint"] for r in rules if _rule_selects(r, spec.get("driver", ""), pool,
+                                                                          device.get("name", ""))]
+                if extra:
+                    if changed is None:
+                        changed = copy.deepcopy(s)
+                    dev = changed["spec"]["devices"][i]
+                    dev["taints"] = list(dev.get("taints") or []) + extra
+            out.append(changed or s)
+        return out
+
+
+def _neg(name: str) -> tuple[int, ...]:
+    """A key that sorts names in reverse, so ``max`` prefers the name sorting first."""
+    return tuple(-ord(ch) for ch in name) + (0,)
+
+
+def _rule_selects(rule: dict, driver: str, pool: str, device: str) -> bool:
+    sel = (rule.get("spec") or {}).get("deviceSelector")
+    if not sel or not (rule.get("spec") or {}).get("taint"):
+        return False
+    return all(not sel.get(k) or sel.get(k) == v for k, v in (("driver", driver), ("pool", pool), ("device", device)))
+
+
+def pod_claim_names(pod) -> Iterable[str]:
+    """Names of the claims a pod's ``spec.resourceClaims`` refer to, where known yet."""
+    statuses = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses if pod.status else [])}
+    for rc in pod.spec.resource_claims:
+        if rc.resource_claim_name:
+            yield rc.resource_claim_name
+        elif rc.resource_claim_template_name and statuses.get(rc.name):
+            yield statuses[rc.name]

@@ -30,7 +30,6 @@ from typing import Iterable, Mapping, Sequence
 from kschedlab.api.errors import ManifestError, format_path
 from kschedlab.api.kubeletconfig import (
     DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD,
-    NODE_ALLOCATABLE_ENFORCEMENT_KEY,
     KubeletConfiguration,
 )
 from kschedlab.api.quantity import DECIMAL_SI, Quantity

@@ -320,3 +320,15 @@ def test_bench_table_shows_memory_in_binary_units(capsys):
     out = capsys.readouterr().out
     assert re.search(r"^ +peak memory: [0-9.]+(Ki|Mi|Gi)$", out, re.M)
     assert "peak_rss_mb" not in out and "None" not in out and "nan" not in out.lower()
+
+
+def test_the_readme_shows_real_output(capsys, monkeypatch):
+    """README.md's command-line examples are what the command prints."""
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    readme = (root / "README.md").read_text()
+    blocks = re.findall(r"```text\n\$ kschedlab ([^\n]+)\n(.*?)```", readme, re.S)
+    assert len(blocks) >= 2
+    for command, expected in blocks:
+        assert main(command.split()) == 0
+        assert capsys.readouterr().out == expected, command

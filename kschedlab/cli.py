@@ -32,6 +32,16 @@ commands:
 """
 
 
+def _version() -> str:
+    """The installed distribution's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kschedlab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def _positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     try:
@@ -215,12 +225,11 @@ def cmd_simulate(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kschedlab import __version__
     from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS
 
     parser = argparse.ArgumentParser(prog="kschedlab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"kschedlab {__version__}")
+    parser.add_argument("--version", action="version", version=f"kschedlab {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def scheduling_options(p):

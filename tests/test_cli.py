@@ -332,3 +332,36 @@ def test_the_readme_shows_real_output(capsys, monkeypatch):
     for command, expected in blocks:
         assert main(command.split()) == 0
         assert capsys.readouterr().out == expected, command
+
+
+LONG_REASONS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: a-node-with-a-name-long-enough-to-wrap-at-its-hyphens}
+status: {allocatable: {cpu: "1", memory: 1Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    resources:
+      requests: {cpu: "2", memory: 2Gi, example.com/a-very-long-extended-resource-name: "2"}
+      limits: {example.com/a-very-long-extended-resource-name: "2"}
+"""
+
+
+def test_report_keeps_long_reasons_whole_and_node_names_on_one_line(tmp_path, capsys):
+    f = tmp_path / "long.yaml"
+    f.write_text(LONG_REASONS)
+    report = tmp_path / "r.html"
+    assert main(["schedule", str(f), "--report", str(report)]) == 0
+    text = report.read_text()
+    reasons = "Insufficient cpu; Insufficient memory; Insufficient example.com/a-very-long-extended-resource-name"
+    assert f"<td>{reasons}</td>" in text  # the explain table: whole
+    # beside the filter grid the verdict is wrapped, not cut, and the margin makes room for it
+    assert ("Insufficient cpu; Insufficient memory;\\u003cbr\\u003eInsufficient "
+            "example.com\\u002fa-very-long-extended-resource-name") in text
+    assert "td.nowrap, tbody th { white-space: nowrap; }" in text
+    assert '<th>a-node-with-a-name-long-enough-to-wrap-at-its-hyphens</th>' in text

@@ -86,6 +86,49 @@ def _run_table(run, anchors: dict[str, int]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
 
 
+_LABEL_WIDTH = 90  # characters per line of a node's verdict beside the filter grid
+
+
+def _wrap_label(label: str, width: int = _LABEL_WIDTH) -> str:
+    """Break a verdict label at ``; `` / ``, `` so no line is longer than ``width`` characters
+    (the text between tags counts), with ``<br>``; nothing is dropped.
+
+    >>> _wrap_label("<b>P</b>: " + "; ".join(["Insufficient example.com/resource-" + str(i) for i in range(4)]), 60)
+    '<b>P</b>: Insufficient example.com/resource-0;<br>Insufficient example.com/resource-1;<br>Insufficient example.com/resource-2;<br>Insufficient example.com/resource-3'
+    """
+    import re
+
+    pieces = re.split(r"(?<=[;,]) ", label)
+    lines, line = [], ""
+    for piece in pieces:
+        candidate = f"{line} {piece}" if line else piece
+        if line and len(re.sub(r"<[^>]+>", "", candidate)) > width:
+            lines.append(line)
+            line = piece
+        else:
+            line = candidate
+    lines.append(line)
+    return "<br>".join(lines)
+
+
+def _fit_filter_figure(fig):
+    """Make room in a filter grid for long node names (left) and whole verdicts (right)."""
+    import re
+
+    plain = lambda text: re.sub(r"<[^>]+>", "", text)  # noqa: E731
+    longest = 0
+    for ann in fig.layout.annotations:
+        if ann.xref == "paper" and ann.x == 1.01 and ann.text:
+            ann.text = _wrap_label(ann.text)
+            longest = max(longest, *(len(plain(line)) for line in ann.text.split("<br>")))
+    names = [str(n) for n in (fig.data[0].y or ())] if fig.data else []
+    margin = fig.layout.margin
+    left = max(margin.l or 0, 20 + 7 * max((len(n) for n in names), default=0))
+    right = max(margin.r or 0, 30 + 7 * longest)
+    fig.update_layout(margin={"l": left, "r": right})
+    return fig
+
+
 def _explain_table(result) -> str:
     import pandas as pd
 
@@ -109,7 +152,7 @@ def _pod_section(i: int, result, report=None) -> str:
         parts.append(f'<p class="note">{esc(_no_trace(result))}</p>')
         return "\n".join(parts)
     parts.append(_explain_table(result))
-    parts.append(_figure_div(filter_outcome(result), f"kschedlab-pod-{i}-filter"))
+    parts.append(_figure_div(_fit_filter_figure(filter_outcome(result)), f"kschedlab-pod-{i}-filter"))
     if result.trace.score is not None:
         parts.append(_figure_div(score_breakdown(result), f"kschedlab-pod-{i}-score"))
     else:

@@ -93,20 +93,29 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int, gates=No
 
 def _print_table(run, explain: bool, out) -> None:
     """The run as a table (every pod: STATUS, NODE, NOMINATED NODE, ATTEMPTS, MESSAGE); with
-    ``explain`` each attempted pod's per-node table of its last attempt, printed whole."""
+    ``explain`` the per-node table of every attempt of every pod, printed whole."""
     from kschedlab.viz.run_text import explain_text, run_table
 
     print(run_table(run), file=out)
     if not explain:
         return
-    reports = {p.name: p for p in run.pods}
-    for r in run:
-        if r.trace is None or r.trace.filter is None and r.trace.score is None:
+    total: dict[str, int] = {}
+    for r in run.history:
+        total[r.pod] = total.get(r.pod, 0) + (r.trace is not None)
+    seen: dict[str, int] = {}
+    for r in run.history:
+        if r.trace is None:
             continue
-        p = reports.get(r.pod)
-        attempt = f" (attempt {p.attempts})" if p is not None and p.attempts > 1 else ""
+        seen[r.pod] = seen.get(r.pod, 0) + 1
+        if r.trace.filter is None and r.trace.score is None:
+            continue
+        attempt = f" (attempt {seen[r.pod]} of {total[r.pod]})" if total[r.pod] > 1 else ""
         print(f"\n{r.pod}: {r.node or 'unschedulable'}{attempt}", file=out)
         print(explain_text(r), file=out)
+        record = r.trace.preemption
+        if record is not None and record.victims:
+            node = record.selected.name if record.selected is not None else "-"
+            print(f"PostFilter: nominated {node}, preempting {', '.join(record.victims)}", file=out)
 
 
 def _schedule(args, paths: list[str]) -> int:

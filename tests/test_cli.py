@@ -365,3 +365,11 @@ def test_report_keeps_long_reasons_whole_and_node_names_on_one_line(tmp_path, ca
             "example.com\\u002fa-very-long-extended-resource-name") in text
     assert "td.nowrap, tbody th { white-space: nowrap; }" in text
     assert '<th>a-node-with-a-name-long-enough-to-wrap-at-its-hyphens</th>' in text
+
+
+def test_explain_shows_every_attempt_and_the_preemption(capsys):
+    assert main(["schedule", str(PREEMPTION), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "\ndefault/nginx: unschedulable (attempt 1 of 2)\n" in out
+    assert "\nPostFilter: nominated kube-01, preempting default/low-2\n" in out
+    assert "\ndefault/nginx: kube-01 (attempt 2 of 2)\n" in out

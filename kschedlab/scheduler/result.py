@@ -115,13 +115,15 @@ class RunResult(list):
 
     ``pods`` — a :class:`PodReport` per pod, victims of preemption included;
     ``attempts`` — scheduling attempts made; ``max_attempts`` — the per-pod bound;
-    ``stopped`` — pods left where they were because they reached it; ``once`` — a single pass.
+    ``stopped`` — pods left where they were because they reached it; ``once`` — a single pass;
+    ``history`` — every ScheduleResult recorded during the run, in order (all attempts).
     """
 
     def __init__(self, results=(), *, pods=(), attempts: int = 0, max_attempts: int | None = None,
-                 stopped=(), once: bool = False):
+                 stopped=(), once: bool = False, history=()):
         super().__init__(results)
         self.pods: list[PodReport] = list(pods)
+        self.history: list[ScheduleResult] = list(history)
         self.attempts = attempts
         self.max_attempts = max_attempts
         self.stopped: list[str] = list(stopped)

@@ -93,8 +93,9 @@ class SchedulingLoop:
         self.stopped: list[str] = []
         self._preemptor: str | None = None
         self._waiting_qpi: dict = {}
-        #: pods in the order of their first recorded result
+        #: pods in the order of their first recorded result, and every result in order
         self._seen: list[str] = []
+        self.history: list[ScheduleResult] = []
 
     # -- hooks into the scheduler -------------------------------------------------------------
     def _pre_enqueue(self, pod_info):
@@ -109,6 +110,7 @@ class SchedulingLoop:
 
     def _on_result(self, result: ScheduleResult) -> None:
         key = result.pod
+        self.history.append(result)
         if key not in self.last:
             self._seen.append(key)
         self.last[key] = result
@@ -327,7 +329,7 @@ class SchedulingLoop:
             if key not in self.last:
                 pods.append(self._pod_report(key, None))
         return RunResult(results, pods=pods, attempts=self.total_attempts, max_attempts=self.max_attempts,
-                         stopped=self.stopped, once=self.once)
+                         stopped=self.stopped, once=self.once, history=self.history)
 
     def _pod_report(self, key: str, result: ScheduleResult | None) -> PodReport:
         victim = self.victims.get(key)

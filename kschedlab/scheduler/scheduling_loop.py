@@ -11,7 +11,8 @@ pod at a time, as kube-scheduler does:
 * a pod of a PodGroup (PodGroup cycle on) takes the group's other queued pods along;
 * backoff runs on a virtual clock that jumps ahead when only backing-off pods are left; a pod
   still in the unschedulable pool is retried once more — as the 5-minute leftover flush would
-  — only when the cluster changed since its last attempt (otherwise it would fail the same way);
+  — only when the cluster changed since its last attempt (otherwise it would fail the same way),
+  and the same holds for a pod backing off after an error (e.g. no nodes at all);
   pods waiting at Permit time out as the 5-minute wait would;
 * victims of preemption are deleted at once (their grace period treated as over);
 * each pod gets at most ``max_attempts`` attempts (:data:`DEFAULT_MAX_ATTEMPTS`); a pod that
@@ -179,7 +180,8 @@ class SchedulingLoop:
         """Nothing can be popped: let time pass if that changes something; False = quiescent."""
         if self.once:
             return False
-        if self.queue.pending()[BACKOFF]:
+        backoff = self.queue.pending()[BACKOFF]
+        if any(self._stale(k) for k in backoff):  # let the backoff pass (pods that saw this cluster stay)
             wakeup = self.queue.next_wakeup()
             if wakeup is not None and wakeup > self.now:
                 self.now = wakeup
@@ -188,8 +190,7 @@ class SchedulingLoop:
         if self._waiting_qpi:
             self._expire_permits()
             return True
-        stale = {k for k in self.queue.pending()["unschedulable"] if self._attempt_mark.get(k, -1) < self.changes
-                 and k not in self.stopped}
+        stale = {k for k in self.queue.pending()["unschedulable"] if self._stale(k)}
         if stale:
             self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULABLE_TIMEOUT, None, None,
                                                      lambda pod: pod_key(pod) in stale)
@@ -198,6 +199,10 @@ class SchedulingLoop:
             return True
         return False
 
+    def _stale(self, key: str) -> bool:
+        """The cluster changed since the pod's last attempt began (another attempt may end otherwise)."""
+        return self._attempt_mark.get(key, -1) < self.changes and key not in self.stopped
+
     def _expire_permits(self) -> None:
         """The pods waiting at Permit time out (their 5-minute wait passes)."""
         for key in list(self._waiting_qpi):
@@ -205,6 +210,7 @@ class SchedulingLoop:
             plugin = min(waits, key=waits.get)
             pod = self.cluster.pods[key]
             self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
+            self.changes += 1  # the assumed pod is forgotten: its node has room again
             # forgetting the assumed pod frees its node: an AssignedPodDelete for the others
             self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
                                                      lambda p, key=key: pod_key(p) != key)

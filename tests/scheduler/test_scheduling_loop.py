@@ -177,16 +177,29 @@ spec: {containers: [{name: c}]}
 
 
 def test_permit_waits_time_out_and_the_run_ends():
-    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit;
-    the loop lets their 5-minute wait pass, and ends with every pod pending (a deadlock a real
-    cluster would repeat every few minutes)."""
-    from tests.podgroup.test_podgroup_cycle import cluster_of, two_training_jobs
+    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit
+    (the deadlock of the single pass); the loop lets their 5-minute wait pass, the freed nodes
+    go to the pods in queue order, and one whole gang binds while the other waits."""
+    from tests.podgroup.test_podgroup_cycle import A_PODS, B_PODS, cluster_of, two_training_jobs
 
     cluster = cluster_of(two_training_jobs())
     sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
     run = sched.run()
-    assert sched.waiting == {} and not any(p.spec.node_name for p in cluster.pods.values())
-    assert all(p.node is None and p.pod_status == "Pending" for p in run.pods)
-    assert any("rejected due to timeout after waiting 5m0s at plugin GangScheduling" in p.last_failure
-               for p in run.pods)
-    assert max(p.attempts for p in run.pods) < DEFAULT_MAX_ATTEMPTS
+    assert sched.waiting == {}
+    bound = {k for k, p in cluster.pods.items() if p.spec.node_name}
+    assert bound == set(A_PODS)
+    assert all(p.pod_status == "Pending" for p in run.pods if p.name in B_PODS)
+    assert {p.last_failure for p in run.pods if p.name in ("ml/a-0", "ml/a-1")} == {
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."}
+    assert [p.attempts for p in run.pods] == [2] * 8 and run.stopped == []
+
+
+def test_a_pod_with_no_node_at_all_is_tried_once():
+    """An attempt that ends in an error (no nodes) backs off; with nothing changed in the cluster
+    the loop does not retry it."""
+    cluster = served("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+                     "spec: {containers: [{name: c}]}\n")
+    run = Scheduler(cluster).run()
+    assert [(p.name, p.attempts, p.message) for p in run.pods] == [
+        ("default/p", 1, "no nodes available to schedule pods")]
+    assert run.stopped == []

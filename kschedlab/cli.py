@@ -11,13 +11,47 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
-from pathlib import Path
 
 import yaml
 
 from kschedlab.features import FeatureGateError, FeatureGates
+
+
+DESCRIPTION = """\
+Kubernetes scheduling, step by step.
+
+commands:
+  demo         schedule the embedded default scenario, explain every pod, write an HTML report
+  schedule     schedule the pending pods of manifest files and report what became of each pod
+  conformance  run conformance case files (N passed, N failed)
+  bench        run a scheduler_perf-shaped throughput workload
+  simulate     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline)
+               on a virtual clock
+"""
+
+
+def _version() -> str:
+    """The installed distribution's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kschedlab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _gates(text: str | None) -> FeatureGates:
@@ -52,24 +86,31 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int, flag: st
     return cluster, (configs[0] if configs else None), gates
 
 
-def _print_table(results, explain: bool, out) -> None:
-    width = max((len(r.pod) for r in results), default=10)
-    for r in results:
-        where = r.node or "-"
-        text = "Scheduled" if r.node else (r.message or r.status.code.name)
-        print(f"{r.pod:<{width}}  {where:<12}  {text}", file=out)
+def _print_table(run, explain: bool, out) -> None:
+    """The run as a table (every pod: STATUS, NODE, NOMINATED NODE, ATTEMPTS, MESSAGE); with
+    ``explain`` the per-node table of every attempt of every pod, printed whole."""
+    from kschedlab.viz.run_text import explain_text, run_table
+
+    print(run_table(run), file=out)
     if not explain:
         return
-    import pandas as pd
-
-    with pd.option_context("display.width", 200, "display.max_columns", 12, "display.max_colwidth", 60):
-        for r in results:
-            if r.trace is None or r.trace.filter is None and r.trace.score is None:
-                continue
-            df = r.explain()
-            cols = [c for c in ("filter", "reasons", "total", "rank", "chosen") if c in df]
-            print(f"\n{r.pod}: {r.node or 'unschedulable'}", file=out)
-            print(df[cols].to_string(), file=out)
+    total: dict[str, int] = {}
+    for r in run.history:
+        total[r.pod] = total.get(r.pod, 0) + (r.trace is not None)
+    seen: dict[str, int] = {}
+    for r in run.history:
+        if r.trace is None:
+            continue
+        seen[r.pod] = seen.get(r.pod, 0) + 1
+        if r.trace.filter is None and r.trace.score is None:
+            continue
+        attempt = f" (attempt {seen[r.pod]} of {total[r.pod]})" if total[r.pod] > 1 else ""
+        print(f"\n{r.pod}: {r.node or 'unschedulable'}{attempt}", file=out)
+        print(explain_text(r), file=out)
+        record = r.trace.preemption
+        if record is not None and record.victims:
+            node = record.selected.name if record.selected is not None else "-"
+            print(f"PostFilter: nominated {node}, preempting {', '.join(record.victims)}", file=out)
 
 
 def _schedule(args, paths: list[str]) -> int:
@@ -85,8 +126,8 @@ def _schedule(args, paths: list[str]) -> int:
         for error in ResourceClaimController(cluster, seed=args.seed).sync():
             print(f"resourceclaim controller: pod {error.pod}: {error.message}", file=sys.stderr)
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
-    results = scheduler.run()
-    doc: dict = {"pods": [r.to_dict() for r in results]}
+    run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
+    doc = run.to_dict()
     claims = None
     if cluster.objects.get("ResourceClaim"):
         from kschedlab.dra.resourceclaim_controller import describe_claims
@@ -98,15 +139,17 @@ def _schedule(args, paths: list[str]) -> int:
     elif args.output == "yaml":
         yaml.safe_dump(doc, out, sort_keys=False)
     else:
-        _print_table(results, explain=args.explain, out=out)
+        _print_table(run, explain=args.explain, out=out)
         for c in claims or []:
             devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
             users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
             print(f"claim {c['claim']}: {devices}{users}", file=out)
     if args.report:
+        from pathlib import Path
+
         from kschedlab.viz.report import write_report
 
-        path = write_report(args.report, cluster, results, title="kschedlab: " + ", ".join(paths))
+        path = write_report(args.report, cluster, run, title=", ".join(Path(p).name for p in paths))
         print(f"report written to {path}", file=sys.stderr)
     return 0
 
@@ -156,9 +199,33 @@ def cmd_bench(args) -> int:
         json.dump(result, sys.stdout)
         print()
     else:
-        for key, value in result.items():
-            print(f"{key:>16}: {value}")
+        print(_bench_table(result))
     return 0
+
+
+def _bench_table(result: dict) -> str:
+    """``kschedlab bench``'s table: one ``key: value`` line each, memory in Ki/Mi/Gi, ``-`` for
+    a missing value.
+
+    >>> print(_bench_table({"pods": 40, "peak_rss_mb": 55.7, "upstream_threshold": None}))
+                  pods: 40
+           peak memory: 55.7Mi
+    upstream_threshold: -
+    """
+    from kschedlab.viz.common import human
+
+    lines = []
+    rows = []
+    for key, value in result.items():
+        if key == "peak_rss_mb" and value is not None:
+            key, value = "peak memory", human(round(float(value) * 2**20), "memory")
+        elif value is None or (isinstance(value, float) and value != value):
+            value = "-"
+        rows.append((key, value))
+    width = max((len(k) for k, _ in rows), default=0)
+    for key, value in rows:
+        lines.append(f"{key:>{width}}: {value}")
+    return "\n".join(lines)
 
 
 def cmd_simulate(args) -> int:
@@ -198,8 +265,12 @@ def cmd_simulate(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kschedlab", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS
+
+    parser = argparse.ArgumentParser(prog="kschedlab", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"kschedlab {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def scheduling_options(p):
         p.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
@@ -208,6 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--report", metavar="HTML", help="also write an HTML report with figures")
         p.add_argument("--strict", action="store_true",
                        help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
+        p.add_argument("--once", action="store_true",
+                       help="try each pending pod once, in queue order, and stop (no retries)")
+        p.add_argument("--max-attempts", type=_positive_int, default=DEFAULT_MAX_ATTEMPTS, metavar="N",
+                       help=f"most scheduling attempts per pod before the run gives up on it "
+                            f"(default {DEFAULT_MAX_ATTEMPTS}); the output says when it is reached")
 
     demo = sub.add_parser("demo", help="schedule the embedded default scenario and write a report")
     scheduling_options(demo)
@@ -274,10 +350,20 @@ def main(argv: list[str] | None = None) -> int:
 
         warnings.showwarning = show
         try:
-            return args.func(args)
+            code = args.func(args)
+            sys.stdout.flush()
+            return code
         except (ManifestError, ArgsError, ProfileError, ConfigError, FeatureGateError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
+        except BrokenPipeError:
+            # the reader went away (``kschedlab ... | head``): stop quietly, as other tools do
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            return 141
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ DEFAULTS_V1_37: dict[str, tuple[bool, str, bool]] = {
     "DRAPrioritizedList": (True, "GA", True),
     "DRAResourceClaimDeviceStatus": (True, "GA", True),
     "DRASchedulerFilterTimeout": (True, "Beta", False),
+    "ClearingNominatedNodeNameAfterBinding": (True, "Beta", False),
     "DRAWorkloadResourceClaims": (False, "Beta", False),
     "DynamicResourceAllocation": (True, "GA", True),
     "GenericWorkload": (False, "Beta", False),

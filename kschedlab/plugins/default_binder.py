@@ -1,9 +1,14 @@
-"""DefaultBinder: binds the pod to the chosen node (the Binding subresource)."""
+"""DefaultBinder: binds the pod to the chosen node (the Binding subresource).
+
+With ``ClearingNominatedNodeNameAfterBinding`` (beta, on by default since v1.35) the API server
+clears the pod's ``status.nominatedNodeName`` when it binds the pod.
+"""
 
 from kschedlab.framework.interface import Plugin, register
 from kschedlab.framework.status import Status
 
 NAME = "DefaultBinder"
+GATE_CLEAR_NOMINATED = "ClearingNominatedNodeNameAfterBinding"
 
 
 @register
@@ -11,5 +16,11 @@ class DefaultBinder(Plugin):
     name = NAME
 
     def bind(self, state, pod_info, node_name: str) -> Status:
-        self.handle.cluster.bind(pod_info.key, node_name)
+        cluster = self.handle.cluster
+        cluster.bind(pod_info.key, node_name)
+        gates = self.handle.gates
+        if gates is not None and gates.enabled(GATE_CLEAR_NOMINATED):
+            pod = cluster.pods[pod_info.key]
+            if pod.status is not None:
+                pod.status.nominated_node_name = None
         return Status()

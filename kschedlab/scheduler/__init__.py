@@ -2,7 +2,9 @@
 
 * :mod:`.schedule_one` — :class:`Scheduler`: one pod's scheduling cycle (PreFilter, Filter,
   PostFilter/preemption, Score, select) and binding cycle (Reserve, Permit, PreBind, Bind);
-* :mod:`.result` — :class:`ScheduleResult`, the outcome of one attempt;
+* :mod:`.result` — :class:`ScheduleResult`, the outcome of one attempt, and what became of
+  every pod in a run (``RunResult``, ``PodReport``);
+* :mod:`.scheduling_loop` — ``Scheduler.run()``: the loop over the scheduling queue to quiescence;
 * :mod:`.podgroup` — the PodGroup scheduling cycle for gangs and CompositePodGroups, which
   drives the Scheduler through its public methods.
 """

@@ -39,7 +39,7 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
-from kschedlab.scheduler.result import ScheduleResult
+from kschedlab.scheduler.result import RunResult, ScheduleResult
 from kschedlab.queue.types import QueuedPodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -165,22 +165,27 @@ class Scheduler:
         fw = self.framework_for(queued[0].pod)
         return sorted(queued, key=cmp_to_key(lambda a, b: -1 if fw.less(a, b) else (1 if fw.less(b, a) else 0)))
 
-    def run(self, keys: Iterable[str] | None = None) -> list[ScheduleResult]:
-        """Schedule every pending pod once, in queue order; the first pod of a group (PodGroup
-        cycle on) takes its whole group through one PodGroup cycle."""
-        out: list[ScheduleResult] = []
-        queued = self.queue(keys)
-        wanted = [q.pod_info.key for q in queued]
-        seen_groups: set[str] = set()
-        for q in queued:
-            key = q.pod_info.key
-            group = self.pod_group_of(key)
-            if group is None:
-                out.append(self.schedule_one(key))
-            elif group not in seen_groups:
-                seen_groups.add(group)
-                out.extend(self.schedule_pod_group(group, wanted).pod_results)
-        return out
+    def run(self, keys: Iterable[str] | None = None, *, once: bool = False,
+            max_attempts: int | None = None) -> RunResult:
+        """Schedule the pending pods (all, or ``keys``) until nothing is left to try, as
+        kube-scheduler's loop over its scheduling queue would: PreEnqueue first (gated pods and
+        gangs below quorum wait), failed pods retried when a cluster event — a bind, a victim
+        of preemption deleted — may help them, a preemptor binding on its nominated node. The
+        first pod of a group (PodGroup cycle on) takes its group's queued pods through one
+        PodGroup cycle. See :mod:`kschedlab.scheduler.scheduling_loop`.
+
+        ``once=True`` tries every queued pod once, in queue order, and stops. ``max_attempts``
+        bounds the attempts per pod (default :data:`~kschedlab.scheduler.scheduling_loop.DEFAULT_MAX_ATTEMPTS`);
+        the pods that reach it are listed in the result's ``stopped``.
+
+        Returns a :class:`~kschedlab.scheduler.result.RunResult`: a list of each pod's last
+        ScheduleResult in queue order, with ``pods`` (a PodReport per pod, victims included).
+        """
+        from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS, SchedulingLoop
+
+        loop = SchedulingLoop(self, once=once, max_attempts=DEFAULT_MAX_ATTEMPTS if max_attempts is None
+                              else max_attempts)
+        return loop.run(keys)
 
     # -- the scheduling cycle ------------------------------------------------------
     def schedule_one(self, key: str) -> ScheduleResult:

@@ -42,6 +42,7 @@ table { border-collapse: collapse; margin: 0.5em 0 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 td.ok { color: #1a7f37; } td.fail { color: #b42318; }
+td.nowrap, tbody th { white-space: nowrap; }
 code { background: #f6f8fa; padding: 0 0.2em; }
 .note { color: #666; }
 """
@@ -58,28 +59,100 @@ def _results_table(results) -> str:
     rows = []
     for i, r in enumerate(results):
         cls = "ok" if r.node else "fail"
-        rows.append(f'<tr><td><a href="#kschedlab-pod-{i}">{esc(r.pod)}</a></td>'
-                    f'<td class="{cls}">{esc(r.node or "—")}</td><td>{esc(r.status.code.name)}</td>'
+        rows.append(f'<tr><td class="nowrap"><a href="#kschedlab-pod-{i}">{esc(r.pod)}</a></td>'
+                    f'<td class="{cls} nowrap">{esc(r.node or "—")}</td><td>{esc(r.status.code.name)}</td>'
                     f"<td>{esc(r.message)}</td></tr>")
     return ("<table><thead><tr><th>pod</th><th>node</th><th>status</th><th>message</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
 
 
+def _run_table(run, anchors: dict[str, int]) -> str:
+    """Every pod of a :class:`~kschedlab.scheduler.result.RunResult`: kubectl STATUS, node,
+    nominated node, attempts, the last attempt's status code and what happened."""
+    from kschedlab.viz.run_text import pod_message
+
+    rows = []
+    for p in run.pods:
+        name = esc(p.name)
+        if p.name in anchors:
+            name = f'<a href="#kschedlab-pod-{anchors[p.name]}">{name}</a>'
+        cls = "ok" if p.node and not p.preempted_by else "fail"
+        code = p.result.status.code.name if p.result is not None else "—"
+        rows.append(f'<tr><td class="nowrap">{name}</td><td class="{cls} nowrap">{esc(p.pod_status)}</td>'
+                    f'<td class="nowrap">{esc(p.node or "—")}</td><td class="nowrap">{esc(p.nominated_node or "—")}</td>'
+                    f"<td>{p.attempts}</td><td>{esc(code)}</td><td>{esc(pod_message(p))}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("pod", "status", "node", "nominated node", "attempts",
+                                             "last attempt", "message"))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+
+
+_LABEL_WIDTH = 90  # characters per line of a node's verdict beside the filter grid
+
+
+def _wrap_label(label: str, width: int = _LABEL_WIDTH) -> str:
+    """Break a verdict label at ``; `` / ``, `` so no line is longer than ``width`` characters
+    (the text between tags counts), with ``<br>``; nothing is dropped.
+
+    >>> _wrap_label("<b>P</b>: " + "; ".join(["Insufficient example.com/resource-" + str(i) for i in range(4)]), 60)
+    '<b>P</b>: Insufficient example.com/resource-0;<br>Insufficient example.com/resource-1;<br>Insufficient example.com/resource-2;<br>Insufficient example.com/resource-3'
+    """
+    import re
+
+    pieces = re.split(r"(?<=[;,]) ", label)
+    lines, line = [], ""
+    for piece in pieces:
+        candidate = f"{line} {piece}" if line else piece
+        if line and len(re.sub(r"<[^>]+>", "", candidate)) > width:
+            lines.append(line)
+            line = piece
+        else:
+            line = candidate
+    lines.append(line)
+    return "<br>".join(lines)
+
+
+def _fit_filter_figure(fig):
+    """Make room in a filter grid for long node names (left) and whole verdicts (right)."""
+    import re
+
+    plain = lambda text: re.sub(r"<[^>]+>", "", text)  # noqa: E731
+    longest = 0
+    for ann in fig.layout.annotations:
+        if ann.xref == "paper" and ann.x == 1.01 and ann.text:
+            ann.text = _wrap_label(ann.text)
+            longest = max(longest, *(len(plain(line)) for line in ann.text.split("<br>")))
+    names = [str(n) for n in (fig.data[0].y or ())] if fig.data else []
+    margin = fig.layout.margin
+    left = max(margin.l or 0, 20 + 7 * max((len(n) for n in names), default=0))
+    right = max(margin.r or 0, 30 + 7 * longest)
+    fig.update_layout(margin={"l": left, "r": right})
+    return fig
+
+
 def _explain_table(result) -> str:
+    import pandas as pd
+
     df = result.explain()
     cols = [c for c in ("filter", "code", "reasons", "total", "rank", "chosen") if c in df]
-    return df[cols].to_html(escape=True, na_rep="", border=0)
+    with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.max_columns", None):
+        return df[cols].to_html(escape=True, na_rep="", border=0)
 
 
-def _pod_section(i: int, result) -> str:
+def _pod_section(i: int, result, report=None) -> str:
     parts = [f'<h2 id="kschedlab-pod-{i}">{esc(result.pod)} → {esc(result.node or "unschedulable")}</h2>']
+    if report is not None and (report.attempts > 1 or report.victims or report.stopped):
+        from kschedlab.viz.run_text import pod_message
+
+        parts.append(f'<p class="note">{esc(report.pod_status)} after {report.attempts} attempt'
+                     f'{"s" if report.attempts != 1 else ""}: {esc(pod_message(report))} (the table and '
+                     f'figures below are of the last attempt)</p>')
     if result.message:
         parts.append(f"<p><code>{esc(result.message)}</code></p>")
     if result.trace is None:
         parts.append(f'<p class="note">{esc(_no_trace(result))}</p>')
         return "\n".join(parts)
     parts.append(_explain_table(result))
-    parts.append(_figure_div(filter_outcome(result), f"kschedlab-pod-{i}-filter"))
+    parts.append(_figure_div(_fit_filter_figure(filter_outcome(result)), f"kschedlab-pod-{i}-filter"))
     if result.trace.score is not None:
         parts.append(_figure_div(score_breakdown(result), f"kschedlab-pod-{i}-score"))
     else:
@@ -90,17 +163,35 @@ def _pod_section(i: int, result) -> str:
 
 
 def render_report(cluster, results: Iterable, title: str = "kschedlab report") -> str:
-    """The report as an HTML string (see :func:`write_report`)."""
+    """The report as an HTML string (see :func:`write_report`); ``results`` is what
+    ``Scheduler.run()`` returns (every pod's story is then in the table, victims of preemption
+    included) or any list of ScheduleResults."""
+    run = results
     results = list(results)
     scheduled = sum(1 for r in results if r.node)
+    pods = getattr(run, "pods", None)
+    if pods is not None:
+        table = _run_table(run, {r.pod: i for i, r in enumerate(results)})
+        attempts = f", {run.attempts} scheduling attempt{'s' if run.attempts != 1 else ''}"
+        victims = sum(1 for p in pods if p.preempted_by)
+        if victims:
+            attempts += f", {victims} pod{'s' if victims != 1 else ''} preempted"
+        if run.once:
+            attempts += " (single pass: failed pods were not retried)"
+        if run.stopped:
+            attempts += (f"; attempt bound ({run.max_attempts}) reached by {', '.join(run.stopped)}")
+    else:
+        table, attempts = _results_table(results), ""
     body = [
         f"<h1>{esc(title)}</h1>",
-        f'<p class="note">{scheduled} of {len(results)} pods scheduled on {len(cluster.snapshot.index)} nodes.</p>',
-        "<h2>Results</h2>", _results_table(results),
+        f'<p class="note">{scheduled} of {len(results)} pods scheduled on {len(cluster.snapshot.index)} nodes'
+        f'{esc(attempts)}.</p>',
+        "<h2>Results</h2>", table,
         "<h2>Cluster</h2>", _figure_div(node_utilization(cluster), "kschedlab-utilization"),
         _figure_div(cluster_picture(cluster), "kschedlab-cluster"),
     ]
-    body.extend(_pod_section(i, r) for i, r in enumerate(results))
+    by_name = {p.name: p for p in pods or ()}
+    body.extend(_pod_section(i, r, by_name.get(r.pod)) for i, r in enumerate(results))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n"
             f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n'
@@ -110,7 +201,7 @@ def render_report(cluster, results: Iterable, title: str = "kschedlab report") -
 def write_report(path, cluster, results: Iterable, title: str = "kschedlab report") -> Path:
     """Write one self-contained HTML report and return its path.
 
-    A results table (pod, node, status, message), the node utilization and
+    A results table (pod, kubectl status, node, nominated node, attempts, message), the node utilization and
     cluster figures, then per pod its explain() table, filter outcome and
     score breakdown.  Works offline (plotly.js is inlined once).
     """

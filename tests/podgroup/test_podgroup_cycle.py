@@ -179,7 +179,7 @@ def test_deadlock_pod_by_pod_without_gangs_both_jobs_partially_placed():
 def test_deadlock_pod_by_pod_with_permit_both_gangs_hold_resources_until_timeout():
     cluster = cluster_of(two_training_jobs())
     sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)  # GangScheduling waits at Permit
-    rs = sched.run()
+    rs = sched.run(once=True)  # one pass: the moment the Permit waits begin
     assert [(r.pod, r.node, r.status.code, r.message) for r in rs[:4]] == [
         (k, None, Code.Wait, WAIT_MSG) for k in ("ml/a-0", "ml/b-0", "ml/a-1", "ml/b-1")]
     assert [(r.pod, r.node, r.status.code, r.message) for r in rs[4:]] == [

@@ -43,7 +43,7 @@ def test_report_is_self_contained(tmp_path):
     for r in results:
         assert esc(r.pod) in text
     # one results-table row per pod, in order
-    rows = re.findall(r'<tr><td><a href="#kschedlab-pod-(\d+)">', text)
+    rows = re.findall(r'<tr><td class="nowrap"><a href="#kschedlab-pod-(\d+)">', text)
     assert rows == [str(i) for i in range(len(results))]
 
 

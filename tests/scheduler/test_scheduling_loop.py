@@ -1,0 +1,205 @@
+"""Scheduler.run(): the scheduling loop to quiescence, its single pass (``once``) and its bound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kschedlab.api.admission import admit
+from kschedlab.api.loader import load_text
+from kschedlab.cluster import Cluster
+from kschedlab.framework.status import Code
+from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler.result import RunResult
+from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS
+
+DATASETS = Path(__file__).resolve().parents[2] / "datasets"
+GW = {"GenericWorkload": True}
+
+
+def preemption_basic() -> Cluster:
+    return Cluster.from_manifests(DATASETS / "preemption" / "12-preemption-basic.yaml")
+
+
+def served(text: str, gates=None) -> Cluster:
+    return Cluster(admit(load_text(text), feature_gates=gates))
+
+
+def gang(min_count: int, pods: int, cpu: str = "1", node_cpu: str = "8") -> str:
+    return f"""\
+apiVersion: v1
+kind: Node
+metadata: {{name: n1}}
+status: {{allocatable: {{cpu: "{node_cpu}", memory: 8Gi, pods: "110"}}}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {{name: job, namespace: ml}}
+spec: {{schedulingPolicy: {{gang: {{minCount: {min_count}}}}}}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: w{i}, namespace: ml}}
+spec:
+  schedulingGroup: {{podGroupName: job}}
+  containers: [{{name: c, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+""" for i in range(pods))
+
+
+def test_the_preemptor_is_retried_and_binds_on_its_nominated_node():
+    cluster = preemption_basic()
+    sched = Scheduler(cluster)
+    run = sched.run()
+    assert isinstance(run, RunResult) and isinstance(run, list)
+    assert [(r.pod, r.node, r.status.code) for r in run] == [("default/nginx", "kube-01", Code.Success)]
+    assert cluster.pods["default/nginx"].spec.node_name == "kube-01"
+    assert "default/low-2" not in cluster.pods
+    # two attempts: the failed one that preempted, then the one on the nominated node
+    attempts = [r for r in sched.results if r.pod == "default/nginx"]
+    assert [(r.node, r.message) for r in attempts] == [
+        (None, "0/2 nodes are available: 2 Insufficient cpu."), ("kube-01", "")]
+    assert attempts[0].trace.preemption.victims == ["default/low-2"]
+    assert attempts[1].trace.evaluated_nodes == 1  # the nominated node is filtered alone first
+    nginx, low2 = run.pods
+    assert (nginx.name, nginx.pod_status, nginx.attempts, [(v.pod, v.node) for v in nginx.victims]) == (
+        "default/nginx", "Running", 2, [("default/low-2", "kube-01")])
+    assert (low2.name, low2.pod_status, low2.node, low2.preempted_by, low2.result) == (
+        "default/low-2", "Terminating", "kube-01", "default/nginx", None)
+    assert run.attempts == 2 and run.stopped == [] and run.max_attempts == DEFAULT_MAX_ATTEMPTS
+
+
+def test_once_gives_each_pod_one_attempt():
+    cluster = preemption_basic()
+    sched = Scheduler(cluster)
+    run = sched.run(once=True)
+    assert [(r.pod, r.node, r.message) for r in run] == [
+        ("default/nginx", None, "0/2 nodes are available: 2 Insufficient cpu.")]
+    assert len(sched.results) == 1 and run.once
+    assert cluster.pods["default/nginx"].status.nominated_node_name == "kube-01"
+    assert [(p.name, p.pod_status, p.nominated_node) for p in run.pods] == [
+        ("default/nginx", "Pending", "kube-01"), ("default/low-2", "Terminating", None)]
+    # the next run picks up where the cluster is: the nominated pod binds there
+    assert [(r.pod, r.node) for r in sched.run()] == [("default/nginx", "kube-01")]
+
+
+def test_the_attempt_bound_stops_a_pod_and_says_so():
+    run = Scheduler(preemption_basic()).run(max_attempts=1)
+    assert run.stopped == ["default/nginx"] and run.max_attempts == 1
+    assert run.pods[0].stopped and run.pods[0].attempts == 1 and run.pods[0].node is None
+    with pytest.raises(ValueError, match="max_attempts must be at least 1"):
+        Scheduler(preemption_basic()).run(max_attempts=0)
+
+
+def test_a_gang_below_quorum_stays_gated_by_pre_enqueue():
+    cluster = served(gang(min_count=3, pods=2), GW)
+    sched = Scheduler(cluster, gates=GW)
+    for run in (sched.run(once=True), sched.run()):
+        assert [(r.pod, r.node, r.message, r.status.code, r.status.plugin) for r in run] == [
+            (k, None, "SchedulingGated", Code.UnschedulableAndUnresolvable, "GangScheduling")
+            for k in ("ml/w0", "ml/w1")]
+        assert [(p.pod_status, p.attempts, p.message) for p in run.pods] == [
+            ("Pending", 0, "waiting for minCount pods from a gang to appear in scheduling queue")] * 2
+    assert not any(p.spec.node_name for p in cluster.pods.values())
+
+
+def test_a_gang_at_quorum_goes_through_one_pod_group_cycle():
+    cluster = served(gang(min_count=3, pods=3), GW)
+    run = Scheduler(cluster, gates=GW).run()
+    assert [(r.pod, r.node) for r in run] == [(f"ml/w{i}", "n1") for i in range(3)]
+    assert [p.attempts for p in run.pods] == [1, 1, 1]
+
+
+def test_a_gang_that_cannot_fit_is_tried_once_and_left_pending():
+    cluster = served(gang(min_count=3, pods=3, cpu="3"), GW)
+    run = Scheduler(cluster, gates=GW).run()
+    assert [r.node for r in run] == [None] * 3
+    assert [p.attempts for p in run.pods] == [1, 1, 1]  # nothing changed: no pointless retries
+    assert run.attempts == 3
+
+
+def test_gated_pods_keep_their_place_and_their_gate_message():
+    cluster = served("""\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gated, namespace: default}
+spec: {schedulingGates: [{name: x/y}], containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: default}
+spec: {containers: [{name: c}]}
+""")
+    run = Scheduler(cluster).run()
+    assert [(r.pod, r.node) for r in run] == [("default/a", "n1"), ("default/gated", None), ("default/b", "n1")]
+    gated = run.pods[1]
+    assert (gated.pod_status, gated.attempts, gated.message) == (
+        "SchedulingGated", 0, "waiting for scheduling gates: [x/y]")
+
+
+def test_the_scheduler_hooks_are_put_back_after_a_run():
+    sched = Scheduler(preemption_basic())
+    before = [dict(fw.handle.extra) for fw in sched.profiles.values()]
+    sched.run()
+    assert [dict(fw.handle.extra) for fw in sched.profiles.values()] == before
+    assert sched.on_bound == [] and sched.on_result == []
+
+
+def test_keys_limit_the_run():
+    cluster = served("""\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: default}
+spec: {containers: [{name: c}]}
+""")
+    run = Scheduler(cluster).run(["default/b"])
+    assert [r.pod for r in run] == ["default/b"] and not cluster.pods["default/a"].spec.node_name
+
+
+def test_permit_waits_time_out_and_the_run_ends():
+    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit
+    (the deadlock of the single pass); the loop lets their 5-minute wait pass, the freed nodes
+    go to the pods in queue order, and one whole gang binds while the other waits."""
+    from tests.podgroup.test_podgroup_cycle import A_PODS, B_PODS, cluster_of, two_training_jobs
+
+    cluster = cluster_of(two_training_jobs())
+    sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
+    run = sched.run()
+    assert sched.waiting == {}
+    bound = {k for k, p in cluster.pods.items() if p.spec.node_name}
+    assert bound == set(A_PODS)
+    assert all(p.pod_status == "Pending" for p in run.pods if p.name in B_PODS)
+    assert {p.last_failure for p in run.pods if p.name in ("ml/a-0", "ml/a-1")} == {
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."}
+    assert [p.attempts for p in run.pods] == [2] * 8 and run.stopped == []
+
+
+def test_a_pod_with_no_node_at_all_is_tried_once():
+    """An attempt that ends in an error (no nodes) backs off; with nothing changed in the cluster
+    the loop does not retry it."""
+    cluster = served("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+                     "spec: {containers: [{name: c}]}\n")
+    run = Scheduler(cluster).run()
+    assert [(p.name, p.attempts, p.message) for p in run.pods] == [
+        ("default/p", 1, "no nodes available to schedule pods")]
+    assert run.stopped == []

@@ -252,9 +252,11 @@ def cmd_simulate(args) -> int:
         json.dump(out, sys.stdout, indent=2)
         print()
     else:
-        print(result.pods.to_string(index=False))
+        from kschedlab.viz.common import people_table
+
+        print(people_table(result.pods))
         if len(taints):
-            print("\ntaint manager:\n" + taints.to_string(index=False))
+            print("\ntaint manager:\n" + people_table(taints))
         if len(result.pending):
             print(f"\npending pods ({len(result.pending)}):")
             for row in result.pending.itertuples(index=False):

@@ -373,3 +373,22 @@ def test_explain_shows_every_attempt_and_the_preemption(capsys):
     assert "\ndefault/nginx: unschedulable (attempt 1 of 2)\n" in out
     assert "\nPostFilter: nominated kube-01, preempting default/low-2\n" in out
     assert "\ndefault/nginx: kube-01 (attempt 2 of 2)\n" in out
+
+
+def test_simulate_table_has_no_nan_or_none(tmp_path, capsys):
+    manifest = tmp_path / "plain.yaml"
+    manifest.write_text("""\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: default}
+spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: "8"}}}]}
+""")
+    assert main(["simulate", str(manifest)]) == 0
+    out = capsys.readouterr().out
+    assert "default/huge" in out and "quiescent" in out
+    assert not re.search(r"\b(NaN|None)\b", out)

@@ -83,3 +83,17 @@ def human(value: int, resource: str) -> str:
 def as_int_list(values) -> list[int]:
     """Plain Python ints (figures then serialise as readable JSON lists, not base64 arrays)."""
     return [int(v) for v in np.asarray(values).tolist()]
+
+
+def people_table(frame) -> str:
+    """A DataFrame as plain text for people: no index, and ``-`` where a value is missing
+    (never ``NaN`` or ``None``).
+
+    >>> import pandas as pd
+    >>> print(people_table(pd.DataFrame({"pod": ["a", "b"], "node": ["n1", None], "at": [1.5, float("nan")]})))
+    pod node  at
+      a   n1 1.5
+      b    -   -
+    """
+    shown = frame.astype(object).where(frame.notna(), "-")
+    return shown.to_string(index=False)

@@ -211,3 +211,13 @@ def test_nothing_is_overcommitted(data):
             n = cluster.nodes[p.spec.node_name]
             assert not n.spec.unschedulable
             assert all(n.metadata.labels.get(k) == v for k, v in p.spec.node_selector.items())
+
+
+def test_explain_prints_whole_in_a_terminal():
+    from kschedlab import Cluster, Scheduler
+    from kschedlab.scenarios import path
+
+    result = Scheduler(Cluster.from_manifests(path("default"))).run()[0]
+    text = str(result.explain())
+    assert "..." not in text and "NaN" not in text and "<NA>" not in text
+    assert all(col in text for col in ("ImageLocality weighted", "total", "rank", "chosen"))

@@ -73,8 +73,11 @@ class CycleTrace:
         return out
 
     def explain(self):
-        """A DataFrame, one row per evaluated node: filter verdict, scores, total, rank, chosen."""
+        """One row per evaluated node: filter verdict, scores, total, rank, chosen — an
+        :class:`~kschedlab.framework.explanation.Explanation`, a DataFrame printed whole."""
         import pandas as pd
+
+        from kschedlab.framework.explanation import Explanation
 
         records: dict[str, dict[str, Any]] = {}
         for node, status in self.filter_statuses().items():
@@ -102,4 +105,4 @@ class CycleTrace:
         if "total" in df:
             df["rank"] = df["total"].rank(ascending=False, method="min").astype("Int64")
         df["chosen"] = df.index == self.selected
-        return df
+        return Explanation(df)

@@ -25,6 +25,7 @@ from pydantic import model_validator
 from ._base import K8sModel
 from .core import Taint
 from .meta import KubeObject
+from .usage import NodeKubelet, PodUsage
 
 __all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange"]
 
@@ -78,6 +79,10 @@ class SimulationSpec(K8sModel):
     #: path with GangScheduling's Permit wait
     pod_group_cycle: bool | None = None
     events: list[SimulationEvent] = []
+    #: what pods use over time (node-pressure eviction; see :mod:`kschedlab.api.usage`)
+    usage: list[PodUsage] = []
+    #: the nodes' kubelets (KubeletConfiguration and what the node uses outside pods)
+    kubelet: list[NodeKubelet] = []
 
 
 class Simulation(KubeObject):

@@ -27,12 +27,11 @@ daemons), ``inodes`` (the node filesystem's inode count; unset: no inode signal)
 ...                              "ramp": {"from": 0, "to": "1Gi", "end": 100}})
 >>> [u.shape.value_at(t) for t in (0, 50, 100, 200)], u.shape.last_change()
 ([0, 536870912, 1073741824, 1073741824], 100.0)
->>> PodUsage.model_validate({"pod": "web", "resource": "memory", "constant": "1Gi", "table": []})
-Traceback (most recent call last):
-...
-pydantic_core._pydantic_core.ValidationError: 1 validation error for PodUsage
-  Value error, a usage needs exactly one of constant, ramp, step, table (got 2) [type=value_error, input_value={'pod': 'web', 'resource'...'1Gi', 'table': []}, input_type=dict]
-    For further information visit https://errors.pydantic.dev/2.12/v/value_error
+>>> try:
+...     PodUsage.model_validate({"pod": "web", "resource": "memory", "constant": "1Gi", "step": {"after": 1, "at": 5}})
+... except ValueError as err:
+...     print(err.errors()[0]["msg"])
+Value error, a usage needs exactly one of constant, ramp, step, table (got 2)
 """
 
 from __future__ import annotations

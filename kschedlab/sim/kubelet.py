@@ -70,8 +70,8 @@ def kubelet_for_node(node, entries: list[NodeKubelet], default: KubeletConfigura
     >>> from kschedlab.api.core import Node
     >>> cfg, entry = kubelet_for_node(Node(metadata={"name": "n"}),
     ...     [NodeKubelet(node_names=["n"], config={"evictionHard": {"memory.available": "1Gi"}})], None)
-    >>> [str(t) for t in cfg.thresholds], entry.max_pid
-    ['memory.available<1Gi', 'containerfs.available', 'containerfs.inodesFree'], 4194304)
+    >>> [str(t) for t in cfg.thresholds if t.operator], entry.max_pid
+    (['memory.available<1Gi', 'allocatableMemory.available<1Gi'], 4194304)
     """
     for i, entry in enumerate(entries):
         if entry.matches(node):
@@ -221,6 +221,10 @@ class NodePressureEviction:
         if self._inputs(pods, when) != mgr.last_inputs:
             return True
         st, last = mgr.state, mgr.last_round
+        for pod in pods:  # a usage that changes after the last round
+            since = self.started.get(_pod_key(pod), 0.0)
+            if any(u.matches(pod) and since + u.shape.last_change() > last for u in self.usage):
+                return True
         for t, first in st.thresholds_first_observed_at.items():
             if first + t.grace_period / 1e9 > last:
                 return True

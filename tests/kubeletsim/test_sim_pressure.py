@@ -139,23 +139,22 @@ def test_ramp_keeps_the_run_going_until_it_is_flat(tmp_path):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ({"usage": [{"pod": "default/p", "resource": "gpu", "constant": 1}]}, "spec.usage.0.resource"),
+    ({"usage": [{"pod": "default/p", "resource": "gpu", "constant": 1}]}, "spec.usage[0].resource"),
     ({"usage": [{"pod": "default/p", "resource": "memory", "constant": 1, "step": {"after": 2, "at": 1}}]},
      "exactly one of constant, ramp, step, table"),
     ({"usage": [{"pod": "default/p", "resource": "memory", "ramp": {"from": 0, "to": "1Gi", "start": 5, "end": 5}}]},
-     "spec.usage.0.ramp"),
-    ({"usage": [{"pod": "default/p", "resource": "memory", "constant": "lots"}]}, "spec.usage.0.constant"),
+     "spec.usage[0].ramp: end (5) must be greater than start (5)"),
+    ({"usage": [{"pod": "default/p", "resource": "memory", "constant": "lots"}]}, "spec.usage[0].constant"),
     ({"usage": [{"pod": "default/nope", "resource": "memory", "constant": 1}]}, "spec.usage[0].pod: Not found"),
     ({"kubelet": [{"nodeNames": ["n9"]}]}, "spec.kubelet[0].nodeNames[0]: Not found"),
     ({"kubelet": [{"config": {"evictionHard": {"memory.available": "lots"}}}]}, "spec.kubelet[0].config"),
-    ({"kubelet": [{"systemUsage": {"gpu": 1}}]}, "spec.kubelet.0.systemUsage"),
+    ({"kubelet": [{"systemUsage": {"gpu": 1}}]}, "spec.kubelet[0].systemUsage"),
 ])
 def test_bad_input_names_the_field(tmp_path, spec, message):
     path = _scenario(tmp_path, spec)
     with pytest.raises(ManifestError) as err:
         from_files(path)
-    text = str(err.value).replace("[0]", "[0]")
-    assert message in text or message.replace(".0.", "[0].") in text, text
+    assert message in str(err.value)
 
 
 def test_cli_table_and_json():

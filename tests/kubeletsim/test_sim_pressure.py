@@ -165,3 +165,40 @@ def test_cli_table_and_json():
     out = json.loads(subprocess.run([*run, "-o", "json"], capture_output=True, text=True, check=True).stdout)
     assert out["kubelet"]["evictions"][0]["replacementNode"] == "node-b"
     assert out["kubelet"]["conditions"][0]["time"] == 60.0
+
+
+def test_soft_threshold_per_node_config_and_pdb_ignored():
+    """Two ReplicaSet pods on the small node (its own soft threshold by nodeSelector), a PDB
+    that allows no disruption: the kubelet evicts anyway."""
+    sim, until = from_files(Path(__file__).parent / "soft-per-node.yaml")
+    result = sim.run(until=until)
+    k = sim.kubelet
+    assert [(c["time"], c["node"], c["status"]) for c in k.conditions] == [(20.0, "small", "True"),
+                                                                           (340.0, "small", "False")]
+    assert len(k.evictions) == 1
+    e = k.evictions[0]
+    # met at 20, soft grace 20 s -> 40; grace min(30 default, evictionMaxPodGracePeriod 10)
+    assert (e["time"], e["node"], e["gracePeriodSeconds"], e["terminated"]) == (40.0, "small", 10, 50.0)
+    assert e["message"].startswith("The node was low on resource: memory. Threshold quantity: 1Gi, available: 648Mi.")
+    assert (e["replacementNode"], e["replacementScheduled"]) == ("big", 50.0)
+    # the manager waits for the cleanup (10 s), then 10 s: its next round is at 60
+    times = sorted({r["time"] for r in k.signals if r["node"] == "small"})
+    assert times[:5] == [0.0, 10.0, 20.0, 30.0, 40.0] and times[5] == 60.0
+    assert result.end_time == 340.0
+
+
+def test_condition_does_not_flap(tmp_path):
+    """Usage dips below the threshold and back within the transition period: one True, one False."""
+    path = _scenario(tmp_path, {"kubelet": [{"config": {"evictionHard": {"memory.available": "100Mi"},
+                                                        "evictionSoft": {"memory.available": "1Gi"},
+                                                        "evictionSoftGracePeriod": {"memory.available": "5m"},
+                                                        "evictionPressureTransitionPeriod": "1m"}}],
+                                "usage": [{"pod": "default/p", "resource": "memory", "table": [
+                                    {"at": 0, "value": "3584Mi"}, {"at": 25, "value": "1Gi"},
+                                    {"at": 55, "value": "3584Mi"}, {"at": 85, "value": "1Gi"}]}]})
+    sim, until = from_files(path)
+    result = sim.run(until=until)
+    # met at 10..20 and 60..80 (rounds); last met at 80, False at the first round 60 s later
+    assert [(c["time"], c["status"]) for c in sim.kubelet.conditions] == [(10.0, "True"), (140.0, "False")]
+    assert sim.kubelet.evictions == []
+    assert result.stop_reason == "quiescent" and result.end_time == 140.0

@@ -202,3 +202,15 @@ def test_condition_does_not_flap(tmp_path):
     assert [(c["time"], c["status"]) for c in sim.kubelet.conditions] == [(10.0, "True"), (140.0, "False")]
     assert sim.kubelet.evictions == []
     assert result.stop_reason == "quiescent" and result.end_time == 140.0
+
+
+def test_compact_signals_frame(memory_run):
+    from kschedlab.sim.kubelet import signals_frame
+
+    sim, _ = memory_run
+    full = signals_frame(sim.kubelet, compact=False)
+    compact = signals_frame(sim.kubelet)
+    a = compact[(compact.node == "node-a") & (compact.signal == "memory.available")]
+    # every change up to 71 s, then only the last round (361 s: unchanged since 71 s)
+    assert list(a.time) == [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 71.0, 361.0]
+    assert len(full[(full.node == "node-a") & (full.signal == "memory.available")]) == 37

@@ -246,6 +246,10 @@ def cmd_simulate(args) -> int:
                "queue": json.loads(result.queue.to_json(orient="records"))}
         if len(taints):
             out["taintManager"] = json.loads(taints.to_json(orient="records"))
+        if sim.kubelet is not None:
+            from kschedlab.sim.kubelet import report
+
+            out["kubelet"] = report(sim.kubelet)
         out.update({"stopReason": result.stop_reason, "horizon": result.horizon,
                     "quiescentAt": result.quiescent_at,
                     "pending": json.loads(result.pending.to_json(orient="records"))})
@@ -257,6 +261,10 @@ def cmd_simulate(args) -> int:
         print(people_table(result.pods))
         if len(taints):
             print("\ntaint manager:\n" + people_table(taints))
+        if sim.kubelet is not None:
+            from kschedlab.sim.kubelet import report_text
+
+            print("\n" + report_text(sim.kubelet))
         if len(result.pending):
             print(f"\npending pods ({len(result.pending)}):")
             for row in result.pending.itertuples(index=False):

@@ -595,3 +595,19 @@ def parse_quantity(s: str | int) -> Quantity:
     2048
     """
     return Quantity.parse(s)
+
+
+_BINARY_UNITS = ((2**40, "Ti"), (2**30, "Gi"), (2**20, "Mi"), (2**10, "Ki"))
+
+
+def short_bytes(value: int) -> str:
+    """A byte count as people read it: binary suffix, at most four significant digits.
+
+    >>> short_bytes(6 * 2**30), short_bytes(15676630631), short_bytes(512)
+    ('6Gi', '14.6Gi', '512')
+    """
+    value = int(value)
+    for div, suffix in _BINARY_UNITS:
+        if abs(value) >= div:
+            return f"{value / div:.4g}{suffix}"
+    return str(value)

@@ -5,8 +5,9 @@ for the scenario (upstream passes them as ``--feature-gates``; the
 KubeSchedulerConfiguration has no such field), read by ``kschedlab schedule``
 and ``kschedlab simulate``.  ``spec.events`` describes what happens to the
 cluster over virtual time (pods created with a run duration, gates removed,
-nodes added, cordoned, tainted or removed, pods deleted); the other objects of
-a scenario are the initial cluster.
+nodes added, cordoned, tainted or removed, pods deleted); ``spec.usage`` and
+``spec.kubelet`` drive the kubelet's node-pressure eviction (:mod:`kschedlab.api.usage`);
+the other objects of a scenario are the initial cluster.
 
 >>> sim = Simulation.model_validate({"apiVersion": "kschedlab.io/v1alpha1", "kind": "Simulation",
 ...     "metadata": {"name": "demo"}, "spec": {"until": 60, "events": [
@@ -25,6 +26,7 @@ from pydantic import model_validator
 from ._base import K8sModel
 from .core import Taint
 from .meta import KubeObject
+from .usage import NodeKubelet, PodUsage
 
 __all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange"]
 
@@ -78,6 +80,10 @@ class SimulationSpec(K8sModel):
     #: path with GangScheduling's Permit wait
     pod_group_cycle: bool | None = None
     events: list[SimulationEvent] = []
+    #: what pods use over time (node-pressure eviction; see :mod:`kschedlab.api.usage`)
+    usage: list[PodUsage] = []
+    #: the nodes' kubelets (KubeletConfiguration and what the node uses outside pods)
+    kubelet: list[NodeKubelet] = []
 
 
 class Simulation(KubeObject):

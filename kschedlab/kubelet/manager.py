@@ -95,6 +95,8 @@ class SyncResult:
     evicted: str | None = None
     grace_period_seconds: int | None = None
     message: str | None = None
+    #: the evicted pod object (``evicted`` is its name)
+    evicted_pod: Any = None
 
 
 def _fmt(q: Quantity) -> str:
@@ -176,7 +178,7 @@ def synchronize(config: EvictionConfig, state: EvictionState, summary: Mapping[s
     for pod in rank_pods(pods, index, threshold.signal, layout):
         if is_critical_pod(pod):
             continue
-        result.evicted = pod.metadata.name
+        result.evicted, result.evicted_pod = pod.metadata.name, pod
         result.grace_period_seconds = eviction_grace_period(threshold, pod, config.max_pod_grace_period_seconds)
         result.message = eviction_message(resource, pod, index.get(pod), acted, observations)
         break

@@ -88,6 +88,7 @@ class Simulation:
         from kschedlab.queue import SchedulingQueue, framework_hints
 
         self.now = 0.0
+        self.seed = seed
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
                                    keep_traces=keep_traces, clock=lambda: self.now, pod_group_cycle=pod_group_cycle)
@@ -120,6 +121,8 @@ class Simulation:
         #: the NoExecute taint manager, driven by this clock (node taint changes, bound pods)
         self.taint_manager = NoExecuteTaintManager(self.cluster, gates=self.scheduler.gates)
         self.taint_manager.sync(self.cluster, self.now)
+        #: node-pressure eviction (:class:`kschedlab.sim.kubelet.NodePressureEviction`), None: not simulated
+        self.kubelet = None
         self._refresh_budgets()
         for key, pod in self.cluster.pods.items():
             if not pod.spec.node_name and self.scheduler.framework_for(pod) is not None:
@@ -183,6 +186,7 @@ class Simulation:
         self._sample()
         while attempts < max_attempts:
             self._process_due_events()
+            self._kubelet_housekeeping()
             self.queue.flush()
             if limit is not None and self.now > limit:  # attempts that take time ran past the limit
                 reason = limit_reason
@@ -194,7 +198,8 @@ class Simulation:
                 self.now += self.attempt_duration
                 continue
             timers = [t for t in (self._events[0].time if self._events else None, self._next_permit_timeout(),
-                                  self.taint_manager.next_deadline(), *self._drain_wakeups())
+                                  self.taint_manager.next_deadline(), *self._drain_wakeups(),
+                                  self._kubelet_wakeup())
                       if t is not None and t > self.now]
             wakeup = self.queue.next_wakeup()
             upcoming = timers + ([wakeup] if wakeup is not None and wakeup > self.now else [])
@@ -357,6 +362,82 @@ class Simulation:
         self._update_node(new)
         self._fire_taint_evictions()
 
+    # -- node-pressure eviction (kschedlab.sim.kubelet) -----------------------------------------
+    def _kubelet_wakeup(self) -> float | None:
+        return None if self.kubelet is None else self.kubelet.next_wakeup(self.cluster, self.now)
+
+    def _kubelet_housekeeping(self) -> None:
+        """The housekeeping rounds due now: conditions and their taints, at most one eviction per node."""
+        if self.kubelet is None:
+            return
+        from kschedlab.eviction.taint_manager import reconcile_condition_taints, set_node_condition
+        from kschedlab.sim.kubelet import CONDITION_REASONS
+
+        for name in self.kubelet.due(self.cluster, self.now):
+            result = self.kubelet.round(self.cluster, name, self.now)
+            node = self.cluster.nodes[name]
+            have = {c.type for c in node.status.conditions if c.status == "True" and c.type in CONDITION_REASONS}
+            want = set(result.node_conditions) & set(CONDITION_REASONS)
+            if have != want:
+                new = node
+                for cond in sorted(have ^ want):
+                    status = "True" if cond in want else "False"
+                    new = set_node_condition(new, cond, status, now=self.now,
+                                             reason=CONDITION_REASONS[cond][0 if status == "True" else 1])
+                old_taints = {str(t) for t in node.spec.taints}
+                new = reconcile_condition_taints(new, now=self.now)
+                new_taints = {str(t) for t in new.spec.taints}
+                for cond in sorted(have ^ want):
+                    self.kubelet.conditions.append({
+                        "time": self.now, "node": name, "condition": cond,
+                        "status": "True" if cond in want else "False",
+                        "taintsAdded": sorted(new_taints - old_taints), "taintsRemoved": sorted(old_taints - new_taints)})
+                    old_taints = new_taints
+                self._update_node(new)
+            if result.evicted_pod is not None:
+                self._kubelet_evict(name, result)
+
+    def _kubelet_evict(self, node: str, result) -> None:
+        """The kubelet kills the pod: ``DisruptionTarget`` now, ``Failed`` / ``Evicted`` at the end of
+        its grace period."""
+        from kschedlab.eviction.api_initiated import update_pod_condition
+        from kschedlab.eviction.taint_manager import DISRUPTION_TARGET
+        from kschedlab.sim.kubelet import REASON_TERMINATION_BY_KUBELET
+
+        pod = result.evicted_pod
+        key = f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
+        update_pod_condition(pod, DISRUPTION_TARGET, "True", REASON_TERMINATION_BY_KUBELET, result.message,
+                             datetime.fromtimestamp(self.now, timezone.utc))
+        gone = self.kubelet.evicted(node, pod, result, self.now)
+        self.changes.changed()
+        self._at(gone, "kubelet_evicted", (key, result.message, len(self.kubelet.evictions) - 1))
+
+    def _on_kubelet_evicted(self, payload) -> None:
+        from kschedlab.kubelet.manager import REASON_EVICTED
+        from kschedlab.sim.kubelet import replicaset_replacements
+
+        key, message, index = payload
+        pod = self.cluster.pods.get(key)
+        self.kubelet.terminating.pop(key, None)
+        if pod is None:
+            return
+        pod.status.phase, pod.status.reason, pod.status.message = "Failed", REASON_EVICTED, message
+        record = self.kubelet.evictions[index]
+        record["status"] = {"phase": "Failed", "reason": REASON_EVICTED, "message": message, "conditions": [
+            {"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
+            for c in pod.status.conditions if c.type == "DisruptionTarget"]}
+        row = self._timeline.get(key)
+        if row is not None:
+            row["finished"] = self.now
+        duration = self._durations.get(key)
+        self._on_delete_pod(key)  # a terminal pod leaves the scheduler's cache
+        for new in replicaset_replacements(self.cluster, pod, seed=self.seed,
+                                                                   gates=self.scheduler.gates):
+            nkey = f"{new.metadata.namespace or ''}/{new.metadata.name}"
+            record["replacement"] = nkey
+            self.kubelet.replacing[nkey] = index
+            self._on_create_pod((new, duration))
+
     def _on_drain(self, payload) -> None:
         from kschedlab.eviction.drain import DrainOptions, Drainer
 
@@ -516,6 +597,8 @@ class Simulation:
             row["node"] = node
         self.queue.assigned_pod_added(self.cluster.pod_infos[key])
         self.taint_manager.on_pod_update(self.cluster.pods[key], self.now)
+        if self.kubelet is not None:
+            self.kubelet.pod_started(key, self.now, node)
         duration = self._durations.get(key)
         if duration is not None:
             self._at(self.now + self.binding_delay + duration, "finish_pod", key)

@@ -6,7 +6,9 @@ A run stops for one of four reasons (``SimulationResult.stop_reason``):
     (a run given no ``until``) nothing can change any more: no scheduled event
     (arrival, deletion, run duration ending, node change, gate removal), no
     timer that changes the cluster (Permit timeout, grace period, taint-manager
-    eviction, drain step) and every pending pod has already been tried -- or,
+    eviction, drain step, a kubelet housekeeping round that could see something
+    new: a usage still changing, a threshold in its grace period, a pressure
+    condition held by its transition period) and every pending pod has already been tried -- or,
     if gated, had its PreEnqueue plugins run -- since the cluster last changed.
     The queue's own timers (backoff expiry, the 5-minute flush of the
     unschedulable pool) would only retry pods against the same cluster, which

@@ -21,13 +21,42 @@ def _one(objects, kind, what: str):
     return found[0] if found else None
 
 
+def _enable_kubelet(sim: Simulation, spec, kubelet_config) -> None:
+    """Node-pressure eviction for the scenario's nodes: ``spec.kubelet`` entries, else the
+    scenario's KubeletConfiguration, else (usage given alone) the kubelet's defaults.  Each
+    node's config is checked now, so a bad one is reported before the run."""
+    from kschedlab.api.kubeletconfig import KubeletConfiguration
+    from kschedlab.sim.kubelet import NodePressureEviction
+
+    default = kubelet_config if kubelet_config is not None else KubeletConfiguration()
+    for i, entry in enumerate(spec.kubelet):
+        if entry.node_names is not None:
+            for j, name in enumerate(entry.node_names):
+                if name not in sim.cluster.nodes:
+                    raise ManifestError(f"Simulation spec.kubelet[{i}].nodeNames[{j}]: Not found: {name!r}")
+    for i, usage in enumerate(spec.usage):
+        if usage.pod is not None:
+            ns, _, name = usage.pod.rpartition("/")
+            key = f"{ns or 'default'}/{name}"
+            created = {f"{(e.create or {}).get('metadata', {}).get('namespace') or 'default'}/"
+                       f"{(e.create or {}).get('metadata', {}).get('name')}" for e in spec.events}
+            if key not in sim.cluster.pods and key not in created:
+                raise ManifestError(f"Simulation spec.usage[{i}].pod: Not found: {usage.pod!r}")
+    sim.kubelet = NodePressureEviction(spec.usage, spec.kubelet, default)
+    for node in sim.cluster.nodes.values():
+        sim.kubelet.manager(node)
+
+
 def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False,
                keep_traces: int | None = 200) -> tuple[Simulation, float | None]:
     """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
     Kinds the scheduler does not use are skipped with one warning (refused when ``strict``);
     ``keep_traces``: how many recent attempts keep their full trace."""
     objects = load(list(paths), strict=strict)
+    from kschedlab.api.kubeletconfig import KubeletConfiguration
+
     config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
+    kubelet_config = _one(objects, KubeletConfiguration, "KubeletConfiguration")
     timeline = _one(objects, SimulationSpecObject, "Simulation")
     spec = timeline.spec if timeline is not None else SimulationSpecObject().spec
     seed = spec.seed if seed is None else seed
@@ -35,11 +64,14 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
         from kschedlab.features import FeatureGates
 
         gates = FeatureGates(spec.feature_gates).with_overrides(dict(gates.overrides) if gates else {})
-    cluster_objects = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject))]
+    cluster_objects = [o for o in objects
+                       if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject, KubeletConfiguration))]
     served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
     sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed), config, gates=gates, seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
                      keep_traces=keep_traces)
+    if spec.usage or spec.kubelet or kubelet_config is not None:
+        _enable_kubelet(sim, spec, kubelet_config)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]
     known_nodes = set(sim.cluster.nodes) | {
         (e.add_node or e.create or {}).get("metadata", {}).get("name") for e in spec.events

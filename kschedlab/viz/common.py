@@ -14,6 +14,7 @@ import html
 
 import numpy as np
 
+from kschedlab.api.quantity import short_bytes
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
 #: Every figure uses this template explicitly, so output never depends on
@@ -55,8 +56,6 @@ def live_rows(snapshot) -> list[int]:
     return sorted(snapshot.index.values())
 
 
-_BINARY = ((2**40, "Ti"), (2**30, "Gi"), (2**20, "Mi"), (2**10, "Ki"))
-
 
 def unit_of(resource: str) -> tuple[float, str]:
     """(divisor, axis label) to show ``resource`` in: cores, GiB or plain counts."""
@@ -73,10 +72,7 @@ def human(value: int, resource: str) -> str:
     if resource == CPU:
         return f"{value / 1000:g}"
     if resource in (MEMORY, EPHEMERAL_STORAGE) or resource.startswith("hugepages-"):
-        for div, suffix in _BINARY:
-            if abs(value) >= div:
-                return f"{value / div:.4g}{suffix}"
-        return str(value)
+        return short_bytes(value)
     return str(value)
 
 

@@ -410,7 +410,7 @@ class Scheduler:
     # -- assume, reserve, permit, bind ---------------------------------------------
     def assume_and_bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
         """Assume the pod on ``node``, then Reserve, Permit (a Wait parks it in ``waiting``) and bind."""
-        key, pod = pod_info.key, pod_info.pod
+        key = pod_info.key
         snapshot = self.cluster.snapshot
         snapshot.add_pod(pod_info, node)  # assume
         status = fw.run_reserve(state, pod_info, node)

@@ -241,23 +241,13 @@ class SchedulingLoop:
         """A PodGroup cycle: the popped pod takes the group's other queued (not gated) pods
         along; a scheduled group's left-out pods go straight back to activeQ, every pod of a
         failed group goes back remembering what rejected any of them."""
-        from kschedlab.framework.podgroups import PodGroupInfo
-
-        composite = self.scheduler.gates.enabled("CompositePodGroup")
-        members = [pi.key for pi in PodGroupInfo.build(self.cluster, group, composite=composite).queued_pods()]
-        popped = {qpi.pod_info.key: qpi, **{q.key: q for q in self.queue.pop_members(
-            k for k in members if k != qpi.pod_info.key)}}
+        order, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
         for key in popped:
             self._count(key)
         self._preemptor = group
-        out = self.scheduler.schedule_pod_group(group, [k for k in members if k in popped])
+        out = self.scheduler.schedule_pod_group(group, order)
         self._preemptor = None
-        plugins: set[str] = set()
-        for result in out.pod_results:
-            if result.diagnosis is not None:
-                plugins.update(result.diagnosis.unschedulable_plugins)
-            elif result.status.plugin:
-                plugins.add(result.status.plugin)
+        plugins = rejecting_plugins(out.pod_results)
         for result in out.pod_results:
             q = popped.pop(result.pod)
             if result.node is not None:
@@ -363,3 +353,28 @@ class SchedulingLoop:
             return []
         group = self.scheduler.pod_group_of(key) if key in self.cluster.pods else None
         return list(self.preemptions.get(group, [])) if group else []
+
+
+def pop_group_members(scheduler, queue, qpi, group: str) -> tuple[list[str], dict]:
+    """Take a PodGroup's other queued members out of ``queue`` along with the popped ``qpi``:
+    the keys for the PodGroup cycle, in the group's member order, and every popped
+    QueuedPodInfo by key (``qpi`` first)."""
+    from kschedlab.framework.podgroups import PodGroupInfo
+
+    composite = scheduler.gates.enabled("CompositePodGroup")
+    members = [pi.key for pi in PodGroupInfo.build(scheduler.cluster, group, composite=composite).queued_pods()]
+    popped = {qpi.pod_info.key: qpi, **{q.key: q for q in queue.pop_members(
+        k for k in members if k != qpi.pod_info.key)}}
+    return [k for k in members if k in popped], popped
+
+
+def rejecting_plugins(results) -> set[str]:
+    """The plugins that rejected any pod of a PodGroup cycle (each member goes back to the
+    queue remembering all of them, as upstream requeues a whole group)."""
+    plugins: set[str] = set()
+    for result in results:
+        if result.diagnosis is not None:
+            plugins.update(result.diagnosis.unschedulable_plugins)
+        elif result.status.plugin:
+            plugins.add(result.status.plugin)
+    return plugins

@@ -38,8 +38,9 @@ from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
-from kschedlab.scheduler import Scheduler
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
+from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler.scheduling_loop import pop_group_members, rejecting_plugins
 from kschedlab.sim.quiescence import (
     DEFAULT_HORIZON, PENDING_COLUMNS, STOP_HORIZON, STOP_MAX_ATTEMPTS, STOP_QUIESCENT, STOP_UNTIL, ChangeTracker,
     pending_report)
@@ -537,21 +538,11 @@ class Simulation:
         """A PodGroup cycle: the popped pod takes the group's other pending pods along; placed
         pods bind, the rest of a scheduled group go straight back to activeQ, and every pod of
         a failed group backs off, remembering what rejected any of them."""
-        from kschedlab.framework.podgroups import PodGroupInfo
-
-        composite = self.scheduler.gates.enabled("CompositePodGroup")
-        members = [pi.key for pi in PodGroupInfo.build(self.cluster, group, composite=composite).queued_pods()]
-        popped = {qpi.pod_info.key: qpi, **{q.key: q for q in self.queue.pop_members(
-            k for k in members if k != qpi.pod_info.key)}}
+        order, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
         for key in popped:
             self._count_attempt(key)
-        out = self.scheduler.schedule_pod_group(group, [k for k in members if k in popped])  # first seen first
-        plugins: set[str] = set()
-        for result in out.pod_results:
-            if result.diagnosis is not None:
-                plugins.update(result.diagnosis.unschedulable_plugins)
-            elif result.status.plugin:
-                plugins.add(result.status.plugin)
+        out = self.scheduler.schedule_pod_group(group, order)  # first seen first
+        plugins = rejecting_plugins(out.pod_results)
         for result in out.pod_results:
             q = popped.pop(result.pod)
             if result.node is not None:

@@ -104,5 +104,5 @@ def test_simulation_frees_the_gpu_when_the_first_job_ends(capsys):
     rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()
             if line.strip().startswith("default/")}
     # pod created first_attempt scheduled bound node finished preempted attempts
-    assert rows["default/gpu-job-0"][1:8] == ["0.0", "0.0", "0.0", "0.0", "gpu-node", "20.0", "None"]
-    assert rows["default/gpu-job-1"][1:9] == ["1.0", "1.0", "20.0", "20.0", "gpu-node", "40.0", "None", "2"]
+    assert rows["default/gpu-job-0"][1:8] == ["0.0", "0.0", "0.0", "0.0", "gpu-node", "20.0", "-"]
+    assert rows["default/gpu-job-1"][1:9] == ["1.0", "1.0", "20.0", "20.0", "gpu-node", "40.0", "-", "2"]

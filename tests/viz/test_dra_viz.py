@@ -74,3 +74,17 @@ def test_try_claim_reports_runtime_cel_error_and_editor_switches_node():
 def test_try_claim_counts(count, expected):
     cluster, _ = dra_cluster(*PRIORITIZED)
     assert try_claim(cluster, "node-white", "resource.example.com", count).devices == expected
+
+
+def test_notebook_exercise_1_twelve_gi_counter_fits_both_pods():
+    """Exercise 1 of notebook 08: with a 12Gi counter set both partitions can be allocated."""
+    from kschedlab.api.admission import admit
+    from kschedlab.api.loader import load, load_text
+    from kschedlab.cluster import Cluster
+    from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+    text = PARTITIONABLE[0].read_text().replace("value: 8Gi", "value: 12Gi")
+    cluster = Cluster(admit(load_text(text, source="12gi.yaml") + load(PARTITIONABLE[1])))
+    assert ResourceClaimController(cluster).sync() == []
+    assert [r.node for r in Scheduler(cluster, seed=0).run()] == ["worker-1", "worker-1"]
+    assert counter_table(cluster)[["consumed", "left"]].values.tolist() == [["12Gi", "0"]]

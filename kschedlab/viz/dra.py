@@ -254,9 +254,12 @@ def search_tree(trace: AllocationTrace) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "parent", "label", "request", "status", "reason"])
 
 
+_DEVICE_STATES = ("allocated", "rejected", "rolled back", "tried")
+
+
 def search_tree_figure(trace: AllocationTrace, title: str = "The allocator's search") -> go.Figure:
     """:func:`search_tree` drawn top-down: leaves side by side in search order, each node above its
-    children; colour by status, the reason on hover."""
+    children; a device is labelled with its request, colour by status, the reason on hover."""
     tree = search_tree(trace)
     children: dict[int, list[int]] = {}
     for i, p in zip(tree.id, tree.parent):
@@ -289,10 +292,12 @@ def search_tree_figure(trace: AllocationTrace, title: str = "The allocator's sea
         part = tree[tree.status == status]
         fig.add_trace(go.Scatter(
             x=[x[i] for i in part.id], y=[-level[i] for i in part.id], mode="markers+text", name=status,
-            text=list(part.label), textposition="bottom center",
+            text=[f"{q}<br>{lab}" if st in _DEVICE_STATES else lab
+                  for q, lab, st in zip(part.request, part.label, part.status)],
+            textposition="bottom center",
             marker={"size": 16, "color": COLORS.get(status, "#636363")},
             customdata=list(zip(part.request, part.reason)),
-            hovertemplate="%{text}<br>%{customdata[0]}<br>%{customdata[1]}<extra></extra>"))
+            hovertemplate="%{text}<br>%{customdata[1]}<extra></extra>"))
     depth = max(level.values())
     fig.update_layout(title=title, template="plotly_white", height=220 + 90 * depth,
                       xaxis={"visible": False}, yaxis={"visible": False, "range": [-depth - 0.7, 0.5]})

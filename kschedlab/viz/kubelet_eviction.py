@@ -18,10 +18,12 @@ from typing import Iterable, Mapping, Sequence
 
 from kschedlab.eviction.taint_manager import NODE_CONDITION_TO_TAINT
 from kschedlab.kubelet.qos_policy import pod_oom_score_adjusts
-from kschedlab.kubelet.ranking import LAYOUT_SINGLE, ranking_frame
+from kschedlab.kubelet.ranking import LAYOUT_SINGLE, LAYOUTS, layout_flags, rank_spec, ranking_frame
+from kschedlab.kubelet.reclaim import build_signal_to_node_reclaim_funcs
 from kschedlab.kubelet.signals import SIGNAL_TO_NODE_CONDITION, SIGNAL_TO_RESOURCE, SIGNALS
 
-__all__ = ["SIGNAL_SOURCES", "signals_table", "oom_score_table", "with_memory_usage", "ranking_with_usage"]
+__all__ = ["SIGNAL_SOURCES", "LAYOUT_NAMES", "signals_table", "disk_layouts_table", "oom_score_table",
+           "with_memory_usage", "ranking_with_usage"]
 
 #: where the kubelet reads each signal (summary API, Linux); ``capacity`` is what a percentage is of
 SIGNAL_SOURCES = {
@@ -50,6 +52,37 @@ def signals_table():
         rows.append({"signal": s, "resource": SIGNAL_TO_RESOURCE[s], "what the kubelet reads": SIGNAL_SOURCES[s],
                      "node condition": cond, "taint": f"{taint}:NoSchedule" if taint else None})
     return pd.DataFrame(rows).set_index("signal")
+
+
+#: the docs' names of the kubelet's filesystem layouts
+LAYOUT_NAMES = {"single": "one filesystem (nodefs)", "imagefs": "separate imagefs (split disk)",
+                "split": "imagefs + containerfs (split image)"}
+
+
+def disk_layouts_table():
+    """For each disk signal (rows) and filesystem layout (columns): what node-level reclaim the
+    kubelet tries first (``reclaim``; "(none)": straight to evicting pods) and which pod usage it ranks pods by (``ranks by``; the
+    summary-API filesystem stats summed: ``images``, ``root`` = writable layer, ``logs``,
+    ``localVolumeSource`` = local volumes).
+
+    >>> t = disk_layouts_table()
+    >>> t.loc["imagefs.available", ("imagefs + containerfs (split image)", "reclaim")]
+    'DeleteUnusedImages'
+    >>> t.loc["nodefs.available", ("separate imagefs (split disk)", "reclaim")]
+    '(none)'
+    >>> t.loc["nodefs.available", ("separate imagefs (split disk)", "ranks by")]
+    'ephemeral-storage: logs+localVolumeSource'
+    """
+    import pandas as pd
+
+    disk = [s for s in SIGNALS if SIGNAL_TO_RESOURCE[s] in ("ephemeral-storage", "inodes")]
+    cols = {}
+    for layout in LAYOUTS:
+        reclaim = build_signal_to_node_reclaim_funcs(*layout_flags(layout))
+        cols[(LAYOUT_NAMES[layout], "reclaim")] = {s: ", ".join(reclaim.get(s, ())) or "(none)" for s in disk}
+        cols[(LAYOUT_NAMES[layout], "ranks by")] = {
+            s: rank_spec(s, layout).describe().removeprefix("disk(").removesuffix(")") for s in disk}
+    return pd.DataFrame(cols)
 
 
 def oom_score_table(pods: Iterable, memory_capacity: int):

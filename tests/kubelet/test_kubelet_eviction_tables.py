@@ -9,7 +9,8 @@ import pytest
 from kschedlab.api.core import Pod
 from kschedlab.api.loader import load
 from kschedlab.api.nodestats import NodeStatsSummary
-from kschedlab.viz.kubelet_eviction import oom_score_table, ranking_with_usage, signals_table, with_memory_usage
+from kschedlab.viz.kubelet_eviction import (disk_layouts_table, oom_score_table, ranking_with_usage, signals_table,
+                                           with_memory_usage)
 from kschedlab.widgets.node_pressure import EvictionRankingExplorer
 
 DATA = Path(__file__).parent.parent.parent / "datasets" / "kubelet" / "13-memory-pressure-ranking.yaml"
@@ -65,3 +66,16 @@ def test_explorer_unknown_pod(example):
     pods, summary = example
     with pytest.raises(KeyError):
         EvictionRankingExplorer(pods, summary["pods"], "nope")
+
+
+def test_disk_layouts_table_matches_the_docs_per_layout():
+    t = disk_layouts_table()
+    single, imagefs, split = ("one filesystem (nodefs)", "separate imagefs (split disk)",
+                              "imagefs + containerfs (split image)")
+    assert t.loc["nodefs.available", (single, "reclaim")] == "DeleteAllUnusedContainers, DeleteUnusedImages"
+    assert t.loc["nodefs.available", (single, "ranks by")] == "ephemeral-storage: images+root+logs+localVolumeSource"
+    assert t.loc["nodefs.available", (imagefs, "ranks by")] == "ephemeral-storage: logs+localVolumeSource"
+    assert t.loc["imagefs.available", (imagefs, "ranks by")] == "ephemeral-storage: root+images"
+    assert t.loc["containerfs.available", (split, "reclaim")] == "DeleteAllUnusedContainers"
+    assert t.loc["imagefs.available", (split, "ranks by")] == "ephemeral-storage: images"
+    assert "memory.available" not in t.index

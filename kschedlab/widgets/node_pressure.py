@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 import ipywidgets as widgets
 
 from kschedlab.kubelet.ranking import memory_usage
+from kschedlab.viz.common import esc
 from kschedlab.viz.kubelet_eviction import ranking_with_usage
 from kschedlab.widgets._display import table_html
 
@@ -36,7 +37,7 @@ class EvictionRankingExplorer(widgets.VBox):
     """A slider for the memory working set (MiB) of the pod named ``pod`` among ``pods``
     (their summary-API stats ``pod_stats``); it shows the eviction ranking for ``signal`` with
     the reason of every position. ``position`` is the pod's rank (1: evicted first); ``table``
-    the latest ranking. The pods and stats passed in are not changed."""
+    the latest ranking. The pods and stats passed in are not changed; names are escaped."""
 
     def __init__(self, pods: Sequence, pod_stats: Sequence[Mapping], pod: str, *, max_mib: int = 2048,
                  signal: str = "memory.available"):
@@ -44,6 +45,11 @@ class EvictionRankingExplorer(widgets.VBox):
         current = next((s for s in self.pod_stats if (s.get("podRef") or {}).get("name") == pod), None)
         if current is None:
             raise KeyError(f"no stats for pod {pod}")
+        meta = next((p.metadata for p in self.pods if p.metadata.name == pod), None)
+        if meta is None:
+            raise KeyError(f"no pod {pod} among the pods")
+        # the ranking table names a pod namespace/name (name alone without a namespace)
+        self._key = f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
         self.usage = widgets.IntSlider(value=memory_usage(current) // _MI, min=0, max=max_mib, step=1,
                                        description=f"{pod} usage (Mi)", continuous_update=False,
                                        style={"description_width": "220px"}, layout=widgets.Layout(width="640px"))
@@ -68,10 +74,10 @@ class EvictionRankingExplorer(widgets.VBox):
     def update(self, *_) -> None:
         """Re-rank with the slider's usage and redraw."""
         self.table = ranking_with_usage(self.pods, self.pod_stats, {self.pod: self.usage.value * _MI}, self.signal)
-        names = [p.rsplit("/", 1)[-1] for p in self.table["pod"]]
-        self.position = names.index(self.pod) + 1
-        self.summary.value = (f"<b>{self.pod}</b> using {self.usage.value}Mi ranks "
-                              f"<b>{self.position}</b> of {len(names)}; evicted first: <b>{names[0]}</b>")
+        keys = list(self.table["pod"])
+        self.position = keys.index(self._key) + 1
+        self.summary.value = (f"<b>{esc(self.pod)}</b> using {self.usage.value}Mi ranks "
+                              f"<b>{self.position}</b> of {len(keys)}; evicted first: <b>{esc(keys[0])}</b>")
         self.ranking.value = table_html(self.table, f"eviction order for {self.signal}")
 
     def __repr__(self) -> str:

@@ -79,3 +79,14 @@ def test_disk_layouts_table_matches_the_docs_per_layout():
     assert t.loc["containerfs.available", (split, "reclaim")] == "DeleteAllUnusedContainers"
     assert t.loc["imagefs.available", (split, "ranks by")] == "ephemeral-storage: images"
     assert "memory.available" not in t.index
+
+
+def test_explorer_escapes_pod_names(example):
+    pods, summary = example
+    pods[0].metadata.name = "<b>x</b>"
+    for s in summary["pods"]:
+        if s["podRef"]["name"] == "web-besteffort":
+            s["podRef"]["name"] = "<b>x</b>"
+    ex = EvictionRankingExplorer(pods, summary["pods"], "<b>x</b>").set(2000)
+    assert "<b>x</b>" not in ex.summary.value + ex.ranking.value
+    assert "&lt;b&gt;x&lt;/b&gt;" in ex.summary.value

@@ -21,3 +21,6 @@ from kschedlab.widgets.gang import GangExplorer
 from kschedlab.widgets.overhead import OverheadExplorer  # noqa: E402
 
 __all__ += ["OverheadExplorer"]
+from kschedlab.widgets.node_pressure import EvictionRankingExplorer  # noqa: E402
+
+__all__ += ["EvictionRankingExplorer"]

@@ -59,6 +59,25 @@ groups instead of 750: every group is tried in each of the 50 racks (upstream's 
 ``percentageOfPlacementsToScore`` is not modelled), so one group costs about a second.
 With ``--pods`` a gang workload takes the fewest seeded groups holding that many pods.
 
+DRA workloads (:data:`DRA_WORKLOADS`, :func:`run_dra_workload`; ``run_workload`` and ``kschedlab
+bench`` reach them by name) replay ``dra/performance-config.yaml``: ``createNodes``
+(node-with-dra-test-driver.yaml, ``scheduler-perf-dra-<i>``), ``createResourceDriver`` (one
+ResourceSlice per node, ``maxClaimsPerNode`` devices of ``test-driver.cdi.k8s.io``), the
+DeviceClass ``test-class``, then per namespace (``init`` untimed, ``test`` measured) a
+ResourceClaimTemplate and pods with a claim from it, or named claims shared by five pods each.
+The ResourceClaim controller creates each pod's claim when the pod is created.
+
+===================================  ===========  ================  =========  ========  ==========
+workload                             DRA nodes    devices per node  init pods  measured  upstream
+                                                                                         threshold
+===================================  ===========  ================  =========  ========  ==========
+SchedulingWithResourceClaimTemplate  500          10                2,500      2,500     56 pods/s
+SchedulingWithResourceClaim          500          2                 2,500      2,500     --
+===================================  ===========  ================  =========  ========  ==========
+
+(``5000pods_500nodes_QueueingHintsEnabled``, threshold 56, and ``5000pods_500nodes``; both
+fill the cluster's devices completely.)
+
 >>> r = run_workload("SchedulingBasic", nodes=20, init_pods=10, measure_pods=30)
 >>> r["pods"], r["scheduled"]
 (30, 30)

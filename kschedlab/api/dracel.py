@@ -60,11 +60,13 @@ expression, so only an expression that both indexes a missing domain that way an
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
 import threading
-from typing import Any, Iterable, Mapping
+import time
+from typing import Any, Iterable, Iterator, Mapping
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
@@ -84,6 +86,8 @@ __all__ = [
     "compile_errors",
     "benchmark",
     "SELECTOR_MAX_LENGTH",
+    "EvaluationTimer",
+    "evaluation_timer",
 ]
 
 SELECTOR_MAX_LENGTH = 10 * 1024
@@ -679,6 +683,17 @@ class Selector:
         ...
         kschedlab.api.dracel.CELError: division by zero
         """
+        timer = _TIMER
+        if timer.enabled:
+            began = _perf_counter()
+            try:
+                return self._matches(device)
+            finally:
+                timer.seconds += _perf_counter() - began
+                timer.evaluations += 1
+        return self._matches(device)
+
+    def _matches(self, device: DeviceView) -> bool:
         if device._error is not None:
             raise device._error
         result = self._program.eval(device._activation(self._attr_domains, self._cap_domains))
@@ -694,6 +709,46 @@ class Selector:
 
     def __repr__(self) -> str:
         return f"Selector({self.expression!r})"
+
+
+class EvaluationTimer:
+    """Counts selector evaluations and their wall-clock seconds while ``enabled`` (off by
+    default: :meth:`Selector.matches` then pays one attribute test)."""
+
+    __slots__ = ("enabled", "evaluations", "seconds")
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.evaluations = 0
+        self.seconds = 0.0
+
+
+_TIMER = EvaluationTimer()
+_perf_counter = time.perf_counter
+
+
+@contextlib.contextmanager
+def evaluation_timer(enabled: bool = True) -> Iterator[EvaluationTimer]:
+    """Time every :meth:`Selector.matches` inside the ``with`` block (the engine's evaluation,
+    with the device's input built on its first use); yields a fresh :class:`EvaluationTimer`
+    whose ``evaluations`` / ``seconds`` hold the totals. ``enabled=False`` yields one that stays
+    at zero. Not reentrant.
+
+    >>> with evaluation_timer() as t:
+    ...     compile_selector('device.driver == "d"').matches(DeviceView("d"))
+    True
+    >>> t.evaluations, t.seconds > 0, t.enabled
+    (1, True, False)
+    """
+    global _TIMER
+    timer = EvaluationTimer()
+    timer.enabled = enabled
+    previous, _TIMER = _TIMER, timer
+    try:
+        yield timer
+    finally:
+        timer.enabled = False
+        _TIMER = previous
 
 
 @functools.lru_cache(maxsize=8192)

@@ -47,7 +47,7 @@ from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str,
                                    read_claim, read_slice)
 from kschedlab.dra.nodeselector import NodeSelectorError, allocation_node_selector, node_matches
-from kschedlab.dra.pools import GatherError, Pool, gather_pools
+from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates
 from kschedlab.dra.trace import AllocationTrace
 
 __all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "DRAFeatures", "AllocatedState", "Allocator", "AllocationError",
@@ -223,6 +223,8 @@ class Allocator:
         self._available_counters: dict[str, dict[str, dict[str, int]]] = {}
         #: (node name, labels) -> pools seen from that node (slices do not change for an Allocator)
         self._pools: dict[tuple, list[Pool]] = {}
+        #: slices by the node they name, and the rest (``pools.node_candidates``), built on first use
+        self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
@@ -232,8 +234,14 @@ class Allocator:
         key = (meta.get("name", ""), tuple(sorted((meta.get("labels") or {}).items())))
         pools = self._pools.get(key)
         if pools is None:
+            if self._by_node is None:
+                self._by_node = node_candidates(self.slices)
+            own, others = self._by_node
+            mine = own.get(meta.get("name", ""), [])
+            candidates = [self.slices[i] for i in (sorted(mine + others) if mine and others else mine or others)]
             try:
-                pools = gather_pools(self.slices, node, partitionable_devices=self.features.partitionable_devices)
+                pools = gather_pools(self.slices, node, partitionable_devices=self.features.partitionable_devices,
+                                     candidates=candidates)
             except GatherError as err:
                 raise AllocationError(f"gather pool information: {err}") from None
             self._pools[key] = pools

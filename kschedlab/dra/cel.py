@@ -55,6 +55,7 @@ from ..api.dracel import (
     compile_errors,
     compile_selector,
     device_view,
+    evaluation_timer,
     parse_semver,
 )
 
@@ -68,6 +69,7 @@ __all__ = [
     "device_view",
     "parse_semver",
     "benchmark",
+    "evaluation_timer",
     "SELECTOR_MAX_LENGTH",
 ]
 

@@ -33,7 +33,7 @@ from typing import Any, Iterable
 
 from kschedlab.api.quantity import Quantity
 from kschedlab.dra.allocator import AllocatedState
-from kschedlab.dra.devices import as_dict
+from kschedlab.dra.devices import Slice, as_dict, read_slice
 
 __all__ = ["DRAManager", "dra_manager", "claim_key", "claim_identity", "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
            "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "FINALIZER", "RESERVED_FOR_MAX_SIZE"]
@@ -86,6 +86,10 @@ class DRAManager:
         self.cluster = cluster
         #: claim identity -> claim dict with the allocation assumed at Reserve
         self.in_flight: dict[str, dict] = {}
+        # what was read from each stored object, keyed by the object's id and holding the object
+        # (so the id is not reused while cached); stored objects are replaced, never changed in place
+        self._claim_devices: dict[int, tuple[Any, tuple]] = {}
+        self._slices: dict[int, tuple[Any, Slice]] = {}
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -129,22 +133,27 @@ class DRAManager:
     def allocated_state(self) -> AllocatedState:
         """``GatherAllocatedState``: devices of every allocation (written or in flight) except
         admin-access results; shared devices (with a ``shareID``) add up their consumed capacity."""
-        seen: dict[str, dict] = {claim_identity(c): c for c in self.list_claims()}
-        seen.update(self.in_flight)
+        seen: dict[str, tuple] = {}
+        cache: dict[int, tuple[Any, tuple]] = {}
+        for obj in self.claim_objects().values():
+            hit = self._claim_devices.get(id(obj))
+            if hit is None or hit[0] is not obj:
+                claim = as_dict(obj)
+                hit = (obj, (claim_identity(claim), _allocated_devices(claim)))
+            cache[id(obj)] = hit
+            identity, found = hit[1]
+            seen[identity] = found
+        self._claim_devices = cache
+        for identity, claim in self.in_flight.items():
+            seen[identity] = _allocated_devices(claim)
         devices: set[tuple[str, str, str]] = set()
         capacity: dict[tuple[str, str, str], dict[str, Quantity]] = {}
-        for claim in seen.values():
-            allocation = (claim.get("status") or {}).get("allocation")
-            if not allocation:
-                continue
-            for r in (allocation.get("devices") or {}).get("results") or []:
-                if r.get("adminAccess"):
-                    continue
-                dev = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
-                if r.get("shareID"):
+        for found in seen.values():
+            for dev, share_id, consumed in found:
+                if share_id:
                     used = capacity.setdefault(dev, {})
-                    for name, q in (r.get("consumedCapacity") or {}).items():
-                        used[name] = used.get(name, Quantity.parse("0")) + Quantity.parse(str(q))
+                    for name, q in consumed:
+                        used[name] = used.get(name, Quantity.parse("0")) + q
                 else:
                     devices.add(dev)
         return AllocatedState(allocated_devices=devices, aggregated_capacity=capacity)
@@ -184,6 +193,23 @@ class DRAManager:
         return None if name is None else self.get_device_class(name)
 
     # -- slices -----------------------------------------------------------------------
+    def parsed_slices(self) -> list[Slice]:
+        """:meth:`resource_slices` read into :class:`~kschedlab.dra.devices.Slice` objects for the
+        allocator, each slice read once while its object stays (so its devices keep their CEL
+        input between pods). With DeviceTaintRules the slices are read anew each call."""
+        if any(self.cluster.objects.get(kind) for kind in ("DeviceTaintRule", "DeviceTaintRuleV1beta2")):
+            return [read_slice(s) for s in self.resource_slices()]
+        out = []
+        cache: dict[int, tuple[Any, Slice]] = {}
+        for obj in self.cluster.objects.get("ResourceSlice", {}).values():
+            hit = self._slices.get(id(obj))
+            if hit is None or hit[0] is not obj:
+                hit = (obj, read_slice(obj))
+            cache[id(obj)] = hit
+            out.append(hit[1])
+        self._slices = cache
+        return out
+
     def resource_slices(self) -> list[dict]:
         """``ListWithDeviceTaintRules``: the ResourceSlices, each device carrying the taints of the
         DeviceTaintRules whose selector (driver, pool, device) matches it."""
@@ -207,6 +233,30 @@ class DRAManager:
                     dev["taints"] = list(dev.get("taints") or []) + extra
             out.append(changed or s)
         return out
+
+
+def _allocated_devices(claim: dict) -> tuple:
+    """``((driver, pool, device), shareID, ((capacity, Quantity), ...)), ...`` of a claim's
+    allocation, admin-access results left out.
+
+    >>> _allocated_devices({"status": {"allocation": {"devices": {"results": [
+    ...     {"driver": "d", "pool": "p", "device": "a"}, {"driver": "d", "pool": "p", "device": "b", "adminAccess": True},
+    ...     {"driver": "d", "pool": "p", "device": "c", "shareID": "s1", "consumedCapacity": {"mem": "1Gi"}}]}}}})
+    ((('d', 'p', 'a'), None, ()), (('d', 'p', 'c'), 's1', (('mem', Quantity('1Gi')),)))
+    """
+    allocation = (claim.get("status") or {}).get("allocation")
+    if not allocation:
+        return ()
+    out = []
+    for r in (allocation.get("devices") or {}).get("results") or []:
+        if r.get("adminAccess"):
+            continue
+        dev = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
+        share_id = r.get("shareID") or None
+        consumed = tuple((name, Quantity.parse(str(q))) for name, q in (r.get("consumedCapacity") or {}).items()) \
+            if share_id else ()
+        out.append((dev, share_id, consumed))
+    return tuple(out)
 
 
 def _neg(name: str) -> tuple[int, ...]:

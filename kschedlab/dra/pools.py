@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from kschedlab.dra.devices import Slice
 from kschedlab.dra.nodeselector import NodeSelectorError, node_matches
 
-__all__ = ["Pool", "gather_pools", "GatherError"]
+__all__ = ["Pool", "gather_pools", "GatherError", "node_candidates"]
 
 
 class GatherError(ValueError):
@@ -133,12 +133,17 @@ def _check_slices_in_pool(slices: list[Slice], pool_id: tuple[str, str], generat
     return False, found
 
 
-def gather_pools(slices: list[Slice], node: dict, *, partitionable_devices: bool) -> list[Pool]:
+def gather_pools(slices: list[Slice], node: dict, *, partitionable_devices: bool,
+                 candidates: list[Slice] | None = None) -> list[Pool]:
     """All pools with devices reachable from ``node``, in first-seen order; pools whose devices
-    have binding conditions last. Raises :class:`GatherError` for unparsable node selectors."""
+    have binding conditions last. Raises :class:`GatherError` for unparsable node selectors.
+
+    ``candidates`` (default: ``slices``) are the slices looked at for the node, in the order of
+    ``slices``: leaving out slices for another ``nodeName`` (see :func:`node_candidates`) gives the
+    same pools faster; ``slices`` stays the whole list (an incomplete pool is checked against it)."""
     pools: dict[tuple[str, str], list[Slice]] = {}
     late: list[Slice] = []
-    for s in slices:
+    for s in (slices if candidates is None else candidates):
         if not partitionable_devices and (s.per_device_node_selection is not None or s.shared_counters):
             continue
         if s.shared_counters:
@@ -177,3 +182,26 @@ def gather_pools(slices: list[Slice], node: dict, *, partitionable_devices: bool
         else:
             result.append(built)
     return result + with_conditions
+
+
+def node_candidates(slices: list[Slice]) -> tuple[dict[str, list[int]], list[int]]:
+    """Index of ``slices`` for :func:`gather_pools`'s ``candidates``: the positions of slices
+    that name one node (``spec.nodeName``, no shared counters) by that name, and the positions
+    of all others. A node's candidates are its own positions merged with the others, in order.
+
+    >>> from kschedlab.dra.devices import read_slice
+    >>> ss = [read_slice({"metadata": {"name": n}, "spec": {"driver": "d", "nodeName": n,
+    ...     "pool": {"name": n, "resourceSliceCount": 1}}}) for n in ("a", "b")]
+    >>> ss.append(read_slice({"metadata": {"name": "all"}, "spec": {"driver": "d", "allNodes": True,
+    ...     "pool": {"name": "all", "resourceSliceCount": 1}}}))
+    >>> node_candidates(ss)
+    ({'a': [0], 'b': [1]}, [2])
+    """
+    by_node: dict[str, list[int]] = {}
+    others: list[int] = []
+    for i, s in enumerate(slices):
+        if s.node_name and not s.shared_counters:
+            by_node.setdefault(s.node_name, []).append(i)
+        else:
+            others.append(i)
+    return by_node, others

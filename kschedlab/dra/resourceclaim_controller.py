@@ -136,15 +136,19 @@ class ResourceClaimController:
     def _find_pod_claim(self, pod, pod_claim_name: str) -> dict | None:
         """``findPodResourceClaim``: a claim owned by the pod for this pod claim (an orphan of an
         interrupted sync)."""
-        for claim in self.manager.list_claims():
-            meta = claim.get("metadata") or {}
-            if (meta.get("namespace") or "") != (pod.metadata.namespace or ""):
+        ns, uid = pod.metadata.namespace or "", pod.metadata.uid or ""
+        for obj in self.manager.claim_objects().values():  # read in place: dumping every claim is slow
+            if isinstance(obj, dict):
+                meta = obj.get("metadata") or {}
+                namespace, annotations = meta.get("namespace"), meta.get("annotations") or {}
+                owners = [(r.get("controller"), r.get("uid")) for r in meta.get("ownerReferences") or []]
+            else:
+                namespace, annotations = obj.metadata.namespace, obj.metadata.annotations
+                owners = [(r.controller, r.uid) for r in obj.metadata.owner_references]
+            if (namespace or "") != ns or annotations.get(POD_CLAIM_NAME_ANNOTATION) != pod_claim_name:
                 continue
-            if (meta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) != pod_claim_name:
-                continue
-            if any(r.get("controller") and (r.get("uid") or "") == (pod.metadata.uid or "")
-                   for r in meta.get("ownerReferences") or []):
-                return claim
+            if any(controller and (owner_uid or "") == uid for controller, owner_uid in owners):
+                return as_dict(obj)
         return None
 
     def _create_from_template(self, pod, pod_claim_name: str, template: dict) -> dict:

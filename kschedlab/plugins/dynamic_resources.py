@@ -406,7 +406,7 @@ class DynamicResources(Plugin):
                     return None, status
         if to_allocate:
             s.allocator = Allocator(self.features, manager.allocated_state(), manager.device_classes(),
-                                    manager.resource_slices())
+                                    manager.parsed_slices())
         s.claims = claims
         return None, Status()
 
@@ -456,7 +456,9 @@ class DynamicResources(Plugin):
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:
         node = s.node_dicts.get(row)
         if node is None:
-            node = s.node_dicts[row] = as_dict(snapshot.nodes[row])
+            # node selection (slices, devices, allocations) reads only the name and the labels
+            meta = snapshot.nodes[row].metadata
+            node = s.node_dicts[row] = {"metadata": {"name": meta.name, "labels": dict(meta.labels or {})}}
         return node
 
     def _filter_row(self, state, pod_info, snapshot, row: int) -> Status:

@@ -1,0 +1,224 @@
+"""The DRA path's caches change nothing: pools gathered from a node's candidate slices equal
+pools gathered from all slices; the manager's allocated state and parsed slices follow replaced
+claims and slices; the plugin's light node dict selects as the full node does."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kschedlab.api.admission import admit
+from kschedlab.api.loader import load_text
+from kschedlab.api.quantity import Quantity
+from kschedlab.cluster import Cluster
+from kschedlab.dra.devices import read_slice
+from kschedlab.dra.manager import claim_identity, dra_manager
+from kschedlab.dra.pools import gather_pools, node_candidates
+from kschedlab.scheduler import Scheduler
+
+
+def _slice(name, pool, *, node=None, all_nodes=False, selector=None, count=1, generation=1, devices=("d0",),
+           counters=None, per_device=None):
+    spec = {"driver": "x.example.com", "pool": {"name": pool, "generation": generation, "resourceSliceCount": count},
+            "devices": [dict(d) if isinstance(d, dict) else {"name": d} for d in devices]}
+    if node:
+        spec["nodeName"] = node
+    if all_nodes:
+        spec["allNodes"] = True
+    if selector:
+        spec["nodeSelector"] = selector
+    if counters:
+        spec["sharedCounters"] = counters
+    if per_device:
+        spec["perDeviceNodeSelection"] = True
+    return read_slice({"metadata": {"name": name}, "spec": spec})
+
+
+ZONE_A = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}
+SLICES = [
+    _slice("n1-0", "n1", node="n1"),
+    _slice("all", "shared", all_nodes=True, devices=("s0", "s1")),
+    _slice("n2-0", "n2", node="n2"),
+    _slice("zone-a", "za", selector=ZONE_A),
+    # a pool of two slices on two nodes: incomplete from either node alone
+    _slice("split-1", "split", node="n1", count=2, devices=("p0",)),
+    _slice("split-2", "split", node="n2", count=2, devices=("p1",)),
+    # an obsolete generation next to the current one
+    _slice("gen-old", "gen", node="n1", generation=1),
+    _slice("gen-new", "gen", node="n1", generation=2, devices=("g1",)),
+    _slice("counters", "part", node="n1", counters=[{"name": "cs", "counters": {"mem": {"value": "4"}}}], devices=()),
+    _slice("part-dev", "part", node="n1", devices=(
+        {"name": "pd", "consumesCounters": [{"counterSet": "cs", "counters": {"mem": {"value": "1"}}}]},)),
+    _slice("per-dev", "pd", per_device=True, devices=({"name": "x", "nodeName": "n2"},)),
+    _slice("dup", "dup", node="n2", devices=("a", "a")),
+]
+NODES = [{"metadata": {"name": n, "labels": labels}} for n, labels in
+         (("n1", {"zone": "a"}), ("n2", {"zone": "b"}), ("n3", {}))]
+
+
+def _shape(pools):
+    return [(p.id_str, p.incomplete, p.invalid, p.invalid_reason, [s.name for s in p.slices],
+             [s.name for s in p.slices_not_targeting_node], p.counter_sets) for p in pools]
+
+
+@pytest.mark.parametrize("partitionable", [False, True])
+@pytest.mark.parametrize("node", NODES, ids=lambda n: n["metadata"]["name"])
+def test_candidate_slices_gather_the_same_pools(node, partitionable):
+    own, others = node_candidates(SLICES)
+    candidates = [SLICES[i] for i in sorted(own.get(node["metadata"]["name"], []) + others)]
+    assert len(candidates) < len(SLICES)
+    assert _shape(gather_pools(SLICES, node, partitionable_devices=partitionable, candidates=candidates)) == \
+        _shape(gather_pools(SLICES, node, partitionable_devices=partitionable))
+
+
+def _reference_state(manager):
+    """The allocated state computed from scratch (the manager's uncached reading)."""
+    seen = {claim_identity(c): c for c in manager.list_claims()}
+    seen.update(manager.in_flight)
+    devices, capacity = set(), {}
+    for claim in seen.values():
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        for r in (allocation.get("devices") or {}).get("results") or []:
+            if r.get("adminAccess"):
+                continue
+            dev = (r["driver"], r["pool"], r["device"])
+            if r.get("shareID"):
+                used = capacity.setdefault(dev, {})
+                for name, q in (r.get("consumedCapacity") or {}).items():
+                    used[name] = used.get(name, Quantity.parse("0")) + Quantity.parse(str(q))
+            else:
+                devices.add(dev)
+    return devices, capacity
+
+
+CLAIMS = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c1}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c2}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}
+"""
+
+
+def _allocated(claim, results):
+    claim = copy.deepcopy(claim)
+    claim["status"] = {"allocation": {"devices": {"results": [
+        {"request": "g", "driver": "x.example.com", "pool": "n1", **r} for r in results]}}}
+    return claim
+
+
+def test_allocated_state_follows_replaced_claims_and_in_flight_ones():
+    c = Cluster(admit(load_text(CLAIMS)))
+    m = dra_manager(c)
+
+    def check():
+        state = m.allocated_state()
+        assert (state.allocated_devices, state.aggregated_capacity) == _reference_state(m)
+        return state
+
+    assert check().allocated_devices == set()
+    c1, c2 = m.get_claim("default", "c1"), m.get_claim("default", "c2")
+    m.update_claim(_allocated(c1, [{"device": "a"}, {"device": "b", "adminAccess": True}]))
+    assert check().allocated_devices == {("x.example.com", "n1", "a")}
+    m.update_claim(_allocated(c1, [{"device": "z"}]))  # replaced: the old reading must not linger
+    m.update_claim(_allocated(c2, [{"device": "s", "shareID": "u1", "consumedCapacity": {"mem": "1Gi"}}]))
+    m.signal_pending_allocation(_allocated(c2, [{"device": "s", "shareID": "u2", "consumedCapacity": {"mem": "2Gi"}}]))
+    state = check()
+    assert state.allocated_devices == {("x.example.com", "n1", "z")}
+    assert state.aggregated_capacity == {("x.example.com", "n1", "s"): {"mem": Quantity("2Gi")}}  # in flight wins
+    m.delete_claim(m.get_claim("default", "c1"))
+    assert check().allocated_devices == set()
+
+
+SLICE_YAML = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {name}}}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {{name: {name}, generation: {generation}, resourceSliceCount: 1}}
+  devices: [{{name: gpu-0}}]
+"""
+
+
+def test_parsed_slices_are_read_once_and_again_when_replaced():
+    c = Cluster(admit(load_text(SLICE_YAML.format(name="s1", generation=1) + "---" +
+                                SLICE_YAML.format(name="s2", generation=1))))
+    m = dra_manager(c)
+    first = m.parsed_slices()
+    assert [s.name for s in first] == ["s1", "s2"]
+    again = m.parsed_slices()
+    assert again[0] is first[0] and again[1] is first[1]
+    (replaced,) = admit(load_text(SLICE_YAML.format(name="s2", generation=2)))
+    c.add(replaced)
+    now = m.parsed_slices()
+    assert now[0] is first[0] and now[1] is not first[1] and now[1].generation == 2
+    c.remove("ResourceSlice", "s1")
+    assert [s.name for s in m.parsed_slices()] == ["s2"]
+
+
+def test_parsed_slices_carry_device_taint_rules():
+    rule = """
+---
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata: {name: maintenance}
+spec:
+  deviceSelector: {driver: gpu.example.com}
+  taint: {key: example.com/maintenance, value: "true", effect: NoSchedule}
+"""
+    c = Cluster(admit(load_text(SLICE_YAML.format(name="s1", generation=1) + rule),
+                      feature_gates={"DRADeviceTaintRules": True}))
+    (s,) = dra_manager(c).parsed_slices()
+    assert s.devices[0].taints == [{"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}]
+
+
+def test_devices_by_node_selector_still_reach_labelled_nodes_only():
+    text = """
+apiVersion: v1
+kind: Node
+metadata: {name: a1, labels: {zone: a}}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b1, labels: {zone: b}}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: device.driver == "gpu.example.com"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: zone-a}
+spec:
+  driver: gpu.example.com
+  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]}
+  pool: {name: zone-a, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c1}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  resourceClaims: [{name: dev, resourceClaimName: c1}]
+  containers: [{name: c, image: nginx, resources: {claims: [{name: dev}]}}]
+"""
+    c = Cluster(admit(load_text(text)))
+    assert Scheduler(c).schedule_one("default/p").node == "a1"
+    allocation = dra_manager(c).get_claim("default", "c1")["status"]["allocation"]
+    assert allocation["devices"]["results"][0]["device"] == "gpu-0"
+    assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["a"]

@@ -247,3 +247,19 @@ class KubeObject(TypedObject):
         'Pod default/web-0'
         """
         return f"{self.kind or type(self).KIND} {self.key}"
+
+
+class Condition(K8sModel):
+    """``metav1.Condition``: the condition type of newer APIs (PodGroup, ResourceClaim devices, ...)."""
+
+    type: str | None = None
+    status: str | None = None
+    observed_generation: int | None = None
+    last_transition_time: Time | None = None
+    reason: str | None = None
+    message: str | None = None
+
+    @field_validator("status")
+    @classmethod
+    def _check_status(cls, v: str | None) -> str | None:
+        return check_enum(v, ("True", "False", "Unknown"))

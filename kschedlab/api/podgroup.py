@@ -28,8 +28,8 @@ from typing import ClassVar
 
 from pydantic import Field, field_validator
 
-from ._base import K8sModel, Time, check_enum
-from .meta import KubeObject
+from ._base import K8sModel, check_enum
+from .meta import Condition, KubeObject
 
 __all__ = [
     "PodGroup",
@@ -198,22 +198,6 @@ class PodGroupResourceClaimStatus(K8sModel):
 
     name: str | None = None
     resource_claim_name: str | None = None
-
-
-class Condition(K8sModel):
-    """``metav1.Condition``."""
-
-    type: str | None = None
-    status: str | None = None
-    observed_generation: int | None = None
-    last_transition_time: Time | None = None
-    reason: str | None = None
-    message: str | None = None
-
-    @field_validator("status")
-    @classmethod
-    def _check_status(cls, v: str | None) -> str | None:
-        return check_enum(v, ("True", "False", "Unknown"))
 
 
 class PreemptionPolicyChecked(K8sModel):

@@ -35,7 +35,7 @@ from pydantic import Field, field_validator
 
 from ._base import K8sModel, Time, check_enum
 from .core import NodeSelector
-from .meta import KubeObject, ObjectMeta
+from .meta import Condition, KubeObject, ObjectMeta
 from .quantity import Quantity
 
 __all__ = [
@@ -324,17 +324,6 @@ class ResourceClaimConsumerReference(K8sModel):
     resource: str | None = None
     name: str | None = None
     uid: str | None = None
-
-
-class Condition(K8sModel):
-    """metav1.Condition."""
-
-    type: str | None = None
-    status: str | None = None
-    observed_generation: int | None = None
-    last_transition_time: Time | None = None
-    reason: str | None = None
-    message: str | None = None
 
 
 class NetworkDeviceData(K8sModel):

@@ -59,6 +59,7 @@ class OverheadExplorer(widgets.VBox):
         self.cgroup = widgets.HTML()
         self.last: OverheadOutcome | None = None
         super().__init__(children=[self.cpu, self.memory, self.summary, self.figure, self.cgroup])
+        self.add_class("kschedlab-OverheadExplorer")  # a handle for the browser test
         for control in (self.cpu, self.memory):
             control.observe(self.update, names="value")
         self.update()

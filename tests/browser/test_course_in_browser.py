@@ -1,0 +1,127 @@
+"""The course as a student sees it: every notebook served by Voilà and rendered in headless
+Chromium, no error output anywhere, and widgets that change the numbers the library computes.
+
+Voilà executes each notebook top to bottom in a fresh kernel (as a student's "Run all" does) and
+the page keeps a live kernel, so moving a slider re-runs the library in that kernel; the expected
+numbers are computed here with the same library calls. A full-page screenshot of every notebook
+is kept in ``test-artifacts/browser/``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import NOTEBOOKS, start_voila, stop
+
+NOTEBOOK_NAMES = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+DATASETS = NOTEBOOKS.parent / "datasets"
+
+#: what the page shows for an output a cell wrote to stderr, and for a widget that failed to render
+ERRORS_JS = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]'))
+    found.push('stderr: ' + el.innerText.slice(0, 300));
+  for (const el of document.querySelectorAll('.jp-OutputArea-output'))
+    if (/Error displaying widget|Traceback \\(most recent call last\\)/.test(el.innerText))
+      found.push('output: ' + el.innerText.slice(0, 300));
+  return found;
+}"""
+
+
+CELLS = "document.querySelector('#rendered_cells')"
+MAX_HEIGHT = 16_000
+SCROLL_JS = f"""async () => {{
+  const el = {CELLS};
+  if (!el) return;
+  for (let y = 0; y <= el.scrollHeight; y += 600) {{ el.scrollTop = y; await new Promise(r => setTimeout(r, 30)); }}
+  el.scrollTop = 0;
+}}"""
+
+
+def render(page, url: str, name: str):
+    """Open ``name`` in Voilà and wait until every cell ran and the widgets are drawn."""
+    page.goto(f"{url}/voila/render/{name}", timeout=600_000, wait_until="load")
+    page.wait_for_selector("#loading", state="detached", timeout=600_000)
+    # Voilà draws an output only once it scrolls into view: make the window as tall as the
+    # notebook (which also gives a whole-notebook screenshot), and scroll through what is taller.
+    height = page.evaluate(f"() => ({CELLS} || document.body).scrollHeight")
+    page.set_viewport_size({"width": 1280, "height": max(900, min(height + 40, MAX_HEIGHT))})
+    page.evaluate(SCROLL_JS)
+    page.wait_for_load_state("networkidle", timeout=120_000)
+    return page
+
+
+def _widget_count(name: str) -> int:
+    """How many widget views the stored notebook displays (their model ids are stripped, the
+    ``text/plain`` repr stays): the page must draw at least that many widgets."""
+    cells = json.loads((NOTEBOOKS / name).read_text())["cells"]
+    return sum(1 for c in cells if c["cell_type"] == "code" and any(
+        "kschedlab.widgets" in line or "Explorer(" in line for line in c["source"]))
+
+
+@pytest.mark.parametrize("name", NOTEBOOK_NAMES)
+def test_notebook_renders_without_errors(page, voila_url, artifacts, name):
+    render(page, voila_url, name)
+    if _widget_count(name):
+        page.wait_for_selector(".jupyter-widgets", timeout=60_000)  # the notebook's widgets are drawn
+    page.screenshot(path=str(artifacts / f"{Path(name).stem}.png"))
+    assert page.evaluate(ERRORS_JS) == []
+    assert page.locator(".jp-OutputArea-output").count() > 0
+
+
+def test_an_error_in_a_cell_is_seen(browser, artifacts, tmp_path):
+    """The error check above is not blind: a cell that raises is counted."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('fine')"),
+                                         nbformat.v4.new_code_cell("raise ValueError('broken on purpose')")])
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(nb, path)
+    proc, url = start_voila(path, artifacts / "voila-broken.log")
+    try:
+        page = browser.new_page()
+        page.goto(url + "/", timeout=300_000, wait_until="load")
+        page.wait_for_selector("#loading", state="detached", timeout=300_000)
+        errors = page.evaluate(ERRORS_JS)
+        page.close()
+    finally:
+        stop(proc)
+    assert errors and all("broken on purpose" in e for e in errors)
+
+
+def set_slider(page, scope: str, index: int, value: int) -> None:
+    """Type ``value`` into the readout of the ``index``-th slider inside ``scope`` (as a student
+    does: click the number, type, Enter)."""
+    readout = page.locator(f"{scope} .widget-slider .widget-readout").nth(index)
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(value))
+    page.keyboard.press("Enter")
+
+
+def test_overhead_slider_changes_what_the_scheduler_looks_for(page, voila_url, artifacts):
+    from kschedlab.api.loader import load
+    from kschedlab.api.quantity import Quantity
+    from kschedlab.widgets import OverheadExplorer
+
+    explorer = OverheadExplorer(load(DATASETS / "seed" / "03-pod-overhead.yaml"), "default/test-pod")
+    before, after = explorer.last, explorer.set(cpu=0).last
+    assert before.requests["cpu"] != after.requests["cpu"]
+
+    render(page, voila_url, "03-pod-overhead.ipynb")
+    scope = ".kschedlab-OverheadExplorer"
+    summary = page.locator(f"{scope} .widget-html").first
+    looks_for = "the scheduler looks for {} CPU"
+    assert looks_for.format(Quantity.from_milli(before.requests["cpu"])) in summary.inner_text()
+    set_slider(page, scope, 0, 0)
+    expected = looks_for.format(Quantity.from_milli(after.requests["cpu"]))
+    page.wait_for_function("([sel, text]) => document.querySelector(sel).innerText.includes(text)",
+                           arg=[f"{scope} .widget-html", expected], timeout=60_000)
+    text = summary.inner_text()
+    assert f"scheduled on {after.node}" in text
+    assert all(f"{node}: fits" in text for node, ok in after.node_fit.items() if ok)
+    summary.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "03-pod-overhead-widget.png"))

@@ -3,7 +3,7 @@
 >>> esc("<script>alert('x')</script>")
 '&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;'
 >>> plugin_color("NodeResourcesFit")
-'#1f77b4'
+'#0072B2'
 >>> human(1536 * 2**20, "memory"), human(1500, "cpu"), human(3, "nvidia.com/gpu")
 ('1.5Gi', '1.5', '3')
 """
@@ -23,22 +23,22 @@ TEMPLATE = "plotly_white"
 
 #: A fixed colour per in-tree Score plugin, so a plugin looks the same in every figure.
 PLUGIN_COLORS = {
-    "NodeResourcesFit": "#1f77b4",
-    "NodeResourcesBalancedAllocation": "#ff7f0e",
-    "TaintToleration": "#2ca02c",
-    "NodeAffinity": "#d62728",
-    "ImageLocality": "#9467bd",
-    "PodTopologySpread": "#8c564b",
-    "InterPodAffinity": "#e377c2",
-    "VolumeBinding": "#7f7f7f",
-    "DynamicResources": "#bcbd22",
+    "NodeResourcesFit": "#0072B2",
+    "NodeResourcesBalancedAllocation": "#E69F00",
+    "TaintToleration": "#009E73",
+    "NodeAffinity": "#D55E00",
+    "ImageLocality": "#CC79A7",
+    "PodTopologySpread": "#882255",
+    "InterPodAffinity": "#332288",
+    "VolumeBinding": "#999999",
+    "DynamicResources": "#999933",
 }
-_EXTRA_COLORS = ("#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94")
+_EXTRA_COLORS = ("#56B4E9", "#77AADD", "#EE8866", "#44BB99", "#FFAABB", "#99DDFF", "#BBCC33")
 
-PASSED_COLOR = "#74c476"
-REJECTED_COLOR = "#de2d26"
+PASSED_COLOR = "#56B4E9"
+REJECTED_COLOR = "#D55E00"
 NOT_RUN_COLOR = "#e0e0e0"
-CHOSEN_COLOR = "#fdae08"
+CHOSEN_COLOR = "#F0E442"
 
 
 def esc(value) -> str:

@@ -46,8 +46,8 @@ __all__ = ["dra_cluster", "claim_of", "device_table", "device_map", "selector_ta
            "search_tree", "search_tree_figure", "counter_table", "ClaimTry", "try_claim"]
 
 #: marker colours of the device map and the search tree
-COLORS = {"free": "#9ecae1", "allocated": "#31a354", "rejected": "#de2d26", "rolled back": "#fd8d3c",
-          "backtrack": "#969696", "subrequest": "#756bb1", "result": "#252525", "claims": "#252525",
+COLORS = {"free": "#9ecae1", "allocated": "#0072B2", "rejected": "#D55E00", "rolled back": "#E69F00",
+          "backtrack": "#969696", "subrequest": "#CC79A7", "result": "#252525", "claims": "#252525",
           "tried": "#bdbdbd"}
 
 

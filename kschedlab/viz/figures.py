@@ -366,10 +366,10 @@ def shape_function(shape_points, marks: Mapping[str, float] | Iterable[tuple[str
     ys = as_int_list(fn(np.asarray(util)))
     top = 10 * score_scale
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=util, y=ys, name="score", mode="lines", line={"shape": "hv", "color": "#1f77b4"},
+    fig.add_trace(go.Scatter(x=util, y=ys, name="score", mode="lines", line={"shape": "hv", "color": "#0072B2"},
                              hovertemplate="utilization %{x}% → score %{y}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[u for u, _ in scaled], y=[s for _, s in scaled], name="shape points",
-                             mode="markers", marker={"size": 10, "color": "#1f77b4", "symbol": "circle-open",
+                             mode="markers", marker={"size": 10, "color": "#0072B2", "symbol": "circle-open",
                                                      "line": {"width": 2}},
                              customdata=[[s] for _, s in points],
                              hovertemplate="shape point (%{x}, %{customdata[0]}) → %{y}<extra></extra>"))
@@ -404,8 +404,8 @@ def _zone_label(node, zone_key: str | None = None) -> str:
 
 
 #: pod colours of :func:`cluster_picture` with ``color_by`` (one per label value, in sorted order)
-LABEL_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-                 "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94")
+LABEL_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#882255", "#332288", "#56B4E9",
+                 "#999933", "#999999", "#77AADD", "#EE8866", "#44BB99", "#FFAABB", "#99DDFF", "#BBCC33")
 POD_COLOR = "#3182bd"
 UNLABELLED_COLOR = "#d9d9d9"
 
@@ -419,7 +419,7 @@ def label_colors(cluster, key: str) -> dict[str, str]:
     >>> c = Cluster([Pod.model_validate({"metadata": {"name": n, "labels": {"app": a}}}) for n, a in
     ...              [("w1", "web"), ("w2", "web"), ("db", "store")]])
     >>> label_colors(c, "app")
-    {'store': '#1f77b4', 'web': '#ff7f0e'}
+    {'store': '#0072B2', 'web': '#E69F00'}
     """
     values = sorted({p.metadata.labels[key] for p in cluster.pods.values() if key in p.metadata.labels})
     return {v: LABEL_PALETTE[i % len(LABEL_PALETTE)] for i, v in enumerate(values)}

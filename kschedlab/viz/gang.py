@@ -56,7 +56,7 @@ MODES = {
 }
 #: what a pod can be doing on a node slot, in drawing order
 STATES = ("held at Permit", "waiting for peers", "working")
-_JOB_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
+_JOB_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#882255", "#332288")
 _NAMESPACE = "ml"
 
 

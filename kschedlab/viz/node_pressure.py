@@ -52,7 +52,7 @@ def signal_figure(kubelet, node: str, signal: str = "memory.available", *, title
         if ts:
             fig.add_scatter(name=f"threshold ({kind})", x=[r["time"] for r in ts],
                             y=[r["thresholdValue"] / scale for r in ts], mode="lines",
-                            line={"dash": "dash" if kind == "hard" else "dot", "color": "#de2d26"})
+                            line={"dash": "dash" if kind == "hard" else "dot", "color": "#D55E00"})
     from kschedlab.kubelet.signals import SIGNAL_TO_NODE_CONDITION, SIGNAL_TO_RESOURCE
 
     resource = SIGNAL_TO_RESOURCE.get(signal)

@@ -44,8 +44,8 @@ __all__ = ["OverheadOutcome", "overhead_outcome", "overhead_bars", "request_brea
            "copies_admitted"]
 
 _RESOURCES = ("cpu", "memory")
-_OVERHEAD_COLOR = "#d62728"
-_CONTAINER_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22")
+_OVERHEAD_COLOR = "#D55E00"
+_CONTAINER_COLORS = ("#0072B2", "#009E73", "#CC79A7", "#882255", "#56B4E9", "#999933")
 
 
 def describe_percent(requested: int, allocatable: int) -> int:

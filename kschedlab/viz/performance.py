@@ -33,7 +33,7 @@ def adaptive_default_figure(max_nodes: int = 10_000, step: int = 50) -> go.Figur
                              line={"color": CHOSEN_COLOR, "width": 3},
                              hovertemplate="%{x} nodes: %{y}%<extra></extra>"), secondary_y=False)
     fig.add_trace(go.Scatter(x=sizes, y=found, name="feasible nodes to find", mode="lines",
-                             line={"color": "#1f77b4", "width": 3},
+                             line={"color": "#0072B2", "width": 3},
                              hovertemplate="%{x} nodes: look for %{y}<extra></extra>"), secondary_y=True)
     fig.update_layout(template=TEMPLATE, height=380, title="percentageOfNodesToScore: 0 (the adaptive default)",
                       xaxis={"title": "nodes in the cluster"}, legend={"orientation": "h", "y": -0.25})

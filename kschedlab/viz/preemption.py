@@ -65,8 +65,8 @@ ONLY = "only candidate"
 STATE_COLORS = {
     "pending": "#bdbdbd",
     "nominated": "#fdae6b",
-    "running": "#74c476",
-    "terminating": "#de2d26",
+    "running": "#56B4E9",
+    "terminating": "#D55E00",
 }
 
 # a sequential palette for victim priorities (low = light)

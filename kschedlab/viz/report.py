@@ -41,7 +41,7 @@ h3 { font-size: 1.1em; }
 table { border-collapse: collapse; margin: 0.5em 0 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
-td.ok { color: #1a7f37; } td.fail { color: #b42318; }
+td.ok { color: #0072B2; } td.fail { color: #D55E00; }
 td.nowrap, tbody th { white-space: nowrap; }
 code { background: #f6f8fa; padding: 0 0.2em; }
 .note { color: #666; }

@@ -42,12 +42,12 @@ __all__ = ["queue_timeline", "queue_segments", "extension_point_steps", "extensi
 # -- the queue -----------------------------------------------------------------------------------------
 #: a fixed colour per place a pod can be
 QUEUE_COLORS = {
-    "gated": "#9467bd",
-    "active": "#1f77b4",
-    "in-flight": "#fdae08",
-    "backoff": "#ff7f0e",
-    "unschedulable": "#d62728",
-    "running": "#2ca02c",
+    "gated": "#CC79A7",
+    "active": "#0072B2",
+    "in-flight": "#F0E442",
+    "backoff": "#E69F00",
+    "unschedulable": "#D55E00",
+    "running": "#56B4E9",
 }
 _QUEUE_ORDER = ("gated", "active", "in-flight", "backoff", "unschedulable", "running")
 
@@ -419,7 +419,7 @@ def extension_point_timeline(result, scheduler, *, title: str | None = None) -> 
             marker_line={"color": "white", "width": 1},
             customdata=[[esc(c), esc(d)] for c, d in zip(part["cycle"], part["detail"])],
             hovertemplate="%{y}<br>" + esc(status) + "<br>%{customdata[1]}<extra>%{customdata[0]}</extra>"))
-    for cycle, color in (("queue", "#f0f0f0"), ("scheduling cycle", "#deebf7"), ("binding cycle", "#e5f5e0")):
+    for cycle, color in (("queue", "#f0f0f0"), ("scheduling cycle", "#deebf7"), ("binding cycle", "#fee6ce")):
         slots = steps.loc[steps["cycle"] == cycle, "slot"]
         if slots.empty:
             continue

@@ -122,14 +122,14 @@ class ScoreExplorer(widgets.VBox):
                         shape=parse_shape(self.shape.value) if rtcr else None, seed=self.seed)
         except ValueError as err:
             self.last = None
-            self.status.value = f"<span style='color:#b42318'>{esc(err)}</span>"
+            self.status.value = f"<span style='color:#D55E00'>{esc(err)}</span>"
             return
         self.last = w
         r = w.result
         if r.node:
             self.status.value = f"<b>{esc(r.pod)}</b> → <b>{esc(r.node)}</b>"
         else:
-            self.status.value = f"<b>{esc(r.pod)}</b>: <span style='color:#b42318'>{esc(r.message)}</span>"
+            self.status.value = f"<b>{esc(r.pod)}</b>: <span style='color:#D55E00'>{esc(r.message)}</span>"
         set_figure(self.figure, score_breakdown(r))
         sheet = w.worksheet
         if len(sheet.nodes):

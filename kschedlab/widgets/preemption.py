@@ -112,7 +112,7 @@ class PreemptionExplorer(widgets.VBox):
                                    min_available={k: c.value for k, c in self.min_available.items()})
         except (ValueError, KeyError) as err:
             self.last = None
-            self.status.value = f"<span style='color:#b42318'>{esc(err)}</span>"
+            self.status.value = f"<span style='color:#D55E00'>{esc(err)}</span>"
             return
         self.last = w
         self.status.value = f"<b>{esc(w.summary)}</b>"

@@ -96,7 +96,7 @@ class ShapeEditor(widgets.VBox):
                 raise ValueError("invalid shape: " + "; ".join(errors))
         except ValueError as err:
             self.error = str(err)
-            self.status.value = f"<span style='color:#b42318'>{esc(err)}</span> (showing the last valid shape)"
+            self.status.value = f"<span style='color:#D55E00'>{esc(err)}</span> (showing the last valid shape)"
             return
         self.error = ""
         self.points = points

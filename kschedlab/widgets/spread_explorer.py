@@ -171,14 +171,14 @@ class SpreadExplorer(widgets.VBox):
             n = len(spread_constraints(self.cluster, self.pod))
         except (ValueError, KeyError, IndexError) as err:
             self.last = None
-            self.status.value = f"<span style='color:#b42318'>{esc(err)}</span>"
+            self.status.value = f"<span style='color:#D55E00'>{esc(err)}</span>"
             return self
         r = self.last
         if r.node:
             self.status.value = f"next replica of <b>{esc(self.pod)}</b> → <b>{esc(r.node)}</b>"
         else:
             self.status.value = (f"next replica of <b>{esc(self.pod)}</b> stays Pending: "
-                                 f"<span style='color:#b42318'>{esc(r.message)}</span>")
+                                 f"<span style='color:#D55E00'>{esc(r.message)}</span>")
         set_figure(self.figure, topology_skew(self.cluster, self.pod))
         if n:
             t = spread_table(self.cluster, self.pod, self.constraint)

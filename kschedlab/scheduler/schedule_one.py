@@ -46,6 +46,11 @@ MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 
+class NoNodesAvailable(FrameworkError):
+    """The cluster has no node at all (upstream ``ErrNoNodesAvailable``): the pod is rejected as
+    UnschedulableAndUnresolvable, not failed with an error."""
+
+
 class ConfigError(ValueError):
     """An invalid KubeSchedulerConfiguration."""
 
@@ -205,6 +210,10 @@ class Scheduler:
         trace = CycleTrace(key, fw.profile.scheduler_name, snapshot.node_names())
         try:
             node, diagnosis = self.find_node(fw, state, pod_info, snapshot, trace)
+        except NoNodesAvailable as err:  # upstream: rejected, not an error, and no PostFilter
+            status = Status(Code.UnschedulableAndUnresolvable, (str(err),))
+            self.set_condition(pod, False, "Unschedulable", str(err))
+            return self.record(ScheduleResult(key, None, status, str(err), trace))
         except FrameworkError as err:
             status = Status.error(str(err))
             self.set_condition(pod, False, "SchedulerError", str(err))
@@ -264,7 +273,7 @@ class Scheduler:
         num_all = len(all_rows)
         diagnosis = Diagnosis(num_all)
         if num_all == 0:
-            raise FrameworkError("no nodes available to schedule pods")
+            raise NoNodesAvailable("no nodes available to schedule pods")
         signature = None
         if fw.batch is not None:  # (upstream signs the pod when it enters the queue)
             trace.batch = BatchRecord()

@@ -195,11 +195,17 @@ def test_permit_waits_time_out_and_the_run_ends():
 
 
 def test_a_pod_with_no_node_at_all_is_tried_once():
-    """An attempt that ends in an error (no nodes) backs off; with nothing changed in the cluster
-    the loop does not retry it."""
+    """With no node at all the pod is rejected as UnschedulableAndUnresolvable (upstream
+    ErrNoNodesAvailable), not failed with an error; with nothing changed the loop does not retry it."""
     cluster = served("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
                      "spec: {containers: [{name: c}]}\n")
     run = Scheduler(cluster).run()
     assert [(p.name, p.attempts, p.message) for p in run.pods] == [
         ("default/p", 1, "no nodes available to schedule pods")]
     assert run.stopped == []
+    cluster = served("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+                     "spec: {containers: [{name: c}]}\n")
+    result = Scheduler(cluster).schedule_one("default/p")
+    assert result.status.code.name == "UnschedulableAndUnresolvable"
+    condition = cluster.pods["default/p"].status.conditions[-1]
+    assert (condition.type, condition.reason) == ("PodScheduled", "Unschedulable")

@@ -58,6 +58,7 @@ class EvictionRankingExplorer(widgets.VBox):
         self.table = None
         self.position = None
         super().__init__(children=[self.usage, self.summary, self.ranking])
+        self.add_class("kschedlab-EvictionRankingExplorer")  # a handle for the browser test
         self.usage.observe(self.update, names="value")
         self.update()
 

@@ -58,6 +58,7 @@ class ShapeEditor(widgets.VBox):
         self.yaml = widgets.HTML()
         super().__init__(children=[self.preset, self.text, self.utilization, self.scale, self.status, self.figure,
                                    self.yaml])
+        self.add_class("kschedlab-ShapeEditor")  # a handle for the browser test
         self.preset.observe(self._on_preset, names="value")
         for control in (self.text, self.utilization, self.scale):
             control.observe(self.update, names="value")

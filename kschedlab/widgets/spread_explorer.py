@@ -61,13 +61,14 @@ class SpreadExplorer(widgets.VBox):
         require_pending(self.cluster, pod)
         own = self.cluster.pods[pod].spec.topology_spread_constraints
         first = own[constraint] if own else None
-        style = {"description_width": "110px"}
-        wide = widgets.Layout(width="420px")
+        style = {"description_width": "150px"}
+        wide = widgets.Layout(width="460px")
+        fit = widgets.Layout(width="auto")
         self.node = widgets.Dropdown(options=sorted(self.cluster.nodes), description="node", style=style,
                                      layout=wide)
-        self.add_button = widgets.Button(description="add a matching pod", icon="plus")
-        self.schedule_button = widgets.Button(description="schedule next replica", icon="play")
-        self.reset_button = widgets.Button(description="reset", icon="undo")
+        self.add_button = widgets.Button(description="add a matching pod", icon="plus", layout=fit)
+        self.schedule_button = widgets.Button(description="schedule next replica", icon="play", layout=fit)
+        self.reset_button = widgets.Button(description="reset", icon="undo", layout=fit)
         self.max_skew = widgets.IntSlider(value=int(first.max_skew) if first else 1, min=1, max=6,
                                           description="maxSkew", continuous_update=False, style=style,
                                           layout=wide, disabled=first is None)

@@ -40,6 +40,17 @@ SCROLL_JS = f"""async () => {{
   el.scrollTop = 0;
 }}"""
 
+#: widget labels, buttons and tab titles whose text does not fit (shown with an ellipsis)
+TRUNCATED_JS = """() => {
+  const found = [];
+  const sel = '.widget-label, .widget-button, .widget-toggle-button, .jupyter-widgets .lm-TabBar-tabLabel, ' +
+              '.widget-dropdown select, .widget-readout';
+  for (const el of document.querySelectorAll(sel))
+    if (el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+      found.push((el.innerText || el.value || '').trim() + ' [' + el.className + ']');
+  return found;
+}"""
+
 
 def render(page, url: str, name: str):
     """Open ``name`` in Voilà and wait until every cell ran and the widgets are drawn."""
@@ -70,6 +81,7 @@ def test_notebook_renders_without_errors(page, voila_url, artifacts, name):
     page.screenshot(path=str(artifacts / f"{Path(name).stem}.png"))
     assert page.evaluate(ERRORS_JS) == []
     assert page.locator(".jp-OutputArea-output").count() > 0
+    assert page.evaluate(TRUNCATED_JS) == [], "widget text cut off"
 
 
 def test_an_error_in_a_cell_is_seen(browser, artifacts, tmp_path):
@@ -125,3 +137,54 @@ def test_overhead_slider_changes_what_the_scheduler_looks_for(page, voila_url, a
     assert all(f"{node}: fits" in text for node, ok in after.node_fit.items() if ok)
     summary.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "03-pod-overhead-widget.png"))
+
+
+def test_memory_usage_slider_moves_the_pod_in_the_eviction_ranking(page, voila_url, artifacts):
+    from kschedlab.api.core import Pod
+    from kschedlab.api.loader import load
+    from kschedlab.api.nodestats import NodeStatsSummary
+    from kschedlab.widgets import EvictionRankingExplorer
+
+    objects = load(DATASETS / "kubelet" / "13-memory-pressure-ranking.yaml")
+    pods = [o for o in objects if isinstance(o, Pod)]
+    stats = next(o for o in objects if isinstance(o, NodeStatsSummary)).summary()["pods"]
+    explorer = EvictionRankingExplorer(pods, stats, "api-burstable-under", max_mib=2048)
+    before = explorer.position
+    after = explorer.set(1100).position
+    assert before != after
+
+    render(page, voila_url, "13-node-pressure-eviction.ipynb")
+    scope = ".kschedlab-EvictionRankingExplorer"
+    summary = page.locator(f"{scope} .widget-html").first
+    assert f"ranks {before} of" in summary.inner_text()
+    set_slider(page, scope, 0, 1100)
+    page.wait_for_function("([sel, text]) => document.querySelector(sel).innerText.includes(text)",
+                           arg=[f"{scope} .widget-html", f"using 1100Mi ranks {after} of"], timeout=60_000)
+    first = list(explorer.table["pod"])[0]
+    assert f"evicted first: {first}" in summary.inner_text()
+    summary.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "13-node-pressure-eviction-widget.png"))
+
+
+def test_shape_text_and_utilization_slider_change_the_score(page, voila_url, artifacts):
+    from kschedlab.widgets import ShapeEditor
+
+    editor = ShapeEditor([(0, 0), (100, 10)], utilization=37)
+    first = editor.score_at()
+    reversed_shape = editor.set(text="0:10, 100:0").score_at()
+    at_80 = editor.set(utilization=80).score_at()
+    assert len({first, reversed_shape, at_80}) == 3
+
+    render(page, voila_url, "11-bin-packing.ipynb")
+    scope = ".kschedlab-ShapeEditor"
+    status = f"{scope} .widget-html"
+    wait = "([sel, text]) => document.querySelector(sel).innerText.includes(text)"
+    assert f"utilization 37% → score {first} " in page.locator(status).first.inner_text()
+    box = page.locator(f"{scope} .widget-text input").first
+    box.fill("0:10, 100:0")
+    box.press("Enter")
+    page.wait_for_function(wait, arg=[status, f"utilization 37% → score {reversed_shape} "], timeout=60_000)
+    set_slider(page, scope, 0, 80)
+    page.wait_for_function(wait, arg=[status, f"utilization 80% → score {at_80} "], timeout=60_000)
+    page.locator(status).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "11-bin-packing-widget.png"))

@@ -83,7 +83,7 @@ def plugin_for(case: dict, cluster):
     handle = Handle(gates, None, cluster)
     plugin = registry[name].build(case.get("args") or {}, handle)
     if "declaredFeatureRegistry" in case or "componentVersion" in case:
-        from kschedlab.conformance.node_declared_features import apply_fixtures
+        from kschedlab.conformance.ndf_fixtures import apply_fixtures
 
         apply_fixtures(plugin, case)
     return plugin
@@ -144,7 +144,7 @@ def _stage_filter(case, diffs):
     other_in = case.get("other") or {}
     state = CycleState()
     if "preFilterState" in other_in:
-        from kschedlab.conformance.node_declared_features import seed_state
+        from kschedlab.conformance.ndf_fixtures import seed_state
 
         seed_state(plugin, state, other_in)
     if hasattr(plugin, "pre_filter") and other_in.get("runPreFilter", True) is not False:

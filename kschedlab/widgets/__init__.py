@@ -27,3 +27,6 @@ __all__ += ["EvictionRankingExplorer"]
 from kschedlab.widgets.node_declared_features import DeclaredFeaturesExplorer  # noqa: E402
 
 __all__ += ["DeclaredFeaturesExplorer"]
+from kschedlab.widgets.label_keys import LabelKeysExplorer  # noqa: E402
+
+__all__ += ["LabelKeysExplorer"]

@@ -87,7 +87,9 @@ def feature_fit_figure(matrix: pd.DataFrame, title: str = "Which node declares w
         z=z, x=list(matrix.columns), y=list(matrix.index), text=text, texttemplate="%{text}",
         colorscale=[[0, FIT_COLOR], [0.5, FIT_COLOR], [0.5, MISSING_COLOR], [1, MISSING_COLOR]], zmin=0, zmax=1,
         showscale=False, xgap=3, ygap=3, hovertemplate="pod %{y}<br>node %{x}<br>%{text}<extra></extra>"))
+    fig.update_traces(textfont={"size": 11})
     fig.update_layout(template=TEMPLATE, title=title, height=140 + 70 * len(matrix.index),
+                      width=220 + 260 * len(matrix.columns),
                       margin={"l": 140, "r": 30, "t": 60, "b": 60},
                       xaxis={"title": "node", "side": "bottom"}, yaxis={"title": "pod", "autorange": "reversed"})
     return fig

@@ -57,17 +57,19 @@ def topology_labels_for_node(node, keys: tuple[str, ...] = TOPOLOGY_LABELS) -> d
     return {k: labels[k] for k in sorted(labels) if k in keys}
 
 
-def admit_binding(binding_labels: Mapping[str, str], target_kind: str, node, gates=None) -> dict[str, str]:
+def admit_binding(binding_labels: Mapping[str, str], target_kind: str, node, gates=None,
+                  keys: tuple[str, ...] = TOPOLOGY_LABELS) -> dict[str, str]:
     """``PodTopologyLabels`` admission of a Binding: the Binding's labels after it ran.
 
-    Only a Binding whose target is a Node is changed; the node's topology labels overwrite
-    labels of the same key the Binding already carries. ``node`` is the target node (None when
-    it does not exist); ``gates`` a FeatureGates (v1.37 defaults when None).
+    Only a Binding whose target is a Node is changed; the node's labels named in ``keys`` (the
+    plugin's ``Config.Labels``) overwrite labels of the same key the Binding already carries.
+    ``node`` is the target node (None when it does not exist); ``gates`` a FeatureGates (v1.37
+    defaults when None).
     """
     out = dict(binding_labels)
     if not _enabled(gates) or target_kind != "Node":
         return out
-    out.update(topology_labels_for_node(node))
+    out.update(topology_labels_for_node(node, keys))
     return out
 
 

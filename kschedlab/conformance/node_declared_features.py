@@ -17,6 +17,10 @@ Two stages work for any plugin:
                           plugin registers for it; ``expected.other: {hint, errorContains?}``
                           (a hint error counts as Queue, as the queue treats it)
 ``events-to-register``    ``expected.other.eventCount``: how many events the plugin registers
+``binding-admission``     the PodTopologyLabels admission of a Binding: ``node`` (its labels),
+                          ``bindingLabels``, ``targetKind`` (default Node), ``labelKeys`` (the
+                          plugin's configured keys; default topology.kubernetes.io/zone and /region),
+                          ``featureGates``; ``expected.other.bindingLabels``
 ========================  ===============================================================
 """
 
@@ -81,7 +85,20 @@ def _stage_events_to_register(case, diffs):
     check(diffs, "eventCount", len(plugin.events_to_register()), case["expected"]["other"]["eventCount"])
 
 
+def _stage_binding_admission(case, diffs):
+    from kschedlab.api.binding import TOPOLOGY_LABELS, admit_binding
+    from kschedlab.api.core import Node
+    from kschedlab.features import FeatureGates
+
+    node = None if case.get("node") is None else Node.model_validate(case["node"])
+    gates = FeatureGates(case.get("featureGates") or {}, emulate_older=True)
+    keys = tuple(case.get("labelKeys") or TOPOLOGY_LABELS)
+    got = admit_binding(case.get("bindingLabels") or {}, case.get("targetKind", "Node"), node, gates, keys)
+    check(diffs, "bindingLabels", got, case["expected"]["other"]["bindingLabels"])
+
+
 STAGES: dict[str, Callable] = {
+    "binding-admission": _stage_binding_admission,
     "queueing-hint": _stage_queueing_hint,
     "events-to-register": _stage_events_to_register,
 }

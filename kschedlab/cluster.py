@@ -447,11 +447,20 @@ class Cluster:
         if key in self.snapshot.pod_row:
             self.snapshot.remove_pod(key)
 
-    def bind(self, key: str, node_name: str) -> None:
-        """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod."""
+    def bind(self, key: str, node_name: str, *, labels: dict | None = None, gates=None) -> None:
+        """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod.
+
+        ``labels`` are the Binding's labels (the topology labels admission copied from the node);
+        with ``PodTopologyLabelsAdmission`` they land on the pod, and an assumed pod is accounted
+        again with them (the cache sees the bound pod as the API server stored it)."""
+        from kschedlab.api.binding import bind_pod
+
         pod = self.pods[key]
-        pod.spec.node_name = node_name
+        before = dict(pod.metadata.labels or {})
+        bind_pod(pod, node_name, labels=labels, gates=gates)
         self.nominator.delete_nominated_pod_if_exists(key)
+        if key in self.snapshot.pod_row and dict(pod.metadata.labels or {}) != before:
+            self.snapshot.remove_pod(key)
         if key not in self.snapshot.pod_row:
             self.snapshot.add_pod(self.pod_infos[key], node_name)
 

@@ -52,6 +52,8 @@ DEFAULTS_V1_37: dict[str, tuple[bool, str, bool]] = {
     "OpportunisticBatching": (True, "Beta", False),
     "PodGroupPreemptionPolicy": (False, "Alpha", False),
     "PodLevelResources": (True, "Beta", False),
+    # an API server gate: the PodTopologyLabels admission and the binding storage (kschedlab.api.binding)
+    "PodTopologyLabelsAdmission": (True, "Beta", False),
     "SchedulerAsyncAPICalls": (False, "Beta", False),
     "SchedulerAsyncPreemption": (True, "Beta", False),
     "SchedulerPopFromBackoffQ": (True, "Beta", False),

@@ -74,6 +74,7 @@ from .core import (
 from .errors import ManifestError, format_path
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
+from .node_declared_features import validate_declared_features
 from .quantity import Quantity
 from .scheduling import (
     PriorityClass,
@@ -663,6 +664,8 @@ def _validate_node(node: Node, errs: _Errors) -> None:
         for k, v in getattr(node.status, kind).items():
             if v.sign() < 0:
                 errs.add(["status", kind, k], f"Invalid value: {_q(v)}: must be greater than or equal to 0")
+    for i, message in validate_declared_features(node.status.declared_features):
+        errs.add(["status", "declaredFeatures", i], message)
 
 
 # ------------------------------------------- LimitPodHardAntiAffinityTopology (opt-in)

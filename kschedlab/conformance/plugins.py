@@ -81,7 +81,12 @@ def plugin_for(case: dict, cluster):
         raise Mismatch(f"unknown plugin {name!r}")
     gates = FeatureGates(case.get("featureGates") or {}, emulate_older=True)
     handle = Handle(gates, None, cluster)
-    return registry[name].build(case.get("args") or {}, handle)
+    plugin = registry[name].build(case.get("args") or {}, handle)
+    if "declaredFeatureRegistry" in case or "componentVersion" in case:
+        from kschedlab.conformance.ndf_fixtures import apply_fixtures
+
+        apply_fixtures(plugin, case)
+    return plugin
 
 
 def run_filter(plugin, state, pod_info, snapshot, rows: np.ndarray):
@@ -138,6 +143,10 @@ def _stage_filter(case, diffs):
     expected = case["expected"]
     other_in = case.get("other") or {}
     state = CycleState()
+    if "preFilterState" in other_in:
+        from kschedlab.conformance.ndf_fixtures import seed_state
+
+        seed_state(plugin, state, other_in)
     if hasattr(plugin, "pre_filter") and other_in.get("runPreFilter", True) is not False:
         status = _check_prefilter(plugin, state, pod_info, cluster, expected, diffs)
         if status.is_skip() and not expected.get("filter"):

@@ -8,7 +8,7 @@ from kschedlab.framework.interface import REGISTRY
 # so every in-tree plugin is known as soon as this package is imported.
 from kschedlab.plugins import (  # noqa: E402,F401
     default_binder, default_preemption, dynamic_resources, gang_scheduling, image_locality, inter_pod_affinity, node_affinity,
-    node_name, node_ports, node_resources_balanced_allocation, node_resources_fit, node_unschedulable,
+    node_declared_features, node_name, node_ports, node_resources_balanced_allocation, node_resources_fit, node_unschedulable,
     pod_topology_spread, podgroup_pods_count, queuesort, scheduling_gates, taint_toleration, topology_placement)
 
 

@@ -161,6 +161,11 @@ class Simulation:
         a NoExecute taint (at once, or after their ``tolerationSeconds``)."""
         self._at(at, "set_taints", (node, list(taints)))
 
+    def update_node(self, node, *, at: float | None = None) -> None:
+        """Replace the node of the same name at ``at`` with ``node`` (a kubelet restarting with a new
+        ``status.declaredFeatures``, new labels, ...); the scheduler sees the node update."""
+        self._at(at, "update_node", node)
+
     def remove_scheduling_gates(self, key: str, *, at: float | None = None, names: list[str] | None = None) -> None:
         """Remove the named gates (all when None), as a controller would by updating the pod."""
         self._at(at, "remove_gates", (key, names))
@@ -487,6 +492,9 @@ class Simulation:
         node = self.cluster.nodes[name]
         self.cluster.remove_node(name)
         self.queue.node_deleted(node)
+
+    def _on_update_node(self, node) -> None:
+        self._update_node(node)
 
     def _on_cordon(self, payload) -> None:
         name, unschedulable = payload

@@ -24,3 +24,9 @@ __all__ += ["OverheadExplorer"]
 from kschedlab.widgets.node_pressure import EvictionRankingExplorer  # noqa: E402
 
 __all__ += ["EvictionRankingExplorer"]
+from kschedlab.widgets.node_declared_features import DeclaredFeaturesExplorer  # noqa: E402
+
+__all__ += ["DeclaredFeaturesExplorer"]
+from kschedlab.widgets.label_keys import LabelKeysExplorer  # noqa: E402
+
+__all__ += ["LabelKeysExplorer"]

@@ -76,7 +76,7 @@ class ScoreExplorer(widgets.VBox):
                                         description="memory (Mi)", continuous_update=False, style=style,
                                         layout=wide)
         self.strategy = widgets.ToggleButtons(options=list(STRATEGIES), value=strategy, description="strategy",
-                                              style=style)
+                                              style={**style, "button_width": "auto"})
         self.weights = widgets.Text(value=weights, description="weights", continuous_update=False, style=style,
                                     layout=wide)
         self.shape = widgets.Text(value=_fmt_shape(shape), description="shape u:s", continuous_update=False,
@@ -87,7 +87,7 @@ class ScoreExplorer(widgets.VBox):
         self.explain = widgets.HTML()
         self.config = widgets.HTML()
         tabs = widgets.Tab(children=[self.worksheet, self.explain, self.config])
-        for i, name in enumerate(["NodeResourcesFit worksheet", "explain()", "KubeSchedulerConfiguration"]):
+        for i, name in enumerate(["Fit worksheet", "explain()", "config YAML"]):
             tabs.set_title(i, name)
         header = widgets.HTML(f"<b>ScoreExplorer</b>: pod <code>{esc(self.pod_key)}</code> "
                               "(requests 0 = not set: scoring counts 100m / 200Mi)")

@@ -61,8 +61,8 @@ class SpreadExplorer(widgets.VBox):
         require_pending(self.cluster, pod)
         own = self.cluster.pods[pod].spec.topology_spread_constraints
         first = own[constraint] if own else None
-        style = {"description_width": "150px"}
-        wide = widgets.Layout(width="460px")
+        style = {"description_width": "180px"}
+        wide = widgets.Layout(width="490px")
         fit = widgets.Layout(width="auto")
         self.node = widgets.Dropdown(options=sorted(self.cluster.nodes), description="node", style=style,
                                      layout=wide)

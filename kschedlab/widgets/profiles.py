@@ -95,11 +95,15 @@ class ProfileExplorer(widgets.VBox):
         verdict = (f"<b>{esc(self.pod)}</b> goes to <b>{esc(result.node)}</b>" if result.node
                    else f"<b>{esc(self.pod)}</b> stays pending: <code>{esc(result.message)}</code>")
         self.summary.value = f"<p>{verdict}</p>"
-        if result.trace is not None and result.node:
-            table = result.explain()
-            cols = [c for c in table.columns if c.endswith(" weighted")] + ["total", "rank"]
+        table = result.explain() if result.trace is not None and result.node else None
+        weighted = [c for c in table.columns if c.endswith(" weighted")] if table is not None else []
+        if weighted:
+            cols = weighted + [c for c in ("total", "rank") if c in table.columns]
             self.table.value = table_html(table[cols], "weighted scores per node")
             set_figure(self.figure, score_breakdown(result))
+        elif table is not None:
+            self.table.value = "<p>No Score plugin enabled: every feasible node scores 0 and the tie-break picks one.</p>"
+            self.figure.outputs = ()
         else:
             self.table.value = ""
             self.figure.outputs = ()

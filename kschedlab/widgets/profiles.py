@@ -48,10 +48,10 @@ class ProfileExplorer(widgets.VBox):
         self.seed = seed
         start = {name: int(w) for name, w in resolve_profile({}).weights.items()}
         start.update(plugins or {})
-        style = {"description_width": "230px"}
+        style = {"description_width": "300px"}  # "NodeResourcesBalancedAllocation weight" in full
         self.sliders = {name: widgets.IntSlider(value=w, min=0, max=max(max_weight, w), step=1,
                                                 description=f"{name} weight", continuous_update=False,
-                                                style=style, layout=widgets.Layout(width="600px"))
+                                                style=style, layout=widgets.Layout(width="720px"))
                         for name, w in start.items()}
         self.summary = widgets.HTML()
         self.table = widgets.HTML()

@@ -50,7 +50,7 @@ def scenario(name: str, *, gates: dict | None = None, seed: int = 0):
     configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
     assert len(configs) <= 1
     rest = [o for o in objects if not isinstance(o, KubeSchedulerConfiguration)]
-    cluster = Cluster(admit(expand(rest)))
+    cluster = Cluster(admit(expand(rest), feature_gates=gates))
     return cluster, Scheduler(cluster, configs[0] if configs else None, gates=gates, seed=seed)
 
 
@@ -480,10 +480,19 @@ def test_s6_a_failed_numeric_comparison_does_not_hide_another_toleration():
     assert result.node == "node3"
 
 
+def test_s6_numeric_operators_need_the_feature_gate_in_the_api_server():
+    # TaintTolerationComparisonOperators is alpha, off: ValidateTolerations knows only Equal and Exists
+    with pytest.raises(ManifestError) as err:
+        scenario("06-numeric-toleration.yaml")
+    assert ('Pod default/nginx-numeric-toleration: spec.tolerations[0].operator: Unsupported value: "Gt": '
+            'supported values: "Equal", "Exists"') in str(err.value)
+
+
 @pytest.mark.parametrize("pod", ["nginx-numeric-toleration", "nginx-numeric-toleration-lt"])
-def test_s6_numeric_operators_need_the_feature_gate(pod):
-    _, sched = scenario("06-numeric-toleration.yaml")  # TaintTolerationComparisonOperators: alpha, off
-    result = sched.schedule_one(f"default/{pod}")
+def test_s6_numeric_operators_need_the_feature_gate_in_the_scheduler(pod):
+    # pods created while the gate was on, scheduled by a kube-scheduler running with it off
+    cluster, _ = scenario("06-numeric-toleration.yaml", gates=GATE_ON)
+    result = Scheduler(cluster, seed=0).schedule_one(f"default/{pod}")
     assert result.node is None
     assert result.message == f"0/3 nodes are available: 3 {UNTOLERATED}." + NOT_HELPFUL.format(n=3)
 

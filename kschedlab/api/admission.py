@@ -76,6 +76,7 @@ from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
 from .node_declared_features import validate_declared_features
 from .quantity import Quantity
+from .tolerations import validate_tolerations
 from .scheduling import (
     PriorityClass,
     system_priority_classes,
@@ -550,8 +551,11 @@ def _validate_weight(w: int | None, path: list[Any], errs: _Errors) -> None:
         errs.add([*path, "weight"], f"Invalid value: {0 if w is None else w}: must be in the range 1-100")
 
 
-def validate_pod(pod: Pod) -> list[ManifestError]:
+def validate_pod(pod: Pod, *, comparison_operators: bool = False) -> list[ManifestError]:
     """API validation of a pod, limited to what scheduling depends on.
+
+    ``comparison_operators`` allows the ``Lt`` / ``Gt`` toleration operators
+    (the TaintTolerationComparisonOperators gate; see :func:`validate_tolerations`).
 
     >>> errs = validate_pod(Pod(metadata={"name": "p"}, spec={"containers": [{"name": "c"}],
     ...     "topologySpreadConstraints": [{"maxSkew": 0, "topologyKey": "zone",
@@ -573,17 +577,9 @@ def validate_pod(pod: Pod) -> list[ManifestError]:
     for k, v in spec.overhead.items():
         if v.sign() < 0:
             errs.add(["spec", "overhead", k], f"Invalid value: {_q(v)}: must be greater than or equal to 0")
-    for i, t in enumerate(spec.tolerations):
-        p = ["spec", "tolerations", i]
-        op = t.operator or ""
-        if not t.key and op != "Exists":
-            errs.add([*p, "operator"], f'Invalid value: "{op}": operator must be Exists when `key` is empty, '
-                                       'which means "match all values and all keys"')
-        if t.toleration_seconds is not None and t.effect != "NoExecute":
-            errs.add([*p, "effect"], f"Invalid value: \"{t.effect or ''}\": effect must be 'NoExecute' when "
-                                     "`tolerationSeconds` is set")
-        if op == "Exists" and t.value:
-            errs.add([*p, "operator"], f"Invalid value: \"{t.value}\": value must be empty when `operator` is 'Exists'")
+    for path, message in validate_tolerations(spec.tolerations, ["spec", "tolerations"],
+                                              comparison_operators=comparison_operators):
+        errs.add(path, message)
     seen: set[tuple[str, str]] = set()
     for i, c in enumerate(spec.topology_spread_constraints):
         p = ["spec", "topologySpreadConstraints", i]
@@ -796,7 +792,7 @@ def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, R
             out.spec.tolerations = default_tolerations(out.spec.tolerations)
             _admit_runtime_class(out, rcs, errs)
     out.mark_set("spec")
-    errs.items.extend(validate_pod(out))
+    errs.items.extend(validate_pod(out, comparison_operators=bool(gates.get("TaintTolerationComparisonOperators"))))
     if errs.items:
         raise ManifestError.combine(errs.items)
     return out

@@ -309,8 +309,11 @@ def spec_diff(old: PodSpec, new: PodSpec) -> str:
     return "".join(out[2:])  # drop the ---/+++ header lines
 
 
-def validate_pod_update(old: Pod, new: Pod) -> list[ManifestError]:
+def validate_pod_update(old: Pod, new: Pod, *, comparison_operators: bool = False) -> list[ManifestError]:
     """``ValidatePodUpdate``: every reason the API server refuses ``new`` as an update of ``old``.
+
+    ``comparison_operators`` is the TaintTolerationComparisonOperators gate; a pod that already
+    uses Lt / Gt tolerations keeps them valid without it.
 
     >>> from kschedlab.api.core import Pod
     >>> old = Pod.model_validate({"metadata": {"name": "p", "namespace": "default"}, "spec": {
@@ -320,10 +323,12 @@ def validate_pod_update(old: Pod, new: Pod) -> list[ManifestError]:
     ['Pod default/p: spec.nodeSelector: Invalid value: {"a":"z","c":"d"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)']
     """
     from .admission import validate_pod
+    from .tolerations import uses_comparison_operators
 
     errs = _Errors(new)
     _validate_metadata_update(old, new, errs)
-    errs.extend(validate_pod(new))
+    errs.extend(validate_pod(new, comparison_operators=comparison_operators
+                             or uses_comparison_operators(old.spec.tolerations)))
     o, n = old.spec, new.spec
     if _validate_container_updates(n.containers, o.containers, "spec.containers", errs):
         return errs.items
@@ -444,7 +449,7 @@ def update_pod(old: Pod, new_or_patch: Pod | Mapping[str, Any], *,
     meta.creation_timestamp = old_meta.creation_timestamp or meta.creation_timestamp
     meta.deletion_timestamp = old_meta.deletion_timestamp
     meta.generation = old_meta.generation
-    errors = validate_pod_update(old, new)
+    errors = validate_pod_update(old, new, comparison_operators=bool(gates.get("TaintTolerationComparisonOperators")))
     if errors:
         raise ManifestError.combine(errors)
     new.status = old.status.clone()

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from kschedlab.api.validation import label_value_errors, qualified_name_errors
+
 _INT64 = re.compile(r"[+-]?[0-9]+\Z")
 _CANONICAL_INT = re.compile(r"(0|-?[1-9][0-9]*)\Z")
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -108,3 +110,81 @@ def find_matching_untolerated_taint(taints: Iterable, tolerations: list, effects
     if first_error is not None:
         raise first_error
     return None
+
+
+# ------------------------------------------------------------------ validation (ValidateTolerations)
+
+#: apimachinery ``content.IsDecimalInteger``'s message
+DECIMAL_INTEGER_MSG = "must be a valid decimal integer in canonical form"
+
+
+def decimal_integer_errors(value: str) -> list[str]:
+    """``content.IsDecimalInteger``: "0" or an optional "-" then a digit 1-9 and more digits.
+
+    Stricter than a plain integer parse: no "+", no leading zeros, no "-0", no spaces.
+
+    >>> decimal_integer_errors("950"), decimal_integer_errors("-3"), decimal_integer_errors("0")
+    ([], [], [])
+    >>> decimal_integer_errors("0950"), decimal_integer_errors("+1"), decimal_integer_errors("")
+    (['must be a valid decimal integer in canonical form'], ['must be a valid decimal integer in canonical form'], ['must be non-empty'])
+    """
+    if value == "":
+        return ["must be non-empty"]
+    return [] if _CANONICAL_INT.match(value) and value != "-0" else [DECIMAL_INTEGER_MSG]
+
+
+def _quoted(value) -> str:
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def uses_comparison_operators(tolerations: Iterable) -> bool:
+    """Whether any toleration uses ``Lt`` or ``Gt`` (upstream ``taintTolerationComparisonOperatorsInUse``:
+    an update keeps a pod valid that was created with them, even after the gate is turned off).
+
+    >>> from kschedlab.api.core import Toleration
+    >>> uses_comparison_operators([Toleration(key="sla", operator="Gt", value="900")])
+    True
+    """
+    return any(t.operator in ("Lt", "Gt") for t in tolerations)
+
+
+def validate_tolerations(tolerations: Iterable, path: list, *, comparison_operators: bool = False) -> list[tuple[list, str]]:
+    """``ValidateTolerations``: ``(field path, message)`` for every problem of ``tolerations``.
+
+    ``comparison_operators`` is ``PodValidationOptions.AllowTaintTolerationComparisonOperators``
+    (the TaintTolerationComparisonOperators gate, or an old pod that already uses Lt/Gt).
+    Without it ``Lt`` and ``Gt`` are unsupported operators; with it their value must be a
+    decimal integer in canonical form.
+
+    >>> from kschedlab.api.core import Toleration
+    >>> sla = Toleration(key="sla", operator="Gt", value="0950", effect="NoSchedule")
+    >>> validate_tolerations([sla], ["spec", "tolerations"])
+    [(['spec', 'tolerations', 0, 'operator'], 'Unsupported value: "Gt": supported values: "Equal", "Exists"')]
+    >>> validate_tolerations([sla], ["spec", "tolerations"], comparison_operators=True)
+    [(['spec', 'tolerations', 0, 'value'], 'Invalid value: "0950": must be a valid decimal integer in canonical form')]
+    """
+    out: list[tuple[list, str]] = []
+    for i, t in enumerate(tolerations):
+        p = [*path, i]
+        key, op, value = t.key or "", t.operator or "", t.value or ""
+        if key:
+            out += [([*p, "key"], f"Invalid value: {_quoted(key)}: {msg}") for msg in qualified_name_errors(key)]
+        if not key and op != "Exists":
+            out.append(([*p, "operator"], f"Invalid value: {_quoted(op)}: operator must be Exists when `key` is "
+                                          'empty, which means "match all values and all keys"'))
+        if t.toleration_seconds is not None and t.effect != "NoExecute":
+            out.append(([*p, "effect"], f"Invalid value: {_quoted(t.effect or '')}: effect must be 'NoExecute' "
+                                        "when `tolerationSeconds` is set"))
+        if op in ("", "Equal"):
+            errs = label_value_errors(value)
+            if errs:
+                out.append(([*p, "operator"], f"Invalid value: {_quoted(value)}: " + ";".join(errs)))
+        elif op == "Exists":
+            if value:
+                out.append(([*p, "operator"], f"Invalid value: {_quoted(value)}: value must be empty when "
+                                              "`operator` is 'Exists'"))
+        elif op in ("Lt", "Gt") and comparison_operators:
+            out += [([*p, "value"], f"Invalid value: {_quoted(value)}: {msg}") for msg in decimal_integer_errors(value)]
+        else:
+            out.append(([*p, "operator"], f'Unsupported value: {_quoted(op)}: supported values: "Equal", "Exists"'))
+    return out

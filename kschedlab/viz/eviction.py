@@ -65,9 +65,11 @@ def taint_timeline(frame, *, pods: Iterable[str] | None = None, start: float = 0
                         marker={"symbol": symbol, "size": 11, "color": color},
                         text=[esc(r.detail) for r in sel], hovertemplate="%{y}: " + event + " at t=%{x}"
                         "<br>%{text}<extra></extra>")
-    fig.update_layout(template=TEMPLATE, title=title, barmode="overlay", height=120 + 40 * len(rows),
-                      xaxis={"title": "time (s)", "range": [start, until]},
-                      yaxis={"autorange": "reversed", "type": "category"}, legend={"orientation": "h"})
+    # the legend sits between the title and the plot, clear of the time axis and its ticks
+    fig.update_layout(template=TEMPLATE, title=title, barmode="overlay", height=170 + 40 * len(rows),
+                      margin={"t": 110}, xaxis={"title": "time (s)", "range": [start, until]},
+                      yaxis={"title": "pod", "autorange": "reversed", "type": "category"},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0})
     return fig
 
 

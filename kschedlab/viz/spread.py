@@ -60,7 +60,10 @@ from plotly.subplots import make_subplots
 
 from kschedlab.plugins.pod_topology_spread_common import (
     DO_NOT_SCHEDULE, MAX_INT32, SCHEDULE_ANYWAY, SpreadConstraint, filter_constraints)
-from kschedlab.viz.common import NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
+from kschedlab.viz.common import NOT_RUN_COLOR, TEMPLATE, esc
+
+#: Okabe-Ito blue and vermillion: "may go there" and "full" stay apart for colour-blind readers
+FITS_COLOR, FULL_COLOR = "#0072B2", "#D55E00"
 
 __all__ = ["spread_constraints", "spread_table", "topology_skew", "with_constraint", "spread_variants",
            "compare_spread", "add_matching_pod", "add_replica", "probe", "place_replicas"]
@@ -240,10 +243,10 @@ def _add_panel(fig, table: pd.DataFrame, col: int, *, show_legend: bool) -> None
             colors.append(SOFT_COLOR)
             labels.append(f"skew {skew}")
         elif row["fits"]:
-            colors.append(PASSED_COLOR)
+            colors.append(FITS_COLOR)
             labels.append(f"skew {skew} ≤ {row['maxSkew']} ✓")
         else:
-            colors.append(REJECTED_COLOR)
+            colors.append(FULL_COLOR)
             labels.append(f"skew {skew} > {row['maxSkew']} ✗")
         custom.append([esc(row["nodes"]), "-" if pd.isna(skew) else int(skew), labels[-1]])
     fig.add_trace(go.Bar(
@@ -264,7 +267,7 @@ def _add_panel(fig, table: pd.DataFrame, col: int, *, show_legend: bool) -> None
         if hard:
             fig.add_trace(go.Scatter(x=x, y=[limit] * len(x), mode="lines", name="most a domain may hold to fit",
                                      legendgroup="limit", showlegend=show_legend,
-                                     line={"dash": "dot", "color": REJECTED_COLOR},
+                                     line={"dash": "dot", "color": FULL_COLOR},
                                      hovertemplate=(f"a domain with more than {limit} matching pods is full "
                                                     f"(minimum {minimum} + maxSkew {a['maxSkew']} - self match "
                                                     f"{int(table['self match'].iloc[0])})<extra></extra>")),
@@ -317,10 +320,11 @@ def _skew_figure(tables: Sequence[pd.DataFrame], subtitles: Sequence[str], title
     fig.update_yaxes(title_text="matching pods", row=1, col=1)
     if notes:
         for i, note in enumerate(notes, start=1):
-            fig.add_annotation(text=note, xref=f"x{'' if i == 1 else i} domain", yref="paper", x=0.5, y=-0.22,
-                               showarrow=False, font={"size": 11}, align="center")
-    fig.update_layout(template=TEMPLATE, title=esc(title), height=430 + (40 if notes else 0),
-                      margin={"b": 110 if notes else 60, "t": 100},
+            # below the panel's tick labels and axis title (70 px), never over them
+            fig.add_annotation(text=note, xref=f"x{'' if i == 1 else i} domain", yref="paper", x=0.5, y=0,
+                               yanchor="top", yshift=-70, showarrow=False, font={"size": 11}, align="center")
+    fig.update_layout(template=TEMPLATE, title=esc(title), height=430 + (90 if notes else 0),
+                      margin={"b": 160 if notes else 60, "t": 100},
                       legend={"orientation": "h", "y": 1.13, "x": 1, "xanchor": "right", "yanchor": "bottom"})
     return fig
 

@@ -148,11 +148,12 @@ def queue_timeline(result, pods: Iterable[str] | None = None, *, show_running: b
             marker={"symbol": "diamond", "size": 11, "color": colors, "line": {"color": "black", "width": 1}},
             hovertemplate="%{y}<br>attempt at %{x:g} s: %{customdata}<extra></extra>"))
     fig.update_layout(
-        template=TEMPLATE, title=esc(title), barmode="overlay", height=160 + 34 * max(len(order), 1),
-        xaxis={"title": "virtual time (s)", "rangemode": "tozero"},
-        yaxis={"title": "", "categoryorder": "array", "categoryarray": [esc(p) for p in order],
+        template=TEMPLATE, title=esc(title), barmode="overlay", height=200 + 34 * max(len(order), 1),
+        margin={"t": 110}, xaxis={"title": "virtual time (s)", "rangemode": "tozero"},
+        yaxis={"title": "pod", "categoryorder": "array", "categoryarray": [esc(p) for p in order],
                "autorange": "reversed"},
-        legend={"orientation": "h", "y": -0.2 if len(order) > 3 else -0.4})
+        # between the title and the plot: clear of the time axis, its ticks and its title
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0})
     return fig
 
 

@@ -199,7 +199,7 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
         k = nodes.index(chosen[0])
         fig.add_shape(type="rect", xref="x", yref="paper", x0=k - 0.5, x1=k + 0.5, y0=0, y1=1,
                       fillcolor=CHOSEN_COLOR, opacity=0.15, line={"width": 0}, layer="below")
-        fig.add_trace(go.Scatter(x=[esc(chosen[0])], y=[top + max(totals) * 0.1 + 1], name="chosen",
+        fig.add_trace(go.Scatter(x=[esc(chosen[0])], y=[top + max(totals) * 0.2 + 2], name="chosen",
                                  mode="markers", customdata=[top],
                                  marker={"symbol": "star", "size": 16, "color": CHOSEN_COLOR,
                                          "line": {"color": "black", "width": 1}},
@@ -208,7 +208,7 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
     note = f"{trace.ties} nodes tied for the top score; one was picked at random" if trace.ties > 1 else ""
     fig.update_layout(template=TEMPLATE, barmode="stack", title=title, height=440,
                       xaxis={"title": "node", "tickvals": x, "ticktext": ticktext},
-                      yaxis={"title": "normalized score × weight", "range": [0, max(totals) * 1.2 + 2]},
+                      yaxis={"title": "normalized score × weight", "range": [0, max(totals) * 1.32 + 4]},
                       legend={"traceorder": "normal"})
     if note:
         fig.add_annotation(text=note, x=0, y=1.06, xref="paper", yref="paper", showarrow=False, xanchor="left")

@@ -43,6 +43,7 @@ def _enable_kubelet(sim: Simulation, spec, kubelet_config) -> None:
             if key not in sim.cluster.pods and key not in created:
                 raise ManifestError(f"Simulation spec.usage[{i}].pod: Not found: {usage.pod!r}")
     sim.kubelet = NodePressureEviction(spec.usage, spec.kubelet, default)
+    sim.kubelet.learn_images(sim.cluster.nodes.values())
     for node in sim.cluster.nodes.values():
         sim.kubelet.manager(node)
 

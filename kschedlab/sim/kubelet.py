@@ -590,7 +590,7 @@ class NodePressureEviction:
             return None
         pod = next(p for p in pods if _pod_name_key(p) == victim.pod)
         key = _pod_key(pod)
-        st = self.containers.get(key)
+        st = self._container(pod)
         use = self.pod_usage(pod, now)
         record.update(pod=key, container=victim.container, rss=victim.rss)
         if st is None or st.name != victim.container:
@@ -615,10 +615,18 @@ class NodePressureEviction:
         record["action"] = "pod Failed (restartPolicy Never)"
         return key, "Failed"
 
+    def _container(self, pod) -> ContainerState | None:
+        """The state of ``pod``'s usage-bearing container (made on first use for pods bound
+        before the kubelet model existed)."""
+        key = _pod_key(pod)
+        if key not in self.containers and pod.spec.containers and pod.spec.node_name:
+            first = pod.spec.containers[0]
+            self.containers[key] = ContainerState(first.name, first.image or "", self.started.get(key, 0.0))
+        return self.containers.get(key)
+
     def container_statuses(self, pod, now: float) -> list[dict]:
         """``status.containerStatuses`` of ``pod`` as the kubelet would report them."""
-        key = _pod_key(pod)
-        st = self.containers.get(key)
+        st = self._container(pod)
         out = []
         for c in pod.spec.containers:
             if st is None or c.name != st.name:
@@ -644,7 +652,8 @@ class NodePressureEviction:
         """``pod`` left ``node`` (evicted, finished or deleted): its containers are dead and
         their content is collectable; its writable layer and logs stay until then."""
         key = _pod_key(pod)
-        st = self.containers.pop(key, None)
+        st = self._container(pod)
+        self.containers.pop(key, None)
         mgr = self.managers.get(node) if node else None
         if mgr is None:
             return
@@ -772,7 +781,46 @@ def report(kubelet: NodePressureEviction) -> dict:
     """What ``kschedlab simulate -o json`` shows under ``kubelet``: every signal row, the
     condition and taint changes, and the evictions with their ranking tables."""
     return {"signals": [dict(r) for r in kubelet.signals], "conditions": [dict(r) for r in kubelet.conditions],
-            "evictions": [dict(r) for r in kubelet.evictions]}
+            "evictions": [dict(r) for r in kubelet.evictions], "oomKills": [dict(r) for r in kubelet.ooms],
+            "reclaims": [dict(r) for r in kubelet.reclaims]}
+
+
+def oom_text(o: dict) -> list[str]:
+    """Lines of the table output for one OOM kill."""
+    import pandas as pd
+
+    where = {"node": "the node's memory", "kubepods": "the kubepods cgroup (node allocatable)",
+             "container": "the container's memory limit"}[o["domain"]]
+    head = (f"\n{o['time']:g} s  {o['node']}: out of memory in {where} ({short_bytes(o['demand'])} wanted, "
+            f"{short_bytes(o['limit'])} there) -- the kernel's OOM killer ")
+    if o["pod"] is None:
+        return [head + "found no process to kill"]
+    lines = [head + f"kills {o['pod']} container {o['container']} (OOMKilled, exit code 137): {o['action']}"]
+    if o["ranking"]:
+        table = pd.DataFrame(o["ranking"])[["rank", "pod", "container", "qos", "memoryRequest", "rss", "oomScoreAdj",
+                                             "badness", "oomScore", "killed"]]
+        for col in ("memoryRequest", "rss"):
+            table[col] = [short_bytes(v) for v in table[col]]
+        lines.append("  " + table.to_string(index=False).replace("\n", "\n  "))
+    return lines
+
+
+def reclaim_text(r: dict) -> str:
+    """One line of the table output for a garbage collection or node-level reclaim."""
+    what = {"eviction": f"node-level reclaim for {r['signal']} ({', '.join(r['steps'])})",
+            "containerGC": "container GC", "imageGC": "image GC"}[r["kind"]]
+    parts = []
+    if r["containersRemoved"]:
+        parts.append(f"{len(r['containersRemoved'])} dead container(s)")
+    if r["imagesRemoved"]:
+        parts.append("images " + ", ".join(r["imagesRemoved"]))
+    freed = f"freed {short_bytes(r['freedBytes'])}" if r["freedBytes"] else "freed nothing"
+    tail = ""
+    if r["kind"] == "eviction":
+        tail = "; enough: no pod evicted" if r["sufficient"] else "; not enough"
+    elif r.get("error"):
+        tail = f"; {r['error']}"
+    return f"  {r['time']:g} s  {r['node']}  {what}: {', '.join(parts) or 'nothing to remove'}, {freed}{tail}"
 
 
 def report_text(kubelet: NodePressureEviction) -> str:
@@ -781,6 +829,10 @@ def report_text(kubelet: NodePressureEviction) -> str:
 
     parts = ["node-pressure eviction: signals against thresholds (rows where something changed)",
              signals_frame(kubelet).to_string(index=False)]
+    if kubelet.reclaims:
+        parts += ["\ngarbage collection and node-level reclaim:"] + [reclaim_text(r) for r in kubelet.reclaims]
+    for o in kubelet.ooms:
+        parts += oom_text(o)
     if kubelet.conditions:
         parts += ["\nnode conditions and taints:"]
         for c in kubelet.conditions:
@@ -794,7 +846,8 @@ def report_text(kubelet: NodePressureEviction) -> str:
             parts.append(f"  node-level reclaim first: {', '.join(e['nodeReclaim'])} (not enough)")
         if e["ranking"]:
             table = pd.DataFrame(e["ranking"])
-            if e.get("ranking") and e["ranking"][0].get("ranking") in ("memory", "ephemeral-storage"):
+            if e.get("ranking") and (e["ranking"][0].get("ranking") == "memory"
+                                     or str(e["ranking"][0].get("ranking")).startswith("disk(ephemeral-storage")):
                 for col in ("usage", "request", "aboveRequest"):
                     if col in table:
                         table[col] = [short_bytes(v) if v == v and v is not None else "-" for v in table[col]]

@@ -197,6 +197,13 @@ class ImageGCManager:
             if bytes_to_free is not None and result.freed >= bytes_to_free:
                 break
 
+    def free_space(self, images: Iterable[Image], in_use: set[str], bytes_to_free: int, now: float | None
+                   ) -> GCResult:
+        """``freeSpace``: eligible unused images in eviction order until ``bytes_to_free`` are freed."""
+        result = GCResult(wanted=bytes_to_free)
+        self._free_space(bytes_to_free, now, self.images_in_eviction_order(images, in_use, now), result)
+        return result
+
     def delete_unused_images(self, images: Iterable[Image], in_use: set[str], now: float | None) -> GCResult:
         """``DeleteUnusedImages``: free every eligible unused image (the eviction manager's reclaim)."""
         result = GCResult()

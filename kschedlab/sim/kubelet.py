@@ -489,6 +489,9 @@ class NodePressureEviction:
         return cap, max(cap - reserved, 0)
 
     def _memory_points(self, pods: list, now: float) -> list[float]:
+        return [t for t in self._all_memory_points(pods, now) if math.isfinite(t)]
+
+    def _all_memory_points(self, pods: list, now: float) -> list[float]:
         points = [now]
         for pod in pods:
             st = self.containers.get(_pod_key(pod))

@@ -200,7 +200,7 @@ def first_crossing(f: Callable[[float], int], limit: int, start: float, breakpoi
                     hi = mid
                 else:
                     lo = mid
-            t = math.ceil(hi * 1000 - 1e-6) / 1000
+            t = round(math.ceil(hi * 1000 - 1e-6) / 1000, 3)
             return t if t >= start and f(t) > limit else hi
         lo = b
     return None

@@ -183,7 +183,7 @@ def first_crossing(f: Callable[[float], int], limit: int, start: float, breakpoi
     """The first time ``t >= start`` with ``f(t) > limit``, for an ``f`` linear between
     ``breakpoints`` (found to the millisecond; None: never).
 
-    >>> first_crossing(lambda t: int(100 * t), 250, 0.0, [0.0, 10.0])
+    >>> first_crossing(lambda t: 100 * t, 250, 0.0, [0.0, 10.0])
     2.51
     """
     if f(start) > limit:
@@ -201,6 +201,10 @@ def first_crossing(f: Callable[[float], int], limit: int, start: float, breakpoi
                 else:
                     lo = mid
             t = round(math.ceil(hi * 1000 - 1e-6) / 1000, 3)
-            return t if t >= start and f(t) > limit else hi
+            for _ in range(3):  # float rounding: the next millisecond
+                if t >= start and f(t) > limit:
+                    return t
+                t = round(t + 0.001, 3)
+            return hi
         lo = b
     return None

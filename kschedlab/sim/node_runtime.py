@@ -184,7 +184,7 @@ def first_crossing(f: Callable[[float], int], limit: int, start: float, breakpoi
     ``breakpoints`` (found to the millisecond; None: never).
 
     >>> first_crossing(lambda t: 100 * t, 250, 0.0, [0.0, 10.0])
-    2.51
+    2.501
     """
     if f(start) > limit:
         return start

@@ -49,7 +49,8 @@ from kschedlab.kubelet.signals import (NODE_DISK_PRESSURE, NODE_MEMORY_PRESSURE,
 from kschedlab.kubelet.thresholds import get_threshold_quantity
 
 __all__ = ["HOUSEKEEPING_INTERVAL", "POD_CLEANUP_TIMEOUT", "CONDITION_REASONS", "REASON_TERMINATION_BY_KUBELET",
-           "NodePressureEviction", "kubelet_for_node", "replicaset_replacements"]
+           "NodePressureEviction", "kubelet_for_node", "kubelet_configuration_for_node", "replicaset_replacements",
+           "signals_frame", "oom_frame", "reclaims_frame", "report", "report_text"]
 
 #: seconds between two housekeeping rounds (upstream ``monitoringInterval``)
 HOUSEKEEPING_INTERVAL = 10.0
@@ -859,3 +860,29 @@ def report_text(kubelet: NodePressureEviction) -> str:
             parts.append(f"  replaced by {e['replacement']}"
                          + (f" on {e['replacementNode']}" if e["replacementNode"] else " (not scheduled)"))
     return "\n".join(parts)
+
+
+def oom_frame(kubelet: NodePressureEviction):
+    """The OOM kills of a run, one row each: when, where the memory ran out, who died and what
+    the kubelet does next (the ranking tables are in ``kubelet.ooms[i]["ranking"]``)."""
+    import pandas as pd
+
+    rows = [{"time": o["time"], "node": o["node"], "domain": o["domain"], "wanted": short_bytes(o["demand"]),
+             "limit": short_bytes(o["limit"]), "killed": f"{o['pod']}/{o['container']}" if o["pod"] else None,
+             "rss": short_bytes(o["rss"]) if o["rss"] is not None else None, "then": o["action"]}
+            for o in kubelet.ooms]
+    return pd.DataFrame(rows, columns=["time", "node", "domain", "wanted", "limit", "killed", "rss", "then"])
+
+
+def reclaims_frame(kubelet: NodePressureEviction):
+    """Garbage collection and node-level reclaim of a run that removed something or was not
+    enough, one row each."""
+    import pandas as pd
+
+    rows = [{"time": r["time"], "node": r["node"], "kind": r["kind"], "signal": r["signal"],
+             "steps": ", ".join(r["steps"]), "dead containers": len(r["containersRemoved"]),
+             "images": ", ".join(r["imagesRemoved"]), "freed": short_bytes(r["freedBytes"]),
+             "enough": r["sufficient"]}
+            for r in kubelet.reclaims]
+    return pd.DataFrame(rows, columns=["time", "node", "kind", "signal", "steps", "dead containers", "images",
+                                       "freed", "enough"])

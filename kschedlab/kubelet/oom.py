@@ -141,6 +141,7 @@ def oom_processes(pods: Sequence, pod_stats: Iterable[Mapping[str, Any]] | PodSt
     (the container's working set in ``pod_stats``, summary-API form; a container without
     stats uses nothing), the ``oom_score_adj`` the kubelet set on a node of
     ``memory_capacity`` bytes, and its badness in a domain of ``totalpages`` pages
+    (a pod with one container and pod-level stats only: the pod's working set)
     (default: the node, ``memory_capacity // PAGE_SIZE``)."""
     index = pod_stats if isinstance(pod_stats, PodStatsIndex) else PodStatsIndex(pod_stats)
     pages = memory_capacity // PAGE_SIZE if totalpages is None else totalpages
@@ -148,7 +149,10 @@ def oom_processes(pods: Sequence, pod_stats: Iterable[Mapping[str, Any]] | PodSt
     for pod in pods:
         stats = index.get(pod) or {}
         used = {c.get("name"): ((c.get("memory") or {}).get("workingSetBytes") or 0)
-                for c in stats.get("containers") or []}
+                for c in stats.get("containers") or [] if (c.get("memory") or {}).get("workingSetBytes") is not None}
+        if not used and len(pod.spec.containers) == 1 and (stats.get("memory") or {}).get("workingSetBytes"):
+            # stats of the pod alone: its one container holds it
+            used = {pod.spec.containers[0].name: stats["memory"]["workingSetBytes"]}
         for c in [*pod.spec.init_containers, *pod.spec.containers]:
             if c.name not in used and any(c is i for i in pod.spec.init_containers):
                 continue  # an init container that is not running has no process

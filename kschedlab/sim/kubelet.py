@@ -362,6 +362,12 @@ class NodePressureEviction:
             pods = self.pods_on(cluster, name)
             when = self._align(mgr, now)
             times = [when] if self._wants_round(mgr, pods, when) else []
+            for gc_at in (mgr.runtime.next_container_gc, mgr.runtime.next_image_gc):
+                # the first round at or after a periodic collection that would remove something
+                t = when if gc_at <= when else \
+                    when + math.ceil((gc_at - when) / HOUSEKEEPING_INTERVAL - 1e-9) * HOUSEKEEPING_INTERVAL
+                if t > when and self._gc_pending(mgr, pods, t):
+                    times.append(t)
             oom = self.next_oom(cluster, name, now)
             if oom is not None:
                 times.append(oom[0])

@@ -167,3 +167,20 @@ def test_cli_shows_the_oom_killer_and_reclaim():
     data = json.loads(out)
     kubelet = data["kubelet"] if "kubelet" in data else data
     assert [r["node"] for r in kubelet["reclaims"]][:2] == ["disk-single", "disk-imagefs"]
+
+
+def test_finished_pod_leaves_a_dead_container_until_the_minute_gc(tmp_path):
+    node = json.loads(json.dumps(NODE))
+    node["status"]["capacity"]["ephemeral-storage"] = "10Gi"
+    job = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "job", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    path = _scenario(tmp_path, [node], {"events": [{"at": 0, "duration": 15, "create": job}],
+                                        "usage": [{"pod": "default/job", "resource": "ephemeral-storage",
+                                                   "constant": "2Gi"}]})
+    sim, _ = from_files(path)
+    result = sim.run()
+    # the run waits for the kubelet's container GC (every minute) to delete the 2Gi writable layer
+    assert (result.stop_reason, result.end_time) == ("quiescent", 60.0)
+    assert [(r["time"], r["kind"], r["freedBytes"]) for r in sim.kubelet.reclaims] == [(60.0, "containerGC", 2 * 2**30)]
+    at = [r["availableBytes"] for r in sim.kubelet.signals if r["signal"] == "nodefs.available"]
+    assert at[-1] == 10 * 2**30

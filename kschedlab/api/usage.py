@@ -16,12 +16,22 @@ node (so a replacement starts over):
 ``table: [{at: 0, value: 1Gi}, {at: 60, value: 3Gi}]``
     each value from its ``at`` until the next (0 before the first)
 
+An ``ephemeral-storage`` or ``inodes`` usage lands, by ``fs``, in the container's
+``writableLayer`` (the default) or its ``logs``; which filesystem that is depends on the
+node's layout (below).
+
 ``spec.kubelet[]`` gives nodes a KubeletConfiguration (``config``: its fields, as in a
 KubeletConfiguration file; unset: the scenario's KubeletConfiguration) chosen by ``nodeNames`` and/or ``nodeSelector`` (neither: every
 node; the first entry that matches a node is its kubelet), and what the node has outside
 pods: ``systemUsage`` (memory, ephemeral-storage, inodes, pids used by the OS and
 daemons), ``inodes`` (the node filesystem's inode count; unset: no inode signal) and
-``maxPID`` (``kernel.pid_max``, 4194304 by default).
+``maxPID`` (``kernel.pid_max``, 4194304 by default), and the node's filesystem ``layout``:
+``single`` (one disk: images, writable layers and logs on nodefs, the default), ``imagefs``
+(a dedicated imagefs holds images and writable layers) or ``split`` (writable layers stay on
+nodefs as containerfs, imagefs holds only images; needs the kubelet's
+``KubeletSeparateDiskGC`` gate, on by default). With ``imagefs`` / ``split``, ``imageFs``
+gives that filesystem's ``capacity`` (and ``inodes``). The node's images are its
+``status.images``.
 
 >>> u = PodUsage.model_validate({"pod": "default/web", "resource": "memory",
 ...                              "ramp": {"from": 0, "to": "1Gi", "end": 100}})
@@ -46,12 +56,17 @@ from .meta import LabelSelector
 from .quantity import Quantity
 
 __all__ = ["USAGE_RESOURCES", "UsageShape", "Ramp", "Step", "TablePoint", "PodUsage", "NodeKubelet",
-           "DEFAULT_MAX_PID"]
+           "DEFAULT_MAX_PID", "FS_WRITABLE_LAYER", "FS_LOGS", "FILESYSTEM_LAYOUTS", "FilesystemSpec"]
 
 #: the resources a usage can give, as the eviction manager names them
 USAGE_RESOURCES = ("memory", "ephemeral-storage", "inodes", "pids")
 #: ``kernel.pid_max`` on a 64-bit Linux node
 DEFAULT_MAX_PID = 4194304
+#: where a disk usage lands (``PodUsage.fs``)
+FS_WRITABLE_LAYER = "writableLayer"
+FS_LOGS = "logs"
+#: node filesystem layouts (the names of :mod:`kschedlab.kubelet.ranking`'s ``LAYOUTS``)
+FILESYSTEM_LAYOUTS = ("single", "imagefs", "split")
 
 
 def _amount(v: Any) -> int:
@@ -174,6 +189,7 @@ class PodUsage(K8sModel):
     ramp: Ramp | None = None
     step: Step | None = None
     table: list[TablePoint] | None = None
+    fs: Literal["writableLayer", "logs"] | None = None
 
     SHAPES: ClassVar[tuple[str, ...]] = ("constant", "ramp", "step", "table")
 
@@ -202,7 +218,16 @@ class PodUsage(K8sModel):
             raise ValueError("a usage needs exactly one of pod, selector")
         if self.pod is not None and self.namespace is not None:
             raise ValueError("namespace goes with selector (write pod: namespace/name)")
+        if self.fs is not None and self.resource not in ("ephemeral-storage", "inodes"):
+            raise ValueError(f"fs goes with ephemeral-storage or inodes, not {self.resource}")
         return self
+
+    @property
+    def target(self) -> str:
+        """``writableLayer`` or ``logs`` (disk usages); the resource itself otherwise."""
+        if self.resource in ("ephemeral-storage", "inodes"):
+            return self.fs or FS_WRITABLE_LAYER
+        return self.resource
 
     @property
     def shape(self) -> UsageShape:
@@ -229,6 +254,21 @@ class PodUsage(K8sModel):
         return self.selector.matches(pod.metadata.labels or {})
 
 
+class FilesystemSpec(K8sModel):
+    """A dedicated filesystem's size: ``capacity`` (a quantity) and ``inodes``."""
+
+    capacity: Any
+    inodes: int | None = None
+
+    @field_validator("capacity")
+    @classmethod
+    def _cap(cls, v: Any) -> int:
+        value = _amount(v)
+        if value <= 0:
+            raise ValueError("must be greater than 0")
+        return value
+
+
 class NodeKubelet(K8sModel):
     """One entry of ``spec.kubelet``: the nodes it is for and their kubelet."""
 
@@ -238,6 +278,16 @@ class NodeKubelet(K8sModel):
     system_usage: dict[str, Any] = {}
     inodes: int | None = None
     max_pid: int = Field(default=DEFAULT_MAX_PID, alias="maxPID")
+    layout: Literal["single", "imagefs", "split"] = "single"
+    image_fs: FilesystemSpec | None = None
+
+    @model_validator(mode="after")
+    def _filesystems(self) -> "NodeKubelet":
+        if self.layout != "single" and self.image_fs is None:
+            raise ValueError(f"layout {self.layout} needs imageFs (its capacity)")
+        if self.layout == "single" and self.image_fs is not None:
+            raise ValueError("imageFs goes with layout imagefs or split")
+        return self
 
     @field_validator("system_usage")
     @classmethod

@@ -311,6 +311,10 @@ STAGES: dict[str, Callable[[dict, list[str]], None]] = {
     "eviction-rank": _stage_rank,
 }
 
+from kschedlab.conformance.kubelet_gc import STAGES as _GC_STAGES  # noqa: E402  (node-level reclaim)
+
+STAGES.update(_GC_STAGES)
+
 
 def run_case(case: dict[str, Any]) -> list[str]:
     """Run one eviction case; the differences from ``expected`` (empty = pass). A crash is

@@ -7,7 +7,9 @@ Modules: ``signals`` (signals, node conditions, observations), ``thresholds`` (p
 containerfs / allocatable rules, met, grace periods, minimum reclaim), ``config``
 (KubeletConfiguration / flags -> :class:`EvictionConfig`, node allocatable),
 ``ranking`` (who goes first, as a table), ``reclaim`` (node-level reclaim),
-``manager`` (:func:`synchronize`, one round), ``qos_policy`` (oom_score_adj). The
+``manager`` (:func:`synchronize`, one round), ``qos_policy`` (oom_score_adj), ``oom`` (the
+kernel's OOM killer: badness and victim), ``images`` and ``container_gc`` (the garbage
+collectors node-level reclaim runs). The
 eviction conformance stages are in :mod:`kschedlab.conformance.kubelet`.
 
 >>> from kschedlab.kubelet import eviction_config, kubelet_config_from_flags
@@ -24,6 +26,8 @@ from .config import (
     node_allocatable,
 )
 from .manager import EvictionState, SyncResult, synchronize
+from .images import ImageGCManager, ImageGCPolicy, image_gc_policy
+from .oom import oom_badness, oom_ranking_frame, oom_ranking_table, select_bad_process
 from .qos_policy import container_oom_score_adjust, pod_oom_score_adjusts
 from .ranking import rank_pods, ranking_frame, ranking_table
 from .signals import SIGNAL_TO_NODE_CONDITION, SIGNAL_TO_RESOURCE, SIGNALS, make_signal_observations
@@ -34,5 +38,6 @@ __all__ = [
     "load_kubelet_config", "node_allocatable", "EvictionState", "SyncResult", "synchronize",
     "container_oom_score_adjust", "pod_oom_score_adjusts", "rank_pods", "ranking_frame", "ranking_table",
     "SIGNALS", "SIGNAL_TO_NODE_CONDITION", "SIGNAL_TO_RESOURCE", "make_signal_observations", "Threshold",
-    "ThresholdValue", "parse_threshold_config", "reclaim_target", "thresholds_met",
+    "ThresholdValue", "parse_threshold_config", "reclaim_target", "thresholds_met", "ImageGCManager",
+    "ImageGCPolicy", "image_gc_policy", "oom_badness", "oom_ranking_frame", "oom_ranking_table", "select_bad_process",
 ]

@@ -288,6 +288,8 @@ class Simulation:
         info = self.cluster.pod_infos[key]
         bound = self.cluster.pods[key].spec.node_name
         pod = self.cluster.pods[key]
+        if self.kubelet is not None and bound:
+            self.kubelet.pod_gone(pod, bound, self.now)
         self.cluster.remove_pod(key)
         self.changes.changed()
         self.changes.forget(key)
@@ -379,6 +381,8 @@ class Simulation:
         from kschedlab.eviction.taint_manager import reconcile_condition_taints, set_node_condition
         from kschedlab.sim.kubelet import CONDITION_REASONS
 
+        self._kubelet_containers()
+
         for name in self.kubelet.due(self.cluster, self.now):
             result = self.kubelet.round(self.cluster, name, self.now)
             node = self.cluster.nodes[name]
@@ -402,6 +406,48 @@ class Simulation:
                 self._update_node(new)
             if result.evicted_pod is not None:
                 self._kubelet_evict(name, result)
+        self._kubelet_node_images()
+
+    def _kubelet_containers(self) -> None:
+        """Container restarts and the kernel's OOM kills due now (``kschedlab.sim.kubelet``)."""
+        from kschedlab.sim.kubelet import replicaset_replacements
+
+        for key, what in self.kubelet.advance(self.cluster, self.now):
+            pod = self.cluster.pods.get(key)
+            if pod is None:
+                continue
+            pod.status.container_statuses = self.kubelet.container_statuses(pod, self.now)
+            self.changes.changed()
+            if what != "Failed":
+                continue
+            pod.status.phase = "Failed"
+            row = self._timeline.get(key)
+            if row is not None:
+                row["finished"] = self.now
+            duration = self._durations.get(key)
+            self._on_delete_pod(key)  # a terminal pod leaves the scheduler's cache
+            for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates):
+                self._on_create_pod((new, duration))
+
+    def _kubelet_node_images(self) -> None:
+        """Nodes whose images were pulled or collected report them in ``status.images``."""
+        from kschedlab.api.core import ContainerImage, normalize_image_name
+
+        for name in sorted(self.kubelet.images_changed):
+            mgr = self.kubelet.managers.get(name)
+            if mgr is None or name not in self.cluster.nodes:
+                continue
+            node = self.cluster.nodes[name]
+            images = []
+            for key, img in mgr.runtime.images.items():
+                old = next((o for o in node.status.images if any(normalize_image_name(n) == key for n in o.names)),
+                           None)
+                images.append(old if old is not None else ContainerImage(names=[key], size_bytes=img.size))
+            if [i.names for i in images] != [i.names for i in node.status.images]:
+                new = node.clone()
+                new.status.images = images
+                self._update_node(new)
+        self.kubelet.images_changed.clear()
 
     def _kubelet_evict(self, node: str, result) -> None:
         """The kubelet kills the pod: ``DisruptionTarget`` now, ``Failed`` / ``Evicted`` at the end of
@@ -596,8 +642,13 @@ class Simulation:
             row["node"] = node
         self.queue.assigned_pod_added(self.cluster.pod_infos[key])
         self.taint_manager.on_pod_update(self.cluster.pods[key], self.now)
+        pod = self.cluster.pods[key]
+        if pod.status.phase in (None, "Pending"):  # the kubelet starts it
+            pod.status.phase = "Running"
+            pod.status.start_time = datetime.fromtimestamp(self.now, timezone.utc)
         if self.kubelet is not None:
-            self.kubelet.pod_started(key, self.now, node)
+            self.kubelet.pod_started(key, self.now, node, pod)
+            pod.status.container_statuses = self.kubelet.container_statuses(pod, self.now)
         duration = self._durations.get(key)
         if duration is not None:
             self._at(self.now + self.binding_delay + duration, "finish_pod", key)

@@ -43,6 +43,14 @@ def _enable_kubelet(sim: Simulation, spec, kubelet_config) -> None:
             if key not in sim.cluster.pods and key not in created:
                 raise ManifestError(f"Simulation spec.usage[{i}].pod: Not found: {usage.pod!r}")
     sim.kubelet = NodePressureEviction(spec.usage, spec.kubelet, default)
+    sim.kubelet.learn_images(sim.cluster.nodes.values())
+    from datetime import datetime, timezone
+
+    for pod in sim.cluster.pods.values():  # pods bound before the run: the kubelet runs them from its start
+        if pod.spec.node_name and pod.status.phase in (None, "Pending"):
+            pod.status.phase = "Running"
+            pod.status.start_time = datetime.fromtimestamp(sim.now, timezone.utc)
+            pod.status.container_statuses = sim.kubelet.container_statuses(pod, sim.now)
     for node in sim.cluster.nodes.values():
         sim.kubelet.manager(node)
 

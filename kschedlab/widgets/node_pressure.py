@@ -1,5 +1,7 @@
 """EvictionRankingExplorer: change one pod's memory usage and see where the kubelet would
-rank it for eviction under memory pressure (:func:`kschedlab.viz.kubelet_eviction.ranking_with_usage`).
+rank it for eviction under memory pressure (:func:`kschedlab.viz.kubelet_eviction.ranking_with_usage`)
+and, given the node's memory capacity, which container the kernel's OOM killer would kill if
+memory ran out first (:func:`kschedlab.kubelet.oom.oom_ranking_table`).
 
 >>> from pathlib import Path
 >>> from kschedlab.api.core import Pod
@@ -15,6 +17,9 @@ rank it for eviction under memory pressure (:func:`kschedlab.viz.kubelet_evictio
 3
 >>> ex
 EvictionRankingExplorer(pod='api-burstable-under', usage=1100Mi, position=3)
+>>> ex = EvictionRankingExplorer(pods, stats, "api-burstable-under", memory_capacity=8 * 2**30)
+>>> ex.oom_victim, ex.set(2048).oom_victim     # at 2Gi (1Gi over its request) the kernel picks it
+('default/batch-burstable-over', 'default/api-burstable-under')
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from typing import Mapping, Sequence
 
 import ipywidgets as widgets
 
+from kschedlab.kubelet.oom import oom_ranking_table
 from kschedlab.kubelet.ranking import memory_usage
 from kschedlab.viz.common import esc
-from kschedlab.viz.kubelet_eviction import ranking_with_usage
+from kschedlab.viz.kubelet_eviction import ranking_with_usage, with_memory_usage
 from kschedlab.widgets._display import table_html
 
 __all__ = ["EvictionRankingExplorer"]
@@ -37,10 +43,12 @@ class EvictionRankingExplorer(widgets.VBox):
     """A slider for the memory working set (MiB) of the pod named ``pod`` among ``pods``
     (their summary-API stats ``pod_stats``); it shows the eviction ranking for ``signal`` with
     the reason of every position. ``position`` is the pod's rank (1: evicted first); ``table``
-    the latest ranking. The pods and stats passed in are not changed; names are escaped."""
+    the latest ranking. With ``memory_capacity`` (bytes) it also shows the OOM killer's table
+    for the same usage (``oom_table``, ``oom_victim``: the pod whose container it kills). The
+    pods and stats passed in are not changed; names are escaped."""
 
     def __init__(self, pods: Sequence, pod_stats: Sequence[Mapping], pod: str, *, max_mib: int = 2048,
-                 signal: str = "memory.available"):
+                 signal: str = "memory.available", memory_capacity: int | None = None):
         self.pods, self.pod_stats, self.pod, self.signal = list(pods), list(pod_stats), pod, signal
         current = next((s for s in self.pod_stats if (s.get("podRef") or {}).get("name") == pod), None)
         if current is None:
@@ -57,7 +65,11 @@ class EvictionRankingExplorer(widgets.VBox):
         self.ranking = widgets.HTML()
         self.table = None
         self.position = None
-        super().__init__(children=[self.usage, self.summary, self.ranking])
+        self.memory_capacity = memory_capacity
+        self.oom = widgets.HTML()
+        self.oom_table = None
+        self.oom_victim = None
+        super().__init__(children=[self.usage, self.summary, self.ranking, self.oom])
         self.add_class("kschedlab-EvictionRankingExplorer")  # a handle for the browser test
         self.usage.observe(self.update, names="value")
         self.update()
@@ -80,6 +92,16 @@ class EvictionRankingExplorer(widgets.VBox):
         self.summary.value = (f"<b>{esc(self.pod)}</b> using {self.usage.value}Mi ranks "
                               f"<b>{self.position}</b> of {len(keys)}; evicted first: <b>{esc(keys[0])}</b>")
         self.ranking.value = table_html(self.table, f"eviction order for {self.signal}")
+        if self.memory_capacity:
+            import pandas as pd
+
+            rows = oom_ranking_table(self.pods, with_memory_usage(self.pod_stats, {self.pod: self.usage.value * _MI}),
+                                     self.memory_capacity)
+            self.oom_table = pd.DataFrame(rows)
+            self.oom_victim = next((r["pod"] for r in rows if r["killed"]), None)
+            cols = ["rank", "pod", "container", "qos", "oomScoreAdj", "badness", "killed"]
+            self.oom.value = table_html(self.oom_table[cols] if rows else self.oom_table,
+                                        "if memory ran out first: the kernel's OOM killer (highest badness dies)")
 
     def __repr__(self) -> str:
         return f"EvictionRankingExplorer(pod={self.pod!r}, usage={self.usage.value}Mi, position={self.position})"

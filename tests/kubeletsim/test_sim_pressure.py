@@ -36,8 +36,8 @@ def test_dataset_condition_taint_eviction_replacement(memory_run):
     assert (e["time"], e["node"], e["gracePeriodSeconds"], e["terminated"]) == (60.0, "node-a", 1, 61.0)
     assert e["pod"].startswith("default/cache-")
     assert [r["qos"] for r in e["ranking"]] == ["BestEffort", "Guaranteed", "Burstable"]
-    assert e["message"] == ("The node was low on resource: memory. Threshold quantity: 500Mi, available: 0. "
-                            "Container cache was using 6Gi, request is 0, has larger consumption of memory. ")
+    assert e["message"] == ("The node was low on resource: memory. Threshold quantity: 500Mi, available: 348Mi. "
+                            "Container cache was using 5632Mi, request is 0, has larger consumption of memory. ")
     assert e["status"]["phase"] == "Failed" and e["status"]["reason"] == "Evicted"
     assert e["status"]["conditions"] == [{"type": "DisruptionTarget", "status": "True",
                                           "reason": "TerminationByKubelet", "message": e["message"]}]
@@ -55,9 +55,9 @@ def test_signals_over_time(memory_run):
     rows = [(r["time"], r["available"], r["met"]) for r in sim.kubelet.signals
             if r["node"] == "node-a" and r["signal"] == "memory.available"]
     # the round at 0 comes before the pods are scheduled: 8Gi - 512Mi system; then
-    # 8Gi - 512Mi - 800Mi - 900Mi - the cache ramp (1024Mi more every 10 s); below 0 reads 0
+    # 8Gi - 512Mi - 800Mi - 900Mi - the cache ramp (1024Mi more every 10 s, 5632Mi from 55 s)
     assert rows[:7] == [(0.0, "7680Mi", False), (10.0, "4956Mi", False), (20.0, "3932Mi", False),
-                        (30.0, "2908Mi", False), (40.0, "1884Mi", False), (50.0, "860Mi", False), (60.0, "0", True)]
+                        (30.0, "2908Mi", False), (40.0, "1884Mi", False), (50.0, "860Mi", False), (60.0, "348Mi", True)]
     # after the eviction the manager waits for the pod's cleanup (1 s), then 10 s
     assert rows[7] == (71.0, "5980Mi", False)
 

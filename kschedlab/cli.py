@@ -258,7 +258,8 @@ def cmd_simulate(args) -> int:
     else:
         from kschedlab.viz.common import people_table
 
-        print(people_table(result.pods))
+        print(people_table(result.pods) if len(result.pods) else
+              "no pod went through the scheduler (every pod was bound in the manifests)")
         if len(taints):
             print("\ntaint manager:\n" + people_table(taints))
         if sim.kubelet is not None:

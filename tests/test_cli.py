@@ -392,3 +392,10 @@ spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: "8"}}}]}
     out = capsys.readouterr().out
     assert "default/huge" in out and "quiescent" in out
     assert not re.search(r"\b(NaN|None)\b", out)
+
+
+def test_simulate_with_every_pod_prebound_says_so(capsys):
+    assert main(["simulate", str(DATASETS / "kubelet" / "sim-oom-kill.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("no pod went through the scheduler (every pod was bound in the manifests)\n")
+    assert "Empty DataFrame" not in out and "OOMKilled" in out

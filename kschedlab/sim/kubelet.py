@@ -431,6 +431,7 @@ class NodePressureEviction:
             self.signals.append({"time": now, "node": name, "signal": t.signal,
                                  "available": str(obs.available), "availableBytes": obs.available.value(),
                                  "threshold": str(get_threshold_quantity(t.value, obs.capacity)),
+                                 "thresholdSpec": "" if t.value.quantity is not None else str(t.value),
                                  "thresholdValue": get_threshold_quantity(t.value, obs.capacity).value(),
                                  "kind": "hard" if t.hard else "soft", "met": t in met})
         return result
@@ -784,6 +785,10 @@ def signals_frame(kubelet: NodePressureEviction, *, compact: bool = True):
         in_bytes = ~frame["signal"].str.contains("inodes|pid", regex=True)
         frame.loc[in_bytes, "available"] = [short_bytes(r["availableBytes"])
                                             for r, b in zip(rows, in_bytes) if b]
+        # a percentage threshold reads as the configured share and what it is of this capacity
+        frame.loc[in_bytes, "threshold"] = [
+            (f"{r['thresholdSpec']} = " if r.get("thresholdSpec") else "") + short_bytes(r["thresholdValue"])
+            for r, b in zip(rows, in_bytes) if b]
     return frame
 
 

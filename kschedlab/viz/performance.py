@@ -12,7 +12,12 @@ from kschedlab.scheduler import MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASI
     num_feasible_nodes_to_find
 from kschedlab.viz.common import CHOSEN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE
 
-__all__ = ["adaptive_default_figure", "percentage_tradeoff"]
+__all__ = ["adaptive_default_figure", "percentage_tradeoff", "feasible_nodes_steps", "feasible_nodes_figure",
+           "OKABE_ITO"]
+
+#: the Okabe-Ito palette (distinguishable with every common colour-vision deficiency)
+OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
+             "sky": "#56B4E9", "purple": "#CC79A7", "yellow": "#F0E442", "black": "#000000"}
 
 
 def adaptive_default_figure(max_nodes: int = 10_000, step: int = 50) -> go.Figure:
@@ -37,8 +42,65 @@ def adaptive_default_figure(max_nodes: int = 10_000, step: int = 50) -> go.Figur
                              hovertemplate="%{x} nodes: look for %{y}<extra></extra>"), secondary_y=True)
     fig.update_layout(template=TEMPLATE, height=380, title="percentageOfNodesToScore: 0 (the adaptive default)",
                       xaxis={"title": "nodes in the cluster"}, legend={"orientation": "h", "y": -0.25})
-    fig.update_yaxes(title_text="percentage", range=[0, 105], secondary_y=False)
-    fig.update_yaxes(title_text="feasible nodes to find", rangemode="tozero", secondary_y=True)
+    fig.update_yaxes(title_text="percentage of nodes (%)", range=[0, 105], secondary_y=False)
+    fig.update_yaxes(title_text="feasible nodes to find (nodes)", rangemode="tozero", secondary_y=True)
+    return fig
+
+
+def feasible_nodes_steps(percentage: int, num_all_nodes: int) -> list[tuple[str, int]]:
+    """How kube-scheduler turns ``percentageOfNodesToScore`` into ``numFeasibleNodesToFind``,
+    step by step: ``[(what, value), ...]``, the last value being the result of
+    :func:`kschedlab.scheduler.num_feasible_nodes_to_find`.
+
+    >>> feasible_nodes_steps(0, 1000)
+    [('cluster size (nodes)', 1000), ('adaptive percentage: max(50 - 1000 // 125, 5)', 42), ('1000 × 42 // 100', 420), ('at least 100', 420)]
+    >>> feasible_nodes_steps(30, 60)[-1]
+    ('fewer than 100 nodes: every node', 60)
+    """
+    steps = [("cluster size (nodes)", num_all_nodes)]
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        steps.append((f"fewer than {MIN_FEASIBLE_NODES_TO_FIND} nodes: every node", num_all_nodes))
+    else:
+        pct = percentage
+        if percentage == 0:
+            pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+            steps.append((f"adaptive percentage: max(50 - {num_all_nodes} // 125, "
+                          f"{MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND})", pct))
+        share = num_all_nodes * pct // 100
+        steps.append((f"{num_all_nodes} × {pct} // 100", share))
+        steps.append((f"at least {MIN_FEASIBLE_NODES_TO_FIND}", max(share, MIN_FEASIBLE_NODES_TO_FIND)))
+    assert steps[-1][1] == num_feasible_nodes_to_find(percentage, num_all_nodes)
+    return steps
+
+
+def feasible_nodes_figure(percentage: int, num_all_nodes: int, max_nodes: int = 10_000, step: int = 100
+                          ) -> go.Figure:
+    """``numFeasibleNodesToFind`` by cluster size for ``percentage`` and for the default (0), with
+    the cluster of ``num_all_nodes`` marked.
+
+    >>> fig = feasible_nodes_figure(20, 1000, max_nodes=2000, step=1000)
+    >>> fig.data[0].y, fig.data[2].y
+    ((200, 400), (200,))
+    """
+    sizes = list(range(step, max_nodes + 1, step))
+    found = num_feasible_nodes_to_find(percentage, num_all_nodes)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=sizes, y=[num_feasible_nodes_to_find(percentage, n) for n in sizes], mode="lines",
+                             name=f"percentageOfNodesToScore: {percentage}" + (" (default)" if percentage == 0 else ""),
+                             line={"color": OKABE_ITO["blue"], "width": 3},
+                             hovertemplate="%{x} nodes: look for %{y}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=sizes, y=[num_feasible_nodes_to_find(0, n) for n in sizes], mode="lines",
+                             name="0 (the adaptive default)", line={"color": OKABE_ITO["orange"], "width": 2,
+                                                                    "dash": "dash"},
+                             hovertemplate="%{x} nodes: default looks for %{y}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[num_all_nodes], y=[found], mode="markers", name=f"{num_all_nodes} nodes",
+                             marker={"color": OKABE_ITO["vermillion"], "size": 12, "symbol": "diamond"},
+                             hovertemplate="%{x} nodes: look for %{y}<extra></extra>"))
+    fig.update_layout(template=TEMPLATE, height=380, margin={"t": 60, "b": 90},
+                      title=f"{num_all_nodes} nodes, percentageOfNodesToScore {percentage}: look for {found} nodes",
+                      xaxis={"title": "nodes in the cluster (nodes)", "rangemode": "tozero"},
+                      yaxis={"title": "feasible nodes to find (nodes)", "rangemode": "tozero"},
+                      legend={"orientation": "h", "y": -0.3})
     return fig
 
 

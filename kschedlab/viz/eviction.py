@@ -24,8 +24,8 @@ from kschedlab.viz.common import TEMPLATE, esc
 
 __all__ = ["taint_timeline", "drain_attempts", "pdb_table", "responses_table", "CODE_COLORS"]
 
-#: colour of an Eviction API answer by code
-CODE_COLORS = {200: "#31a354", 429: "#fd8d3c", 500: "#de2d26", 403: "#756bb1", 404: "#969696"}
+#: colour of an Eviction API answer by code (Okabe-Ito: told apart with any colour-vision deficiency)
+CODE_COLORS = {200: "#0072B2", 429: "#E69F00", 500: "#D55E00", 403: "#CC79A7", 404: "#999999"}
 _STATE_COLORS = {"running": "#74c476", "terminating": "#fdae6b"}
 _MARKERS = {"eviction scheduled": ("triangle-right", "#3182bd"), "eviction cancelled": ("x", "#636363"),
             "untolerated taint": ("diamond", "#de2d26"), "tolerated": ("circle-open", "#31a354")}

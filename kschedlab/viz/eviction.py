@@ -93,7 +93,7 @@ def drain_attempts(result, *, title: str | None = None):
     status = "drained" if result.ok else ("failed" if result.finished else "still draining")
     fig.update_layout(template=TEMPLATE, title=title or f"kubectl drain {esc(result.node)}: {status} at t={end:g} s",
                       height=140 + 40 * len(pods), xaxis={"title": "time (s)"},
-                      yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
+                      yaxis={"title": "pod", "autorange": "reversed", "type": "category", "categoryorder": "array",
                              "categoryarray": [esc(p) for p in pods]},
                       legend={"orientation": "h", "title": "answer"})
     return fig

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 
 from kschedlab.scheduler import MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASIBLE_NODES_TO_FIND, \
     num_feasible_nodes_to_find
-from kschedlab.viz.common import CHOSEN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE
+from kschedlab.viz.common import TEMPLATE
 
 __all__ = ["adaptive_default_figure", "percentage_tradeoff", "feasible_nodes_steps", "feasible_nodes_figure",
            "OKABE_ITO"]
@@ -35,13 +35,14 @@ def adaptive_default_figure(max_nodes: int = 10_000, step: int = 50) -> go.Figur
     found = [num_feasible_nodes_to_find(0, n) for n in sizes]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=sizes, y=pct, name="percentage of nodes", mode="lines",
-                             line={"color": CHOSEN_COLOR, "width": 3},
+                             line={"color": OKABE_ITO["orange"], "width": 3},
                              hovertemplate="%{x} nodes: %{y}%<extra></extra>"), secondary_y=False)
     fig.add_trace(go.Scatter(x=sizes, y=found, name="feasible nodes to find", mode="lines",
-                             line={"color": "#1f77b4", "width": 3},
+                             line={"color": OKABE_ITO["blue"], "width": 3, "dash": "dash"},
                              hovertemplate="%{x} nodes: look for %{y}<extra></extra>"), secondary_y=True)
     fig.update_layout(template=TEMPLATE, height=380, title="percentageOfNodesToScore: 0 (the adaptive default)",
-                      xaxis={"title": "nodes in the cluster"}, legend={"orientation": "h", "y": -0.25})
+                      xaxis={"title": "nodes in the cluster (nodes)"}, legend={"orientation": "h", "y": -0.3},
+                      margin={"b": 100})
     fig.update_yaxes(title_text="percentage of nodes (%)", range=[0, 105], secondary_y=False)
     fig.update_yaxes(title_text="feasible nodes to find (nodes)", rangemode="tozero", secondary_y=True)
     return fig
@@ -116,23 +117,40 @@ def percentage_tradeoff(summary: pd.DataFrame, *, title: str = "percentageOfNode
     >>> fig = percentage_tradeoff(s)
     >>> fig.data[0].x, fig.data[0].y, fig.data[0].text
     ((110.0, 1000.0), (50.0, 100.0), ('10%', '100%'))
+    >>> s2 = pd.DataFrame({"evaluated": [110.0, 110.0], "best_node_share": [0.5, 0.5], "mean_regret": [3.0, 3.0]},
+    ...                   index=pd.Index([5, 10], name="percentage"))
+    >>> percentage_tradeoff(s2).data[0].text
+    ('5% = 10%', '')
     """
     summary = summary.sort_values("evaluated")
     labels = [("0 (default)" if p == 0 else f"{p}%") for p in summary.index]
     x = [float(v) for v in summary["evaluated"]]
+    share = [round(100 * float(v), 1) for v in summary["best_node_share"]]
+    # settings that give the same point (e.g. 5 % and 10 %, both at the floor of 100 nodes) share one label
+    seen: dict[tuple, int] = {}
+    text = []
+    for i, point in enumerate(zip(x, share)):
+        if point in seen:
+            first = seen[point]
+            text[first] = f"{text[first]} = {labels[i]}"
+            text.append("")
+        else:
+            seen[point] = i
+            text.append(labels[i])
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=x, y=[round(100 * float(v), 1) for v in summary["best_node_share"]],
-                             text=labels, mode="lines+markers+text", textposition="top center",
-                             name="pods on a best node (%)", line={"color": PASSED_COLOR, "width": 2},
-                             hovertemplate="%{text}: %{x:.0f} nodes evaluated, %{y}% on a best node"
+    fig.add_trace(go.Scatter(x=x, y=share, text=text, customdata=labels, mode="lines+markers+text",
+                             textposition="top center", cliponaxis=False,
+                             name="pods on a best node (%)", line={"color": OKABE_ITO["blue"], "width": 2},
+                             hovertemplate="%{customdata}: %{x:.0f} nodes evaluated, %{y}% on a best node"
                                            "<extra></extra>"), secondary_y=False)
-    fig.add_trace(go.Scatter(x=x, y=[round(float(v), 2) for v in summary["mean_regret"]], text=labels,
+    fig.add_trace(go.Scatter(x=x, y=[round(float(v), 2) for v in summary["mean_regret"]], customdata=labels,
                              mode="lines+markers", name="mean regret (score points)",
-                             line={"color": REJECTED_COLOR, "width": 2, "dash": "dot"},
-                             hovertemplate="%{text}: mean regret %{y}<extra></extra>"), secondary_y=True)
-    fig.update_layout(template=TEMPLATE, height=420, title=title,
-                      xaxis={"title": "nodes evaluated per pod (mean)", "rangemode": "tozero"},
-                      legend={"orientation": "h", "y": -0.25})
-    fig.update_yaxes(title_text="pods placed on a best node (%)", range=[0, 110], secondary_y=False)
-    fig.update_yaxes(title_text="mean regret", rangemode="tozero", secondary_y=True)
+                             marker={"symbol": "diamond"},
+                             line={"color": OKABE_ITO["vermillion"], "width": 2, "dash": "dot"},
+                             hovertemplate="%{customdata}: mean regret %{y}<extra></extra>"), secondary_y=True)
+    fig.update_layout(template=TEMPLATE, height=440, title=title, margin={"t": 70, "b": 110},
+                      xaxis={"title": "nodes evaluated per pod (mean, nodes)", "rangemode": "tozero"},
+                      legend={"orientation": "h", "y": -0.3})
+    fig.update_yaxes(title_text="pods placed on a best node (%)", range=[0, 115], secondary_y=False)
+    fig.update_yaxes(title_text="mean regret (score points)", rangemode="tozero", secondary_y=True)
     return fig

@@ -9,7 +9,9 @@ The documented conditions, and where kschedlab checks them:
 - the profile has no default topology spread constraints (``defaultingType: List`` with none);
 - consecutive pods have the same signature, and each takes a whole node (the node the previous
   pod got must no longer fit the next one, else the cached list is dropped: ``node_not_full``);
-- the cached list is younger than 0.5 s (here the clock stands still).
+- the cached list is younger than 0.5 s (here the clock stands still);
+- no other pod, of any profile, was attempted in between (``pod_skipped``): each profile has
+  its own batch, but the scheduling cycles of all profiles are counted together.
 
 :func:`batching_run` schedules every pending pod with the gate on or off and tabulates, per pod,
 how much Filter and Score work was done; :func:`batching_comparison` puts the two side by side.
@@ -36,7 +38,7 @@ from kschedlab.features import FeatureGates
 from kschedlab.framework.types import PodInfo
 from kschedlab.scheduler import Scheduler
 
-__all__ = ["BATCHING_CONFIG", "batching_gates", "one_pod_per_node", "signature_blockers", "batching_run",
+__all__ = ["BATCHING_CONFIG", "two_profiles", "batching_gates", "one_pod_per_node", "signature_blockers", "batching_run",
            "batching_comparison"]
 
 #: a profile that meets the documented conditions: no default topology spread constraints and
@@ -44,6 +46,18 @@ __all__ = ["BATCHING_CONFIG", "batching_gates", "one_pod_per_node", "signature_b
 BATCHING_CONFIG = {"profiles": [{"pluginConfig": [
     {"name": "PodTopologySpread", "args": {"defaultingType": "List"}},
     {"name": "InterPodAffinity", "args": {"ignorePreferredTermsOfExistingPods": True}}]}]}
+
+
+def two_profiles(batching_name: str = "batch-scheduler") -> dict:
+    """A KubeSchedulerConfiguration with two profiles side by side: ``default-scheduler`` as
+    it comes (its default spread constraints make every pod unsignable) and ``batching_name``
+    configured as :data:`BATCHING_CONFIG`.  Pods choose one with ``spec.schedulerName``.
+
+    >>> [p["schedulerName"] for p in two_profiles()["profiles"]]
+    ['default-scheduler', 'batch-scheduler']
+    """
+    return {"profiles": [{"schedulerName": "default-scheduler"},
+                         {"schedulerName": batching_name, **BATCHING_CONFIG["profiles"][0]}]}
 
 
 def batching_gates(batching: bool = True, *, dra_extended_resource: bool = False) -> FeatureGates:
@@ -60,11 +74,11 @@ def batching_gates(batching: bool = True, *, dra_extended_resource: bool = False
 
 
 def one_pod_per_node(nodes: int = 6, pods: int = 5, *, node_cpu: int = 4, pod_cpu: int = 3,
-                     extra_pod: dict | None = None) -> list:
+                     extra_pod: dict | None = None, scheduler_names: dict[int, str] | None = None) -> list:
     """Admitted objects: ``nodes`` identical nodes of ``node_cpu`` CPUs and ``pods`` identical
     pending pods ``worker-0`` … of ``pod_cpu`` CPUs each (one per node when ``2 × pod_cpu``
     exceeds ``node_cpu``).  ``extra_pod`` (a pod spec fragment merged into worker-2's spec)
-    makes one pod different.
+    makes one pod different; ``scheduler_names`` maps worker numbers to a ``schedulerName``.
 
     >>> [o.name for o in one_pod_per_node(nodes=2, pods=1)]
     ['node-0', 'node-1', 'worker-0']
@@ -78,6 +92,8 @@ def one_pod_per_node(nodes: int = 6, pods: int = 5, *, node_cpu: int = 4, pod_cp
                                 "resources": {"requests": {"cpu": str(pod_cpu), "memory": "1Gi"}}}]}
         if extra_pod and j == 2:
             spec.update(extra_pod)
+        if scheduler_names and j in scheduler_names:
+            spec["schedulerName"] = scheduler_names[j]
         docs.append({"apiVersion": "v1", "kind": "Pod",
                      "metadata": {"name": f"worker-{j}", "namespace": "default", "labels": {"app": "train"}},
                      "spec": spec})
@@ -110,7 +126,7 @@ def batching_run(objects: Iterable, *, batching: bool = True, config: dict | Non
                  gates: FeatureGates | None = None, seed: int = 0) -> pd.DataFrame:
     """Schedule every pending pod of ``objects`` in queue order, with opportunistic batching on
     or off (``gates`` default: :func:`batching_gates`; ``config`` default :data:`BATCHING_CONFIG`).
-    One row per pod: the node, whether it could be signed, the batch's hint and what became of
+    One row per pod: the profile (``schedulerName``), the node, whether it could be signed, the batch's hint and what became of
     it, the reasons the cached list was not used, and the work: nodes filtered and nodes scored.
     """
     cluster = Cluster(copy.deepcopy(list(objects)))  # the objects passed in are not changed
@@ -120,7 +136,9 @@ def batching_run(objects: Iterable, *, batching: bool = True, config: dict | Non
     for q in scheduler.queue():
         r = scheduler.schedule_one(q.pod_info.key)
         b = r.trace.batch
-        rows.append({"pod": r.pod.split("/", 1)[1], "node": r.node or "",
+        rows.append({"pod": r.pod.split("/", 1)[1],
+                     "profile": cluster.pods[r.pod].spec.scheduler_name or "default-scheduler",
+                     "node": r.node or "",
                      "signed": bool(b and b.signature is not None),
                      "hint": (b.hint or "") if b else "",
                      "served from batch": bool(r.trace.batched),

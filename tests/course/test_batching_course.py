@@ -80,3 +80,18 @@ def test_percentage_explorer_follows_the_sliders():
     assert ex.found == 100
     fig = feasible_nodes_figure(3, 2000)
     assert fig.layout.xaxis.title.text.endswith("(nodes)") and fig.layout.yaxis.title.text.endswith("(nodes)")
+
+
+def test_two_profiles_each_batch_but_interleaving_breaks_it():
+    from kschedlab.sim.batching import two_profiles
+
+    alternate = one_pod_per_node(nodes=8, pods=6, scheduler_names={0: "batch-scheduler", 2: "batch-scheduler",
+                                                                   4: "batch-scheduler"})
+    run = batching_run(alternate, config=two_profiles())
+    assert run["profile"].tolist() == ["batch-scheduler", "default-scheduler"] * 3
+    assert not run["served from batch"].any()
+    assert run["signed"].tolist() == [True, False] * 3
+    assert run.loc[2, "not used because"] == "pod_skipped"
+    grouped = one_pod_per_node(nodes=8, pods=6, scheduler_names={j: "batch-scheduler" for j in (3, 4, 5)})
+    run = batching_run(grouped, config=two_profiles())
+    assert run["served from batch"].tolist() == [False] * 4 + [True, True]

@@ -92,10 +92,10 @@ def drain_attempts(result, *, title: str | None = None):
     end = result.end_time if result.end_time is not None else max((e.time for e in result.timeline), default=0)
     status = "drained" if result.ok else ("failed" if result.finished else "still draining")
     fig.update_layout(template=TEMPLATE, title=title or f"kubectl drain {esc(result.node)}: {status} at t={end:g} s",
-                      height=140 + 40 * len(pods), xaxis={"title": "time (s)"},
+                      height=max(320, 140 + 40 * len(pods)), xaxis={"title": "time (s)"},
                       yaxis={"title": "pod", "autorange": "reversed", "type": "category", "categoryorder": "array",
                              "categoryarray": [esc(p) for p in pods]},
-                      legend={"orientation": "h", "title": "answer"})
+                      legend={"title": "answer", "x": 1.02, "y": 1, "yanchor": "top"})  # beside the plot, off the ticks
     return fig
 
 

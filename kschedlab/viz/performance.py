@@ -82,6 +82,8 @@ def feasible_nodes_figure(percentage: int, num_all_nodes: int, max_nodes: int = 
     >>> fig = feasible_nodes_figure(20, 1000, max_nodes=2000, step=1000)
     >>> fig.data[0].y, fig.data[2].y
     ((200, 400), (200,))
+    >>> len(feasible_nodes_figure(0, 1000).data)   # the default is drawn once
+    2
     """
     sizes = list(range(step, max_nodes + 1, step))
     found = num_feasible_nodes_to_find(percentage, num_all_nodes)
@@ -90,10 +92,11 @@ def feasible_nodes_figure(percentage: int, num_all_nodes: int, max_nodes: int = 
                              name=f"percentageOfNodesToScore: {percentage}" + (" (default)" if percentage == 0 else ""),
                              line={"color": OKABE_ITO["blue"], "width": 3},
                              hovertemplate="%{x} nodes: look for %{y}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=sizes, y=[num_feasible_nodes_to_find(0, n) for n in sizes], mode="lines",
-                             name="0 (the adaptive default)", line={"color": OKABE_ITO["orange"], "width": 2,
-                                                                    "dash": "dash"},
-                             hovertemplate="%{x} nodes: default looks for %{y}<extra></extra>"))
+    if percentage != 0:  # (at 0 the default is the line above)
+        fig.add_trace(go.Scatter(x=sizes, y=[num_feasible_nodes_to_find(0, n) for n in sizes], mode="lines",
+                                 name="0 (the adaptive default)",
+                                 line={"color": OKABE_ITO["orange"], "width": 2, "dash": "dash"},
+                                 hovertemplate="%{x} nodes: default looks for %{y}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[num_all_nodes], y=[found], mode="markers", name=f"{num_all_nodes} nodes",
                              marker={"color": OKABE_ITO["vermillion"], "size": 12, "symbol": "diamond"},
                              hovertemplate="%{x} nodes: look for %{y}<extra></extra>"))

@@ -230,7 +230,7 @@ def test_drain_figure_and_tables():
     r = drain(c, "node-1", now=0, timeout=10)
     fig = drain_attempts(r)
     assert [t.name for t in fig.data] == ["200", "429"]
-    assert fig.data[1].x == (0.0, 0.0, 5.0, 5.0) and fig.data[1].marker.color == "#fd8d3c"
+    assert fig.data[1].x == (0.0, 0.0, 5.0, 5.0) and fig.data[1].marker.color == "#E69F00"
     assert fig.layout.title.text == "kubectl drain node-1: failed at t=10 s"
     table = pdb_table(c)
     assert table.loc[0, "disruptionsAllowed"] == 0 and table.loc[0, "condition"] == "False (InsufficientPods)"

@@ -24,8 +24,8 @@ from kschedlab.viz.common import TEMPLATE, esc
 
 __all__ = ["taint_timeline", "drain_attempts", "pdb_table", "responses_table", "CODE_COLORS"]
 
-#: colour of an Eviction API answer by code
-CODE_COLORS = {200: "#0072B2", 429: "#E69F00", 500: "#D55E00", 403: "#CC79A7", 404: "#969696"}
+#: colour of an Eviction API answer by code (Okabe-Ito: told apart with any colour-vision deficiency)
+CODE_COLORS = {200: "#0072B2", 429: "#E69F00", 500: "#D55E00", 403: "#CC79A7", 404: "#999999"}
 _STATE_COLORS = {"running": "#56B4E9", "terminating": "#fdae6b"}
 _MARKERS = {"eviction scheduled": ("triangle-right", "#3182bd"), "eviction cancelled": ("x", "#636363"),
             "untolerated taint": ("diamond", "#D55E00"), "tolerated": ("circle-open", "#0072B2")}
@@ -94,10 +94,10 @@ def drain_attempts(result, *, title: str | None = None):
     end = result.end_time if result.end_time is not None else max((e.time for e in result.timeline), default=0)
     status = "drained" if result.ok else ("failed" if result.finished else "still draining")
     fig.update_layout(template=TEMPLATE, title=title or f"kubectl drain {esc(result.node)}: {status} at t={end:g} s",
-                      height=140 + 40 * len(pods), xaxis={"title": "time (s)"},
-                      yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
+                      height=max(320, 140 + 40 * len(pods)), xaxis={"title": "time (s)"},
+                      yaxis={"title": "pod", "autorange": "reversed", "type": "category", "categoryorder": "array",
                              "categoryarray": [esc(p) for p in pods]},
-                      legend={"orientation": "h", "title": "answer"})
+                      legend={"title": "answer", "x": 1.02, "y": 1, "yanchor": "top"})  # beside the plot, off the ticks
     return fig
 
 

@@ -561,8 +561,9 @@ def sweep_figure(sweep: pd.DataFrame, *, title: str = "Workers of each job bound
 
     modes = list(dict.fromkeys(sweep["mode"]))
     jobs = [c[:-len(" running")] for c in sweep.columns if c.endswith(" running")]
-    fig = make_subplots(rows=1, cols=len(modes), shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=[esc(MODES.get(m, m)) for m in modes])
+    # the long mode names are broken at their parenthesis so that the panel titles do not run into each other
+    fig = make_subplots(rows=1, cols=len(modes), shared_yaxes=True, horizontal_spacing=0.05,
+                        subplot_titles=[esc(MODES.get(m, m)).replace(" (", "<br>(") for m in modes])
     for c, mode in enumerate(modes, start=1):
         part = sweep[sweep["mode"] == mode]
         x = [str(int(v)) for v in part["minCount"]]
@@ -579,7 +580,7 @@ def sweep_figure(sweep: pd.DataFrame, *, title: str = "Workers of each job bound
                                          "pattern": {"shape": "/", "fgcolor": color, "solidity": 0.35}},
                                  hovertemplate=f"{esc(job)}: %{{y}} held at Permit<extra></extra>"),
                           row=1, col=c)
-        fig.update_xaxes(title_text="minCount", type="category", row=1, col=c)
-    fig.update_layout(template=TEMPLATE, title=esc(title), barmode="group", height=380,
-                      yaxis={"title": "workers at t=0", "dtick": 1}, legend={"orientation": "h", "y": -0.25})
+        fig.update_xaxes(title_text="minCount (pods)", type="category", row=1, col=c)
+    fig.update_layout(template=TEMPLATE, title=esc(title), barmode="group", height=420, margin={"t": 110, "b": 110},
+                      yaxis={"title": "workers at t=0 (pods)", "dtick": 1}, legend={"orientation": "h", "y": -0.3})
     return fig

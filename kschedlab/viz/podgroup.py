@@ -52,7 +52,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from kschedlab.framework import podgroups as pgstate
-from kschedlab.viz.common import CHOSEN_COLOR, NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, esc
+from kschedlab.viz.common import NOT_RUN_COLOR, TEMPLATE, esc
+
+# Okabe-Ito colours (told apart with any colour-vision deficiency)
+PASSED_COLOR, REJECTED_COLOR, CHOSEN_COLOR, WAIT_COLOR = "#0072B2", "#D55E00", "#E69F00", "#56B4E9"
 
 __all__ = [
     "STEP_KINDS",
@@ -82,7 +85,7 @@ OUTCOME_COLORS = {
 
 #: the colour of each PlacementFeasible verdict in :func:`pod_attempts`
 VERDICT_COLORS = {
-    "Wait": "#fdd49e",
+    "Wait": WAIT_COLOR,
     "Success": PASSED_COLOR,
     "Unschedulable": REJECTED_COLOR,
     "not attempted": NOT_RUN_COLOR,
@@ -503,9 +506,10 @@ def pod_attempts(result, group: str | None = None, title: str | None = None) -> 
     fig.update_layout(
         template=TEMPLATE,
         title=title or "Pod attempts per candidate placement (colour: PlacementFeasible after the pod)",
-        height=max(220, 90 + 38 * len(rows)), xaxis=dict(side="top", title=None),
-        yaxis=dict(autorange="reversed", title=None), legend=dict(orientation="h", y=-0.05, x=0),
-        margin=dict(l=10, r=10, t=90, b=40))
+        height=max(240, 110 + 38 * len(rows)), xaxis=dict(side="top", title="pod, in the order tried"),
+        yaxis=dict(autorange="reversed", title="group @ candidate placement"),
+        legend=dict(orientation="h", y=-0.05, x=0, title="PlacementFeasible"),
+        margin=dict(l=10, r=10, t=110, b=40))
     return fig
 
 

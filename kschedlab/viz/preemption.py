@@ -61,12 +61,13 @@ RULES = (
 TIE = "tie: first candidate"
 ONLY = "only candidate"
 
-#: the colour of each pod state in :func:`preemption_timeline`
+#: the colour of each pod state in :func:`preemption_timeline` (Okabe-Ito: told apart with any
+#: colour-vision deficiency)
 STATE_COLORS = {
     "pending": "#bdbdbd",
-    "nominated": "#fdae6b",
-    "running": "#56B4E9",
-    "terminating": "#D55E00",
+    "nominated": "#E69F00",
+    "running": "#0072B2",
+    "terminating": "#CC79A7",
 }
 
 # a sequential palette for victim priorities (low = light)
@@ -269,7 +270,7 @@ def preemption_timeline(states: pd.DataFrame, *, title: str = "Pods over time",
     fig.update_layout(
         template=TEMPLATE, barmode="overlay", title=esc(title), height=140 + 40 * len(order),
         xaxis={"title": "virtual time (s)", "range": [float(states["time"].min()), end + step]},
-        yaxis={"categoryorder": "array", "categoryarray": [esc(p) for p in reversed(order)]},
+        yaxis={"title": "pod", "categoryorder": "array", "categoryarray": [esc(p) for p in reversed(order)]},
         legend={"title": {"text": "state"}})
     return fig
 

@@ -43,12 +43,12 @@ from kschedlab.framework.interface import MAX_NODE_SCORE
 from kschedlab.plugins.helper import default_normalize_score
 from kschedlab.scheduler import Scheduler
 from kschedlab.viz.common import TEMPLATE
+from kschedlab.viz.palette import BLUE, ORANGE
 
-__all__ = ["OKABE_ITO", "TolerationOutcome", "no_execute_verdict", "normalize_prefer_no_schedule",
+__all__ = ["TolerationOutcome", "no_execute_verdict", "normalize_prefer_no_schedule",
            "taint_label", "toleration_outcome", "taint_score_bars"]
 
 #: Okabe-Ito: a palette that colour-blind readers can tell apart
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
 TAINT_TOLERATION = "TaintToleration"
 
@@ -179,7 +179,7 @@ def taint_score_bars(outcome: TolerationOutcome, *, title: str | None = None) ->
     untolerated PreferNoSchedule taints written beside each bar, the chosen node outlined."""
     table = outcome.table.dropna(subset=["normalized"])
     names = list(table.index)
-    colors = [OKABE_ITO[0] if not chosen else OKABE_ITO[1] for chosen in table["chosen"]]
+    colors = [ORANGE if chosen else BLUE for chosen in table["chosen"]]
     fig = go.Figure(go.Bar(
         y=names, x=[int(v) for v in table["normalized"]], orientation="h", marker_color=colors,
         text=[f"{int(n)} (raw {int(r)})" for n, r in zip(table["normalized"], table["raw"])],

@@ -14,7 +14,8 @@ from kschedlab.api.loader import load
 from kschedlab.scenarios import path
 from kschedlab.viz.profiles import compare_profiles, profile_names, schedule_with_profile, score_profile
 from kschedlab.viz.scheduling_gates import gates_outcome
-from kschedlab.viz.taints import (OKABE_ITO, no_execute_verdict, normalize_prefer_no_schedule, taint_score_bars,
+from kschedlab.viz.palette import CATEGORICAL
+from kschedlab.viz.taints import (no_execute_verdict, normalize_prefer_no_schedule, taint_score_bars,
                                   toleration_outcome)
 from kschedlab.widgets.pod_explainer import PodExplainer, explain_columns
 from kschedlab.widgets.profiles import ProfileExplorer
@@ -90,7 +91,7 @@ def test_taint_score_bars_reads_well(prefer):
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     assert tuple(fig.layout.xaxis.range) == (0, 100)
     bar = fig.data[0]
-    assert set(bar.marker.color) <= set(OKABE_ITO) and bar.textposition == "outside" and bar.cliponaxis is False
+    assert set(bar.marker.color) <= set(CATEGORICAL) and bar.textposition == "outside" and bar.cliponaxis is False
     assert list(bar.y) == ["clean", "spot", "spot-old", "spot-old-shared"]  # draining was filtered out
 
 

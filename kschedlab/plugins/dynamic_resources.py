@@ -56,6 +56,8 @@ SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
 #: ``DynamicResourcesArgs`` defaults (v1): filterTimeout 10 s, bindingTimeout 600 s
 FILTER_TIMEOUT_DEFAULT_SECONDS = 10.0
 BINDING_TIMEOUT_DEFAULT_SECONDS = 600.0
+#: PreBind asks the claims again every 5 s while it waits for binding conditions
+BINDING_POLL_SECONDS = 5.0
 #: ``resourceapi.FirstAvailableDeviceRequestMaxSize``: the score of the first subrequest
 FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 #: ``resourceclaim.ErrClaimNotFound`` / ``ErrAPIUnsupported``
@@ -262,6 +264,8 @@ class DRAState:
     skipped: bool = False
     #: the in-memory extended-resource claim as put in flight at Reserve (PreBind replaces the claim)
     extended_in_flight: dict | None = None
+    #: when PreBind started waiting for binding conditions (seconds on the handle's clock)
+    binding_wait_started: float | None = None
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -694,10 +698,15 @@ class DynamicResources(Plugin):
                     return Status.error(str(err))
         if not self._binding_enabled() or not has_binding_conditions(s.claims):
             return Status()
-        wait = (getattr(self.handle, "extra", None) or {}).get("binding_conditions_wait")
+        extra = getattr(self.handle, "extra", None) or {}
+        wait = extra.get("binding_conditions_wait")
         try:
             if self.pod_ready_for_binding(s):
                 return Status()
+            if extra.get("binding_waits") and "clock" in extra:
+                # a simulation: wait on its clock, asked again every 5 s (poll_pre_bind)
+                s.binding_wait_started = float(extra["clock"]())
+                return Status(Code.Wait, (f"waiting for binding conditions for device on node {node_name}",))
             # no wall clock to poll on: a ``binding_conditions_wait(pod_info, timeout)`` hook (a simulation,
             # a test) may let drivers act; whatever it returns, the claims are checked once more
             if wait is not None:
@@ -707,6 +716,27 @@ class DynamicResources(Plugin):
         except ClaimError as err:
             return Status.error(str(err))
         return Status.error("device binding timeout")
+
+    def poll_pre_bind(self, state, pod_info, node_name: str) -> Status:
+        """One poll of the PreBind wait on the simulation clock (``wait.PollUntilContextTimeout``
+        every :data:`BINDING_POLL_SECONDS`): ready -> Success; a failure condition or the claim's
+        own timeout -> Error; ``bindingTimeout`` after the wait began -> ``device binding timeout``;
+        else Wait."""
+        s = self._state(state)
+        now = float(self.handle.extra["clock"]())
+        if now >= s.binding_wait_started + self.args.binding_timeout:
+            return Status.error("device binding timeout")
+        try:
+            if self.pod_ready_for_binding(s):
+                return Status()
+        except ClaimError as err:
+            return Status.error(str(err))
+        return Status(Code.Wait, (f"waiting for binding conditions for device on node {node_name}",))
+
+    def _clock_now(self) -> datetime:
+        """Now on the handle's clock (a simulation's virtual seconds), else the wall clock."""
+        clock = (getattr(self.handle, "extra", None) or {}).get("clock")
+        return _now() if clock is None else datetime.fromtimestamp(float(clock()), timezone.utc)
 
     def _bind_claim(self, s: DRAState, index: int, pod, node_name: str) -> dict:
         """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
@@ -747,7 +777,7 @@ class DynamicResources(Plugin):
                                      {"resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}]
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
-                status["allocation"]["allocationTimestamp"] = _now().strftime("%Y-%m-%dT%H:%M:%SZ")
+                status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")
             manager.update_claim(current)
             stored = manager.get_claim(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:
@@ -811,7 +841,7 @@ class DynamicResources(Plugin):
         stamp = _parse_time(allocation.get("allocationTimestamp")) if allocation else None
         if stamp is None:
             return False
-        now = now or _now()
+        now = now or self._clock_now()
         for result in (allocation.get("devices") or {}).get("results") or []:
             if result.get("bindingConditions") and stamp + timedelta(seconds=self.args.binding_timeout) < now:
                 return True

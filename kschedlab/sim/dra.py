@@ -58,6 +58,7 @@ class SimDRA:
         #: pod key -> {"started", "next", "deadline"} of each PreBind wait
         self.binding: dict[str, dict[str, float]] = {}
         self.binding_records: list[dict] = []
+        self._claims = dict(sim.cluster.objects.get("ResourceClaim", {}))
 
     def _stamp_new_rule(self, rule) -> None:
         stamp_time_added(rule, self.sim.now)
@@ -77,11 +78,29 @@ class SimDRA:
         return out + ([nxt] if nxt is not None else [])
 
     def step(self) -> None:
-        """Everything due now: new PreBind waits noted, waits polled, the controller's work."""
+        """Everything due now: claim changes told to the queue, new PreBind waits noted, waits
+        polled, the controller's work."""
+        self._claim_events()
         self._track_binding_waits()
         self._poll_binding_waits()
         if self._active():
             self.taints.step(self.sim.cluster, self.sim.now, delete=self._evict)
+        self._claim_events()
+
+    def _claim_events(self) -> None:
+        """ResourceClaims the scheduler or a controller wrote since the last look (PreBind's
+        reservation, PostFilter's deallocation, ...) reach the scheduling queue as ResourceClaim
+        events, as the informer would deliver them."""
+        current = self.sim.cluster.objects.get("ResourceClaim", {})
+        if not current and not self._claims:
+            return
+        before, self._claims = self._claims, dict(current)
+        for key in sorted(set(before) | set(current)):
+            old, new = before.get(key), current.get(key)
+            if old is new:
+                continue
+            action = ActionType.Add if old is None else ActionType.Delete if new is None else ActionType.Update
+            self.sim.queue.move_all_to_active_or_backoff(ClusterEvent(RESOURCE_CLAIM, action), old, new)
 
     # -- device taint eviction ----------------------------------------------------------------------
     def _evict(self, key: str) -> None:
@@ -96,6 +115,27 @@ class SimDRA:
     def evictions_frame(self) -> pd.DataFrame:
         """What the device taint eviction controller did (its ``records``)."""
         return self.taints.frame()
+
+    def rules_frame(self) -> pd.DataFrame:
+        """Each DeviceTaintRule's ``EvictionInProgress`` condition now (``rule``, ``status``,
+        ``reason``, ``message``, ``lastTransitionTime`` in simulated seconds)."""
+        from kschedlab.dra.devicetainteviction import _seconds, rule_conditions
+
+        rows = rule_conditions(r for kind in RULE_KINDS for r in self.sim.cluster.objects.get(kind, {}).values())
+        for row in rows:
+            row["lastTransitionTime"] = _seconds(row["lastTransitionTime"])
+        return pd.DataFrame(rows, columns=["rule", "status", "reason", "message", "lastTransitionTime"])
+
+    def report(self) -> dict:
+        """What ``kschedlab simulate -o json`` shows of DRA (only the parts that happened)."""
+        import json
+
+        out = {}
+        for name, frame in (("deviceTaintEviction", self.evictions_frame()), ("deviceTaintRules", self.rules_frame()),
+                            ("bindingWaits", self.binding_frame())):
+            if len(frame):
+                out[name] = json.loads(frame.dropna(axis=1, how="all").to_json(orient="records"))
+        return out
 
     # -- binding conditions -------------------------------------------------------------------------
     def _track_binding_waits(self) -> None:

@@ -242,7 +242,6 @@ class Simulation:
             self._expire_permits()
             self._advance_drains()
             self._fire_taint_evictions()
-            self.dra.step()
             if self._generation() != generation:
                 self.changes.changed()
             self._sample()

@@ -43,6 +43,7 @@ from kschedlab.dra.devices import as_dict
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
 from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
+from kschedlab.dra.podgroup_claims import consumer_reference, matching_group_claim, pod_group_of
 from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
@@ -206,16 +207,23 @@ def pod_claims(manager, pod) -> list[dict]:
         if (claim.get("metadata") or {}).get("deletionTimestamp"):
             raise ClaimError(f'resourceclaim "{name}" is being deleted')
         if must_own and not is_controlled_by(claim, pod):
+            group = pod_group_of(manager.cluster, pod)
+            if group is not None and matching_group_claim(group, pod_claim) is not None:
+                if is_controlled_by(claim, group):
+                    out.append(claim)
+                    continue
+                raise ClaimError(f"ResourceClaim {_kobj(claim)} was not created for Pod {_pod_kobj(pod)} or PodGroup "
+                                 f"{_pod_kobj(group)} (neither Pod nor PodGroup is the owner)")
             raise ClaimError(f"ResourceClaim {_kobj(claim)} was not created for pod {_pod_kobj(pod)} "
                              f"(pod is not owner)")
         out.append(claim)
     return out
 
 
-def is_reserved_for_pod(claim: dict, pod) -> bool:
-    """``resourceclaim.IsReservedForPod``."""
-    uid = pod.metadata.uid or ""
-    return any((r.get("uid") or "") == uid for r in (claim.get("status") or {}).get("reservedFor") or [])
+def is_reserved_for_pod(claim: dict, pod, pod_group=None) -> bool:
+    """``resourceclaim.IsReservedForPod``: the pod, or its PodGroup when given, is a consumer."""
+    uids = {pod.metadata.uid or ""} | ({pod_group.metadata.uid or ""} if pod_group is not None else set())
+    return any((r.get("uid") or "") in uids for r in (claim.get("status") or {}).get("reservedFor") or [])
 
 
 def can_be_reserved(claim: dict) -> bool:
@@ -375,7 +383,12 @@ class DynamicResources(Plugin):
             return None, Status.skip()
         s.infos = [ClaimInfo() for _ in claims]
         to_allocate = 0
+        group = self._claims_group(pod)
         for i, claim in enumerate(claims):
+            if (group is not None and _allocation(claim) is None and manager.has_pending_allocation(claim)
+                    and self._group_claim(pod, group, claim)):
+                # the group's claim, being allocated for another pod of the group: share that allocation
+                claim = claims[i] = manager.in_flight[claim_identity(claim)]
             allocation = _allocation(claim)
             if allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(claim, pod):
                 return None, Status.unresolvable(ERR_IN_USE)
@@ -690,8 +703,9 @@ class DynamicResources(Plugin):
         if s is None or s.empty():
             return Status.skip()
         pod = pod_info.pod
+        group = self._claims_group(pod)
         for i, claim in enumerate(s.claims):
-            if not is_reserved_for_pod(claim, pod):
+            if not is_reserved_for_pod(claim, pod, group if self._group_claim(pod, group, claim) else None):
                 try:
                     s.claims[i] = self._bind_claim(s, i, pod, node_name)
                 except ClaimError as err:
@@ -733,6 +747,26 @@ class DynamicResources(Plugin):
             return Status.error(str(err))
         return Status(Code.Wait, (f"waiting for binding conditions for device on node {node_name}",))
 
+    def _claims_group(self, pod):
+        """The pod's PodGroup when DRAWorkloadResourceClaims is on and the group has claims."""
+        if not self._gate("DRAWorkloadResourceClaims"):
+            return None
+        group = pod_group_of(self.handle.cluster, pod)
+        return group if group is not None and group.spec.resource_claims else None
+
+    @staticmethod
+    def _group_claim(pod, group, claim: dict) -> bool:
+        """``claim`` is the one behind a pod claim that matches one of the group's claims."""
+        if group is None:
+            return False
+        name = (claim.get("metadata") or {}).get("name")
+        statuses = {st.name: st.resource_claim_name for st in pod.status.resource_claim_statuses}
+        for pc in pod.spec.resource_claims:
+            gc = matching_group_claim(group, pc)
+            if gc is not None and (pc.resource_claim_name or statuses.get(pc.name)) == name:
+                return True
+        return False
+
     def _clock_now(self) -> datetime:
         """Now on the handle's clock (a simulation's virtual seconds), else the wall clock."""
         clock = (getattr(self.handle, "extra", None) or {}).get("clock")
@@ -773,8 +807,11 @@ class DynamicResources(Plugin):
                     finalizers.append(FINALIZER)
                 status["allocation"] = copy.deepcopy(allocation)
             status.setdefault("reservedFor", [])
-            status["reservedFor"] = [*status["reservedFor"],
-                                     {"resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}]
+            group = self._claims_group(pod)
+            consumer = consumer_reference(group) if self._group_claim(pod, group, current) else {
+                "resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}
+            if all((r.get("uid") or "") != consumer["uid"] for r in status["reservedFor"]):
+                status["reservedFor"] = [*status["reservedFor"], consumer]
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
                 status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")

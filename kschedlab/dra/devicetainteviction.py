@@ -222,6 +222,7 @@ class DeviceTaintEvictionController:
     _seen_rules: dict[str, str] = field(default_factory=dict)
     _first_seen: dict[tuple, float] = field(default_factory=dict)
     _key: Any = None
+    _slice_check: Any = None
 
     # -- reading the cluster --------------------------------------------------------------------
     @staticmethod
@@ -363,8 +364,11 @@ class DeviceTaintEvictionController:
                 self._add(now, "rule", rule.name)
         for name in [n for n, uid in self._seen_rules.items() if all(r.name != n for r in rules)]:
             self.evicted_by_rule.pop(self._seen_rules.pop(name), None)
-        if not cluster.objects.get("ResourceClaim") and not self.delete_pod_at:
-            return
+        if not self.delete_pod_at and not (
+                cluster.objects.get("ResourceClaim")
+                and (any((r.spec.get("taint") or {}).get("effect") == "NoExecute" for r in rules)
+                     or self._slices_have_noexecute(cluster))):
+            return  # nothing can be evicted: skip reading every claim
         wanted = self.pod_evictions(cluster, now, rules=rules)
         for pod_key in list(self.delete_pod_at):
             if pod_key not in wanted or wanted[pod_key][0] != self.delete_pod_at[pod_key][0]:
@@ -384,6 +388,15 @@ class DeviceTaintEvictionController:
                                  "reasons": ", ".join(map(str, ev.reasons))})
             for rule in ev.rules():
                 self._add(now, "rule", rule)
+
+    def _slices_have_noexecute(self, cluster) -> bool:
+        """Some device of some ResourceSlice has a NoExecute taint (cached per set of slice objects)."""
+        objs = tuple(cluster.objects.get("ResourceSlice", {}).values())
+        key = tuple(map(id, objs))
+        if self._slice_check is None or self._slice_check[0] != key:
+            found = any(t.effect == "NoExecute" for o in objs for d in o.spec.devices for t in d.taints)
+            self._slice_check = (key, found, objs)
+        return self._slice_check[1]
 
     def next_wakeup(self) -> float | None:
         """When the next work item is due (None: no work)."""

@@ -24,13 +24,13 @@ from datetime import datetime, timezone
 
 from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
-from kschedlab.dra.devicetainteviction import RULE_KINDS, DeviceTaintEvictionController, _seconds
+from kschedlab.dra.devicetainteviction import RULE_KINDS, DeviceTaintEvictionController, seconds_of
 
 __all__ = ["run_device_taint_case", "STAGES"]
 
 
 def _rfc3339(value) -> str:
-    return datetime.fromtimestamp(_seconds(value), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(seconds_of(value), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _conditions(cluster) -> dict:
@@ -48,7 +48,7 @@ def run_device_taint_case(case: dict) -> list[str]:
     """Run one ``device-taint-eviction`` case; the differences (empty = pass)."""
     cluster = Cluster(load_objects(case.get("objects") or []))
     controller = DeviceTaintEvictionController()
-    now = _seconds(case["start"])
+    now = seconds_of(case["start"])
     evicted: list[str] = []
 
     def delete(key: str) -> None:

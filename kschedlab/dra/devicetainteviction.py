@@ -62,10 +62,10 @@ EVENT_REASON = "DeviceTaintManagerEviction"
 RULE_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2")
 
 
-def _seconds(value: Any) -> float | None:
+def seconds_of(value: Any) -> float | None:
     """A ``metav1.Time`` (datetime or RFC 3339 text) as seconds since the epoch.
 
-    >>> _seconds("1970-01-01T00:01:00Z"), _seconds(None)
+    >>> seconds_of("1970-01-01T00:01:00Z"), seconds_of(None)
     (60.0, None)
     """
     if value is None:
@@ -254,7 +254,7 @@ class DeviceTaintEvictionController:
         return out
 
     def _time_added(self, taint: dict, source: tuple, now: float) -> float:
-        added = _seconds(taint.get("timeAdded"))
+        added = seconds_of(taint.get("timeAdded"))
         if added is None:  # the API server stamps it; take the first time the controller saw it
             added = self._first_seen.setdefault(source, now)
         return added
@@ -454,7 +454,7 @@ class DeviceTaintEvictionController:
         existing = next((c for c in (status.conditions if status is not None else [])
                          if c.type == CONDITION_EVICTION_IN_PROGRESS), None)
         if existing is not None:
-            since = now - (_seconds(existing.last_transition_time) or 0.0)
+            since = now - (seconds_of(existing.last_transition_time) or 0.0)
             if existing.observed_generation == rule.generation and since < RULE_STATUS_PERIOD:
                 self._add(now + RULE_STATUS_PERIOD - since, "rule", name)
                 return

@@ -119,11 +119,11 @@ class SimDRA:
     def rules_frame(self) -> pd.DataFrame:
         """Each DeviceTaintRule's ``EvictionInProgress`` condition now (``rule``, ``status``,
         ``reason``, ``message``, ``lastTransitionTime`` in simulated seconds)."""
-        from kschedlab.dra.devicetainteviction import _seconds, rule_conditions
+        from kschedlab.dra.devicetainteviction import seconds_of, rule_conditions
 
         rows = rule_conditions(r for kind in RULE_KINDS for r in self.sim.cluster.objects.get(kind, {}).values())
         for row in rows:
-            row["lastTransitionTime"] = _seconds(row["lastTransitionTime"])
+            row["lastTransitionTime"] = seconds_of(row["lastTransitionTime"])
         return pd.DataFrame(rows, columns=["rule", "status", "reason", "message", "lastTransitionTime"])
 
     def report(self) -> dict:

@@ -185,3 +185,47 @@ spec:
 """)
     with pytest.raises(ManifestError, match=r"spec.events\[0\].create"):
         from_files(tmp_path / "s.yaml")
+
+
+EDIT = """
+apiVersion: kschedlab.io/v1alpha1
+kind: Simulation
+metadata: {name: s}
+spec:
+  until: 60
+  events:
+  - at: 10
+    create:
+      apiVersion: resource.k8s.io/v1alpha3
+      kind: DeviceTaintRule
+      metadata: {name: example}
+      spec:
+        deviceSelector: {driver: dra.example.com}
+        taint: {key: dra.example.com/unhealthy, value: Broken, effect: None}
+  - at: 30
+    create:
+      apiVersion: resource.k8s.io/v1alpha3
+      kind: DeviceTaintRule
+      metadata: {name: example}
+      spec:
+        deviceSelector: {driver: dra.example.com}
+        taint: {key: dra.example.com/unhealthy, value: Broken, effect: NoExecute}
+"""
+
+
+def test_editing_the_dry_run_into_noexecute(tmp_path):
+    """The seed's last step: edit the rule and change the effect to NoExecute (same object, new
+    generation). An update queues no status work of its own: the pod's eviction queues the pod,
+    then the rule, so the rule's first look at the new generation comes after the deletion."""
+    base = (SCEN / "device-taint-dry-run-sim.yaml").read_text()
+    (tmp_path / "c.yaml").write_text(base[:base.index("apiVersion: kschedlab.io/v1alpha1")])
+    (tmp_path / "s.yaml").write_text(EDIT)
+    sim, until = from_files(tmp_path / "c.yaml", tmp_path / "s.yaml")
+    sim.run(until=until)
+    assert statuses(sim) == [
+        (10.0, "example", "False", "NoEffect", DRY_RUN),
+        (30.0, "example", "False", "Completed", "1 pod evicted since starting the controller."),
+    ]
+    rule = sim.cluster.objects["DeviceTaintRule"]["example"]
+    assert rule.metadata.generation == 2 and rule.status.conditions[0].observed_generation == 2
+    assert rule.spec.taint.time_added.timestamp() == 30.0  # the taint changed: added anew

@@ -150,6 +150,9 @@ class SimDRA:
                                  "next": min(now + BINDING_POLL_SECONDS, now + timeout)}
             self.binding_records.append({"time": now, "pod": key, "node": node, "event": "BindingConditionsPending",
                                          "message": f"waiting for binding conditions for device on node {node}"})
+            row = self.sim._timeline.get(key)
+            if row is not None and row["scheduled"] is None:  # the scheduling cycle chose the node now
+                row["scheduled"] = now
 
     def _poll_binding_waits(self) -> None:
         from kschedlab.plugins.dynamic_resources import BINDING_POLL_SECONDS
@@ -173,6 +176,9 @@ class SimDRA:
                 continue
             self.binding_records.append({"time": sim.now, "pod": key, "node": node, "event": "Failed",
                                          "message": result.message})
+            row = sim._timeline.get(key)
+            if row is not None:  # that placement did not hold
+                row["scheduled"] = None
             sim._wait_started.pop(key, None)
             qpi = sim._waiting_qpi.pop(key, None)
             if qpi is not None:

@@ -110,3 +110,11 @@ spec:
 """)
     with pytest.raises(ManifestError, match=r"conditions\[0\]: needs a type and a status True, False or Unknown"):
         from_files(tmp_path / "s.yaml")
+
+
+def test_scheduled_is_the_cycle_that_led_to_binding(tmp_path):
+    sim, result = scenario(tmp_path, [
+        {"at": 20, "setDeviceConditions": {"pod": "default/fabric-user", "conditions": [FAILED]}},
+        {"at": 50, "setDeviceConditions": {"pod": "default/fabric-user", "conditions": [READY]}}])
+    row = result.pods.set_index("pod").loc["default/fabric-user"]
+    assert (row.scheduled, row.bound, row.attempts) == (22.0, 52.0, 3)

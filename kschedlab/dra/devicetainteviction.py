@@ -51,6 +51,7 @@ from typing import Any, Iterable
 
 from kschedlab.dra.devices import as_dict
 from kschedlab.dra.manager import pod_claim_names
+from kschedlab.dra.podgroup_claims import pod_group_of
 
 #: shortest time between two status updates of one rule generation (``ruleStatusPeriod``)
 RULE_STATUS_PERIOD = 10.0
@@ -318,14 +319,16 @@ class DeviceTaintEvictionController:
             if not pod.spec.node_name or not pod.spec.resource_claims:
                 continue
             ns, uid = pod.metadata.namespace or "", pod.metadata.uid or ""
+            group = pod_group_of(cluster, pod)  # a claim reserved for the pod's PodGroup counts too
+            consumers = {uid} | ({group.metadata.uid or ""} if group is not None and group.spec.resource_claims
+                                 else set())
             found: Eviction | None = None
             for name in pod_claim_names(pod):
                 claim = claims.get((ns, name))
                 if claim is None:
                     continue
                 reserved = (claim.get("status") or {}).get("reservedFor") or []
-                if not any((r.get("resource") or "pods") == "pods" and not r.get("apiGroup")
-                           and (r.get("uid") or "") == uid for r in reserved):
+                if not any((r.get("uid") or "") in consumers for r in reserved):  # IsReservedForPod
                     continue
                 if (ns, name) not in per_claim:
                     per_claim[(ns, name)] = self.claim_eviction(claim, pools, rules, now, simulate)

@@ -102,3 +102,17 @@ def test_missing_template_and_group_deletion():
         None, 'resource claim template "nope": resourceclaimtemplate.resource.k8s.io "nope" not found')
     pod_group_deleted(sim.cluster, group)
     assert sorted(claims(sim)) == ["my-pg-claim"]  # the group's template claim goes with it
+
+
+def test_group_claims_pods_are_evicted_by_a_noexecute_rule(tmp_path):
+    docs = list(yaml.safe_load_all(CLUSTER.read_text()))
+    docs[0]["spec"].update({"until": 30, "events": [{"at": 10, "create": {
+        "apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": "gpus-broken"},
+        "spec": {"deviceSelector": {"driver": "gpu.example.com"},
+                 "taint": {"key": "broken", "effect": "NoExecute"}}}}]})
+    (tmp_path / "taint.yaml").write_text(yaml.safe_dump_all(docs))
+    sim, _ = run(tmp_path / "taint.yaml")
+    ev = sim.dra.evictions_frame()
+    assert [(r.time, r.object) for r in ev[ev.action == "evict"].itertuples()] == [
+        (10.0, "some-ns/trainer-0"), (10.0, "some-ns/trainer-1")]
+    assert ev[ev.action == "rule-status"].message.tolist()[0] == "2 pods need to be evicted in 1 namespace."

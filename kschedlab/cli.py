@@ -250,6 +250,7 @@ def cmd_simulate(args) -> int:
             from kschedlab.sim.kubelet import report
 
             out["kubelet"] = report(sim.kubelet)
+        out.update(sim.dra.report())
         out.update({"stopReason": result.stop_reason, "horizon": result.horizon,
                     "quiescentAt": result.quiescent_at,
                     "pending": json.loads(result.pending.to_json(orient="records"))})
@@ -262,6 +263,11 @@ def cmd_simulate(args) -> int:
               "no pod went through the scheduler (every pod was bound in the manifests)")
         if len(taints):
             print("\ntaint manager:\n" + people_table(taints))
+        for title, frame in (("device taint eviction", sim.dra.evictions_frame()),
+                             ("DeviceTaintRules", sim.dra.rules_frame()),
+                             ("PreBind waits for binding conditions", sim.dra.binding_frame())):
+            if len(frame):
+                print(f"\n{title}:\n" + people_table(frame.dropna(axis=1, how="all")))
         if sim.kubelet is not None:
             from kschedlab.sim.kubelet import report_text
 

@@ -431,6 +431,8 @@ def admit_scheduling_objects(objs: list, priority_classes: Mapping[str, Any],
             errors.extend(_to_manifest_errors(o, validate_workload(o, gates)))
             continue
         _default_disruption_mode(o)
+        if isinstance(o, PodGroup) and not _gate(gates, "DRAWorkloadResourceClaims"):
+            o.spec.resource_claims = []  # dropDisabledFields: not served without the gate
         errs = _admit_priority(o, priority_classes, gates)
         if isinstance(o, PodGroup):
             errs += validate_pod_group(o, gates)

@@ -28,7 +28,7 @@ from .core import Taint
 from .meta import KubeObject
 from .usage import NodeKubelet, PodUsage
 
-__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange"]
+__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange", "DeviceConditions"]
 
 
 class GateRemoval(K8sModel):
@@ -41,6 +41,30 @@ class TaintChange(K8sModel):
 
     node: str
     taints: list[Taint] = []
+
+
+class DeviceConditions(K8sModel):
+    """``setDeviceConditions``: a DRA driver writes conditions of allocated devices into a claim's
+    ``status.devices``; the claim is ``claim`` (``namespace/name``) or the claim of ``pod``
+    (``namespace/name``) for its ``spec.resourceClaims`` entry ``podClaim`` (all of the pod's
+    claims when not given); ``device`` limits it to one device."""
+
+    claim: str | None = None
+    pod: str | None = None
+    pod_claim: str | None = None
+    device: str | None = None
+    conditions: list[dict[str, Any]] = []
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "DeviceConditions":
+        if (self.claim is None) == (self.pod is None):
+            raise ValueError("setDeviceConditions needs exactly one of claim, pod")
+        if self.pod_claim is not None and self.pod is None:
+            raise ValueError("podClaim only goes with pod")
+        for i, cond in enumerate(self.conditions):
+            if not cond.get("type") or cond.get("status") not in ("True", "False", "Unknown"):
+                raise ValueError(f"conditions[{i}]: needs a type and a status True, False or Unknown")
+        return self
 
 
 class SimulationEvent(K8sModel):
@@ -56,16 +80,17 @@ class SimulationEvent(K8sModel):
     uncordon: str | None = None
     remove_scheduling_gates: GateRemoval | None = None
     set_taints: TaintChange | None = None
+    set_device_conditions: DeviceConditions | None = None
 
     ACTIONS: ClassVar[tuple[str, ...]] = ("create", "delete_pod", "add_node", "remove_node", "cordon", "uncordon",
-                                          "remove_scheduling_gates", "set_taints")
+                                          "remove_scheduling_gates", "set_taints", "set_device_conditions")
 
     @model_validator(mode="after")
     def _one_action(self) -> "SimulationEvent":
         given = [a for a in self.ACTIONS if getattr(self, a) is not None]
         if len(given) != 1:
             raise ValueError("an event needs exactly one of create, deletePod, addNode, removeNode, cordon, "
-                             f"uncordon, removeSchedulingGates, setTaints (got {len(given)})")
+                             f"uncordon, removeSchedulingGates, setTaints, setDeviceConditions (got {len(given)})")
         if self.duration is not None and self.create is None:
             raise ValueError("duration only goes with create")
         return self

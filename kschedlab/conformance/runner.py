@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from kschedlab.api.errors import errors_from_validation
 from kschedlab.conformance import dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
 from kschedlab.conformance import node_declared_features
+from kschedlab.conformance import device_taint_eviction
 from kschedlab.conformance import expected_failures as xf
 from kschedlab.conformance.compare import Mismatch
 
@@ -105,7 +106,8 @@ class Report:
 #: stage name -> stage function(case, diffs)
 STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
                                **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
-                               **node_declared_features.STAGES}
+                               **node_declared_features.STAGES,
+                               **device_taint_eviction.STAGES}
 
 
 def _known_plugins() -> set[str]:

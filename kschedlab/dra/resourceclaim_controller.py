@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from kschedlab.dra.devices import as_dict
 from kschedlab.dra.manager import RESERVED_FOR_MAX_SIZE, dra_manager
+from kschedlab.dra.podgroup_claims import ensure_group_claim, matching_group_claim, pod_group_of
 
 __all__ = ["ResourceClaimController", "ControllerError", "pod_runnable", "POD_CLAIM_NAME_ANNOTATION",
            "generate_name_base"]
@@ -121,6 +122,14 @@ class ResourceClaimController:
         if any(s.name == pod_claim.name for s in statuses):
             return None
         ns = pod.metadata.namespace or ""
+        group = pod_group_of(self.cluster, pod)
+        group_claim = matching_group_claim(group, pod_claim)
+        if group_claim is not None:  # one claim for the whole PodGroup (DRAWorkloadResourceClaims)
+            name, error = ensure_group_claim(self.cluster, group, group_claim, seed=self.seed)
+            if error:
+                return error
+            statuses.append(PodResourceClaimStatus(name=pod_claim.name, resource_claim_name=name))
+            return None
         existing = self._find_pod_claim(pod, pod_claim.name)
         if existing is None:
             template = self.cluster.objects.get("ResourceClaimTemplate", {}).get(
@@ -253,7 +262,9 @@ def pod_runnable(cluster, pod) -> tuple[bool, str]:
         status = claim.get("status") or {}
         if not status.get("allocation"):
             return False, f"waiting for resource claim {name}: not allocated"
-        if not any((r.get("uid") or "") == (pod.metadata.uid or "") for r in status.get("reservedFor") or []):
+        group = pod_group_of(cluster, pod)
+        uids = {pod.metadata.uid or ""} | ({group.metadata.uid or ""} if group is not None else set())
+        if not any((r.get("uid") or "") in uids for r in status.get("reservedFor") or []):
             return False, f"waiting for resource claim {name}: not reserved for the pod"
     return True, ""
 

@@ -580,11 +580,24 @@ class Framework:
             return Status(Code.Wait, ("one or more plugins asked to wait and no plugin rejected pod",)), waits
         return Status(), {}
 
-    def run_pre_bind(self, state, pod, node: str) -> Status:
-        for plugin in self.points["preBind"]:
-            status = (plugin.pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
+    def run_pre_bind(self, state, pod, node: str, *, resume: str | None = None) -> Status:
+        """PreBind plugins in order.  A plugin may answer ``Wait`` (a wait on the caller's clock,
+        e.g. DynamicResources' binding conditions): the Wait is returned with the plugin's name,
+        and ``resume=<that plugin>`` later asks the plugin's ``poll_pre_bind`` again, then runs the
+        plugins after it."""
+        plugins = self.points["preBind"]
+        if resume is not None:
+            index = next(i for i, p in enumerate(plugins) if p.name == resume)
+            plugins = plugins[index:]
+        for plugin in plugins:
+            if resume is not None and plugin.name == resume:
+                status = (plugin.poll_pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
+            else:
+                status = (plugin.pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
             if status.is_skip():
                 continue
+            if status.code == Code.Wait:
+                return status
             if not status.is_success():
                 if status.is_rejected():
                     return status

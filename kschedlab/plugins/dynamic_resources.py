@@ -43,6 +43,7 @@ from kschedlab.dra.devices import as_dict
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
 from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
+from kschedlab.dra.podgroup_claims import consumer_reference, matching_group_claim, pod_group_of
 from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
@@ -56,6 +57,8 @@ SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
 #: ``DynamicResourcesArgs`` defaults (v1): filterTimeout 10 s, bindingTimeout 600 s
 FILTER_TIMEOUT_DEFAULT_SECONDS = 10.0
 BINDING_TIMEOUT_DEFAULT_SECONDS = 600.0
+#: PreBind asks the claims again every 5 s while it waits for binding conditions
+BINDING_POLL_SECONDS = 5.0
 #: ``resourceapi.FirstAvailableDeviceRequestMaxSize``: the score of the first subrequest
 FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 #: ``resourceclaim.ErrClaimNotFound`` / ``ErrAPIUnsupported``
@@ -204,16 +207,23 @@ def pod_claims(manager, pod) -> list[dict]:
         if (claim.get("metadata") or {}).get("deletionTimestamp"):
             raise ClaimError(f'resourceclaim "{name}" is being deleted')
         if must_own and not is_controlled_by(claim, pod):
+            group = pod_group_of(manager.cluster, pod)
+            if group is not None and matching_group_claim(group, pod_claim) is not None:
+                if is_controlled_by(claim, group):
+                    out.append(claim)
+                    continue
+                raise ClaimError(f"ResourceClaim {_kobj(claim)} was not created for Pod {_pod_kobj(pod)} or PodGroup "
+                                 f"{_pod_kobj(group)} (neither Pod nor PodGroup is the owner)")
             raise ClaimError(f"ResourceClaim {_kobj(claim)} was not created for pod {_pod_kobj(pod)} "
                              f"(pod is not owner)")
         out.append(claim)
     return out
 
 
-def is_reserved_for_pod(claim: dict, pod) -> bool:
-    """``resourceclaim.IsReservedForPod``."""
-    uid = pod.metadata.uid or ""
-    return any((r.get("uid") or "") == uid for r in (claim.get("status") or {}).get("reservedFor") or [])
+def is_reserved_for_pod(claim: dict, pod, pod_group=None) -> bool:
+    """``resourceclaim.IsReservedForPod``: the pod, or its PodGroup when given, is a consumer."""
+    uids = {pod.metadata.uid or ""} | ({pod_group.metadata.uid or ""} if pod_group is not None else set())
+    return any((r.get("uid") or "") in uids for r in (claim.get("status") or {}).get("reservedFor") or [])
 
 
 def can_be_reserved(claim: dict) -> bool:
@@ -262,6 +272,8 @@ class DRAState:
     skipped: bool = False
     #: the in-memory extended-resource claim as put in flight at Reserve (PreBind replaces the claim)
     extended_in_flight: dict | None = None
+    #: when PreBind started waiting for binding conditions (seconds on the handle's clock)
+    binding_wait_started: float | None = None
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -371,7 +383,12 @@ class DynamicResources(Plugin):
             return None, Status.skip()
         s.infos = [ClaimInfo() for _ in claims]
         to_allocate = 0
+        group = self._claims_group(pod)
         for i, claim in enumerate(claims):
+            if (group is not None and _allocation(claim) is None and manager.has_pending_allocation(claim)
+                    and self._group_claim(pod, group, claim)):
+                # the group's claim, being allocated for another pod of the group: share that allocation
+                claim = claims[i] = manager.in_flight[claim_identity(claim)]
             allocation = _allocation(claim)
             if allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(claim, pod):
                 return None, Status.unresolvable(ERR_IN_USE)
@@ -686,18 +703,24 @@ class DynamicResources(Plugin):
         if s is None or s.empty():
             return Status.skip()
         pod = pod_info.pod
+        group = self._claims_group(pod)
         for i, claim in enumerate(s.claims):
-            if not is_reserved_for_pod(claim, pod):
+            if not is_reserved_for_pod(claim, pod, group if self._group_claim(pod, group, claim) else None):
                 try:
                     s.claims[i] = self._bind_claim(s, i, pod, node_name)
                 except ClaimError as err:
                     return Status.error(str(err))
         if not self._binding_enabled() or not has_binding_conditions(s.claims):
             return Status()
-        wait = (getattr(self.handle, "extra", None) or {}).get("binding_conditions_wait")
+        extra = getattr(self.handle, "extra", None) or {}
+        wait = extra.get("binding_conditions_wait")
         try:
             if self.pod_ready_for_binding(s):
                 return Status()
+            if extra.get("binding_waits") and "clock" in extra:
+                # a simulation: wait on its clock, asked again every 5 s (poll_pre_bind)
+                s.binding_wait_started = float(extra["clock"]())
+                return Status(Code.Wait, (f"waiting for binding conditions for device on node {node_name}",))
             # no wall clock to poll on: a ``binding_conditions_wait(pod_info, timeout)`` hook (a simulation,
             # a test) may let drivers act; whatever it returns, the claims are checked once more
             if wait is not None:
@@ -707,6 +730,47 @@ class DynamicResources(Plugin):
         except ClaimError as err:
             return Status.error(str(err))
         return Status.error("device binding timeout")
+
+    def poll_pre_bind(self, state, pod_info, node_name: str) -> Status:
+        """One poll of the PreBind wait on the simulation clock (``wait.PollUntilContextTimeout``
+        every :data:`BINDING_POLL_SECONDS`): ready -> Success; a failure condition or the claim's
+        own timeout -> Error; ``bindingTimeout`` after the wait began -> ``device binding timeout``;
+        else Wait."""
+        s = self._state(state)
+        now = float(self.handle.extra["clock"]())
+        if now >= s.binding_wait_started + self.args.binding_timeout:
+            return Status.error("device binding timeout")
+        try:
+            if self.pod_ready_for_binding(s):
+                return Status()
+        except ClaimError as err:
+            return Status.error(str(err))
+        return Status(Code.Wait, (f"waiting for binding conditions for device on node {node_name}",))
+
+    def _claims_group(self, pod):
+        """The pod's PodGroup when DRAWorkloadResourceClaims is on and the group has claims."""
+        if not self._gate("DRAWorkloadResourceClaims"):
+            return None
+        group = pod_group_of(self.handle.cluster, pod)
+        return group if group is not None and group.spec.resource_claims else None
+
+    @staticmethod
+    def _group_claim(pod, group, claim: dict) -> bool:
+        """``claim`` is the one behind a pod claim that matches one of the group's claims."""
+        if group is None:
+            return False
+        name = (claim.get("metadata") or {}).get("name")
+        statuses = {st.name: st.resource_claim_name for st in pod.status.resource_claim_statuses}
+        for pc in pod.spec.resource_claims:
+            gc = matching_group_claim(group, pc)
+            if gc is not None and (pc.resource_claim_name or statuses.get(pc.name)) == name:
+                return True
+        return False
+
+    def _clock_now(self) -> datetime:
+        """Now on the handle's clock (a simulation's virtual seconds), else the wall clock."""
+        clock = (getattr(self.handle, "extra", None) or {}).get("clock")
+        return _now() if clock is None else datetime.fromtimestamp(float(clock()), timezone.utc)
 
     def _bind_claim(self, s: DRAState, index: int, pod, node_name: str) -> dict:
         """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
@@ -743,11 +807,14 @@ class DynamicResources(Plugin):
                     finalizers.append(FINALIZER)
                 status["allocation"] = copy.deepcopy(allocation)
             status.setdefault("reservedFor", [])
-            status["reservedFor"] = [*status["reservedFor"],
-                                     {"resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}]
+            group = self._claims_group(pod)
+            consumer = consumer_reference(group) if self._group_claim(pod, group, current) else {
+                "resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}
+            if all((r.get("uid") or "") != consumer["uid"] for r in status["reservedFor"]):
+                status["reservedFor"] = [*status["reservedFor"], consumer]
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
-                status["allocation"]["allocationTimestamp"] = _now().strftime("%Y-%m-%dT%H:%M:%SZ")
+                status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")
             manager.update_claim(current)
             stored = manager.get_claim(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:
@@ -811,7 +878,7 @@ class DynamicResources(Plugin):
         stamp = _parse_time(allocation.get("allocationTimestamp")) if allocation else None
         if stamp is None:
             return False
-        now = now or _now()
+        now = now or self._clock_now()
         for result in (allocation.get("devices") or {}).get("results") or []:
             if result.get("bindingConditions") and stamp + timedelta(seconds=self.args.binding_timeout) < now:
                 return True

@@ -130,6 +130,9 @@ class Scheduler:
         self.pod_group_cycle = self.gates.enabled("GenericWorkload") if pod_group_cycle is None else pod_group_cycle
         #: pods held at Permit: key -> (framework, state, pod_info, node, trace, {plugin: timeout})
         self.waiting: dict[str, tuple] = {}
+        #: pods whose PreBind waits on the caller's clock: key -> (framework, state, pod_info, node,
+        #: trace, plugin); :meth:`poll_pre_bind` asks again
+        self.binding_waits: dict[str, tuple] = {}
         for fw in self.profiles.values():
             fw.handle.extra["preempt_waiting_pod"] = self._preempt_waiting_pod
             fw.handle.extra["waiting_pods"] = self.waiting
@@ -474,9 +477,23 @@ class Scheduler:
         self.set_condition(pod_info.pod, False, reason, status.message())
         return ScheduleResult(pod_info.key, None, status, status.message(), trace, diagnosis)
 
-    def _bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
-        status = fw.run_pre_bind(state, pod_info, node)
+    def poll_pre_bind(self, key: str) -> ScheduleResult | None:
+        """Ask a pod's waiting PreBind plugin again: None while it still waits, else the pod is
+        bound or fails (recorded like any attempt's outcome)."""
+        fw, state, pod_info, node, trace, plugin = self.binding_waits[key]
+        status = fw.run_pre_bind(state, pod_info, node, resume=plugin)
+        if status.code == Code.Wait:
+            return None
+        del self.binding_waits[key]
+        return self.record(self._bind(fw, state, pod_info, node, trace, status))
+
+    def _bind(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace,
+              pre_bind: Status | None = None) -> ScheduleResult:
+        status = fw.run_pre_bind(state, pod_info, node) if pre_bind is None else pre_bind
         trace.steps.append(("PreBind", status.plugin or "", status))
+        if status.code == Code.Wait:
+            self.binding_waits[pod_info.key] = (fw, state, pod_info, node, trace, status.plugin)
+            return ScheduleResult(pod_info.key, None, status, status.message(), trace)
         if status.is_success():
             status = fw.run_bind(state, pod_info, node)
             trace.steps.append(("Bind", status.plugin or "", status))

@@ -124,6 +124,10 @@ class Simulation:
         self.taint_manager.sync(self.cluster, self.now)
         #: node-pressure eviction (:class:`kschedlab.sim.kubelet.NodePressureEviction`), None: not simulated
         self.kubelet = None
+        #: the device taint eviction controller and PreBind waits for binding conditions (kschedlab.sim.dra)
+        from kschedlab.sim.dra import SimDRA
+
+        self.dra = SimDRA(self)
         self._refresh_budgets()
         for key, pod in self.cluster.pods.items():
             if not pod.spec.node_name and self.scheduler.framework_for(pod) is not None:
@@ -137,6 +141,20 @@ class Simulation:
     def create_pod(self, pod, *, at: float | None = None, duration: float | None = None) -> None:
         """Create ``pod`` at time ``at``; once bound it runs ``duration`` seconds (forever when None)."""
         self._at(at, "create_pod", (pod, duration))
+
+    def create_object(self, obj, *, at: float | None = None) -> None:
+        """Create (or replace, as ``kubectl apply``) a stored object such as a DeviceTaintRule,
+        ResourceSlice or ResourceClaim at ``at`` (:meth:`kschedlab.sim.dra.SimDRA.apply`)."""
+        self._at(at, "create_object", obj)
+
+    def set_device_conditions(self, conditions: list, *, claim: str | None = None, pod: str | None = None,
+                              pod_claim: str | None = None, device: str | None = None,
+                              at: float | None = None) -> None:
+        """A DRA driver writes ``conditions`` for the allocated devices (``device``: only that one)
+        of claim ``namespace/name`` -- or of the claims of ``pod`` (``pod_claim``: only that
+        ``spec.resourceClaims`` entry) -- into ``status.devices`` at ``at``
+        (:meth:`kschedlab.sim.dra.SimDRA.set_device_conditions`)."""
+        self._at(at, "set_device_conditions", (list(conditions), claim, pod, pod_claim, device))
 
     def delete_pod(self, key: str, *, at: float | None = None) -> None:
         self._at(at, "delete_pod", key)
@@ -193,6 +211,7 @@ class Simulation:
         while attempts < max_attempts:
             self._process_due_events()
             self._kubelet_housekeeping()
+            self.dra.step()
             self.queue.flush()
             if limit is not None and self.now > limit:  # attempts that take time ran past the limit
                 reason = limit_reason
@@ -205,7 +224,7 @@ class Simulation:
                 continue
             timers = [t for t in (self._events[0].time if self._events else None, self._next_permit_timeout(),
                                   self.taint_manager.next_deadline(), *self._drain_wakeups(),
-                                  self._kubelet_wakeup())
+                                  self._kubelet_wakeup(), *self.dra.wakeups())
                       if t is not None and t > self.now]
             wakeup = self.queue.next_wakeup()
             upcoming = timers + ([wakeup] if wakeup is not None and wakeup > self.now else [])
@@ -360,6 +379,14 @@ class Simulation:
             update_pod_condition(pod, DISRUPTION_TARGET, "True", REASON_DELETION_BY_TAINT_MANAGER,
                                  MESSAGE_DELETION_BY_TAINT_MANAGER, datetime.fromtimestamp(self.now, timezone.utc))
             self._graceful_delete(key, self.cluster.pod_infos[key], preempted=False)
+
+    def _on_create_object(self, obj) -> None:
+        self.dra.apply(obj)
+
+    def _on_set_device_conditions(self, payload) -> None:
+        conditions, claim, pod, pod_claim, device = payload
+        for name in [claim] if claim is not None else self.dra.claims_of_pod(pod, pod_claim):
+            self.dra.set_device_conditions(name, conditions, device=device)
 
     def _on_set_taints(self, payload) -> None:
         from kschedlab.api.core import Taint

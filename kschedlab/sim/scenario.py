@@ -14,6 +14,10 @@ from kschedlab.api.workloads import expand
 from kschedlab.sim.engine import Simulation
 
 
+#: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes
+APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass")
+
+
 def _one(objects, kind, what: str):
     found = [o for o in objects if isinstance(o, kind)]
     if len(found) > 1:
@@ -97,6 +101,11 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
                     sim.create_pod(obj, at=event.at, duration=event.duration)
                 elif type(obj).__name__ == "Node":
                     sim.add_node(obj, at=event.at)
+                elif type(obj).__name__ in APPLIED_KINDS:
+                    sim.create_object(obj, at=event.at)
+                else:
+                    raise ManifestError(f"{where}.create: cannot create a {type(obj).__name__} during a simulation "
+                                        f"(Pod, Node, {', '.join(APPLIED_KINDS)})")
         elif event.delete_pod is not None:
             sim.delete_pod(event.delete_pod, at=event.at)
         elif event.add_node is not None:
@@ -110,6 +119,10 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
         elif event.remove_scheduling_gates is not None:
             gr = event.remove_scheduling_gates
             sim.remove_scheduling_gates(gr.pod, at=event.at, names=gr.names)
+        elif event.set_device_conditions is not None:
+            dc = event.set_device_conditions
+            sim.set_device_conditions([dict(c) for c in dc.conditions], claim=dc.claim, pod=dc.pod,
+                                      pod_claim=dc.pod_claim, device=dc.device, at=event.at)
         elif event.set_taints is not None:
             change = event.set_taints
             if change.node not in known_nodes:

@@ -16,6 +16,15 @@ were refused and the allocator's search tree.
 {'selector false': 2}
 >>> ed
 ClaimEditor(node='node-white', class='resource.example.com', count=1, selector='device.attributes["resource-driver.example.com"].color == "black"')
+
+BindingWaitExplorer: when the driver of the seed's fabric-attached GPU reports the device ready,
+and the scheduler's ``bindingTimeout``; shows when PreBind's wait ends (polls every 5 s).
+
+>>> bw = BindingWaitExplorer(ready_at=32, timeout=60)
+>>> bw.last
+('bound', 35.0)
+>>> bw.set(ready_at=70).last
+('failed', 60.0)
 """
 
 from __future__ import annotations
@@ -24,9 +33,10 @@ import ipywidgets as widgets
 
 from kschedlab.viz.common import esc
 from kschedlab.viz.dra import ClaimTry, search_tree_figure, try_claim
+from kschedlab.viz.dra_sim import binding_outcome
 from kschedlab.widgets._display import set_figure
 
-__all__ = ["ClaimEditor"]
+__all__ = ["ClaimEditor", "BindingWaitExplorer"]
 
 
 class ClaimEditor(widgets.VBox):
@@ -78,3 +88,41 @@ class ClaimEditor(widgets.VBox):
     def __repr__(self) -> str:
         return (f"ClaimEditor(node={self.node.value!r}, class={self.device_class!r}, count={self.count.value}, "
                 f"selector={self.selector.value!r})")
+
+
+class BindingWaitExplorer(widgets.VBox):
+    """Two sliders, the driver's ready time and ``bindingTimeout`` (seconds), over the seed's
+    binding-conditions scenario; each change re-runs the simulation and shows whether the pod was
+    bound or PreBind gave up, and when. ``last`` is ``(outcome, time)``."""
+
+    def __init__(self, *, ready_at: int = 32, timeout: int = 60):
+        style = {"description_width": "150px"}
+        self.ready_at = widgets.IntSlider(value=ready_at, min=1, max=120, description="driver ready at (s)",
+                                          continuous_update=False, style=style)
+        self.timeout = widgets.IntSlider(value=timeout, min=5, max=120, step=5, description="bindingTimeout (s)",
+                                         continuous_update=False, style=style)
+        self.summary = widgets.HTML()
+        self.last: tuple[str, float] | None = None
+        for w in (self.ready_at, self.timeout):
+            w.observe(lambda _change: self._update(), names="value")
+        super().__init__([self.ready_at, self.timeout, self.summary])
+        self._update()
+
+    def set(self, *, ready_at: int | None = None, timeout: int | None = None) -> "BindingWaitExplorer":
+        """Move the sliders from code and return the explorer."""
+        with self.hold_trait_notifications():
+            if ready_at is not None:
+                self.ready_at.value = ready_at
+            if timeout is not None:
+                self.timeout.value = timeout
+        self._update()
+        return self
+
+    def _update(self) -> None:
+        self.last = outcome, at = binding_outcome(ready_at=self.ready_at.value, timeout=f"{self.timeout.value}s")
+        text = (f"bound to node-3 at {at:g} s" if outcome == "bound" else
+                f"PreBind gave up at {at:g} s: device binding timeout")
+        self.summary.value = f"<pre>{esc(text)}</pre>"
+
+    def __repr__(self) -> str:
+        return f"BindingWaitExplorer(ready_at={self.ready_at.value}, timeout={self.timeout.value}, last={self.last})"

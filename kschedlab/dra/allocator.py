@@ -38,6 +38,7 @@ caller's business (the scheduler plugin does it upstream).
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -190,6 +191,20 @@ def _taint_prevents(device: Device, request: Request) -> dict | None:
             if not any(_tolerates(t, taint) for t in request.tolerations or ()):
                 return taint
     return None
+
+
+def share_id_for(claim: str, request: str, device: str, index: int) -> str:
+    """The ``shareID`` of one share of a device: a UUID as upstream's, but derived from the
+    claim, request, device and the result's position instead of drawn at random, so the same
+    run gives the same IDs.
+
+    >>> share_id_for("default/c", "nic", "net/pool/eth1", 0) == share_id_for("default/c", "nic", "net/pool/eth1", 0)
+    True
+    >>> len(share_id_for("default/c", "nic", "net/pool/eth1", 1))
+    36
+    """
+    digest = hashlib.sha256(f"{claim}\0{request}\0{device}\0{index}".encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
 class Allocator:
@@ -671,7 +686,7 @@ class _Run:
                 return False, None
             if shared:
                 consumed = consumed_from_request(req.capacity_requests, d.capacity)
-                share_id = str(uuid.uuid4())
+                share_id = share_id_for(self.claims[ci].kobj, req.name, device_id_str(dev), len(self.results[ci]))
                 acc = self.allocating_capacity.setdefault(dev, {})
                 for n, q in consumed.items():
                     acc[n] = acc.get(n, 0) + q.nanos

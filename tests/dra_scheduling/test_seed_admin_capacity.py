@@ -48,3 +48,12 @@ def test_consumable_capacity_nine_of_ten_fit():
         assert r["device"] == "eth1" and Quantity.parse(str(r["consumedCapacity"]["bandwidth"])) == Quantity.parse("1G")
         shares.add(r["shareID"])
     assert len(shares) == 9 and "a671734a-e8e5-11e4-8fde-42010af09327" not in shares
+
+
+def test_share_ids_repeat_from_run_to_run():
+    def share_ids():
+        cluster, _ = dra_cluster(*CAPACITY)
+        Scheduler(cluster, seed=0).run()
+        return [results(cluster, "default", f"net-{i}")[0]["shareID"] for i in range(9)]
+
+    assert share_ids() == share_ids()

@@ -69,14 +69,24 @@ class ClusterUtilization:
         self._value: np.ndarray | None = None  # the state since then
         self._area = np.zeros(len(SERIES_COLUMNS) - 1)
         self._generation: Any = None
+        self._rows_key: tuple = ()
+        self._live = np.zeros(0, np.int64)
 
     def __len__(self) -> int:
         return len(self._rows) + (self._start is not None)
 
-    @staticmethod
-    def measure(snapshot) -> tuple[float, ...]:
+    def live_rows(self, snapshot) -> np.ndarray:
+        """The snapshot's rows of current nodes (rows are appended, never reused: recomputed only
+        when the node count or the row count changes)."""
+        key = (id(snapshot), len(snapshot.index), len(getattr(snapshot, "names", snapshot.index)))
+        if key != self._rows_key:
+            self._live = np.fromiter(snapshot.index.values(), dtype=np.int64, count=len(snapshot.index))
+            self._rows_key = key
+        return self._live
+
+    def measure(self, snapshot) -> tuple[float, ...]:
         """(cpu, memory, gpu utilisation, cpu, gpu fragmentation, running pods) of ``snapshot``."""
-        rows = np.fromiter(snapshot.index.values(), dtype=np.int64, count=len(snapshot.index))
+        rows = self.live_rows(snapshot)
         pod_count = np.asarray(snapshot.pod_count)[rows]
         used = pod_count > 0
         out = []

@@ -103,6 +103,7 @@ class NodesEntry(K8sModel):
 
 class GenerateEntry(K8sModel):
     jobs: int = 1000
+    pods: int | None = None
     arrival_rate: float | None = None
 
 
@@ -302,9 +303,7 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
             raise _error(file, obj, f"{where}.nodes", "Forbidden: a scenario brings its own nodes")
         workloads[w.name] = Workload(
             w.name, scenario=tuple(files) if w.scenario else (), trace=files[0] if w.trace else None,
-            generate=({"jobs": w.generate.jobs, **({"arrival_rate": w.generate.arrival_rate}
-                                                   if w.generate.arrival_rate is not None else {})}
-                      if w.generate is not None else None),
+            generate=(w.generate.model_dump(exclude_none=True) if w.generate is not None else None),
             nodes=w.nodes.model_dump() if w.nodes is not None else None, until=w.until, interval=w.interval)
     if body.runs is None:
         runs = plan(configs, variants, workloads, body.seeds, keep_traces=body.keep_traces)
@@ -374,7 +373,7 @@ def _client(stack: ExitStack, client, address: str | None, workers: int):
     if address is not None:
         return stack.enter_context(Client(address))
     cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.ERROR))
+                                               dashboard_address=None, silence_logs=logging.CRITICAL))
     return stack.enter_context(Client(cluster))
 
 
@@ -450,6 +449,7 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
         table.to_parquet(output / "results.parquet", index=False)
     order = {rid: i for i, rid in enumerate(table["run_id"])}
     table.attrs["computed"] = sorted(computed, key=order.get)
+    table.attrs["output"] = str(output)
     return table
 
 

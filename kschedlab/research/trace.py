@@ -204,10 +204,14 @@ PAI_2020 = TraceShape()
 
 
 def generate_trace(jobs: int = 1000, *, seed: int = 0, shape: TraceShape = PAI_2020,
-                   arrival_rate: float | None = None) -> pd.DataFrame:
+                   arrival_rate: float | None = None, pods: int | None = None) -> pd.DataFrame:
     """``jobs`` jobs drawn from ``shape`` (default :data:`PAI_2020`), deterministic for ``seed``
     (numpy's PCG64); ``arrival_rate`` (jobs/s) overrides the shape's.  CPU is rounded to 100m,
-    memory to 64 MiB, times to milliseconds.
+    memory to 64 MiB, times to milliseconds.  With ``pods``, as many jobs as hold exactly that
+    many pods (the last gang cut short if need be) instead of ``jobs``.
+
+    >>> int(generate_trace(pods=1000, seed=2)["gang"].sum())
+    1000
 
     >>> t = generate_trace(1000, seed=0)
     >>> round(float((t["gpu"] <= 1).mean()), 2), int(t["gang"].max()), bool((t["duration"] >= 10).all())
@@ -215,6 +219,16 @@ def generate_trace(jobs: int = 1000, *, seed: int = 0, shape: TraceShape = PAI_2
     >>> generate_trace(5, seed=3).equals(generate_trace(5, seed=3))
     True
     """
+    if pods is not None:
+        if pods < 1:
+            raise ValueError(f"pods: Invalid value: {pods}: must be at least 1")
+        mean_gang = float(np.dot(shape.gang_sizes, shape.gang_weights) / np.sum(shape.gang_weights))
+        count = int(pods / mean_gang * 1.2) + 16
+        while True:  # jobs enough for ``pods`` (a seed drawing small gangs needs more)
+            trace = generate_trace(count, seed=seed, shape=shape, arrival_rate=arrival_rate)
+            if int(trace["gang"].sum()) >= pods:
+                return _cut(trace, pods)
+            count *= 2
     rng = np.random.default_rng(seed)
     rate = shape.arrival_rate if arrival_rate is None else arrival_rate
     if rate <= 0:
@@ -240,6 +254,17 @@ def generate_trace(jobs: int = 1000, *, seed: int = 0, shape: TraceShape = PAI_2
                           "duration": np.round(duration, 3), "cpu": cpu, "memory": memory, "gpu": gpu,
                           "gang": gang, "priority": priority})
     return validate_trace(frame, f"generate_trace(seed={seed})")
+
+
+def _cut(trace: pd.DataFrame, pods: int) -> pd.DataFrame:
+    """The leading jobs of ``trace`` holding exactly ``pods`` pods."""
+    total = np.cumsum(trace["gang"].to_numpy(np.int64))
+    if total[-1] < pods:
+        raise ValueError(f"pods: the trace holds {int(total[-1])} pods, fewer than {pods}")
+    n = int(np.searchsorted(total, pods)) + 1
+    out = trace.iloc[:n].copy()
+    out.iloc[-1, out.columns.get_loc("gang")] = pods - (int(total[n - 2]) if n > 1 else 0)
+    return out.reset_index(drop=True)
 
 
 def make_nodes(count: int, *, cpu: str = "96", memory: str = "512Gi", gpu: int = 8, pods: int = 110,

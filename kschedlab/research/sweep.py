@@ -373,7 +373,7 @@ def _client(stack: ExitStack, client, address: str | None, workers: int):
     if address is not None:
         return stack.enter_context(Client(address))
     cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.CRITICAL))
+                                               dashboard_address=":0", silence_logs=logging.CRITICAL))
     return stack.enter_context(Client(cluster))
 
 

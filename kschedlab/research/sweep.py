@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import json
 import logging
 import os
 from contextlib import ExitStack
@@ -57,7 +56,8 @@ from pydantic.alias_generators import to_camel
 from kschedlab.api.errors import ManifestError, errors_from_validation
 from kschedlab.research.run import KEY_COLUMNS, Run, Variant, Workload, execute
 
-__all__ = ["SweepSpec", "load_spec", "plan", "sweep", "read_results", "summary_table", "PARTS"]
+__all__ = ["SweepSpec", "load_spec", "plan", "sweep", "read_results", "summary_table", "describe", "check_configs",
+           "PARTS"]
 
 API_VERSION = "kschedlab.io/v1alpha1"
 #: the folder of per-run parts under a sweep's output
@@ -472,10 +472,5 @@ def describe(results: pd.DataFrame) -> str:
     """The summary table as text (``kschedlab sweep``'s output)."""
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.3g}".format):
         return summary_table(results, timing=True).to_string()
-
-
-def spec_json(runs: list[Run]) -> str:
-    """The runs' labels as JSON lines (what ``--dry-run`` prints)."""
-    return "\n".join(json.dumps(r.labels()) for r in runs)
 
 

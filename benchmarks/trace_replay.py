@@ -30,11 +30,12 @@ def main(argv=None) -> int:
     parser.add_argument("--interval", type=float, default=300.0, help="seconds per utilisation row")
     parser.add_argument("--until", type=float, help="stop at this virtual time (default: when all is done)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", action="store_true", help="a bar of virtual seconds on stderr")
     args = parser.parse_args(argv)
     workload = Workload(f"pai-{args.pods}", generate={"pods": args.pods, "arrival_rate": args.arrival_rate},
                         nodes={"count": args.nodes}, until=args.until, interval=args.interval)
     start = time.perf_counter()
-    row = execute(Run("default", None, Variant("baseline"), workload, seed=args.seed))
+    row = execute(Run("default", None, Variant("baseline"), workload, seed=args.seed), progress=args.progress)
     wall = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_SELF)
     rss = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)

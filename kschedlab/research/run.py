@@ -203,14 +203,16 @@ class Run:
         return sim
 
 
-def execute(run: Run) -> dict[str, Any]:
+def execute(run: Run, *, progress: bool = False) -> dict[str, Any]:
     """Run ``run`` and return its row: :data:`KEY_COLUMNS`, the numbers of
-    :func:`~kschedlab.research.metrics.summarize` and its series."""
+    :func:`~kschedlab.research.metrics.summarize` and its series (``progress``: a bar of virtual
+    seconds on stderr)."""
     from kschedlab.research.metrics import summarize
 
     start = time.perf_counter()
     sim, until, gangs = run.simulation()
-    result = sim.run(until=until, horizon=None if until is None and not run.workload.scenario else 86400.0)
+    result = sim.run(until=until, horizon=None if until is None and not run.workload.scenario else 86400.0,
+                     progress=progress)
     wall = time.perf_counter() - start
     row = {**run.labels(), **summarize(sim, result, wall_seconds=wall, gangs=gangs)}
     row["stop_reason"] = result.stop_reason

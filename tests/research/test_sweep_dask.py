@@ -93,6 +93,10 @@ def test_a_run_whose_worker_dies_is_run_again(tmp_path, process_client):
     assert len(table) == 1 and table["scheduled"].iloc[0] > 0
 
 
+class Interrupted(Exception):
+    """Stands for Ctrl-C or a killed client between two runs."""
+
+
 def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
     from distributed import Client, LocalCluster
 
@@ -103,11 +107,11 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
     def interrupt(row):
         seen.append(row["run_id"])
         if len(seen) == 2:
-            raise KeyboardInterrupt
+            raise Interrupted
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(Interrupted):
             sweep(**args, client=client, on_result=interrupt)
         assert sorted(read_results(tmp_path)["run_id"]) == sorted(seen)
         # a part left half-written by a killed process is not taken for a result

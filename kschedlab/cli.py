@@ -5,6 +5,7 @@
 ``conformance``  run conformance case files (``N passed, N failed, K expected failures``)
 ``bench``        run a scheduler_perf-shaped throughput workload
 ``simulate``     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) on a virtual clock
+``sweep``        run a Sweep (configurations x plugin variants x workloads x seeds) on Dask, results in parquet
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ commands:
   bench        run a scheduler_perf-shaped throughput workload
   simulate     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline)
                on a virtual clock
+  sweep        run a Sweep file (configurations x plugin variants x workloads x seeds) on Dask
 """
 
 
@@ -281,6 +283,21 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from kschedlab.research.sweep import describe, sweep
+
+    try:
+        results = sweep(args.spec, output=args.output, address=args.address, workers=args.workers,
+                        progress=sys.stderr.isatty() and not args.no_progress)
+    except RuntimeError as err:  # a run failed; the runs that finished are kept for the next start
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(describe(results))
+    print(f"{len(results)} runs ({len(results.attrs['computed'])} run now), results in "
+          f"{results.attrs['output']}/results.parquet")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS
 
@@ -344,6 +361,13 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--strict", action="store_true",
                           help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
     simulate.set_defaults(func=cmd_simulate)
+    sweep = sub.add_parser("sweep", help="run a Sweep file on Dask (a LocalCluster unless --address)")
+    sweep.add_argument("spec", help="a kschedlab.io/v1alpha1 Sweep YAML file")
+    sweep.add_argument("--output", help="results folder (default: the Sweep's spec.output)")
+    sweep.add_argument("--address", help="a Dask scheduler address (default: a LocalCluster of --workers processes)")
+    sweep.add_argument("--workers", type=_positive_int, default=2, help="LocalCluster worker processes (default 2)")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sweep.set_defaults(func=cmd_sweep)
     return parser
 
 

@@ -25,6 +25,7 @@ LAYERS = [
     {"scheduler"},
     {"sim", "scheduler_perf"},
     {"conformance"},
+    {"research"},
     {"viz"},
     {"widgets", "exercises"},
     {"cli", "__init__"},

@@ -81,11 +81,15 @@ class Simulation:
     ``keep_traces`` is how many of the most recent attempts keep their full trace (per-node
     filter and score tables; None = all); older attempts keep only their outcome and message,
     so a long run's memory grows by a few hundred bytes per attempt.
+
+    ``utilization`` records node utilisation as the clock moves: anything with
+    ``record(time, snapshot)`` and ``frame()`` (default :class:`~kschedlab.sim.records.UtilizationSamples`,
+    every node at every instant; a long run on many nodes passes a coarser recorder).
     """
 
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
-                 binding_delay: float = 0.0, pod_group_cycle: bool | None = None):
+                 binding_delay: float = 0.0, pod_group_cycle: bool | None = None, utilization=None):
         from kschedlab.queue import SchedulingQueue, framework_hints
 
         self.now = 0.0
@@ -107,7 +111,7 @@ class Simulation:
         self._seq = itertools.count()
         self._timeline: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float | None] = {}
-        self._util = UtilizationSamples()
+        self._util = UtilizationSamples() if utilization is None else utilization
         self._queue_sizes = QueueSizeSamples()
         self._compactor = ResultCompactor(keep_traces)
         self._wait_started: dict[str, float] = {}
@@ -155,6 +159,13 @@ class Simulation:
         ``spec.resourceClaims`` entry) -- into ``status.devices`` at ``at``
         (:meth:`kschedlab.sim.dra.SimDRA.set_device_conditions`)."""
         self._at(at, "set_device_conditions", (list(conditions), claim, pod, pod_claim, device))
+
+    def stream(self, arrivals: Iterable, *, batch: int = 256) -> None:
+        """Create what ``arrivals`` yields, reading it only as the clock gets there, so a long
+        trace never sits in memory whole: ``(time, obj, duration)`` tuples in time order, ``obj``
+        a Pod (run ``duration`` seconds once bound, forever when None) or another admitted object
+        (a PodGroup, say: added to the cluster at ``time``).  ``batch`` items are read at a time."""
+        self._at(None, "stream", (iter(arrivals), batch))
 
     def delete_pod(self, key: str, *, at: float | None = None) -> None:
         self._at(at, "delete_pod", key)
@@ -300,6 +311,21 @@ class Simulation:
             from kschedlab.framework.events import EVENT_UNSCHEDULED_POD_ADD
 
             self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULED_POD_ADD, None, pod)
+
+    def _on_stream(self, payload) -> None:
+        arrivals, batch = payload
+        last = None
+        for _, (time, obj, duration) in zip(range(batch), arrivals):
+            last = max(float(time), self.now)
+            if type(obj).__name__ == "Pod":
+                self._at(last, "create_pod", (obj, duration))
+            else:
+                self._at(last, "create_object", obj)
+        if last is not None:  # after the items of its own instant: the order of the stream is kept
+            self._at(last, "stream", payload)
+
+    def _on_create_object(self, obj) -> None:
+        self.cluster.add(obj)
 
     def _on_delete_pod(self, key: str) -> None:
         if key not in self.cluster.pods:

@@ -60,14 +60,18 @@ def _enable_kubelet(sim: Simulation, spec, kubelet_config) -> None:
 
 
 def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False,
-               keep_traces: int | None = 200) -> tuple[Simulation, float | None]:
+               keep_traces: int | None = 200, config=None, registry: dict | None = None,
+               utilization=None) -> tuple[Simulation, float | None]:
     """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
     Kinds the scheduler does not use are skipped with one warning (refused when ``strict``);
-    ``keep_traces``: how many recent attempts keep their full trace."""
+    ``keep_traces``: how many recent attempts keep their full trace.  ``config`` (a
+    KubeSchedulerConfiguration) replaces the files' own, ``registry`` adds out-of-tree plugins
+    and ``utilization`` is the simulation's utilisation recorder (see :class:`Simulation`)."""
     objects = load(list(paths), strict=strict)
     from kschedlab.api.kubeletconfig import KubeletConfiguration
 
-    config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
+    if config is None:
+        config = _one(objects, KubeSchedulerConfiguration, "KubeSchedulerConfiguration")
     kubelet_config = _one(objects, KubeletConfiguration, "KubeletConfiguration")
     timeline = _one(objects, SimulationSpecObject, "Simulation")
     spec = timeline.spec if timeline is not None else SimulationSpecObject().spec
@@ -81,7 +85,7 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
     served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
     sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed), config, gates=gates, seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
-                     keep_traces=keep_traces)
+                     keep_traces=keep_traces, registry=registry, utilization=utilization)
     if spec.usage or spec.kubelet or kubelet_config is not None:
         _enable_kubelet(sim, spec, kubelet_config)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]

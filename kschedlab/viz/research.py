@@ -1,0 +1,136 @@
+"""Comparison figures from a sweep's results table (:func:`kschedlab.research.sweep.sweep`):
+pending-time CDFs, utilisation over time and per-configuration box plots.
+
+Colours are the Okabe-Ito palette (safe for the common colour-vision deficiencies), one per
+configuration/variant; seeds of the same arm share its colour and are told apart by line dash.
+Every axis says its unit.
+
+>>> import pandas as pd
+>>> rows = pd.DataFrame({"config": ["default", "default", "packed", "packed"],
+...     "variant": ["baseline"] * 4, "workload": ["w"] * 4, "seed": [0, 1, 0, 1],
+...     "pending_times": [[0.0, 5.0, 10.0], [0.0, 2.0], [0.0, 1.0], [3.0]],
+...     "time": [[0.0, 60.0]] * 4, "gpu_utilization": [[0.2, 0.4], [0.3, 0.5], [0.6, 0.7], [0.5, 0.6]],
+...     "pending_p90": [9.0, 1.8, 0.9, 3.0]})
+>>> fig = pending_cdf(rows)
+>>> [t.name for t in fig.data], fig.layout.xaxis.title.text
+(['default / baseline', 'packed / baseline'], 'pending time (s)')
+>>> utilization_over_time(rows, "gpu_utilization").layout.yaxis.title.text
+'GPU utilisation (% of allocatable)'
+>>> len(box_by_config(rows, "pending_p90").data)
+2
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["OKABE_ITO", "arm_label", "pending_cdf", "utilization_over_time", "box_by_config", "METRIC_LABELS"]
+
+#: Okabe & Ito's colour-blind-safe palette (black last)
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+#: axis titles, units included
+METRIC_LABELS = {
+    "cpu_utilization": "CPU utilisation (% of allocatable)",
+    "memory_utilization": "memory utilisation (% of allocatable)",
+    "gpu_utilization": "GPU utilisation (% of allocatable)",
+    "cpu_fragmentation": "CPU fragmentation (% of free CPU on busy nodes)",
+    "gpu_fragmentation": "GPU fragmentation (% of free GPUs on busy nodes)",
+    "running_pods": "running pods (count)",
+    "scheduled_fraction": "scheduled (% of pods)",
+    "pending_p50": "median pending time (s)",
+    "pending_p90": "90th percentile pending time (s)",
+    "pending_p99": "99th percentile pending time (s)",
+    "gang_wait_p90": "90th percentile gang wait (s)",
+    "cpu_utilization_mean": "mean CPU utilisation (% of allocatable)",
+    "gpu_utilization_mean": "mean GPU utilisation (% of allocatable)",
+    "gpu_fragmentation_mean": "mean GPU fragmentation (% of free GPUs)",
+    "preemptions": "preempted pods (count)",
+    "evictions": "evicted pods (count)",
+    "decisions_per_second": "scheduling decisions per wall-clock second (1/s)",
+}
+_PERCENT = {k for k, v in METRIC_LABELS.items() if "(%" in v}
+
+
+def arm_label(row) -> str:
+    """``config / variant`` (what a sweep compares)."""
+    return f"{row['config']} / {row['variant']}"
+
+
+def _arms(results: pd.DataFrame) -> dict[str, str]:
+    arms = sorted({arm_label(r) for _, r in results.iterrows()})
+    return {arm: OKABE_ITO[i % len(OKABE_ITO)] for i, arm in enumerate(arms)}
+
+
+def _one_workload(results: pd.DataFrame, workload: str | None) -> tuple[pd.DataFrame, str]:
+    names = sorted(results["workload"].unique())
+    if workload is None:
+        if len(names) > 1:
+            raise ValueError(f"workload: Required value: the results hold {len(names)} workloads ({', '.join(names)})")
+        workload = names[0]
+    elif workload not in names:
+        raise ValueError(f"workload: Not found: {workload!r} (the results hold {', '.join(names)})")
+    return results[results["workload"] == workload], workload
+
+
+def pending_cdf(results: pd.DataFrame, workload: str | None = None, *, log_x: bool = False) -> go.Figure:
+    """The CDF of pending time (creation to scheduling) per configuration / variant, the pods of
+    all seeds pooled; ``workload`` picks one when the table holds several."""
+    rows, workload = _one_workload(results, workload)
+    colors = _arms(rows)
+    fig = go.Figure()
+    for arm, color in colors.items():
+        picked = rows[[arm_label(r) == arm for _, r in rows.iterrows()]]
+        values = np.sort(np.concatenate([np.asarray(v, float) for v in picked["pending_times"]] or [np.array([])]))
+        if len(values) == 0:
+            continue
+        share = np.arange(1, len(values) + 1) / len(values) * 100
+        fig.add_trace(go.Scatter(x=values, y=share, mode="lines", line={"shape": "hv", "color": color, "width": 2},
+                                 name=arm, hovertemplate="%{x:.1f} s: %{y:.1f}% of pods<extra>" + arm + "</extra>"))
+    fig.update_layout(title=f"Pending time, {workload} (scheduled pods of {rows['seed'].nunique()} seeds)",
+                      xaxis_title="pending time (s)", yaxis_title="pods scheduled within (% of scheduled)",
+                      template="plotly_white", legend_title="config / variant")
+    if log_x:
+        fig.update_xaxes(type="log")
+    return fig
+
+
+def utilization_over_time(results: pd.DataFrame, metric: str = "gpu_utilization",
+                          workload: str | None = None) -> go.Figure:
+    """``metric`` (a utilisation series column) over virtual time, one line per run: colour per
+    configuration / variant, dash per seed."""
+    rows, workload = _one_workload(results, workload)
+    colors = _arms(rows)
+    seeds = sorted(rows["seed"].unique())
+    scale = 100 if metric in _PERCENT else 1
+    fig = go.Figure()
+    for _, row in rows.sort_values(["config", "variant", "seed"]).iterrows():
+        arm = arm_label(row)
+        t = np.asarray(row["time"], float)
+        v = np.asarray(row[metric], float) * scale
+        fig.add_trace(go.Scatter(x=t / 60, y=v, mode="lines", name=f"{arm}, seed {row['seed']}",
+                                 legendgroup=arm, line={"shape": "hv", "color": colors[arm],
+                                                        "dash": DASHES[seeds.index(row["seed"]) % len(DASHES)]}))
+    fig.update_layout(title=f"{METRIC_LABELS.get(metric, metric).split(' (')[0]} over time, {workload}",
+                      xaxis_title="virtual time (min)", yaxis_title=METRIC_LABELS.get(metric, metric),
+                      template="plotly_white")
+    return fig
+
+
+def box_by_config(results: pd.DataFrame, metric: str = "pending_p90", workload: str | None = None) -> go.Figure:
+    """``metric`` (a number per run) as a box per configuration / variant, one point per seed."""
+    rows, workload = _one_workload(results, workload)
+    colors = _arms(rows)
+    scale = 100 if metric in _PERCENT else 1
+    fig = go.Figure()
+    for arm, color in colors.items():
+        picked = rows[[arm_label(r) == arm for _, r in rows.iterrows()]]
+        fig.add_trace(go.Box(y=picked[metric].astype(float) * scale, name=arm, marker_color=color,
+                             boxpoints="all", jitter=0.3, pointpos=0, text=[f"seed {s}" for s in picked["seed"]]))
+    fig.update_layout(title=f"{METRIC_LABELS.get(metric, metric).split(' (')[0]} per configuration, {workload}",
+                      xaxis_title="config / variant", yaxis_title=METRIC_LABELS.get(metric, metric),
+                      template="plotly_white", showlegend=False)
+    return fig

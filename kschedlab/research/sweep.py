@@ -471,6 +471,6 @@ def summary_table(results: pd.DataFrame, columns: list[str] | None = None, *, ti
 def describe(results: pd.DataFrame) -> str:
     """The summary table as text (``kschedlab sweep``'s output)."""
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.3g}".format):
-        return summary_table(results, timing=True).to_string()
+        return summary_table(results, timing=True).to_string(na_rep="-")
 
 

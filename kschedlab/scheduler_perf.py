@@ -93,6 +93,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from kschedlab.api.admission import admit, admit_pod
 from kschedlab.api.core import Namespace, Node, Pod
 from kschedlab.cluster import Cluster
@@ -179,6 +181,40 @@ POD_HIGH_PRIORITY = {
 }
 
 
+#: templates/pod-high-priority-large-cpu.yaml (9 CPU: fits no node-default.yaml node)
+POD_HIGH_PRIORITY_LARGE_CPU = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "pod-h-"},
+    "spec": {"priority": 10,
+             "containers": [{"image": "registry.k8s.io/pause:3.10.1", "name": "pause", "ports": [{"containerPort": 80}],
+                             "resources": {"requests": {"cpu": "9", "memory": "500Mi"}}}]},
+}
+#: templates/churn/node-default.yaml (no allocatable resources: room for no pod)
+NODE_CHURN = {
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "node-churn-"},
+    "status": {"capacity": {"pods": "0"}, "conditions": [{"status": "True", "type": "Ready"}], "phase": "Running"},
+}
+#: templates/churn/service-default.yaml
+SERVICE_CHURN = {
+    "apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "service-churn-"},
+    "spec": {"selector": {"app": "foo"}, "ports": [{"protocol": "TCP", "port": 8080, "targetPort": 8080}]},
+}
+
+
+@dataclass(frozen=True)
+class Churn:
+    """A ``churn`` op: every ``interval_ms`` of the measured phase's wall clock, ``create`` makes one
+    object from each template; ``recreate`` (``number`` 1) creates them on one tick and deletes
+    them on the next. A created pod is attempted once when it is created: its priority puts it
+    ahead of the measured pods, and no event of these workloads requeues it (it fits no node)."""
+
+    mode: str
+    templates: tuple[str, ...]
+    interval_ms: int
+
+
 @dataclass(frozen=True)
 class Workload:
     """One scheduler_perf test case: the ops of its ``workloadTemplate`` and its params."""
@@ -198,6 +234,8 @@ class Workload:
     threshold: int | None = None
     #: where the case is defined upstream
     upstream: str = ""
+    #: the ``churn`` op running beside the measured pods, if any
+    churn: Churn | None = None
 
     def __getitem__(self, key: str):  # the dict access of earlier versions: WORKLOADS[name]["nodes"]
         return getattr(self, key)
@@ -222,6 +260,15 @@ WORKLOADS: dict[str, Workload] = {
     "PreemptionBasic": Workload(
         5000, 20000, 5000, POD_LOW_PRIORITY, POD_HIGH_PRIORITY,
         upstream="default_preemption/performance-config.yaml PreemptionBasic/5000Nodes (commented out upstream)"),
+    "Unschedulable": Workload(
+        5000, 100, 10000, threshold=590, churn=Churn("create", ("pod",), 200),
+        upstream="misc/performance-config.yaml Unschedulable/5kNodes/100Init/10kPods (churn: create "
+                 "pod-high-priority-large-cpu.yaml every 200 ms)"),
+    "SchedulingWithMixedChurn": Workload(
+        5000, 0, 10000, threshold=710, churn=Churn("recreate", ("node", "pod", "service"), 1000),
+        upstream="misc/performance-config.yaml SchedulingWithMixedChurn/5000Nodes_10000Pods (churn: recreate "
+                 "churn/node-default.yaml, pod-high-priority-large-cpu.yaml, churn/service-default.yaml "
+                 "every 1000 ms)"),
 }
 
 
@@ -287,9 +334,79 @@ def _rate(count: int, seconds: float) -> float | None:
     return round(count / seconds, 1) if seconds > 0 else None
 
 
+def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int = 10000, *, seed: int = 0,
+                    cpu_milli: int = 100, memory: int = 500 * 2**20) -> dict:
+    """The minimal numpy loop doing SchedulingBasic's work for every pod: NodeResourcesFit's
+    check (cpu, memory, pod count) over the nodes, the first ``numFeasibleNodesToFind`` feasible
+    nodes from a rotating start, LeastAllocated + BalancedAllocation scores (cpu and memory,
+    weight 1, upstream's integer arithmetic) and the best node (ties drawn as the scheduler
+    draws them), then the pod's requests added to that node. No plugins, no traces, no API
+    objects: the yardstick ``kschedlab bench`` compares SchedulingBasic with, in the same run.
+
+    Returns ``pods_per_cpu_second`` over the measured pods and the node of every pod, init pods
+    first (the same nodes as the scheduler chooses for pod-default.yaml pods on node-default.yaml
+    nodes: the other default plugins give every node the same score there).
+
+    >>> r = numpy_reference(20, 10, 30)
+    >>> len(r["placements"]), r["placements"][:3]
+    (40, [0, 1, 2])
+    """
+    import random
+
+    from kschedlab.scheduler import num_feasible_nodes_to_find
+
+    rng = random.Random(seed)
+    alloc = np.empty((2, nodes), np.int64)
+    alloc[0], alloc[1] = 4000, 32 * 2**30
+    max_pods = np.full(nodes, 110, np.int64)
+    used = np.zeros((2, nodes), np.int64)
+    count = np.zeros(nodes, np.int64)
+    want = np.array([cpu_milli, memory], np.int64)
+    to_find = num_feasible_nodes_to_find(0, nodes)
+    start = 0
+    placements: list[int] = []
+
+    def balance(requested: np.ndarray) -> np.ndarray:
+        frac = np.minimum(requested / alloc_f, 1.0)
+        return np.trunc((1 - np.abs(frac[0] - frac[1]) / 2) * 100.0).astype(np.int64)
+
+    alloc_f = alloc.astype(np.float64)
+    cpu_start = 0.0
+    for i in range(init_pods + measure_pods):
+        if i == init_pods:
+            cpu_start = time.process_time()
+        free = alloc - used
+        feasible = np.flatnonzero((free[0] >= want[0]) & (free[1] >= want[1]) & (count + 1 <= max_pods))
+        k = int(np.searchsorted(feasible, start))
+        feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+        if not len(feasible):
+            placements.append(-1)
+            start = start % nodes
+            continue
+        processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
+        start = (start + processed) % nodes
+        a, u = alloc[:, feasible], used[:, feasible]
+        r = u + want[:, None]
+        least = np.where(r > a, 0, (a - r) * 100 // a).sum(axis=0) // 2
+        af = alloc_f[:, feasible]
+        bal_with = np.trunc((1 - np.abs(np.minimum(r[0] / af[0], 1.0) - np.minimum(r[1] / af[1], 1.0)) / 2) * 100.0)
+        bal_without = np.trunc((1 - np.abs(np.minimum(u[0] / af[0], 1.0) - np.minimum(u[1] / af[1], 1.0)) / 2) * 100.0)
+        diff = 50 + bal_with.astype(np.int64) - bal_without.astype(np.int64)
+        total = least + 50 + np.sign(diff) * (np.abs(diff) // 2)
+        ties = np.flatnonzero(total == total.max())
+        pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+        used[:, pick] += want
+        count[pick] += 1
+        placements.append(pick)
+    cpu = time.process_time() - cpu_start
+    return {"pods": measure_pods, "cpu_seconds": round(cpu, 3), "pods_per_cpu_second": _rate(measure_pods, cpu),
+            "placements": placements}
+
+
 def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, init_pods: int | None = None,
                  measure_pods: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
-                 window: int | None = None, progress: bool = False, gates=None) -> dict:
+                 window: int | None = None, progress: bool = False, gates=None, reference: bool = False,
+                 profile=None, churn_interval_ms: int | None = None) -> dict:
     """Build the workload, schedule the init pods, then time the measured pods.
 
     ``gates`` (FeatureGates or a dict) overrides the v1.37 feature gates.  Opportunistic
@@ -300,6 +417,14 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     result (JSON-ready) has ``pods_per_second`` over all measured pods and
     ``first_window_pods_per_second`` / ``last_window_pods_per_second`` over the first and
     the last ``window`` of them (fewer when fewer were measured).
+
+    ``reference`` (pod-default.yaml workloads) also runs :func:`numpy_reference` with the same
+    counts in the same process and reports its ``reference_pods_per_cpu_second`` and
+    ``reference_ratio`` (its rate over this one, both per CPU second: steady on a busy machine).
+    ``profile`` (a ``cProfile.Profile``) is enabled around the measured pods only. A workload
+    with a ``churn`` op (Unschedulable, SchedulingWithMixedChurn) runs it on the measured phase's
+    wall clock (``churn_interval_ms`` overrides the interval); ``churn_ticks`` and
+    ``churn_pods`` report it.
 
     A measured pod whose attempt preempted (its ``status.nominatedNodeName`` is set and its
     victims are gone) is attempted again at once, as the queue would once the victims' deletion
@@ -351,9 +476,19 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     cpu_stamps = []
     attempts = preemptions = victims = batched = 0
     clock = time.perf_counter
+    churn = None
+    if w.churn is not None:
+        interval = (w.churn.interval_ms if churn_interval_ms is None else churn_interval_ms) / 1000
+        churn = _ChurnRunner(w.churn, cluster, scheduler, interval, seed)
+    if profile is not None:
+        profile.enable()
     cpu_start = time.process_time()
     start = clock()
+    if churn is not None:
+        churn.start(start)
     for q in queue:
+        if churn is not None:
+            churn.run_due(clock())
         key = q.pod_info.key
         before = len(cluster.pods)
         result = scheduler.schedule_one(key)
@@ -369,8 +504,19 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
         stamps.append(clock())
         cpu_stamps.append(time.process_time())
     cpu = time.process_time() - cpu_start
+    if profile is not None:
+        profile.disable()
     elapsed, k, first, last = _windows(stamps, start, window)
     _, _, cpu_first, cpu_last = _windows(cpu_stamps, cpu_start, window)
+    extra: dict = {}
+    if churn is not None:
+        extra = {"churn_ticks": churn.ticks, "churn_pods": churn.pods}
+    if reference:
+        ref = numpy_reference(n_nodes, n_init, n_measure, seed=seed)
+        rate = _rate(len(results), cpu)
+        extra["reference_pods_per_cpu_second"] = ref["pods_per_cpu_second"]
+        extra["reference_ratio"] = (round(ref["pods_per_cpu_second"] / rate, 2)
+                                    if rate and ref["pods_per_cpu_second"] else None)
     return {
         "workload": name,
         "nodes": n_nodes,
@@ -395,7 +541,64 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
         "first_window_pods_per_cpu_second": _rate(k, cpu_first),
         "last_window_pods_per_cpu_second": _rate(k, cpu_last),
         "batched": batched,
+        **extra,
     }
+
+
+class _ChurnRunner:
+    """Runs a workload's :class:`Churn` op on the measured phase's wall clock (upstream's ticker)."""
+
+    def __init__(self, churn: Churn, cluster, scheduler, interval: float, seed: int):
+        self.churn, self.cluster, self.scheduler, self.interval = churn, cluster, scheduler, interval
+        self.ticks = self.pods = 0
+        self.live: list[tuple[str, str]] = []  # recreate: what the last tick created
+        self.next_at = 0.0
+        self._pod = None
+
+    def start(self, now: float) -> None:
+        self.next_at = now + self.interval
+
+    def run_due(self, now: float) -> None:
+        """Every tick that came due by ``now``."""
+        while self.interval > 0 and now >= self.next_at:
+            self.tick()
+            self.next_at += self.interval
+
+    def tick(self) -> None:
+        n = self.ticks
+        self.ticks += 1
+        if self.churn.mode == "recreate" and self.live:
+            for kind, key in self.live:
+                if kind == "node":
+                    self.cluster.remove_node(key)
+                elif kind == "pod":
+                    self.cluster.remove_pod(key)
+                else:
+                    self.cluster.remove("Service", key)
+            self.live = []
+            return
+        for template in self.churn.templates:
+            if template == "node":
+                (node,) = admit([Node.model_validate({**NODE_CHURN, "metadata": {"name": f"node-churn-{n:05d}"}})])
+                self.cluster.add(node)
+                self.live.append(("node", node.metadata.name))
+            elif template == "service":
+                from kschedlab.api.core import Service
+
+                data = {**SERVICE_CHURN, "metadata": {"name": f"service-churn-{n:05d}", "namespace": "default"}}
+                (service,) = admit([Service.model_validate(data)])
+                self.cluster.add(service)
+                self.live.append(("service", f"default/{service.metadata.name}"))
+            else:
+                if self._pod is None:
+                    (self._pod,) = make_pods(1, "pod-h", POD_HIGH_PRIORITY_LARGE_CPU)
+                pod = self._pod.clone()
+                pod.metadata.name = f"pod-h-{n:05d}"
+                self.cluster.add(pod)
+                key = pod_key(pod)
+                self.scheduler.schedule_one(key)  # fits nowhere; nothing in this workload requeues it
+                self.pods += 1
+                self.live.append(("pod", key))
 
 
 # -- gang workloads: upstream's podgroup/gangscheduling and podgroup/tas ---------------------------------------

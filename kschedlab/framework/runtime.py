@@ -326,7 +326,8 @@ class Framework:
         no longer holds the pod)."""
         return self._run_pre_filter_extension("RemovePod", "remove_pod", state, pod, pod_to_remove, snapshot, row)
 
-    def _ge_nominated(self, pod, infos) -> list:
+    def ge_nominated(self, pod, infos) -> list:
+        """The nominated pods among ``infos`` with priority at least the pod's (not the pod itself)."""
         return [pi for pi in infos or () if pi.priority >= pod.priority and pi.key != pod.key]
 
     def _filter_with_nominated_added(self, state, pod, snapshot, row: int, nominated: list) -> Status | None:
@@ -370,7 +371,7 @@ class Framework:
         """
         if nominated is None:
             nominated = self.handle.nominated_pods_for_node(snapshot.names[row])
-        ge = self._ge_nominated(pod, nominated)
+        ge = self.ge_nominated(pod, nominated)
         if ge:
             status = self._filter_with_nominated_added(state, pod, snapshot, row, ge)
             if status is not None and not status.is_success():
@@ -395,7 +396,7 @@ class Framework:
         special: dict[int, list] = {}
         for node, infos in by_node.items():
             row = snapshot.index.get(node)
-            ge = self._ge_nominated(pod, infos)
+            ge = self.ge_nominated(pod, infos)
             if row is not None and ge:
                 special[row] = ge
         if not special:
@@ -624,6 +625,11 @@ class Framework:
     def run_post_bind(self, state, pod, node: str) -> None:
         for plugin in self.points["postBind"]:
             plugin.post_bind(state, pod, node)
+
+
+def filter_verdicts(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
+    """One Filter plugin's verdicts for ``rows`` (vectorized ``filter_nodes`` or per node ``filter``)."""
+    return _filter(plugin, state, pod, snapshot, rows)
 
 
 def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:

@@ -167,11 +167,11 @@ class NodeResourcesFit(Plugin):
         alloc_pods = snapshot.allocatable[pods_col].take(rows)
         never = np.zeros(len(rows), bool)
         out.append((TOO_MANY_PODS, snapshot.pod_count.take(rows) + 1 > alloc_pods, never))
-        names = self._checked_resources(pod_info)
+        names = self.checked_resources(pod_info)
         if not names:
             return out
         zeros = None
-        dra_classes = self._dra_served(names)
+        dra_classes = self.dra_served(names)
         for name in names:
             col = snapshot.res_index.get(name)
             if col is None:  # no node has or uses this resource
@@ -186,7 +186,7 @@ class NodeResourcesFit(Plugin):
             out.append((f"Insufficient {name}", lacking, exceeds))
         return out
 
-    def _checked_resources(self, pod_info) -> list[str]:
+    def checked_resources(self, pod_info) -> list[str]:
         """The resources the pod asks for, in the order Fits checks them (native ones, then the
         others sorted, ignored ones left out); computed once per pod."""
         key = (NAME, "checked", id(self))
@@ -201,7 +201,7 @@ class NodeResourcesFit(Plugin):
             pod_info.cache[key] = names
         return names
 
-    def _dra_served(self, names: list[str]) -> set[str]:
+    def dra_served(self, names: list[str]) -> set[str]:
         """The extended resources among ``names`` a DeviceClass serves (DRAExtendedResource)."""
         gates = getattr(self.handle, "gates", None)
         cluster = getattr(self.handle, "cluster", None)

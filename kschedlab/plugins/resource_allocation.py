@@ -122,9 +122,8 @@ def balance(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
     >>> balance(np.array([[3000], [5 << 30]]), np.array([[4000], [10 << 30]])).tolist()
     [87]
     """
-    active = allocatable != 0
-    frac = np.minimum(requested / np.where(active, allocatable, 1), 1.0)
-    if active.all():  # the usual case: every node has every scored resource
+    if allocatable.all():  # the usual case: every node has every scored resource
+        frac = np.minimum(requested / allocatable, 1.0)
         if len(frac) == 2:
             std = np.abs((frac[0] - frac[1]) / 2)
         elif len(frac) > 2:
@@ -133,6 +132,8 @@ def balance(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
         else:
             std = np.zeros(frac.shape[1])
         return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    active = allocatable != 0
+    frac = np.minimum(requested / np.where(active, allocatable, 1), 1.0)
     frac = np.where(active, frac, 0.0)
     k = active.sum(axis=0)
     std = np.zeros(requested.shape[1])
@@ -234,9 +235,11 @@ class ResourceAllocationScorer:
         if skipped:
             allocatable[skipped] = 0
             used[skipped] = 0
-        live = np.ones(len(plan), bool)
-        live[skipped] = False
-        if np.count_nonzero(allocatable[live]) != live.sum() * len(rows):
+            live = np.ones(len(plan), bool)
+            live[skipped] = False
+            if np.count_nonzero(allocatable[live]) != live.sum() * len(rows):
+                return None
+        elif np.count_nonzero(allocatable) != allocatable.size:
             return None
         want = np.asarray(pod_requests, np.int64)
         requested = used + want[:, None]

@@ -559,10 +559,13 @@ class _ChurnRunner:
         self.next_at = now + self.interval
 
     def run_due(self, now: float) -> None:
-        """Every tick that came due by ``now``."""
-        while self.interval > 0 and now >= self.next_at:
+        """The tick due by ``now``, if any; like Go's ``time.Ticker``, ticks missed while the
+        scheduler was busy are dropped, not caught up."""
+        if self.interval > 0 and now >= self.next_at:
             self.tick()
             self.next_at += self.interval
+            if self.next_at <= now:
+                self.next_at = now + self.interval
 
     def tick(self) -> None:
         n = self.ticks

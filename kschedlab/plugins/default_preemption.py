@@ -363,6 +363,17 @@ class DefaultPreemption(Plugin):
             self._sort_by_importance(victims, now_ns)
         return victims, num_violating, Status()
 
+    def select_victims_without_changes(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int,
+                                       nominated: list) -> tuple[list, int, Status] | None:
+        """:meth:`select_victims_on_node`'s answer when it can be had without changing the
+        snapshot or the cycle state (see :meth:`_victims_by_resources`); None otherwise. The dry
+        run asks this first and skips the node's scratch copy when it answers."""
+        node_info = snapshot.node_info(row)
+        potential = [p for p in snapshot.pods[row] if self.is_preemption_allowed(node_info, p, pod_info)]
+        if not potential:
+            return [], 0, Status.unresolvable(ERR_NO_VICTIMS)
+        return self._victims_by_resources(state, pod_info, snapshot, row, pdbs, now_ns, nominated, potential)
+
     def _victims_by_resources(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int, nominated: list,
                               potential: list):
         """:meth:`select_victims_on_node` as arithmetic on the node's requests, when that gives the

@@ -3,7 +3,7 @@
 ``demo``         schedule the embedded default scenario, explain every pod, write an HTML report
 ``schedule``     schedule the pending pods of manifest files and report each pod
 ``conformance``  run conformance case files (``N passed, N failed, K expected failures``)
-``bench``        run a scheduler_perf-shaped throughput workload
+``bench``        every scheduler_perf shape in one table (``--shapes``, ``--scale``), or one workload in full
 ``simulate``     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) on a virtual clock
 """
 
@@ -27,7 +27,7 @@ commands:
   demo         schedule the embedded default scenario, explain every pod, write an HTML report
   schedule     schedule the pending pods of manifest files and report what became of each pod
   conformance  run conformance case files (N passed, N failed)
-  bench        run a scheduler_perf-shaped throughput workload
+  bench        every scheduler_perf shape in one table (--shapes, --scale), or one workload
   simulate     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline)
                on a virtual clock
 """

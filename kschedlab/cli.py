@@ -191,6 +191,7 @@ def cmd_conformance(args) -> int:
 def cmd_bench(args) -> int:
     from kschedlab.scheduler_perf import BENCH_SHAPES, bench_table, run_bench, run_workload
 
+    gates = _gates(args.feature_gates)
     if args.workload is None or args.shapes is not None:
         if args.workload is not None:
             print("error: give a workload or --shapes, not both", file=sys.stderr)
@@ -204,6 +205,7 @@ def cmd_bench(args) -> int:
             return 2
         live = args.output != "json" and sys.stderr.isatty()
         rows = run_bench(shapes, args.scale, keep_traces=args.keep_traces, seed=args.seed,
+                         gates=args.feature_gates and gates,
                          on_row=(lambda r: print(f"{r['shape']}: {r['pods_per_second']} pods/s", file=sys.stderr))
                          if live else None)
         if args.output == "json":
@@ -214,7 +216,7 @@ def cmd_bench(args) -> int:
         return 0
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
-                          gates=_gates(args.feature_gates),
+                          gates=gates,
                           progress=args.output != "json" and sys.stderr.isatty())
     if args.output == "json":
         json.dump(result, sys.stdout)

@@ -1180,12 +1180,14 @@ def _scaled(value: int, scale: float, least: int = 1) -> int:
     return max(least, int(round(value * scale))) if value else 0
 
 
-def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, seed: int = 0) -> dict:
+def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, seed: int = 0,
+              gates=None) -> dict:
     """One shape of :data:`BENCH_SHAPES` at ``scale`` times upstream's sizes (nodes, init pods and
     measured pods; gangs: nodes, groups and nodes per rack; DRA: nodes with devices and pods), as
     one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
     ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
-    SchedulingBasic, ``reference_ratio`` (:func:`numpy_reference`, same run).
+    SchedulingBasic, ``reference_ratio`` (:func:`numpy_reference`, same run). ``gates`` (FeatureGates
+    or a dict) override the shape's feature gates.
 
     >>> row = run_shape("SchedulingBasic", 0.004)
     >>> row["nodes"], row["pods"], row["scheduled"], row["reference_ratio"] is not None
@@ -1195,18 +1197,19 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
         w = WORKLOADS[name]
         r = run_workload(name, nodes=_scaled(w.nodes, scale), init_pods=_scaled(w.init_pods, scale),
                          measure_pods=_scaled(w.measure_pods, scale), keep_traces=keep_traces, seed=seed,
-                         reference=name == "SchedulingBasic")
+                         reference=name == "SchedulingBasic", gates=gates)
         nodes = r["nodes"]
     elif name in GANG_WORKLOADS:
         g = GANG_WORKLOADS[name]
         r = run_gang_workload(name, nodes=_scaled(g.nodes, scale), groups=_scaled(g.measure_groups, scale),
                               nodes_per_domain=_scaled(g.nodes_per_domain, scale, least=5), keep_traces=keep_traces,
-                              seed=seed)
+                              seed=seed, gates=gates)
         nodes = r["nodes"]
     elif name in DRA_WORKLOADS:
         d = DRA_WORKLOADS[name]
         r = run_dra_workload(name, nodes=_scaled(d.nodes_with_dra, scale), init_pods=_scaled(d.init_pods, scale),
-                             measure_pods=_scaled(d.measure_pods, scale), keep_traces=keep_traces, seed=seed)
+                             measure_pods=_scaled(d.measure_pods, scale), keep_traces=keep_traces, seed=seed,
+                             gates=gates)
         nodes = r["nodes"]
     else:
         raise ValueError(f"unknown shape {name!r}; known: {', '.join(BENCH_SHAPES)}")
@@ -1216,9 +1219,9 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
             "reference_ratio": r.get("reference_ratio"), "seconds": r["seconds"]}
 
 
-def _shape_in_child(conn, name: str, scale: float, keep_traces, seed: int) -> None:
+def _shape_in_child(conn, name: str, scale: float, keep_traces, seed: int, gates) -> None:
     try:
-        conn.send(("ok", run_shape(name, scale, keep_traces=keep_traces, seed=seed)))
+        conn.send(("ok", run_shape(name, scale, keep_traces=keep_traces, seed=seed, gates=gates)))
     except BaseException as err:  # reported by the parent, with the shape's name
         conn.send(("error", f"{type(err).__name__}: {err}"))
     finally:
@@ -1226,11 +1229,11 @@ def _shape_in_child(conn, name: str, scale: float, keep_traces, seed: int) -> No
 
 
 def run_bench(shapes=None, scale: float = 1.0, *, keep_traces: int | None = 1000, seed: int = 0,
-              isolate: bool = True, on_row=None) -> list[dict]:
+              isolate: bool = True, on_row=None, gates=None) -> list[dict]:
     """Run ``shapes`` (default :data:`BENCH_SHAPES`) one after the other with :func:`run_shape`.
     ``isolate`` runs each in a forked process of its own, so ``peak_rss_mb`` is that shape's peak
     (the parent's memory at the fork included) and one shape's leftovers do not slow the next.
-    ``on_row(row)`` is called as each row is ready.
+    ``on_row(row)`` is called as each row is ready; ``gates`` as in :func:`run_shape`.
 
     >>> rows = run_bench(["SchedulingBasic", "Unschedulable"], 0.004, isolate=False)
     >>> [(r["shape"], r["nodes"], r["pods"]) for r in rows]
@@ -1249,7 +1252,7 @@ def run_bench(shapes=None, scale: float = 1.0, *, keep_traces: int | None = 1000
         if isolate:
             ctx = multiprocessing.get_context("fork")
             parent, child = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_shape_in_child, args=(child, name, scale, keep_traces, seed))
+            proc = ctx.Process(target=_shape_in_child, args=(child, name, scale, keep_traces, seed, gates))
             proc.start()
             child.close()
             try:
@@ -1261,7 +1264,7 @@ def run_bench(shapes=None, scale: float = 1.0, *, keep_traces: int | None = 1000
                 raise RuntimeError(f"bench shape {name}: {payload}")
             row = payload
         else:
-            row = run_shape(name, scale, keep_traces=keep_traces, seed=seed)
+            row = run_shape(name, scale, keep_traces=keep_traces, seed=seed, gates=gates)
         rows.append(row)
         if on_row is not None:
             on_row(row)

@@ -3,7 +3,7 @@
 ``demo``         schedule the embedded default scenario, explain every pod, write an HTML report
 ``schedule``     schedule the pending pods of manifest files and report each pod
 ``conformance``  run conformance case files (``N passed, N failed, K expected failures``)
-``bench``        run a scheduler_perf-shaped throughput workload
+``bench``        every scheduler_perf shape in one table (``--shapes``, ``--scale``), or one workload in full
 ``simulate``     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) on a virtual clock
 ``sweep``        run a Sweep (configurations x plugin variants x workloads x seeds) on Dask, results in parquet
 """
@@ -28,7 +28,7 @@ commands:
   demo         schedule the embedded default scenario, explain every pod, write an HTML report
   schedule     schedule the pending pods of manifest files and report what became of each pod
   conformance  run conformance case files (N passed, N failed)
-  bench        run a scheduler_perf-shaped throughput workload
+  bench        every scheduler_perf shape in one table (--shapes, --scale), or one workload
   simulate     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline)
                on a virtual clock
   sweep        run a Sweep file (configurations x plugin variants x workloads x seeds) on Dask
@@ -191,11 +191,34 @@ def cmd_conformance(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from kschedlab.scheduler_perf import run_workload
+    from kschedlab.scheduler_perf import BENCH_SHAPES, bench_table, run_bench, run_workload
 
+    gates = _gates(args.feature_gates)
+    if args.workload is None or args.shapes is not None:
+        if args.workload is not None:
+            print("error: give a workload or --shapes, not both", file=sys.stderr)
+            return 2
+        shapes = [n.strip() for n in (args.shapes or "").split(",") if n.strip()] or list(BENCH_SHAPES)
+        unknown = [n for n in shapes if n not in BENCH_SHAPES]
+        if unknown or not args.scale > 0:
+            what = (f"--shapes: Unsupported value: {', '.join(unknown)}: supported values: {', '.join(BENCH_SHAPES)}"
+                    if unknown else f"--scale: Invalid value: {args.scale}: must be greater than 0")
+            print(f"error: {what}", file=sys.stderr)
+            return 2
+        live = args.output != "json" and sys.stderr.isatty()
+        rows = run_bench(shapes, args.scale, keep_traces=args.keep_traces, seed=args.seed,
+                         gates=args.feature_gates and gates,
+                         on_row=(lambda r: print(f"{r['shape']}: {r['pods_per_second']} pods/s", file=sys.stderr))
+                         if live else None)
+        if args.output == "json":
+            json.dump(rows, sys.stdout)
+            print()
+        else:
+            print(bench_table(rows))
+        return 0
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
-                          gates=_gates(args.feature_gates),
+                          gates=gates,
                           progress=args.output != "json" and sys.stderr.isatty())
     if args.output == "json":
         json.dump(result, sys.stdout)
@@ -339,7 +362,11 @@ def build_parser() -> argparse.ArgumentParser:
     conf.set_defaults(func=cmd_conformance)
 
     bench = sub.add_parser("bench", help="run a scheduler_perf-shaped workload")
-    bench.add_argument("workload", nargs="?", default="SchedulingBasic")
+    bench.add_argument("workload", nargs="?", default=None,
+                       help="one workload, reported in full (default: every shape, one table)")
+    bench.add_argument("--shapes", metavar="A,B,...", help="run only these shapes (table)")
+    bench.add_argument("--scale", type=float, default=1.0,
+                       help="shapes at this fraction of upstream's sizes (table; e.g. 0.01)")
     bench.add_argument("--nodes", type=int)
     bench.add_argument("--init-pods", type=int)
     bench.add_argument("--pods", type=int, help="measured pods")

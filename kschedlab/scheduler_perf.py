@@ -88,10 +88,13 @@ fill the cluster's devices completely.)
 
 from __future__ import annotations
 
+import gc
 import resource
 import sys
 import time
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from kschedlab.api.admission import admit, admit_pod
 from kschedlab.api.core import Namespace, Node, Pod
@@ -179,6 +182,40 @@ POD_HIGH_PRIORITY = {
 }
 
 
+#: templates/pod-high-priority-large-cpu.yaml (9 CPU: fits no node-default.yaml node)
+POD_HIGH_PRIORITY_LARGE_CPU = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "pod-h-"},
+    "spec": {"priority": 10,
+             "containers": [{"image": "registry.k8s.io/pause:3.10.1", "name": "pause", "ports": [{"containerPort": 80}],
+                             "resources": {"requests": {"cpu": "9", "memory": "500Mi"}}}]},
+}
+#: templates/churn/node-default.yaml (no allocatable resources: room for no pod)
+NODE_CHURN = {
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "node-churn-"},
+    "status": {"capacity": {"pods": "0"}, "conditions": [{"status": "True", "type": "Ready"}], "phase": "Running"},
+}
+#: templates/churn/service-default.yaml
+SERVICE_CHURN = {
+    "apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "service-churn-"},
+    "spec": {"selector": {"app": "foo"}, "ports": [{"protocol": "TCP", "port": 8080, "targetPort": 8080}]},
+}
+
+
+@dataclass(frozen=True)
+class Churn:
+    """A ``churn`` op: every ``interval_ms`` of the measured phase's wall clock, ``create`` makes one
+    object from each template; ``recreate`` (``number`` 1) creates them on one tick and deletes
+    them on the next. A created pod is attempted once when it is created: its priority puts it
+    ahead of the measured pods, and no event of these workloads requeues it (it fits no node)."""
+
+    mode: str
+    templates: tuple[str, ...]
+    interval_ms: int
+
+
 @dataclass(frozen=True)
 class Workload:
     """One scheduler_perf test case: the ops of its ``workloadTemplate`` and its params."""
@@ -198,6 +235,8 @@ class Workload:
     threshold: int | None = None
     #: where the case is defined upstream
     upstream: str = ""
+    #: the ``churn`` op running beside the measured pods, if any
+    churn: Churn | None = None
 
     def __getitem__(self, key: str):  # the dict access of earlier versions: WORKLOADS[name]["nodes"]
         return getattr(self, key)
@@ -222,6 +261,15 @@ WORKLOADS: dict[str, Workload] = {
     "PreemptionBasic": Workload(
         5000, 20000, 5000, POD_LOW_PRIORITY, POD_HIGH_PRIORITY,
         upstream="default_preemption/performance-config.yaml PreemptionBasic/5000Nodes (commented out upstream)"),
+    "Unschedulable": Workload(
+        5000, 100, 10000, threshold=590, churn=Churn("create", ("pod",), 200),
+        upstream="misc/performance-config.yaml Unschedulable/5kNodes/100Init/10kPods (churn: create "
+                 "pod-high-priority-large-cpu.yaml every 200 ms)"),
+    "SchedulingWithMixedChurn": Workload(
+        5000, 0, 10000, threshold=710, churn=Churn("recreate", ("node", "pod", "service"), 1000),
+        upstream="misc/performance-config.yaml SchedulingWithMixedChurn/5000Nodes_10000Pods (churn: recreate "
+                 "churn/node-default.yaml, pod-high-priority-large-cpu.yaml, churn/service-default.yaml "
+                 "every 1000 ms)"),
 }
 
 
@@ -287,9 +335,84 @@ def _rate(count: int, seconds: float) -> float | None:
     return round(count / seconds, 1) if seconds > 0 else None
 
 
+#: the cyclic garbage collector's thresholds while measured pods run (Python's default: 700, 10, 10):
+#: a scheduling cycle allocates thousands of short-lived containers, almost none in reference cycles
+MEASURED_GC_THRESHOLDS = (50_000, 20, 20)
+
+
+def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int = 10000, *, seed: int = 0,
+                    cpu_milli: int = 100, memory: int = 500 * 2**20) -> dict:
+    """The minimal numpy loop doing SchedulingBasic's work for every pod: NodeResourcesFit's
+    check (cpu, memory, pod count) over the nodes, the first ``numFeasibleNodesToFind`` feasible
+    nodes from a rotating start, LeastAllocated + BalancedAllocation scores (cpu and memory,
+    weight 1, upstream's integer arithmetic) and the best node (ties drawn as the scheduler
+    draws them), then the pod's requests added to that node. No plugins, no traces, no API
+    objects: the yardstick ``kschedlab bench`` compares SchedulingBasic with, in the same run.
+
+    Returns ``pods_per_cpu_second`` over the measured pods and the node of every pod, init pods
+    first (the same nodes as the scheduler chooses for pod-default.yaml pods on node-default.yaml
+    nodes: the other default plugins give every node the same score there).
+
+    >>> r = numpy_reference(20, 10, 30)
+    >>> len(r["placements"]), r["placements"][:3]
+    (40, [12, 14, 1])
+    """
+    import random
+
+    from kschedlab.scheduler import num_feasible_nodes_to_find
+
+    rng = random.Random(seed)
+    alloc = np.empty((2, nodes), np.int64)
+    alloc[0], alloc[1] = 4000, 32 * 2**30
+    max_pods = np.full(nodes, 110, np.int64)
+    used = np.zeros((2, nodes), np.int64)
+    count = np.zeros(nodes, np.int64)
+    want = np.array([cpu_milli, memory], np.int64)
+    to_find = num_feasible_nodes_to_find(0, nodes)
+    start = 0
+    placements: list[int] = []
+
+    def balance(requested: np.ndarray) -> np.ndarray:
+        frac = np.minimum(requested / alloc_f, 1.0)
+        return np.trunc((1 - np.abs(frac[0] - frac[1]) / 2) * 100.0).astype(np.int64)
+
+    alloc_f = alloc.astype(np.float64)
+    cpu_start = 0.0
+    for i in range(init_pods + measure_pods):
+        if i == init_pods:
+            cpu_start = time.process_time()
+        free = alloc - used
+        feasible = np.flatnonzero((free[0] >= want[0]) & (free[1] >= want[1]) & (count + 1 <= max_pods))
+        k = int(np.searchsorted(feasible, start))
+        feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+        if not len(feasible):
+            placements.append(-1)
+            start = start % nodes
+            continue
+        processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
+        start = (start + processed) % nodes
+        a, u = alloc[:, feasible], used[:, feasible]
+        r = u + want[:, None]
+        least = np.where(r > a, 0, (a - r) * 100 // a).sum(axis=0) // 2
+        af = alloc_f[:, feasible]
+        bal_with = np.trunc((1 - np.abs(np.minimum(r[0] / af[0], 1.0) - np.minimum(r[1] / af[1], 1.0)) / 2) * 100.0)
+        bal_without = np.trunc((1 - np.abs(np.minimum(u[0] / af[0], 1.0) - np.minimum(u[1] / af[1], 1.0)) / 2) * 100.0)
+        diff = 50 + bal_with.astype(np.int64) - bal_without.astype(np.int64)
+        total = least + 50 + np.sign(diff) * (np.abs(diff) // 2)
+        ties = np.flatnonzero(total == total.max())
+        pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+        used[:, pick] += want
+        count[pick] += 1
+        placements.append(pick)
+    cpu = time.process_time() - cpu_start
+    return {"pods": measure_pods, "cpu_seconds": round(cpu, 3), "pods_per_cpu_second": _rate(measure_pods, cpu),
+            "placements": placements}
+
+
 def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, init_pods: int | None = None,
                  measure_pods: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
-                 window: int | None = None, progress: bool = False, gates=None) -> dict:
+                 window: int | None = None, progress: bool = False, gates=None, reference: bool = False,
+                 profile=None, churn_interval_ms: int | None = None) -> dict:
     """Build the workload, schedule the init pods, then time the measured pods.
 
     ``gates`` (FeatureGates or a dict) overrides the v1.37 feature gates.  Opportunistic
@@ -300,6 +423,17 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     result (JSON-ready) has ``pods_per_second`` over all measured pods and
     ``first_window_pods_per_second`` / ``last_window_pods_per_second`` over the first and
     the last ``window`` of them (fewer when fewer were measured).
+
+    ``reference`` (pod-default.yaml workloads) also runs :func:`numpy_reference` with the same
+    counts in the same process and reports its ``reference_pods_per_cpu_second`` and
+    ``reference_ratio`` (its rate over this one, both per CPU second: steady on a busy machine).
+    ``profile`` (a ``cProfile.Profile``) is enabled around the measured pods only. The objects
+    built before the measured pods are frozen out of the cyclic garbage collector meanwhile
+    (``gc.freeze``; walking them on every full collection slowed the last measured pods) and the
+    collector runs less often (:data:`MEASURED_GC_THRESHOLDS`). A workload
+    with a ``churn`` op (Unschedulable, SchedulingWithMixedChurn) runs it on the measured phase's
+    wall clock (``churn_interval_ms`` overrides the interval); ``churn_ticks`` and
+    ``churn_pods`` report it.
 
     A measured pod whose attempt preempted (its ``status.nominatedNodeName`` is set and its
     victims are gone) is attempted again at once, as the queue would once the victims' deletion
@@ -351,9 +485,25 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     cpu_stamps = []
     attempts = preemptions = victims = batched = 0
     clock = time.perf_counter
+    churn = None
+    if w.churn is not None:
+        interval = (w.churn.interval_ms if churn_interval_ms is None else churn_interval_ms) / 1000
+        churn = _ChurnRunner(w.churn, cluster, scheduler, interval, seed)
+    # the objects built so far (nodes, pods, init placements) stay for the whole run: keep the
+    # cyclic garbage collector from walking them again and again while the measured pods run
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*MEASURED_GC_THRESHOLDS)
+    if profile is not None:
+        profile.enable()
     cpu_start = time.process_time()
     start = clock()
+    if churn is not None:
+        churn.start(start)
     for q in queue:
+        if churn is not None:
+            churn.run_due(clock())
         key = q.pod_info.key
         before = len(cluster.pods)
         result = scheduler.schedule_one(key)
@@ -369,8 +519,21 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
         stamps.append(clock())
         cpu_stamps.append(time.process_time())
     cpu = time.process_time() - cpu_start
+    if profile is not None:
+        profile.disable()
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
     elapsed, k, first, last = _windows(stamps, start, window)
     _, _, cpu_first, cpu_last = _windows(cpu_stamps, cpu_start, window)
+    extra: dict = {}
+    if churn is not None:
+        extra = {"churn_ticks": churn.ticks, "churn_pods": churn.pods}
+    if reference:
+        ref = numpy_reference(n_nodes, n_init, n_measure, seed=seed)
+        rate = _rate(len(results), cpu)
+        extra["reference_pods_per_cpu_second"] = ref["pods_per_cpu_second"]
+        extra["reference_ratio"] = (round(ref["pods_per_cpu_second"] / rate, 2)
+                                    if rate and ref["pods_per_cpu_second"] else None)
     return {
         "workload": name,
         "nodes": n_nodes,
@@ -395,7 +558,67 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
         "first_window_pods_per_cpu_second": _rate(k, cpu_first),
         "last_window_pods_per_cpu_second": _rate(k, cpu_last),
         "batched": batched,
+        **extra,
     }
+
+
+class _ChurnRunner:
+    """Runs a workload's :class:`Churn` op on the measured phase's wall clock (upstream's ticker)."""
+
+    def __init__(self, churn: Churn, cluster, scheduler, interval: float, seed: int):
+        self.churn, self.cluster, self.scheduler, self.interval = churn, cluster, scheduler, interval
+        self.ticks = self.pods = 0
+        self.live: list[tuple[str, str]] = []  # recreate: what the last tick created
+        self.next_at = 0.0
+        self._pod = None
+
+    def start(self, now: float) -> None:
+        self.next_at = now + self.interval
+
+    def run_due(self, now: float) -> None:
+        """The tick due by ``now``, if any; like Go's ``time.Ticker``, ticks missed while the
+        scheduler was busy are dropped, not caught up."""
+        if self.interval > 0 and now >= self.next_at:
+            self.tick()
+            self.next_at += self.interval
+            if self.next_at <= now:
+                self.next_at = now + self.interval
+
+    def tick(self) -> None:
+        n = self.ticks
+        self.ticks += 1
+        if self.churn.mode == "recreate" and self.live:
+            for kind, key in self.live:
+                if kind == "node":
+                    self.cluster.remove_node(key)
+                elif kind == "pod":
+                    self.cluster.remove_pod(key)
+                else:
+                    self.cluster.remove("Service", key)
+            self.live = []
+            return
+        for template in self.churn.templates:
+            if template == "node":
+                (node,) = admit([Node.model_validate({**NODE_CHURN, "metadata": {"name": f"node-churn-{n:05d}"}})])
+                self.cluster.add(node)
+                self.live.append(("node", node.metadata.name))
+            elif template == "service":
+                from kschedlab.api.core import Service
+
+                data = {**SERVICE_CHURN, "metadata": {"name": f"service-churn-{n:05d}", "namespace": "default"}}
+                (service,) = admit([Service.model_validate(data)])
+                self.cluster.add(service)
+                self.live.append(("service", f"default/{service.metadata.name}"))
+            else:
+                if self._pod is None:
+                    (self._pod,) = make_pods(1, "pod-h", POD_HIGH_PRIORITY_LARGE_CPU)
+                pod = self._pod.clone()
+                pod.metadata.name = f"pod-h-{n:05d}"
+                self.cluster.add(pod)
+                key = pod_key(pod)
+                self.scheduler.schedule_one(key)  # fits nowhere; nothing in this workload requeues it
+                self.pods += 1
+                self.live.append(("pod", key))
 
 
 # -- gang workloads: upstream's podgroup/gangscheduling and podgroup/tas ---------------------------------------
@@ -944,3 +1167,176 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
         "keep_traces": keep_traces,
     }
 
+
+
+# -- every shape at once: ``kschedlab bench`` -----------------------------------------------------------------------
+#: the shapes ``kschedlab bench`` runs, in its table's order
+BENCH_SHAPES = ("SchedulingBasic", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", "TopologySpreading",
+                "PreemptionBasic", "Unschedulable", "SchedulingWithMixedChurn", "GangScheduling",
+                "TopologyAwareScheduling", "SchedulingWithResourceClaimTemplate", "SchedulingWithResourceClaim")
+
+
+def _scaled(value: int, scale: float, least: int = 1) -> int:
+    return max(least, int(round(value * scale))) if value else 0
+
+
+def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, seed: int = 0,
+              gates=None) -> dict:
+    """One shape of :data:`BENCH_SHAPES` at ``scale`` times upstream's sizes (nodes, init pods and
+    measured pods; gangs: nodes, groups and nodes per rack; DRA: nodes with devices and pods), as
+    one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
+    ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
+    SchedulingBasic, ``reference_ratio`` (:func:`numpy_reference`, same run). ``gates`` (FeatureGates
+    or a dict) override the shape's feature gates.
+
+    >>> row = run_shape("SchedulingBasic", 0.004)
+    >>> row["nodes"], row["pods"], row["scheduled"], row["reference_ratio"] is not None
+    (20, 40, 40, True)
+    """
+    if name in WORKLOADS:
+        w = WORKLOADS[name]
+        r = run_workload(name, nodes=_scaled(w.nodes, scale), init_pods=_scaled(w.init_pods, scale),
+                         measure_pods=_scaled(w.measure_pods, scale), keep_traces=keep_traces, seed=seed,
+                         reference=name == "SchedulingBasic", gates=gates)
+        nodes = r["nodes"]
+    elif name in GANG_WORKLOADS:
+        g = GANG_WORKLOADS[name]
+        r = run_gang_workload(name, nodes=_scaled(g.nodes, scale), groups=_scaled(g.measure_groups, scale),
+                              nodes_per_domain=_scaled(g.nodes_per_domain, scale, least=5), keep_traces=keep_traces,
+                              seed=seed, gates=gates)
+        nodes = r["nodes"]
+    elif name in DRA_WORKLOADS:
+        d = DRA_WORKLOADS[name]
+        r = run_dra_workload(name, nodes=_scaled(d.nodes_with_dra, scale), init_pods=_scaled(d.init_pods, scale),
+                             measure_pods=_scaled(d.measure_pods, scale), keep_traces=keep_traces, seed=seed,
+                             gates=gates)
+        nodes = r["nodes"]
+    else:
+        raise ValueError(f"unknown shape {name!r}; known: {', '.join(BENCH_SHAPES)}")
+    return {"shape": name, "nodes": nodes, "pods": r["pods"], "scheduled": r["scheduled"],
+            "pods_per_second": r["pods_per_second"], "pods_per_cpu_second": r["pods_per_cpu_second"],
+            "peak_rss_mb": r["peak_rss_mb"], "upstream_threshold": r["upstream_threshold"],
+            "reference_ratio": r.get("reference_ratio"), "seconds": r["seconds"]}
+
+
+def _shape_in_child(conn, name: str, scale: float, keep_traces, seed: int, gates) -> None:
+    try:
+        conn.send(("ok", run_shape(name, scale, keep_traces=keep_traces, seed=seed, gates=gates)))
+    except BaseException as err:  # reported by the parent, with the shape's name
+        conn.send(("error", f"{type(err).__name__}: {err}"))
+    finally:
+        conn.close()
+
+
+def run_bench(shapes=None, scale: float = 1.0, *, keep_traces: int | None = 1000, seed: int = 0,
+              isolate: bool = True, on_row=None, gates=None) -> list[dict]:
+    """Run ``shapes`` (default :data:`BENCH_SHAPES`) one after the other with :func:`run_shape`.
+    ``isolate`` runs each in a forked process of its own, so ``peak_rss_mb`` is that shape's peak
+    (the parent's memory at the fork included) and one shape's leftovers do not slow the next.
+    ``on_row(row)`` is called as each row is ready; ``gates`` as in :func:`run_shape`.
+
+    >>> rows = run_bench(["SchedulingBasic", "Unschedulable"], 0.004, isolate=False)
+    >>> [(r["shape"], r["nodes"], r["pods"]) for r in rows]
+    [('SchedulingBasic', 20, 40), ('Unschedulable', 20, 40)]
+    """
+    import multiprocessing
+
+    names = list(BENCH_SHAPES if not shapes else shapes)
+    unknown = [n for n in names if n not in BENCH_SHAPES]
+    if unknown:
+        raise ValueError(f"unknown shape(s) {', '.join(unknown)}; known: {', '.join(BENCH_SHAPES)}")
+    if not scale > 0:
+        raise ValueError(f"scale must be greater than 0, got {scale}")
+    rows = []
+    for name in names:
+        if isolate:
+            ctx = multiprocessing.get_context("fork")
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_shape_in_child, args=(child, name, scale, keep_traces, seed, gates))
+            proc.start()
+            child.close()
+            try:
+                kind, payload = parent.recv()
+            except EOFError:
+                kind, payload = "error", f"the process running it ended with exit code {proc.exitcode}"
+            proc.join()
+            if kind == "error":
+                raise RuntimeError(f"bench shape {name}: {payload}")
+            row = payload
+        else:
+            row = run_shape(name, scale, keep_traces=keep_traces, seed=seed, gates=gates)
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return rows
+
+
+def bench_table(rows: list[dict]) -> str:
+    """The rows of :func:`run_bench` as one text table (``-`` where a value is missing).
+
+    >>> print(bench_table([{"shape": "SchedulingBasic", "nodes": 20, "pods": 40, "scheduled": 40,
+    ...     "pods_per_second": 1500.0, "pods_per_cpu_second": 1600.0, "peak_rss_mb": 120.0,
+    ...     "upstream_threshold": 680, "reference_ratio": 2.5}]))
+    shape            nodes  pods  scheduled  pods/s  pods/CPU-s  peak memory  upstream threshold  numpy loop / this
+    ---------------  -----  ----  ---------  ------  ----------  -----------  ------------------  -----------------
+    SchedulingBasic     20    40         40  1500.0      1600.0       120 MB                 680               2.5x
+    """
+    header = ("shape", "nodes", "pods", "scheduled", "pods/s", "pods/CPU-s", "peak memory", "upstream threshold",
+              "numpy loop / this")
+
+    def cell(value, fmt="{}"):
+        return "-" if value is None else fmt.format(value)
+
+    body = [(r["shape"], cell(r["nodes"], "{:,}"), cell(r["pods"], "{:,}"), cell(r["scheduled"], "{:,}"),
+             cell(r["pods_per_second"]), cell(r["pods_per_cpu_second"]), cell(r["peak_rss_mb"], "{:.0f} MB"),
+             cell(r["upstream_threshold"]), cell(r.get("reference_ratio"), "{}x")) for r in rows]
+    widths = [max(len(header[i]), *(len(b[i]) for b in body)) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))).rstrip()]
+    lines[0] = "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()
+    lines.append("  ".join("-" * w for w in widths))
+    for b in body:
+        lines.append("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(b, widths))))
+    return "\n".join(lines)
+
+
+def scaling_runs(node_counts=(1000, 5000, 15000), *, init_pods: int = 1000, measure_pods: int = 3000,
+                 keep_traces: int | None = 1000, seed: int = 0, isolate: bool = True):
+    """SchedulingBasic at several cluster sizes (pod-default.yaml pods, ``init_pods`` placed first,
+    ``measure_pods`` measured): a pandas DataFrame with one row per size: ``nodes``,
+    ``nodes_to_find`` (upstream's adaptive ``numFeasibleNodesToFind``), ``pods_per_cpu_second``,
+    ``cpu_us_per_pod``, ``cpu_ns_per_pod_per_node`` (flat or falling: the cost per pod grows at
+    most linearly with the nodes) and ``peak_rss_mb``; ``isolate`` runs each size in a forked
+    process.
+
+    >>> df = scaling_runs((20, 40), init_pods=10, measure_pods=20, isolate=False)
+    >>> df["nodes"].tolist(), df["nodes_to_find"].tolist()
+    ([20, 40], [20, 40])
+    """
+    import multiprocessing
+
+    import pandas as pd
+
+    from kschedlab.scheduler import num_feasible_nodes_to_find
+
+    def one(n: int) -> dict:
+        return run_workload("SchedulingBasic", nodes=n, init_pods=init_pods, measure_pods=measure_pods,
+                            keep_traces=keep_traces, seed=seed)
+
+    rows = []
+    for n in node_counts:
+        if isolate:
+            ctx = multiprocessing.get_context("fork")
+            with ctx.Pool(1, maxtasksperchild=1) as pool:
+                r = pool.apply(run_workload, ("SchedulingBasic",),
+                               {"nodes": n, "init_pods": init_pods, "measure_pods": measure_pods,
+                                "keep_traces": keep_traces, "seed": seed})
+        else:
+            r = one(n)
+        us = 1e6 * r["cpu_seconds"] / r["pods"] if r["pods"] else None
+        rows.append({"nodes": n, "nodes_to_find": num_feasible_nodes_to_find(0, n), "pods": r["pods"],
+                     "scheduled": r["scheduled"], "pods_per_second": r["pods_per_second"],
+                     "pods_per_cpu_second": r["pods_per_cpu_second"],
+                     "cpu_us_per_pod": None if us is None else round(us, 1),
+                     "cpu_ns_per_pod_per_node": None if us is None else round(1000 * us / n, 2),
+                     "peak_rss_mb": r["peak_rss_mb"]})
+    return pd.DataFrame(rows)

@@ -103,6 +103,10 @@ class PreFilterResult:
         return PreFilterResult(self.node_names & other.node_names)
 
 
+#: node count -> the shared all-zero arrays of :meth:`Verdicts.passing`
+_PASSING: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
 @dataclass
 class Verdicts:
     """Filter answers for many nodes: a code per node plus an index into a reason table.
@@ -118,11 +122,26 @@ class Verdicts:
 
     @staticmethod
     def passing(n: int) -> "Verdicts":
-        return Verdicts(np.zeros(n, np.int8), np.full(n, -1, np.int32), [])
+        """Every node passes (the arrays are shared and read-only)."""
+        found = _PASSING.get(n)
+        if found is None:
+            codes, idx = np.zeros(n, np.int8), np.full(n, -1, np.int32)
+            codes.flags.writeable = idx.flags.writeable = False
+            if len(_PASSING) > 64:
+                _PASSING.clear()
+            found = _PASSING[n] = (codes, idx)
+        return Verdicts(found[0], found[1], [])
+
+    @property
+    def all_pass(self) -> bool:
+        """No node failed."""
+        return not self.codes.any()
 
     @staticmethod
     def from_mask(failed: np.ndarray, code: Code, reasons: tuple[str, ...]) -> "Verdicts":
         n = len(failed)
+        if not failed.any():
+            return Verdicts.passing(n)
         codes = np.where(failed, np.int8(code), np.int8(0)).astype(np.int8)
         idx = np.where(failed, 0, -1).astype(np.int32)
         return Verdicts(codes, idx, [tuple(reasons)])

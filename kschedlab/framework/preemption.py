@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Protocol
 
+import numpy as np
+
 from kschedlab.api.meta import time_ns
 from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.status import Code, Status
@@ -151,10 +153,13 @@ class NodeToStatus:
         In node-tree order (upstream walks its node list when the absent status
         matches, and a map -- in random order -- otherwise).
         """
-        if self.absent.code == code:
-            return [int(r) for r in snapshot.order if self.get(snapshot.names[r]).code == code]
-        wanted = {name for name, st in self.statuses.items() if st.code == code}
-        return [int(r) for r in snapshot.order if snapshot.names[r] in wanted]
+        names, statuses, absent_matches = snapshot.names, self.statuses, self.absent.code == code
+        out = []
+        for r in snapshot.order.tolist():
+            st = statuses.get(names[r])
+            if (absent_matches if st is None else st.code == code):
+                out.append(r)
+        return out
 
     def fit_error_message(self, num_all_nodes: int) -> str:
         """``FitError.Error()`` of a diagnosis holding only these statuses."""
@@ -174,10 +179,16 @@ class NodeToStatus:
         PreFilterResult)."""
         out = cls(absent=absent)
         if outcome is not None:
-            for i, row in enumerate(outcome.rows.tolist()):
-                st = outcome.status(i)
-                if not st.is_success():
-                    out.statuses[node_names[row]] = st
+            failed = np.flatnonzero(outcome.fail_plugin >= 0)
+            if not len(failed):
+                return out
+            # nodes failing the same way share one Status (it is immutable)
+            keys = (outcome.fail_plugin[failed].astype(np.int64) << 40) | \
+                   (outcome.fail_code[failed].astype(np.int64) << 32) | (outcome.fail_reason[failed] + 1)
+            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            shared = [outcome.status(int(failed[i])) for i in first.tolist()]
+            rows = outcome.rows[failed].tolist()
+            out.statuses = {node_names[row]: shared[k] for row, k in zip(rows, inverse.ravel().tolist())}
         return out
 
     def __repr__(self) -> str:
@@ -234,7 +245,13 @@ def start_time_ns(pod_info, now_ns: int) -> int:
     st = pod_info.pod.status.start_time if pod_info.pod.status else None
     if st is None:
         return now_ns
-    return time_ns(st)  # exact: start times keep their nanoseconds
+    cache = getattr(pod_info, "cache", None)
+    if cache is None:
+        return time_ns(st)  # exact: start times keep their nanoseconds
+    found = cache.get("start_time_ns")
+    if found is None or found[0] is not st:  # kept while the pod keeps the same start time object
+        found = cache["start_time_ns"] = (st, time_ns(st))
+    return found[1]
 
 
 def importance_key(now_ns: int) -> Callable:
@@ -582,14 +599,21 @@ class Evaluator:
         if record is not None:
             record.now_ns = now_ns
         nominations = self.handle.nominated_pods_by_node()  # looked up once for the whole dry run
+        # an interface may answer some nodes without touching the snapshot or the cycle state
+        quick = getattr(self.interface, "select_victims_without_changes", None)
         n = len(rows)
         for i in range(n):
             row = rows[(offset + i) % n]
             name = snapshot.names[row]
-            state_copy = clone_cycle_state(state)
-            with node_scratch(snapshot, row):
-                victims, num_violating, status = self.interface.select_victims_on_node(
-                    state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
+            found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
+                if quick is not None else None
+            if found is not None:
+                victims, num_violating, status = found
+            else:
+                state_copy = clone_cycle_state(state)
+                with node_scratch(snapshot, row):
+                    victims, num_violating, status = self.interface.select_victims_on_node(
+                        state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
             if status.is_success() and victims:
                 c = Candidate(name, Victims(list(victims), num_violating))
                 (non_violating if num_violating == 0 else violating).add(c)

@@ -23,6 +23,10 @@ from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, FrameworkError, Status
 
 
+#: plugins whose Signature often refuses (asked first by :meth:`Framework.sign_pod`)
+_OFTEN_UNSIGNABLE = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread"})
+
+
 @dataclass
 class FilterOutcome:
     """Filter results for the visited rows, in visiting order."""
@@ -146,6 +150,8 @@ class Framework:
         self.points: dict[str, list[Plugin]] = {
             point: [self.plugins[n] for n in profile.points[point]] for point in POINTS_IN_CONFIG_ORDER}
         self.weights = {name: w for name, w in profile.weights.items()}
+        #: Score plugin names (after PreScore skips) -> their weights as an array
+        self._weight_vectors: dict[tuple[str, ...], np.ndarray] = {}
         self.placement_weights = dict(profile.placement_weights)
         #: opportunistic batching (gate OpportunisticBatching): this profile's batch cache, None when off
         self.batch = None
@@ -198,12 +204,27 @@ class Framework:
         """
         if not self.signatures_enabled:
             return None
-        sig: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.pod.spec.scheduler_name or ""}
-        for plugin in self.sign_plugins:
+        cache = getattr(pod, "cache", None)  # a PodInfo keeps its signature (upstream signs once, at enqueue)
+        if cache is not None:
+            key = ("signature", id(self))
+            if key not in cache:
+                cache[key] = self._sign(pod)
+            return cache[key]
+        return self._sign(pod)
+
+    def _sign(self, pod) -> str | None:
+        # any unsignable plugin makes the pod unsignable: ask the plugins that usually refuse first
+        # (the resource plugins refuse every pod while DRAExtendedResource is on), then join the
+        # fragments in the profile's order
+        fragments_of: dict[str, Any] = {}
+        for plugin in sorted(self.sign_plugins, key=lambda p: p.name not in _OFTEN_UNSIGNABLE):
             fragments, status = plugin.sign_pod(pod)
             if status is not None and not status.is_success():
                 return None
-            for fragment in fragments or ():
+            fragments_of[plugin.name] = fragments
+        sig: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.pod.spec.scheduler_name or ""}
+        for plugin in self.sign_plugins:
+            for fragment in fragments_of[plugin.name] or ():
                 sig[fragment.key] = fragment.value
         return json.dumps(sig, sort_keys=True, separators=(",", ":"))
 
@@ -266,10 +287,10 @@ class Framework:
         for pi, plugin in enumerate(plugins):
             if not len(alive):
                 break
-            verdicts = _filter(plugin, state, pod, snapshot, rows[alive])
-            failed = verdicts.codes != 0
-            if not failed.any():
+            verdicts = _filter(plugin, state, pod, snapshot, rows if len(alive) == n else rows[alive])
+            if not verdicts.codes.any():
                 continue
+            failed = verdicts.codes != 0
             if (verdicts.codes == Code.Error).any():
                 i = int(np.argmax(verdicts.codes == Code.Error))
                 raise FrameworkError(f'running "{plugin.name}" filter plugin: '
@@ -315,7 +336,8 @@ class Framework:
         no longer holds the pod)."""
         return self._run_pre_filter_extension("RemovePod", "remove_pod", state, pod, pod_to_remove, snapshot, row)
 
-    def _ge_nominated(self, pod, infos) -> list:
+    def ge_nominated(self, pod, infos) -> list:
+        """The nominated pods among ``infos`` with priority at least the pod's (not the pod itself)."""
         return [pi for pi in infos or () if pi.priority >= pod.priority and pi.key != pod.key]
 
     def _filter_with_nominated_added(self, state, pod, snapshot, row: int, nominated: list) -> Status | None:
@@ -359,7 +381,7 @@ class Framework:
         """
         if nominated is None:
             nominated = self.handle.nominated_pods_for_node(snapshot.names[row])
-        ge = self._ge_nominated(pod, nominated)
+        ge = self.ge_nominated(pod, nominated)
         if ge:
             status = self._filter_with_nominated_added(state, pod, snapshot, row, ge)
             if status is not None and not status.is_success():
@@ -384,7 +406,7 @@ class Framework:
         special: dict[int, list] = {}
         for node, infos in by_node.items():
             row = snapshot.index.get(node)
-            ge = self._ge_nominated(pod, infos)
+            ge = self.ge_nominated(pod, infos)
             if row is not None and ge:
                 special[row] = ge
         if not special:
@@ -443,27 +465,36 @@ class Framework:
         return log
 
     def run_score(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> ScoreOutcome:
-        plugins = [p for p in self.points["score"] if p.name not in state.skip_score]
-        raw = np.zeros((len(plugins), len(rows)), np.int64)
-        normalized = np.zeros_like(raw)
+        """``RunScorePlugins``: every plugin's raw scores, then each plugin's NormalizeScore, then
+        the range check (in plugin order) before the weights apply."""
+        skip = state.skip_score
+        plugins = [p for p in self.points["score"] if p.name not in skip] if skip else self.points["score"]
+        raw = np.empty((len(plugins), len(rows)), np.int64)
         for i, plugin in enumerate(plugins):
             raw[i] = score_plugin(plugin, state, pod, snapshot, rows)
-            scores = raw[i].copy()
+        normalized = raw.copy()
+        for i, plugin in enumerate(plugins):
             normalize = getattr(plugin, "normalize_score", None)
             if normalize is not None:
-                status = normalize(state, pod, scores)
+                status = normalize(state, pod, normalized[i])
                 if status is not None and not status.is_success():
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{plugin.name}" '
                                          f"failed with: {status.message()}")
-            out_of_range = (scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)
-            if out_of_range.any():
-                bad = scores[out_of_range][0]
-                raise FrameworkError(
-                    f'applying score defaultWeights on Score plugins: plugin "{plugin.name}" returns an invalid '
-                    f"score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-            normalized[i] = scores
-        weights = np.asarray([self.weights[p.name] for p in plugins], np.int64)
-        return ScoreOutcome(rows, [p.name for p in plugins], weights, raw, normalized)
+        if len(rows) and len(plugins) and (normalized.max() > MAX_NODE_SCORE or normalized.min() < MIN_NODE_SCORE):
+            for i, plugin in enumerate(plugins):
+                scores = normalized[i]
+                out_of_range = (scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)
+                if out_of_range.any():
+                    bad = scores[out_of_range][0]
+                    raise FrameworkError(
+                        f'applying score defaultWeights on Score plugins: plugin "{plugin.name}" returns an '
+                        f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] "
+                        f"after normalizing")
+        names = tuple(p.name for p in plugins)
+        weights = self._weight_vectors.get(names)
+        if weights is None:
+            weights = self._weight_vectors[names] = np.asarray([self.weights[n] for n in names], np.int64)
+        return ScoreOutcome(rows, list(names), weights, raw, normalized)
 
     # -- the PodGroup cycle ------------------------------------------------------
     def run_placement_generate(self, state: CycleState, group, parent) -> tuple[list, Status]:
@@ -617,6 +648,11 @@ class Framework:
     def run_post_bind(self, state, pod, node: str) -> None:
         for plugin in self.points["postBind"]:
             plugin.post_bind(state, pod, node)
+
+
+def filter_verdicts(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
+    """One Filter plugin's verdicts for ``rows`` (vectorized ``filter_nodes`` or per node ``filter``)."""
+    return _filter(plugin, state, pod, snapshot, rows)
 
 
 def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:

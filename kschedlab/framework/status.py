@@ -53,7 +53,7 @@ class Status:
 
     @staticmethod
     def skip(plugin: str | None = None) -> "Status":
-        return Status(Code.Skip, (), plugin)
+        return SKIP if plugin is None else SKIP.with_plugin(plugin)
 
     @staticmethod
     def wait(*reasons: str, plugin: str | None = None) -> "Status":
@@ -70,7 +70,15 @@ class Status:
         return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
 
     def with_plugin(self, plugin: str) -> "Status":
-        return self if self.plugin == plugin else Status(self.code, self.reasons, plugin)
+        if self.plugin == plugin:
+            return self
+        if not self.reasons:  # reason-less statuses are shared (they are immutable)
+            key = (self.code, plugin)
+            found = _PLAIN.get(key)
+            if found is None:
+                found = _PLAIN[key] = Status(self.code, (), plugin)
+            return found
+        return Status(self.code, self.reasons, plugin)
 
     def message(self) -> str:
         return ", ".join(self.reasons)
@@ -83,6 +91,9 @@ class Status:
 
 
 SUCCESS = Status()
+SKIP = Status(Code.Skip)
+#: (code, plugin) -> the shared reason-less Status (see ``with_plugin``)
+_PLAIN: dict[tuple[Code, str], Status] = {}
 
 
 class FrameworkError(RuntimeError):

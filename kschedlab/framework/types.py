@@ -48,6 +48,10 @@ class PodInfo:
     priority: int
     #: scratch space plugins use to cache per-pod precomputation
     cache: dict = field(default_factory=dict)
+    #: the requests with containers' missing cpu / memory at the scoring defaults (every resource)
+    non_zero_requests: dict[str, int] | None = None
+    #: whether ``requests`` counted pod-level resources (PodLevelResources)
+    pod_level_resources: bool = True
 
     @classmethod
     def of(cls, pod, *, pod_level_resources: bool = True) -> "PodInfo":
@@ -60,6 +64,8 @@ class PodInfo:
             non_zero=(nz.get(CPU, 0), nz.get(MEMORY, 0)),
             ports=host_ports(pod),
             priority=DEFAULT_PRIORITY if prio is None else prio,
+            non_zero_requests=nz,
+            pod_level_resources=pod_level_resources,
         )
 
     @property

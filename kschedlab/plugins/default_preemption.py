@@ -21,6 +21,8 @@ Groups with topology constraints are not supported.
 from __future__ import annotations
 
 import random
+
+import numpy as np
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cmp_to_key
@@ -41,6 +43,10 @@ DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
 DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
 
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+#: Filter plugins whose verdict on a node does not depend on the pods running there
+POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
+#: cycle-state key of the per-preemption cache :meth:`DefaultPreemption._victims_by_resources` fills
+STATIC_FILTER_KEY = "DefaultPreemption/pod-independent-filters"
 MSG_PREEMPT_NEVER = "not eligible due to preemptionPolicy=Never."
 MSG_TERMINATING_VICTIM = "not eligible due to a terminating pod on the nominated node."
 MSG_PREFIX = "preemption: "
@@ -204,6 +210,8 @@ class DefaultPreemption(Plugin):
             if constraints is not None:
                 return None, Status.unschedulable(MSG_PLACEMENT_LIMITATION)
         m = self.node_to_status(state, pod_info, diagnosis)
+        # shared by the dry run's copies of the cycle state (a dict has no clone()): see _victims_by_resources
+        state[STATIC_FILTER_KEY] = {}
         record = PreemptionRecord(pod_info.key)
         result, status = self.evaluator.preempt(state, pod_info, m, record)
         record.result, record.status = result, status
@@ -302,6 +310,10 @@ class DefaultPreemption(Plugin):
         if nominated is None:
             nominated = self.handle.nominated_pods_for_node(node_name)
         potential = [p for p in snapshot.pods[row] if self.is_preemption_allowed(node_info, p, pod_info)]
+        if potential:
+            found = self._victims_by_resources(state, pod_info, snapshot, row, pdbs, now_ns, nominated, potential)
+            if found is not None:
+                return found
 
         def remove(pi) -> Status:
             snapshot.remove_pod(pi.key)
@@ -347,6 +359,102 @@ class DefaultPreemption(Plugin):
             _, status = reprieve(pi)
             if not status.is_success():
                 return [], 0, Status.error(status.message())
+        if violating and non_violating:
+            self._sort_by_importance(victims, now_ns)
+        return victims, num_violating, Status()
+
+    def select_victims_without_changes(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int,
+                                       nominated: list) -> tuple[list, int, Status] | None:
+        """:meth:`select_victims_on_node`'s answer when it can be had without changing the
+        snapshot or the cycle state (see :meth:`_victims_by_resources`); None otherwise. The dry
+        run asks this first and skips the node's scratch copy when it answers."""
+        node_info = snapshot.node_info(row)
+        potential = [p for p in snapshot.pods[row] if self.is_preemption_allowed(node_info, p, pod_info)]
+        if not potential:
+            return [], 0, Status.unresolvable(ERR_NO_VICTIMS)
+        return self._victims_by_resources(state, pod_info, snapshot, row, pdbs, now_ns, nominated, potential)
+
+    def _victims_by_resources(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int, nominated: list,
+                              potential: list):
+        """:meth:`select_victims_on_node` as arithmetic on the node's requests, when that gives the
+        same answer: every Filter plugin left after PreFilter either ignores the node's pods
+        (:data:`POD_INDEPENDENT_FILTERS`, checked once per preemption for all nodes) or is
+        NodeResourcesFit (no DRA-served extended resource), and no PreFilter extension would be
+        told of removed or added pods. Removing and re-adding victims then only changes the
+        node's requested resources and pod count, so each reprieve is a comparison instead of
+        a Filter run. None when the case is not covered or the preemptor does not fit even with
+        every victim gone (the regular path then reports the node's status)."""
+        fw = self.handle.framework
+        static = state.get(STATIC_FILTER_KEY)
+        fit = fw.plugins.get("NodeResourcesFit")
+        if static is None or fit is None:
+            return None
+        plan = static.get("plan")
+        if plan is None:
+            plugins = fw.filter_plugins(state)
+            extensions = [p for p in fw.points["preFilter"] if p.name not in state.skip_filter
+                          and (hasattr(p, "add_pod") or hasattr(p, "remove_pod"))]
+            names = [p.name for p in plugins]
+            ok = (not extensions and fit in plugins
+                  and all(n in POD_INDEPENDENT_FILTERS or n == "NodeResourcesFit" for n in names))
+            checked = fit.checked_resources(pod_info) if ok else []
+            if ok and fit.dra_served(checked):
+                ok = False
+            passing = None
+            if ok:
+                from kschedlab.framework.runtime import filter_verdicts
+
+                rows = snapshot.order
+                passing = np.ones(len(snapshot.names), bool)
+                for p in plugins:
+                    if p.name in POD_INDEPENDENT_FILTERS:
+                        verdicts = filter_verdicts(p, state, pod_info, snapshot, rows)
+                        passing[rows[verdicts.codes != 0]] = False
+            plan = static["plan"] = (ok, checked, passing)
+        ok, checked, passing = plan
+        if not ok or not passing[row]:
+            return None
+        res_index = snapshot.res_index
+        cols = [res_index.get(name) for name in checked]
+        alloc = [0 if c is None else int(snapshot.allocatable[c, row]) for c in cols]
+        used = [0 if c is None else int(snapshot.requested[c, row]) for c in cols]
+        pods_col = res_index["pods"]
+        max_pods = int(snapshot.allocatable[pods_col, row])
+        count = int(snapshot.pod_count[row])
+        want = [pod_info.requests[name] for name in checked]
+        for p in potential:
+            count -= 1
+            for i, name in enumerate(checked):
+                used[i] -= p.requests.get(name, 0)
+        for p in fw.ge_nominated(pod_info, nominated):  # nominated pods count as if running there
+            count += 1
+            for i, name in enumerate(checked):
+                used[i] += p.requests.get(name, 0)
+
+        def fits(extra) -> bool:
+            if count + (1 if extra is not None else 0) + 1 > max_pods:
+                return False
+            for i, name in enumerate(checked):
+                add = extra.requests.get(name, 0) if extra is not None else 0
+                if want[i] > alloc[i] - (used[i] + add):
+                    return False
+            return True
+
+        if not fits(None):
+            return None
+        self._sort_by_importance(potential, now_ns)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list = []
+        num_violating = 0
+        for group, counts in ((violating, True), (non_violating, False)):
+            for p in group:
+                if fits(p):
+                    count += 1
+                    for i, name in enumerate(checked):
+                        used[i] += p.requests.get(name, 0)
+                else:
+                    victims.append(p)
+                    num_violating += counts
         if violating and non_violating:
             self._sort_by_importance(victims, now_ns)
         return victims, num_violating, Status()

@@ -441,6 +441,8 @@ class DynamicResources(Plugin):
         if not self._gate("DRAExtendedResource"):
             return None
         mapping = manager.extended_resource_mapping()
+        if not mapping:  # no DeviceClass serves an extended resource
+            return None
         reqs = pod_requests(pod)
         if not any(v and is_extended_resource_name(n) and n in mapping for n, v in reqs.items()):
             return None

@@ -35,12 +35,12 @@ class ImageLocality(Plugin):
         return [SignFragment(IMAGE_NAMES_SIGNER_NAME, image_names_signer(pod_info.pod))], None
 
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
+        if not snapshot.image_nodes:  # no node reports an image: every sum is 0, below the threshold
+            return np.zeros(len(rows), np.int64)
         spec = pod_info.pod.spec
         containers = [*spec.init_containers, *spec.containers]
         total_nodes = snapshot.num_nodes
         sums = np.zeros(len(rows), np.int64)
-        if not snapshot.image_nodes:
-            return calculate_priority(sums, len(containers))
         for container in containers:
             image = normalize_image_name(container.image or "")
             num_nodes = snapshot.image_nodes.get(image, 0)

@@ -164,23 +164,21 @@ class NodeResourcesFit(Plugin):
         requests = pod_info.requests
         out = []
         pods_col = snapshot.res_index[PODS]
-        alloc_pods = snapshot.allocatable[pods_col][rows]
+        alloc_pods = snapshot.allocatable[pods_col].take(rows)
         never = np.zeros(len(rows), bool)
-        out.append((TOO_MANY_PODS, snapshot.pod_count[rows] + 1 > alloc_pods, never))
-        if not any(requests.values()):
+        out.append((TOO_MANY_PODS, snapshot.pod_count.take(rows) + 1 > alloc_pods, never))
+        names = self.checked_resources(pod_info)
+        if not names:
             return out
-        names = [r for r in NATIVE if requests.get(r, 0) > 0]
-        names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
-                        and not self._ignored(r))
         zeros = None
-        dra_classes = self._dra_served(names)
+        dra_classes = self.dra_served(names)
         for name in names:
             col = snapshot.res_index.get(name)
             if col is None:  # no node has or uses this resource
                 alloc = free = zeros = np.zeros(len(rows), np.int64) if zeros is None else zeros
             else:
-                alloc = snapshot.allocatable[col][rows]
-                free = alloc - snapshot.requested[col][rows]
+                alloc = snapshot.allocatable[col].take(rows)
+                free = alloc - snapshot.requested[col].take(rows)
             want = requests[name]
             lacking, exceeds = want > free, want > alloc
             if name in dra_classes:  # a node without it in allocatable leaves it to DynamicResources
@@ -188,7 +186,22 @@ class NodeResourcesFit(Plugin):
             out.append((f"Insufficient {name}", lacking, exceeds))
         return out
 
-    def _dra_served(self, names: list[str]) -> set[str]:
+    def checked_resources(self, pod_info) -> list[str]:
+        """The resources the pod asks for, in the order Fits checks them (native ones, then the
+        others sorted, ignored ones left out); computed once per pod."""
+        key = (NAME, "checked", id(self))
+        names = pod_info.cache.get(key)
+        if names is None:
+            requests = pod_info.requests
+            names = []
+            if any(requests.values()):
+                names = [r for r in NATIVE if requests.get(r, 0) > 0]
+                names += sorted(r for r, v in requests.items() if r not in NATIVE and r != PODS and v
+                                and not self._ignored(r))
+            pod_info.cache[key] = names
+        return names
+
+    def dra_served(self, names: list[str]) -> set[str]:
         """The extended resources among ``names`` a DeviceClass serves (DRAExtendedResource)."""
         gates = getattr(self.handle, "gates", None)
         cluster = getattr(self.handle, "cluster", None)
@@ -204,6 +217,11 @@ class NodeResourcesFit(Plugin):
 
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
         checks = self.insufficient(pod_info, snapshot, rows)
+        failed = checks[0][1]
+        for _, lacking, _ in checks[1:]:
+            failed = failed | lacking
+        if not failed.any():
+            return Verdicts.passing(len(rows))
         short = np.zeros((len(checks), len(rows)), bool)
         hopeless = np.zeros(len(rows), bool)
         for i, (_, lacking, exceeds) in enumerate(checks):

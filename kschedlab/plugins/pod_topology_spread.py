@@ -320,7 +320,15 @@ class PodTopologySpread(Plugin):
     def build_default_constraints(self, pod, action: str) -> list[SpreadConstraint]:
         """``buildDefaultConstraints``: the default constraints for ``action`` with the selector
         deduced from the pod's Services and controller; none when that selector is empty."""
-        constraints = self._filter(self.default_constraints, pod.metadata.labels, action)
+        if any(c.match_label_keys for c in self.default_constraints):
+            constraints = self._filter(self.default_constraints, pod.metadata.labels, action)
+        else:  # without matchLabelKeys the pod's labels do not matter: parse once per action and gates
+            key = (id(self.default_constraints), len(self.default_constraints), action,
+                   self._gate(GATE_MATCH_LABEL_KEYS), self._gate(GATE_NODE_INCLUSION_POLICY))
+            cache = self.__dict__.setdefault("_default_constraints_by_action", {})
+            constraints = cache.get(key)
+            if constraints is None:
+                constraints = cache[key] = self._filter(self.default_constraints, pod.metadata.labels, action)
         if not constraints:
             return []
         selector = default_selector(pod, self._cluster)

@@ -120,6 +120,8 @@ class Selector:
     @staticmethod
     def from_set(labels: Mapping[str, str]) -> "Selector":
         """``labels.SelectorFromSet`` / ``Set.AsSelector``: one Equals requirement per label."""
+        if not labels:
+            return _EVERYTHING
         return Selector(()).add((k, OP_EQUALS, (v,)) for k, v in labels.items())
 
     def add(self, reqs: Iterable[Requirement]) -> "Selector":
@@ -166,6 +168,10 @@ class Selector:
             else:
                 parts.append(f"{k} {op} ({','.join(sorted(vals))})")
         return ",".join(parts)
+
+
+#: the empty selector (selects everything); Selector is immutable, so it is shared
+_EVERYTHING = Selector(())
 
 
 def merge_label_set_with_selector(match_labels: Mapping[str, str], selector: Selector) -> Selector:

@@ -50,6 +50,11 @@ def validate_resources(resources, path: str, *, max_weight: int) -> list[FieldEr
 
 
 def _weighted_mean(per_resource: np.ndarray, weights: np.ndarray, active: np.ndarray) -> np.ndarray:
+    if active.all():  # every node has every resource: one weight sum for all
+        weight_sum = int(weights.sum())
+        if weight_sum <= 0:
+            return np.zeros(per_resource.shape[1], np.int64)
+        return (per_resource * weights[:, None]).sum(axis=0) // weight_sum
     w = weights[:, None] * active
     weight_sum = w.sum(axis=0)
     total = (per_resource * w).sum(axis=0)
@@ -117,9 +122,8 @@ def balance(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
     >>> balance(np.array([[3000], [5 << 30]]), np.array([[4000], [10 << 30]])).tolist()
     [87]
     """
-    active = allocatable != 0
-    frac = np.minimum(requested / np.where(active, allocatable, 1), 1.0)
-    if active.all():  # the usual case: every node has every scored resource
+    if allocatable.all():  # the usual case: every node has every scored resource
+        frac = np.minimum(requested / allocatable, 1.0)
         if len(frac) == 2:
             std = np.abs((frac[0] - frac[1]) / 2)
         elif len(frac) > 2:
@@ -128,6 +132,8 @@ def balance(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
         else:
             std = np.zeros(frac.shape[1])
         return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    active = allocatable != 0
+    frac = np.minimum(requested / np.where(active, allocatable, 1), 1.0)
     frac = np.where(active, frac, 0.0)
     k = active.sum(axis=0)
     std = np.zeros(requested.shape[1])
@@ -159,6 +165,7 @@ class ResourceAllocationScorer:
 
     def __init__(self, resources: list[tuple[str, int]], scorer, *, use_requested: bool):
         self.names = [name for name, _ in resources]
+        self._names_key = ("resource_allocation", tuple(self.names))
         self.weights = np.asarray([w for _, w in resources], np.int64)
         self.scorer = scorer
         self.use_requested = use_requested
@@ -169,17 +176,86 @@ class ResourceAllocationScorer:
 
     def requests_of(self, pod_info) -> list[int]:
         """:meth:`pod_requests`, computed once per pod and kept in its ``cache``."""
-        key = ("resource_allocation", self.use_requested, tuple(self.names))
+        key = (self.use_requested, self._names_key)
         found = pod_info.cache.get(key)
         if found is None:
-            found = pod_info.cache[key] = self.pod_requests(pod_info.pod)
+            if getattr(pod_info, "pod_level_resources", False) and getattr(pod_info, "non_zero_requests", None) is not None:
+                # the PodInfo computed both forms when it was made
+                reqs = pod_info.requests if self.use_requested else pod_info.non_zero_requests
+                found = [reqs.get(name, 0) for name in self.names]
+            else:
+                found = self.pod_requests(pod_info.pod)
+            pod_info.cache[key] = found
         return found
+
+    def _columns(self, snapshot):
+        """Where each scored resource lives in ``snapshot``: ((matrix, row) per resource, or None
+        when a resource has no column yet), kept until the snapshot gains a resource column."""
+        cached = getattr(self, "_column_plan", None)
+        if cached is not None and cached[0] is snapshot and cached[1] == len(snapshot.resources):
+            return cached[2]
+        plan = []
+        for name in self.names:
+            col = snapshot.res_index.get(name)
+            if col is None:
+                plan = None
+                break
+            if not self.use_requested and name in (CPU, MEMORY):
+                plan.append((col, "non_zero", 0 if name == CPU else 1))
+            else:
+                plan.append((col, "requested", col))
+        self._column_plan = (snapshot, len(snapshot.resources), plan)
+        return plan
+
+    @staticmethod
+    def _gather(matrix: np.ndarray, picks: list[int], rows: np.ndarray) -> np.ndarray:
+        """``matrix[picks][:, rows]`` (a slice when ``picks`` are consecutive)."""
+        first = picks[0]
+        if picks == list(range(first, first + len(picks))):
+            return matrix[first:first + len(picks)].take(rows, axis=1)
+        return matrix.take(rows, axis=1)[picks]
+
+    def _fast_matrices(self, pod_requests: list[int], snapshot, rows: np.ndarray):
+        """:meth:`matrices` without DRA when every scored resource has a snapshot column and
+        every node has every scored resource the pod asks for; None otherwise."""
+        plan = self._columns(snapshot)
+        if plan is None or not plan:
+            return None
+        allocatable = self._gather(snapshot.allocatable, [c for c, _, _ in plan], rows)
+        sources = {src for _, src, _ in plan}
+        if len(sources) == 1:
+            src = sources.pop()
+            used = self._gather(snapshot.non_zero if src == "non_zero" else snapshot.requested,
+                                [r for _, _, r in plan], rows)
+        else:
+            used = np.stack([(snapshot.non_zero if src == "non_zero" else snapshot.requested)[r].take(rows)
+                             for _, src, r in plan])
+        skipped = [i for i, (name, want) in enumerate(zip(self.names, pod_requests))
+                   if want == 0 and is_scalar_resource(name)]
+        if skipped:
+            allocatable[skipped] = 0
+            used[skipped] = 0
+            live = np.ones(len(plan), bool)
+            live[skipped] = False
+            if np.count_nonzero(allocatable[live]) != live.sum() * len(rows):
+                return None
+        elif np.count_nonzero(allocatable) != allocatable.size:
+            return None
+        want = np.asarray(pod_requests, np.int64)
+        requested = used + want[:, None]
+        if skipped:
+            requested[skipped] = 0
+        return requested, used, allocatable
 
     def matrices(self, pod_requests: list[int], snapshot, rows: np.ndarray, dra=None):
         """(requested with the pod, allocated without it, allocatable), each (resources, nodes).
 
         ``dra`` (see :func:`dra_extended_totals`) gives, for an extended resource a node does not
         advertise, the devices of the DeviceClass serving it and how many are in use."""
+        if dra is None and len(rows):
+            fast = self._fast_matrices(pod_requests, snapshot, rows)
+            if fast is not None:
+                return fast
         n = len(rows)
         requested = np.zeros((len(self.names), n), np.int64)
         allocated = np.zeros((len(self.names), n), np.int64)
@@ -225,6 +301,8 @@ def dra_extended_totals(handle, resources: list[str]):
     """With DRAExtendedResource on and some of ``resources`` served by a DeviceClass, a function
     ``(resource, rows, wanted_mask) -> (devices, allocated)`` per node row (upstream's
     ``draPreScoreState`` and ``calculateDRAExtendedResourceAllocatableRequest``); else None."""
+    if not any(is_scalar_resource(name) for name in resources):  # only DeviceClasses serve extended ones
+        return None
     gates = getattr(handle, "gates", None)
     cluster = getattr(handle, "cluster", None)
     if gates is None or cluster is None or not gates.enabled("DRAExtendedResource"):

@@ -263,7 +263,7 @@ class Scheduler:
         diagnosis.postfilter_msg = status.message()
         if result is not None and getattr(result, "nominating_mode", None) == "Override":
             self.cluster.nominate(pod_info.key, result.nominated_node_name or None)
-        if self.cluster.of_kind("PodDisruptionBudget"):
+        if self.cluster.objects.get("PodDisruptionBudget"):
             from kschedlab.eviction.disruption import refresh
 
             refresh(self.cluster)
@@ -501,7 +501,7 @@ class Scheduler:
             return self._fail_after_assume(fw, state, pod_info, node, trace, status)
         fw.run_post_bind(state, pod_info, node)
         self.set_condition(pod_info.pod, True, None, None)
-        if self.cluster.of_kind("PodDisruptionBudget"):
+        if self.cluster.objects.get("PodDisruptionBudget"):
             from kschedlab.eviction.disruption import refresh
 
             refresh(self.cluster)
@@ -527,8 +527,12 @@ class Scheduler:
         """Set the pod's ``PodScheduled`` condition."""
         from kschedlab.api.core import PodCondition
 
-        cond = PodCondition.model_validate({"type": "PodScheduled", "status": "True" if ok else "False",
-                                            **({"reason": reason} if reason else {}),
-                                            **({"message": message} if message else {})})
+        # every field is a plain string: no validation needed
+        fields = {"type": "PodScheduled", "status": "True" if ok else "False"}
+        if reason:
+            fields["reason"] = str(reason)
+        if message:
+            fields["message"] = str(message)
+        cond = PodCondition.trusted(**fields)
         conditions = [c for c in pod.status.conditions if c.type != "PodScheduled"]
         pod.status.conditions = [*conditions, cond]

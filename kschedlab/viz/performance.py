@@ -13,7 +13,8 @@ from kschedlab.scheduler import MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASI
 from kschedlab.viz.common import TEMPLATE
 from kschedlab.viz.palette import BLUE, ORANGE, VERMILLION
 
-__all__ = ["adaptive_default_figure", "percentage_tradeoff", "feasible_nodes_steps", "feasible_nodes_figure"]
+__all__ = ["adaptive_default_figure", "percentage_tradeoff", "feasible_nodes_steps", "feasible_nodes_figure",
+           "scaling_figure"]
 
 
 def adaptive_default_figure(max_nodes: int = 10_000, step: int = 50) -> go.Figure:
@@ -152,4 +153,40 @@ def percentage_tradeoff(summary: pd.DataFrame, *, title: str = "percentageOfNode
                       legend={"orientation": "h", "y": -0.3})
     fig.update_yaxes(title_text="pods placed on a best node (%)", range=[0, 115], secondary_y=False)
     fig.update_yaxes(title_text="mean regret (score points)", rangemode="tozero", secondary_y=True)
+    return fig
+
+
+def scaling_figure(runs: pd.DataFrame, *, title: str = "SchedulingBasic: CPU time per pod by cluster size"
+                   ) -> go.Figure:
+    """CPU microseconds per scheduled pod against the number of nodes, from
+    :func:`kschedlab.scheduler_perf.scaling_runs`, beside the line a cost linear in the nodes would
+    follow from the smallest size (dashed) and the nodes the scheduler looks for
+    (``numFeasibleNodesToFind``, right axis): a measured line under the dashed one means the cost
+    per pod grows less than linearly.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"nodes": [1000, 5000], "cpu_us_per_pod": [400.0, 600.0], "nodes_to_find": [420, 500]})
+    >>> fig = scaling_figure(df)
+    >>> fig.data[0].y, fig.data[1].y, fig.data[2].y
+    ((400.0, 600.0), (400.0, 2000.0), (420, 500))
+    """
+    runs = runs.sort_values("nodes")
+    nodes = [int(n) for n in runs["nodes"]]
+    cost = [float(v) for v in runs["cpu_us_per_pod"]]
+    linear = [cost[0] * n / nodes[0] for n in nodes] if nodes else []
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=nodes, y=cost, name="measured (CPU µs per pod)", mode="lines+markers",
+                             line={"color": CHOSEN_COLOR, "width": 3},
+                             hovertemplate="%{x} nodes: %{y:.0f} µs per pod<extra></extra>"), secondary_y=False)
+    fig.add_trace(go.Scatter(x=nodes, y=linear, name="linear in nodes (from the smallest)", mode="lines",
+                             line={"color": REJECTED_COLOR, "dash": "dash"},
+                             hovertemplate="%{x} nodes: %{y:.0f} µs if linear<extra></extra>"), secondary_y=False)
+    if "nodes_to_find" in runs:
+        fig.add_trace(go.Scatter(x=nodes, y=[int(v) for v in runs["nodes_to_find"]], name="feasible nodes to find",
+                                 mode="lines+markers", line={"color": PASSED_COLOR, "dash": "dot"},
+                                 hovertemplate="%{x} nodes: look for %{y}<extra></extra>"), secondary_y=True)
+    fig.update_layout(template=TEMPLATE, height=380, title=title, xaxis={"title": "nodes in the cluster"},
+                      legend={"orientation": "h", "y": -0.25})
+    fig.update_yaxes(title_text="CPU µs per pod", rangemode="tozero", secondary_y=False)
+    fig.update_yaxes(title_text="feasible nodes to find", rangemode="tozero", secondary_y=True)
     return fig

@@ -26,7 +26,7 @@ import yaml
 __all__ = ["run_scenario", "segments", "dra_timeline", "rule_status_table", "binding_outcome"]
 
 _DATA = Path(__file__).resolve().parents[2] / "datasets"
-_COLOURS = {"waiting for binding conditions": "#f0ad4e", "running": "#5cb85c", "terminating": "#d9534f"}
+_COLOURS = {"waiting for binding conditions": "#E69F00", "running": "#56B4E9", "terminating": "#D55E00"}
 
 
 def run_scenario(*paths, until: float | None = None, seed: int | None = None):

@@ -176,14 +176,14 @@ def scaling_figure(runs: pd.DataFrame, *, title: str = "SchedulingBasic: CPU tim
     linear = [cost[0] * n / nodes[0] for n in nodes] if nodes else []
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=nodes, y=cost, name="measured (CPU µs per pod)", mode="lines+markers",
-                             line={"color": CHOSEN_COLOR, "width": 3},
+                             line={"color": BLUE, "width": 3},
                              hovertemplate="%{x} nodes: %{y:.0f} µs per pod<extra></extra>"), secondary_y=False)
     fig.add_trace(go.Scatter(x=nodes, y=linear, name="linear in nodes (from the smallest)", mode="lines",
-                             line={"color": REJECTED_COLOR, "dash": "dash"},
+                             line={"color": VERMILLION, "dash": "dash"},
                              hovertemplate="%{x} nodes: %{y:.0f} µs if linear<extra></extra>"), secondary_y=False)
     if "nodes_to_find" in runs:
         fig.add_trace(go.Scatter(x=nodes, y=[int(v) for v in runs["nodes_to_find"]], name="feasible nodes to find",
-                                 mode="lines+markers", line={"color": PASSED_COLOR, "dash": "dot"},
+                                 mode="lines+markers", line={"color": ORANGE, "dash": "dot"},
                                  hovertemplate="%{x} nodes: look for %{y}<extra></extra>"), secondary_y=True)
     fig.update_layout(template=TEMPLATE, height=380, title=title, xaxis={"title": "nodes in the cluster"},
                       legend={"orientation": "h", "y": -0.25})

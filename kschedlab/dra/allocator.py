@@ -42,6 +42,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str,
@@ -165,11 +166,17 @@ class _Result:
     consumed: dict | None = None
 
 
+def _default_view(d: Device):
+    from kschedlab.dra import cel
+
+    return cel.DeviceView(d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()},
+                          d.allow_multiple_allocations)
+
+
 def _default_cel():
     from kschedlab.dra import cel  # provided by the CEL module of this package
 
-    return cel.compile_selector, lambda d: cel.DeviceView(
-        d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()}, d.allow_multiple_allocations)
+    return cel.compile_selector, _default_view
 
 
 def _tolerates(toleration: dict, taint: dict) -> bool:
@@ -192,17 +199,26 @@ def _taint_prevents(device: Device, request: Request) -> dict | None:
     return None
 
 
+def _expressions(selectors: list[dict]) -> tuple[str, ...]:
+    return tuple(((x.get("cel") or {}).get("expression") or "") for x in selectors)
+
+
 class Allocator:
     """Allocates claims on one node at a time; reusable across nodes (caches survive calls).
 
     ``classes``: DeviceClasses (dicts or models), ``slices``: ResourceSlices. ``compile_selector``
-    / ``make_view`` replace the CEL engine (default: :mod:`kschedlab.dra.cel`).
+    / ``make_view`` replace the CEL engine (default: :mod:`kschedlab.dra.cel`). ``cache`` (an
+    :class:`~kschedlab.dra.allocator_cache.AllocatorCache`) keeps the pools of each node for the
+    next allocator over the same slice objects. Selector results are kept on the devices, per
+    CEL engine and selector list, so parsed slices reused by later allocators are not evaluated
+    again.
     """
 
     def __init__(self, features: DRAFeatures | None, allocated: AllocatedState | None,
                  classes: Iterable[Any], slices: Iterable[Any], *,
                  compile_selector: Callable[[str], Any] | None = None,
-                 make_view: Callable[[Device], Any] | None = None) -> None:
+                 make_view: Callable[[Device], Any] | None = None,
+                 cache: AllocatorCache | None = None) -> None:
         self.features = features or DRAFeatures()
         self.allocated = allocated or AllocatedState()
         self._allocated_nanos = self.allocated.capacity_nanos()
@@ -215,21 +231,28 @@ class Allocator:
         self._compile_fn = compile_selector
         self._make_view = make_view
         self._compiled: dict[str, Any] = {}
-        #: (class name, device id) -> class selectors matched (only successful evaluations)
-        self._class_match: dict[tuple[str, DeviceID], bool] = {}
-        #: (selector expressions, device id) -> request selectors matched
-        self._selector_match: dict[tuple[tuple[str, ...], DeviceID], bool] = {}
+        #: class name -> its selector expressions (the key of the per-device CEL results)
+        self._class_exprs: dict[str, tuple[str, ...]] = {}
         #: pool name -> available counters (upstream keys this by pool name only)
         self._available_counters: dict[str, dict[str, dict[str, int]]] = {}
         #: (node name, labels) -> pools seen from that node (slices do not change for an Allocator)
         self._pools: dict[tuple, list[Pool]] = {}
         #: slices by the node they name, and the rest (``pools.node_candidates``), built on first use
         self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
+        self._cache = cache
+        self._cache_token = cache.use(self.slices) if cache is not None else 0
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
     def pools_for(self, node: dict) -> list[Pool]:
         """The pools ``node`` sees (upstream ``GatherPools``), cached per node name and labels."""
+        cache = self._cache
+        if cache is not None and cache.current(self._cache_token):
+            try:
+                return cache.pools_for(self._cache_token, node,
+                                       partitionable_devices=self.features.partitionable_devices)
+            except GatherError as err:
+                raise AllocationError(f"gather pool information: {err}") from None
         meta = node.get("metadata") or {}
         key = (meta.get("name", ""), tuple(sorted((meta.get("labels") or {}).items())))
         pools = self._pools.get(key)
@@ -270,6 +293,23 @@ class Allocator:
             self._engine()
             device.view = self._make_view(device)  # type: ignore[misc]
         return device.view
+
+    def _cached_match(self, exprs: tuple[str, ...], selectors: list[dict], device: Device, where: str) -> bool:
+        """Whether ``selectors`` (with expressions ``exprs``) all match ``device``: evaluated once
+        per device, engine and expressions, the result kept on the device (errors are not kept)."""
+        if self._compile_fn is None:
+            self._engine()
+        key = (self._compile_fn, exprs)
+        found = device.selector_matches
+        if found is None:
+            found = device.selector_matches = {}
+        else:
+            ok = found.get(key)
+            if ok is not None:
+                return ok
+        ok = self._selectors_match(selectors, device, where)
+        found[key] = ok
+        return ok
 
     def _selectors_match(self, selectors: list[dict], device: Device, where: str) -> bool:
         for i, sel in enumerate(selectors):
@@ -437,22 +477,17 @@ class _Run:
         reason = None
         cls = rd.cls or {}
         cname = (cls.get("metadata") or {}).get("name", "")
-        ckey = (cname, d.id)
-        ok = self.a._class_match.get(ckey)
-        if ok is None:
-            ok = self.a._selectors_match((cls.get("spec") or {}).get("selectors") or [], d, f"class {cname}")
-            self.a._class_match[ckey] = ok
-        if not ok:
+        a = self.a
+        class_sels = (cls.get("spec") or {}).get("selectors") or []
+        exprs = a._class_exprs.get(cname)
+        if exprs is None:
+            exprs = a._class_exprs[cname] = _expressions(class_sels)
+        if not a._cached_match(exprs, class_sels, d, f"class {cname}"):
             reason = "class selector false"
         else:
             sels = rd.request.selectors
             if sels:
-                skey = (tuple(((x.get("cel") or {}).get("expression") or "") for x in sels), d.id)
-                ok = self.a._selector_match.get(skey)
-                if ok is None:
-                    ok = self.a._selectors_match(sels, d, f"claim {self.claims[ci].kobj}")
-                    self.a._selector_match[skey] = ok
-                if not ok:
+                if not a._cached_match(_expressions(sels), sels, d, f"claim {self.claims[ci].kobj}"):
                     reason = "selector false"
             if reason is None and s.per_device_node_selection:
                 try:

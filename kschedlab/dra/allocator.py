@@ -199,6 +199,25 @@ def _taint_prevents(device: Device, request: Request) -> dict | None:
     return None
 
 
+def _search_calls_without_devices(claims: list[Claim]) -> int:
+    """How many ``_allocate_one`` calls the search makes when no device is free, or 0 when that
+    is not known without searching. Known when every request (and subrequest) asks for an
+    ``ExactCount`` (preparing such claims does not depend on the node: an ``All`` request looks
+    at the node's devices) and every alternative of the first request asks for at least one
+    device without admin access (each then finds every device in use, or exceeds the result
+    limit, and fails at once): one call, plus one per alternative of a ``firstAvailable``."""
+    if not claims or not claims[0].requests:
+        return 0
+    for claim in claims:
+        for _name, _is_list, alternatives in claim.requests:
+            if any(r.mode != "ExactCount" for r in alternatives):
+                return 0
+    _name, is_list, first = claims[0].requests[0]
+    if any(r.count < 1 or r.admin_access for r in first):
+        return 0
+    return 1 + (len(first) if is_list else 0)
+
+
 def _expressions(selectors: list[dict]) -> tuple[str, ...]:
     return tuple(((x.get("cel") or {}).get("expression") or "") for x in selectors)
 
@@ -241,6 +260,11 @@ class Allocator:
         self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
         self._cache = cache
         self._cache_token = cache.use(self.slices) if cache is not None else 0
+        #: claims (by the ids of the :class:`Claim` objects, kept in ``_plan_claims``) that prepared
+        #: without error and ask only for counts -> ``_allocate_one`` calls of a search finding
+        #: no free device (see :meth:`allocate`)
+        self._plans: dict[tuple[int, ...], int] = {}
+        self._plan_claims: list[list[Claim]] = []
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
@@ -330,9 +354,49 @@ class Allocator:
     def allocate(self, node: Any, claims: Iterable[Any], *, trace: AllocationTrace | None = None
                  ) -> list[dict] | None:
         """Allocate all ``claims`` for ``node``: one ``AllocationResult`` dict per claim, or ``None``
-        when they do not fit. Raises :class:`AllocationError` for problems with the input."""
-        return _Run(self, as_dict(node), [c if isinstance(c, Claim) else read_claim(c) for c in claims],
-                    trace).run()
+        when they do not fit. Raises :class:`AllocationError` for problems with the input.
+
+        Without a trace, a node none of whose devices is free is answered without the search
+        when these claims were prepared before (see :meth:`_nothing_free`)."""
+        node = as_dict(node)
+        claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        if trace is None and self._plans:
+            calls = self._plans.get(tuple(map(id, claims)))
+            if calls is not None:
+                nothing_free, invalid = self._nothing_free(node)
+                if nothing_free:
+                    self.stats["allocate_one"] += calls
+                    if invalid:
+                        raise FailedAllocationOnNode("invalid resource pools were encountered")
+                    return None
+        run = _Run(self, node, claims, trace)
+        result = run.run()
+        if trace is None and run.prepared:
+            calls = _search_calls_without_devices(claims)
+            if calls:
+                self._plans[tuple(map(id, claims))] = calls
+                self._plan_claims.append(claims)
+        return result
+
+    def _nothing_free(self, node: dict) -> tuple[bool, bool]:
+        """(No device of the node's complete, valid pools is free, some pool is invalid). With
+        nothing free the search would try each device of the first request, find it in use and
+        fail, without evaluating anything or raising (see :func:`_search_calls_without_devices`);
+        its failure then names invalid pools."""
+        pools = self.pools_for(node)
+        allocated = self.allocated.allocated_devices
+        invalid = False
+        for pool in pools:
+            if pool.incomplete:
+                continue
+            if pool.invalid:
+                invalid = True
+                continue
+            for sl in pool.slices:
+                for d in sl.devices:
+                    if d.id not in allocated:
+                        return False, invalid
+        return True, invalid
 
 
 class _Run:
@@ -354,6 +418,8 @@ class _Run:
         self.match_cache: dict[tuple[DeviceID, int, int, int], str | None] = {}
         self.pools: list[Pool] = []
         self.depth = 0
+        #: every claim was prepared without error
+        self.prepared = False
 
     # -------------------------------------------------------------- tracing
     def _t(self, action: str, ci: int = -1, rd: _RequestData | None = None, device: DeviceID | None = None,
@@ -373,6 +439,7 @@ class _Run:
                 self.trace.add("pool", device=p.id_str, detail=state)
         for ci, claim in enumerate(self.claims):
             self._prepare_claim(ci, claim)
+        self.prepared = True
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
         except _MaxSizeExceeded:  # cannot escape the claim boundary; kept for safety

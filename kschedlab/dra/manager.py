@@ -93,6 +93,8 @@ class DRAManager:
         # (so the id is not reused while cached); stored objects are replaced, never changed in place
         self._claim_devices: dict[int, tuple[Any, tuple]] = {}
         self._slices: dict[int, tuple[Any, Slice]] = {}
+        #: the stored slices and their readings of the last :meth:`parsed_slices` call
+        self._last_slices: tuple[list, list[Slice]] | None = None
         #: the stored claims last read by :meth:`allocated_state` (see :class:`_ExclusiveDevices`)
         self._exclusive: _ExclusiveDevices | None = None
         #: the pools per node kept for the next pod's allocator (``AllocatorCache``)
@@ -233,16 +235,21 @@ class DRAManager:
         input between pods). With DeviceTaintRules the slices are read anew each call."""
         if any(self.cluster.objects.get(kind) for kind in ("DeviceTaintRule", "DeviceTaintRuleV1beta2")):
             return [read_slice(s) for s in self.resource_slices()]
+        objs = list(self.cluster.objects.get("ResourceSlice", {}).values())
+        last = self._last_slices
+        if last is not None and len(last[0]) == len(objs) and all(map(operator.is_, last[0], objs)):
+            return list(last[1])  # the same stored objects as last time: the same readings
         out = []
         cache: dict[int, tuple[Any, Slice]] = {}
-        for obj in self.cluster.objects.get("ResourceSlice", {}).values():
+        for obj in objs:
             hit = self._slices.get(id(obj))
             if hit is None or hit[0] is not obj:
                 hit = (obj, read_slice(obj))
             cache[id(obj)] = hit
             out.append(hit[1])
         self._slices = cache
-        return out
+        self._last_slices = (objs, out)
+        return list(out)
 
     def resource_slices(self) -> list[dict]:
         """``ListWithDeviceTaintRules``: the ResourceSlices, each device carrying the taints of the

@@ -292,6 +292,8 @@ class _FilterPlan:
     to_allocate: list[tuple[int, dict]]
     binding_enabled: bool
     admin_refusal: Status | None
+    #: DRASchedulerFilterTimeout on and a timeout set: the allocator's run is timed
+    timed: bool = False
     parsed: dict[int, Any] = field(default_factory=dict)
 
 
@@ -533,15 +535,14 @@ class DynamicResources(Plugin):
                                                else c for i, c in plan.to_allocate])
                 if refusal is not None:
                     return refusal
-            started = time.monotonic()
+            started = time.monotonic() if plan.timed else 0.0
             try:
                 results = s.allocator.allocate(node, to_allocate)
             except FailedAllocationOnNode as err:
                 return Status.unresolvable(str(err))
             except AllocationError as err:
                 return Status.error(str(err))
-            timeout = self.args.filter_timeout
-            if self._gate("DRASchedulerFilterTimeout") and timeout and time.monotonic() - started > timeout:
+            if plan.timed and time.monotonic() - started > self.args.filter_timeout:
                 return Status.unresolvable(ERR_TIMED_OUT)
             if results is None or len(results) != len(to_allocate):
                 return Status.unresolvable(ERR_CANNOT_ALLOCATE)
@@ -556,7 +557,8 @@ class DynamicResources(Plugin):
         """The node-independent part of Filter for this cycle (see :class:`_FilterPlan`)."""
         to_allocate = s.to_allocate()
         return _FilterPlan(to_allocate=to_allocate, binding_enabled=self._binding_enabled(),
-                           admin_refusal=self._admin_refusal([c for _, c in to_allocate]))
+                           admin_refusal=self._admin_refusal([c for _, c in to_allocate]),
+                           timed=bool(self._gate("DRASchedulerFilterTimeout") and self.args.filter_timeout))
 
     def _admin_refusal(self, claims: list[dict]) -> Status | None:
         """With DRAAdminAccess off, the refusal of the first request asking for admin access."""

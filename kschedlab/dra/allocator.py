@@ -360,17 +360,19 @@ class Allocator:
         when these claims were prepared before (see :meth:`_nothing_free`)."""
         node = as_dict(node)
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        pools = None
         if trace is None and self._plans:
             calls = self._plans.get(tuple(map(id, claims)))
             if calls is not None:
-                nothing_free, invalid = self._nothing_free(node)
+                pools = self.pools_for(node)
+                nothing_free, invalid = self._nothing_free(pools)
                 if nothing_free:
                     self.stats["allocate_one"] += calls
                     if invalid:
                         raise FailedAllocationOnNode("invalid resource pools were encountered")
                     return None
         run = _Run(self, node, claims, trace)
-        result = run.run()
+        result = run.run(pools)
         if trace is None and run.prepared:
             calls = _search_calls_without_devices(claims)
             if calls:
@@ -378,12 +380,11 @@ class Allocator:
                 self._plan_claims.append(claims)
         return result
 
-    def _nothing_free(self, node: dict) -> tuple[bool, bool]:
+    def _nothing_free(self, pools: list[Pool]) -> tuple[bool, bool]:
         """(No device of the node's complete, valid pools is free, some pool is invalid). With
         nothing free the search would try each device of the first request, find it in use and
         fail, without evaluating anything or raising (see :func:`_search_calls_without_devices`);
         its failure then names invalid pools."""
-        pools = self.pools_for(node)
         allocated = self.allocated.allocated_devices
         invalid = False
         for pool in pools:
@@ -431,8 +432,9 @@ class _Run:
                        depth=self.depth)
 
     # ---------------------------------------------------------------- setup
-    def run(self) -> list[dict] | None:
-        self.pools = self.a.pools_for(self.node)
+    def run(self, pools: list[Pool] | None = None) -> list[dict] | None:
+        """The allocation (``pools``: the node's, when already gathered)."""
+        self.pools = self.a.pools_for(self.node) if pools is None else pools
         if self.trace is not None:
             for p in self.pools:
                 state = "incomplete" if p.incomplete else ("invalid: " + p.invalid_reason if p.invalid else "complete")
@@ -659,6 +661,8 @@ class _Run:
         f = self.f
         admin = req.admin_access
         pools = self.pools
+        allocated = self.a.allocated.allocated_devices
+        allocating = self.allocating
         p0, s0, d0 = start
         for pi in range(p0, len(pools)):
             pool = pools[pi]
@@ -678,7 +682,7 @@ class _Run:
                             if tr is not None:
                                 self._t("reject", ci, rd, dev, "in use in same claim")
                             continue
-                    elif self._in_use(dev):
+                    elif dev in allocated or allocating.get(dev):  # _in_use, inlined
                         if tr is not None:
                             self._t("reject", ci, rd, dev, "already allocated")
                         continue

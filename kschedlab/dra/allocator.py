@@ -261,8 +261,8 @@ class Allocator:
         self._cache = cache
         self._cache_token = cache.use(self.slices) if cache is not None else 0
         #: claims (by the ids of the :class:`Claim` objects, kept in ``_plan_claims``) that prepared
-        #: without error and ask only for counts -> ``_allocate_one`` calls of a search finding
-        #: no free device (see :meth:`allocate`)
+        #: without error -> ``_allocate_one`` calls of a search finding no free device, 0 when not
+        #: known without searching (see :meth:`allocate`)
         self._plans: dict[tuple[int, ...], int] = {}
         self._plan_claims: list[list[Claim]] = []
         #: statistics: ``allocate_one`` invocations, CEL evaluations
@@ -363,7 +363,7 @@ class Allocator:
         pools = None
         if trace is None and self._plans:
             calls = self._plans.get(tuple(map(id, claims)))
-            if calls is not None:
+            if calls:
                 pools = self.pools_for(node)
                 nothing_free, invalid = self._nothing_free(pools)
                 if nothing_free:
@@ -374,9 +374,9 @@ class Allocator:
         run = _Run(self, node, claims, trace)
         result = run.run(pools)
         if trace is None and run.prepared:
-            calls = _search_calls_without_devices(claims)
-            if calls:
-                self._plans[tuple(map(id, claims))] = calls
+            key = tuple(map(id, claims))
+            if key not in self._plans:  # 0: these claims always need the search
+                self._plans[key] = _search_calls_without_devices(claims)
                 self._plan_claims.append(claims)
         return result
 

@@ -360,6 +360,9 @@ class Allocator:
         when these claims were prepared before (see :meth:`_nothing_free`)."""
         node = as_dict(node)
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        return self._allocate(node, claims, trace)
+
+    def _allocate(self, node: dict, claims: list[Claim], trace: AllocationTrace | None, deferred: bool = False):
         pools = None
         if trace is None and self._plans:
             calls = self._plans.get(tuple(map(id, claims)))
@@ -372,13 +375,32 @@ class Allocator:
                         raise FailedAllocationOnNode("invalid resource pools were encountered")
                     return None
         run = _Run(self, node, claims, trace)
-        result = run.run(pools)
+        result = run.run(pools, deferred)
         if trace is None and run.prepared:
             key = tuple(map(id, claims))
             if key not in self._plans:  # 0: these claims always need the search
                 self._plans[key] = _search_calls_without_devices(claims)
                 self._plan_claims.append(claims)
         return result
+
+    def allocate_deferred(self, node: Any, claims: Iterable[Any]) -> Callable[[], list[dict]] | None:
+        """As :meth:`allocate` (no trace), but the ``AllocationResult`` dicts are built when the
+        returned function is called: a scheduler filtering many nodes keeps one of them. They are
+        built at once when building may fail (a device not bound to the node, whose selector is
+        merged), so errors surface here as in :meth:`allocate`.
+
+        >>> slices = [{"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+        ...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}]
+        >>> claim = {"metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "r",
+        ...     "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1}}]}}}
+        >>> a = Allocator(None, None, [{"metadata": {"name": "x"}}], slices)
+        >>> build = a.allocate_deferred({"metadata": {"name": "n1"}}, [claim])
+        >>> build() == a.allocate({"metadata": {"name": "n1"}}, [claim])
+        True
+        """
+        node = as_dict(node)
+        claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        return self._allocate(node, claims, None, deferred=True)
 
     def _nothing_free(self, pools: list[Pool]) -> tuple[bool, bool]:
         """(No device of the node's complete, valid pools is free, some pool is invalid). With
@@ -432,8 +454,9 @@ class _Run:
                        depth=self.depth)
 
     # ---------------------------------------------------------------- setup
-    def run(self, pools: list[Pool] | None = None) -> list[dict] | None:
-        """The allocation (``pools``: the node's, when already gathered)."""
+    def run(self, pools: list[Pool] | None = None, deferred: bool = False):
+        """The allocation (``pools``: the node's, when already gathered); ``deferred``: a function
+        building it (see :meth:`Allocator.allocate_deferred`)."""
         self.pools = self.a.pools_for(self.node) if pools is None else pools
         if self.trace is not None:
             for p in self.pools:
@@ -454,7 +477,21 @@ class _Run:
             return None
         if self.trace is not None:
             self.trace.add("result", detail="allocated")
+        if deferred and all(not results or self._node_local(results[0]) for results in self.results):
+            return self._build_results
+        results = self._build_results()
+        return (lambda: results) if deferred else results
+
+    def _build_results(self) -> list[dict]:
         return [self._allocation_result(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    @staticmethod
+    def _node_local(r: _Result) -> bool:
+        """The device pins the allocation to the node (its placement, as ``_allocation_result``
+        hands it to ``allocation_node_selector``, which then cannot fail)."""
+        if r.slice.per_device_node_selection:
+            return bool(r.device.node_name or r.device.binds_to_node)
+        return bool(r.slice.node_name or r.device.binds_to_node)
 
     def _prepare_claim(self, ci: int, claim: Claim) -> None:
         f = self.f

@@ -236,12 +236,21 @@ class ClaimInfo:
 
 @dataclass
 class NodeAllocation:
-    """What Filter found for one node: one allocation per claim to allocate, and the node's
-    version of the extended-resource claim (None when it has nothing to allocate there)."""
+    """What Filter found for one node: one allocation per claim to allocate (``results``, built
+    on first use by ``build``, see ``Allocator.allocate_deferred``; None: nothing to allocate),
+    and the node's version of the extended-resource claim (None when it has nothing to allocate
+    there)."""
 
-    results: list[dict]
+    build: Any = None
     extended_claim: dict | None = None
     request_mappings: list[dict] = field(default_factory=list)
+    _results: list[dict] | None = None
+
+    @property
+    def results(self) -> list[dict]:
+        if self._results is None:
+            self._results = self.build() if self.build is not None else []
+        return self._results
 
 
 @dataclass
@@ -537,20 +546,21 @@ class DynamicResources(Plugin):
                     return refusal
             started = time.monotonic() if plan.timed else 0.0
             try:
-                results = s.allocator.allocate(node, to_allocate)
+                # the results of one node are built (at Score or Reserve); each has one per claim
+                results = s.allocator.allocate_deferred(node, to_allocate)
             except FailedAllocationOnNode as err:
                 return Status.unresolvable(str(err))
             except AllocationError as err:
                 return Status.error(str(err))
             if plan.timed and time.monotonic() - started > self.args.filter_timeout:
                 return Status.unresolvable(ERR_TIMED_OUT)
-            if results is None or len(results) != len(to_allocate):
+            if results is None:
                 return Status.unresolvable(ERR_CANNOT_ALLOCATE)
         if unavailable:
             s.unavailable.update(unavailable)
             return Status.unresolvable(ERR_NOT_AVAILABLE)
         if s.allocator is not None:
-            s.node_allocations[node_name] = NodeAllocation(results or [], node_claim, mappings)
+            s.node_allocations[node_name] = NodeAllocation(results, node_claim, mappings)
         return Status()
 
     def _filter_plan(self, s: DRAState) -> _FilterPlan:

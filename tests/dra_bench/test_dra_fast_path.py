@@ -228,3 +228,27 @@ spec: {{driver: gpu.example.com, nodeName: n{i}, pool: {{name: n{i}, generation:
     c.objects["ResourceSlice"]["s1"] = replaced
     third = m.parsed_slices()
     assert third[0] is first[0] and third[1] is not first[1] and third[2] is first[2]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"].removeprefix("dra/allocator/"))
+def test_deferred_results_equal_the_results(case):
+    """``allocate_deferred`` builds what ``allocate`` returns, and fails where it fails."""
+    try:
+        features = DRAFeatures.from_gates(case.get("featureGates") or {})
+        slices = [read_slice(s) for s in case.get("resourceSlices") or []]
+        claims = [read_claim(c) for c in case.get("resourceClaims") or []]
+    except Exception:
+        return
+    allocated = {(d["driver"], d["pool"], d["device"]) for d in case.get("allocatedDevices") or []}
+    for node in (case.get("node") or {}, {"metadata": {"name": "elsewhere"}}):
+        plain = Allocator(features, AllocatedState(set(allocated)), case.get("deviceClasses") or [], slices)
+        deferred = Allocator(features, AllocatedState(set(allocated)), case.get("deviceClasses") or [], slices)
+        want = _outcome(plain, node, claims)
+        try:
+            build = deferred.allocate_deferred(node, claims)
+        except AllocationError as err:
+            got = (type(err).__name__, str(err))
+        else:
+            got = ("ok", re.sub(r'"shareID": "[0-9a-f-]+"', '"shareID": "U"',
+                                json.dumps(build() if build is not None else None, sort_keys=True)))
+        assert got == want

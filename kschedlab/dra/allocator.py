@@ -43,6 +43,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str,
@@ -166,11 +167,17 @@ class _Result:
     consumed: dict | None = None
 
 
+def _default_view(d: Device):
+    from kschedlab.dra import cel
+
+    return cel.DeviceView(d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()},
+                          d.allow_multiple_allocations)
+
+
 def _default_cel():
     from kschedlab.dra import cel  # provided by the CEL module of this package
 
-    return cel.compile_selector, lambda d: cel.DeviceView(
-        d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()}, d.allow_multiple_allocations)
+    return cel.compile_selector, _default_view
 
 
 def _tolerates(toleration: dict, taint: dict) -> bool:
@@ -207,17 +214,45 @@ def share_id_for(claim: str, request: str, device: str, index: int) -> str:
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
+def _search_calls_without_devices(claims: list[Claim]) -> int:
+    """How many ``_allocate_one`` calls the search makes when no device is free, or 0 when that
+    is not known without searching. Known when every request (and subrequest) asks for an
+    ``ExactCount`` (preparing such claims does not depend on the node: an ``All`` request looks
+    at the node's devices) and every alternative of the first request asks for at least one
+    device without admin access (each then finds every device in use, or exceeds the result
+    limit, and fails at once): one call, plus one per alternative of a ``firstAvailable``."""
+    if not claims or not claims[0].requests:
+        return 0
+    for claim in claims:
+        for _name, _is_list, alternatives in claim.requests:
+            if any(r.mode != "ExactCount" for r in alternatives):
+                return 0
+    _name, is_list, first = claims[0].requests[0]
+    if any(r.count < 1 or r.admin_access for r in first):
+        return 0
+    return 1 + (len(first) if is_list else 0)
+
+
+def _expressions(selectors: list[dict]) -> tuple[str, ...]:
+    return tuple(((x.get("cel") or {}).get("expression") or "") for x in selectors)
+
+
 class Allocator:
     """Allocates claims on one node at a time; reusable across nodes (caches survive calls).
 
     ``classes``: DeviceClasses (dicts or models), ``slices``: ResourceSlices. ``compile_selector``
-    / ``make_view`` replace the CEL engine (default: :mod:`kschedlab.dra.cel`).
+    / ``make_view`` replace the CEL engine (default: :mod:`kschedlab.dra.cel`). ``cache`` (an
+    :class:`~kschedlab.dra.allocator_cache.AllocatorCache`) keeps the pools of each node for the
+    next allocator over the same slice objects. Selector results are kept on the devices, per
+    CEL engine and selector list, so parsed slices reused by later allocators are not evaluated
+    again.
     """
 
     def __init__(self, features: DRAFeatures | None, allocated: AllocatedState | None,
                  classes: Iterable[Any], slices: Iterable[Any], *,
                  compile_selector: Callable[[str], Any] | None = None,
-                 make_view: Callable[[Device], Any] | None = None) -> None:
+                 make_view: Callable[[Device], Any] | None = None,
+                 cache: AllocatorCache | None = None) -> None:
         self.features = features or DRAFeatures()
         self.allocated = allocated or AllocatedState()
         self._allocated_nanos = self.allocated.capacity_nanos()
@@ -230,21 +265,33 @@ class Allocator:
         self._compile_fn = compile_selector
         self._make_view = make_view
         self._compiled: dict[str, Any] = {}
-        #: (class name, device id) -> class selectors matched (only successful evaluations)
-        self._class_match: dict[tuple[str, DeviceID], bool] = {}
-        #: (selector expressions, device id) -> request selectors matched
-        self._selector_match: dict[tuple[tuple[str, ...], DeviceID], bool] = {}
+        #: class name -> its selector expressions (the key of the per-device CEL results)
+        self._class_exprs: dict[str, tuple[str, ...]] = {}
         #: pool name -> available counters (upstream keys this by pool name only)
         self._available_counters: dict[str, dict[str, dict[str, int]]] = {}
         #: (node name, labels) -> pools seen from that node (slices do not change for an Allocator)
         self._pools: dict[tuple, list[Pool]] = {}
         #: slices by the node they name, and the rest (``pools.node_candidates``), built on first use
         self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
+        self._cache = cache
+        self._cache_token = cache.use(self.slices) if cache is not None else 0
+        #: claims (by the ids of the :class:`Claim` objects, kept in ``_plan_claims``) that prepared
+        #: without error -> ``_allocate_one`` calls of a search finding no free device, 0 when not
+        #: known without searching (see :meth:`allocate`)
+        self._plans: dict[tuple[int, ...], int] = {}
+        self._plan_claims: list[list[Claim]] = []
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
     def pools_for(self, node: dict) -> list[Pool]:
         """The pools ``node`` sees (upstream ``GatherPools``), cached per node name and labels."""
+        cache = self._cache
+        if cache is not None and cache.current(self._cache_token):
+            try:
+                return cache.pools_for(self._cache_token, node,
+                                       partitionable_devices=self.features.partitionable_devices)
+            except GatherError as err:
+                raise AllocationError(f"gather pool information: {err}") from None
         meta = node.get("metadata") or {}
         key = (meta.get("name", ""), tuple(sorted((meta.get("labels") or {}).items())))
         pools = self._pools.get(key)
@@ -286,6 +333,23 @@ class Allocator:
             device.view = self._make_view(device)  # type: ignore[misc]
         return device.view
 
+    def _cached_match(self, exprs: tuple[str, ...], selectors: list[dict], device: Device, where: str) -> bool:
+        """Whether ``selectors`` (with expressions ``exprs``) all match ``device``: evaluated once
+        per device, engine and expressions, the result kept on the device (errors are not kept)."""
+        if self._compile_fn is None:
+            self._engine()
+        key = (self._compile_fn, exprs)
+        found = device.selector_matches
+        if found is None:
+            found = device.selector_matches = {}
+        else:
+            ok = found.get(key)
+            if ok is not None:
+                return ok
+        ok = self._selectors_match(selectors, device, where)
+        found[key] = ok
+        return ok
+
     def _selectors_match(self, selectors: list[dict], device: Device, where: str) -> bool:
         for i, sel in enumerate(selectors):
             expr = ((sel.get("cel") or {}).get("expression")) or ""
@@ -305,9 +369,72 @@ class Allocator:
     def allocate(self, node: Any, claims: Iterable[Any], *, trace: AllocationTrace | None = None
                  ) -> list[dict] | None:
         """Allocate all ``claims`` for ``node``: one ``AllocationResult`` dict per claim, or ``None``
-        when they do not fit. Raises :class:`AllocationError` for problems with the input."""
-        return _Run(self, as_dict(node), [c if isinstance(c, Claim) else read_claim(c) for c in claims],
-                    trace).run()
+        when they do not fit. Raises :class:`AllocationError` for problems with the input.
+
+        Without a trace, a node none of whose devices is free is answered without the search
+        when these claims were prepared before (see :meth:`_nothing_free`)."""
+        node = as_dict(node)
+        claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        return self._allocate(node, claims, trace)
+
+    def _allocate(self, node: dict, claims: list[Claim], trace: AllocationTrace | None, deferred: bool = False):
+        pools = None
+        if trace is None and self._plans:
+            calls = self._plans.get(tuple(map(id, claims)))
+            if calls:
+                pools = self.pools_for(node)
+                nothing_free, invalid = self._nothing_free(pools)
+                if nothing_free:
+                    self.stats["allocate_one"] += calls
+                    if invalid:
+                        raise FailedAllocationOnNode("invalid resource pools were encountered")
+                    return None
+        run = _Run(self, node, claims, trace)
+        result = run.run(pools, deferred)
+        if trace is None and run.prepared:
+            key = tuple(map(id, claims))
+            if key not in self._plans:  # 0: these claims always need the search
+                self._plans[key] = _search_calls_without_devices(claims)
+                self._plan_claims.append(claims)
+        return result
+
+    def allocate_deferred(self, node: Any, claims: Iterable[Any]) -> Callable[[], list[dict]] | None:
+        """As :meth:`allocate` (no trace), but the ``AllocationResult`` dicts are built when the
+        returned function is called: a scheduler filtering many nodes keeps one of them. They are
+        built at once when building may fail (a device not bound to the node, whose selector is
+        merged), so errors surface here as in :meth:`allocate`.
+
+        >>> slices = [{"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+        ...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}]
+        >>> claim = {"metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "r",
+        ...     "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1}}]}}}
+        >>> a = Allocator(None, None, [{"metadata": {"name": "x"}}], slices)
+        >>> build = a.allocate_deferred({"metadata": {"name": "n1"}}, [claim])
+        >>> build() == a.allocate({"metadata": {"name": "n1"}}, [claim])
+        True
+        """
+        node = as_dict(node)
+        claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        return self._allocate(node, claims, None, deferred=True)
+
+    def _nothing_free(self, pools: list[Pool]) -> tuple[bool, bool]:
+        """(No device of the node's complete, valid pools is free, some pool is invalid). With
+        nothing free the search would try each device of the first request, find it in use and
+        fail, without evaluating anything or raising (see :func:`_search_calls_without_devices`);
+        its failure then names invalid pools."""
+        allocated = self.allocated.allocated_devices
+        invalid = False
+        for pool in pools:
+            if pool.incomplete:
+                continue
+            if pool.invalid:
+                invalid = True
+                continue
+            for sl in pool.slices:
+                for d in sl.devices:
+                    if d.id not in allocated:
+                        return False, invalid
+        return True, invalid
 
 
 class _Run:
@@ -329,6 +456,8 @@ class _Run:
         self.match_cache: dict[tuple[DeviceID, int, int, int], str | None] = {}
         self.pools: list[Pool] = []
         self.depth = 0
+        #: every claim was prepared without error
+        self.prepared = False
 
     # -------------------------------------------------------------- tracing
     def _t(self, action: str, ci: int = -1, rd: _RequestData | None = None, device: DeviceID | None = None,
@@ -340,14 +469,17 @@ class _Run:
                        depth=self.depth)
 
     # ---------------------------------------------------------------- setup
-    def run(self) -> list[dict] | None:
-        self.pools = self.a.pools_for(self.node)
+    def run(self, pools: list[Pool] | None = None, deferred: bool = False):
+        """The allocation (``pools``: the node's, when already gathered); ``deferred``: a function
+        building it (see :meth:`Allocator.allocate_deferred`)."""
+        self.pools = self.a.pools_for(self.node) if pools is None else pools
         if self.trace is not None:
             for p in self.pools:
                 state = "incomplete" if p.incomplete else ("invalid: " + p.invalid_reason if p.invalid else "complete")
                 self.trace.add("pool", device=p.id_str, detail=state)
         for ci, claim in enumerate(self.claims):
             self._prepare_claim(ci, claim)
+        self.prepared = True
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
         except _MaxSizeExceeded:  # cannot escape the claim boundary; kept for safety
@@ -360,7 +492,21 @@ class _Run:
             return None
         if self.trace is not None:
             self.trace.add("result", detail="allocated")
+        if deferred and all(not results or self._node_local(results[0]) for results in self.results):
+            return self._build_results
+        results = self._build_results()
+        return (lambda: results) if deferred else results
+
+    def _build_results(self) -> list[dict]:
         return [self._allocation_result(ci, claim) for ci, claim in enumerate(self.claims)]
+
+    @staticmethod
+    def _node_local(r: _Result) -> bool:
+        """The device pins the allocation to the node (its placement, as ``_allocation_result``
+        hands it to ``allocation_node_selector``, which then cannot fail)."""
+        if r.slice.per_device_node_selection:
+            return bool(r.device.node_name or r.device.binds_to_node)
+        return bool(r.slice.node_name or r.device.binds_to_node)
 
     def _prepare_claim(self, ci: int, claim: Claim) -> None:
         f = self.f
@@ -452,22 +598,17 @@ class _Run:
         reason = None
         cls = rd.cls or {}
         cname = (cls.get("metadata") or {}).get("name", "")
-        ckey = (cname, d.id)
-        ok = self.a._class_match.get(ckey)
-        if ok is None:
-            ok = self.a._selectors_match((cls.get("spec") or {}).get("selectors") or [], d, f"class {cname}")
-            self.a._class_match[ckey] = ok
-        if not ok:
+        a = self.a
+        class_sels = (cls.get("spec") or {}).get("selectors") or []
+        exprs = a._class_exprs.get(cname)
+        if exprs is None:
+            exprs = a._class_exprs[cname] = _expressions(class_sels)
+        if not a._cached_match(exprs, class_sels, d, f"class {cname}"):
             reason = "class selector false"
         else:
             sels = rd.request.selectors
             if sels:
-                skey = (tuple(((x.get("cel") or {}).get("expression") or "") for x in sels), d.id)
-                ok = self.a._selector_match.get(skey)
-                if ok is None:
-                    ok = self.a._selectors_match(sels, d, f"claim {self.claims[ci].kobj}")
-                    self.a._selector_match[skey] = ok
-                if not ok:
+                if not a._cached_match(_expressions(sels), sels, d, f"claim {self.claims[ci].kobj}"):
                     reason = "selector false"
             if reason is None and s.per_device_node_selection:
                 try:
@@ -572,6 +713,8 @@ class _Run:
         f = self.f
         admin = req.admin_access
         pools = self.pools
+        allocated = self.a.allocated.allocated_devices
+        allocating = self.allocating
         p0, s0, d0 = start
         for pi in range(p0, len(pools)):
             pool = pools[pi]
@@ -591,7 +734,7 @@ class _Run:
                             if tr is not None:
                                 self._t("reject", ci, rd, dev, "in use in same claim")
                             continue
-                    elif self._in_use(dev):
+                    elif dev in allocated or allocating.get(dev):  # _in_use, inlined
                         if tr is not None:
                             self._t("reject", ci, rd, dev, "already allocated")
                         continue

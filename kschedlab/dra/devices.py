@@ -48,6 +48,8 @@ def as_dict(obj: Any) -> dict:
     """
     if obj is None:
         return {}
+    if type(obj) is dict:  # the common case, without the slower ABC check
+        return obj
     if isinstance(obj, Mapping):
         return obj  # type: ignore[return-value]
     dump = getattr(obj, "model_dump", None)
@@ -116,6 +118,9 @@ class Device:
     capacity_policies: bool = False
     #: cached ``DeviceView`` for CEL
     view: Any = None
+    #: (CEL engine, selector expressions) -> whether all matched; kept while the device is (the
+    #: device is read again when its slice changes), so a selector is evaluated once per device
+    selector_matches: dict | None = None
 
 
 @dataclass(eq=False)

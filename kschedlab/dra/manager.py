@@ -28,11 +28,14 @@ True
 from __future__ import annotations
 
 import copy
+import itertools
+import operator
 import weakref
 from typing import Any, Iterable
 
 from kschedlab.api.quantity import Quantity
 from kschedlab.dra.allocator import AllocatedState
+from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.devices import Slice, as_dict, read_slice
 
 __all__ = ["DRAManager", "dra_manager", "claim_key", "claim_identity", "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
@@ -90,6 +93,12 @@ class DRAManager:
         # (so the id is not reused while cached); stored objects are replaced, never changed in place
         self._claim_devices: dict[int, tuple[Any, tuple]] = {}
         self._slices: dict[int, tuple[Any, Slice]] = {}
+        #: the stored slices and their readings of the last :meth:`parsed_slices` call
+        self._last_slices: tuple[list, list[Slice]] | None = None
+        #: the stored claims last read by :meth:`allocated_state` (see :class:`_ExclusiveDevices`)
+        self._exclusive: _ExclusiveDevices | None = None
+        #: the pools per node kept for the next pod's allocator (``AllocatorCache``)
+        self.allocator_cache = AllocatorCache()
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -132,7 +141,34 @@ class DRAManager:
     # -- allocated devices ------------------------------------------------------------
     def allocated_state(self) -> AllocatedState:
         """``GatherAllocatedState``: devices of every allocation (written or in flight) except
-        admin-access results; shared devices (with a ``shareID``) add up their consumed capacity."""
+        admin-access results; shared devices (with a ``shareID``) add up their consumed capacity.
+
+        While no allocation has a ``shareID`` and no two stored claims share an identity, the
+        devices are kept from the previous call and only the replaced claims are read again
+        (:class:`_ExclusiveDevices`); otherwise every claim is gone through
+        (:meth:`allocated_state_full`). Both give the same state."""
+        objs = list(self.claim_objects().values())
+        ex = self._exclusive
+        if ex is None or not ex.update(objs, self._read_claim):
+            ex = _ExclusiveDevices.build(objs, self._read_claim)
+            self._exclusive = ex
+        if ex is not None:
+            devices = ex.with_in_flight(self.in_flight)
+            if devices is not None:
+                return AllocatedState(allocated_devices=devices, aggregated_capacity={})
+        return self.allocated_state_full()
+
+    def _read_claim(self, obj) -> tuple:
+        """``(identity, _allocated_devices)`` of a stored claim (read again: the kept reading is
+        per position in :class:`_ExclusiveDevices`)."""
+        hit = self._claim_devices.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        claim = as_dict(obj)
+        return claim_identity(claim), _allocated_devices(claim)
+
+    def allocated_state_full(self) -> AllocatedState:
+        """:meth:`allocated_state` computed from every stored claim and in-flight allocation."""
         seen: dict[str, tuple] = {}
         cache: dict[int, tuple[Any, tuple]] = {}
         for obj in self.claim_objects().values():
@@ -199,16 +235,21 @@ class DRAManager:
         input between pods). With DeviceTaintRules the slices are read anew each call."""
         if any(self.cluster.objects.get(kind) for kind in ("DeviceTaintRule", "DeviceTaintRuleV1beta2")):
             return [read_slice(s) for s in self.resource_slices()]
+        objs = list(self.cluster.objects.get("ResourceSlice", {}).values())
+        last = self._last_slices
+        if last is not None and len(last[0]) == len(objs) and all(map(operator.is_, last[0], objs)):
+            return list(last[1])  # the same stored objects as last time: the same readings
         out = []
         cache: dict[int, tuple[Any, Slice]] = {}
-        for obj in self.cluster.objects.get("ResourceSlice", {}).values():
+        for obj in objs:
             hit = self._slices.get(id(obj))
             if hit is None or hit[0] is not obj:
                 hit = (obj, read_slice(obj))
             cache[id(obj)] = hit
             out.append(hit[1])
         self._slices = cache
-        return out
+        self._last_slices = (objs, out)
+        return list(out)
 
     def resource_slices(self) -> list[dict]:
         """``ListWithDeviceTaintRules``: the ResourceSlices, each device carrying the taints of the
@@ -279,3 +320,88 @@ def pod_claim_names(pod) -> Iterable[str]:
             yield rc.resource_claim_name
         elif rc.resource_claim_template_name and statuses.get(rc.name):
             yield statuses[rc.name]
+
+
+class _ExclusiveDevices:
+    """The devices held by the stored claims, kept between :meth:`DRAManager.allocated_state`
+    calls. Only valid while no allocation has a ``shareID`` (capacity sums are not kept) and
+    every stored claim has its own identity. ``objects`` are the stored claims in the cluster's
+    order (kept, so that a replaced object is told apart by identity), ``read`` what each holds,
+    ``count`` how many claims hold each device."""
+
+    __slots__ = ("objects", "read", "identities", "count")
+
+    def __init__(self) -> None:
+        self.objects: list = []
+        self.read: list[tuple] = []
+        self.identities: dict[str, int] = {}
+        self.count: dict[tuple, int] = {}
+
+    @classmethod
+    def build(cls, objects: list, read_claim) -> "_ExclusiveDevices | None":
+        """From scratch; None when some allocation is shared or an identity repeats."""
+        ex = cls()
+        return ex if ex._append(objects, read_claim) else None
+
+    def _append(self, objects: list, read_claim) -> bool:
+        for obj in objects:
+            identity, found = read_claim(obj)
+            if identity in self.identities or any(share_id for _, share_id, _ in found):
+                return False
+            self.identities[identity] = len(self.objects)
+            self.objects.append(obj)
+            self.read.append((identity, found))
+            for dev, _, _ in found:
+                self.count[dev] = self.count.get(dev, 0) + 1
+        return True
+
+    def update(self, objects: list, read_claim) -> bool:
+        """Follow the stored claims: True when objects were only replaced in place or added at
+        the end (and the rules above still hold), after taking their devices into account;
+        False (the caller starts again) otherwise."""
+        old = self.objects
+        n = len(old)
+        if len(objects) < n:
+            return False
+        changed = list(itertools.compress(range(n), map(operator.is_not, old, objects[:n] if len(objects) > n
+                                                                                else objects)))
+        news = [read_claim(objects[i]) for i in changed]
+        for i, (identity, found) in zip(changed, news):
+            if identity != self.read[i][0] or any(share_id for _, share_id, _ in found):
+                return False
+        count = self.count
+        for i, (identity, found) in zip(changed, news):
+            for dev, _, _ in self.read[i][1]:
+                left = count[dev] - 1
+                if left:
+                    count[dev] = left
+                else:
+                    del count[dev]
+            for dev, _, _ in found:
+                count[dev] = count.get(dev, 0) + 1
+            self.read[i] = (identity, found)
+            old[i] = objects[i]
+        return self._append(objects[n:], read_claim) if len(objects) > n else True
+
+    def with_in_flight(self, in_flight: dict[str, dict]) -> set | None:
+        """The exclusively held devices, the in-flight allocations replacing the stored ones of
+        the same claims; None when an in-flight allocation is shared."""
+        devices = set(self.count)
+        if not in_flight:
+            return devices
+        flying = [(identity, _allocated_devices(claim)) for identity, claim in in_flight.items()]
+        left: dict[tuple, int] = {}
+        for identity, found in flying:
+            if any(share_id for _, share_id, _ in found):
+                return None
+            i = self.identities.get(identity)
+            if i is not None:
+                for dev, _, _ in self.read[i][1]:
+                    n = left.get(dev, self.count[dev]) - 1
+                    left[dev] = n
+                    if not n:
+                        devices.discard(dev)
+        for _, found in flying:
+            for dev, _, _ in found:
+                devices.add(dev)
+        return devices

@@ -39,7 +39,7 @@ import numpy as np
 
 from kschedlab.api.resources import pod_requests
 from kschedlab.dra.allocator import AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode
-from kschedlab.dra.devices import as_dict
+from kschedlab.dra.devices import as_dict, read_claim
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
 from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
@@ -246,12 +246,21 @@ class ClaimInfo:
 
 @dataclass
 class NodeAllocation:
-    """What Filter found for one node: one allocation per claim to allocate, and the node's
-    version of the extended-resource claim (None when it has nothing to allocate there)."""
+    """What Filter found for one node: one allocation per claim to allocate (``results``, built
+    on first use by ``build``, see ``Allocator.allocate_deferred``; None: nothing to allocate),
+    and the node's version of the extended-resource claim (None when it has nothing to allocate
+    there)."""
 
-    results: list[dict]
+    build: Any = None
     extended_claim: dict | None = None
     request_mappings: list[dict] = field(default_factory=list)
+    _results: list[dict] | None = None
+
+    @property
+    def results(self) -> list[dict]:
+        if self._results is None:
+            self._results = self.build() if self.build is not None else []
+        return self._results
 
 
 @dataclass
@@ -274,6 +283,8 @@ class DRAState:
     extended_in_flight: dict | None = None
     #: when PreBind started waiting for binding conditions (seconds on the handle's clock)
     binding_wait_started: float | None = None
+    #: what Filter works out once per cycle (``_FilterPlan``), on its first node
+    filter_plan: Any = None
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -290,6 +301,21 @@ class DRAState:
     def to_allocate(self) -> list[tuple[int, dict]]:
         """(index, claim) of the claims without an allocation, in order."""
         return [(i, c) for i, c in enumerate(self.claims) if _allocation(c) is None]
+
+
+@dataclass
+class _FilterPlan:
+    """The node-independent part of Filter, worked out on the first node of a cycle: the claims
+    to allocate (``(index, claim)``, read for the allocator on first use), whether device
+    binding is on, the admin-access refusal (None when there is none) and whether any claim
+    names a ``firstAvailable`` request (otherwise every Score is 0)."""
+
+    to_allocate: list[tuple[int, dict]]
+    binding_enabled: bool
+    admin_refusal: Status | None
+    #: DRASchedulerFilterTimeout on and a timeout set: the allocator's run is timed
+    timed: bool = False
+    parsed: dict[int, Any] = field(default_factory=dict)
 
 
 def _now() -> datetime:
@@ -423,7 +449,7 @@ class DynamicResources(Plugin):
                     return None, status
         if to_allocate:
             s.allocator = Allocator(self.features, manager.allocated_state(), manager.device_classes(),
-                                    manager.parsed_slices())
+                                    manager.parsed_slices(), cache=manager.allocator_cache)
         s.claims = claims
         return None, Status()
 
@@ -496,6 +522,9 @@ class DynamicResources(Plugin):
             return status
         if node_claim is None and s.no_user_claim():
             return Status()
+        plan = s.filter_plan
+        if plan is None:
+            plan = s.filter_plan = self._filter_plan(s)
         unavailable = []
         for i, claim in enumerate(s.claims):
             selector = s.infos[i].available_on_nodes
@@ -509,7 +538,7 @@ class DynamicResources(Plugin):
                     continue
             if _allocation(claim) is None:
                 continue
-            if self._binding_enabled():
+            if plan.binding_enabled:
                 try:
                     ready = self.claim_ready_for_binding(claim)
                 except ClaimError:
@@ -520,34 +549,56 @@ class DynamicResources(Plugin):
         results = None
         if s.allocator is not None:
             to_allocate = []
-            for i, claim in s.to_allocate():
+            for i, claim in plan.to_allocate:
                 if i == s.extended_index and node_claim is not None:
                     claim = node_claim
+                else:  # read once per cycle (the node's extended-resource claim is new per node)
+                    parsed = plan.parsed.get(i)
+                    if parsed is None:
+                        parsed = plan.parsed[i] = read_claim(claim)
+                    claim = parsed
                 to_allocate.append(claim)
-            if not self._gate("DRAAdminAccess"):
-                for claim in to_allocate:
-                    for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
-                        if (request.get("exactly") or {}).get("adminAccess"):
-                            return Status.unresolvable(f"claim {_kobj(claim)}, request {request.get('name', '')}: "
-                                                       f"admin access is requested, but the feature is disabled")
-            started = time.monotonic()
+            if node_claim is not None or plan.admin_refusal is not None:
+                refusal = self._admin_refusal([node_claim if i == s.extended_index and node_claim is not None
+                                               else c for i, c in plan.to_allocate])
+                if refusal is not None:
+                    return refusal
+            started = time.monotonic() if plan.timed else 0.0
             try:
-                results = s.allocator.allocate(node, to_allocate)
+                # the results of one node are built (at Score or Reserve); each has one per claim
+                results = s.allocator.allocate_deferred(node, to_allocate)
             except FailedAllocationOnNode as err:
                 return Status.unresolvable(str(err))
             except AllocationError as err:
                 return Status.error(str(err))
-            timeout = self.args.filter_timeout
-            if self._gate("DRASchedulerFilterTimeout") and timeout and time.monotonic() - started > timeout:
+            if plan.timed and time.monotonic() - started > self.args.filter_timeout:
                 return Status.unresolvable(ERR_TIMED_OUT)
-            if results is None or len(results) != len(to_allocate):
+            if results is None:
                 return Status.unresolvable(ERR_CANNOT_ALLOCATE)
         if unavailable:
             s.unavailable.update(unavailable)
             return Status.unresolvable(ERR_NOT_AVAILABLE)
         if s.allocator is not None:
-            s.node_allocations[node_name] = NodeAllocation(results or [], node_claim, mappings)
+            s.node_allocations[node_name] = NodeAllocation(results, node_claim, mappings)
         return Status()
+
+    def _filter_plan(self, s: DRAState) -> _FilterPlan:
+        """The node-independent part of Filter for this cycle (see :class:`_FilterPlan`)."""
+        to_allocate = s.to_allocate()
+        return _FilterPlan(to_allocate=to_allocate, binding_enabled=self._binding_enabled(),
+                           admin_refusal=self._admin_refusal([c for _, c in to_allocate]),
+                           timed=bool(self._gate("DRASchedulerFilterTimeout") and self.args.filter_timeout))
+
+    def _admin_refusal(self, claims: list[dict]) -> Status | None:
+        """With DRAAdminAccess off, the refusal of the first request asking for admin access."""
+        if self._gate("DRAAdminAccess"):
+            return None
+        for claim in claims:
+            for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
+                if (request.get("exactly") or {}).get("adminAccess"):
+                    return Status.unresolvable(f"claim {_kobj(claim)}, request {request.get('name', '')}: "
+                                               f"admin access is requested, but the feature is disabled")
+        return None
 
     def _filter_extended(self, s: DRAState, pod, node) -> tuple[dict | None, list[dict], Status | None]:
         """``filterExtendedResources``: the node's version of the extended-resource claim (None
@@ -616,6 +667,9 @@ class DynamicResources(Plugin):
         s = self._state(state)
         if not self.enabled or not self._gate("DRAPrioritizedList") or s is None or s.empty():
             return out
+        if not any(request.get("firstAvailable") for claim in s.claims
+                   for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []):
+            return out  # nothing to score: compute_score is 0 on every node
         for k, row in enumerate(rows):
             found = s.node_allocations.get(snapshot.names[int(row)])
             if found is not None:

@@ -41,3 +41,25 @@ def table_html(df, caption: str = "") -> str:
 def pre(text: str) -> str:
     """Text in a ``<pre>`` block, escaped."""
     return f"<pre style='margin:0'>{esc(text)}</pre>"
+
+
+def set_quietly(control, value, callback) -> None:
+    """Set ``control.value`` without calling ``callback``, the control's observer (a widget's
+    ``set()`` changes several controls this way, then redraws once).
+
+    >>> import ipywidgets as widgets
+    >>> seen = []
+    >>> slider = widgets.IntSlider(value=1)
+    >>> slider.observe(seen.append, names="value")
+    >>> set_quietly(slider, 5, seen.append)
+    >>> slider.value, seen
+    (5, [])
+    >>> slider.value = 6
+    >>> len(seen)
+    1
+    """
+    control.unobserve(callback, names="value")
+    try:
+        control.value = value
+    finally:
+        control.observe(callback, names="value")

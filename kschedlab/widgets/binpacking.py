@@ -27,7 +27,7 @@ import ipywidgets as widgets
 from kschedlab.viz.binpacking import resource_score_bars
 from kschedlab.viz.calc import CURRENT_SCALE, rtcr_worksheet
 from kschedlab.viz.common import esc
-from kschedlab.widgets._display import set_figure, table_html
+from kschedlab.widgets._display import set_figure, set_quietly, table_html
 
 __all__ = ["RtcrWeightsExplorer", "SHAPES"]
 
@@ -66,11 +66,7 @@ class RtcrWeightsExplorer(widgets.VBox):
         if shape is not None:
             changes.append((self.shape, shape))
         for control, value in changes:
-            control.unobserve(self.update, names="value")
-            try:
-                control.value = value
-            finally:
-                control.observe(self.update, names="value")
+            set_quietly(control, value, self.update)
         self.update()
         return self
 

@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 import ipywidgets as widgets
 
 from kschedlab.viz.budget import budget_what_if
-from kschedlab.widgets._display import table_html
+from kschedlab.widgets._display import set_quietly, table_html
 
 __all__ = ["BudgetExplorer"]
 
@@ -57,11 +57,7 @@ class BudgetExplorer(widgets.VBox):
     def set(self, field: str, value: str) -> "BudgetExplorer":
         """Choose the field and its value and re-run once (for scripts and tests)."""
         for control, v in ((self.field, field), (self.value, value)):
-            control.unobserve(self.update, names="value")
-            try:
-                control.value = v
-            finally:
-                control.observe(self.update, names="value")
+            set_quietly(control, v, self.update)
         self.update()
         return self
 

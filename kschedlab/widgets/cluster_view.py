@@ -20,7 +20,7 @@ import ipywidgets as widgets
 
 from kschedlab.api.resources import CPU, MEMORY
 from kschedlab.viz.figures import cluster_picture, pod_label_keys
-from kschedlab.widgets._display import set_figure
+from kschedlab.widgets._display import set_figure, set_quietly
 
 __all__ = ["ClusterView"]
 
@@ -57,11 +57,7 @@ class ClusterView(widgets.VBox):
         """Set dropdowns by value and redraw once."""
         for control, value in ((self.color_by, color_by), (self.size_by, size_by), (self.zone_key, zone_key)):
             if value is not None:
-                control.unobserve(self.update, names="value")
-                try:
-                    control.value = value
-                finally:
-                    control.observe(self.update, names="value")
+                set_quietly(control, value, self.update)
         return self.update()
 
     def update(self, *_) -> "ClusterView":

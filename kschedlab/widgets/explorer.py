@@ -33,7 +33,7 @@ from kschedlab.api.resources import CPU, MEMORY, resource_list
 from kschedlab.viz.common import esc
 from kschedlab.viz.calc import parse_shape, parse_weights, pod_with_requests, to_yaml, what_if
 from kschedlab.viz.figures import score_breakdown
-from kschedlab.widgets._display import pre, set_figure, table_html
+from kschedlab.widgets._display import pre, set_figure, set_quietly, table_html
 
 __all__ = ["ScoreExplorer"]
 
@@ -104,11 +104,7 @@ class ScoreExplorer(widgets.VBox):
                 control = getattr(self, name)
                 if name == "shape" and not isinstance(value, str):
                     value = _fmt_shape(value)
-                control.unobserve(self.update, names="value")
-                try:
-                    control.value = value
-                finally:
-                    control.observe(self.update, names="value")
+                set_quietly(control, value, self.update)
         self.update()
         return self
 

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 
 from kschedlab.viz.common import esc
 from kschedlab.viz.gang import MODES, gang_timeline, run_gang_story, runs_summary
-from kschedlab.widgets._display import set_figure, table_html
+from kschedlab.widgets._display import set_figure, set_quietly, table_html
 
 __all__ = ["GangExplorer"]
 
@@ -49,11 +49,7 @@ class GangExplorer(widgets.VBox):
 
     def set(self, min_count: int) -> "GangExplorer":
         """Set ``minCount`` and re-run once (for scripts and tests)."""
-        self.slider.unobserve(self.update, names="value")
-        try:
-            self.slider.value = min_count
-        finally:
-            self.slider.observe(self.update, names="value")
+        set_quietly(self.slider, min_count, self.update)
         self.update()
         return self
 

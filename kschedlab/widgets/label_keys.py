@@ -22,7 +22,7 @@ import ipywidgets as widgets
 
 from kschedlab.viz.affinity_keys import LabelKeysOutcome, label_keys_outcome
 from kschedlab.viz.common import esc
-from kschedlab.widgets._display import pre
+from kschedlab.widgets._display import pre, set_quietly
 
 __all__ = ["LabelKeysExplorer"]
 
@@ -56,11 +56,7 @@ class LabelKeysExplorer(widgets.VBox):
         """Set the controls and redraw once (for scripts and tests)."""
         for control, v in ((self.value, value), (self.match, match), (self.mismatch, mismatch)):
             if v is not None:
-                control.unobserve(self.update, names="value")
-                try:
-                    control.value = v
-                finally:
-                    control.observe(self.update, names="value")
+                set_quietly(control, v, self.update)
         self.update()
         return self
 

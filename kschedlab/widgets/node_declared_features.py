@@ -23,6 +23,7 @@ import ipywidgets as widgets
 from kschedlab.api.node_declared_features import DEFAULT_FRAMEWORK
 from kschedlab.viz.common import esc
 from kschedlab.viz.node_declared_features import FeaturesOutcome, features_outcome
+from kschedlab.widgets._display import set_quietly
 
 __all__ = ["DeclaredFeaturesExplorer"]
 
@@ -65,11 +66,7 @@ class DeclaredFeaturesExplorer(widgets.VBox):
         if node is not None:
             changes.append((self.nodes[node], tuple(sorted(declared or ()))))
         for control, value in changes:
-            control.unobserve(self.update, names="value")
-            try:
-                control.value = value
-            finally:
-                control.observe(self.update, names="value")
+            set_quietly(control, value, self.update)
         self.update()
         return self
 

@@ -32,7 +32,7 @@ from kschedlab.kubelet.oom import oom_ranking_table
 from kschedlab.kubelet.ranking import memory_usage
 from kschedlab.viz.common import esc
 from kschedlab.viz.kubelet_eviction import ranking_with_usage, with_memory_usage
-from kschedlab.widgets._display import table_html
+from kschedlab.widgets._display import set_quietly, table_html
 
 __all__ = ["EvictionRankingExplorer"]
 
@@ -76,11 +76,7 @@ class EvictionRankingExplorer(widgets.VBox):
 
     def set(self, mib: int) -> "EvictionRankingExplorer":
         """Set the slider (MiB) and redraw once (for scripts and tests)."""
-        self.usage.unobserve(self.update, names="value")
-        try:
-            self.usage.value = mib
-        finally:
-            self.usage.observe(self.update, names="value")
+        set_quietly(self.usage, mib, self.update)
         self.update()
         return self
 

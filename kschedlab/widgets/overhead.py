@@ -23,7 +23,7 @@ from kschedlab.api.node import RuntimeClass
 from kschedlab.api.quantity import Quantity
 from kschedlab.viz.common import esc
 from kschedlab.viz.overhead import OverheadOutcome, overhead_bars, overhead_outcome
-from kschedlab.widgets._display import pre, set_figure
+from kschedlab.widgets._display import pre, set_figure, set_quietly
 
 __all__ = ["OverheadExplorer"]
 
@@ -68,11 +68,7 @@ class OverheadExplorer(widgets.VBox):
         """Set the sliders (millicores, MiB) and redraw once (for scripts and tests)."""
         for control, value in ((self.cpu, cpu), (self.memory, memory)):
             if value is not None:
-                control.unobserve(self.update, names="value")
-                try:
-                    control.value = value
-                finally:
-                    control.observe(self.update, names="value")
+                set_quietly(control, value, self.update)
         self.update()
         return self
 

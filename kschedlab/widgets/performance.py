@@ -17,7 +17,7 @@ import ipywidgets as widgets
 
 from kschedlab.viz.common import esc
 from kschedlab.viz.performance import feasible_nodes_figure, feasible_nodes_steps
-from kschedlab.widgets._display import set_figure
+from kschedlab.widgets._display import set_figure, set_quietly
 
 __all__ = ["PercentageExplorer"]
 
@@ -47,11 +47,7 @@ class PercentageExplorer(widgets.VBox):
         """Set the sliders and redraw once (for scripts and tests)."""
         for control, value in ((self.nodes, nodes), (self.percentage, percentage)):
             if value is not None:
-                control.unobserve(self.update, names="value")
-                try:
-                    control.value = value
-                finally:
-                    control.observe(self.update, names="value")
+                set_quietly(control, value, self.update)
         self.update()
         return self
 

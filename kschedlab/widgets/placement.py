@@ -24,7 +24,7 @@ import ipywidgets as widgets
 from kschedlab.viz import podgroup as pgviz
 from kschedlab.viz.common import esc
 from kschedlab.viz.placement import PlacementOutcome, composite_what_if, placement_what_if
-from kschedlab.widgets._display import set_figure, table_html
+from kschedlab.widgets._display import set_figure, set_quietly, table_html
 
 __all__ = ["PlacementExplorer", "CompositeExplorer"]
 
@@ -52,11 +52,7 @@ class _Explorer(widgets.VBox):
         """Set controls by name (``min_count``, ``cpu``, ...) and re-run once (for scripts and tests)."""
         for name, value in values.items():
             control = getattr(self, name)
-            control.unobserve(self.update, names="value")
-            try:
-                control.value = value
-            finally:
-                control.observe(self.update, names="value")
+            set_quietly(control, value, self.update)
         self.update()
         return self
 

@@ -25,7 +25,7 @@ from kschedlab.viz.common import esc
 from kschedlab.viz.calc import to_yaml
 from kschedlab.viz.figures import score_breakdown
 from kschedlab.viz.profiles import schedule_with_profile, score_profile
-from kschedlab.widgets._display import pre, set_figure, table_html
+from kschedlab.widgets._display import pre, set_figure, set_quietly, table_html
 
 __all__ = ["ProfileExplorer"]
 
@@ -75,11 +75,7 @@ class ProfileExplorer(widgets.VBox):
             raise KeyError(f"unknown Score plugin(s) {sorted(unknown)}; known: {list(self.sliders)}")
         for name, w in weights.items():
             s = self.sliders[name]
-            s.unobserve(self.update, names="value")
-            try:
-                s.value = w
-            finally:
-                s.observe(self.update, names="value")
+            set_quietly(s, w, self.update)
         self.update()
         return self
 

@@ -21,7 +21,7 @@ from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_fun
 from kschedlab.viz.common import esc
 from kschedlab.viz.calc import CURRENT_SCALE, LEGACY_SCALE, SHAPE_PRESETS, parse_shape, shape_errors, shape_yaml
 from kschedlab.viz.figures import shape_function
-from kschedlab.widgets._display import pre, set_figure
+from kschedlab.widgets._display import pre, set_figure, set_quietly
 
 __all__ = ["ShapeEditor"]
 
@@ -74,11 +74,7 @@ class ShapeEditor(widgets.VBox):
         controls = [(self.text, text), (self.utilization, utilization), (self.scale, score_scale)]
         for control, value in controls:
             if value is not None:
-                control.unobserve(self.update, names="value")
-                try:
-                    control.value = value
-                finally:
-                    control.observe(self.update, names="value")
+                set_quietly(control, value, self.update)
         self.update()
         return self
 

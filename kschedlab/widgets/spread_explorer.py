@@ -32,7 +32,7 @@ from kschedlab.viz.common import esc
 from kschedlab.viz.spread import (
     require_pending, add_matching_pod, add_replica, probe, spread_constraints, spread_table, topology_skew,
     with_constraint)
-from kschedlab.widgets._display import set_figure, table_html
+from kschedlab.widgets._display import set_figure, set_quietly, table_html
 
 __all__ = ["SpreadExplorer"]
 
@@ -148,11 +148,7 @@ class SpreadExplorer(widgets.VBox):
         """Set the sliders (``min_domains`` 0 = unset) and redraw once."""
         for control, value in ((self.max_skew, max_skew), (self.min_domains, min_domains)):
             if value is not None:
-                control.unobserve(self._on_constraint, names="value")
-                try:
-                    control.value = value
-                finally:
-                    control.observe(self._on_constraint, names="value")
+                set_quietly(control, value, self._on_constraint)
         return self.update()
 
     def _on_constraint(self, *_):

@@ -177,3 +177,24 @@ def pod_group_model(data: dict, where: str = "podGroups"):
                        "nor a CompositePodGroup")
     module, name = target
     return getattr(importlib.import_module(module), name)
+
+
+def run_stage(stages: dict, case: dict[str, Any], family: str) -> list[str]:
+    """Run ``case`` with its stage from ``stages``: the differences from ``expected`` (empty =
+    pass). An unknown stage (``family`` names the stages expected: "a kubelet GC", "an eviction"),
+    or a crash (with its cause), is reported as a difference.
+
+    >>> run_stage({}, {"stage": "x"}, "a kubelet GC")
+    ["stage 'x' is not a kubelet GC stage"]
+    >>> run_stage({"x": lambda case, diffs: 1 / 0}, {"stage": "x"}, "a demo")
+    ['ZeroDivisionError: division by zero']
+    """
+    stage = stages.get(case.get("stage"))
+    if stage is None:
+        return [f"stage {case.get('stage')!r} is not {family} stage"]
+    diffs: list[str] = []
+    try:
+        stage(case, diffs)
+    except Exception as err:  # a crash fails the case, with its cause
+        diffs.append(f"{type(err).__name__}: {err}")
+    return diffs

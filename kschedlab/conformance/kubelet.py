@@ -55,7 +55,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from kschedlab.api.quantity import Quantity
-
+from kschedlab.conformance.compare import run_stage
 from kschedlab.kubelet.gotypes import parse_duration
 from kschedlab.kubelet.ranking import COMPARATORS, LAYOUT_SINGLE, PodStatsIndex, order_by, rank_pods
 from kschedlab.kubelet.signals import SignalObservation, make_signal_observations
@@ -319,12 +319,4 @@ STAGES.update(_GC_STAGES)
 def run_case(case: dict[str, Any]) -> list[str]:
     """Run one eviction case; the differences from ``expected`` (empty = pass). A crash is
     reported as a difference, with its cause."""
-    stage = STAGES.get(case.get("stage"))
-    if stage is None:
-        return [f"stage {case.get('stage')!r} is not an eviction stage"]
-    diffs: list[str] = []
-    try:
-        stage(case, diffs)
-    except Exception as err:  # a crash fails the case, with its cause
-        diffs.append(f"{type(err).__name__}: {err}")
-    return diffs
+    return run_stage(STAGES, case, "an eviction")

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kschedlab.conformance.compare import run_stage
 from kschedlab.kubelet.container_gc import ContainerGCPolicy, DeadContainer, evictable_dead_containers
 from kschedlab.kubelet.gotypes import SECOND, parse_duration
 from kschedlab.kubelet.images import Image, ImageGCManager, ImageGCPolicy
@@ -126,12 +127,4 @@ STAGES: dict[str, Callable[[dict, list[str]], None]] = {
 
 def run_case(case: dict[str, Any]) -> list[str]:
     """Run one garbage-collection case; the differences from ``expected`` (empty = pass)."""
-    stage = STAGES.get(case.get("stage"))
-    if stage is None:
-        return [f"stage {case.get('stage')!r} is not a kubelet GC stage"]
-    diffs: list[str] = []
-    try:
-        stage(case, diffs)
-    except Exception as err:  # a crash fails the case, with its cause
-        diffs.append(f"{type(err).__name__}: {err}")
-    return diffs
+    return run_stage(STAGES, case, "a kubelet GC")

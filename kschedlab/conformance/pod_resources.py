@@ -31,6 +31,7 @@ from typing import Any, Callable
 from kschedlab.api.core import Pod
 from kschedlab.api.quantity import Quantity
 from kschedlab.api.resourcequota import pod_constraints, pod_usage
+from kschedlab.conformance.compare import run_stage
 from kschedlab.kubelet.cgroups import (
     CUSTOM_CPU_CFS_QUOTA_PERIOD,
     QUOTA_PERIOD,
@@ -117,12 +118,4 @@ STAGES: dict[str, Callable[[dict, list[str]], None]] = {
 
 def run_case(case: dict[str, Any]) -> list[str]:
     """Run one case of these stages; the differences from ``expected`` (empty = pass)."""
-    stage = STAGES.get(case.get("stage"))
-    if stage is None:
-        return [f"stage {case.get('stage')!r} is not a pod-resources stage"]
-    diffs: list[str] = []
-    try:
-        stage(case, diffs)
-    except Exception as err:  # a crash fails the case, with its cause
-        diffs.append(f"{type(err).__name__}: {err}")
-    return diffs
+    return run_stage(STAGES, case, "a pod-resources")

@@ -46,8 +46,8 @@ from typing import Any, Callable, Iterable, Mapping
 from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
-from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str,
-                                   read_claim, read_slice)
+from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str, read_claim,
+                                   read_slice, tolerates)
 from kschedlab.dra.nodeselector import NodeSelectorError, allocation_node_selector, node_matches
 from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates
 from kschedlab.dra.trace import AllocationTrace
@@ -180,22 +180,10 @@ def _default_cel():
     return cel.compile_selector, _default_view
 
 
-def _tolerates(toleration: dict, taint: dict) -> bool:
-    """``resourceclaim.ToleratesTaint``: effect, key, then operator (Equal compares values)."""
-    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
-        return False
-    if toleration.get("key") and toleration.get("key") != taint.get("key"):
-        return False
-    op = toleration.get("operator") or "Equal"
-    if op == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return op == "Exists"
-
-
 def _taint_prevents(device: Device, request: Request) -> dict | None:
     for taint in device.taints:
         if taint.get("effect") in ("NoSchedule", "NoExecute"):
-            if not any(_tolerates(t, taint) for t in request.tolerations or ()):
+            if not any(tolerates(t, taint) for t in request.tolerations or ()):
                 return taint
     return None
 

@@ -24,7 +24,7 @@ from kschedlab.api.quantity import Quantity
 
 __all__ = [
     "DeviceID", "as_dict", "read_slice", "read_claim", "Slice", "Device", "DeviceCapacity",
-    "RequestPolicy", "Request", "Claim", "Constraint", "device_id_str", "parse_quantity_at",
+    "RequestPolicy", "Request", "Claim", "Constraint", "device_id_str", "parse_quantity_at", "tolerates",
 ]
 
 #: ``(driver, pool, device)``, upstream ``DeviceID``
@@ -332,3 +332,20 @@ def read_claim(raw_claim: Any) -> Claim:
                  requests=requests, constraints=constraints,
                  config=list(devices.get("config") or []), raw=raw)
 
+
+def tolerates(toleration: dict, taint: dict) -> bool:
+    """``resourceclaim.ToleratesTaint`` (key, operator Exists / Equal, effect).
+
+    >>> tolerates({"key": "k", "operator": "Exists", "effect": "NoExecute"}, {"key": "k", "effect": "NoExecute"})
+    True
+    >>> tolerates({"key": "k", "value": "a"}, {"key": "k", "value": "b", "effect": "NoExecute"})
+    False
+    """
+    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
+        return False
+    if toleration.get("key") and toleration.get("key") != taint.get("key"):
+        return False
+    op = toleration.get("operator") or "Equal"
+    if op == "Exists":
+        return True
+    return op == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
-from kschedlab.dra.devices import as_dict
+from kschedlab.dra.devices import as_dict, tolerates
 from kschedlab.dra.manager import pod_claim_names
 from kschedlab.dra.podgroup_claims import pod_group_of
 
@@ -96,24 +96,6 @@ def rule_matches_device(rule: dict, driver: str, pool: str, device: str) -> bool
         return False
     return all(sel.get(k) is None or sel.get(k) == v for k, v in (("driver", driver), ("pool", pool),
                                                                     ("device", device)))
-
-
-def tolerates(toleration: dict, taint: dict) -> bool:
-    """``resourceclaim.ToleratesTaint`` (key, operator Exists / Equal, effect).
-
-    >>> tolerates({"key": "k", "operator": "Exists", "effect": "NoExecute"}, {"key": "k", "effect": "NoExecute"})
-    True
-    >>> tolerates({"key": "k", "value": "a"}, {"key": "k", "value": "b", "effect": "NoExecute"})
-    False
-    """
-    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
-        return False
-    if toleration.get("key") and toleration.get("key") != taint.get("key"):
-        return False
-    op = toleration.get("operator") or "Equal"
-    if op == "Exists":
-        return True
-    return op == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
 
 
 def _plural(n: int, one: str, many: str) -> str:

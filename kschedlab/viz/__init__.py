@@ -25,6 +25,7 @@ from kschedlab.viz.spread import (
     compare_spread, place_replicas, spread_constraints, spread_table, spread_variants, topology_skew,
     with_constraint)
 from kschedlab.viz.tables import nodes_table, pods_table, results_table
+from kschedlab.viz.table_style import styled, use_styled_tables
 
 __all__ = [
     "node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
@@ -32,7 +33,8 @@ __all__ = [
     "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if", "nodes_table", "pods_table",
     "results_table", "label_colors", "pod_label_keys", "spread_constraints", "spread_table", "topology_skew",
     "with_constraint", "spread_variants", "compare_spread", "place_replicas", "yaml_documents",
-    "preemption_candidates", "preemption_figure", "preemption_timeline", "preemption_what_if",
+    "preemption_candidates", "preemption_figure", "preemption_timeline", "preemption_what_if", "styled",
+    "use_styled_tables",
 ]
 
 from kschedlab.viz.gang import (

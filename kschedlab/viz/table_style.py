@@ -1,7 +1,7 @@
 """Styled tables for the course: one look for every DataFrame a notebook shows.
 
 :func:`styled` turns a DataFrame into a pandas ``Styler``: a light header, zebra rows, numbers
-right-aligned in tabular figures, floats without trailing zeros, and the row a table marks as the
+right-aligned in tabular figures, floats without trailing zeros, text escaped, and the row a table marks as the
 answer (a true ``chosen`` column: the node the scheduler picked) in bold on a light blue band.
 :func:`use_styled_tables` makes every DataFrame a notebook displays go through :func:`styled`,
 so a notebook asks for it once, in its first cell.
@@ -15,8 +15,9 @@ its CSS applies to it alone, and a notebook run top to bottom writes the same HT
 >>> html = styled(table, uuid="doc").to_html()
 >>> "37.5" in html and "50" in html and "50.000000" not in html
 True
->>> html.count("font-weight: bold")  # the chosen row: its label and its two cells
-3
+>>> from kschedlab.viz.palette import BLUES
+>>> f"background-color: {BLUES[1]}" in html  # the band under the chosen row
+True
 """
 
 from __future__ import annotations
@@ -39,11 +40,14 @@ _TABLE_STYLES = [
     {"selector": "", "props": [("border-collapse", "collapse"), ("font-size", "12.5px")]},
     {"selector": "thead th", "props": _HEADER},
     {"selector": "tbody th", "props": [("text-align", "left"), ("font-weight", "600"), *_CELL]},
-    {"selector": "td", "props": _CELL},
+    {"selector": "td", "props": [("text-align", "left"), *_CELL]},
     {"selector": "tbody tr:nth-child(even)", "props": [("background-color", "#fafafa")]},
     {"selector": "caption", "props": [("caption-side", "top"), ("text-align", "left"), ("font-weight", "600"),
                                       ("padding-bottom", "4px")]},
 ]
+_NUMBER = [("text-align", "right"), ("font-variant-numeric", "tabular-nums")]
+#: how a missing value (NaN, None, pd.NA) is shown
+MISSING = "–"
 _MARKED = f"background-color: {BLUES[1]}; font-weight: bold"
 
 
@@ -78,12 +82,15 @@ def styled(table: pd.DataFrame, *, caption: str | None = None, uuid: str | None 
     above the table.
     """
     numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and table[c].dtype != bool]
-    styler = table.style.format(format_number).set_table_styles(_TABLE_STYLES)
+    styler = (table.style.format(format_number, na_rep=MISSING, escape="html")
+              .format_index(escape="html", axis=0).format_index(escape="html", axis=1)
+              .set_table_styles(_TABLE_STYLES))
     if uuid is not None:
         styler = styler.set_uuid(uuid)
     if numeric:
-        styler = styler.set_properties(subset=numeric, **{"text-align": "right",
-                                                          "font-variant-numeric": "tabular-nums"})
+        per_column = {c: [{"selector": "td", "props": _NUMBER}, {"selector": "th", "props": _NUMBER[:1]}]
+                      for c in numeric}
+        styler = styler.set_table_styles(per_column, overwrite=False)
     if any(c in table.columns for c in MARK_COLUMNS):
         marks = _mark_rows(table)
         styler = styler.apply(lambda _: marks, axis=None)

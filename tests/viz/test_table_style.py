@@ -57,3 +57,12 @@ def test_repeated_labels_and_long_tables_fall_back_like_pandas():
     finally:
         shell.display_formatter.formatters["text/html"].pop(pd.DataFrame, None)
         InteractiveShell.clear_instance()
+
+
+def test_text_is_escaped_and_missing_values_are_shown():
+    table = pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "<b>": ["<script>x</script>", "ok"],
+                          "c": [1.5, float("nan")]}, index=["<i>", "y"])
+    html = styled(table, uuid="e").to_html()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "&lt;b&gt;" in html and "&lt;i&gt;" in html
+    assert "<NA>" not in html and html.count(">–</td>") == 2

@@ -39,7 +39,8 @@ _CELL = [("padding", "3px 8px"), ("border-bottom", "1px solid #e6e6e6")]
 _TABLE_STYLES = [
     {"selector": "", "props": [("border-collapse", "collapse"), ("font-size", "12.5px")]},
     {"selector": "thead th", "props": _HEADER},
-    {"selector": "tbody th", "props": [("text-align", "left"), ("font-weight", "600"), *_CELL]},
+    {"selector": "tbody th", "props": [("text-align", "left"), ("font-weight", "600"), ("white-space", "nowrap"),
+                                       *_CELL]},
     {"selector": "td", "props": [("text-align", "left"), *_CELL]},
     {"selector": "tbody tr:nth-child(even)", "props": [("background-color", "#fafafa")]},
     {"selector": "caption", "props": [("caption-side", "top"), ("text-align", "left"), ("font-weight", "600"),

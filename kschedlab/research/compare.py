@@ -19,8 +19,8 @@ used: :func:`higher_is_better`).
 >>> c.frame()
                     seed 0  seed 1  mean  Δ mean  better/same/worse
 arm
-default / baseline    10.0     4.0   7.0     NaN                   
-default / packed       6.0     4.0   5.0    -2.0              1/1/0
+default / baseline    10.0     4.0   7.0     0.0         reference
+default / packed       6.0     4.0   5.0    -2.0             1/1/0
 """
 
 from __future__ import annotations
@@ -97,12 +97,13 @@ class ArmComparison:
     def frame(self, scale: float = 1) -> pd.DataFrame:
         """The comparison as a table, one row per arm (numbers multiplied by ``scale``, e.g. 100
         for a share shown in %): the seeds, the mean, the mean paired difference and the
-        better/same/worse counts against the reference."""
+        better/same/worse counts against the reference (the reference's row: 0 and "reference")."""
         out = self.values.mul(scale)
         out.columns = [f"seed {s}" for s in self.values.columns]
         out["mean"] = [self.means[a] * scale for a in out.index]
-        out["Δ mean"] = [self.differences.get(a, math.nan) * scale for a in out.index]
-        out["better/same/worse"] = ["/".join(map(str, self.wins[a])) if a in self.wins else "" for a in out.index]
+        out["Δ mean"] = [0.0 if a == self.reference else self.differences[a] * scale for a in out.index]
+        out["better/same/worse"] = ["reference" if a == self.reference else "/".join(map(str, self.wins[a]))
+                                    for a in out.index]
         out.index.name = "arm"
         return out
 

@@ -45,13 +45,20 @@ def _unit(metric: str) -> str:
     return "%" if unit.startswith("%") else unit
 
 
-def _amount(value: float, unit: str, signed: bool = False) -> str:
+def _amount(value: float, unit: str, difference: bool = False) -> str:
+    """``value`` to two decimals with its unit (a difference of shares is in percentage points).
+
+    >>> _amount(87.40336, "%"), _amount(-1.6281, "%", difference=True), _amount(0.2323, "s", difference=True)
+    ('87.4%', '-1.63 percentage points', '+0.23 s')
+    """
     if math.isnan(value):
         return "no value"
-    text = format_number(float(value))
-    if signed and value > 0:
+    text = format_number(round(float(value), 2))
+    if difference and value > 0:
         text = "+" + text
-    return text + ("%" if unit == "%" else f" {unit}" if unit and unit != "count" else "")
+    if unit == "%":
+        return text + (" percentage points" if difference else "%")
+    return text + (f" {unit}" if unit and unit != "count" else "")
 
 
 class SweepExplorer(widgets.VBox):
@@ -148,10 +155,10 @@ class SweepExplorer(widgets.VBox):
                  f"({direction} is better); {esc(out.reference)}: mean <b>{_amount(out.means[out.reference] * scale, unit)}</b>"]
         for arm, (better, same, worse) in out.wins.items():
             lines.append(f"{esc(arm)}: mean <b>{_amount(out.means[arm] * scale, unit)}</b>, "
-                         f"Δ {_amount(out.differences[arm] * scale, unit, signed=True)}; "
+                         f"Δ {_amount(out.differences[arm] * scale, unit, difference=True)}; "
                          f"better in {better} of {better + same + worse} seeds, the same in {same}, worse in {worse}")
         self.summary.value = "<br>".join(lines)
-        frame = out.frame(scale)
+        frame = out.frame(scale).round(2).rename_axis(None)
         self.table.value = styled(frame, uuid="sweep-explorer").format(format_number, na_rep="–").to_html()
         rows = self.results[self.results["workload"] == workload]
         chosen = [f"{c} / {v}" in out.values.index for c, v in zip(rows["config"], rows["variant"])]

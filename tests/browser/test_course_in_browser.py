@@ -221,7 +221,7 @@ def test_sweep_explorer_metric_changes_the_comparison(page, voila_url, artifacts
         out = explorer.set(metric=metric).last
         scale = 100 if unit == "%" else 1
         better, same, worse = out.wins[arm]
-        amount = format_number(out.means[arm] * scale) + ("%" if unit == "%" else f" {unit}")
+        amount = format_number(round(out.means[arm] * scale, 2)) + ("%" if unit == "%" else f" {unit}")
         return [f"{arm}: mean {amount}", f"better in {better} of 3 seeds, the same in {same}, worse in {worse}"]
 
     before, after = expected("pending_p90", "s"), expected("gpu_fragmentation_mean", "%")

@@ -84,11 +84,13 @@ def test_paired_differences_and_wins_seed_by_seed(results):
 def test_the_summary_and_table_show_the_numbers(results):
     explorer = SweepExplorer(results, metric="scheduled_fraction")
     mean = explorer.last.means["default / gpu-pack"] * 100  # a share, shown in %
-    assert f"mean <b>{format_number(mean)}%</b>" in explorer.summary.value
+    assert f"mean <b>{format_number(round(mean, 2))}%</b>" in explorer.summary.value
+    diff = explorer.last.differences["default / gpu-pack"] * 100
+    assert f"Δ {'+' if diff > 0 else ''}{format_number(round(diff, 2))} percentage points" in explorer.summary.value
     assert "higher is better" in explorer.summary.value
     frame = explorer.last.frame(100)
     assert list(frame.columns) == ["seed 0", "seed 1", "seed 2", "mean", "Δ mean", "better/same/worse"]
-    assert format_number(float(frame.loc["default / gpu-pack", "seed 0"])) in explorer.table.value
+    assert format_number(round(float(frame.loc["default / gpu-pack", "seed 0"]), 2)) in explorer.table.value
     explorer.metric.value = "pending_p90"
     assert "lower is better" in explorer.summary.value and " s</b>" in explorer.summary.value
 

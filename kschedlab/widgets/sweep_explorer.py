@@ -27,7 +27,7 @@ import math
 import ipywidgets as widgets
 import pandas as pd
 
-from kschedlab.research.compare import ArmComparison, arm_names, compare_arms, scalar_metrics
+from kschedlab.research.compare import ArmComparison, arm_name, arm_names, compare_arms, scalar_metrics
 from kschedlab.viz.common import esc
 from kschedlab.viz.research import METRIC_LABELS, box_by_config, metric_scale
 from kschedlab.viz.table_style import format_number, styled
@@ -113,13 +113,8 @@ class SweepExplorer(widgets.VBox):
         every = set(self.arms.value) == set(self.arms.options)
         kept = tuple(arms) if every else tuple(a for a in arms if a in self.arms.value) or tuple(arms)
         reference = self.reference.value if self.reference.value in arms else arms[0]
-        for control, options, value in ((self.arms, arms, kept), (self.reference, arms, reference)):
-            control.unobserve(self.update, names="value")
-            try:
-                control.options = options
-                control.value = value
-            finally:
-                control.observe(self.update, names="value")
+        set_quietly(self.arms, kept, self.update, options=arms)
+        set_quietly(self.reference, reference, self.update, options=arms)
         self.update()
 
     def set(self, *, workload: str | None = None, metric: str | None = None, reference: str | None = None,
@@ -161,7 +156,7 @@ class SweepExplorer(widgets.VBox):
         frame = out.frame(scale).round(2).rename_axis(None)
         self.table.value = styled(frame, uuid="sweep-explorer").format(format_number, na_rep="–").to_html()
         rows = self.results[self.results["workload"] == workload]
-        chosen = [f"{c} / {v}" in out.values.index for c, v in zip(rows["config"], rows["variant"])]
+        chosen = [arm_name(c, v) in out.values.index for c, v in zip(rows["config"], rows["variant"])]
         set_figure(self.figure, box_by_config(rows[chosen], metric, workload))
 
     def __repr__(self) -> str:

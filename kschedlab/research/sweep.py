@@ -57,7 +57,7 @@ from kschedlab.api.errors import ManifestError, errors_from_validation
 from kschedlab.research.run import KEY_COLUMNS, Run, Variant, Workload, execute
 
 __all__ = ["SweepSpec", "load_spec", "plan", "sweep", "read_results", "summary_table", "describe", "check_configs",
-           "PARTS"]
+           "missing_runs", "PARTS"]
 
 API_VERSION = "kschedlab.io/v1alpha1"
 #: the folder of per-run parts under a sweep's output
@@ -350,6 +350,19 @@ def _write_part(output: Path, row: dict) -> Path:
     return target
 
 
+def missing_runs(runs: Iterable[Run], output: str | os.PathLike) -> list[Run]:
+    """The runs of ``runs`` (each once) whose part is not under ``output``: what :func:`sweep`
+    with that output computes (the others are read back).
+
+    >>> import tempfile
+    >>> runs = plan({"default": None}, [Variant("a")], [Workload("w", generate={"jobs": 3})], [0, 1])
+    >>> len(missing_runs(runs + runs, tempfile.mkdtemp()))
+    2
+    """
+    by_id = {r.run_id: r for r in runs}
+    return [r for r in by_id.values() if not _part(Path(output), r.run_id).exists()]
+
+
 def read_results(output: str | os.PathLike, run_ids: Iterable[str] | None = None) -> pd.DataFrame:
     """The rows written under ``output`` (only ``run_ids`` when given), sorted by configuration,
     variant, workload and seed."""
@@ -412,7 +425,7 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
     by_id = {r.run_id: r for r in runs}
     if spec is None:
         check_configs({r.config_name: r.config for r in runs}, {r.variant.name: r.variant for r in runs})
-    todo = [r for r in by_id.values() if not _part(output, r.run_id).exists()]
+    todo = missing_runs(by_id.values(), output)
     computed: list[str] = []
     if todo:
         with ExitStack() as stack:

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["OKABE_ITO", "arm_label", "pending_cdf", "utilization_over_time", "box_by_config", "METRIC_LABELS"]
+__all__ = ["OKABE_ITO", "arm_label", "pending_cdf", "utilization_over_time", "box_by_config", "METRIC_LABELS",
+           "metric_scale"]
 
 #: Okabe & Ito's colour-blind-safe palette (black last)
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
@@ -53,6 +54,15 @@ METRIC_LABELS = {
     "decisions_per_second": "scheduling decisions per wall-clock second (1/s)",
 }
 _PERCENT = {k for k, v in METRIC_LABELS.items() if "(%" in v}
+
+
+def metric_scale(metric: str) -> int:
+    """What the figures multiply ``metric`` by: 100 for a share shown in %, else 1.
+
+    >>> metric_scale("gpu_utilization_mean"), metric_scale("pending_p90")
+    (100, 1)
+    """
+    return 100 if metric in _PERCENT else 1
 
 
 def arm_label(row) -> str:

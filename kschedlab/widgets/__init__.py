@@ -30,3 +30,6 @@ __all__ += ["DeclaredFeaturesExplorer"]
 from kschedlab.widgets.label_keys import LabelKeysExplorer  # noqa: E402
 
 __all__ += ["LabelKeysExplorer"]
+from kschedlab.widgets.sweep_explorer import SweepExplorer  # noqa: E402
+
+__all__ += ["SweepExplorer"]

@@ -43,9 +43,10 @@ def pre(text: str) -> str:
     return f"<pre style='margin:0'>{esc(text)}</pre>"
 
 
-def set_quietly(control, value, callback) -> None:
+def set_quietly(control, value, callback, *, options=None) -> None:
     """Set ``control.value`` without calling ``callback``, the control's observer (a widget's
-    ``set()`` changes several controls this way, then redraws once).
+    ``set()`` changes several controls this way, then redraws once). ``options``: new choices of
+    a selection control, set first (quietly too).
 
     >>> import ipywidgets as widgets
     >>> seen = []
@@ -57,9 +58,16 @@ def set_quietly(control, value, callback) -> None:
     >>> slider.value = 6
     >>> len(seen)
     1
+    >>> menu = widgets.Dropdown(options=["a", "b"])
+    >>> menu.observe(seen.append, names="value")
+    >>> set_quietly(menu, "d", seen.append, options=["c", "d"])
+    >>> menu.options, menu.value, len(seen)
+    (('c', 'd'), 'd', 1)
     """
     control.unobserve(callback, names="value")
     try:
+        if options is not None:
+            control.options = options
         control.value = value
     finally:
         control.observe(callback, names="value")

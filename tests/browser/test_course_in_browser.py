@@ -192,3 +192,52 @@ def test_shape_text_and_utilization_slider_change_the_score(page, voila_url, art
     page.wait_for_function(wait, arg=[status, f"utilization 80% → score {at_80} "], timeout=60_000)
     page.locator(status).first.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "11-bin-packing-widget.png"))
+
+
+def test_sweep_explorer_metric_changes_the_comparison(page, voila_url, artifacts):
+    import numpy as np
+    import pandas as pd
+
+    from kschedlab.research import Variant, Workload, execute
+    from kschedlab.research.sweep import plan
+    from kschedlab.viz.table_style import format_number
+    from kschedlab.widgets import SweepExplorer
+
+    # the notebook's plugin, from its own cell, and its pai-generated runs (section 2), run here in-process
+    cells = json.loads((NOTEBOOKS / "18-research-workflow.ipynb").read_text())["cells"]
+    plugin_cell = next("".join(c["source"]) for c in cells if "class GPUBinPacking" in "".join(c["source"]))
+    namespace = {"np": np}
+    exec(plugin_cell, namespace)  # noqa: S102 - the course's own cell
+    variants = [Variant("baseline"),
+                Variant("gpu-binpack", plugins={"GPUBinPacking": namespace["GPUBinPacking"]},
+                        enable=({"name": "GPUBinPacking", "weight": 5},))]
+    workload = Workload("pai-generated", generate={"jobs": 40, "arrival_rate": 0.05}, nodes={"count": 4},
+                        until=900, interval=60)
+    results = pd.DataFrame([execute(r) for r in plan({"default": None}, variants, [workload], [0, 1, 2])])
+    explorer = SweepExplorer(results)
+    arm = "default / gpu-binpack"
+
+    def expected(metric: str, unit: str) -> list[str]:
+        out = explorer.set(metric=metric).last
+        scale = 100 if unit == "%" else 1
+        better, same, worse = out.wins[arm]
+        amount = format_number(round(out.means[arm] * scale, 2)) + ("%" if unit == "%" else f" {unit}")
+        return [f"{arm}: mean {amount}", f"better in {better} of 3 seeds, the same in {same}, worse in {worse}"]
+
+    before, after = expected("pending_p90", "s"), expected("gpu_fragmentation_mean", "%")
+    assert before[0] != after[0]
+
+    render(page, voila_url, "18-research-workflow.ipynb")
+    scope = ".kschedlab-SweepExplorer"
+    summary = page.locator(f"{scope} .widget-html").first
+    text = summary.inner_text()
+    assert "90th percentile pending time on pai-generated" in text
+    assert all(line in text for line in before), (text, before)
+    page.locator(f"{scope} .widget-dropdown select").nth(1).select_option(
+        label="mean GPU fragmentation (% of free GPUs)")
+    page.wait_for_function("([sel, text]) => document.querySelector(sel).innerText.includes(text)",
+                           arg=[f"{scope} .widget-html", after[0]], timeout=60_000)
+    text = summary.inner_text()
+    assert "mean GPU fragmentation on pai-generated" in text and after[1] in text, (text, after)
+    summary.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "18-research-workflow-widget.png"))

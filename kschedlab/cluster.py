@@ -99,7 +99,8 @@ class Snapshot:
         if rows <= self._cap:
             return
         cap = max(rows, self._cap * 2)
-        for attr in ("allocatable", "requested", "free", "non_zero", "pod_count", "row_version", "unschedulable", "taint_group"):
+        for attr in ("allocatable", "requested", "free", "non_zero", "pod_count", "row_version", "unschedulable",
+                     "taint_group"):
             old = getattr(self, attr)
             new = np.zeros((*old.shape[:-1], cap), old.dtype)
             new[..., : self._cap] = old

@@ -85,6 +85,7 @@ class Snapshot:
         self._order: np.ndarray | None = None
         self._names_view: tuple | None = None
         self._live: np.ndarray | None = None
+        self._cordoned: bool | None = None
         self.generation = 0
 
     # -- sizes -------------------------------------------------------------
@@ -181,6 +182,7 @@ class Snapshot:
         self.free[pods, row] = self.allocatable[pods, row] - self.pod_count[row]
         self.row_version[row] += 1
         self.unschedulable[row] = bool(node.spec.unschedulable) if node.spec else False
+        self._cordoned = None
         taints = tuple(node.spec.taints) if node.spec else ()
         key = tuple((t.key, t.value or "", t.effect) for t in taints)
         gid = self._taint_ids.get(key)
@@ -212,8 +214,10 @@ class Snapshot:
 
     @property
     def cordoned(self) -> bool:
-        """Some node is marked unschedulable (``spec.unschedulable``)."""
-        return bool(self.unschedulable.any())
+        """Some node is marked unschedulable (``spec.unschedulable``; kept until a node changes)."""
+        if self._cordoned is None:
+            self._cordoned = bool(self.unschedulable.any())
+        return self._cordoned
 
     def live_mask(self) -> np.ndarray:
         """Boolean per row: the node exists (rows of removed nodes stay allocated). Do not modify."""

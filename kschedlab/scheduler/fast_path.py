@@ -90,7 +90,8 @@ _NEVER = np.iinfo(np.int64).min
 
 @dataclass
 class PodShape:
-    """What the fast path keeps of one pod between its cycles (its spec does not change)."""
+    """What the fast path keeps of a pod between its cycles (its spec does not change), shared by
+    the pods with the same requests and tolerations."""
 
     #: (snapshot column or None, request) of every resource NodeResourcesFit checks
     checked: list[tuple[str, int]]
@@ -100,10 +101,12 @@ class PodShape:
     balance_skip: bool
     #: tolerates node.kubernetes.io/unschedulable:NoSchedule (None: not asked yet)
     tolerates_cordon: bool | None = None
-    #: TaintToleration per taint set: (number of taint sets seen, passes?) and PreferNoSchedule counts
-    taint_ok: tuple[int, np.ndarray] | None = None
-    #: NodeResourcesFit's needs per snapshot column (kept while the snapshot has the same columns)
-    need: tuple[int, np.ndarray] | None = None
+    #: TaintToleration per taint set: (snapshot, number of taint sets seen, passes?)
+    taint_ok: tuple | None = None
+    #: NodeResourcesFit's needs per snapshot column: (snapshot, number of columns, needs)
+    need: tuple | None = None
+    #: the kept resource scores for these requests
+    node_scores: "NodeScores | None" = None
 
 
 @dataclass
@@ -144,6 +147,8 @@ class FastPath:
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
         self._node_scores: dict[tuple, NodeScores] = {}
+        #: the shapes of the pods seen (see :meth:`_shape`)
+        self._shapes: dict[tuple, PodShape] = {}
         pts = fw.plugins.get(PodTopologySpread.name)
         #: default spread constraints with matchLabelKeys (their selector depends on the pod's labels)
         self._pts_label_keys = pts is not None and any(c.match_label_keys for c in pts.default_constraints)
@@ -188,18 +193,27 @@ class FastPath:
                     return None
             except ValueError:
                 return None
-        checked = self.fit.checked_resources(pod_info) if self.fit is not None else []
-        score_req = balance_req = np.zeros(2, np.int64)
+        checked = tuple((name, requests[name]) for name in self.fit.checked_resources(pod_info)) \
+            if self.fit is not None else ()
+        score_req = balance_req = (0, 0)
         balance_skip = False
         if self.fit is not None and self.default_resources:
-            score_req = np.asarray(self.fit.scorer.requests_of(pod_info), np.int64)
-        if self.balanced is not None and self.default_resources:
+            score_req = tuple(self.fit.scorer.requests_of(pod_info))
+        if self.balanced is not None:
             reqs = self.balanced.scorer.requests_of(pod_info)
-            balance_req = np.asarray(reqs, np.int64)
             balance_skip = not any(reqs)
-        elif self.balanced is not None:
-            balance_skip = not any(self.balanced.scorer.requests_of(pod_info))
-        return PodShape([(name, requests[name]) for name in checked], score_req, balance_req, balance_skip)
+            if self.default_resources:
+                balance_req = tuple(reqs)
+        tolerations = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in spec.tolerations)
+        # pods alike in all of this (copies of one template) share one shape and its kept answers
+        key = (checked, score_req, balance_req, balance_skip, tolerations)
+        shape = self._shapes.get(key)
+        if shape is None:
+            if len(self._shapes) >= 1024:
+                self._shapes.clear()
+            shape = self._shapes[key] = PodShape(list(checked), np.asarray(score_req, np.int64),
+                                                 np.asarray(balance_req, np.int64), balance_skip)
+        return shape
 
     def plan(self, pod_info, snapshot) -> CyclePlan | None:
         """This cycle's plan for ``pod_info``, or None when the pod must take the plugin-by-plugin path."""
@@ -280,8 +294,8 @@ class FastPath:
     def _need(self, shape: PodShape, snapshot) -> np.ndarray | None:
         """Per snapshot column the least free capacity a node needs (None: some resource has no column)."""
         found = shape.need
-        if found is not None and found[0] == len(snapshot.resources):
-            return found[1]
+        if found is not None and found[0] is snapshot and found[1] == len(snapshot.resources):
+            return found[2]
         need = np.full(len(snapshot.resources), _NEVER, np.int64)
         need[snapshot.res_index[PODS]] = 1
         for name, value in shape.checked:
@@ -289,17 +303,17 @@ class FastPath:
             if col is None:
                 return None
             need[col] = value
-        shape.need = (len(snapshot.resources), need)
+        shape.need = (snapshot, len(snapshot.resources), need)
         return need
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
         found = shape.taint_ok
-        if found is not None and found[0] == len(snapshot.taint_sets):
-            return found[1]
+        if found is not None and found[0] is snapshot and found[1] == len(snapshot.taint_sets):
+            return found[2]
         tolerations = pod_info.pod.spec.tolerations
         ok = np.fromiter((self.taints._group_status(t, tolerations).is_success() for t in snapshot.taint_sets),
                          bool, len(snapshot.taint_sets))
-        shape.taint_ok = (len(snapshot.taint_sets), ok)
+        shape.taint_ok = (snapshot, len(snapshot.taint_sets), ok)
         return ok
 
     def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray) -> np.ndarray | None:
@@ -349,6 +363,10 @@ class FastPath:
     def _kept_scores(self, shape: PodShape, snapshot, rows: np.ndarray) -> np.ndarray | None:
         """LeastAllocated and BalancedAllocation raw scores of ``rows`` for this pod's requests
         (2 x rows), from :class:`NodeScores` (None: some node lacks cpu or memory allocatable)."""
+        kept = shape.node_scores
+        if kept is not None and kept.snapshot is snapshot:
+            scores = kept.take(rows)
+            return None if scores[0].min() < 0 else scores
         key = (shape.score_requests.tobytes(), shape.balance_requests.tobytes())
         kept = self._node_scores.get(key)
         if kept is None or kept.snapshot is not snapshot:
@@ -357,6 +375,7 @@ class FastPath:
             weights = self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
             kept = self._node_scores[key] = NodeScores(snapshot, shape.score_requests, shape.balance_requests,
                                                        weights)
+        shape.node_scores = kept
         scores = kept.take(rows)
         if scores[0].min() < 0:
             return None

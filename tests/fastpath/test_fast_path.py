@@ -340,3 +340,37 @@ def test_bench_placements_same_on_both_paths():
             cluster.add(pod)
         placed.append([sched.schedule_one(f"default/pod-{i:05d}").node for i in range(1500)])
     assert placed[0] == placed[1]
+
+
+def test_node_changes_between_pods_same_on_both_paths():
+    """Nodes cordoned, tainted, resized, removed and added between attempts: the kept answers
+    (free capacity, taint verdicts, resource scores) follow the snapshot."""
+    results = []
+    for fast in (True, False):
+        cluster, pending = build(21, nodes=40, placed=30, kinds=FAST_KINDS, uniform=True)
+        sched = Scheduler(cluster, seed=3, fast_path=fast)
+        rng = random.Random(5)
+        out = []
+        for i, key in enumerate(pending):
+            if i % 7 == 3:
+                name = rng.choice(sorted(cluster.nodes))
+                data = cluster.nodes[name].model_dump(mode="json", by_alias=True, exclude_unset=True)
+                spec, status = data.setdefault("spec", {}), data["status"]
+                change = rng.choice(["cordon", "taint", "resize", "uncordon"])
+                if change == "cordon":
+                    spec["unschedulable"] = True
+                elif change == "uncordon":
+                    spec["unschedulable"] = False
+                    spec["taints"] = []
+                elif change == "taint":
+                    spec["taints"] = [*spec.get("taints", []), {"key": f"k{i}", "effect": "NoSchedule"}]
+                else:
+                    status["allocatable"] = {**status["allocatable"], "cpu": rng.choice(["1", "16"])}
+                node = Node.model_validate(data)
+                cluster.update_node(node)
+            if i % 11 == 5:
+                cluster.add(make_node(100 + i, rng, taints=True, images=True, lacking=False))
+            out.append(sched.schedule_one(key))
+        results.append(out)
+    for a, b in zip(*results):
+        same_attempt(a, b)

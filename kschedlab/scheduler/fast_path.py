@@ -55,8 +55,7 @@ from kschedlab.framework.runtime import FilterOutcome, Framework, ScoreOutcome
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.image_locality import ImageLocality
-from kschedlab.plugins.inter_pod_affinity import (
-    _IDX_REQUIRED_ANTI, _IDX_WITH_AFFINITY, InterPodAffinity, _has_affinity, _has_required_anti_affinity)
+from kschedlab.plugins.inter_pod_affinity import InterPodAffinity, placed_pods_with_affinity
 from kschedlab.plugins.node_affinity import NodeAffinity
 from kschedlab.plugins.node_declared_features import NodeDeclaredFeatures
 from kschedlab.plugins.node_name import NodeName
@@ -231,11 +230,10 @@ class FastPath:
         plugins = self.plugins
         ipa = plugins.get(InterPodAffinity.name)
         if ipa is not None:
-            if InterPodAffinity.name in self.pre_filter and snapshot.matching_pods(
-                    _IDX_REQUIRED_ANTI, _has_required_anti_affinity):
+            if InterPodAffinity.name in self.pre_filter and placed_pods_with_affinity(snapshot, required_anti=True):
                 return None
             if (InterPodAffinity.name in self.pre_score and not ipa.args.ignore_preferred_terms_of_existing_pods
-                    and snapshot.matching_pods(_IDX_WITH_AFFINITY, _has_affinity)):
+                    and placed_pods_with_affinity(snapshot)):
                 return None
         pts = plugins.get(PodTopologySpread.name)
         if pts is not None and not self._no_default_selector(pod):

@@ -58,8 +58,13 @@ class Snapshot:
         r = len(self.resources)
         self.allocatable = np.zeros((r, capacity), np.int64)
         self.requested = np.zeros((r, capacity), np.int64)
+        #: free capacity per resource column (allocatable - requested; the pods column counts pods),
+        #: kept current as pods and nodes come and go, for NodeResourcesFit's check of many nodes
+        self.free = np.zeros((r, capacity), np.int64)
         self.non_zero = np.zeros((2, capacity), np.int64)  # cpu, memory with the scoring defaults
         self.pod_count = np.zeros(capacity, np.int64)
+        #: per row, a counter bumped whenever the node or its pods change (for caches of per-node values)
+        self.row_version = np.zeros(capacity, np.int64)
         self.unschedulable = np.zeros(capacity, bool)
         self.taint_group = np.zeros(capacity, np.int32)
         self.taint_sets: list[tuple] = [()]
@@ -80,6 +85,7 @@ class Snapshot:
         self._order: np.ndarray | None = None
         self._names_view: tuple | None = None
         self._live: np.ndarray | None = None
+        self._cordoned: bool | None = None
         self.generation = 0
 
     # -- sizes -------------------------------------------------------------
@@ -94,7 +100,8 @@ class Snapshot:
         if rows <= self._cap:
             return
         cap = max(rows, self._cap * 2)
-        for attr in ("allocatable", "requested", "non_zero", "pod_count", "unschedulable", "taint_group"):
+        for attr in ("allocatable", "requested", "free", "non_zero", "pod_count", "row_version", "unschedulable",
+                     "taint_group"):
             old = getattr(self, attr)
             new = np.zeros((*old.shape[:-1], cap), old.dtype)
             new[..., : self._cap] = old
@@ -113,6 +120,7 @@ class Snapshot:
             pad = np.zeros((1, self._cap), np.int64)
             self.allocatable = np.vstack([self.allocatable, pad])
             self.requested = np.vstack([self.requested, pad])
+            self.free = np.vstack([self.free, pad])
         return idx
 
     # -- nodes -------------------------------------------------------------
@@ -169,7 +177,12 @@ class Snapshot:
         for name, value in alloc.items():
             col = self.resource_column(name)
             self.allocatable[col, row] = value
+        self.free[:, row] = self.allocatable[:, row] - self.requested[:, row]
+        pods = self.res_index[PODS]
+        self.free[pods, row] = self.allocatable[pods, row] - self.pod_count[row]
+        self.row_version[row] += 1
         self.unschedulable[row] = bool(node.spec.unschedulable) if node.spec else False
+        self._cordoned = None
         taints = tuple(node.spec.taints) if node.spec else ()
         key = tuple((t.key, t.value or "", t.effect) for t in taints)
         gid = self._taint_ids.get(key)
@@ -198,6 +211,13 @@ class Snapshot:
                 out.extend(z[i] for z in zones if i < len(z))
             self._order = np.asarray(out, np.int64)
         return self._order
+
+    @property
+    def cordoned(self) -> bool:
+        """Some node is marked unschedulable (``spec.unschedulable``; kept until a node changes)."""
+        if self._cordoned is None:
+            self._cordoned = bool(self.unschedulable.any())
+        return self._cordoned
 
     def live_mask(self) -> np.ndarray:
         """Boolean per row: the node exists (rows of removed nodes stay allocated). Do not modify."""
@@ -310,9 +330,14 @@ class Snapshot:
                     found.pop(info.key, None)
 
     def _account(self, info: PodInfo, row: int, sign: int) -> None:
+        pods = self.res_index[PODS]
         for name, value in info.requests.items():
             col = self.resource_column(name)
             self.requested[col, row] += sign * value
+            if col != pods:
+                self.free[col, row] -= sign * value
+        self.free[pods, row] -= sign
+        self.row_version[row] += 1
         self.non_zero[0, row] += sign * info.non_zero[0]
         self.non_zero[1, row] += sign * info.non_zero[1]
         self.pod_count[row] += sign

@@ -91,8 +91,14 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
         return default
     if isinstance(obj, dict):
         return obj.get(key, default)
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+    snake = _SNAKE.get(key)
+    if snake is None:
+        snake = _SNAKE[key] = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
     return getattr(obj, snake, default)
+
+
+#: camelCase field name -> the model attribute (snake_case)
+_SNAKE: dict[str, str] = {}
 
 
 def _containers(spec, *, ephemeral: bool = True) -> Iterable[Any]:

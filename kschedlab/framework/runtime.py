@@ -77,13 +77,22 @@ class ScoreOutcome:
     raw: np.ndarray  # (P, F)
     normalized: np.ndarray  # (P, F)
 
+    #: the weighted sum per node, when the producer computed it (else computed when read)
+    _total: np.ndarray | None = field(default=None, repr=False, compare=False)
+
     @property
     def weighted(self) -> np.ndarray:
         return self.normalized * self.weights[:, None]
 
     @property
     def total(self) -> np.ndarray:
-        return self.weighted.sum(axis=0) if len(self.plugins) else np.zeros(len(self.rows), np.int64)
+        if self._total is None:
+            self._total = self.weighted.sum(axis=0) if len(self.plugins) else np.zeros(len(self.rows), np.int64)
+        return self._total
+
+    @total.setter
+    def total(self, value: np.ndarray) -> None:
+        self._total = value
 
 
 @dataclass
@@ -217,7 +226,10 @@ class Framework:
         # (the resource plugins refuse every pod while DRAExtendedResource is on), then join the
         # fragments in the profile's order
         fragments_of: dict[str, Any] = {}
-        for plugin in sorted(self.sign_plugins, key=lambda p: p.name not in _OFTEN_UNSIGNABLE):
+        order = self.__dict__.get("_sign_order")
+        if order is None or len(order) != len(self.sign_plugins):
+            order = self._sign_order = sorted(self.sign_plugins, key=lambda p: p.name not in _OFTEN_UNSIGNABLE)
+        for plugin in order:
             fragments, status = plugin.sign_pod(pod)
             if status is not None and not status.is_success():
                 return None

@@ -112,6 +112,14 @@ def _has_required_anti_affinity(pod_info) -> bool:
             and len(a.pod_anti_affinity.required_during_scheduling_ignored_during_execution) > 0)
 
 
+def placed_pods_with_affinity(snapshot, *, required_anti: bool = False) -> dict:
+    """The placed pods with pod affinity or anti-affinity (only those with required anti-affinity
+    when ``required_anti``), from the snapshot index this plugin keeps: key -> (row, PodInfo)."""
+    if required_anti:
+        return snapshot.matching_pods(_IDX_REQUIRED_ANTI, _has_required_anti_affinity)
+    return snapshot.matching_pods(_IDX_WITH_AFFINITY, _has_affinity)
+
+
 def _resize_deferred(pod) -> bool:
     """``resource.IsPodResizeDeferred``."""
     return any(c.type == "PodResizePending" and c.status == "True" and c.reason == "Deferred"

@@ -39,6 +39,7 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
+from kschedlab.scheduler.fast_path import CyclePlan, FastPath
 from kschedlab.scheduler.result import RunResult, ScheduleResult
 from kschedlab.queue.types import QueuedPodInfo
 
@@ -73,6 +74,23 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+def _rotated(rows: np.ndarray, start: int, begin: int, size: int) -> np.ndarray:
+    """``rows`` visited from index ``start`` round the end: the ``size`` rows from the ``begin``-th
+    on (fewer at the end of the round).
+
+    >>> _rotated(np.arange(5), 3, 0, 4).tolist(), _rotated(np.arange(5), 3, 2, 9).tolist()
+    ([3, 4, 0, 1], [0, 1, 2])
+    """
+    n = len(rows)
+    first = start + begin
+    last = start + min(begin + size, n)
+    if last <= n:
+        return rows[first:last]
+    if first >= n:
+        return rows[first - n:last - n]
+    return np.concatenate([rows[first:], rows[:last - n]])
+
+
 def _config_dict(config) -> dict:
     if config is None:
         return {}
@@ -94,11 +112,16 @@ class Scheduler:
     still, so a batch never expires within a run.  A
     :class:`~kschedlab.sim.engine.Simulation` passes its virtual clock; pass
     ``time.monotonic`` for kube-scheduler's wall-clock behaviour.
+
+    ``fast_path`` (default True) lets pods of a simple shape take the fused path of
+    :mod:`kschedlab.scheduler.fast_path` (same statuses, scores and placements); False runs
+    every plugin one by one for every pod.
     """
 
     def __init__(self, cluster, config=None, *, gates: FeatureGates | dict | None = None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = None,
-                 clock: Callable[[], float] | None = None, pod_group_cycle: bool | None = None):
+                 clock: Callable[[], float] | None = None, pod_group_cycle: bool | None = None,
+                 fast_path: bool = True):
         if isinstance(gates, dict):
             gates = FeatureGates(gates)
         self.cluster = cluster
@@ -124,6 +147,9 @@ class Scheduler:
                 raise ConfigError(f"profiles[{i}].percentageOfNodesToScore: Invalid value: {pct}: "
                                   f"not in valid range [0-100]")
             self.profiles[name] = fw
+        #: profile name -> its fused fast path (None: the profile always runs plugin by plugin)
+        self.fast_paths: dict[str, FastPath | None] = {
+            name: FastPath.for_framework(fw) if fast_path else None for name, fw in self.profiles.items()}
         self.rng = random.Random(seed)
         #: gang pods go through the PodGroup scheduling cycle (default: with GenericWorkload);
         #: False keeps the pod-by-pod path with GangScheduling's Permit wait (seed section 9)
@@ -281,7 +307,12 @@ class Scheduler:
         if fw.batch is not None:  # (upstream signs the pod when it enters the queue)
             trace.batch = BatchRecord()
             signature = trace.batch.signature = fw.sign_pod(pod_info)
-        pre_res, status, log, with_nodes = fw.run_pre_filter(state, pod_info, snapshot)
+        fast = self.fast_paths.get(fw.profile.scheduler_name) if restrict is None else None
+        plan = fast.plan(pod_info, snapshot) if fast is not None and fast.fw is fw else None
+        if plan is not None:
+            pre_res, status, log, with_nodes = fast.run_pre_filter(plan, state, pod_info)
+        else:
+            pre_res, status, log, with_nodes = fw.run_pre_filter(state, pod_info, snapshot)
         trace.prefilter = log
         # upstream: Diagnosis.UnschedulablePlugins starts as the PreFilter plugins that restricted nodes
         diagnosis.unschedulable_plugins.update(with_nodes)
@@ -307,13 +338,14 @@ class Scheduler:
         if target and target in snapshot.index and (restrict is None or snapshot.index[target] in restrict):
             row = np.asarray([snapshot.index[target]])
             try:
-                outcome = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, row)
+                outcome = (fast.run_filter(plan, state, pod_info, snapshot, row) if plan is not None
+                           else fw.run_filter_with_nominated_pods(state, pod_info, snapshot, row))
             except FrameworkError:  # upstream logs the error and goes on with all nodes
                 outcome = None
             if outcome is not None and outcome.passed[0]:
                 trace.filter = outcome
                 trace.evaluated_nodes, trace.feasible_nodes = 1, 1
-                node = self._select(fw, state, pod_info, snapshot, row, trace)
+                node = self._select(fw, state, pod_info, snapshot, row, trace, plan)
                 self._store_batch(fw, signature, hint, node, None, trace)
                 return node, diagnosis
             target_failed = outcome
@@ -328,7 +360,7 @@ class Scheduler:
 
         if len(rows) == 0:  # PreFilterResult named only nodes that do not exist
             return None, diagnosis
-        feasible = self._find_nodes_that_pass_filters(fw, state, pod_info, snapshot, rows, diagnosis, trace)
+        feasible = self._find_nodes_that_pass_filters(fw, state, pod_info, snapshot, rows, diagnosis, trace, plan)
         processed = len(trace.filter.rows) if trace.filter is not None else len(feasible)
         revisited = trace.filter is not None and bool((trace.filter.rows == target_failed.rows[0]).any()) \
             if target_failed is not None else True
@@ -343,8 +375,10 @@ class Scheduler:
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all
         trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:
+            if plan is not None:  # PostFilter reads what the PreFilter plugins leave in the cycle state
+                self._complete_state(fw, state, pod_info, snapshot, trace)
             return None, diagnosis
-        node = self._select(fw, state, pod_info, snapshot, feasible, trace)
+        node = self._select(fw, state, pod_info, snapshot, feasible, trace, plan)
         if fw.batch is not None:
             others = None
             if trace.score is not None:
@@ -359,7 +393,17 @@ class Scheduler:
             fw.batch.store_schedule_results(signature, hint, node, others, self.scheduling_cycle, self.clock(),
                                             trace.batch)
 
-    def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace):
+    @staticmethod
+    def _complete_state(fw, state, pod_info, snapshot, trace: CycleTrace) -> None:
+        """After a fast cycle found no node: run the PreFilter plugins themselves, so that the
+        cycle state PostFilter reads is the one of the plugin-by-plugin path (same statuses)."""
+        state.clear()
+        state.skip_filter.clear()
+        _, _, log, _ = fw.run_pre_filter(state, pod_info, snapshot)
+        trace.prefilter = log
+
+    def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace,
+                                      plan: CyclePlan | None = None):
         """Filter nodes in order from ``next_start_node_index`` until enough fit.
 
         Nodes are filtered a chunk at a time (vectorized); the outcome is the
@@ -372,17 +416,24 @@ class Scheduler:
         if not fw.points["score"]:  # upstream numNodesToFind: nothing to score, one feasible node is enough
             to_find = min(to_find, 1)
         start = self.next_start_node_index % n if n else 0
-        ordered = np.concatenate([rows[start:], rows[:start]]) if start else rows
         trace.start_index, trace.num_to_find = start, to_find
         if not fw.filter_plugins(state):
-            return ordered[:to_find]
+            return _rotated(rows, start, 0, to_find)
         parts = []
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
+        fast = self.fast_paths.get(fw.profile.scheduler_name) if plan is not None else None
         while begin < n and found < to_find:
-            part = fw.run_filter_with_nominated_pods(state, pod_info, snapshot, ordered[begin:begin + size])
+            chunk = _rotated(rows, start, begin, size)
+            part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
+                    else fw.run_filter_with_nominated_pods(state, pod_info, snapshot, chunk))
             parts.append(part)
-            found += int(part.passed.sum())
+            passed = int(part.passed.sum())
+            if not parts[1:] and passed == len(chunk):  # the first nodes all passed
+                outcome = part.head(to_find) if len(chunk) > to_find else part
+                trace.filter = outcome
+                return outcome.rows
+            found += passed
             begin += size
             size *= 2
         outcome = FilterOutcome.concat(parts)
@@ -404,13 +455,19 @@ class Scheduler:
             diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
         return outcome.rows[passed]
 
-    def _select(self, fw, state, pod_info, snapshot, feasible: np.ndarray, trace: CycleTrace) -> str:
+    def _select(self, fw, state, pod_info, snapshot, feasible: np.ndarray, trace: CycleTrace,
+                plan: CyclePlan | None = None) -> str:
         if len(feasible) == 1:
             trace.selected = snapshot.names[int(feasible[0])]
             trace.ties = 1
             return trace.selected
-        trace.prescore = fw.run_pre_score(state, pod_info, snapshot, feasible)
-        scores = fw.run_score(state, pod_info, snapshot, feasible)
+        if plan is not None:
+            fast = self.fast_paths[fw.profile.scheduler_name]
+            trace.prescore = fast.run_pre_score(plan, state)
+            scores = fast.run_score(plan, state, pod_info, snapshot, feasible)
+        else:
+            trace.prescore = fw.run_pre_score(state, pod_info, snapshot, feasible)
+            scores = fw.run_score(state, pod_info, snapshot, feasible)
         trace.score = scores
         total = scores.total
         ties = np.flatnonzero(total == total.max())

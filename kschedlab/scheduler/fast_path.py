@@ -1,0 +1,564 @@
+"""The fused fast path: PreFilter, Filter, PreScore and Score of a profile made of in-tree plugins,
+for pods whose spec leaves most of those plugins nothing to do.
+
+Upstream's framework skips a plugin for the rest of the cycle when its PreFilter or PreScore
+answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
+resource claims, extended resources or node-feature requirements, in a cluster where no placed
+pod has inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from
+the pod's spec and a few cluster-wide facts; what is left to do for every node is arithmetic on
+the snapshot's columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable),
+the taint set (TaintToleration), the requested and allocatable cpu and memory
+(LeastAllocated-style scoring and BalancedAllocation) and the node's images (ImageLocality).
+
+:class:`FastPath` decides once per pod (kept in its ``PodInfo.cache``) whether the pod has that
+shape, checks the cluster-wide facts once per cycle, and then answers the cycle's extension points
+for all nodes at once with a handful of numpy operations. The answers are the ones the plugins
+give, to the value: the same PreFilter and PreScore statuses (and so the same skipped plugins),
+the same Filter outcome (a node the fused check does not clear is filtered again by the plugins
+themselves, so every failure keeps its plugin, code and reasons), the same raw and normalized
+scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
+opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
+Any other pod, profile or cluster takes that path (``Scheduler(fast_path=False)`` forces it).
+
+>>> from kschedlab.cluster import Cluster
+>>> from kschedlab.api.loader import load_text
+>>> from kschedlab.scheduler import Scheduler
+>>> cluster = Cluster(load_text('''
+... apiVersion: v1
+... kind: Node
+... metadata: {name: n1}
+... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+... ---
+... apiVersion: v1
+... kind: Pod
+... metadata: {name: web, namespace: default}
+... spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}
+... '''))
+>>> sched = Scheduler(cluster)
+>>> fast = sched.fast_paths["default-scheduler"]
+>>> fast.plan(cluster.pod_infos["default/web"], cluster.snapshot) is not None
+True
+>>> sched.schedule_one("default/web").node
+'n1'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from kschedlab.api.resources import CPU, MEMORY, PODS
+from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, PreFilterResult
+from kschedlab.framework.runtime import FilterOutcome, Framework, ScoreOutcome
+from kschedlab.framework.status import Code, Status
+from kschedlab.plugins.dynamic_resources import DynamicResources
+from kschedlab.plugins.image_locality import ImageLocality
+from kschedlab.plugins.inter_pod_affinity import InterPodAffinity, placed_pods_with_affinity
+from kschedlab.plugins.node_affinity import NodeAffinity
+from kschedlab.plugins.node_declared_features import NodeDeclaredFeatures
+from kschedlab.plugins.node_name import NodeName
+from kschedlab.plugins.node_ports import NodePorts
+from kschedlab.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+from kschedlab.plugins.node_resources_fit import NodeResourcesFit, is_extended_resource_name
+from kschedlab.plugins.node_unschedulable import UNSCHEDULABLE_TAINT, NodeUnschedulable
+from kschedlab.plugins.pod_topology_spread import PodTopologySpread
+from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
+from kschedlab.plugins.resource_allocation import least_allocated
+from kschedlab.plugins.taint_toleration import TaintToleration
+
+#: plugin name -> the in-tree class the fast path knows the behaviour of
+KNOWN = {cls.name: cls for cls in (
+    NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread,
+    InterPodAffinity, DynamicResources, NodeDeclaredFeatures, NodeResourcesBalancedAllocation, ImageLocality)}
+#: PreFilter answer for a pod of the fast shape: Success, or Skip (decided per pod and cycle)
+_PRE_FILTER_SUCCESS = frozenset({NodeName.name, NodeResourcesFit.name})
+_PRE_FILTER_SKIP = frozenset({NodeAffinity.name, NodePorts.name, PodTopologySpread.name, InterPodAffinity.name,
+                              DynamicResources.name, NodeDeclaredFeatures.name})
+#: Filter plugins the fused check covers (the others must have been skipped at PreFilter)
+_FILTER_FUSED = frozenset({NodeUnschedulable.name, NodeName.name, TaintToleration.name, NodeResourcesFit.name})
+#: PreScore answer: Success, Skip, or (BalancedAllocation) Skip when the pod requests none of its resources
+_PRE_SCORE_SUCCESS = frozenset({TaintToleration.name, NodeResourcesFit.name})
+_PRE_SCORE_SKIP = frozenset({NodeAffinity.name, PodTopologySpread.name, InterPodAffinity.name})
+#: Score plugins the fused scoring covers (NodeAffinity, PodTopologySpread, InterPodAffinity must be skipped)
+_SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
+                          NodeResourcesBalancedAllocation.name, ImageLocality.name})
+_NEVER = np.iinfo(np.int64).min
+
+
+@dataclass
+class PodShape:
+    """What the fast path keeps of a pod between its cycles (its spec does not change), shared by
+    the pods with the same requests and tolerations."""
+
+    #: (snapshot column or None, request) of every resource NodeResourcesFit checks
+    checked: list[tuple[str, int]]
+    #: LeastAllocated-style requests (missing cpu / memory at the scoring defaults) and real ones
+    score_requests: np.ndarray
+    balance_requests: np.ndarray
+    balance_skip: bool
+    #: tolerates node.kubernetes.io/unschedulable:NoSchedule (None: not asked yet)
+    tolerates_cordon: bool | None = None
+    #: TaintToleration per taint set: (snapshot, number of taint sets seen, passes?)
+    taint_ok: tuple | None = None
+    #: NodeResourcesFit's needs per snapshot column: (snapshot, number of columns, needs)
+    need: tuple | None = None
+    #: the kept resource scores for these requests
+    node_scores: "NodeScores | None" = None
+
+
+@dataclass
+class CyclePlan:
+    """One cycle's fast answers: the shape, the statuses each point logs, the plugins left."""
+
+    shape: PodShape
+    pre_filter_log: list
+    pre_score_log: list
+    skip_filter: frozenset
+    skip_score: frozenset
+    filter_names: list[str]
+    score_plugins: list
+    score_names: tuple[str, ...]
+
+
+class FastPath:
+    """The fused path of one :class:`~kschedlab.framework.runtime.Framework`; build it with
+    :meth:`for_framework` (None when the profile has a plugin, an extension point or args this
+    path does not model)."""
+
+    def __init__(self, fw: Framework):
+        self.fw = fw
+        self.key = ("fast_path", id(self))
+        self.plugins = fw.plugins
+        self.fit: NodeResourcesFit | None = fw.plugins.get(NodeResourcesFit.name)
+        self.balanced: NodeResourcesBalancedAllocation | None = fw.plugins.get(NodeResourcesBalancedAllocation.name)
+        self.taints: TaintToleration | None = fw.plugins.get(TaintToleration.name)
+        self.pre_filter = [p.name for p in fw.points["preFilter"]]
+        self.pre_score = [p.name for p in fw.points["preScore"]]
+        self.filter = [p.name for p in fw.points["filter"]]
+        self.score = [p.name for p in fw.points["score"]]
+        #: the scoring resources are cpu and memory for both resource plugins (the defaults)
+        self.default_resources = all(
+            p is None or p.scorer.names == [CPU, MEMORY] for p in (self.fit, self.balanced))
+        self._plans: dict[tuple, CyclePlan] = {}
+        #: the resource scores are LeastAllocated over cpu and memory and BalancedAllocation (kept per node)
+        self.kept_scores = self.default_resources and (
+            self.fit is None or self.fit.scorer.scorer is least_allocated)
+        self._node_scores: dict[tuple, NodeScores] = {}
+        #: the shapes of the pods seen (see :meth:`_shape`)
+        self._shapes: dict[tuple, PodShape] = {}
+        pts = fw.plugins.get(PodTopologySpread.name)
+        #: default spread constraints with matchLabelKeys (their selector depends on the pod's labels)
+        self._pts_label_keys = pts is not None and any(c.match_label_keys for c in pts.default_constraints)
+
+    @classmethod
+    def for_framework(cls, fw: Framework) -> "FastPath | None":
+        """The fast path of ``fw``, or None when its profile is outside what the path models."""
+        for point in ("preFilter", "filter", "preScore", "score"):
+            for plugin in fw.points[point]:
+                if type(plugin) is not KNOWN.get(plugin.name):
+                    return None
+        names = {point: {p.name for p in fw.points[point]} for point in ("preFilter", "filter", "preScore", "score")}
+        # a plugin skipped by its PreFilter / PreScore must run that point to be skipped
+        if not (names["filter"] - _FILTER_FUSED) <= (names["preFilter"] & _PRE_FILTER_SKIP):
+            return None
+        if not (names["score"] - _SCORE_FUSED) <= (names["preScore"] & _PRE_SCORE_SKIP):
+            return None
+        na = fw.plugins.get(NodeAffinity.name)
+        if na is not None and (na.added_required is not None or na.added_preferred):
+            return None
+        return cls(fw)
+
+    # -- eligibility -------------------------------------------------------------------------
+    def _shape(self, pod_info) -> PodShape | None:
+        """The pod's shape, or None when some plugin may have work to do for it."""
+        spec = pod_info.pod.spec
+        if spec.node_name or spec.node_selector or spec.topology_spread_constraints or pod_info.ports:
+            return None
+        aff = spec.affinity
+        if aff is not None and (aff.node_affinity is not None or aff.pod_affinity is not None
+                                or aff.pod_anti_affinity is not None):
+            return None
+        if spec.resource_claims:
+            return None
+        requests = pod_info.requests
+        if any(is_extended_resource_name(name) for name in requests):
+            return None  # may be served by a DeviceClass (DRAExtendedResource) or ignored by args
+        ndf = self.plugins.get(NodeDeclaredFeatures.name)
+        if ndf is not None and ndf.enabled and NodeDeclaredFeatures.name in self.pre_filter:
+            try:
+                if not ndf.required_features(pod_info.pod).is_empty():
+                    return None
+            except ValueError:
+                return None
+        checked = tuple((name, requests[name]) for name in self.fit.checked_resources(pod_info)) \
+            if self.fit is not None else ()
+        score_req = balance_req = (0, 0)
+        balance_skip = False
+        if self.fit is not None and self.default_resources:
+            score_req = tuple(self.fit.scorer.requests_of(pod_info))
+        if self.balanced is not None:
+            reqs = self.balanced.scorer.requests_of(pod_info)
+            balance_skip = not any(reqs)
+            if self.default_resources:
+                balance_req = tuple(reqs)
+        tolerations = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in spec.tolerations)
+        # pods alike in all of this (copies of one template) share one shape and its kept answers
+        key = (checked, score_req, balance_req, balance_skip, tolerations)
+        shape = self._shapes.get(key)
+        if shape is None:
+            if len(self._shapes) >= 1024:
+                self._shapes.clear()
+            shape = self._shapes[key] = PodShape(list(checked), np.asarray(score_req, np.int64),
+                                                 np.asarray(balance_req, np.int64), balance_skip)
+        return shape
+
+    def plan(self, pod_info, snapshot) -> CyclePlan | None:
+        """This cycle's plan for ``pod_info``, or None when the pod must take the plugin-by-plugin path."""
+        cache = pod_info.cache
+        shape = cache.get(self.key, False)
+        if shape is False:
+            shape = cache[self.key] = self._shape(pod_info)
+        if shape is None:
+            return None
+        pod = pod_info.pod
+        if pod.status is not None and pod.status.nominated_node_name:
+            return None
+        if self.fw.handle.nominated_pods_by_node():
+            return None
+        plugins = self.plugins
+        ipa = plugins.get(InterPodAffinity.name)
+        if ipa is not None:
+            if InterPodAffinity.name in self.pre_filter and placed_pods_with_affinity(snapshot, required_anti=True):
+                return None
+            if (InterPodAffinity.name in self.pre_score and not ipa.args.ignore_preferred_terms_of_existing_pods
+                    and placed_pods_with_affinity(snapshot)):
+                return None
+        pts = plugins.get(PodTopologySpread.name)
+        if pts is not None and not self._no_default_selector(pod):
+            try:
+                if PodTopologySpread.name in self.pre_filter and pts.get_constraints(pod, DO_NOT_SCHEDULE):
+                    return None
+                if PodTopologySpread.name in self.pre_score and pts.get_constraints(pod, SCHEDULE_ANYWAY):
+                    return None
+            except ValueError:
+                return None
+        key = (shape.balance_skip,)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._plans[key] = self._cycle_plan(shape.balance_skip)
+        return CyclePlan(shape, *found)
+
+    def _no_default_selector(self, pod) -> bool:
+        """PodTopologySpread's default constraints select nothing for ``pod`` (so its PreFilter and
+        PreScore Skip): no Service exists and no controller owns the pod, whatever the defaults."""
+        if self._pts_label_keys:
+            return False
+        cluster = self.fw.handle.cluster
+        return cluster is not None and not cluster.objects.get("Service") and pod.metadata.controller_ref() is None
+
+    def _cycle_plan(self, balance_skip: bool) -> tuple:
+        """The parts of a plan shared by every pod with the same answers."""
+        pre_filter_log = []
+        skip_filter = set()
+        for name in self.pre_filter:
+            if name in _PRE_FILTER_SUCCESS:
+                pre_filter_log.append((name, Status().with_plugin(name)))
+            else:
+                pre_filter_log.append((name, Status.skip(name)))
+                skip_filter.add(name)
+        pre_score_log = []
+        skip_score = set()
+        for name in self.pre_score:
+            skip = name in _PRE_SCORE_SKIP or (name == NodeResourcesBalancedAllocation.name and balance_skip)
+            pre_score_log.append((name, Status.skip(name) if skip else Status().with_plugin(name)))
+            if skip:
+                skip_score.add(name)
+        filter_names = [n for n in self.filter if n not in skip_filter]
+        score_plugins = [p for p in self.fw.points["score"] if p.name not in skip_score]
+        return (pre_filter_log, pre_score_log, frozenset(skip_filter), frozenset(skip_score), filter_names,
+                score_plugins, tuple(p.name for p in score_plugins))
+
+    # -- PreFilter ---------------------------------------------------------------------------
+    def run_pre_filter(self, plan: CyclePlan, state, pod_info):
+        """As :meth:`Framework.run_pre_filter` returns for this pod: all nodes, Success, the log."""
+        state.skip_filter.update(plan.skip_filter)
+        if NodeResourcesFit.name in self.pre_filter:
+            state[NodeResourcesFit.name] = pod_info.requests
+        return PreFilterResult(), Status(), list(plan.pre_filter_log), []
+
+    # -- Filter ------------------------------------------------------------------------------
+    def _need(self, shape: PodShape, snapshot) -> np.ndarray | None:
+        """Per snapshot column the least free capacity a node needs (None: some resource has no column)."""
+        found = shape.need
+        if found is not None and found[0] is snapshot and found[1] == len(snapshot.resources):
+            return found[2]
+        need = np.full(len(snapshot.resources), _NEVER, np.int64)
+        need[snapshot.res_index[PODS]] = 1
+        for name, value in shape.checked:
+            col = snapshot.res_index.get(name)
+            if col is None:
+                return None
+            need[col] = value
+        shape.need = (snapshot, len(snapshot.resources), need)
+        return need
+
+    def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
+        found = shape.taint_ok
+        if found is not None and found[0] is snapshot and found[1] == len(snapshot.taint_sets):
+            return found[2]
+        tolerations = pod_info.pod.spec.tolerations
+        ok = np.fromiter((self.taints._group_status(t, tolerations).is_success() for t in snapshot.taint_sets),
+                         bool, len(snapshot.taint_sets))
+        shape.taint_ok = (snapshot, len(snapshot.taint_sets), ok)
+        return ok
+
+    def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray) -> np.ndarray | None:
+        """Nodes of ``rows`` every Filter plugin passes, by the fused check (None: all of them)."""
+        shape = plan.shape
+        ok = None
+        names = plan.filter_names
+        if NodeResourcesFit.name in names:
+            need = self._need(shape, snapshot)
+            if need is None:
+                return np.zeros(len(rows), bool)
+            ok = (snapshot.free.take(rows, axis=1) >= need[:, None]).all(axis=0)
+        if TaintToleration.name in names and len(snapshot.taint_sets) > 1:
+            passes = self._taint_ok(shape, pod_info, snapshot)[snapshot.taint_group.take(rows)]
+            ok = passes if ok is None else ok & passes
+        if NodeUnschedulable.name in names and snapshot.cordoned:
+            if shape.tolerates_cordon is None:
+                from kschedlab.api.tolerations import tolerations_tolerate_taint
+
+                shape.tolerates_cordon = tolerations_tolerate_taint(pod_info.pod.spec.tolerations,
+                                                                    UNSCHEDULABLE_TAINT)
+            if not shape.tolerates_cordon:
+                free = ~snapshot.unschedulable.take(rows)
+                ok = free if ok is None else ok & free
+        if ok is None or ok.all():
+            return None
+        return ok
+
+    def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
+        """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
+        the fused check clears the nodes that pass; the plugins filter the others."""
+        n = len(rows)
+        ok = self.passing(plan, pod_info, snapshot, rows)
+        if ok is None:
+            return FilterOutcome(rows, *_all_passed(n), [], plan.filter_names)
+        fail_plugin = np.full(n, -1, np.int16)
+        fail_code = np.zeros(n, np.int8)
+        fail_reason = np.full(n, -1, np.int32)
+        doubtful = np.flatnonzero(~ok)
+        checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
+        fail_plugin[doubtful] = checked.fail_plugin
+        fail_code[doubtful] = checked.fail_code
+        fail_reason[doubtful] = checked.fail_reason
+        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, checked.reasons, plan.filter_names)
+
+    # -- PreScore / Score --------------------------------------------------------------------
+    def _kept_scores(self, shape: PodShape, snapshot, rows: np.ndarray) -> np.ndarray | None:
+        """LeastAllocated and BalancedAllocation raw scores of ``rows`` for this pod's requests
+        (2 x rows), from :class:`NodeScores` (None: some node lacks cpu or memory allocatable)."""
+        kept = shape.node_scores
+        if kept is not None and kept.snapshot is snapshot:
+            scores = kept.take(rows)
+            return None if scores[0].min() < 0 else scores
+        key = (shape.score_requests.tobytes(), shape.balance_requests.tobytes())
+        kept = self._node_scores.get(key)
+        if kept is None or kept.snapshot is not snapshot:
+            if len(self._node_scores) >= 16:
+                self._node_scores.pop(next(iter(self._node_scores)))
+            weights = self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
+            kept = self._node_scores[key] = NodeScores(snapshot, shape.score_requests, shape.balance_requests,
+                                                       weights)
+        shape.node_scores = kept
+        scores = kept.take(rows)
+        if scores[0].min() < 0:
+            return None
+        return scores
+
+
+    def run_pre_score(self, plan: CyclePlan, state) -> list:
+        """As :meth:`Framework.run_pre_score` logs for this pod."""
+        state.skip_score.update(plan.skip_score)
+        return list(plan.pre_score_log)
+
+    def run_score(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> ScoreOutcome:
+        """:meth:`Framework.run_score` for this pod: raw scores, NormalizeScore, range check."""
+        shape = plan.shape
+        n = len(rows)
+        plugins = plan.score_plugins
+        raw = np.zeros((len(plugins), n), np.int64)
+        alloc = kept = None
+        if self.kept_scores:
+            kept = self._kept_scores(shape, snapshot, rows)
+        elif self.default_resources and (self.fit is not None or self.balanced is not None):
+            alloc = snapshot.allocatable[:2].take(rows, axis=1)  # cpu, memory
+            if np.count_nonzero(alloc) != alloc.size:
+                alloc = None  # some node lacks one: the plugins' own matrices leave it out
+        reverse_taints = None
+        for i, plugin in enumerate(plugins):
+            name = plugin.name
+            if name == NodeResourcesFit.name and kept is not None:
+                raw[i] = kept[0]
+            elif name == NodeResourcesBalancedAllocation.name and kept is not None:
+                raw[i] = kept[1]
+            elif name == NodeResourcesFit.name and alloc is not None:
+                scorer = plugin.scorer
+                used = snapshot.non_zero.take(rows, axis=1)
+                raw[i] = scorer.scorer(used + shape.score_requests[:, None], used, alloc, scorer.weights)
+            elif name == NodeResourcesBalancedAllocation.name and alloc is not None:
+                raw[i] = _balanced_allocation(snapshot.requested[:2].take(rows, axis=1), shape.balance_requests,
+                                              alloc)
+            elif name == DynamicResources.name:
+                continue  # no claim: 0 everywhere, and 0 after its normalization
+            elif name == TaintToleration.name and len(snapshot.taint_sets) == 1:
+                reverse_taints = i  # no taint anywhere: 0 everywhere, MAX_NODE_SCORE after normalizing
+            elif name == ImageLocality.name and not snapshot.image_nodes:
+                continue
+            else:
+                raw[i] = plugin.score_nodes(state, pod_info, snapshot, rows)
+        normalized = raw.copy()
+        for i, plugin in enumerate(plugins):
+            if i == reverse_taints:
+                normalized[i] = MAX_NODE_SCORE
+            elif plugin.name == TaintToleration.name:
+                plugin.normalize_score(state, pod_info, normalized[i])
+        if n and len(plugins) and (normalized.max() > MAX_NODE_SCORE or normalized.min() < MIN_NODE_SCORE):
+            return self.fw.run_score(state, pod_info, snapshot, rows)  # the plugins report it
+        names = plan.score_names
+        weights = self.fw._weight_vectors.get(names)
+        if weights is None:
+            weights = self.fw._weight_vectors[names] = np.asarray([self.fw.weights[n] for n in names], np.int64)
+        out = ScoreOutcome(rows, list(names), weights, raw, normalized)
+        out.total = weights @ normalized if len(names) else np.zeros(n, np.int64)
+        return out
+
+
+class NodeScores:
+    """Per node, the LeastAllocated (cpu and memory, the plugin's weights) and BalancedAllocation
+    raw scores of one pod request, kept until the node changes (``Snapshot.row_version``).
+
+    Between two pods of the same request few nodes change (the one the last pod went to), so the
+    scores of the others are read back; a changed node is scored again with the same integer and
+    float arithmetic as the plugins (IEEE doubles either way). LeastAllocated is -1 where the node
+    has no cpu or no memory allocatable (the plugins then leave the resource out: not kept here).
+
+    >>> from kschedlab.cluster import Snapshot
+    >>> from kschedlab.api.core import Node
+    >>> snap = Snapshot()
+    >>> _ = snap.add_node(Node.model_validate({"metadata": {"name": "n"},
+    ...     "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}))
+    >>> want = np.array([1000, 2 << 30])
+    >>> NodeScores(snap, want, want, np.array([1, 1])).take(np.array([0])).tolist()
+    [[75], [75]]
+    """
+
+    #: more changed nodes than this are scored with array operations, fewer one by one
+    VECTOR_FROM = 8
+
+    def __init__(self, snapshot, score_requests: np.ndarray, balance_requests: np.ndarray, weights: np.ndarray):
+        self.snapshot = snapshot
+        self.score_requests = score_requests
+        self.balance_requests = balance_requests
+        self.weights = weights
+        self.weight_list = [int(w) for w in weights]
+        self.scores = np.zeros((2, 0), np.int64)
+        self.version = np.zeros(0, np.int64)
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """The two scores of ``rows`` (2 x rows), scoring again the nodes changed since last read."""
+        snap = self.snapshot
+        if len(self.version) != len(snap.row_version):
+            grown = len(snap.row_version) - len(self.version)
+            self.version = np.concatenate([self.version, np.full(grown, -1, np.int64)])
+            self.scores = np.concatenate([self.scores, np.zeros((2, grown), np.int64)], axis=1)
+        current = snap.row_version.take(rows)
+        stale = np.flatnonzero(self.version.take(rows) != current)
+        if len(stale):
+            changed = rows[stale]
+            if len(changed) >= self.VECTOR_FROM:
+                self.scores[:, changed] = self._score_many(changed)
+            else:
+                for row in changed.tolist():
+                    self.scores[0, row], self.scores[1, row] = self._score_one(row)
+            self.version[changed] = current[stale]
+        return self.scores.take(rows, axis=1)
+
+    def _score_many(self, rows: np.ndarray) -> np.ndarray:
+        snap = self.snapshot
+        alloc = snap.allocatable[:2].take(rows, axis=1)
+        lacking = (alloc == 0).any(axis=0)
+        alloc = np.where(alloc == 0, 1, alloc)
+        least = _least_allocated(snap.non_zero.take(rows, axis=1) + self.score_requests[:, None], alloc,
+                                 self.weights)
+        balanced = _balanced_allocation(snap.requested[:2].take(rows, axis=1), self.balance_requests, alloc)
+        least[lacking] = -1
+        balanced[lacking] = 0
+        return np.stack((least, balanced))
+
+    def _score_one(self, row: int) -> tuple[int, int]:
+        snap = self.snapshot
+        a0, a1 = int(snap.allocatable[0, row]), int(snap.allocatable[1, row])
+        if a0 == 0 or a1 == 0:
+            return -1, 0
+        r0 = int(snap.non_zero[0, row]) + int(self.score_requests[0])
+        r1 = int(snap.non_zero[1, row]) + int(self.score_requests[1])
+        s0 = 0 if r0 > a0 else (a0 - r0) * MAX_NODE_SCORE // a0
+        s1 = 0 if r1 > a1 else (a1 - r1) * MAX_NODE_SCORE // a1
+        w0, w1 = self.weight_list
+        least = (s0 * w0 + s1 * w1) // (w0 + w1) if w0 + w1 > 0 else 0
+        u0, u1 = int(snap.requested[0, row]), int(snap.requested[1, row])
+        b0, b1 = int(self.balance_requests[0]), int(self.balance_requests[1])
+        diff = MAX_NODE_SCORE // 2 + _balance(u0 + b0, u1 + b1, a0, a1) - _balance(u0, u1, a0, a1)
+        half = abs(diff) // 2
+        return least, MAX_NODE_SCORE // 2 + (half if diff >= 0 else -half)
+
+
+def _balance(r0: int, r1: int, a0: int, a1: int) -> int:
+    """:func:`~kschedlab.plugins.resource_allocation.balance` of one node with two resources."""
+    f0 = min(float(r0) / float(a0), 1.0)
+    f1 = min(float(r1) / float(a1), 1.0)
+    return math.trunc((1 - abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE))
+
+
+#: node count -> read-only Filter outcome arrays of nodes that all passed
+_PASSED: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _all_passed(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fail_plugin, fail_code, fail_reason) of ``n`` nodes that passed: shared, read-only."""
+    found = _PASSED.get(n)
+    if found is None:
+        found = (np.full(n, -1, np.int16), np.zeros(n, np.int8), np.full(n, -1, np.int32))
+        for array in found:
+            array.flags.writeable = False
+        if len(_PASSED) > 64:
+            _PASSED.clear()
+        _PASSED[n] = found
+    return found
+
+
+def _balanced_allocation(used: np.ndarray, want: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+    """:func:`~kschedlab.plugins.resource_allocation.balanced_allocation` for cpu and memory when
+    every node has both (the fractions with and without the pod computed together)."""
+    both = np.stack((used + want[:, None], used))
+    frac = np.minimum(both / allocatable, 1.0)
+    std = np.abs((frac[:, 0] - frac[:, 1]) / 2)
+    balance = np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    half = MAX_NODE_SCORE // 2
+    diff = half + balance[0] - balance[1]
+    return half + np.sign(diff) * (np.abs(diff) // 2)
+
+
+def _least_allocated(requested: np.ndarray, allocatable: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """:func:`~kschedlab.plugins.resource_allocation.least_allocated` when every node has every
+    resource (no capacity is 0)."""
+    score = (allocatable - requested) * MAX_NODE_SCORE // allocatable
+    score[requested > allocatable] = 0
+    weight_sum = int(weights.sum())
+    if weight_sum <= 0:
+        return np.zeros(requested.shape[1], np.int64)
+    return (weights @ score) // weight_sum

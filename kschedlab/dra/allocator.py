@@ -43,7 +43,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+import numpy as np
+
 from kschedlab.dra.allocator_cache import AllocatorCache
+from kschedlab.dra.device_index import DeviceIndex, combined_match
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str, read_claim,
@@ -53,7 +56,10 @@ from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates
 from kschedlab.dra.trace import AllocationTrace
 
 __all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "DRAFeatures", "AllocatedState", "Allocator", "AllocationError",
-           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES"]
+           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES", "UNDECIDED"]
+
+#: :meth:`Allocator.screen`'s answer for a node only the search can answer
+UNDECIDED = object()
 
 #: ``resourceapi.AllocationResultsMaxSize``: devices in one claim's allocation
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -268,6 +274,12 @@ class Allocator:
         #: known without searching (see :meth:`allocate`)
         self._plans: dict[tuple[int, ...], int] = {}
         self._plan_claims: list[list[Claim]] = []
+        #: claims (by the ids of the Claim objects, kept in ``_screen_claims``) -> what
+        #: :meth:`screen` needs of them (``_ScreenPlan``), None when it cannot answer for them
+        self._screens: dict[tuple[int, ...], _ScreenPlan | None] = {}
+        self._screen_claims: list[list[Claim]] = []
+        #: the device arrays when there is no cache (built on first use)
+        self._index: DeviceIndex | None = None
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
@@ -405,6 +417,138 @@ class Allocator:
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
         return self._allocate(node, claims, None, deferred=True)
 
+    def screen(self, nodes: list[Any], claims: list[Any]) -> list[Any]:
+        """Answer :meth:`allocate_deferred` for many nodes at once where that needs no search, and
+        :data:`UNDECIDED` for the others (the caller runs :meth:`allocate_deferred` there). Per
+        node: a function building the allocation, None (nothing fits) or a
+        :class:`FailedAllocationOnNode` to raise; the ``allocate_one`` statistics count what the
+        search would have made.
+
+        Answered only for one claim with one ``ExactCount`` request (no admin access, capacity
+        or constraints) that prepares without error, and no shared allocations: the search then
+        walks the node's devices in order and takes the first ``count`` free devices its
+        selectors match, without backtracking unless fewer are there. A node is answered when
+        every free device before the last one taken (or, when too few fit, every free device)
+        is *simple* (:func:`~kschedlab.dra.device_index.simple_device`) with its selector
+        results already known; the building function runs the search on that node.
+
+        >>> slices = [{"metadata": {"name": n}, "spec": {"driver": "d", "nodeName": n,
+        ...     "pool": {"name": n, "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}
+        ...     for n in ("n1", "n2")]
+        >>> claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "r",
+        ...     "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1}}]}}})
+        >>> a = Allocator(None, AllocatedState({("d", "n2", "a")}), [{"metadata": {"name": "x"}}], slices)
+        >>> n1, n2 = {"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}
+        >>> found = a.screen([n1, n2], [claim])
+        >>> found[0]()[0]["devices"]["results"][0]["device"], found[1], a.stats["allocate_one"]
+        ('a', None, 5)
+        """
+        nodes = [as_dict(n) for n in nodes]
+        claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        plan = self._screen_plan(claims)
+        if plan is None or not nodes or self.allocated.aggregated_capacity:
+            return [UNDECIDED] * len(nodes)
+        index = self._device_index()
+        index.set_allocated(self.allocated.allocated_devices)
+        pools_of: list[list[Pool] | None] = []
+        lists: list[np.ndarray] = []
+        invalid = np.zeros(len(nodes), dtype=bool)
+        for k, node in enumerate(nodes):
+            try:
+                pools = self.pools_for(node)
+                positions, invalid[k] = index.node_positions(pools)
+            except (AllocationError, KeyError):  # the search raises (or gathers elsewhere): let it
+                pools, positions = None, np.zeros(0, dtype=np.int64)
+            pools_of.append(pools)
+            lists.append(positions)
+        lengths = np.array([len(p) for p in lists], dtype=np.int64)
+        flat = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
+        match = index.matches(plan.key, plan.combine, flat[~index.allocated[flat]])
+        free = ~index.allocated[flat]
+        pick = free & index.simple[flat] & (match[flat] == 1)
+        stop = free & ~(index.simple[flat] & (match[flat] >= 0))
+        # per node: devices taken before the first device only the search can judge, and those
+        segment = np.repeat(np.arange(len(nodes)), lengths)
+        stops_before = np.cumsum(stop) - stop
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        base = stops_before[starts[lengths > 0]] if len(flat) else np.zeros(0, dtype=np.int64)
+        clean = np.zeros(len(flat), dtype=bool)
+        if len(flat):
+            first = np.zeros(len(nodes), dtype=np.int64)
+            first[lengths > 0] = base
+            clean = stops_before == first[segment]
+        taken = np.bincount(segment[pick & clean], minlength=len(nodes))
+        stops = np.bincount(segment[stop], minlength=len(nodes))
+        count = plan.count
+        out: list[Any] = []
+        calls = 0
+        for k, node in enumerate(nodes):
+            pools = pools_of[k]
+            if pools is None:
+                out.append(UNDECIDED)
+            elif taken[k] >= count:
+                calls += count + 3
+                out.append(self._screened_builder(node, claims, pools))
+            elif stops[k] == 0:
+                calls += 1 << int(taken[k])  # every subset of the devices taken, in increasing order
+                out.append(FailedAllocationOnNode("invalid resource pools were encountered") if invalid[k] else None)
+            else:
+                out.append(UNDECIDED)
+        self.stats["allocate_one"] += calls
+        return out
+
+    def _screened_builder(self, node: dict, claims: list[Claim], pools: list[Pool]) -> Callable[[], list[dict]]:
+        """Builds the allocation :meth:`screen` found for ``node`` by running the search there
+        (counted by :meth:`screen` already)."""
+        def build() -> list[dict]:
+            calls = self.stats["allocate_one"]
+            try:
+                results = _Run(self, node, claims, None).run(pools)
+            finally:
+                self.stats["allocate_one"] = calls
+            if results is None:  # the allocated state was changed in place since screening
+                raise AllocationError("the allocated devices changed since the node was screened")
+            return results
+
+        return build
+
+    def _device_index(self) -> DeviceIndex:
+        cache = self._cache
+        if cache is not None and cache.current(self._cache_token):
+            return cache.device_index(self._cache_token)
+        if self._index is None:
+            self._index = DeviceIndex(self.slices)
+        return self._index
+
+    def _screen_plan(self, claims: list[Claim]) -> "_ScreenPlan | None":
+        """What :meth:`screen` needs of ``claims`` (None when it cannot answer for them), worked
+        out once per claim list."""
+        key = tuple(map(id, claims))
+        if key in self._screens:
+            return self._screens[key]
+        plan = None
+        if len(claims) == 1 and len(claims[0].requests) == 1 and not claims[0].constraints:
+            _name, is_list, alternatives = claims[0].requests[0]
+            req = alternatives[0]
+            if (not is_list and req.mode == "ExactCount" and 1 <= req.count <= ALLOCATION_RESULTS_MAX_SIZE
+                    and not req.admin_access and not req.has_capacity):
+                run = _Run(self, {}, claims, None)
+                try:
+                    run._prepare_claim(0, claims[0])
+                except AllocationError:  # the search raises it on every node
+                    run = None
+                if run is not None:
+                    self._engine()
+                    cls = run.request_data[(0, 0, 0)].cls or {}
+                    class_sels = (cls.get("spec") or {}).get("selectors") or []
+                    class_key = (self._compile_fn, _expressions(class_sels)) if class_sels else None
+                    request_key = (self._compile_fn, _expressions(req.selectors)) if req.selectors else None
+                    plan = _ScreenPlan(count=req.count, key=(class_key, request_key),
+                                       combine=combined_match(class_key, request_key))
+        self._screens[key] = plan
+        self._screen_claims.append(claims)
+        return plan
+
     def _nothing_free(self, pools: list[Pool]) -> tuple[bool, bool]:
         """(No device of the node's complete, valid pools is free, some pool is invalid). With
         nothing free the search would try each device of the first request, find it in use and
@@ -423,6 +567,16 @@ class Allocator:
                     if d.id not in allocated:
                         return False, invalid
         return True, invalid
+
+
+@dataclass(frozen=True)
+class _ScreenPlan:
+    """:meth:`Allocator.screen`'s view of a claim list: devices to take, the key of the match
+    array (class and request selector keys) and how to read a device's kept results."""
+
+    count: int
+    key: tuple
+    combine: Callable[[Device], int]
 
 
 class _Run:

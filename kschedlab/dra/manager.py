@@ -99,6 +99,8 @@ class DRAManager:
         self._exclusive: _ExclusiveDevices | None = None
         #: the pools per node kept for the next pod's allocator (``AllocatorCache``)
         self.allocator_cache = AllocatorCache()
+        #: the stored claims by the UID of their controlling owner (see :meth:`claims_controlled_by`)
+        self._owners: _ControllerIndex | None = None
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -113,6 +115,17 @@ class DRAManager:
     def list_claims(self) -> list[dict]:
         """Every claim as a dict, in the cluster's order."""
         return [as_dict(o) for o in self.claim_objects().values()]
+
+    def claims_controlled_by(self, uid: str) -> list:
+        """The stored claim objects whose controller owner reference has ``uid``, in the cluster's
+        order (upstream's ResourceClaim controller keeps such an index by owner). The index is
+        kept between calls and follows the stored claims by identity: objects replaced in place
+        or added at the end are read again, anything else rebuilds it."""
+        objs = list(self.claim_objects().values())
+        index = self._owners
+        if index is None or not index.update(objs):
+            index = self._owners = _ControllerIndex(objs)
+        return index.lookup(uid)
 
     def has_pending_allocation(self, claim: dict) -> bool:
         """``ClaimHasPendingAllocation``: the claim's allocation was assumed and not written yet."""
@@ -405,3 +418,63 @@ class _ExclusiveDevices:
             for dev, _, _ in found:
                 devices.add(dev)
         return devices
+
+
+def controller_uids(obj) -> tuple[str, ...]:
+    """The UIDs of the controller owner references of a stored object (dict or model; one at
+    most when valid).
+
+    >>> controller_uids({"metadata": {"ownerReferences": [{"uid": "a"}, {"uid": "b", "controller": True}]}})
+    ('b',)
+    """
+    if isinstance(obj, dict):
+        refs = ((r.get("controller"), r.get("uid")) for r in (obj.get("metadata") or {}).get("ownerReferences") or [])
+    else:
+        refs = ((r.controller, r.uid) for r in obj.metadata.owner_references)
+    return tuple(uid or "" for controller, uid in refs if controller)
+
+
+class _ControllerIndex:
+    """Stored claims by their controller's UID, following the stored objects by identity."""
+
+    __slots__ = ("objects", "owners", "by_uid")
+
+    def __init__(self, objects: list) -> None:
+        self.objects: list = []
+        self.owners: list[tuple[str, ...]] = []
+        self.by_uid: dict[str, list[int]] = {}
+        self._append(objects)
+
+    def _append(self, objects: list) -> None:
+        for obj in objects:
+            uids = controller_uids(obj)
+            for uid in uids:
+                self.by_uid.setdefault(uid, []).append(len(self.objects))
+            self.objects.append(obj)
+            self.owners.append(uids)
+
+    def update(self, objects: list) -> bool:
+        """Take replaced and added objects into account; False when some object was removed
+        (positions moved: the caller rebuilds)."""
+        old = self.objects
+        n = len(old)
+        if len(objects) < n:
+            return False
+        for i in itertools.compress(range(n), map(operator.is_not, old, objects[:n] if len(objects) > n
+                                                                           else objects)):
+            uids = controller_uids(objects[i])
+            if uids != self.owners[i]:
+                for uid in self.owners[i]:
+                    self.by_uid[uid].remove(i)
+                for uid in uids:
+                    positions = self.by_uid.setdefault(uid, [])
+                    positions.append(i)
+                    positions.sort()
+                self.owners[i] = uids
+            old[i] = objects[i]
+        self._append(objects[n:])
+        return True
+
+    def lookup(self, uid: str) -> list:
+        """The objects controlled by ``uid``."""
+        return [self.objects[i] for i in dict.fromkeys(self.by_uid.get(uid, ()))]

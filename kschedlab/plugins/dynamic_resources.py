@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from kschedlab.api.resources import pod_requests
-from kschedlab.dra.allocator import AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode
+from kschedlab.dra.allocator import UNDECIDED, AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode
 from kschedlab.dra.devices import as_dict, read_claim
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
@@ -354,6 +354,8 @@ class DynamicResources(Plugin):
         self.enabled = self.gates.enabled("DynamicResourceAllocation")
         self.features = DRAFeatures.from_gates(self.gates)
         self._rng = random.Random(0)
+        #: row -> (Node object, its labels as read, the node as the allocator takes it), across cycles
+        self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -495,15 +497,66 @@ class DynamicResources(Plugin):
 
     # -- Filter ------------------------------------------------------------------------------------
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
-        """Filter each node in ``rows`` (the allocator runs per node)."""
+        """Filter each node in ``rows`` (the allocator runs per node; where its answer needs no
+        search, ``Allocator.screen`` gives it for all the rows at once)."""
+        s = self._state(state) if self.enabled else None
+        if s is not None and s.allocator is not None and len(rows) > 1:
+            statuses = self._screen(s, state, pod_info, snapshot, rows)
+            if statuses is not None:
+                return Verdicts.from_statuses(statuses)
         return Verdicts.from_statuses(self._filter_row(state, pod_info, snapshot, int(r)) for r in rows)
+
+    def _screen(self, s: DRAState, state, pod_info, snapshot, rows: np.ndarray) -> list[Status] | None:
+        """Filter ``rows`` with ``Allocator.screen`` when the pod's claims are all still to be
+        allocated (so the per-node checks of allocated claims have nothing to do) and there is
+        no extended-resource claim or admin-access refusal; the rows it cannot answer go through
+        :meth:`_filter_row`. None when it does not apply."""
+        if s.empty() or s.extended_index is not None:
+            return None
+        plan = s.filter_plan
+        if plan is None:
+            plan = s.filter_plan = self._filter_plan(s)
+        if len(plan.to_allocate) != len(s.claims) or plan.admin_refusal is not None:
+            return None
+        claims = []
+        for i, claim in plan.to_allocate:
+            parsed = plan.parsed.get(i)
+            if parsed is None:
+                parsed = plan.parsed[i] = read_claim(claim)
+            claims.append(parsed)
+        rows_list = rows.tolist()
+        nodes = [self._node_dict(s, snapshot, row) for row in rows_list]
+        answers = s.allocator.screen(nodes, claims)
+        names = snapshot.names
+        out = []
+        for row, answer in zip(rows_list, answers):
+            if answer is UNDECIDED:
+                out.append(self._filter_row(state, pod_info, snapshot, row))
+            elif answer is None:
+                out.append(Status.unresolvable(ERR_CANNOT_ALLOCATE))
+            elif isinstance(answer, FailedAllocationOnNode):
+                out.append(Status.unresolvable(str(answer)))
+            else:
+                s.node_allocations[names[row]] = NodeAllocation(answer, None, [])
+                out.append(Status())
+        return out
 
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:
         node = s.node_dicts.get(row)
         if node is None:
-            # node selection (slices, devices, allocations) reads only the name and the labels
-            meta = snapshot.nodes[row].metadata
-            node = s.node_dicts[row] = {"metadata": {"name": meta.name, "labels": dict(meta.labels or {})}}
+            # node selection (slices, devices, allocations) reads only the name and the labels;
+            # the same node (object, name and labels) gives the same dict from one cycle to the next
+            obj = snapshot.nodes[row]
+            meta = obj.metadata
+            labels = meta.labels or {}
+            kept = self._node_dicts.get(row)
+            if kept is not None and kept[0] is obj and kept[2]["metadata"]["name"] == meta.name \
+                    and kept[1] == labels:
+                node = kept[2]
+            else:
+                node = {"metadata": {"name": meta.name, "labels": dict(labels)}}
+                self._node_dicts[row] = (obj, dict(labels), node)
+            s.node_dicts[row] = node
         return node
 
     def _filter_row(self, state, pod_info, snapshot, row: int) -> Status:

@@ -1,0 +1,168 @@
+"""Every device of one slice list as numpy arrays, so that many nodes are screened at once.
+
+The allocator's search looks at each node on its own: for each candidate device in pool /
+slice / device order it asks whether the device is free, matches the selectors and passes the
+other checks. For a claim set that asks for ``count`` devices of one request, the search's
+first path is the greedy one (the first ``count`` free devices that fit, in that order), so
+its outcome on a node follows from three facts per device: free or allocated, selectors
+matched or not (known from earlier evaluations), and whether the device is *simple* (nothing
+but its selectors can refuse it: no counters, no NoSchedule / NoExecute taint, not shared, no
+capacity policy, no binding conditions, no per-device node selection, bound to the node).
+A :class:`DeviceIndex` keeps those facts for every device of a slice list:
+
+- ``allocated``: a bool per device position, followed from one allocated set to the next by
+  their difference (:meth:`DeviceIndex.set_allocated`), not rebuilt;
+- the positions of the devices each node's search walks through (its complete, valid pools),
+  kept per pool list (:meth:`DeviceIndex.node_positions`);
+- per (CEL engine, class selectors, request selectors): -1 (not evaluated yet), 0 or 1 per
+  device, read from the devices' kept selector results (:meth:`DeviceIndex.matches`).
+
+:meth:`kschedlab.dra.allocator.Allocator.screen` uses it; ``tests/dra_bench`` checks it
+against the search.
+
+>>> from kschedlab.dra.devices import read_slice
+>>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+...     "devices": [{"name": "a"}, {"name": "b"}]}})
+>>> index = DeviceIndex([s])
+>>> index.set_allocated({("d", "n1", "a")})
+>>> index.allocated.tolist(), index.simple.tolist()
+([True, False], [True, True])
+>>> index.set_allocated({("d", "n1", "b")}); index.allocated.tolist()
+[False, True]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from kschedlab.dra.devices import Device, DeviceID, Slice
+from kschedlab.dra.pools import Pool
+
+__all__ = ["DeviceIndex", "simple_device", "combined_match"]
+
+
+def simple_device(s: Slice, d: Device) -> bool:
+    """Only selectors (and being free) decide whether the search takes ``d`` of slice ``s``, and
+    its allocation result cannot fail to build (the device pins the allocation to its node).
+
+    >>> from kschedlab.dra.devices import read_slice
+    >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+    ...     "pool": {"name": "n1", "resourceSliceCount": 1}, "devices": [{"name": "a"},
+    ...     {"name": "b", "taints": [{"key": "k", "effect": "NoSchedule"}]}]}})
+    >>> [simple_device(s, d) for d in s.devices]
+    [True, False]
+    """
+    return (not d.consumes_counters and d.allow_multiple_allocations is not True and not d.capacity_policies
+            and d.binding_conditions is None and not s.per_device_node_selection
+            and bool(s.node_name or d.binds_to_node)
+            and not any(t.get("effect") in ("NoSchedule", "NoExecute") for t in d.taints))
+
+
+class DeviceIndex:
+    """Arrays over the devices of ``slices``, in slice order (see the module docstring)."""
+
+    def __init__(self, slices: list[Slice]) -> None:
+        self.devices: list[Device] = []
+        #: id(slice) -> (slice, position of its first device)
+        self._offsets: dict[int, tuple[Slice, int]] = {}
+        simple = []
+        for s in slices:
+            self._offsets[id(s)] = (s, len(self.devices))
+            for d in s.devices:
+                self.devices.append(d)
+                simple.append(simple_device(s, d))
+        #: device id -> its positions (an id may repeat across slices)
+        self.positions: dict[DeviceID, list[int]] = {}
+        for i, d in enumerate(self.devices):
+            self.positions.setdefault(d.id, []).append(i)
+        self.simple = np.array(simple, dtype=bool)
+        self.allocated = np.zeros(len(self.devices), dtype=bool)
+        self._allocated_ids: frozenset = frozenset()
+        #: id(pools) -> (pools, positions, some pool invalid)
+        self._nodes: dict[int, tuple[list[Pool], np.ndarray, bool]] = {}
+        #: (engine, class expressions, request expressions) -> int8 per device: -1 unknown, 0, 1
+        self._matches: dict[tuple, np.ndarray] = {}
+
+    def set_allocated(self, ids: set[DeviceID] | frozenset) -> None:
+        """Make ``allocated`` say which devices are in ``ids``, changing the differences only."""
+        if ids == self._allocated_ids:
+            return
+        current = frozenset(ids)
+        positions = self.positions
+        allocated = self.allocated
+        for dev in current - self._allocated_ids:
+            for i in positions.get(dev, ()):
+                allocated[i] = True
+        for dev in self._allocated_ids - current:
+            for i in positions.get(dev, ()):
+                allocated[i] = False
+        self._allocated_ids = current
+
+    def node_positions(self, pools: list[Pool]) -> tuple[np.ndarray, bool]:
+        """The device positions the search walks for a node seeing ``pools`` (complete, valid
+        pools, their slices and devices in order), and whether some pool is invalid. Kept per
+        pool list (the pool lists of a node are kept by the caller). A slice that is not in
+        this index makes it raise ``KeyError``."""
+        hit = self._nodes.get(id(pools))
+        if hit is not None and hit[0] is pools:
+            return hit[1], hit[2]
+        out: list[int] = []
+        invalid = False
+        for pool in pools:
+            if pool.incomplete:
+                continue
+            if pool.invalid:
+                invalid = True
+                continue
+            for s in pool.slices:
+                found, start = self._offsets[id(s)]
+                if found is not s:
+                    raise KeyError(s.name)
+                out.extend(range(start, start + len(s.devices)))
+        arr = np.array(out, dtype=np.int64)
+        self._nodes[id(pools)] = (pools, arr, invalid)
+        return arr, invalid
+
+    def matches(self, key: tuple, combine: Callable[[Device], int], positions: np.ndarray) -> np.ndarray:
+        """The match array for ``key`` (-1 unknown, 0, 1 per device), with the unknown entries
+        at ``positions`` read again through ``combine(device)`` (which must not evaluate
+        anything, only read kept results: -1 while not evaluated)."""
+        arr = self._matches.get(key)
+        if arr is None:
+            arr = self._matches[key] = np.full(len(self.devices), -1, dtype=np.int8)
+        if len(positions):
+            unknown = positions[arr[positions] < 0]
+            devices = self.devices
+            for i in np.unique(unknown).tolist():
+                arr[i] = combine(devices[i])
+        return arr
+
+
+def combined_match(class_key: tuple | None, request_key: tuple | None) -> Callable[[Any], int]:
+    """``combine`` for :meth:`DeviceIndex.matches`: the kept result of the class selectors, then
+    (when they matched) of the request's; -1 while unknown. A key of None: no selectors (a match).
+
+    >>> from types import SimpleNamespace
+    >>> f = combined_match(("e", ("c",)), ("e", ("r",)))
+    >>> f(SimpleNamespace(selector_matches={("e", ("c",)): True})), f(SimpleNamespace(selector_matches=None))
+    (-1, -1)
+    >>> f(SimpleNamespace(selector_matches={("e", ("c",)): False}))
+    0
+    """
+    def combine(device) -> int:
+        found = device.selector_matches or {}
+        if class_key is not None:
+            ok = found.get(class_key)
+            if ok is None:
+                return -1
+            if not ok:
+                return 0
+        if request_key is None:
+            return 1
+        ok = found.get(request_key)
+        return -1 if ok is None else int(ok)
+
+    return combine

@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from kschedlab.dra.allocator_cache import AllocatorCache
-from kschedlab.dra.device_index import DeviceIndex, combined_match
+from kschedlab.dra.device_index import DeviceIndex, combined_match, selector_result_kept
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str, read_claim,
@@ -56,10 +56,12 @@ from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates
 from kschedlab.dra.trace import AllocationTrace
 
 __all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "DRAFeatures", "AllocatedState", "Allocator", "AllocationError",
-           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES", "UNDECIDED"]
+           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES", "UNDECIDED", "Screened"]
 
-#: :meth:`Allocator.screen`'s answer for a node only the search can answer
+#: :meth:`Screened.answer` for a node only the search can answer
 UNDECIDED = object()
+#: the message of :class:`FailedAllocationOnNode`
+INVALID_POOLS = "invalid resource pools were encountered"
 
 #: ``resourceapi.AllocationResultsMaxSize``: devices in one claim's allocation
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -348,6 +350,7 @@ class Allocator:
                 return ok
         ok = self._selectors_match(selectors, device, where)
         found[key] = ok
+        selector_result_kept()
         return ok
 
     def _selectors_match(self, selectors: list[dict], device: Device, where: str) -> bool:
@@ -387,7 +390,7 @@ class Allocator:
                 if nothing_free:
                     self.stats["allocate_one"] += calls
                     if invalid:
-                        raise FailedAllocationOnNode("invalid resource pools were encountered")
+                        raise FailedAllocationOnNode(INVALID_POOLS)
                     return None
         run = _Run(self, node, claims, trace)
         result = run.run(pools, deferred)
@@ -417,12 +420,12 @@ class Allocator:
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
         return self._allocate(node, claims, None, deferred=True)
 
-    def screen(self, nodes: list[Any], claims: list[Any]) -> list[Any]:
-        """Answer :meth:`allocate_deferred` for many nodes at once where that needs no search, and
-        :data:`UNDECIDED` for the others (the caller runs :meth:`allocate_deferred` there). Per
-        node: a function building the allocation, None (nothing fits) or a
-        :class:`FailedAllocationOnNode` to raise; the ``allocate_one`` statistics count what the
-        search would have made.
+    def screen(self, nodes: list[Any], claims: list[Any]) -> "Screened":
+        """Answer :meth:`allocate_deferred` for many nodes at once where that needs no search
+        (:class:`Screened`: per node a kind, FIT with a function building the allocation,
+        NO_FIT, INVALID (:class:`FailedAllocationOnNode`) or UNDECIDED: the caller runs
+        :meth:`allocate_deferred` there). The ``allocate_one`` statistics count what the search
+        would have made on the nodes answered.
 
         Answered only for one claim with one ``ExactCount`` request (no admin access, capacity
         or constraints) that prepares without error, and no shared allocations: the search then
@@ -430,7 +433,8 @@ class Allocator:
         selectors match, without backtracking unless fewer are there. A node is answered when
         every free device before the last one taken (or, when too few fit, every free device)
         is *simple* (:func:`~kschedlab.dra.device_index.simple_device`) with its selector
-        results already known; the building function runs the search on that node.
+        results already known; the building function runs the search on that node. Node dicts
+        are recognised by identity (with the same name and labels) from one call to the next.
 
         >>> slices = [{"metadata": {"name": n}, "spec": {"driver": "d", "nodeName": n,
         ...     "pool": {"name": n, "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}
@@ -438,79 +442,58 @@ class Allocator:
         >>> claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "r",
         ...     "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1}}]}}})
         >>> a = Allocator(None, AllocatedState({("d", "n2", "a")}), [{"metadata": {"name": "x"}}], slices)
-        >>> n1, n2 = {"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}
-        >>> found = a.screen([n1, n2], [claim])
-        >>> found[0]()[0]["devices"]["results"][0]["device"], found[1], a.stats["allocate_one"]
-        ('a', None, 5)
+        >>> found = a.screen([{"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}], [claim])
+        >>> found.kinds.tolist(), found.builder(0)()[0]["devices"]["results"][0]["device"], a.stats["allocate_one"]
+        ([0, 1], 'a', 5)
         """
         nodes = [as_dict(n) for n in nodes]
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        n = len(nodes)
         plan = self._screen_plan(claims)
-        if plan is None or not nodes or self.allocated.aggregated_capacity:
-            return [UNDECIDED] * len(nodes)
+        if plan is None or not n or self.allocated.aggregated_capacity:
+            return Screened(self, nodes, claims, np.full(n, Screened.UNDECIDED, dtype=np.int8), [None] * n)
         index = self._device_index()
         index.set_allocated(self.allocated.allocated_devices)
+        partitionable = self.features.partitionable_devices
         pools_of: list[list[Pool] | None] = []
         lists: list[np.ndarray] = []
-        invalid = np.zeros(len(nodes), dtype=bool)
+        invalid = np.zeros(n, dtype=bool)
+        gathered = np.ones(n, dtype=bool)
+        empty = np.zeros(0, dtype=np.int64)
         for k, node in enumerate(nodes):
             try:
-                pools = self.pools_for(node)
-                positions, invalid[k] = index.node_positions(pools)
+                pools, positions, invalid[k] = index.node(node, partitionable, self.pools_for)
             except (AllocationError, KeyError):  # the search raises (or gathers elsewhere): let it
-                pools, positions = None, np.zeros(0, dtype=np.int64)
+                pools, positions, gathered[k] = None, empty, False
             pools_of.append(pools)
             lists.append(positions)
-        lengths = np.array([len(p) for p in lists], dtype=np.int64)
-        flat = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
-        match = index.matches(plan.key, plan.combine, flat[~index.allocated[flat]])
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+        flat = np.concatenate(lists)
         free = ~index.allocated[flat]
-        pick = free & index.simple[flat] & (match[flat] == 1)
-        stop = free & ~(index.simple[flat] & (match[flat] >= 0))
-        # per node: devices taken before the first device only the search can judge, and those
-        segment = np.repeat(np.arange(len(nodes)), lengths)
+        match = index.matches(plan.key, plan.combine, flat[free])[flat]
+        simple = index.simple[flat]
+        pick = free & simple & (match == 1)
+        stop = free & ~(simple & (match >= 0))
+        # per node: the devices taken before the first device only the search can judge
+        segment = np.repeat(np.arange(n), lengths)
         stops_before = np.cumsum(stop) - stop
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        base = stops_before[starts[lengths > 0]] if len(flat) else np.zeros(0, dtype=np.int64)
-        clean = np.zeros(len(flat), dtype=bool)
-        if len(flat):
-            first = np.zeros(len(nodes), dtype=np.int64)
-            first[lengths > 0] = base
-            clean = stops_before == first[segment]
-        taken = np.bincount(segment[pick & clean], minlength=len(nodes))
-        stops = np.bincount(segment[stop], minlength=len(nodes))
-        count = plan.count
-        out: list[Any] = []
-        calls = 0
-        for k, node in enumerate(nodes):
-            pools = pools_of[k]
-            if pools is None:
-                out.append(UNDECIDED)
-            elif taken[k] >= count:
-                calls += count + 3
-                out.append(self._screened_builder(node, claims, pools))
-            elif stops[k] == 0:
-                calls += 1 << int(taken[k])  # every subset of the devices taken, in increasing order
-                out.append(FailedAllocationOnNode("invalid resource pools were encountered") if invalid[k] else None)
-            else:
-                out.append(UNDECIDED)
-        self.stats["allocate_one"] += calls
-        return out
-
-    def _screened_builder(self, node: dict, claims: list[Claim], pools: list[Pool]) -> Callable[[], list[dict]]:
-        """Builds the allocation :meth:`screen` found for ``node`` by running the search there
-        (counted by :meth:`screen` already)."""
-        def build() -> list[dict]:
-            calls = self.stats["allocate_one"]
-            try:
-                results = _Run(self, node, claims, None).run(pools)
-            finally:
-                self.stats["allocate_one"] = calls
-            if results is None:  # the allocated state was changed in place since screening
-                raise AllocationError("the allocated devices changed since the node was screened")
-            return results
-
-        return build
+        starts = np.cumsum(lengths) - lengths
+        first = np.zeros(n, dtype=np.int64)
+        has = lengths > 0
+        first[has] = stops_before[starts[has]]
+        clean = stops_before == first[segment]
+        taken = np.bincount(segment[pick & clean], minlength=n)
+        stops = np.bincount(segment[stop], minlength=n)
+        fit = gathered & (taken >= plan.count)
+        no_fit = gathered & ~fit & (stops == 0)
+        kinds = np.full(n, Screened.UNDECIDED, dtype=np.int8)
+        kinds[fit] = Screened.FIT
+        kinds[no_fit & ~invalid] = Screened.NO_FIT
+        kinds[no_fit & invalid] = Screened.INVALID
+        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
+        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
+            np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
+        return Screened(self, nodes, claims, kinds, pools_of)
 
     def _device_index(self) -> DeviceIndex:
         cache = self._cache
@@ -567,6 +550,54 @@ class Allocator:
                     if d.id not in allocated:
                         return False, invalid
         return True, invalid
+
+
+class Screened:
+    """:meth:`Allocator.screen`'s answers: ``kinds`` per node (FIT, NO_FIT, INVALID, UNDECIDED).
+
+    :meth:`builder` gives a FIT node's function building its allocation, :meth:`answer` what
+    :meth:`Allocator.allocate_deferred` would give (a builder, None, a
+    :class:`FailedAllocationOnNode` to raise) or :data:`UNDECIDED`."""
+
+    FIT, NO_FIT, INVALID, UNDECIDED = 0, 1, 2, 3
+
+    def __init__(self, allocator: Allocator, nodes: list[dict], claims: list[Claim], kinds: np.ndarray,
+                 pools: list) -> None:
+        self.allocator = allocator
+        self.nodes = nodes
+        self.claims = claims
+        self.kinds = kinds
+        self._pools = pools
+
+    def builder(self, k: int) -> Callable[[], list[dict]]:
+        """The function building the allocation on FIT node ``k``: the search on that node (its
+        calls were counted by the screen)."""
+        if self.kinds[k] != Screened.FIT:
+            raise ValueError(f"node #{k} is not a fit")
+        a, node, claims, pools = self.allocator, self.nodes[k], self.claims, self._pools[k]
+
+        def build() -> list[dict]:
+            calls = a.stats["allocate_one"]
+            try:
+                results = _Run(a, node, claims, None).run(pools)
+            finally:
+                a.stats["allocate_one"] = calls
+            if results is None:  # the allocated state was changed in place since screening
+                raise AllocationError("the allocated devices changed since the node was screened")
+            return results
+
+        return build
+
+    def answer(self, k: int) -> Any:
+        """Node ``k``'s answer as :meth:`Allocator.allocate_deferred` gives it, or UNDECIDED."""
+        kind = self.kinds[k]
+        if kind == Screened.FIT:
+            return self.builder(k)
+        if kind == Screened.NO_FIT:
+            return None
+        if kind == Screened.INVALID:
+            return FailedAllocationOnNode(INVALID_POOLS)
+        return UNDECIDED
 
 
 @dataclass(frozen=True)
@@ -630,7 +661,7 @@ class _Run:
             if self.trace is not None:
                 self.trace.add("result", detail="no solution")
             if any(p.invalid for p in self.pools):
-                raise FailedAllocationOnNode("invalid resource pools were encountered")
+                raise FailedAllocationOnNode(INVALID_POOLS)
             return None
         if self.trace is not None:
             self.trace.add("result", detail="allocated")

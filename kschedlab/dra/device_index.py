@@ -41,7 +41,17 @@ import numpy as np
 from kschedlab.dra.devices import Device, DeviceID, Slice
 from kschedlab.dra.pools import Pool
 
-__all__ = ["DeviceIndex", "simple_device", "combined_match"]
+__all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_kept"]
+
+#: how many selector results were kept on devices so far (any device, any allocator): a match
+#: array read at the same count has nothing new to read
+_KEPT = [0]
+
+
+def selector_result_kept() -> None:
+    """Note that a selector result was kept on a device (``Device.selector_matches``), so
+    unknown entries of match arrays are worth reading again."""
+    _KEPT[0] += 1
 
 
 def simple_device(s: Slice, d: Device) -> bool:
@@ -83,8 +93,11 @@ class DeviceIndex:
         self._allocated_ids: frozenset = frozenset()
         #: id(pools) -> (pools, positions, some pool invalid)
         self._nodes: dict[int, tuple[list[Pool], np.ndarray, bool]] = {}
-        #: (engine, class expressions, request expressions) -> int8 per device: -1 unknown, 0, 1
-        self._matches: dict[tuple, np.ndarray] = {}
+        #: (engine, class expressions, request expressions) -> (int8 per device: -1 unknown, 0, 1;
+        #: the ``_KEPT`` count when each entry was last read)
+        self._matches: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        #: (id(node dict), partitionable devices) -> (node dict, name, labels, pools, positions, invalid)
+        self._by_node: dict[tuple[int, bool], tuple] = {}
 
     def set_allocated(self, ids: set[DeviceID] | frozenset) -> None:
         """Make ``allocated`` say which devices are in ``ids``, changing the differences only."""
@@ -126,18 +139,40 @@ class DeviceIndex:
         self._nodes[id(pools)] = (pools, arr, invalid)
         return arr, invalid
 
+    def node(self, node: dict, partitionable: bool, pools_for: Callable[[dict], list[Pool]]
+             ) -> tuple[list[Pool], np.ndarray, bool]:
+        """``(pools, positions, some pool invalid)`` for a node dict: kept per dict (by identity,
+        while its name and labels stay the same) so that a scheduler handing the same dicts
+        from one pod to the next finds them without gathering; ``pools_for(node)`` otherwise."""
+        key = (id(node), partitionable)
+        meta = node.get("metadata") or {}
+        kept = self._by_node.get(key)
+        if kept is not None and kept[0] is node and kept[1] == meta.get("name", "") \
+                and kept[2] == (meta.get("labels") or {}):
+            return kept[3], kept[4], kept[5]
+        pools = pools_for(node)
+        positions, invalid = self.node_positions(pools)
+        self._by_node[key] = (node, meta.get("name", ""), dict(meta.get("labels") or {}), pools, positions, invalid)
+        return pools, positions, invalid
+
     def matches(self, key: tuple, combine: Callable[[Device], int], positions: np.ndarray) -> np.ndarray:
         """The match array for ``key`` (-1 unknown, 0, 1 per device), with the unknown entries
         at ``positions`` read again through ``combine(device)`` (which must not evaluate
-        anything, only read kept results: -1 while not evaluated)."""
-        arr = self._matches.get(key)
-        if arr is None:
-            arr = self._matches[key] = np.full(len(self.devices), -1, dtype=np.int8)
+        anything, only read kept results: -1 while not evaluated) when results were kept since
+        they were last read (:func:`selector_result_kept`)."""
+        found = self._matches.get(key)
+        if found is None:
+            found = self._matches[key] = (np.full(len(self.devices), -1, dtype=np.int8),
+                                          np.full(len(self.devices), -1, dtype=np.int64))
+        arr, stamp = found
         if len(positions):
-            unknown = positions[arr[positions] < 0]
-            devices = self.devices
-            for i in np.unique(unknown).tolist():
-                arr[i] = combine(devices[i])
+            now = _KEPT[0]
+            stale = positions[(arr[positions] < 0) & (stamp[positions] != now)]
+            if len(stale):
+                devices = self.devices
+                for i in np.unique(stale).tolist():
+                    arr[i] = combine(devices[i])
+                stamp[stale] = now
         return arr
 
 

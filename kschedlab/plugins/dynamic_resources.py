@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 
 from kschedlab.api.resources import pod_requests
-from kschedlab.dra.allocator import UNDECIDED, AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode
+from kschedlab.dra.allocator import (INVALID_POOLS, AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode,
+                                     Screened)
 from kschedlab.dra.devices import as_dict, read_claim
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
@@ -285,6 +286,8 @@ class DRAState:
     binding_wait_started: float | None = None
     #: what Filter works out once per cycle (``_FilterPlan``), on its first node
     filter_plan: Any = None
+    #: ``(Allocator.screen's answers, the names of their nodes)`` of each screened Filter call
+    screened: list[tuple[Any, list[str]]] = field(default_factory=list)
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -501,12 +504,12 @@ class DynamicResources(Plugin):
         search, ``Allocator.screen`` gives it for all the rows at once)."""
         s = self._state(state) if self.enabled else None
         if s is not None and s.allocator is not None and len(rows) > 1:
-            statuses = self._screen(s, state, pod_info, snapshot, rows)
-            if statuses is not None:
-                return Verdicts.from_statuses(statuses)
+            verdicts = self._screen(s, state, pod_info, snapshot, rows)
+            if verdicts is not None:
+                return verdicts
         return Verdicts.from_statuses(self._filter_row(state, pod_info, snapshot, int(r)) for r in rows)
 
-    def _screen(self, s: DRAState, state, pod_info, snapshot, rows: np.ndarray) -> list[Status] | None:
+    def _screen(self, s: DRAState, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts | None:
         """Filter ``rows`` with ``Allocator.screen`` when the pod's claims are all still to be
         allocated (so the per-node checks of allocated claims have nothing to do) and there is
         no extended-resource claim or admin-access refusal; the rows it cannot answer go through
@@ -525,39 +528,55 @@ class DynamicResources(Plugin):
                 parsed = plan.parsed[i] = read_claim(claim)
             claims.append(parsed)
         rows_list = rows.tolist()
-        nodes = [self._node_dict(s, snapshot, row) for row in rows_list]
-        answers = s.allocator.screen(nodes, claims)
-        names = snapshot.names
+        found = s.allocator.screen(self._node_dicts_for(snapshot, rows_list), claims)
+        kinds = found.kinds
+        codes = np.where(kinds == Screened.FIT, np.int8(Code.Success),
+                         np.int8(Code.UnschedulableAndUnresolvable)).astype(np.int8)
+        reasons: list[tuple[str, ...]] = [(ERR_CANNOT_ALLOCATE,), (INVALID_POOLS,)]
+        idx = np.where(kinds == Screened.NO_FIT, 0, np.where(kinds == Screened.INVALID, 1, -1)).astype(np.int32)
+        table = {r: i for i, r in enumerate(reasons)}
+        for k in np.flatnonzero(kinds == Screened.UNDECIDED).tolist():
+            status = self._filter_row(state, pod_info, snapshot, rows_list[k])
+            codes[k] = status.code
+            if status.reasons:
+                idx[k] = table.setdefault(status.reasons, len(table))
+        s.screened.append((found, [snapshot.names[r] for r in rows_list]))
+        return Verdicts(codes, idx, list(table))
+
+    def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
+        """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for
+        the same node from one cycle to the next (so the allocator recognises it)."""
+        kept = self._node_dicts
         out = []
-        for row, answer in zip(rows_list, answers):
-            if answer is UNDECIDED:
-                out.append(self._filter_row(state, pod_info, snapshot, row))
-            elif answer is None:
-                out.append(Status.unresolvable(ERR_CANNOT_ALLOCATE))
-            elif isinstance(answer, FailedAllocationOnNode):
-                out.append(Status.unresolvable(str(answer)))
-            else:
-                s.node_allocations[names[row]] = NodeAllocation(answer, None, [])
-                out.append(Status())
+        for row in rows:
+            obj = snapshot.nodes[row]
+            hit = kept.get(row)
+            meta = obj.metadata
+            if hit is None or hit[0] is not obj or hit[1] != (meta.labels or {}) \
+                    or hit[2]["metadata"]["name"] != meta.name:
+                labels = dict(meta.labels or {})
+                hit = kept[row] = (obj, labels, {"metadata": {"name": meta.name, "labels": dict(labels)}})
+            out.append(hit[2])
         return out
 
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:
         node = s.node_dicts.get(row)
         if node is None:
-            # node selection (slices, devices, allocations) reads only the name and the labels;
-            # the same node (object, name and labels) gives the same dict from one cycle to the next
-            obj = snapshot.nodes[row]
-            meta = obj.metadata
-            labels = meta.labels or {}
-            kept = self._node_dicts.get(row)
-            if kept is not None and kept[0] is obj and kept[2]["metadata"]["name"] == meta.name \
-                    and kept[1] == labels:
-                node = kept[2]
-            else:
-                node = {"metadata": {"name": meta.name, "labels": dict(labels)}}
-                self._node_dicts[row] = (obj, dict(labels), node)
-            s.node_dicts[row] = node
+            # node selection (slices, devices, allocations) reads only the name and the labels
+            node = s.node_dicts[row] = self._node_dicts_for(snapshot, [row])[0]
         return node
+
+    @staticmethod
+    def _node_allocation(s: DRAState, node_name: str) -> "NodeAllocation | None":
+        """What Filter found for ``node_name``: from the per-node path or a screen."""
+        found = s.node_allocations.get(node_name)
+        if found is None:
+            for screened, names in s.screened:
+                if node_name in names:
+                    k = names.index(node_name)
+                    if screened.kinds[k] == Screened.FIT:
+                        found = s.node_allocations[node_name] = NodeAllocation(screened.builder(k), None, [])
+        return found
 
     def _filter_row(self, state, pod_info, snapshot, row: int) -> Status:
         if not self.enabled:
@@ -724,7 +743,7 @@ class DynamicResources(Plugin):
                    for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []):
             return out  # nothing to score: compute_score is 0 on every node
         for k, row in enumerate(rows):
-            found = s.node_allocations.get(snapshot.names[int(row)])
+            found = self._node_allocation(s, snapshot.names[int(row)])
             if found is not None:
                 out[k] = compute_score(s.claims, found.results)
         return out
@@ -748,7 +767,7 @@ class DynamicResources(Plugin):
             return Status()
         if s.allocator is None:
             return Status()
-        found = s.node_allocations.get(node_name)
+        found = self._node_allocation(s, node_name)
         user_claims = any(i != s.extended_index for i, _ in to_allocate)
         if found is None or not found.results:
             if not user_claims:

@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from kschedlab.dra.allocator import UNDECIDED, AllocatedState, AllocationError, Allocator, DRAFeatures
+from kschedlab.dra.allocator import UNDECIDED, AllocatedState, AllocationError, Allocator, DRAFeatures, Screened
 from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.device_index import DeviceIndex
 from kschedlab.dra.devices import read_claim, read_slice
@@ -141,9 +141,10 @@ def test_screen_equals_the_search(seed):
         fast = Allocator(features, AllocatedState(set(allocated)), CLASSES, fast_slices, cache=cache)
         slow = Allocator(features, AllocatedState(set(allocated)), CLASSES, slow_slices)
         for attempt in range(2):  # the second time, the claims are prepared and results kept
-            answers = fast.screen(nodes, claims)
-            assert len(answers) == len(nodes)
-            for node, answer in zip(nodes, answers):
+            found = fast.screen(nodes, claims)
+            assert len(found.kinds) == len(nodes)
+            for k, node in enumerate(nodes):
+                answer = found.answer(k)
                 expected = _outcome(lambda: slow.allocate(node, claims, trace=AllocationTrace()))
                 if answer is UNDECIDED:
                     got = _outcome(lambda: fast.allocate_deferred(node, claims))
@@ -181,15 +182,15 @@ def test_screen_answers_without_the_search():
     a = Allocator(None, AllocatedState(full), CLASSES, slices)
     first = a.screen(nodes, [claim])
     # the class selector was never evaluated: only the search can answer nodes with free devices
-    assert first[0] is None and first[1] is UNDECIDED and first[2] is UNDECIDED
+    assert first.kinds.tolist() == [Screened.NO_FIT, Screened.UNDECIDED, Screened.UNDECIDED]
     for node in nodes[1:]:
         a.allocate_deferred(node, [claim])
     calls = a.stats["allocate_one"]
     second = a.screen(nodes, [claim])
-    assert second[0] is None and second[1] is None and callable(second[2])
+    assert second.kinds.tolist() == [Screened.NO_FIT, Screened.NO_FIT, Screened.FIT]
     # n0: nothing free (1 call); n1: one device of two (every subset: 2 calls); n2: 2 taken + 3
     assert a.stats["allocate_one"] - calls == 1 + 2 + 5
-    assert [r["device"] for r in second[2]()[0]["devices"]["results"]] == ["d0", "d1"]
+    assert [r["device"] for r in second.builder(2)()[0]["devices"]["results"]] == ["d0", "d1"]
     assert a.stats["allocate_one"] - calls == 8  # building is not counted again
 
 
@@ -220,7 +221,8 @@ def _placements(monkeypatch, name: str, screen: bool) -> tuple[dict, dict, dict]
     with monkeypatch.context() as m:
         m.setattr(sp, "Cluster", Kept)
         if not screen:
-            m.setattr(Allocator, "screen", lambda self, nodes, claims: [UNDECIDED] * len(nodes))
+            m.setattr(Allocator, "screen", lambda self, nodes, claims: Screened(
+                self, nodes, claims, np.full(len(nodes), Screened.UNDECIDED, dtype=np.int8), [None] * len(nodes)))
         result = sp.run_dra_workload(name, nodes=12, init_pods=40, measure_pods=40, max_claims_per_node=6,
                                      keep_traces=0)
     cluster = captured["cluster"]

@@ -350,7 +350,7 @@ class Allocator:
                 return ok
         ok = self._selectors_match(selectors, device, where)
         found[key] = ok
-        selector_result_kept()
+        selector_result_kept(device)
         return ok
 
     def _selectors_match(self, selectors: list[dict], device: Device, where: str) -> bool:
@@ -446,7 +446,7 @@ class Allocator:
         >>> found.kinds.tolist(), found.builder(0)()[0]["devices"]["results"][0]["device"], a.stats["allocate_one"]
         ([0, 1], 'a', 5)
         """
-        nodes = [as_dict(n) for n in nodes]
+        nodes = [n if type(n) is dict else as_dict(n) for n in nodes]
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
         n = len(nodes)
         plan = self._screen_plan(claims)

@@ -43,15 +43,21 @@ from kschedlab.dra.pools import Pool
 
 __all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_kept"]
 
-#: how many selector results were kept on devices so far (any device, any allocator): a match
-#: array read at the same count has nothing new to read
-_KEPT = [0]
+#: the devices (by ``id``) that had a selector result kept, in order (any allocator), so that a
+#: match array reads again only those; cleared past ``_LOG_LIMIT`` entries (the epoch moves on
+#: and every index then reads all its unknown entries again)
+_KEPT_LOG: list[int] = []
+_LOG_LIMIT = 1 << 16
+_EPOCH = [0]
 
 
-def selector_result_kept() -> None:
-    """Note that a selector result was kept on a device (``Device.selector_matches``), so
-    unknown entries of match arrays are worth reading again."""
-    _KEPT[0] += 1
+def selector_result_kept(device: Device) -> None:
+    """Note that a selector result was kept on ``device`` (``Device.selector_matches``), so
+    the match arrays' unknown entries for it are worth reading again."""
+    if len(_KEPT_LOG) >= _LOG_LIMIT:
+        _KEPT_LOG.clear()
+        _EPOCH[0] += 1
+    _KEPT_LOG.append(id(device))
 
 
 def simple_device(s: Slice, d: Device) -> bool:
@@ -93,9 +99,13 @@ class DeviceIndex:
         self._allocated_ids: frozenset = frozenset()
         #: id(pools) -> (pools, positions, some pool invalid)
         self._nodes: dict[int, tuple[list[Pool], np.ndarray, bool]] = {}
-        #: (engine, class expressions, request expressions) -> (int8 per device: -1 unknown, 0, 1;
-        #: the ``_KEPT`` count when each entry was last read)
-        self._matches: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        #: (engine, class expressions, request expressions) -> int8 per device: -1 unknown, 0, 1
+        self._matches: dict[tuple, np.ndarray] = {}
+        #: id(device) -> position, for the devices named in the kept-results log
+        self._by_id: dict[int, int] = {id(d): i for i, d in enumerate(self.devices)}
+        #: how far the log was read (epoch, length), and the positions read again since, per key
+        self._log_read = (_EPOCH[0], len(_KEPT_LOG))
+        self._dirty: dict[tuple, set[int] | None] = {}
         #: (id(node dict), partitionable devices) -> (node dict, name, labels, pools, positions, invalid)
         self._by_node: dict[tuple[int, bool], tuple] = {}
 
@@ -156,24 +166,42 @@ class DeviceIndex:
         return pools, positions, invalid
 
     def matches(self, key: tuple, combine: Callable[[Device], int], positions: np.ndarray) -> np.ndarray:
-        """The match array for ``key`` (-1 unknown, 0, 1 per device), with the unknown entries
-        at ``positions`` read again through ``combine(device)`` (which must not evaluate
-        anything, only read kept results: -1 while not evaluated) when results were kept since
-        they were last read (:func:`selector_result_kept`)."""
-        found = self._matches.get(key)
-        if found is None:
-            found = self._matches[key] = (np.full(len(self.devices), -1, dtype=np.int8),
-                                          np.full(len(self.devices), -1, dtype=np.int64))
-        arr, stamp = found
+        """The match array for ``key`` (-1 unknown, 0, 1 per device). Its unknown entries are
+        read through ``combine(device)`` (which must not evaluate anything, only read kept
+        results: -1 while not evaluated) when first met in ``positions``, and again once a
+        result was kept on the device (:func:`selector_result_kept`)."""
+        self._read_log()
+        arr = self._matches.get(key)
+        if arr is None:
+            arr = self._matches[key] = np.full(len(self.devices), -2, dtype=np.int8)  # -2: never read
+            self._dirty[key] = set()
+        dirty = self._dirty[key]
+        devices = self.devices
+        if dirty is None:  # the log was cleared: read every unknown entry again
+            arr[arr == -1] = -2
+            dirty = self._dirty[key] = set()
+        for i in dirty:
+            if arr[i] == -1:
+                arr[i] = combine(devices[i])
+        dirty.clear()
         if len(positions):
-            now = _KEPT[0]
-            stale = positions[(arr[positions] < 0) & (stamp[positions] != now)]
-            if len(stale):
-                devices = self.devices
-                for i in np.unique(stale).tolist():
-                    arr[i] = combine(devices[i])
-                stamp[stale] = now
+            for i in np.unique(positions[arr[positions] == -2]).tolist():
+                arr[i] = combine(devices[i])
         return arr
+
+    def _read_log(self) -> None:
+        """Mark the devices of this index named in the kept-results log since the last read."""
+        epoch, read = self._log_read
+        if epoch != _EPOCH[0]:
+            for key in self._dirty:
+                self._dirty[key] = None
+        elif read < len(_KEPT_LOG):
+            by_id = self._by_id
+            fresh = [by_id[d] for d in _KEPT_LOG[read:] if d in by_id]
+            for dirty in self._dirty.values():
+                if dirty is not None:
+                    dirty.update(fresh)
+        self._log_read = (_EPOCH[0], len(_KEPT_LOG))
 
 
 def combined_match(class_key: tuple | None, request_key: tuple | None) -> Callable[[Any], int]:

@@ -242,3 +242,13 @@ def test_scheduling_with_and_without_screen_places_the_same(monkeypatch, name):
     assert result["scheduled"] == result_plain["scheduled"] and result["unschedulable"] == result_plain["unschedulable"]
     if name == "SchedulingWithResourceClaimTemplate":  # 80 pods, 72 devices: the last pods find none
         assert result["unschedulable"] == 8
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_screen_equals_the_search_when_the_kept_results_log_is_cleared(monkeypatch, seed):
+    """Past its limit the log of kept selector results is cleared: indexes read every unknown
+    entry again, with the same answers."""
+    import kschedlab.dra.device_index as device_index
+
+    monkeypatch.setattr(device_index, "_LOG_LIMIT", 3)
+    test_screen_equals_the_search(seed)

@@ -451,24 +451,12 @@ class Allocator:
         n = len(nodes)
         plan = self._screen_plan(claims)
         if plan is None or not n or self.allocated.aggregated_capacity:
-            return Screened(self, nodes, claims, np.full(n, Screened.UNDECIDED, dtype=np.int8), [None] * n)
+            return Screened(self, nodes, claims, np.full(n, Screened.UNDECIDED, dtype=np.int8), lambda k: None)
         index = self._device_index()
         index.set_allocated(self.allocated.allocated_devices)
-        partitionable = self.features.partitionable_devices
-        pools_of: list[list[Pool] | None] = []
-        lists: list[np.ndarray] = []
-        invalid = np.zeros(n, dtype=bool)
-        gathered = np.ones(n, dtype=bool)
-        empty = np.zeros(0, dtype=np.int64)
-        for k, node in enumerate(nodes):
-            try:
-                pools, positions, invalid[k] = index.node(node, partitionable, self.pools_for)
-            except (AllocationError, KeyError):  # the search raises (or gathers elsewhere): let it
-                pools, positions, gathered[k] = None, empty, False
-            pools_of.append(pools)
-            lists.append(positions)
-        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=n)
-        flat = np.concatenate(lists)
+        slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
+        flat, lengths, invalid = index.gather(slots)
+        gathered = slots >= 0
         free = ~index.allocated[flat]
         match = index.matches(plan.key, plan.combine, flat[free])[flat]
         simple = index.simple[flat]
@@ -493,7 +481,7 @@ class Allocator:
         # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
         self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
             np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
-        return Screened(self, nodes, claims, kinds, pools_of)
+        return Screened(self, nodes, claims, kinds, lambda k: index.slot_pools(int(slots[k])))
 
     def _device_index(self) -> DeviceIndex:
         cache = self._cache
@@ -562,7 +550,7 @@ class Screened:
     FIT, NO_FIT, INVALID, UNDECIDED = 0, 1, 2, 3
 
     def __init__(self, allocator: Allocator, nodes: list[dict], claims: list[Claim], kinds: np.ndarray,
-                 pools: list) -> None:
+                 pools: Callable[[int], list[Pool] | None]) -> None:
         self.allocator = allocator
         self.nodes = nodes
         self.claims = claims
@@ -574,7 +562,7 @@ class Screened:
         calls were counted by the screen)."""
         if self.kinds[k] != Screened.FIT:
             raise ValueError(f"node #{k} is not a fit")
-        a, node, claims, pools = self.allocator, self.nodes[k], self.claims, self._pools[k]
+        a, node, claims, pools = self.allocator, self.nodes[k], self.claims, self._pools(k)
 
         def build() -> list[dict]:
             calls = a.stats["allocate_one"]

@@ -106,8 +106,19 @@ class DeviceIndex:
         #: how far the log was read (epoch, length), and the positions read again since, per key
         self._log_read = (_EPOCH[0], len(_KEPT_LOG))
         self._dirty: dict[tuple, set[int] | None] = {}
-        #: (id(node dict), partitionable devices) -> (node dict, name, labels, pools, positions, invalid)
-        self._by_node: dict[tuple[int, bool], tuple] = {}
+        #: (id(node dict), partitionable devices) -> (node dict, its slot)
+        self._by_node: dict[tuple[int, bool], tuple[dict, int]] = {}
+        #: per slot (a node dict seen): its pools, and where its positions are in ``_slot_flat``
+        self._slot_pools: list[list[Pool]] = []
+        self._slot_start: list[int] = []
+        self._slot_len: list[int] = []
+        self._slot_invalid: list[bool] = []
+        self._slot_parts: list[np.ndarray] = []
+        self._slot_flat = np.zeros(0, dtype=np.int64)
+        #: how many slots ``_slot_flat`` holds
+        self._flat_count = 0
+        #: the slot arrays as numpy, rebuilt when slots were added
+        self._slot_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def set_allocated(self, ids: set[DeviceID] | frozenset) -> None:
         """Make ``allocated`` say which devices are in ``ids``, changing the differences only."""
@@ -149,21 +160,54 @@ class DeviceIndex:
         self._nodes[id(pools)] = (pools, arr, invalid)
         return arr, invalid
 
-    def node(self, node: dict, partitionable: bool, pools_for: Callable[[dict], list[Pool]]
-             ) -> tuple[list[Pool], np.ndarray, bool]:
-        """``(pools, positions, some pool invalid)`` for a node dict: kept per dict (by identity,
-        while its name and labels stay the same) so that a scheduler handing the same dicts
-        from one pod to the next finds them without gathering; ``pools_for(node)`` otherwise."""
-        key = (id(node), partitionable)
-        meta = node.get("metadata") or {}
-        kept = self._by_node.get(key)
-        if kept is not None and kept[0] is node and kept[1] == meta.get("name", "") \
-                and kept[2] == (meta.get("labels") or {}):
-            return kept[3], kept[4], kept[5]
-        pools = pools_for(node)
-        positions, invalid = self.node_positions(pools)
-        self._by_node[key] = (node, meta.get("name", ""), dict(meta.get("labels") or {}), pools, positions, invalid)
-        return pools, positions, invalid
+    def slots(self, nodes: list[dict], partitionable: bool, pools_for: Callable[[dict], list[Pool]]
+              ) -> np.ndarray:
+        """A slot per node dict (-1 where ``pools_for`` raised): its pools, device positions and
+        invalid flag are kept per dict, recognised by identity (a node dict must not change once
+        handed in; a changed node comes as a new dict), so that a scheduler handing the same
+        dicts from one pod to the next finds them without gathering."""
+        by_node = self._by_node
+        out = np.empty(len(nodes), dtype=np.int64)
+        for k, node in enumerate(nodes):
+            kept = by_node.get((id(node), partitionable))
+            if kept is not None and kept[0] is node:
+                out[k] = kept[1]
+                continue
+            try:
+                pools = pools_for(node)
+                positions, invalid = self.node_positions(pools)
+            except Exception:  # the search raises it (or gathers elsewhere): not kept
+                out[k] = -1
+                continue
+            slot = len(self._slot_pools)
+            self._slot_pools.append(pools)
+            self._slot_start.append(self._slot_start[-1] + self._slot_len[-1] if self._slot_start else 0)
+            self._slot_len.append(len(positions))
+            self._slot_invalid.append(invalid)
+            self._slot_parts.append(positions)
+            self._slot_arrays = None
+            by_node[(id(node), partitionable)] = (node, slot)
+            out[k] = slot
+        return out
+
+    def slot_pools(self, slot: int) -> list[Pool]:
+        """The pools of a slot from :meth:`slots`."""
+        return self._slot_pools[slot]
+
+    def gather(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(positions of every slot in turn, the count per slot, invalid per slot)`` for slots
+        from :meth:`slots` (-1: nothing)."""
+        if self._slot_arrays is None:
+            self._slot_flat = np.concatenate([self._slot_flat, *self._slot_parts[self._flat_count:]])
+            self._flat_count = len(self._slot_parts)
+            self._slot_arrays = (np.array(self._slot_start + [0], dtype=np.int64),
+                                 np.array(self._slot_len + [0], dtype=np.int64),
+                                 np.array(self._slot_invalid + [False], dtype=bool))
+        start, length, invalid = self._slot_arrays
+        lengths = length[slots]  # slot -1 reads the extra zero-length entry
+        total = int(lengths.sum())
+        offsets = np.repeat(start[slots] - (np.cumsum(lengths) - lengths), lengths)
+        return self._slot_flat[offsets + np.arange(total)], lengths, invalid[slots]
 
     def matches(self, key: tuple, combine: Callable[[Device], int], positions: np.ndarray) -> np.ndarray:
         """The match array for ``key`` (-1 unknown, 0, 1 per device). Its unknown entries are

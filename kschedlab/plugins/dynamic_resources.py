@@ -71,6 +71,8 @@ ERR_IN_USE = "resourceclaim in use"
 ERR_TIMED_OUT = "timed out trying to allocate devices"
 ERR_SIGN = "pods with dra resource claims are not signable"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: a label key no node has: ``Snapshot.label_codes`` of it is the same object until a node is set
+_NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
 
 
 # -- args ------------------------------------------------------------------------------------------
@@ -359,6 +361,8 @@ class DynamicResources(Plugin):
         self._rng = random.Random(0)
         #: row -> (Node object, its labels as read, the node as the allocator takes it), across cycles
         self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
+        #: (snapshot, its label-column marker, row -> node dict) of the rows checked since the marker
+        self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -545,8 +549,19 @@ class DynamicResources(Plugin):
 
     def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
         """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for
-        the same node from one cycle to the next (so the allocator recognises it)."""
+        the same node from one cycle to the next (so the allocator recognises it). While the
+        snapshot's label columns are kept (no node was set since: ``Snapshot.label_codes``),
+        the dicts are handed out as they are; otherwise each is checked against its node."""
+        marker = snapshot.label_codes(_NODE_DICTS_MARKER)
+        fresh = self._node_dicts_seen
+        if fresh is not None and fresh[0] is snapshot and fresh[1] is marker:
+            dicts = fresh[2]
+            try:
+                return [dicts[row] for row in rows]
+            except KeyError:
+                pass
         kept = self._node_dicts
+        dicts = {} if fresh is None or fresh[0] is not snapshot or fresh[1] is not marker else fresh[2]
         out = []
         for row in rows:
             obj = snapshot.nodes[row]
@@ -556,7 +571,9 @@ class DynamicResources(Plugin):
                     or hit[2]["metadata"]["name"] != meta.name:
                 labels = dict(meta.labels or {})
                 hit = kept[row] = (obj, labels, {"metadata": {"name": meta.name, "labels": dict(labels)}})
+            dicts[row] = hit[2]
             out.append(hit[2])
+        self._node_dicts_seen = (snapshot, marker, dicts)
         return out
 
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:

@@ -222,7 +222,7 @@ def _placements(monkeypatch, name: str, screen: bool) -> tuple[dict, dict, dict]
         m.setattr(sp, "Cluster", Kept)
         if not screen:
             m.setattr(Allocator, "screen", lambda self, nodes, claims: Screened(
-                self, nodes, claims, np.full(len(nodes), Screened.UNDECIDED, dtype=np.int8), [None] * len(nodes)))
+                self, nodes, claims, np.full(len(nodes), Screened.UNDECIDED, dtype=np.int8), lambda k: None))
         result = sp.run_dra_workload(name, nodes=12, init_pods=40, measure_pods=40, max_claims_per_node=6,
                                      keep_traces=0)
     cluster = captured["cluster"]
@@ -252,3 +252,27 @@ def test_screen_equals_the_search_when_the_kept_results_log_is_cleared(monkeypat
 
     monkeypatch.setattr(device_index, "_LOG_LIMIT", 3)
     test_screen_equals_the_search(seed)
+
+
+def test_node_dicts_follow_node_changes():
+    """DynamicResources hands the allocator the same node dict from one cycle to the next, and a
+    new one once the node's labels changed (a new object or the same one changed in place)."""
+    from kschedlab.api.core import Node
+    from kschedlab.cluster import Cluster
+    from kschedlab.plugins.dynamic_resources import DynamicResources
+
+    cluster = Cluster([Node.model_validate({"metadata": {"name": f"n{i}", "labels": {"zone": "a"}}})
+                       for i in range(3)])
+    plugin = DynamicResources()
+    snapshot = cluster.snapshot
+    first = plugin._node_dicts_for(snapshot, [0, 1, 2])
+    again = plugin._node_dicts_for(snapshot, [2, 0])
+    assert again[0] is first[2] and again[1] is first[0]
+    replaced = Node.model_validate({"metadata": {"name": "n1", "labels": {"zone": "b"}}})
+    snapshot.update_node(replaced)
+    node = snapshot.nodes[0]
+    node.metadata.labels["zone"] = "c"
+    snapshot.update_node(node)
+    after = plugin._node_dicts_for(snapshot, [0, 1, 2])
+    assert [d["metadata"]["labels"]["zone"] for d in after] == ["c", "b", "a"]
+    assert after[2] is first[2] and after[0] is not first[0] and first[0]["metadata"]["labels"]["zone"] == "a"

@@ -481,7 +481,8 @@ class Allocator:
         # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
         self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
             np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
-        return Screened(self, nodes, claims, kinds, lambda k: index.slot_pools(int(slots[k])))
+        pools = index.slot_pools
+        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
 
     def _device_index(self) -> DeviceIndex:
         cache = self._cache

@@ -34,6 +34,7 @@ against the search.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 import numpy as np
@@ -48,6 +49,8 @@ __all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_ke
 #: and every index then reads all its unknown entries again)
 _KEPT_LOG: list[int] = []
 _LOG_LIMIT = 1 << 16
+#: node slots kept by one index before they are dropped (node dicts handed in anew each time)
+_SLOT_LIMIT = 1 << 16
 _EPOCH = [0]
 
 
@@ -101,25 +104,12 @@ class DeviceIndex:
         self._nodes: dict[int, tuple[list[Pool], np.ndarray, bool]] = {}
         #: (engine, class expressions, request expressions) -> int8 per device: -1 unknown, 0, 1
         self._matches: dict[tuple, np.ndarray] = {}
+        self._reset_slots()
         #: id(device) -> position, for the devices named in the kept-results log
         self._by_id: dict[int, int] = {id(d): i for i, d in enumerate(self.devices)}
         #: how far the log was read (epoch, length), and the positions read again since, per key
         self._log_read = (_EPOCH[0], len(_KEPT_LOG))
         self._dirty: dict[tuple, set[int] | None] = {}
-        #: (id(node dict), partitionable devices) -> (node dict, its slot)
-        self._by_node: dict[tuple[int, bool], tuple[dict, int]] = {}
-        #: per slot (a node dict seen): its pools, and where its positions are in ``_slot_flat``
-        self._slot_pools: list[list[Pool]] = []
-        self._slot_start: list[int] = []
-        self._slot_len: list[int] = []
-        self._slot_invalid: list[bool] = []
-        self._slot_parts: list[np.ndarray] = []
-        self._slot_flat = np.zeros(0, dtype=np.int64)
-        #: how many slots ``_slot_flat`` holds
-        self._flat_count = 0
-        #: the slot arrays as numpy, rebuilt when slots were added
-        self._slot_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-
     def set_allocated(self, ids: set[DeviceID] | frozenset) -> None:
         """Make ``allocated`` say which devices are in ``ids``, changing the differences only."""
         if ids == self._allocated_ids:
@@ -163,16 +153,16 @@ class DeviceIndex:
     def slots(self, nodes: list[dict], partitionable: bool, pools_for: Callable[[dict], list[Pool]]
               ) -> np.ndarray:
         """A slot per node dict (-1 where ``pools_for`` raised): its pools, device positions and
-        invalid flag are kept per dict, recognised by identity (a node dict must not change once
-        handed in; a changed node comes as a new dict), so that a scheduler handing the same
-        dicts from one pod to the next finds them without gathering."""
-        by_node = self._by_node
-        out = np.empty(len(nodes), dtype=np.int64)
-        for k, node in enumerate(nodes):
-            kept = by_node.get((id(node), partitionable))
-            if kept is not None and kept[0] is node:
-                out[k] = kept[1]
-                continue
+        invalid flag are kept per dict, recognised by identity (the dict is kept, so its ``id``
+        is not reused; a node dict must not change once handed in: a changed node comes as a
+        new dict), so that a scheduler handing the same dicts from one pod to the next finds
+        them without gathering."""
+        if len(self._slot_pools) > _SLOT_LIMIT:  # many node dicts came and went: start again
+            self._reset_slots()
+        by_id = self._slot_by_id[partitionable]
+        out = np.fromiter(map(by_id.get, map(id, nodes), itertools.repeat(-2)), dtype=np.int64, count=len(nodes))
+        for k in np.flatnonzero(out == -2).tolist():
+            node = nodes[k]
             try:
                 pools = pools_for(node)
                 positions, invalid = self.node_positions(pools)
@@ -185,14 +175,33 @@ class DeviceIndex:
             self._slot_len.append(len(positions))
             self._slot_invalid.append(invalid)
             self._slot_parts.append(positions)
+            self._slot_nodes.append(node)  # kept: its id stays its own
             self._slot_arrays = None
-            by_node[(id(node), partitionable)] = (node, slot)
+            by_id[id(node)] = slot
             out[k] = slot
         return out
 
-    def slot_pools(self, slot: int) -> list[Pool]:
-        """The pools of a slot from :meth:`slots`."""
-        return self._slot_pools[slot]
+    def _reset_slots(self) -> None:
+        """Forget every node slot."""
+        #: partitionable devices -> id(node dict) -> its slot (the dicts are kept in ``_slot_nodes``)
+        self._slot_by_id: dict[bool, dict[int, int]] = {False: {}, True: {}}
+        self._slot_nodes: list[dict] = []
+        #: per slot (a node dict seen): its pools, and where its positions are in ``_slot_flat``
+        self._slot_pools: list[list[Pool]] = []
+        self._slot_start: list[int] = []
+        self._slot_len: list[int] = []
+        self._slot_invalid: list[bool] = []
+        self._slot_parts: list[np.ndarray] = []
+        self._slot_flat = np.zeros(0, dtype=np.int64)
+        #: how many slots ``_slot_flat`` holds
+        self._flat_count = 0
+        #: the slot arrays as numpy, rebuilt when slots were added
+        self._slot_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def slot_pools(self) -> list[list[Pool]]:
+        """The pools of each slot from :meth:`slots` (a new list once the slots are dropped)."""
+        return self._slot_pools
 
     def gather(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(positions of every slot in turn, the count per slot, invalid per slot)`` for slots

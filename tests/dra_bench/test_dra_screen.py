@@ -78,6 +78,11 @@ def _slices(rng: random.Random, nodes: int) -> list[dict]:
         out.append({"metadata": {"name": "shared"}, "spec": {
             "driver": DRIVER, "allNodes": True, "pool": {"name": "shared", "generation": 1, "resourceSliceCount": 1},
             "devices": [_device(rng, 1000 + i) for i in range(3)]}})
+    if rng.random() < 0.05:  # a node selector that cannot be evaluated: gathering the pools fails
+        out.append({"metadata": {"name": "bad"}, "spec": {
+            "driver": DRIVER, "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "zone", "operator": "Sideways", "values": ["z"]}]}]},
+            "pool": {"name": "bad", "generation": 1, "resourceSliceCount": 1}, "devices": [_device(rng, 3000)]}})
     if rng.random() < 0.3:  # per-device node selection
         out.append({"metadata": {"name": "per-device"}, "spec": {
             "driver": DRIVER, "perDeviceNodeSelection": True,
@@ -124,7 +129,7 @@ def _outcome(call):
     return "ok", json.dumps(result, sort_keys=True)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(60))
 def test_screen_equals_the_search(seed):
     rng = random.Random(seed)
     raw_slices = _slices(rng, rng.randrange(3, 12))
@@ -251,6 +256,14 @@ def test_screen_equals_the_search_when_the_kept_results_log_is_cleared(monkeypat
     import kschedlab.dra.device_index as device_index
 
     monkeypatch.setattr(device_index, "_LOG_LIMIT", 3)
+    test_screen_equals_the_search(seed)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_screen_equals_the_search_when_node_slots_are_dropped(monkeypatch, seed):
+    import kschedlab.dra.device_index as device_index
+
+    monkeypatch.setattr(device_index, "_SLOT_LIMIT", 2)
     test_screen_equals_the_search(seed)
 
 

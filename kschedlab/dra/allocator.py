@@ -139,10 +139,15 @@ class AllocatedState:
 
     ``allocated_devices``: ids of devices held exclusively; ``aggregated_capacity``: for shared
     (multi-allocatable) devices, the capacity already consumed per capacity name (quantities).
+    ``delta`` (optional, from the DRA manager): ``(base, token, added, removed)``: ``token``
+    names this state, and unless ``base`` is None, ``allocated_devices`` are those of the state
+    named ``base`` plus ``added`` minus ``removed``, so that device arrays follow it without
+    comparing whole sets. Do not change ``allocated_devices`` of a state with a delta.
     """
 
     allocated_devices: set[DeviceID] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, dict[str, Any]] = field(default_factory=dict)
+    delta: tuple | None = None
 
     def capacity_nanos(self) -> dict[DeviceID, dict[str, int]]:
         """``aggregated_capacity`` in nano-units."""
@@ -453,7 +458,7 @@ class Allocator:
         if plan is None or not n or self.allocated.aggregated_capacity:
             return Screened(self, nodes, claims, np.full(n, Screened.UNDECIDED, dtype=np.int8), lambda k: None)
         index = self._device_index()
-        index.set_allocated(self.allocated.allocated_devices)
+        index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
         flat, lengths, invalid = index.gather(slots)
         gathered = slots >= 0

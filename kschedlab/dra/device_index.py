@@ -99,7 +99,9 @@ class DeviceIndex:
             self.positions.setdefault(d.id, []).append(i)
         self.simple = np.array(simple, dtype=bool)
         self.allocated = np.zeros(len(self.devices), dtype=bool)
-        self._allocated_ids: frozenset = frozenset()
+        #: the devices ``allocated`` says are allocated, and the token of the state they came from
+        self._ids: set[DeviceID] = set()
+        self._token: Any = None
         #: id(pools) -> (pools, positions, some pool invalid)
         self._nodes: dict[int, tuple[list[Pool], np.ndarray, bool]] = {}
         #: (engine, class expressions, request expressions) -> int8 per device: -1 unknown, 0, 1
@@ -110,20 +112,30 @@ class DeviceIndex:
         #: how far the log was read (epoch, length), and the positions read again since, per key
         self._log_read = (_EPOCH[0], len(_KEPT_LOG))
         self._dirty: dict[tuple, set[int] | None] = {}
-    def set_allocated(self, ids: set[DeviceID] | frozenset) -> None:
-        """Make ``allocated`` say which devices are in ``ids``, changing the differences only."""
-        if ids == self._allocated_ids:
-            return
-        current = frozenset(ids)
+    def set_allocated(self, ids: set[DeviceID] | frozenset, delta: tuple | None = None) -> None:
+        """Make ``allocated`` say which devices are in ``ids``, changing the differences only.
+        With a ``delta`` (``AllocatedState.delta``) whose base is the state set last, only its
+        added and removed devices are looked at."""
+        if delta is not None and delta[0] is not None and delta[0] is self._token:
+            added, removed = delta[2], delta[3]
+            self._ids -= removed
+            self._ids |= added
+        else:
+            if ids == self._ids:
+                self._token = delta[1] if delta is not None else None
+                return
+            current = set(ids)
+            added, removed = current - self._ids, self._ids - current
+            self._ids = current
+        self._token = delta[1] if delta is not None else None
         positions = self.positions
         allocated = self.allocated
-        for dev in current - self._allocated_ids:
+        for dev in added:
             for i in positions.get(dev, ()):
                 allocated[i] = True
-        for dev in self._allocated_ids - current:
+        for dev in removed:
             for i in positions.get(dev, ()):
                 allocated[i] = False
-        self._allocated_ids = current
 
     def node_positions(self, pools: list[Pool]) -> tuple[np.ndarray, bool]:
         """The device positions the search walks for a node seeing ``pools`` (complete, valid

@@ -99,6 +99,9 @@ class DRAManager:
         self._exclusive: _ExclusiveDevices | None = None
         #: the pools per node kept for the next pod's allocator (``AllocatorCache``)
         self.allocator_cache = AllocatorCache()
+        #: what :meth:`allocated_state` handed out last: (the ``_ExclusiveDevices`` it came from,
+        #: its token, a copy of its devices, the devices of in-flight allocations then)
+        self._handed: tuple | None = None
         #: the stored claims by the UID of their controlling owner (see :meth:`claims_controlled_by`)
         self._owners: _ControllerIndex | None = None
 
@@ -166,10 +169,32 @@ class DRAManager:
             ex = _ExclusiveDevices.build(objs, self._read_claim)
             self._exclusive = ex
         if ex is not None:
-            devices = ex.with_in_flight(self.in_flight)
+            devices, touched = ex.with_in_flight(self.in_flight)
             if devices is not None:
-                return AllocatedState(allocated_devices=devices, aggregated_capacity={})
+                return AllocatedState(allocated_devices=devices, aggregated_capacity={},
+                                      delta=self._delta(ex, devices, touched))
+        self._handed = None
         return self.allocated_state_full()
+
+    def _delta(self, ex: "_ExclusiveDevices", devices: set, touched: set) -> tuple:
+        """``AllocatedState.delta`` of ``devices`` against the devices handed out last time, from
+        the devices whose holders changed since (``touched``: those of in-flight allocations)."""
+        token = object()
+        changed = ex.drain_changed()
+        last = self._handed
+        delta = (None, token, frozenset(), frozenset())
+        if last is not None and last[0] is ex:
+            _, base, kept, touched_before = last
+            candidates = changed | touched | touched_before
+            added = frozenset(d for d in candidates if d in devices and d not in kept)
+            removed = frozenset(d for d in candidates if d not in devices and d in kept)
+            kept -= removed
+            kept |= added
+            delta = (base, token, added, removed)
+        else:
+            kept = set(devices)
+        self._handed = (ex, token, kept, touched)
+        return delta
 
     def _read_claim(self, obj) -> tuple:
         """``(identity, _allocated_devices)`` of a stored claim (read again: the kept reading is
@@ -342,13 +367,21 @@ class _ExclusiveDevices:
     order (kept, so that a replaced object is told apart by identity), ``read`` what each holds,
     ``count`` how many claims hold each device."""
 
-    __slots__ = ("objects", "read", "identities", "count")
+    __slots__ = ("objects", "read", "identities", "count", "changed")
 
     def __init__(self) -> None:
         self.objects: list = []
         self.read: list[tuple] = []
         self.identities: dict[str, int] = {}
         self.count: dict[tuple, int] = {}
+        #: devices that came into ``count`` or left it since :meth:`drain_changed`
+        self.changed: set[tuple] = set()
+
+    def drain_changed(self) -> set:
+        """The devices held by some claim before and not now, or the other way round, since the
+        last call."""
+        changed, self.changed = self.changed, set()
+        return changed
 
     @classmethod
     def build(cls, objects: list, read_claim) -> "_ExclusiveDevices | None":
@@ -365,7 +398,10 @@ class _ExclusiveDevices:
             self.objects.append(obj)
             self.read.append((identity, found))
             for dev, _, _ in found:
-                self.count[dev] = self.count.get(dev, 0) + 1
+                n = self.count.get(dev, 0)
+                if not n:
+                    self.changed.add(dev)
+                self.count[dev] = n + 1
         return True
 
     def update(self, objects: list, read_claim) -> bool:
@@ -390,34 +426,42 @@ class _ExclusiveDevices:
                     count[dev] = left
                 else:
                     del count[dev]
+                    self.changed.add(dev)
             for dev, _, _ in found:
-                count[dev] = count.get(dev, 0) + 1
+                n = count.get(dev, 0)
+                if not n:
+                    self.changed.add(dev)
+                count[dev] = n + 1
             self.read[i] = (identity, found)
             old[i] = objects[i]
         return self._append(objects[n:], read_claim) if len(objects) > n else True
 
-    def with_in_flight(self, in_flight: dict[str, dict]) -> set | None:
+    def with_in_flight(self, in_flight: dict[str, dict]) -> tuple[set | None, set]:
         """The exclusively held devices, the in-flight allocations replacing the stored ones of
-        the same claims; None when an in-flight allocation is shared."""
+        the same claims (None when an in-flight allocation is shared), and the devices those
+        allocations and the claims they replace name."""
         devices = set(self.count)
+        touched: set = set()
         if not in_flight:
-            return devices
+            return devices, touched
         flying = [(identity, _allocated_devices(claim)) for identity, claim in in_flight.items()]
         left: dict[tuple, int] = {}
         for identity, found in flying:
             if any(share_id for _, share_id, _ in found):
-                return None
+                return None, touched
             i = self.identities.get(identity)
             if i is not None:
                 for dev, _, _ in self.read[i][1]:
+                    touched.add(dev)
                     n = left.get(dev, self.count[dev]) - 1
                     left[dev] = n
                     if not n:
                         devices.discard(dev)
         for _, found in flying:
             for dev, _, _ in found:
+                touched.add(dev)
                 devices.add(dev)
-        return devices
+        return devices, touched
 
 
 def controller_uids(obj) -> tuple[str, ...]:

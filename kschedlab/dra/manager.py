@@ -428,10 +428,10 @@ class _ExclusiveDevices:
                     del count[dev]
                     self.changed.add(dev)
             for dev, _, _ in found:
-                n = count.get(dev, 0)
-                if not n:
+                held = count.get(dev, 0)
+                if not held:
                     self.changed.add(dev)
-                count[dev] = n + 1
+                count[dev] = held + 1
             self.read[i] = (identity, found)
             old[i] = objects[i]
         return self._append(objects[n:], read_claim) if len(objects) > n else True

@@ -213,7 +213,11 @@ def test_allocated_state_followed_claim_by_claim_equals_the_full_reading(seed):
             extra += 1
         elif action == "delete" and claim is not None:
             m.delete_claim(claim)
+        before = m._exclusive
         fast, full = m.allocated_state(), m.allocated_state_full()
+        if before is not None and action in ("allocate", "deallocate", "in-flight", "add") \
+                and m._exclusive is not None:
+            assert m._exclusive is before, (step, action)  # followed, not read again from scratch
         assert fast.allocated_devices == full.allocated_devices, (step, action)
         assert fast.aggregated_capacity == full.aggregated_capacity, (step, action)
         if fast.delta is not None and fast.delta[0] is not None:  # the state before, plus added, minus removed

@@ -43,7 +43,7 @@ from kschedlab.dra.allocator import (INVALID_POOLS, AllocationError, Allocator, 
 from kschedlab.dra.devices import as_dict, read_claim
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
-from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
+from kschedlab.dra.nodeselector import NodeSelectorError, selector_mask, selector_matches
 from kschedlab.dra.podgroup_claims import consumer_reference, matching_group_claim, pod_group_of
 from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
@@ -507,8 +507,11 @@ class DynamicResources(Plugin):
         """Filter each node in ``rows`` (the allocator runs per node; where its answer needs no
         search, ``Allocator.screen`` gives it for all the rows at once)."""
         s = self._state(state) if self.enabled else None
-        if s is not None and s.allocator is not None and len(rows) > 1:
-            verdicts = self._screen(s, state, pod_info, snapshot, rows)
+        if s is not None and len(rows) > 1:
+            if s.allocator is not None:
+                verdicts = self._screen(s, state, pod_info, snapshot, rows)
+            else:
+                verdicts = self._allocated_only(s, snapshot, rows)
             if verdicts is not None:
                 return verdicts
         return Verdicts.from_statuses(self._filter_row(state, pod_info, snapshot, int(r)) for r in rows)
@@ -546,6 +549,30 @@ class DynamicResources(Plugin):
                 idx[k] = table.setdefault(status.reasons, len(table))
         s.screened.append((found, [snapshot.names[r] for r in rows_list]))
         return Verdicts(codes, idx, list(table))
+
+    def _allocated_only(self, s: DRAState, snapshot, rows: np.ndarray) -> Verdicts | None:
+        """Filter ``rows`` at once when every claim of the pod is allocated (nothing for the
+        allocator): a node fails where some claim's node selector does not match it
+        (``selector_mask`` over the snapshot's label columns). None when that does not apply
+        (an extended-resource claim, binding conditions to check, a selector only
+        ``selector_matches`` can judge)."""
+        if s.empty() or s.extended_index is not None or s.allocator is not None:
+            return None
+        if self._binding_enabled() and has_binding_conditions(s.claims):
+            return None
+        failed = np.zeros(len(rows), dtype=bool)
+        unavailable = set()
+        for i, info in enumerate(s.infos):
+            if info.available_on_nodes is None:
+                continue
+            mask = selector_mask(info.available_on_nodes, rows, snapshot.label_codes, snapshot.index.get)
+            if mask is None:
+                return None
+            if not mask.all():
+                failed |= ~mask
+                unavailable.add(i)
+        s.unavailable.update(unavailable)
+        return Verdicts.from_mask(failed, Code.UnschedulableAndUnresolvable, (ERR_NOT_AVAILABLE,))
 
     def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
         """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for

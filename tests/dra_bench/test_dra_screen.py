@@ -226,6 +226,9 @@ def _placements(monkeypatch, name: str, screen: bool) -> tuple[dict, dict, dict]
     with monkeypatch.context() as m:
         m.setattr(sp, "Cluster", Kept)
         if not screen:
+            from kschedlab.plugins.dynamic_resources import DynamicResources
+
+            m.setattr(DynamicResources, "_allocated_only", lambda self, s, snapshot, rows: None)
             m.setattr(Allocator, "screen", lambda self, nodes, claims: Screened(
                 self, nodes, claims, np.full(len(nodes), Screened.UNDECIDED, dtype=np.int8), lambda k: None))
         result = sp.run_dra_workload(name, nodes=12, init_pods=40, measure_pods=40, max_claims_per_node=6,
@@ -289,3 +292,48 @@ def test_node_dicts_follow_node_changes():
     after = plugin._node_dicts_for(snapshot, [0, 1, 2])
     assert [d["metadata"]["labels"]["zone"] for d in after] == ["c", "b", "a"]
     assert after[2] is first[2] and after[0] is not first[0] and first[0]["metadata"]["labels"]["zone"] == "a"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_selector_mask_equals_selector_matches(seed):
+    """The node selector over label columns says what ``selector_matches`` says node by node, or
+    gives up (None) where a requirement could raise or compares numbers."""
+    from kschedlab.api.core import Node
+    from kschedlab.cluster import Cluster
+    from kschedlab.dra.nodeselector import NodeSelectorError, selector_mask, selector_matches
+
+    rng = random.Random(seed)
+    nodes = []
+    for i in range(8):
+        labels = {k: rng.choice(["a", "b", "1", "7"]) for k in ("zone", "rack", "gen") if rng.random() < 0.7}
+        nodes.append(Node.model_validate({"metadata": {"name": f"n{i}", "labels": labels}}))
+    snapshot = Cluster(nodes).snapshot
+    rows = np.arange(8)
+
+    def requirement(field: bool) -> dict:
+        if field:
+            return {"key": rng.choice(["metadata.name", "metadata.name", "spec.x"]),
+                    "operator": rng.choice(["In", "NotIn", "Exists"]),
+                    "values": rng.sample([f"n{i}" for i in range(10)], rng.choice([1, 1, 2]))}
+        return {"key": rng.choice(["zone", "rack", "gen", "none"]),
+                "operator": rng.choice(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Bogus"]),
+                "values": rng.sample(["a", "b", "1", "7", "x"], rng.randrange(0, 3))}
+
+    answered = 0
+    for _ in range(40):
+        terms = [{"matchExpressions": [requirement(False) for _ in range(rng.randrange(0, 3))],
+                  "matchFields": [requirement(True) for _ in range(rng.randrange(0, 2))]}
+                 for _ in range(rng.randrange(0, 3))]
+        selector = {"nodeSelectorTerms": terms}
+        mask = selector_mask(selector, rows, snapshot.label_codes, snapshot.index.get)
+        if mask is None:
+            continue
+        answered += 1
+        for row in range(8):
+            node = {"metadata": {"name": f"n{row}", "labels": dict(nodes[row].metadata.labels or {})}}
+            try:
+                expected = selector_matches(selector, node)
+            except NodeSelectorError:  # never for a selector the mask answers
+                raise AssertionError(selector) from None
+            assert bool(mask[row]) == expected, (selector, row)
+    assert answered > 5

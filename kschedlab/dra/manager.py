@@ -115,6 +115,14 @@ class DRAManager:
         obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
         return None if obj is None else as_dict(obj)
 
+    def get_claim_copy(self, namespace: str, name: str) -> dict | None:
+        """:meth:`get_claim` as a dict of the caller's own, to change (a stored model is dumped
+        anew anyway; a stored dict is copied)."""
+        obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
+        if obj is None:
+            return None
+        return copy.deepcopy(obj) if isinstance(obj, dict) else as_dict(obj)
+
     def list_claims(self) -> list[dict]:
         """Every claim as a dict, in the cluster's order."""
         return [as_dict(o) for o in self.claim_objects().values()]

@@ -827,11 +827,13 @@ class DynamicResources(Plugin):
                     continue
                 claim = found.extended_claim
             s.infos[i].allocation = allocation
-            claim = copy.deepcopy(claim)
-            finalizers = claim.setdefault("metadata", {}).setdefault("finalizers", [])
+            # the claim as assumed: a copy of what changes (metadata, finalizers, status)
+            meta = dict(claim.get("metadata") or {})
+            finalizers = list(meta.get("finalizers") or [])
             if FINALIZER not in finalizers:
                 finalizers.append(FINALIZER)
-            claim.setdefault("status", {})["allocation"] = allocation
+            meta["finalizers"] = finalizers
+            claim = {**claim, "metadata": meta, "status": {**(claim.get("status") or {}), "allocation": allocation}}
             self.manager.signal_pending_allocation(claim)
             if i == s.extended_index:
                 s.extended_in_flight = claim
@@ -963,11 +965,10 @@ class DynamicResources(Plugin):
                 claim = self._create_extended_claim(found.extended_claim, pod)
                 s.claims[index] = claim
             meta = claim.get("metadata") or {}
-            current = manager.get_claim(meta.get("namespace") or "", meta.get("name", ""))
+            current = manager.get_claim_copy(meta.get("namespace") or "", meta.get("name", ""))
             if current is None:
                 raise ClaimError(f"get updated claim {_kobj(claim)} after conflict: "
                                  f'resourceclaims.resource.k8s.io "{meta.get("name", "")}" not found')
-            current = copy.deepcopy(current)
             if (current.get("metadata") or {}).get("deletionTimestamp"):
                 raise ClaimError(f"claim {_kobj(current)} got deleted in the meantime")
             status = current.setdefault("status", {})

@@ -11,11 +11,13 @@ capacity policy, no binding conditions, no per-device node selection, bound to t
 A :class:`DeviceIndex` keeps those facts for every device of a slice list:
 
 - ``allocated``: a bool per device position, followed from one allocated set to the next by
-  their difference (:meth:`DeviceIndex.set_allocated`), not rebuilt;
+  the manager's delta or their difference (:meth:`DeviceIndex.set_allocated`), not rebuilt;
 - the positions of the devices each node's search walks through (its complete, valid pools),
-  kept per pool list (:meth:`DeviceIndex.node_positions`);
+  kept per node dict as a *slot* and gathered for many nodes at once (:meth:`DeviceIndex.slots`,
+  :meth:`DeviceIndex.gather`);
 - per (CEL engine, class selectors, request selectors): -1 (not evaluated yet), 0 or 1 per
-  device, read from the devices' kept selector results (:meth:`DeviceIndex.matches`).
+  device, read from the devices' kept selector results, again only for devices that got a
+  result since (:meth:`DeviceIndex.matches`, :func:`selector_result_kept`).
 
 :meth:`kschedlab.dra.allocator.Allocator.screen` uses it; ``tests/dra_bench`` checks it
 against the search.

@@ -43,7 +43,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+import numpy as np
+
 from kschedlab.dra.allocator_cache import AllocatorCache
+from kschedlab.dra.device_index import DeviceIndex, combined_match, selector_result_kept
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str, read_claim,
@@ -53,7 +56,12 @@ from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates
 from kschedlab.dra.trace import AllocationTrace
 
 __all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "DRAFeatures", "AllocatedState", "Allocator", "AllocationError",
-           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES"]
+           "FailedAllocationOnNode", "allocate", "ALLOCATOR_GATES", "UNDECIDED", "Screened"]
+
+#: :meth:`Screened.answer` for a node only the search can answer
+UNDECIDED = object()
+#: the message of :class:`FailedAllocationOnNode`
+INVALID_POOLS = "invalid resource pools were encountered"
 
 #: ``resourceapi.AllocationResultsMaxSize``: devices in one claim's allocation
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -131,10 +139,15 @@ class AllocatedState:
 
     ``allocated_devices``: ids of devices held exclusively; ``aggregated_capacity``: for shared
     (multi-allocatable) devices, the capacity already consumed per capacity name (quantities).
+    ``delta`` (optional, from the DRA manager): ``(base, token, added, removed)``: ``token``
+    names this state, and unless ``base`` is None, ``allocated_devices`` are those of the state
+    named ``base`` plus ``added`` minus ``removed``, so that device arrays follow it without
+    comparing whole sets. Do not change ``allocated_devices`` of a state with a delta.
     """
 
     allocated_devices: set[DeviceID] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, dict[str, Any]] = field(default_factory=dict)
+    delta: tuple | None = None
 
     def capacity_nanos(self) -> dict[DeviceID, dict[str, int]]:
         """``aggregated_capacity`` in nano-units."""
@@ -268,6 +281,12 @@ class Allocator:
         #: known without searching (see :meth:`allocate`)
         self._plans: dict[tuple[int, ...], int] = {}
         self._plan_claims: list[list[Claim]] = []
+        #: claims (by the ids of the Claim objects, kept in ``_screen_claims``) -> what
+        #: :meth:`screen` needs of them (``_ScreenPlan``), None when it cannot answer for them
+        self._screens: dict[tuple[int, ...], _ScreenPlan | None] = {}
+        self._screen_claims: list[list[Claim]] = []
+        #: the device arrays when there is no cache (built on first use)
+        self._index: DeviceIndex | None = None
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
@@ -336,6 +355,7 @@ class Allocator:
                 return ok
         ok = self._selectors_match(selectors, device, where)
         found[key] = ok
+        selector_result_kept(device)
         return ok
 
     def _selectors_match(self, selectors: list[dict], device: Device, where: str) -> bool:
@@ -375,7 +395,7 @@ class Allocator:
                 if nothing_free:
                     self.stats["allocate_one"] += calls
                     if invalid:
-                        raise FailedAllocationOnNode("invalid resource pools were encountered")
+                        raise FailedAllocationOnNode(INVALID_POOLS)
                     return None
         run = _Run(self, node, claims, trace)
         result = run.run(pools, deferred)
@@ -405,6 +425,107 @@ class Allocator:
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
         return self._allocate(node, claims, None, deferred=True)
 
+    def screen(self, nodes: list[Any], claims: list[Any]) -> "Screened":
+        """Answer :meth:`allocate_deferred` for many nodes at once where that needs no search
+        (:class:`Screened`: per node a kind, FIT with a function building the allocation,
+        NO_FIT, INVALID (:class:`FailedAllocationOnNode`) or UNDECIDED: the caller runs
+        :meth:`allocate_deferred` there). The ``allocate_one`` statistics count what the search
+        would have made on the nodes answered.
+
+        Answered only for one claim with one ``ExactCount`` request (no admin access, capacity
+        or constraints) that prepares without error, and no shared allocations: the search then
+        walks the node's devices in order and takes the first ``count`` free devices its
+        selectors match, without backtracking unless fewer are there. A node is answered when
+        every free device before the last one taken (or, when too few fit, every free device)
+        is *simple* (:func:`~kschedlab.dra.device_index.simple_device`) with its selector
+        results already known; the building function runs the search on that node. Node dicts
+        are recognised by identity (with the same name and labels) from one call to the next.
+
+        >>> slices = [{"metadata": {"name": n}, "spec": {"driver": "d", "nodeName": n,
+        ...     "pool": {"name": n, "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}
+        ...     for n in ("n1", "n2")]
+        >>> claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "r",
+        ...     "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1}}]}}})
+        >>> a = Allocator(None, AllocatedState({("d", "n2", "a")}), [{"metadata": {"name": "x"}}], slices)
+        >>> found = a.screen([{"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}], [claim])
+        >>> found.kinds.tolist(), found.builder(0)()[0]["devices"]["results"][0]["device"], a.stats["allocate_one"]
+        ([0, 1], 'a', 5)
+        """
+        nodes = [n if type(n) is dict else as_dict(n) for n in nodes]
+        claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
+        n = len(nodes)
+        plan = self._screen_plan(claims)
+        if plan is None or not n or self.allocated.aggregated_capacity:
+            return Screened(self, nodes, claims, np.full(n, Screened.UNDECIDED, dtype=np.int8), lambda k: None)
+        index = self._device_index()
+        index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
+        slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
+        flat, lengths, invalid = index.gather(slots)
+        gathered = slots >= 0
+        free = ~index.allocated[flat]
+        match = index.matches(plan.key, plan.combine, flat[free])[flat]
+        simple = index.simple[flat]
+        pick = free & simple & (match == 1)
+        stop = free & ~(simple & (match >= 0))
+        # per node: the devices taken before the first device only the search can judge
+        segment = np.repeat(np.arange(n), lengths)
+        stops_before = np.cumsum(stop) - stop
+        starts = np.cumsum(lengths) - lengths
+        first = np.zeros(n, dtype=np.int64)
+        has = lengths > 0
+        first[has] = stops_before[starts[has]]
+        clean = stops_before == first[segment]
+        taken = np.bincount(segment[pick & clean], minlength=n)
+        stops = np.bincount(segment[stop], minlength=n)
+        fit = gathered & (taken >= plan.count)
+        no_fit = gathered & ~fit & (stops == 0)
+        kinds = np.full(n, Screened.UNDECIDED, dtype=np.int8)
+        kinds[fit] = Screened.FIT
+        kinds[no_fit & ~invalid] = Screened.NO_FIT
+        kinds[no_fit & invalid] = Screened.INVALID
+        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
+        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
+            np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
+        pools = index.slot_pools
+        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+
+    def _device_index(self) -> DeviceIndex:
+        cache = self._cache
+        if cache is not None and cache.current(self._cache_token):
+            return cache.device_index(self._cache_token)
+        if self._index is None:
+            self._index = DeviceIndex(self.slices)
+        return self._index
+
+    def _screen_plan(self, claims: list[Claim]) -> "_ScreenPlan | None":
+        """What :meth:`screen` needs of ``claims`` (None when it cannot answer for them), worked
+        out once per claim list."""
+        key = tuple(map(id, claims))
+        if key in self._screens:
+            return self._screens[key]
+        plan = None
+        if len(claims) == 1 and len(claims[0].requests) == 1 and not claims[0].constraints:
+            _name, is_list, alternatives = claims[0].requests[0]
+            req = alternatives[0]
+            if (not is_list and req.mode == "ExactCount" and 1 <= req.count <= ALLOCATION_RESULTS_MAX_SIZE
+                    and not req.admin_access and not req.has_capacity):
+                run = _Run(self, {}, claims, None)
+                try:
+                    run._prepare_claim(0, claims[0])
+                except AllocationError:  # the search raises it on every node
+                    run = None
+                if run is not None:
+                    self._engine()
+                    cls = run.request_data[(0, 0, 0)].cls or {}
+                    class_sels = (cls.get("spec") or {}).get("selectors") or []
+                    class_key = (self._compile_fn, _expressions(class_sels)) if class_sels else None
+                    request_key = (self._compile_fn, _expressions(req.selectors)) if req.selectors else None
+                    plan = _ScreenPlan(count=req.count, key=(class_key, request_key),
+                                       combine=combined_match(class_key, request_key))
+        self._screens[key] = plan
+        self._screen_claims.append(claims)
+        return plan
+
     def _nothing_free(self, pools: list[Pool]) -> tuple[bool, bool]:
         """(No device of the node's complete, valid pools is free, some pool is invalid). With
         nothing free the search would try each device of the first request, find it in use and
@@ -423,6 +544,64 @@ class Allocator:
                     if d.id not in allocated:
                         return False, invalid
         return True, invalid
+
+
+class Screened:
+    """:meth:`Allocator.screen`'s answers: ``kinds`` per node (FIT, NO_FIT, INVALID, UNDECIDED).
+
+    :meth:`builder` gives a FIT node's function building its allocation, :meth:`answer` what
+    :meth:`Allocator.allocate_deferred` would give (a builder, None, a
+    :class:`FailedAllocationOnNode` to raise) or :data:`UNDECIDED`."""
+
+    FIT, NO_FIT, INVALID, UNDECIDED = 0, 1, 2, 3
+
+    def __init__(self, allocator: Allocator, nodes: list[dict], claims: list[Claim], kinds: np.ndarray,
+                 pools: Callable[[int], list[Pool] | None]) -> None:
+        self.allocator = allocator
+        self.nodes = nodes
+        self.claims = claims
+        self.kinds = kinds
+        self._pools = pools
+
+    def builder(self, k: int) -> Callable[[], list[dict]]:
+        """The function building the allocation on FIT node ``k``: the search on that node (its
+        calls were counted by the screen)."""
+        if self.kinds[k] != Screened.FIT:
+            raise ValueError(f"node #{k} is not a fit")
+        a, node, claims, pools = self.allocator, self.nodes[k], self.claims, self._pools(k)
+
+        def build() -> list[dict]:
+            calls = a.stats["allocate_one"]
+            try:
+                results = _Run(a, node, claims, None).run(pools)
+            finally:
+                a.stats["allocate_one"] = calls
+            if results is None:  # the allocated state was changed in place since screening
+                raise AllocationError("the allocated devices changed since the node was screened")
+            return results
+
+        return build
+
+    def answer(self, k: int) -> Any:
+        """Node ``k``'s answer as :meth:`Allocator.allocate_deferred` gives it, or UNDECIDED."""
+        kind = self.kinds[k]
+        if kind == Screened.FIT:
+            return self.builder(k)
+        if kind == Screened.NO_FIT:
+            return None
+        if kind == Screened.INVALID:
+            return FailedAllocationOnNode(INVALID_POOLS)
+        return UNDECIDED
+
+
+@dataclass(frozen=True)
+class _ScreenPlan:
+    """:meth:`Allocator.screen`'s view of a claim list: devices to take, the key of the match
+    array (class and request selector keys) and how to read a device's kept results."""
+
+    count: int
+    key: tuple
+    combine: Callable[[Device], int]
 
 
 class _Run:
@@ -476,7 +655,7 @@ class _Run:
             if self.trace is not None:
                 self.trace.add("result", detail="no solution")
             if any(p.invalid for p in self.pools):
-                raise FailedAllocationOnNode("invalid resource pools were encountered")
+                raise FailedAllocationOnNode(INVALID_POOLS)
             return None
         if self.trace is not None:
             self.trace.add("result", detail="allocated")

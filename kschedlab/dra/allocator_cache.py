@@ -26,6 +26,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from kschedlab.dra.device_index import DeviceIndex
 from kschedlab.dra.devices import Slice
 from kschedlab.dra.pools import Pool, gather_pools, node_candidates
 
@@ -42,6 +43,8 @@ class AllocatorCache:
         self._pools: dict[tuple, list[Pool]] = {}
         #: ``pools.node_candidates`` of the slices, built on first use
         self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
+        #: the devices of the slices as arrays (``DeviceIndex``), built on first use
+        self._index: DeviceIndex | None = None
         #: pool lists gathered, handed out again, and times the slices changed
         self.stats = {"gathered": 0, "reused": 0, "reset": 0}
 
@@ -53,6 +56,7 @@ class AllocatorCache:
             self._slices = list(slices)
             self._pools = {}
             self._by_node = None
+            self._index = None
             self._token += 1
             self.stats["reset"] += 1
         return self._token
@@ -60,6 +64,16 @@ class AllocatorCache:
     def current(self, token: int) -> bool:
         """Whether ``token`` (from :meth:`use`) still names the kept slices."""
         return token == self._token
+
+    def device_index(self, token: int) -> DeviceIndex:
+        """The :class:`~kschedlab.dra.device_index.DeviceIndex` of the kept slices (``token`` as
+        for :meth:`pools_for`), kept with the pools: its allocated devices are followed from one
+        pod to the next."""
+        if token != self._token or self._slices is None:
+            raise ValueError("AllocatorCache: the slices changed since this token was handed out")
+        if self._index is None:
+            self._index = DeviceIndex(self._slices)
+        return self._index
 
     def pools_for(self, token: int, node: dict[str, Any], *, partitionable_devices: bool) -> list[Pool]:
         """``gather_pools`` for ``node`` over the kept slices (``token`` from :meth:`use` must be

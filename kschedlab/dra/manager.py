@@ -99,6 +99,11 @@ class DRAManager:
         self._exclusive: _ExclusiveDevices | None = None
         #: the pools per node kept for the next pod's allocator (``AllocatorCache``)
         self.allocator_cache = AllocatorCache()
+        #: what :meth:`allocated_state` handed out last: (the ``_ExclusiveDevices`` it came from,
+        #: its token, a copy of its devices, the devices of in-flight allocations then)
+        self._handed: tuple | None = None
+        #: the stored claims by the UID of their controlling owner (see :meth:`claims_controlled_by`)
+        self._owners: _ControllerIndex | None = None
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -110,9 +115,28 @@ class DRAManager:
         obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
         return None if obj is None else as_dict(obj)
 
+    def get_claim_copy(self, namespace: str, name: str) -> dict | None:
+        """:meth:`get_claim` as a dict of the caller's own, to change (a stored model is dumped
+        anew anyway; a stored dict is copied)."""
+        obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
+        if obj is None:
+            return None
+        return copy.deepcopy(obj) if isinstance(obj, dict) else as_dict(obj)
+
     def list_claims(self) -> list[dict]:
         """Every claim as a dict, in the cluster's order."""
         return [as_dict(o) for o in self.claim_objects().values()]
+
+    def claims_controlled_by(self, uid: str) -> list:
+        """The stored claim objects whose controller owner reference has ``uid``, in the cluster's
+        order (upstream's ResourceClaim controller keeps such an index by owner). The index is
+        kept between calls and follows the stored claims by identity: objects replaced in place
+        or added at the end are read again, anything else rebuilds it."""
+        objs = list(self.claim_objects().values())
+        index = self._owners
+        if index is None or not index.update(objs):
+            index = self._owners = _ControllerIndex(objs)
+        return index.lookup(uid)
 
     def has_pending_allocation(self, claim: dict) -> bool:
         """``ClaimHasPendingAllocation``: the claim's allocation was assumed and not written yet."""
@@ -153,10 +177,32 @@ class DRAManager:
             ex = _ExclusiveDevices.build(objs, self._read_claim)
             self._exclusive = ex
         if ex is not None:
-            devices = ex.with_in_flight(self.in_flight)
+            devices, touched = ex.with_in_flight(self.in_flight)
             if devices is not None:
-                return AllocatedState(allocated_devices=devices, aggregated_capacity={})
+                return AllocatedState(allocated_devices=devices, aggregated_capacity={},
+                                      delta=self._delta(ex, devices, touched))
+        self._handed = None
         return self.allocated_state_full()
+
+    def _delta(self, ex: "_ExclusiveDevices", devices: set, touched: set) -> tuple:
+        """``AllocatedState.delta`` of ``devices`` against the devices handed out last time, from
+        the devices whose holders changed since (``touched``: those of in-flight allocations)."""
+        token = object()
+        changed = ex.drain_changed()
+        last = self._handed
+        delta = (None, token, frozenset(), frozenset())
+        if last is not None and last[0] is ex:
+            _, base, kept, touched_before = last
+            candidates = changed | touched | touched_before
+            added = frozenset(d for d in candidates if d in devices and d not in kept)
+            removed = frozenset(d for d in candidates if d not in devices and d in kept)
+            kept -= removed
+            kept |= added
+            delta = (base, token, added, removed)
+        else:
+            kept = set(devices)
+        self._handed = (ex, token, kept, touched)
+        return delta
 
     def _read_claim(self, obj) -> tuple:
         """``(identity, _allocated_devices)`` of a stored claim (read again: the kept reading is
@@ -329,13 +375,21 @@ class _ExclusiveDevices:
     order (kept, so that a replaced object is told apart by identity), ``read`` what each holds,
     ``count`` how many claims hold each device."""
 
-    __slots__ = ("objects", "read", "identities", "count")
+    __slots__ = ("objects", "read", "identities", "count", "changed")
 
     def __init__(self) -> None:
         self.objects: list = []
         self.read: list[tuple] = []
         self.identities: dict[str, int] = {}
         self.count: dict[tuple, int] = {}
+        #: devices that came into ``count`` or left it since :meth:`drain_changed`
+        self.changed: set[tuple] = set()
+
+    def drain_changed(self) -> set:
+        """The devices held by some claim before and not now, or the other way round, since the
+        last call."""
+        changed, self.changed = self.changed, set()
+        return changed
 
     @classmethod
     def build(cls, objects: list, read_claim) -> "_ExclusiveDevices | None":
@@ -352,7 +406,10 @@ class _ExclusiveDevices:
             self.objects.append(obj)
             self.read.append((identity, found))
             for dev, _, _ in found:
-                self.count[dev] = self.count.get(dev, 0) + 1
+                n = self.count.get(dev, 0)
+                if not n:
+                    self.changed.add(dev)
+                self.count[dev] = n + 1
         return True
 
     def update(self, objects: list, read_claim) -> bool:
@@ -377,31 +434,99 @@ class _ExclusiveDevices:
                     count[dev] = left
                 else:
                     del count[dev]
+                    self.changed.add(dev)
             for dev, _, _ in found:
-                count[dev] = count.get(dev, 0) + 1
+                held = count.get(dev, 0)
+                if not held:
+                    self.changed.add(dev)
+                count[dev] = held + 1
             self.read[i] = (identity, found)
             old[i] = objects[i]
         return self._append(objects[n:], read_claim) if len(objects) > n else True
 
-    def with_in_flight(self, in_flight: dict[str, dict]) -> set | None:
+    def with_in_flight(self, in_flight: dict[str, dict]) -> tuple[set | None, set]:
         """The exclusively held devices, the in-flight allocations replacing the stored ones of
-        the same claims; None when an in-flight allocation is shared."""
+        the same claims (None when an in-flight allocation is shared), and the devices those
+        allocations and the claims they replace name."""
         devices = set(self.count)
+        touched: set = set()
         if not in_flight:
-            return devices
+            return devices, touched
         flying = [(identity, _allocated_devices(claim)) for identity, claim in in_flight.items()]
         left: dict[tuple, int] = {}
         for identity, found in flying:
             if any(share_id for _, share_id, _ in found):
-                return None
+                return None, touched
             i = self.identities.get(identity)
             if i is not None:
                 for dev, _, _ in self.read[i][1]:
+                    touched.add(dev)
                     n = left.get(dev, self.count[dev]) - 1
                     left[dev] = n
                     if not n:
                         devices.discard(dev)
         for _, found in flying:
             for dev, _, _ in found:
+                touched.add(dev)
                 devices.add(dev)
-        return devices
+        return devices, touched
+
+
+def controller_uids(obj) -> tuple[str, ...]:
+    """The UIDs of the controller owner references of a stored object (dict or model; one at
+    most when valid).
+
+    >>> controller_uids({"metadata": {"ownerReferences": [{"uid": "a"}, {"uid": "b", "controller": True}]}})
+    ('b',)
+    """
+    if isinstance(obj, dict):
+        refs = ((r.get("controller"), r.get("uid")) for r in (obj.get("metadata") or {}).get("ownerReferences") or [])
+    else:
+        refs = ((r.controller, r.uid) for r in obj.metadata.owner_references)
+    return tuple(uid or "" for controller, uid in refs if controller)
+
+
+class _ControllerIndex:
+    """Stored claims by their controller's UID, following the stored objects by identity."""
+
+    __slots__ = ("objects", "owners", "by_uid")
+
+    def __init__(self, objects: list) -> None:
+        self.objects: list = []
+        self.owners: list[tuple[str, ...]] = []
+        self.by_uid: dict[str, list[int]] = {}
+        self._append(objects)
+
+    def _append(self, objects: list) -> None:
+        for obj in objects:
+            uids = controller_uids(obj)
+            for uid in uids:
+                self.by_uid.setdefault(uid, []).append(len(self.objects))
+            self.objects.append(obj)
+            self.owners.append(uids)
+
+    def update(self, objects: list) -> bool:
+        """Take replaced and added objects into account; False when some object was removed
+        (positions moved: the caller rebuilds)."""
+        old = self.objects
+        n = len(old)
+        if len(objects) < n:
+            return False
+        for i in itertools.compress(range(n), map(operator.is_not, old, objects[:n] if len(objects) > n
+                                                                           else objects)):
+            uids = controller_uids(objects[i])
+            if uids != self.owners[i]:
+                for uid in self.owners[i]:
+                    self.by_uid[uid].remove(i)
+                for uid in uids:
+                    positions = self.by_uid.setdefault(uid, [])
+                    positions.append(i)
+                    positions.sort()
+                self.owners[i] = uids
+            old[i] = objects[i]
+        self._append(objects[n:])
+        return True
+
+    def lookup(self, uid: str) -> list:
+        """The objects controlled by ``uid``."""
+        return [self.objects[i] for i in dict.fromkeys(self.by_uid.get(uid, ()))]

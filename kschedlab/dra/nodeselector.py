@@ -14,10 +14,12 @@ False
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
+
+import numpy as np
 
 __all__ = ["node_matches", "selector_matches", "NodeSelectorError", "local_node_selector",
-           "allocation_node_selector"]
+           "allocation_node_selector", "selector_mask"]
 
 
 class NodeSelectorError(ValueError):
@@ -82,6 +84,51 @@ def selector_matches(selector: dict, node: dict) -> bool:
         ok = all(_requirement(r, labels, field=False, name=name) for r in exprs) and \
             all(_requirement(r, labels, field=True, name=name) for r in fields)
         matched = matched or ok
+    return matched
+
+
+def selector_mask(selector: dict, rows: np.ndarray, label_codes: Callable[[str], tuple[np.ndarray, dict]],
+                  name_row: Callable[[str], int | None]) -> np.ndarray | None:
+    """:func:`selector_matches` for many nodes at once: ``rows`` are node rows, ``label_codes(key)``
+    gives a label's value code per row (-1 where absent) and the code of each value,
+    ``name_row(name)`` a node's row (None when there is none). None when the selector has a
+    requirement that could raise or compares numbers (``Gt`` / ``Lt``, other field keys or
+    operators): the caller asks :func:`selector_matches` per node then.
+
+    >>> codes = (np.array([0, 1, -1]), {"a": 0, "b": 1})
+    >>> sel = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]},
+    ...                              {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}
+    >>> selector_mask(sel, np.arange(3), lambda key: codes, {"n0": 0, "n1": 1, "n2": 2}.get).tolist()
+    [False, True, True]
+    """
+    matched = np.zeros(len(rows), dtype=bool)
+    for term in selector.get("nodeSelectorTerms") or []:
+        exprs = term.get("matchExpressions") or []
+        fields = term.get("matchFields") or []
+        if not exprs and not fields:
+            continue
+        ok = np.ones(len(rows), dtype=bool)
+        for req in exprs:
+            op = req.get("operator", "")
+            if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+                return None
+            codes, vocab = label_codes(req.get("key", ""))
+            have = codes[rows]
+            if op in ("In", "NotIn"):
+                wanted = [vocab[v] for v in req.get("values") or [] if v in vocab]
+                hit = np.isin(have, wanted) if wanted else np.zeros(len(rows), dtype=bool)
+                ok &= hit if op == "In" else ~hit
+            else:
+                ok &= (have >= 0) if op == "Exists" else (have < 0)
+        for req in fields:
+            values = req.get("values") or []
+            op = req.get("operator", "")
+            if req.get("key", "") != "metadata.name" or op not in ("In", "NotIn") or len(values) != 1:
+                return None
+            row = name_row(values[0])
+            hit = rows == row if row is not None else np.zeros(len(rows), dtype=bool)
+            ok &= hit if op == "In" else ~hit
+        matched |= ok
     return matched
 
 

@@ -38,11 +38,12 @@ from typing import Any
 import numpy as np
 
 from kschedlab.api.resources import pod_requests
-from kschedlab.dra.allocator import AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode
+from kschedlab.dra.allocator import (INVALID_POOLS, AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode,
+                                     Screened)
 from kschedlab.dra.devices import as_dict, read_claim
 from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
                                    claim_identity, dra_manager)
-from kschedlab.dra.nodeselector import NodeSelectorError, selector_matches
+from kschedlab.dra.nodeselector import NodeSelectorError, selector_mask, selector_matches
 from kschedlab.dra.podgroup_claims import consumer_reference, matching_group_claim, pod_group_of
 from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
@@ -70,6 +71,8 @@ ERR_IN_USE = "resourceclaim in use"
 ERR_TIMED_OUT = "timed out trying to allocate devices"
 ERR_SIGN = "pods with dra resource claims are not signable"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: a label key no node has: ``Snapshot.label_codes`` of it is the same object until a node is set
+_NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
 
 
 # -- args ------------------------------------------------------------------------------------------
@@ -285,6 +288,8 @@ class DRAState:
     binding_wait_started: float | None = None
     #: what Filter works out once per cycle (``_FilterPlan``), on its first node
     filter_plan: Any = None
+    #: ``(Allocator.screen's answers, the names of their nodes)`` of each screened Filter call
+    screened: list[tuple[Any, list[str]]] = field(default_factory=list)
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -354,6 +359,10 @@ class DynamicResources(Plugin):
         self.enabled = self.gates.enabled("DynamicResourceAllocation")
         self.features = DRAFeatures.from_gates(self.gates)
         self._rng = random.Random(0)
+        #: row -> (Node object, its labels as read, the node as the allocator takes it), across cycles
+        self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
+        #: (snapshot, its label-column marker, row -> node dict) of the rows checked since the marker
+        self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -495,16 +504,123 @@ class DynamicResources(Plugin):
 
     # -- Filter ------------------------------------------------------------------------------------
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
-        """Filter each node in ``rows`` (the allocator runs per node)."""
+        """Filter each node in ``rows`` (the allocator runs per node; where its answer needs no
+        search, ``Allocator.screen`` gives it for all the rows at once)."""
+        s = self._state(state) if self.enabled else None
+        if s is not None and len(rows) > 1:
+            if s.allocator is not None:
+                verdicts = self._screen(s, state, pod_info, snapshot, rows)
+            else:
+                verdicts = self._allocated_only(s, snapshot, rows)
+            if verdicts is not None:
+                return verdicts
         return Verdicts.from_statuses(self._filter_row(state, pod_info, snapshot, int(r)) for r in rows)
+
+    def _screen(self, s: DRAState, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts | None:
+        """Filter ``rows`` with ``Allocator.screen`` when the pod's claims are all still to be
+        allocated (so the per-node checks of allocated claims have nothing to do) and there is
+        no extended-resource claim or admin-access refusal; the rows it cannot answer go through
+        :meth:`_filter_row`. None when it does not apply."""
+        if s.empty() or s.extended_index is not None:
+            return None
+        plan = s.filter_plan
+        if plan is None:
+            plan = s.filter_plan = self._filter_plan(s)
+        if len(plan.to_allocate) != len(s.claims) or plan.admin_refusal is not None:
+            return None
+        claims = []
+        for i, claim in plan.to_allocate:
+            parsed = plan.parsed.get(i)
+            if parsed is None:
+                parsed = plan.parsed[i] = read_claim(claim)
+            claims.append(parsed)
+        rows_list = rows.tolist()
+        found = s.allocator.screen(self._node_dicts_for(snapshot, rows_list), claims)
+        kinds = found.kinds
+        codes = np.where(kinds == Screened.FIT, np.int8(Code.Success),
+                         np.int8(Code.UnschedulableAndUnresolvable)).astype(np.int8)
+        reasons: list[tuple[str, ...]] = [(ERR_CANNOT_ALLOCATE,), (INVALID_POOLS,)]
+        idx = np.where(kinds == Screened.NO_FIT, 0, np.where(kinds == Screened.INVALID, 1, -1)).astype(np.int32)
+        table = {r: i for i, r in enumerate(reasons)}
+        for k in np.flatnonzero(kinds == Screened.UNDECIDED).tolist():
+            status = self._filter_row(state, pod_info, snapshot, rows_list[k])
+            codes[k] = status.code
+            if status.reasons:
+                idx[k] = table.setdefault(status.reasons, len(table))
+        s.screened.append((found, [snapshot.names[r] for r in rows_list]))
+        return Verdicts(codes, idx, list(table))
+
+    def _allocated_only(self, s: DRAState, snapshot, rows: np.ndarray) -> Verdicts | None:
+        """Filter ``rows`` at once when every claim of the pod is allocated (nothing for the
+        allocator): a node fails where some claim's node selector does not match it
+        (``selector_mask`` over the snapshot's label columns). None when that does not apply
+        (an extended-resource claim, binding conditions to check, a selector only
+        ``selector_matches`` can judge)."""
+        if s.empty() or s.extended_index is not None or s.allocator is not None:
+            return None
+        if self._binding_enabled() and has_binding_conditions(s.claims):
+            return None
+        failed = np.zeros(len(rows), dtype=bool)
+        unavailable = set()
+        for i, info in enumerate(s.infos):
+            if info.available_on_nodes is None:
+                continue
+            mask = selector_mask(info.available_on_nodes, rows, snapshot.label_codes, snapshot.index.get)
+            if mask is None:
+                return None
+            if not mask.all():
+                failed |= ~mask
+                unavailable.add(i)
+        s.unavailable.update(unavailable)
+        return Verdicts.from_mask(failed, Code.UnschedulableAndUnresolvable, (ERR_NOT_AVAILABLE,))
+
+    def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
+        """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for
+        the same node from one cycle to the next (so the allocator recognises it). While the
+        snapshot's label columns are kept (no node was set since: ``Snapshot.label_codes``),
+        the dicts are handed out as they are; otherwise each is checked against its node."""
+        marker = snapshot.label_codes(_NODE_DICTS_MARKER)
+        fresh = self._node_dicts_seen
+        if fresh is not None and fresh[0] is snapshot and fresh[1] is marker:
+            dicts = fresh[2]
+            try:
+                return [dicts[row] for row in rows]
+            except KeyError:
+                pass
+        kept = self._node_dicts
+        dicts = {} if fresh is None or fresh[0] is not snapshot or fresh[1] is not marker else fresh[2]
+        out = []
+        for row in rows:
+            obj = snapshot.nodes[row]
+            hit = kept.get(row)
+            meta = obj.metadata
+            if hit is None or hit[0] is not obj or hit[1] != (meta.labels or {}) \
+                    or hit[2]["metadata"]["name"] != meta.name:
+                labels = dict(meta.labels or {})
+                hit = kept[row] = (obj, labels, {"metadata": {"name": meta.name, "labels": dict(labels)}})
+            dicts[row] = hit[2]
+            out.append(hit[2])
+        self._node_dicts_seen = (snapshot, marker, dicts)
+        return out
 
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:
         node = s.node_dicts.get(row)
         if node is None:
             # node selection (slices, devices, allocations) reads only the name and the labels
-            meta = snapshot.nodes[row].metadata
-            node = s.node_dicts[row] = {"metadata": {"name": meta.name, "labels": dict(meta.labels or {})}}
+            node = s.node_dicts[row] = self._node_dicts_for(snapshot, [row])[0]
         return node
+
+    @staticmethod
+    def _node_allocation(s: DRAState, node_name: str) -> "NodeAllocation | None":
+        """What Filter found for ``node_name``: from the per-node path or a screen."""
+        found = s.node_allocations.get(node_name)
+        if found is None:
+            for screened, names in s.screened:
+                if node_name in names:
+                    k = names.index(node_name)
+                    if screened.kinds[k] == Screened.FIT:
+                        found = s.node_allocations[node_name] = NodeAllocation(screened.builder(k), None, [])
+        return found
 
     def _filter_row(self, state, pod_info, snapshot, row: int) -> Status:
         if not self.enabled:
@@ -671,7 +787,7 @@ class DynamicResources(Plugin):
                    for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []):
             return out  # nothing to score: compute_score is 0 on every node
         for k, row in enumerate(rows):
-            found = s.node_allocations.get(snapshot.names[int(row)])
+            found = self._node_allocation(s, snapshot.names[int(row)])
             if found is not None:
                 out[k] = compute_score(s.claims, found.results)
         return out
@@ -695,7 +811,7 @@ class DynamicResources(Plugin):
             return Status()
         if s.allocator is None:
             return Status()
-        found = s.node_allocations.get(node_name)
+        found = self._node_allocation(s, node_name)
         user_claims = any(i != s.extended_index for i, _ in to_allocate)
         if found is None or not found.results:
             if not user_claims:
@@ -711,11 +827,13 @@ class DynamicResources(Plugin):
                     continue
                 claim = found.extended_claim
             s.infos[i].allocation = allocation
-            claim = copy.deepcopy(claim)
-            finalizers = claim.setdefault("metadata", {}).setdefault("finalizers", [])
+            # the claim as assumed: a copy of what changes (metadata, finalizers, status)
+            meta = dict(claim.get("metadata") or {})
+            finalizers = list(meta.get("finalizers") or [])
             if FINALIZER not in finalizers:
                 finalizers.append(FINALIZER)
-            claim.setdefault("status", {})["allocation"] = allocation
+            meta["finalizers"] = finalizers
+            claim = {**claim, "metadata": meta, "status": {**(claim.get("status") or {}), "allocation": allocation}}
             self.manager.signal_pending_allocation(claim)
             if i == s.extended_index:
                 s.extended_in_flight = claim
@@ -847,11 +965,10 @@ class DynamicResources(Plugin):
                 claim = self._create_extended_claim(found.extended_claim, pod)
                 s.claims[index] = claim
             meta = claim.get("metadata") or {}
-            current = manager.get_claim(meta.get("namespace") or "", meta.get("name", ""))
+            current = manager.get_claim_copy(meta.get("namespace") or "", meta.get("name", ""))
             if current is None:
                 raise ClaimError(f"get updated claim {_kobj(claim)} after conflict: "
                                  f'resourceclaims.resource.k8s.io "{meta.get("name", "")}" not found')
-            current = copy.deepcopy(current)
             if (current.get("metadata") or {}).get("deletionTimestamp"):
                 raise ClaimError(f"claim {_kobj(current)} got deleted in the meantime")
             status = current.setdefault("status", {})

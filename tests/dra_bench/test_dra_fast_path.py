@@ -17,6 +17,7 @@ from kschedlab.api.loader import load_text
 from kschedlab.cluster import Cluster
 from kschedlab.dra.allocator import AllocatedState, AllocationError, Allocator, DRAFeatures
 from kschedlab.dra.allocator_cache import AllocatorCache
+from kschedlab.dra.device_index import DeviceIndex
 from kschedlab.dra.devices import read_claim, read_slice
 from kschedlab.dra.manager import dra_manager
 from kschedlab.dra.pools import gather_pools
@@ -176,6 +177,12 @@ def test_allocated_state_followed_claim_by_claim_equals_the_full_reading(seed):
     m = dra_manager(c)
     names = [f"c{i}" for i in range(6)]
     extra = 6
+    pool = read_slice({"metadata": {"name": "p"}, "spec": {"driver": "x.example.com", "nodeName": "n",
+                                                         "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                                                         "devices": [{"name": d} for d in "abcdefgh"]}})
+    index = DeviceIndex([pool])
+    last = None
+    deltas = 0
     for step in range(60):
         action = rng.choice(["allocate", "allocate", "deallocate", "in-flight", "land", "add", "delete", "shared"])
         name = rng.choice(names)
@@ -206,9 +213,23 @@ def test_allocated_state_followed_claim_by_claim_equals_the_full_reading(seed):
             extra += 1
         elif action == "delete" and claim is not None:
             m.delete_claim(claim)
+        before = m._exclusive
         fast, full = m.allocated_state(), m.allocated_state_full()
+        if before is not None and action in ("allocate", "deallocate", "in-flight", "add") \
+                and m._exclusive is not None:
+            assert m._exclusive is before, (step, action)  # followed, not read again from scratch
         assert fast.allocated_devices == full.allocated_devices, (step, action)
         assert fast.aggregated_capacity == full.aggregated_capacity, (step, action)
+        if fast.delta is not None and fast.delta[0] is not None:  # the state before, plus added, minus removed
+            base, _, added, removed = fast.delta
+            assert last is not None and last.delta is not None and base is last.delta[1]
+            assert (last.allocated_devices - removed) | added == fast.allocated_devices, (step, action)
+            deltas += 1
+        # device arrays following the states (through their deltas) say what the full reading says
+        index.set_allocated(fast.allocated_devices, fast.delta)
+        assert index.allocated.tolist() == [("x.example.com", "p", d) in full.allocated_devices for d in "abcdefgh"]
+        last = fast
+    assert deltas > 10
 
 
 def test_parsed_slices_reuse_needs_the_same_objects():

@@ -1,0 +1,298 @@
+"""Every device of one slice list as numpy arrays, so that many nodes are screened at once.
+
+The allocator's search looks at each node on its own: for each candidate device in pool /
+slice / device order it asks whether the device is free, matches the selectors and passes the
+other checks. For a claim set that asks for ``count`` devices of one request, the search's
+first path is the greedy one (the first ``count`` free devices that fit, in that order), so
+its outcome on a node follows from three facts per device: free or allocated, selectors
+matched or not (known from earlier evaluations), and whether the device is *simple* (nothing
+but its selectors can refuse it: no counters, no NoSchedule / NoExecute taint, not shared, no
+capacity policy, no binding conditions, no per-device node selection, bound to the node).
+A :class:`DeviceIndex` keeps those facts for every device of a slice list:
+
+- ``allocated``: a bool per device position, followed from one allocated set to the next by
+  the manager's delta or their difference (:meth:`DeviceIndex.set_allocated`), not rebuilt;
+- the positions of the devices each node's search walks through (its complete, valid pools),
+  kept per node dict as a *slot* and gathered for many nodes at once (:meth:`DeviceIndex.slots`,
+  :meth:`DeviceIndex.gather`);
+- per (CEL engine, class selectors, request selectors): -1 (not evaluated yet), 0 or 1 per
+  device, read from the devices' kept selector results, again only for devices that got a
+  result since (:meth:`DeviceIndex.matches`, :func:`selector_result_kept`).
+
+:meth:`kschedlab.dra.allocator.Allocator.screen` uses it; ``tests/dra_bench`` checks it
+against the search.
+
+>>> from kschedlab.dra.devices import read_slice
+>>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+...     "devices": [{"name": "a"}, {"name": "b"}]}})
+>>> index = DeviceIndex([s])
+>>> index.set_allocated({("d", "n1", "a")})
+>>> index.allocated.tolist(), index.simple.tolist()
+([True, False], [True, True])
+>>> index.set_allocated({("d", "n1", "b")}); index.allocated.tolist()
+[False, True]
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable
+
+import numpy as np
+
+from kschedlab.dra.devices import Device, DeviceID, Slice
+from kschedlab.dra.pools import Pool
+
+__all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_kept"]
+
+#: the devices (by ``id``) that had a selector result kept, in order (any allocator), so that a
+#: match array reads again only those; cleared past ``_LOG_LIMIT`` entries (the epoch moves on
+#: and every index then reads all its unknown entries again)
+_KEPT_LOG: list[int] = []
+_LOG_LIMIT = 1 << 16
+#: node slots kept by one index before they are dropped (node dicts handed in anew each time)
+_SLOT_LIMIT = 1 << 16
+_EPOCH = [0]
+
+
+def selector_result_kept(device: Device) -> None:
+    """Note that a selector result was kept on ``device`` (``Device.selector_matches``), so
+    the match arrays' unknown entries for it are worth reading again."""
+    if len(_KEPT_LOG) >= _LOG_LIMIT:
+        _KEPT_LOG.clear()
+        _EPOCH[0] += 1
+    _KEPT_LOG.append(id(device))
+
+
+def simple_device(s: Slice, d: Device) -> bool:
+    """Only selectors (and being free) decide whether the search takes ``d`` of slice ``s``, and
+    its allocation result cannot fail to build (the device pins the allocation to its node).
+
+    >>> from kschedlab.dra.devices import read_slice
+    >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+    ...     "pool": {"name": "n1", "resourceSliceCount": 1}, "devices": [{"name": "a"},
+    ...     {"name": "b", "taints": [{"key": "k", "effect": "NoSchedule"}]}]}})
+    >>> [simple_device(s, d) for d in s.devices]
+    [True, False]
+    """
+    return (not d.consumes_counters and d.allow_multiple_allocations is not True and not d.capacity_policies
+            and d.binding_conditions is None and not s.per_device_node_selection
+            and bool(s.node_name or d.binds_to_node)
+            and not any(t.get("effect") in ("NoSchedule", "NoExecute") for t in d.taints))
+
+
+class DeviceIndex:
+    """Arrays over the devices of ``slices``, in slice order (see the module docstring)."""
+
+    def __init__(self, slices: list[Slice]) -> None:
+        self.devices: list[Device] = []
+        #: id(slice) -> (slice, position of its first device)
+        self._offsets: dict[int, tuple[Slice, int]] = {}
+        simple = []
+        for s in slices:
+            self._offsets[id(s)] = (s, len(self.devices))
+            for d in s.devices:
+                self.devices.append(d)
+                simple.append(simple_device(s, d))
+        #: device id -> its positions (an id may repeat across slices)
+        self.positions: dict[DeviceID, list[int]] = {}
+        for i, d in enumerate(self.devices):
+            self.positions.setdefault(d.id, []).append(i)
+        self.simple = np.array(simple, dtype=bool)
+        self.allocated = np.zeros(len(self.devices), dtype=bool)
+        #: the devices ``allocated`` says are allocated, and the token of the state they came from
+        self._ids: set[DeviceID] = set()
+        self._token: Any = None
+        #: id(pools) -> (pools, positions, some pool invalid)
+        self._nodes: dict[int, tuple[list[Pool], np.ndarray, bool]] = {}
+        #: (engine, class expressions, request expressions) -> int8 per device: -1 unknown, 0, 1
+        self._matches: dict[tuple, np.ndarray] = {}
+        self._reset_slots()
+        #: id(device) -> position, for the devices named in the kept-results log
+        self._by_id: dict[int, int] = {id(d): i for i, d in enumerate(self.devices)}
+        #: how far the log was read (epoch, length), and the positions read again since, per key
+        self._log_read = (_EPOCH[0], len(_KEPT_LOG))
+        self._dirty: dict[tuple, set[int] | None] = {}
+    def set_allocated(self, ids: set[DeviceID] | frozenset, delta: tuple | None = None) -> None:
+        """Make ``allocated`` say which devices are in ``ids``, changing the differences only.
+        With a ``delta`` (``AllocatedState.delta``) whose base is the state set last, only its
+        added and removed devices are looked at."""
+        if delta is not None and delta[0] is not None and delta[0] is self._token:
+            added, removed = delta[2], delta[3]
+            self._ids -= removed
+            self._ids |= added
+        else:
+            if ids == self._ids:
+                self._token = delta[1] if delta is not None else None
+                return
+            current = set(ids)
+            added, removed = current - self._ids, self._ids - current
+            self._ids = current
+        self._token = delta[1] if delta is not None else None
+        positions = self.positions
+        allocated = self.allocated
+        for dev in added:
+            for i in positions.get(dev, ()):
+                allocated[i] = True
+        for dev in removed:
+            for i in positions.get(dev, ()):
+                allocated[i] = False
+
+    def node_positions(self, pools: list[Pool]) -> tuple[np.ndarray, bool]:
+        """The device positions the search walks for a node seeing ``pools`` (complete, valid
+        pools, their slices and devices in order), and whether some pool is invalid. Kept per
+        pool list (the pool lists of a node are kept by the caller). A slice that is not in
+        this index makes it raise ``KeyError``."""
+        hit = self._nodes.get(id(pools))
+        if hit is not None and hit[0] is pools:
+            return hit[1], hit[2]
+        out: list[int] = []
+        invalid = False
+        for pool in pools:
+            if pool.incomplete:
+                continue
+            if pool.invalid:
+                invalid = True
+                continue
+            for s in pool.slices:
+                found, start = self._offsets[id(s)]
+                if found is not s:
+                    raise KeyError(s.name)
+                out.extend(range(start, start + len(s.devices)))
+        arr = np.array(out, dtype=np.int64)
+        self._nodes[id(pools)] = (pools, arr, invalid)
+        return arr, invalid
+
+    def slots(self, nodes: list[dict], partitionable: bool, pools_for: Callable[[dict], list[Pool]]
+              ) -> np.ndarray:
+        """A slot per node dict (-1 where ``pools_for`` raised): its pools, device positions and
+        invalid flag are kept per dict, recognised by identity (the dict is kept, so its ``id``
+        is not reused; a node dict must not change once handed in: a changed node comes as a
+        new dict), so that a scheduler handing the same dicts from one pod to the next finds
+        them without gathering."""
+        if len(self._slot_pools) > _SLOT_LIMIT:  # many node dicts came and went: start again
+            self._reset_slots()
+        by_id = self._slot_by_id[partitionable]
+        out = np.fromiter(map(by_id.get, map(id, nodes), itertools.repeat(-2)), dtype=np.int64, count=len(nodes))
+        for k in np.flatnonzero(out == -2).tolist():
+            node = nodes[k]
+            try:
+                pools = pools_for(node)
+                positions, invalid = self.node_positions(pools)
+            except Exception:  # the search raises it (or gathers elsewhere): not kept
+                out[k] = -1
+                continue
+            slot = len(self._slot_pools)
+            self._slot_pools.append(pools)
+            self._slot_start.append(self._slot_start[-1] + self._slot_len[-1] if self._slot_start else 0)
+            self._slot_len.append(len(positions))
+            self._slot_invalid.append(invalid)
+            self._slot_parts.append(positions)
+            self._slot_nodes.append(node)  # kept: its id stays its own
+            self._slot_arrays = None
+            by_id[id(node)] = slot
+            out[k] = slot
+        return out
+
+    def _reset_slots(self) -> None:
+        """Forget every node slot."""
+        #: partitionable devices -> id(node dict) -> its slot (the dicts are kept in ``_slot_nodes``)
+        self._slot_by_id: dict[bool, dict[int, int]] = {False: {}, True: {}}
+        self._slot_nodes: list[dict] = []
+        #: per slot (a node dict seen): its pools, and where its positions are in ``_slot_flat``
+        self._slot_pools: list[list[Pool]] = []
+        self._slot_start: list[int] = []
+        self._slot_len: list[int] = []
+        self._slot_invalid: list[bool] = []
+        self._slot_parts: list[np.ndarray] = []
+        self._slot_flat = np.zeros(0, dtype=np.int64)
+        #: how many slots ``_slot_flat`` holds
+        self._flat_count = 0
+        #: the slot arrays as numpy, rebuilt when slots were added
+        self._slot_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def slot_pools(self) -> list[list[Pool]]:
+        """The pools of each slot from :meth:`slots` (a new list once the slots are dropped)."""
+        return self._slot_pools
+
+    def gather(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(positions of every slot in turn, the count per slot, invalid per slot)`` for slots
+        from :meth:`slots` (-1: nothing)."""
+        if self._slot_arrays is None:
+            self._slot_flat = np.concatenate([self._slot_flat, *self._slot_parts[self._flat_count:]])
+            self._flat_count = len(self._slot_parts)
+            self._slot_arrays = (np.array(self._slot_start + [0], dtype=np.int64),
+                                 np.array(self._slot_len + [0], dtype=np.int64),
+                                 np.array(self._slot_invalid + [False], dtype=bool))
+        start, length, invalid = self._slot_arrays
+        lengths = length[slots]  # slot -1 reads the extra zero-length entry
+        total = int(lengths.sum())
+        offsets = np.repeat(start[slots] - (np.cumsum(lengths) - lengths), lengths)
+        return self._slot_flat[offsets + np.arange(total)], lengths, invalid[slots]
+
+    def matches(self, key: tuple, combine: Callable[[Device], int], positions: np.ndarray) -> np.ndarray:
+        """The match array for ``key`` (-1 unknown, 0, 1 per device). Its unknown entries are
+        read through ``combine(device)`` (which must not evaluate anything, only read kept
+        results: -1 while not evaluated) when first met in ``positions``, and again once a
+        result was kept on the device (:func:`selector_result_kept`)."""
+        self._read_log()
+        arr = self._matches.get(key)
+        if arr is None:
+            arr = self._matches[key] = np.full(len(self.devices), -2, dtype=np.int8)  # -2: never read
+            self._dirty[key] = set()
+        dirty = self._dirty[key]
+        devices = self.devices
+        if dirty is None:  # the log was cleared: read every unknown entry again
+            arr[arr == -1] = -2
+            dirty = self._dirty[key] = set()
+        for i in dirty:
+            if arr[i] == -1:
+                arr[i] = combine(devices[i])
+        dirty.clear()
+        if len(positions):
+            for i in np.unique(positions[arr[positions] == -2]).tolist():
+                arr[i] = combine(devices[i])
+        return arr
+
+    def _read_log(self) -> None:
+        """Mark the devices of this index named in the kept-results log since the last read."""
+        epoch, read = self._log_read
+        if epoch != _EPOCH[0]:
+            for key in self._dirty:
+                self._dirty[key] = None
+        elif read < len(_KEPT_LOG):
+            by_id = self._by_id
+            fresh = [by_id[d] for d in _KEPT_LOG[read:] if d in by_id]
+            for dirty in self._dirty.values():
+                if dirty is not None:
+                    dirty.update(fresh)
+        self._log_read = (_EPOCH[0], len(_KEPT_LOG))
+
+
+def combined_match(class_key: tuple | None, request_key: tuple | None) -> Callable[[Any], int]:
+    """``combine`` for :meth:`DeviceIndex.matches`: the kept result of the class selectors, then
+    (when they matched) of the request's; -1 while unknown. A key of None: no selectors (a match).
+
+    >>> from types import SimpleNamespace
+    >>> f = combined_match(("e", ("c",)), ("e", ("r",)))
+    >>> f(SimpleNamespace(selector_matches={("e", ("c",)): True})), f(SimpleNamespace(selector_matches=None))
+    (-1, -1)
+    >>> f(SimpleNamespace(selector_matches={("e", ("c",)): False}))
+    0
+    """
+    def combine(device) -> int:
+        found = device.selector_matches or {}
+        if class_key is not None:
+            ok = found.get(class_key)
+            if ok is None:
+                return -1
+            if not ok:
+                return 0
+        if request_key is None:
+            return 1
+        ok = found.get(request_key)
+        return -1 if ok is None else int(ok)
+
+    return combine

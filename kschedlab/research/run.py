@@ -198,7 +198,7 @@ class Run:
         shape = {**NODE_DEFAULTS, **(self.workload.nodes or {})}
         count = shape.pop("count")
         sim = Simulation(make_nodes(count, **shape), config, gates=TRACE_GATES, seed=self.seed, registry=registry,
-                         keep_traces=self.keep_traces, utilization=utilization)
+                         keep_traces=self.keep_traces, utilization=utilization, keep_history=False)
         sim.stream(arrivals(self.workload.load_trace(self.seed)))
         return sim
 

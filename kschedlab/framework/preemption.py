@@ -237,11 +237,18 @@ class NodeToStatus:
             failed = np.flatnonzero(outcome.fail_plugin >= 0)
             if not len(failed):
                 return out
-            # nodes failing the same way share one Status (it is immutable)
-            keys = (outcome.fail_plugin[failed].astype(np.int64) << 40) | \
-                   (outcome.fail_code[failed].astype(np.int64) << 32) | (outcome.fail_reason[failed] + 1)
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            shared = [outcome.status(int(failed[i])) for i in first.tolist()]
+            # nodes failing the same way share one Status (it is immutable): the few distinct
+            # (reason, code, plugin) triples are found with a lookup table instead of a sort
+            plugins = max(len(outcome.plugins), 1)
+            codes = outcome.fail_code[failed].astype(np.int64)
+            keys = ((outcome.fail_reason[failed].astype(np.int64) + 1) * (int(codes.max()) + 1)
+                    + codes) * plugins + outcome.fail_plugin[failed]
+            present = np.flatnonzero(np.bincount(keys))
+            table = np.zeros(int(present[-1]) + 1, np.int64)
+            table[present] = np.arange(len(present))
+            inverse = table[keys]
+            first = [int(np.argmax(keys == k)) for k in present.tolist()]
+            shared = [outcome.status(int(failed[i])) for i in first]
             return cls.from_rows(node_names, outcome.rows[failed], inverse.ravel(), shared, absent)
         return out
 

@@ -44,6 +44,7 @@ from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import ClusterEvent, QueueingHint
 from kschedlab.queue.heap import Heap
+from kschedlab.queue.pool import UnschedulablePool
 from kschedlab.framework.nominator import Nominator, NominatingInfo
 from kschedlab.queue.types import NANOS, QueuedPodInfo, to_nanos
 
@@ -148,7 +149,7 @@ class SchedulingQueue:
         self._backoff: Heap[QueuedPodInfo] = Heap(
             self._less_backoff_with_priority if self.pop_from_backoff_q else self._less_backoff, key)
         self._error_backoff: Heap[QueuedPodInfo] = Heap(self._less_backoff, key)
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._unschedulable: UnschedulablePool = UnschedulablePool(self._pool_tags)
         self._in_flight: dict[str, _InFlightMarker] = {}
         self._in_flight_log: list[Any] = []  # _InFlightMarker | RecordedEvent, in arrival order
         self._in_flight_latest: dict[str, Any] = {}  # key -> newest PodInfo seen while in flight
@@ -179,6 +180,24 @@ class SchedulingQueue:
             self._plugin_events[name] = per_plugin
         self._hints_for: dict[tuple[Any, ClusterEvent], list[tuple[str, HintFn | None]]] = {}
         self._interest: dict[ClusterEvent, bool] = {}
+        self._event_plugins: dict[ClusterEvent, frozenset[str]] = {}
+
+    def _pool_tags(self, qpi: QueuedPodInfo) -> set[str] | None:
+        """The plugins a pod in the pool is filed under: those that rejected it; None (any event
+        may move it) when none did or its profile registered no hints."""
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if not rejectors or self._profile(qpi) not in self._hint_maps:
+            return None
+        return rejectors
+
+    def _plugins_for_event(self, event: ClusterEvent) -> frozenset[str]:
+        """Plugins of any profile with a hint for an event ``event`` matches: only pods they
+        rejected (and pods filed under none) can move on it."""
+        found = self._event_plugins.get(event)
+        if found is None:
+            found = self._event_plugins[event] = frozenset(
+                plugin for profile in self._hint_maps for plugin, _ in self._hints_for_event(profile, event))
+        return found
 
     def _hints_for_event(self, profile, event: ClusterEvent) -> list[tuple[str, HintFn | None]] | None:
         """The (plugin, hint) pairs of ``profile`` registered for an event ``event`` matches, in
@@ -670,11 +689,15 @@ class SchedulingQueue:
         """A cluster event happened (``MoveAllToActiveOrBackoffQueue``): every pod in the pool whose
         rejecting plugins' hints say Queue moves to backoffQ/activeQ; the event is recorded for
         in-flight pods. ``event`` may be a list (each is processed in turn); ``pre_check(pod)``
-        limits the candidates."""
+        limits the candidates.  Only the pods a plugin with a hint for the event rejected are
+        looked at (:meth:`UnschedulablePool.affected`): the others would stay anyway."""
         for one in ev.events_of(event):
             if not self._is_event_of_interest(one):
                 continue
-            candidates = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
+            pool = self._unschedulable
+            within = list(pool.values()) if ev.cluster_event_is_wildcard(one) else \
+                pool.affected(self._plugins_for_event(one))
+            candidates = [q for q in within if pre_check is None or pre_check(q.pod)]
             self._move_pods(candidates, one, old_obj, new_obj)
 
     def _move_pods(self, candidates: list[QueuedPodInfo], event: ClusterEvent, old_obj, new_obj) -> None:

@@ -57,6 +57,8 @@ STATE_KEY = NAME + "/record"
 #: snapshot pod indexes (per preemptor priority) of the pods below it and of those at or above it
 LOWER_PRIORITY_KEY = NAME + "/lower-priority"
 HIGHER_PRIORITY_KEY = NAME + "/higher-or-equal-priority"
+#: snapshot pod index (per preempting group's priority) of the pods that may be group preemption victims
+GROUP_VICTIM_KEY = NAME + "/group-victim-candidates"
 FIT = "NodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"
 
@@ -574,7 +576,7 @@ class DefaultPreemption(Plugin):
         if self._ongoing_group_preemption(pods, priority):
             current = {pi.key: pi.pod.status.nominated_node_name or "" for pi in pods}
             return PodGroupPostFilterResult(current), Status(Code.Success, (MSG_ONGOING,))
-        victims = [v for v in self._group_victims() if v.priority < priority]
+        victims = self._group_victims(below=priority)
         if not victims:
             return None, Status.unschedulable(MSG_NO_GROUP_VICTIMS)
         (placed, evicted), status = self._select_group_victims(victims, schedule)
@@ -638,30 +640,64 @@ class DefaultPreemption(Plugin):
             v.num_pdb_violations = sum(1 for pi in v.pods if pi.key in violating_keys)
         return [v for v in victims if v.num_pdb_violations] + [v for v in victims if not v.num_pdb_violations]
 
-    def _group_victims(self) -> list[GroupVictim]:
+    def _group_victims(self, below: int | None = None) -> list[GroupVictim]:
         """``getCrossNodesVictims``: every pod in the snapshot as a victim unit, priced at
-        the priority of its group hierarchy's root (its own without a group)."""
+        the priority of its group hierarchy's root (its own without a group), in the
+        snapshot's order; ``below``: only the units of lower priority.
+
+        With ``below``, nodes holding neither a pod in a group nor a pod of lower priority
+        are skipped whole (a snapshot index counts those pods per node), and each group
+        hierarchy is looked up once."""
         cluster = self.handle.cluster
         snapshot = cluster.snapshot
-        in_snapshot = {pi.key: pi for pods in snapshot.pods for pi in pods}
+        rows = range(len(snapshot.pods))
+        if below is not None:
+            maybe = snapshot.matching_pod_counts(
+                (GROUP_VICTIM_KEY, below), lambda p, below=below: p.pod.spec.scheduling_group is not None
+                or p.priority < below)
+            rows = np.flatnonzero(maybe[:len(snapshot.pods)]).tolist()
+        chains: dict[tuple, tuple] = {}
         seen: set[str] = set()
         out = []
-        for pi in in_snapshot.values():
-            if pi.key in seen:
-                continue
-            chain = self._group_chain(pi.pod)
-            priority = chain[-1].priority_value() if chain else pi.priority
-            whole = [g for g in chain if g.spec.disruption_mode is not None and g.spec.disruption_mode.all]
-            if not whole:
-                seen.add(pi.key)
-                out.append(GroupVictim("PodGroup" if pi.pod.spec.scheduling_group else "Pod", [pi], priority))
-                continue
-            top = whole[-1]
-            keys = PodGroupInfo.build(cluster, top.group_key).scheduled_pod_keys(cluster)
-            members = [pi, *(in_snapshot[k] for k in keys if k in in_snapshot and k not in seen and k != pi.key)]
-            seen.update(m.key for m in members)
-            out.append(GroupVictim(type(top).__name__, members, priority))
+        for row in rows:
+            for pi in snapshot.pods[row]:
+                if pi.key in seen:
+                    continue
+                name = pgstate.pod_group_name(pi.pod)
+                if name is None:
+                    if below is not None and pi.priority >= below:
+                        continue
+                    seen.add(pi.key)
+                    out.append(GroupVictim("Pod", [pi], pi.priority))
+                    continue
+                found = chains.get((pi.pod.metadata.namespace, name))
+                if found is None:
+                    chain = self._group_chain(pi.pod)
+                    whole = [g for g in chain if g.spec.disruption_mode is not None and g.spec.disruption_mode.all]
+                    found = chains[(pi.pod.metadata.namespace, name)] = (
+                        chain[-1].priority_value() if chain else None, whole[-1] if whole else None)
+                root_priority, top = found
+                priority = pi.priority if root_priority is None else root_priority
+                if below is not None and priority >= below:
+                    continue
+                if top is None:
+                    seen.add(pi.key)
+                    out.append(GroupVictim("PodGroup" if pi.pod.spec.scheduling_group else "Pod", [pi], priority))
+                    continue
+                keys = PodGroupInfo.build(cluster, top.group_key).scheduled_pod_keys(cluster)
+                members = [pi, *(m for m in (self._snapshot_pod(snapshot, k) for k in keys
+                                             if k not in seen and k != pi.key) if m is not None)]
+                seen.update(m.key for m in members)
+                out.append(GroupVictim(type(top).__name__, members, priority))
         return out
+
+    @staticmethod
+    def _snapshot_pod(snapshot, key: str):
+        """The PodInfo the snapshot holds for ``key``, or None."""
+        row = snapshot.pod_row.get(key)
+        if row is None:
+            return None
+        return next((p for p in snapshot.pods[row] if p.key == key), None)
 
     def _group_priority(self, pod_info) -> int:
         """``GetPodPriority``: the priority of the root of the pod's group hierarchy, or the

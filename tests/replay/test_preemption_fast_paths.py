@@ -191,3 +191,89 @@ def test_from_filter_outcome_shares_one_status_per_way_of_failing():
                 for i in range(len(outcome.rows)) if outcome.fail_plugin[i] >= 0}
     assert m.statuses == expected
     assert len({id(s) for s in m.statuses.values()}) == len(set(expected.values()))
+
+
+# ------------------------------------------------------------------ PodGroup preemption victims
+def group_cluster(seed: int):
+    """Objects of a random cluster with pods in PodGroups (disruption mode all, single or
+    unset; some groups missing) and pods outside any group, all bound."""
+    rng = np.random.default_rng(seed)
+    objects: list[dict] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
+                            "status": {"allocatable": {"cpu": "64", "memory": "64Gi", "pods": "110"}}}
+                           for i in range(int(rng.integers(2, 8)))]
+    groups = []
+    for g in range(int(rng.integers(0, 6))):
+        spec: dict = {"priority": int(rng.choice([0, 100, 1000])), "schedulingPolicy": {"gang": {"minCount": 1}}}
+        mode = rng.choice(["all", "single", ""])
+        if mode:
+            spec["disruptionMode"] = {str(mode): {}}
+        groups.append(f"g{g}")
+        if rng.random() < 0.85:  # the rest: pods naming a group that does not exist
+            objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                            "metadata": {"name": f"g{g}", "namespace": "default", "uid": f"g{g}"}, "spec": spec})
+    for j in range(int(rng.integers(0, 40))):
+        spec = {"priority": int(rng.choice([-5, 0, 100, 1000])), "nodeName": f"n{int(rng.integers(0, 2))}",
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+        if groups and rng.random() < 0.6:
+            spec["schedulingGroup"] = {"podGroupName": str(rng.choice(groups))}
+        objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{j}", "namespace": "default",
+                                                                        "uid": f"u{j}"}, "spec": spec})
+    return objects
+
+
+def reference_group_victims(plugin):
+    """The victim units as DefaultPreemption built them before it skipped nodes: a walk of
+    every pod of the snapshot."""
+    from kschedlab.framework.podgroups import PodGroupInfo
+    from kschedlab.plugins.default_preemption import GroupVictim
+
+    cluster = plugin.handle.cluster
+    in_snapshot = {pi.key: pi for pods in cluster.snapshot.pods for pi in pods}
+    seen, out = set(), []
+    for pi in in_snapshot.values():
+        if pi.key in seen:
+            continue
+        chain = plugin._group_chain(pi.pod)
+        priority = chain[-1].priority_value() if chain else pi.priority
+        whole = [g for g in chain if g.spec.disruption_mode is not None and g.spec.disruption_mode.all]
+        if not whole:
+            seen.add(pi.key)
+            out.append(GroupVictim("PodGroup" if pi.pod.spec.scheduling_group else "Pod", [pi], priority))
+            continue
+        keys = PodGroupInfo.build(cluster, whole[-1].group_key).scheduled_pod_keys(cluster)
+        members = [pi, *(in_snapshot[k] for k in keys if k in in_snapshot and k not in seen and k != pi.key)]
+        seen.update(m.key for m in members)
+        out.append(GroupVictim(type(whole[-1]).__name__, members, priority))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_group_victims_below_a_priority_are_those_of_all_units_below_it(seed):
+    check_group_victims(seed)
+
+
+def check_group_victims(seed: int) -> set[str]:
+    """The units of one random cluster agree with the reference; the kinds of its units of
+    several pods."""
+    from kschedlab.api.loader import load_objects
+
+    cluster = Cluster(load_objects(group_cluster(seed)))
+    sched = Scheduler(cluster, gates={"GenericWorkload": True})
+    plugin = sched.profiles["default-scheduler"].plugins["DefaultPreemption"]
+
+    def units(victims):
+        return [(v.kind, [p.key for p in v.pods], v.priority) for v in victims]
+
+    every = reference_group_victims(plugin)
+    assert sum(len(v.pods) for v in every) == len(cluster.pods)
+    assert units(plugin._group_victims()) == units(every)
+    for below in (-5, 0, 1, 100, 1000, 1001):
+        assert units(plugin._group_victims(below=below)) == units(v for v in every if v.priority < below)
+    return {v.kind for v in every if len(v.pods) > 1}
+
+
+def test_the_random_group_clusters_hold_whole_group_units():
+    kinds = set()
+    for seed in range(60):
+        kinds |= check_group_victims(seed)
+    assert "PodGroup" in kinds

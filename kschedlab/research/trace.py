@@ -342,7 +342,9 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
     >>> group.spec.priority, [p.spec.priority for p in pods], group.metadata.uid != _templates()[1]["metadata"]["uid"]
     (100, [100, 100], True)
     """
-    from kschedlab.api.admission import _uid_for
+    import hashlib
+    import uuid
+
     from kschedlab.api.podgroup import PodGroup
 
     pod_template, group_template = _templates()
@@ -358,7 +360,9 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
                     "priority": int(priority)}
             pod_group = PodGroup.model_validate({**group_template, "metadata": {**group_metadata, "name": group},
                                                  "spec": spec})
-            pod_group.metadata.uid = _uid_for(pod_group)  # as admission names it
+            # the uid admission gives an object without one (a digest of kind and key)
+            digest = hashlib.sha256(f"kschedlab/{pod_group.kind}/{pod_group.key}".encode()).digest()
+            pod_group.metadata.uid = str(uuid.UUID(bytes=digest[:16], version=4))
             yield arrival, pod_group, None
         for i in range(int(gang)):
             name = f"{job}-{i}"

@@ -4,8 +4,9 @@
 through the PodGroup cycle), as one sweep run (:func:`kschedlab.research.run.execute`).
 
 The trace is read as the clock reaches it (``Simulation.stream``), utilisation is kept as
-interval means (``ClusterUtilization``), attempts keep no traces: memory grows with the pods'
-timeline rows and the queue's history, not with nodes x samples.
+interval means (``ClusterUtilization``), attempts keep no traces and the run keeps no queue
+history nor list of attempt results (``Simulation(keep_history=False)``): memory grows with the
+pods alive at a time and one timeline row per pod, not with attempts nor nodes x samples.
 
 Run: ``.venv/bin/python benchmarks/trace_replay.py [--pods 100000] [--nodes 5000]
 [--arrival-rate 2.0] [--interval 300] [--until SECONDS] [--seed 0]``.  Prints one JSON line: the

@@ -124,25 +124,66 @@ class NodeToStatus:
     UnschedulableAndUnresolvable with no reason: a node that was never
     evaluated cannot be helped by preemption).
 
+    Built from a filter outcome or a dry run (:meth:`from_rows`) it keeps the
+    statuses as arrays (node rows and an index into a few shared statuses) and
+    answers :meth:`nodes_for_status_code` and :meth:`fit_error_message` with
+    numpy; the dict of :attr:`statuses` is made only when it is asked for.
+
     >>> m = NodeToStatus({"n1": Status.unschedulable("Insufficient cpu")})
     >>> m.get("n1").code.name, m.get("n2").code.name
     ('Unschedulable', 'UnschedulableAndUnresolvable')
+    >>> lazy = NodeToStatus.from_rows(("a", "b", "c"), np.array([2, 0]), np.array([0, 0]),
+    ...                               [Status.unschedulable("Insufficient cpu")])
+    >>> len(lazy), lazy.get("c").reasons, lazy.get("b").code.name, list(lazy.statuses)
+    (2, ('Insufficient cpu',), 'UnschedulableAndUnresolvable', ['c', 'a'])
     """
 
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None):
-        self.statuses: dict[str, Status] = dict(statuses or {})
+        self._statuses: dict[str, Status] | None = dict(statuses or {})
+        #: (row -> node name, rows in insertion order, index into shared, shared statuses) until materialised
+        self._rows: tuple | None = None
         self.absent = absent if absent is not None else Status(Code.UnschedulableAndUnresolvable)
 
+    @classmethod
+    def from_rows(cls, names, rows: np.ndarray, index: np.ndarray, shared: list[Status],
+                  absent: Status | None = None) -> "NodeToStatus":
+        """Node ``names[rows[i]]`` has status ``shared[index[i]]`` (rows distinct, in the order the
+        statuses were found)."""
+        out = cls(absent=absent)
+        out._statuses = None
+        out._rows = (names, np.asarray(rows, np.int64), np.asarray(index, np.int64), list(shared))
+        return out
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        """Node name -> status, for the nodes listed explicitly (in the order they were found)."""
+        if self._statuses is None:
+            names, rows, index, shared = self._rows
+            self._statuses = dict(zip([names[r] for r in rows.tolist()], [shared[i] for i in index.tolist()]))
+            self._rows = None
+        return self._statuses
+
+    @statuses.setter
+    def statuses(self, value: dict[str, Status]) -> None:
+        self._statuses, self._rows = dict(value), None
+
     def get(self, name: str | None) -> Status:
-        if name in self.statuses:
-            return self.statuses[name]
+        if self._statuses is None:
+            names, rows, index, shared = self._rows
+            if name is not None and name in names:
+                hit = np.flatnonzero(rows == names.index(name))
+                if len(hit):
+                    return shared[int(index[hit[0]])]
+            return self.absent
+        if name in self._statuses:
+            return self._statuses[name]
         return self.absent
 
     def set(self, name: str, status: Status) -> None:
         self.statuses[name] = status
 
     def __len__(self) -> int:
-        return len(self.statuses)
+        return len(self._rows[1]) if self._statuses is None else len(self._statuses)
 
     def items(self):
         return self.statuses.items()
@@ -153,9 +194,15 @@ class NodeToStatus:
         In node-tree order (upstream walks its node list when the absent status
         matches, and a map -- in random order -- otherwise).
         """
+        order = snapshot.order
+        if self._statuses is None and self._rows[0] in (snapshot.names, snapshot.node_names()):
+            _, rows, index, shared = self._rows
+            codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int64)
+            codes[rows] = np.fromiter((int(s.code) for s in shared), np.int64, len(shared))[index]
+            return order[codes[order] == int(code)].tolist()
         names, statuses, absent_matches = snapshot.names, self.statuses, self.absent.code == code
         out = []
-        for r in snapshot.order.tolist():
+        for r in order.tolist():
             st = statuses.get(names[r])
             if (absent_matches if st is None else st.code == code):
                 out.append(r)
@@ -165,15 +212,23 @@ class NodeToStatus:
         """``FitError.Error()`` of a diagnosis holding only these statuses."""
         d = Diagnosis(num_all_nodes)
         counts: dict[str, int] = {}
-        for st in self.statuses.values():
-            for reason in st.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
-        d.add_counts(counts, explicit=len(self.statuses))
+        if self._statuses is None:
+            _, rows, index, shared = self._rows
+            per_status = np.bincount(index, minlength=len(shared)).tolist() if len(index) else [0] * len(shared)
+            for st, n in zip(shared, per_status):
+                if n:
+                    for reason in st.reasons:
+                        counts[reason] = counts.get(reason, 0) + n
+        else:
+            for st in self._statuses.values():
+                for reason in st.reasons:
+                    counts[reason] = counts.get(reason, 0) + 1
+        d.add_counts(counts, explicit=len(self))
         d.absent_status = self.absent
         return d.message()
 
     @classmethod
-    def from_filter_outcome(cls, outcome, node_names: list[str], absent: Status | None = None) -> "NodeToStatus":
+    def from_filter_outcome(cls, outcome, node_names, absent: Status | None = None) -> "NodeToStatus":
         """Statuses of a failed cycle from the scheduler's :class:`FilterOutcome`
         (every visited row) and the absent status (PreFilter rejection or
         PreFilterResult)."""
@@ -182,13 +237,19 @@ class NodeToStatus:
             failed = np.flatnonzero(outcome.fail_plugin >= 0)
             if not len(failed):
                 return out
-            # nodes failing the same way share one Status (it is immutable)
-            keys = (outcome.fail_plugin[failed].astype(np.int64) << 40) | \
-                   (outcome.fail_code[failed].astype(np.int64) << 32) | (outcome.fail_reason[failed] + 1)
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            shared = [outcome.status(int(failed[i])) for i in first.tolist()]
-            rows = outcome.rows[failed].tolist()
-            out.statuses = {node_names[row]: shared[k] for row, k in zip(rows, inverse.ravel().tolist())}
+            # nodes failing the same way share one Status (it is immutable): the few distinct
+            # (reason, code, plugin) triples are found with a lookup table instead of a sort
+            plugins = max(len(outcome.plugins), 1)
+            codes = outcome.fail_code[failed].astype(np.int64)
+            keys = ((outcome.fail_reason[failed].astype(np.int64) + 1) * (int(codes.max()) + 1)
+                    + codes) * plugins + outcome.fail_plugin[failed]
+            present = np.flatnonzero(np.bincount(keys))
+            table = np.zeros(int(present[-1]) + 1, np.int64)
+            table[present] = np.arange(len(present))
+            inverse = table[keys]
+            first = [int(np.argmax(keys == k)) for k in present.tolist()]
+            shared = [outcome.status(int(failed[i])) for i in first]
+            return cls.from_rows(node_names, outcome.rows[failed], inverse.ravel(), shared, absent)
         return out
 
     def __repr__(self) -> str:
@@ -587,13 +648,17 @@ class Evaluator:
         when more than ``num_candidates`` could be found (large clusters), where
         upstream's result depends on goroutine timing.  Each list keeps at most
         ``num_candidates`` candidates, as upstream's ``candidateList``.
+
+        An interface with ``statuses_without_victims`` may answer for many nodes at once the
+        status a visit would give a node that yields no candidate (no lower-priority pod,
+        or no room even with all of them gone); only the other nodes are visited one by
+        one, and the outcome is the same.
         """
         from kschedlab.framework.runtime import clone_cycle_state
 
         snapshot = self.snapshot
         non_violating = _CandidateList(num_candidates)
         violating = _CandidateList(num_candidates)
-        statuses = NodeToStatus()
         errors: list[str] = []
         now_ns = self.now_ns()
         if record is not None:
@@ -602,8 +667,21 @@ class Evaluator:
         # an interface may answer some nodes without touching the snapshot or the cycle state
         quick = getattr(self.interface, "select_victims_without_changes", None)
         n = len(rows)
-        for i in range(n):
-            row = rows[(offset + i) % n]
+        visit = np.asarray(list(rows[offset:]) + list(rows[:offset]), np.int64)
+        shared: list[Status] = []
+        settled = None
+        bulk = getattr(self.interface, "statuses_without_victims", None)
+        if bulk is not None and n:
+            settled = bulk(state, pod_info, snapshot, visit, nominations)
+        if settled is None:
+            index = np.full(n, -1, np.int64)
+        else:
+            index, shared = settled
+            index, shared = np.array(index, np.int64), list(shared)
+        CANDIDATE = -2
+        end = n
+        for i in np.flatnonzero(index == -1).tolist():
+            row = int(visit[i])
             name = snapshot.names[row]
             found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
                 if quick is not None else None
@@ -615,16 +693,21 @@ class Evaluator:
                     victims, num_violating, status = self.interface.select_victims_on_node(
                         state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
             if status.is_success() and victims:
+                index[i] = CANDIDATE
                 c = Candidate(name, Victims(list(victims), num_violating))
                 (non_violating if num_violating == 0 else violating).add(c)
                 if len(non_violating) > 0 and len(non_violating) + len(violating) >= num_candidates:
+                    end = i + 1
                     break
                 continue
             if status.is_success():
                 status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
             if status.code == Code.Error:
                 errors.append(status.message())
-            statuses.set(name, status)
+            index[i] = len(shared)
+            shared.append(status)
+        keep = np.flatnonzero(index[:end] >= 0)
+        statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = non_violating.items + violating.items
         if record is not None:
             record.candidates = list(candidates)

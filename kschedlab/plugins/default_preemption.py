@@ -54,6 +54,13 @@ MSG_POD_GROUP_NOT_FOUND = "preemption: pod group for pod not found"
 MSG_PLACEMENT_LIMITATION = "preemption: not eligible due to placement-based pod group scheduling limitation"
 MSG_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 STATE_KEY = NAME + "/record"
+#: snapshot pod indexes (per preemptor priority) of the pods below it and of those at or above it
+LOWER_PRIORITY_KEY = NAME + "/lower-priority"
+HIGHER_PRIORITY_KEY = NAME + "/higher-or-equal-priority"
+#: snapshot pod index (per preempting group's priority) of the pods that may be group preemption victims
+GROUP_VICTIM_KEY = NAME + "/group-victim-candidates"
+FIT = "NodeResourcesFit"
+TOO_MANY_PODS = "Too many pods"
 
 MSG_POD_GROUP_PREFIX = "pod group preemption: "
 MSG_TOPOLOGY_CONSTRAINTS = "not supported with topology constraints"
@@ -181,11 +188,15 @@ class DefaultPreemption(Plugin):
     def __init__(self, args=None, handle=None):
         super().__init__(args or DefaultPreemptionArgs(), handle)
         self.rng = random.Random(0)
-        self.is_eligible_pod: Callable = lambda node_info, victim, preemptor: True
+        self.is_eligible_pod: Callable = self._default_is_eligible
         self.more_important_pod: Callable | None = None
         self.executor = Executor(handle)
         self.evaluator = Evaluator(NAME, handle, self, self.executor)
         self.last_record: PreemptionRecord | None = None
+
+    @staticmethod
+    def _default_is_eligible(node_info, victim, preemptor) -> bool:
+        return True
 
     # -- extension points -------------------------------------------------------
     def pre_enqueue(self, pod_info) -> Status:
@@ -374,19 +385,77 @@ class DefaultPreemption(Plugin):
             return [], 0, Status.unresolvable(ERR_NO_VICTIMS)
         return self._victims_by_resources(state, pod_info, snapshot, row, pdbs, now_ns, nominated, potential)
 
-    def _victims_by_resources(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int, nominated: list,
-                              potential: list):
-        """:meth:`select_victims_on_node` as arithmetic on the node's requests, when that gives the
-        same answer: every Filter plugin left after PreFilter either ignores the node's pods
-        (:data:`POD_INDEPENDENT_FILTERS`, checked once per preemption for all nodes) or is
-        NodeResourcesFit (no DRA-served extended resource), and no PreFilter extension would be
-        told of removed or added pods. Removing and re-adding victims then only changes the
-        node's requested resources and pod count, so each reprieve is a comparison instead of
-        a Filter run. None when the case is not covered or the preemptor does not fit even with
-        every victim gone (the regular path then reports the node's status)."""
+    def statuses_without_victims(self, state, pod_info, snapshot, rows: np.ndarray, nominations: dict):
+        """The dry run's status of each node of ``rows`` that certainly yields no candidate, found
+        for all of them at once: a node without a pod of lower priority gets
+        :data:`ERR_NO_VICTIMS`; when :meth:`_victims_by_resources` covers the preemptor, a node
+        where it would not fit even with every lower-priority pod gone gets the NodeResourcesFit
+        status it would have there.  Returns (per row: index into the statuses, -1 when the
+        node must be visited; the statuses), or None when victims are chosen some other way
+        (``is_eligible_pod`` or a victim method replaced)."""
+        cls = type(self)
+        if (self.is_eligible_pod is not self._default_is_eligible
+                or cls.is_preemption_allowed is not DefaultPreemption.is_preemption_allowed
+                or cls.select_victims_on_node is not DefaultPreemption.select_victims_on_node
+                or cls.select_victims_without_changes is not DefaultPreemption.select_victims_without_changes
+                or cls._victims_by_resources is not DefaultPreemption._victims_by_resources):
+            return None
+        priority = pod_info.priority
+        lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, priority),
+                                             lambda p, priority=priority: p.priority < priority)
+        index = np.where(lower.take(rows) == 0, 0, -1)
+        shared = [Status.unresolvable(ERR_NO_VICTIMS)]
+        rest = np.flatnonzero(index < 0)
+        plan = self._resource_plan(state, pod_info, snapshot) if len(rest) else None
+        if plan is None or not plan[0]:
+            return index, shared
+        _, checked, passing = plan
+        ge_rows = [r for r, pis in ((snapshot.index.get(node), pis) for node, pis in nominations.items())
+                   if r is not None and self.handle.framework.ge_nominated(pod_info, pis)]
+        cand = rows[rest]
+        ok = passing.take(cand)
+        if ge_rows:
+            ok &= ~np.isin(cand, np.asarray(ge_rows, np.int64))
+        rest, cand = rest[ok], cand[ok]
+        if not len(rest):
+            return index, shared
+        # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
+        staying = snapshot.matching_pods((HIGHER_PRIORITY_KEY, priority),
+                                         lambda p, priority=priority: p.priority >= priority)
+        size = len(snapshot.names)
+        held_rows = np.fromiter((r for r, _ in staying.values()), np.int64, len(staying))
+        count = np.bincount(held_rows, minlength=size).take(cand)
+        max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(cand)
+        checks = [(TOO_MANY_PODS, count + 1 > max_pods, np.zeros(len(cand), bool))]
+        requests = pod_info.requests
+        for name in checked:
+            col = snapshot.res_index.get(name)
+            weights = np.fromiter((p.requests.get(name, 0) for _, p in staying.values()), np.int64, len(staying))
+            held = np.bincount(held_rows, weights=weights, minlength=size).astype(np.int64).take(cand) \
+                if len(staying) else np.zeros(len(cand), np.int64)
+            alloc = np.zeros(len(cand), np.int64) if col is None else snapshot.allocatable[col].take(cand)
+            if col is None:
+                held = np.zeros(len(cand), np.int64)
+            want = requests[name]
+            checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
+        short = np.stack([c[1] for c in checks])
+        hopeless = np.logical_or.reduce([c[1] & c[2] for c in checks])
+        failed = short.any(axis=0)
+        signature = (1 << np.arange(len(checks), dtype=np.int64)) @ short + (hopeless.astype(np.int64) << len(checks))
+        for sig in np.unique(signature[failed]).tolist():
+            reasons = tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1)
+            code = Code.UnschedulableAndUnresolvable if sig >> len(checks) & 1 else Code.Unschedulable
+            index[rest[failed & (signature == sig)]] = len(shared)
+            shared.append(Status(code, reasons, FIT))
+        return index, shared
+
+    def _resource_plan(self, state, pod_info, snapshot):
+        """Whether :meth:`_victims_by_resources` covers this preemptor (see there), the resources
+        it checks and, per row, whether the pod-independent filters pass; worked out once per
+        preemption and kept in the cycle state.  None without the cache or NodeResourcesFit."""
         fw = self.handle.framework
         static = state.get(STATIC_FILTER_KEY)
-        fit = fw.plugins.get("NodeResourcesFit")
+        fit = fw.plugins.get(FIT)
         if static is None or fit is None:
             return None
         plan = static.get("plan")
@@ -396,7 +465,7 @@ class DefaultPreemption(Plugin):
                           and (hasattr(p, "add_pod") or hasattr(p, "remove_pod"))]
             names = [p.name for p in plugins]
             ok = (not extensions and fit in plugins
-                  and all(n in POD_INDEPENDENT_FILTERS or n == "NodeResourcesFit" for n in names))
+                  and all(n in POD_INDEPENDENT_FILTERS or n == FIT for n in names))
             checked = fit.checked_resources(pod_info) if ok else []
             if ok and fit.dra_served(checked):
                 ok = False
@@ -411,6 +480,22 @@ class DefaultPreemption(Plugin):
                         verdicts = filter_verdicts(p, state, pod_info, snapshot, rows)
                         passing[rows[verdicts.codes != 0]] = False
             plan = static["plan"] = (ok, checked, passing)
+        return plan
+
+    def _victims_by_resources(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int, nominated: list,
+                              potential: list):
+        """:meth:`select_victims_on_node` as arithmetic on the node's requests, when that gives the
+        same answer: every Filter plugin left after PreFilter either ignores the node's pods
+        (:data:`POD_INDEPENDENT_FILTERS`, checked once per preemption for all nodes) or is
+        NodeResourcesFit (no DRA-served extended resource), and no PreFilter extension would be
+        told of removed or added pods. Removing and re-adding victims then only changes the
+        node's requested resources and pod count, so each reprieve is a comparison instead of
+        a Filter run. None when the case is not covered or the preemptor does not fit even with
+        every victim gone (the regular path then reports the node's status)."""
+        fw = self.handle.framework
+        plan = self._resource_plan(state, pod_info, snapshot)
+        if plan is None:
+            return None
         ok, checked, passing = plan
         if not ok or not passing[row]:
             return None
@@ -491,7 +576,7 @@ class DefaultPreemption(Plugin):
         if self._ongoing_group_preemption(pods, priority):
             current = {pi.key: pi.pod.status.nominated_node_name or "" for pi in pods}
             return PodGroupPostFilterResult(current), Status(Code.Success, (MSG_ONGOING,))
-        victims = [v for v in self._group_victims() if v.priority < priority]
+        victims = self._group_victims(below=priority)
         if not victims:
             return None, Status.unschedulable(MSG_NO_GROUP_VICTIMS)
         (placed, evicted), status = self._select_group_victims(victims, schedule)
@@ -555,30 +640,64 @@ class DefaultPreemption(Plugin):
             v.num_pdb_violations = sum(1 for pi in v.pods if pi.key in violating_keys)
         return [v for v in victims if v.num_pdb_violations] + [v for v in victims if not v.num_pdb_violations]
 
-    def _group_victims(self) -> list[GroupVictim]:
+    def _group_victims(self, below: int | None = None) -> list[GroupVictim]:
         """``getCrossNodesVictims``: every pod in the snapshot as a victim unit, priced at
-        the priority of its group hierarchy's root (its own without a group)."""
+        the priority of its group hierarchy's root (its own without a group), in the
+        snapshot's order; ``below``: only the units of lower priority.
+
+        With ``below``, nodes holding neither a pod in a group nor a pod of lower priority
+        are skipped whole (a snapshot index counts those pods per node), and each group
+        hierarchy is looked up once."""
         cluster = self.handle.cluster
         snapshot = cluster.snapshot
-        in_snapshot = {pi.key: pi for pods in snapshot.pods for pi in pods}
+        rows = range(len(snapshot.pods))
+        if below is not None:
+            maybe = snapshot.matching_pod_counts(
+                (GROUP_VICTIM_KEY, below), lambda p, below=below: p.pod.spec.scheduling_group is not None
+                or p.priority < below)
+            rows = np.flatnonzero(maybe[:len(snapshot.pods)]).tolist()
+        chains: dict[tuple, tuple] = {}
         seen: set[str] = set()
         out = []
-        for pi in in_snapshot.values():
-            if pi.key in seen:
-                continue
-            chain = self._group_chain(pi.pod)
-            priority = chain[-1].priority_value() if chain else pi.priority
-            whole = [g for g in chain if g.spec.disruption_mode is not None and g.spec.disruption_mode.all]
-            if not whole:
-                seen.add(pi.key)
-                out.append(GroupVictim("PodGroup" if pi.pod.spec.scheduling_group else "Pod", [pi], priority))
-                continue
-            top = whole[-1]
-            keys = PodGroupInfo.build(cluster, top.group_key).scheduled_pod_keys(cluster)
-            members = [pi, *(in_snapshot[k] for k in keys if k in in_snapshot and k not in seen and k != pi.key)]
-            seen.update(m.key for m in members)
-            out.append(GroupVictim(type(top).__name__, members, priority))
+        for row in rows:
+            for pi in snapshot.pods[row]:
+                if pi.key in seen:
+                    continue
+                name = pgstate.pod_group_name(pi.pod)
+                if name is None:
+                    if below is not None and pi.priority >= below:
+                        continue
+                    seen.add(pi.key)
+                    out.append(GroupVictim("Pod", [pi], pi.priority))
+                    continue
+                found = chains.get((pi.pod.metadata.namespace, name))
+                if found is None:
+                    chain = self._group_chain(pi.pod)
+                    whole = [g for g in chain if g.spec.disruption_mode is not None and g.spec.disruption_mode.all]
+                    found = chains[(pi.pod.metadata.namespace, name)] = (
+                        chain[-1].priority_value() if chain else None, whole[-1] if whole else None)
+                root_priority, top = found
+                priority = pi.priority if root_priority is None else root_priority
+                if below is not None and priority >= below:
+                    continue
+                if top is None:
+                    seen.add(pi.key)
+                    out.append(GroupVictim("PodGroup" if pi.pod.spec.scheduling_group else "Pod", [pi], priority))
+                    continue
+                keys = PodGroupInfo.build(cluster, top.group_key).scheduled_pod_keys(cluster)
+                members = [pi, *(m for m in (self._snapshot_pod(snapshot, k) for k in keys
+                                             if k not in seen and k != pi.key) if m is not None)]
+                seen.update(m.key for m in members)
+                out.append(GroupVictim(type(top).__name__, members, priority))
         return out
+
+    @staticmethod
+    def _snapshot_pod(snapshot, key: str):
+        """The PodInfo the snapshot holds for ``key``, or None."""
+        row = snapshot.pod_row.get(key)
+        if row is None:
+            return None
+        return next((p for p in snapshot.pods[row] if p.key == key), None)
 
     def _group_priority(self, pod_info) -> int:
         """``GetPodPriority``: the priority of the root of the pod's group hierarchy, or the

@@ -44,6 +44,7 @@ from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import ClusterEvent, QueueingHint
 from kschedlab.queue.heap import Heap
+from kschedlab.queue.pool import UnschedulablePool
 from kschedlab.framework.nominator import Nominator, NominatingInfo
 from kschedlab.queue.types import NANOS, QueuedPodInfo, to_nanos
 
@@ -148,16 +149,19 @@ class SchedulingQueue:
         self._backoff: Heap[QueuedPodInfo] = Heap(
             self._less_backoff_with_priority if self.pop_from_backoff_q else self._less_backoff, key)
         self._error_backoff: Heap[QueuedPodInfo] = Heap(self._less_backoff, key)
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._unschedulable: UnschedulablePool = UnschedulablePool(self._pool_tags)
         self._in_flight: dict[str, _InFlightMarker] = {}
         self._in_flight_log: list[Any] = []  # _InFlightMarker | RecordedEvent, in arrival order
         self._in_flight_latest: dict[str, Any] = {}  # key -> newest PodInfo seen while in flight
         self._deleted_in_flight: set[str] = set()
         self._where: dict[str, str] = {}
+        self._counts: dict[str, int] = {}  # place -> how many pods are there
         self.nominator = Nominator(pod_lister)
         self.scheduling_cycle = 0
         #: (time, pod key, from queue, to queue, event or reason); None = outside the queue
         self.history: list[tuple[float, str, str | None, str | None, str]] = []
+        #: False: moves are not added to ``history`` (a long replay's memory then does not grow with attempts)
+        self.keep_history = True
         start = self._clock()
         self._run_start = start
         self._last_backoff_tick = self._backoff_tick_at_or_before(start)
@@ -174,6 +178,39 @@ class SchedulingQueue:
             for plugin, regs in p.items():
                 per_plugin[plugin] = [event for event, _ in regs]
             self._plugin_events[name] = per_plugin
+        self._hints_for: dict[tuple[Any, ClusterEvent], list[tuple[str, HintFn | None]]] = {}
+        self._interest: dict[ClusterEvent, bool] = {}
+        self._event_plugins: dict[ClusterEvent, frozenset[str]] = {}
+
+    def _pool_tags(self, qpi: QueuedPodInfo) -> set[str] | None:
+        """The plugins a pod in the pool is filed under: those that rejected it; None (any event
+        may move it) when none did or its profile registered no hints."""
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if not rejectors or self._profile(qpi) not in self._hint_maps:
+            return None
+        return rejectors
+
+    def _plugins_for_event(self, event: ClusterEvent) -> frozenset[str]:
+        """Plugins of any profile with a hint for an event ``event`` matches: only pods they
+        rejected (and pods filed under none) can move on it."""
+        found = self._event_plugins.get(event)
+        if found is None:
+            found = self._event_plugins[event] = frozenset(
+                plugin for profile in self._hint_maps for plugin, _ in self._hints_for_event(profile, event))
+        return found
+
+    def _hints_for_event(self, profile, event: ClusterEvent) -> list[tuple[str, HintFn | None]] | None:
+        """The (plugin, hint) pairs of ``profile`` registered for an event ``event`` matches, in
+        registration order (worked out once per event); None for an unknown profile."""
+        found = self._hints_for.get((profile, event))
+        if found is None:
+            hint_map = self._hint_maps.get(profile)
+            if hint_map is None:
+                return None
+            found = [(plugin, fn) for registered, fns in hint_map.items()
+                     if ev.match_cluster_events(registered, event) for plugin, fn in fns]
+            self._hints_for[(profile, event)] = found
+        return found
 
     def _profile(self, qpi: QueuedPodInfo):
         if None in self._hint_maps:
@@ -181,23 +218,37 @@ class SchedulingQueue:
         return qpi.pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
-        if ev.cluster_event_is_wildcard(event):
-            return True
-        return any(ev.match_cluster_events(registered, event)
-                   for hint_map in self._hint_maps.values() for registered in hint_map)
+        found = self._interest.get(event)
+        if found is None:
+            found = self._interest[event] = ev.cluster_event_is_wildcard(event) or any(
+                ev.match_cluster_events(registered, event)
+                for hint_map in self._hint_maps.values() for registered in hint_map)
+        return found
 
     # -- bookkeeping ----------------------------------------------------------------------------------------------
     def _now(self) -> float:
         return float(self._clock())
 
     def _move(self, qpi: QueuedPodInfo, to: str | None, why: str) -> None:
-        key = qpi.key
-        before = self._where.get(key)
+        self._set_where(qpi.key, to, why)
+
+    def _set_where(self, key: str, to: str | None, why: str, before: Any = False) -> None:
+        """Put ``key`` in place ``to`` (None: out of the queue), keep the per-place counts and,
+        when the place changes and ``keep_history`` is on, note the move (``before`` given:
+        the place to record as the one it came from)."""
+        was = self._where.get(key)
         if to is None:
             self._where.pop(key, None)
         else:
             self._where[key] = to
-        if before != to:
+        if was != to:
+            if was is not None:
+                self._counts[was] -= 1
+            if to is not None:
+                self._counts[to] = self._counts.get(to, 0) + 1
+        if before is False:
+            before = was
+        if before != to and self.keep_history:
             self.history.append((self._now(), key, before, to, why))
 
     def where(self, key: str) -> str | None:
@@ -481,7 +532,7 @@ class SchedulingQueue:
         key = qpi.key
         try:
             if key in self._deleted_in_flight:
-                self._where.pop(key, None)
+                self._set_where(key, None, "Delete", before=None)
                 return
             latest = self._in_flight_latest.get(key)
             if latest is not None:
@@ -501,8 +552,7 @@ class SchedulingQueue:
         self._in_flight_latest.pop(key, None)
         self._deleted_in_flight.discard(key)
         if self._where.get(key) == IN_FLIGHT:
-            self._where.pop(key, None)
-            self.history.append((self._now(), key, IN_FLIGHT, None, "Done"))
+            self._set_where(key, None, "Done")
 
     def in_flight(self) -> list[str]:
         """Keys of the pods popped and not done yet."""
@@ -554,8 +604,7 @@ class SchedulingQueue:
             if self._get(key) is not None:
                 raise QueueError(f"Pod {key} is already present in the {self._where.get(key)} queue")
             if key in self._deleted_in_flight:
-                self._where.pop(key, None)
-                self.history.append((self._now(), key, IN_FLIGHT, None, "Delete"))
+                self._set_where(key, None, "Delete", before=IN_FLIGHT)
                 return
             latest = self._in_flight_latest.get(key)
             if latest is not None:
@@ -618,24 +667,21 @@ class SchedulingQueue:
                 if type(target).__name__ != "Pod" or not ev.same_pod(target, qpi.pod):
                     return Strategy.SKIP
             return Strategy.AFTER_BACKOFF
-        hint_map = self._hint_maps.get(self._profile(qpi))
-        if hint_map is None:
+        hints = self._hints_for_event(self._profile(qpi), event)
+        if hints is None:
             return Strategy.AFTER_BACKOFF
         strategy = Strategy.SKIP
-        for registered, fns in hint_map.items():
-            if not ev.match_cluster_events(registered, event):
+        for plugin, fn in hints:
+            if plugin not in rejectors:
                 continue
-            for plugin, fn in fns:
-                if plugin not in rejectors:
-                    continue
-                hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
-                if hint == QueueingHint.QueueSkip:
-                    continue
-                if plugin in qpi.pending_plugins:
-                    return Strategy.IMMEDIATELY
-                if not qpi.pending_plugins:
-                    return Strategy.AFTER_BACKOFF
-                strategy = Strategy.AFTER_BACKOFF
+            hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
+            if hint == QueueingHint.QueueSkip:
+                continue
+            if plugin in qpi.pending_plugins:
+                return Strategy.IMMEDIATELY
+            if not qpi.pending_plugins:
+                return Strategy.AFTER_BACKOFF
+            strategy = Strategy.AFTER_BACKOFF
         return strategy
 
     def move_all_to_active_or_backoff(self, event: ClusterEvent | Sequence[ClusterEvent], old_obj=None, new_obj=None,
@@ -643,11 +689,15 @@ class SchedulingQueue:
         """A cluster event happened (``MoveAllToActiveOrBackoffQueue``): every pod in the pool whose
         rejecting plugins' hints say Queue moves to backoffQ/activeQ; the event is recorded for
         in-flight pods. ``event`` may be a list (each is processed in turn); ``pre_check(pod)``
-        limits the candidates."""
+        limits the candidates.  Only the pods a plugin with a hint for the event rejected are
+        looked at (:meth:`UnschedulablePool.affected`): the others would stay anyway."""
         for one in ev.events_of(event):
             if not self._is_event_of_interest(one):
                 continue
-            candidates = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
+            pool = self._unschedulable
+            within = list(pool.values()) if ev.cluster_event_is_wildcard(one) else \
+                pool.affected(self._plugins_for_event(one))
+            candidates = [q for q in within if pre_check is None or pre_check(q.pod)]
             self._move_pods(candidates, one, old_obj, new_obj)
 
     def _move_pods(self, candidates: list[QueuedPodInfo], event: ClusterEvent, old_obj, new_obj) -> None:
@@ -834,7 +884,7 @@ class SchedulingQueue:
 
     def pending_counts(self) -> dict[str, int]:
         """How many pods each queue holds (the sizes of :meth:`pending`, without ordering them)."""
-        gated = sum(1 for q in self._unschedulable.values() if q.gated)
+        gated = self._counts.get(GATED, 0)
         return {ACTIVE: len(self._active), BACKOFF: len(self._backoff) + len(self._error_backoff),
                 UNSCHEDULABLE: len(self._unschedulable) - gated, GATED: gated}
 

@@ -75,12 +75,14 @@ class ClusterUtilization:
     def __len__(self) -> int:
         return len(self._rows) + (self._start is not None)
 
-    def live_rows(self, snapshot) -> np.ndarray:
+    def live_rows(self, snapshot) -> np.ndarray | slice:
         """The snapshot's rows of current nodes (rows are appended, never reused: recomputed only
-        when the node count or the row count changes)."""
+        when the node count or the row count changes); a slice when they are the first rows."""
         key = (id(snapshot), len(snapshot.index), len(getattr(snapshot, "names", snapshot.index)))
         if key != self._rows_key:
             self._live = np.fromiter(snapshot.index.values(), dtype=np.int64, count=len(snapshot.index))
+            if np.array_equal(np.sort(self._live), np.arange(len(self._live))):
+                self._live = slice(0, len(self._live))  # rows 0..n-1: read the columns without copying them
             self._rows_key = key
         return self._live
 

@@ -28,6 +28,8 @@ __all__ = ["Variant", "Workload", "Run", "execute", "apply_variant", "NODE_DEFAU
 
 #: the columns that name a run in a results table
 KEY_COLUMNS = ["run_id", "config", "variant", "workload", "seed"]
+#: the bound on scheduling attempts of a trace replay (a scenario keeps the simulation's 1,000,000)
+MAX_TRACE_ATTEMPTS = 10**12
 #: the node shape of a trace workload unless its ``nodes`` say otherwise (a PAI 8-GPU machine)
 NODE_DEFAULTS = {"count": 10, "cpu": "96", "memory": "512Gi", "gpu": 8, "pods": 110}
 
@@ -198,7 +200,7 @@ class Run:
         shape = {**NODE_DEFAULTS, **(self.workload.nodes or {})}
         count = shape.pop("count")
         sim = Simulation(make_nodes(count, **shape), config, gates=TRACE_GATES, seed=self.seed, registry=registry,
-                         keep_traces=self.keep_traces, utilization=utilization)
+                         keep_traces=self.keep_traces, utilization=utilization, keep_history=False)
         sim.stream(arrivals(self.workload.load_trace(self.seed)))
         return sim
 
@@ -211,8 +213,10 @@ def execute(run: Run, *, progress: bool = False) -> dict[str, Any]:
 
     start = time.perf_counter()
     sim, until, gangs = run.simulation()
-    result = sim.run(until=until, horizon=None if until is None and not run.workload.scenario else 86400.0,
-                     progress=progress)
+    trace = not run.workload.scenario
+    # a trace ends: its replay runs until nothing can change, however many retries that takes
+    result = sim.run(until=until, horizon=None if until is None and trace else 86400.0, progress=progress,
+                     max_attempts=MAX_TRACE_ATTEMPTS if trace else 1_000_000)
     wall = time.perf_counter() - start
     row = {**run.labels(), **summarize(sim, result, wall_seconds=wall, gangs=gangs)}
     row["stop_reason"] = result.stop_reason

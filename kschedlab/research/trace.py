@@ -169,8 +169,9 @@ class TraceShape:
     ``gpu_counts`` / ``gpu_weights`` and ``priorities`` / ``priority_weights``: categorical
     distributions; ``cpu_median`` (millicores), ``cpu_sigma``: log-normal CPU per pod, clipped to
     ``cpu_range``; ``memory_per_cpu`` (MiB per core) times a log-normal factor of sigma
-    ``memory_sigma``; ``duration_median`` (s), ``duration_sigma``: log-normal run time clipped to
-    ``duration_range``; a job with GPUs asks for at least ``cpu_per_gpu`` millicores per GPU.
+    ``memory_sigma``, clipped to ``memory_range`` (MiB); ``duration_median`` (s),
+    ``duration_sigma``: log-normal run time clipped to ``duration_range``; a job with GPUs asks
+    for at least ``cpu_per_gpu`` millicores per GPU.
     """
 
     arrival_rate: float = 0.05
@@ -184,6 +185,10 @@ class TraceShape:
     cpu_per_gpu: int = 4000
     memory_per_cpu: float = 4096
     memory_sigma: float = 0.5
+    #: at most three quarters of a PAI machine's 512 GiB (as ``cpu_range`` keeps to 64 of its 96
+    #: cores), so that every pod fits an empty default node: a pod no node can hold would be
+    #: retried after every completion for the whole replay and never run
+    memory_range: tuple[int, int] = (64, 384 * 1024)
     duration_median: float = 1200.0
     duration_sigma: float = 1.8
     duration_range: tuple[float, float] = (10.0, 3 * 86400.0)
@@ -218,6 +223,8 @@ def generate_trace(jobs: int = 1000, *, seed: int = 0, shape: TraceShape = PAI_2
     (0.87, 16, True)
     >>> generate_trace(5, seed=3).equals(generate_trace(5, seed=3))
     True
+    >>> int(generate_trace(pods=100_000, seed=0)["memory"].max()) <= PAI_2020.memory_range[1]
+    True
     """
     if pods is not None:
         if pods < 1:
@@ -246,7 +253,7 @@ def generate_trace(jobs: int = 1000, *, seed: int = 0, shape: TraceShape = PAI_2
     cpu = np.maximum(cpu, gpu * shape.cpu_per_gpu)
     cpu = np.clip(np.round(cpu / 100) * 100, *shape.cpu_range)
     memory = cpu / 1000 * shape.memory_per_cpu * rng.lognormal(0.0, shape.memory_sigma, size=jobs)
-    memory = np.maximum(np.round(memory / 64) * 64, 64)
+    memory = np.clip(np.round(memory / 64) * 64, *shape.memory_range)
     duration = np.clip(rng.lognormal(math.log(shape.duration_median), shape.duration_sigma, size=jobs),
                        *shape.duration_range)
     priority = choice(shape.priorities, shape.priority_weights)
@@ -327,10 +334,21 @@ def _pod(template: dict, name: str, cpu: int, memory: int, gpu: int, priority: i
 def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]]:
     """The trace as :meth:`kschedlab.sim.engine.Simulation.stream` reads it: per job in arrival
     order, its PodGroup (a gang) and then its pods, as ``(arrival, object, duration)``; objects
-    are built only when asked for."""
+    are built only when asked for.  A PodGroup has the job's priority in ``spec.priority``, as
+    its pods do (a group without one would never be scheduled while its pods have one), and
+    its own uid.
+
+    >>> group, *pods = [obj for _, obj, _ in arrivals(generate_trace(1, seed=0).assign(gang=2, priority=100))]
+    >>> group.spec.priority, [p.spec.priority for p in pods], group.metadata.uid != _templates()[1]["metadata"]["uid"]
+    (100, [100, 100], True)
+    """
+    import hashlib
+    import uuid
+
     from kschedlab.api.podgroup import PodGroup
 
     pod_template, group_template = _templates()
+    group_metadata = {k: v for k, v in group_template["metadata"].items() if k != "uid"}
     columns = [trace[c].to_numpy() for c in TRACE_COLUMNS]
     for job, arrival, duration, cpu, memory, gpu, gang, priority in zip(*columns):
         arrival = float(arrival)
@@ -338,9 +356,14 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
         group = None
         if gang > 1:
             group = str(job)
-            spec = {"schedulingPolicy": {"gang": {"minCount": int(gang)}}, "priority": int(priority)}
-            yield arrival, PodGroup.model_validate({**group_template, "metadata": {
-                **group_template["metadata"], "name": group}, "spec": spec}), None
+            spec = {**group_template["spec"], "schedulingPolicy": {"gang": {"minCount": int(gang)}},
+                    "priority": int(priority)}
+            pod_group = PodGroup.model_validate({**group_template, "metadata": {**group_metadata, "name": group},
+                                                 "spec": spec})
+            # the uid admission gives an object without one (a digest of kind and key)
+            digest = hashlib.sha256(f"kschedlab/{pod_group.kind}/{pod_group.key}".encode()).digest()
+            pod_group.metadata.uid = str(uuid.UUID(bytes=digest[:16], version=4))
+            yield arrival, pod_group, None
         for i in range(int(gang)):
             name = f"{job}-{i}"
             yield arrival, _pod(pod_template, name, int(cpu), int(memory), int(gpu), int(priority), group), run

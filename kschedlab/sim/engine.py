@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -85,11 +86,16 @@ class Simulation:
     ``utilization`` records node utilisation as the clock moves: anything with
     ``record(time, snapshot)`` and ``frame()`` (default :class:`~kschedlab.sim.records.UtilizationSamples`,
     every node at every instant; a long run on many nodes passes a coarser recorder).
+
+    ``keep_history=False`` keeps neither the queue's moves (``result.moves`` is then empty) nor
+    the scheduler's list of attempt results: a replay of many attempts then needs memory for
+    its pods, not for its attempts.
     """
 
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
-                 binding_delay: float = 0.0, pod_group_cycle: bool | None = None, utilization=None):
+                 binding_delay: float = 0.0, pod_group_cycle: bool | None = None, utilization=None,
+                 keep_history: bool = True):
         from kschedlab.queue import SchedulingQueue, framework_hints
 
         self.now = 0.0
@@ -105,6 +111,9 @@ class Simulation:
             framework.handle.extra["delete_pod"] = self._graceful_delete
         self.queue = SchedulingQueue(fw.less, pre_enqueue=self._pre_enqueue, hints=hints, clock=lambda: self.now,
                                      gates=self.scheduler.gates)
+        if not keep_history:
+            self.queue.keep_history = False
+            self.scheduler.results = deque(maxlen=0)  # every attempt is still told to on_result listeners
         self.attempt_duration = attempt_duration
         self.binding_delay = binding_delay
         self._events: list[_Event] = []

@@ -1,0 +1,108 @@
+"""The unschedulable pool (upstream ``unschedulableEntities``): queued pods by key, in the
+order they entered, indexed by the plugins that rejected them.
+
+A cluster event can only move a pod whose rejecting plugins registered for it (or a pod that no
+plugin rejected, or one whose profile registered nothing); :meth:`UnschedulablePool.affected`
+finds those in time proportional to their number, so that a deletion does not walk a pool of
+pods that only wait for something else.
+
+>>> from types import SimpleNamespace as NS
+>>> pool = UnschedulablePool(lambda q: q.rejectors or None)
+>>> for key, rejectors in [("a", {"NodeResourcesFit"}), ("b", {"NodePorts"}), ("c", set())]:
+...     pool[key] = NS(key=key, rejectors=rejectors)
+>>> [q.key for q in pool.affected({"NodeResourcesFit"})]    # c was rejected by no plugin: always
+['a', 'c']
+>>> del pool["a"]; pool["a"] = NS(key="a", rejectors={"NodeResourcesFit"})
+>>> [q.key for q in pool.affected({"NodeResourcesFit", "NodePorts"})]   # the pool's order
+['b', 'c', 'a']
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Iterable
+
+__all__ = ["UnschedulablePool"]
+
+
+class UnschedulablePool(dict):
+    """A dict of queued pods (key -> QueuedPodInfo) that keeps, for each plugin, the keys of the
+    pods it rejected.  ``tags(qpi)`` names the plugins a pod is filed under, or None for a pod
+    that any event may move; it is read when the pod is stored (store it again after its
+    rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]`` and ``pool.pop``
+    may change it."""
+
+    def __init__(self, tags: Callable[[Any], Iterable[str] | None]):
+        super().__init__()
+        self._tags = tags
+        self._seq = itertools.count()
+        self._order: dict[str, int] = {}  # key -> when it entered (the dict's own order)
+        self._filed: dict[str, tuple[str, ...] | None] = {}
+        self._by_plugin: dict[str, set[str]] = {}
+        self._always: set[str] = set()
+
+    def _unfile(self, key: str) -> None:
+        filed = self._filed.pop(key, ())
+        if filed is None:
+            self._always.discard(key)
+            return
+        for plugin in filed:
+            keys = self._by_plugin.get(plugin)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._by_plugin[plugin]
+
+    def __setitem__(self, key: str, qpi) -> None:
+        if key in self:
+            self._unfile(key)  # stays where it was in the order, as a dict keeps it
+        else:
+            self._order[key] = next(self._seq)
+        super().__setitem__(key, qpi)
+        tags = self._tags(qpi)
+        if tags is None:
+            self._filed[key] = None
+            self._always.add(key)
+        else:
+            filed = self._filed[key] = tuple(tags)
+            for plugin in filed:
+                self._by_plugin.setdefault(plugin, set()).add(key)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._unfile(key)
+        del self._order[key]
+
+    def pop(self, key: str, *default):
+        if key not in self:
+            if default:
+                return default[0]
+            raise KeyError(key)
+        qpi = self[key]
+        del self[key]
+        return qpi
+
+    def affected(self, plugins: Iterable[str]) -> list:
+        """The pods filed under any of ``plugins`` or under none, in the pool's order."""
+        keys = set(self._always)
+        for plugin in plugins:
+            keys |= self._by_plugin.get(plugin, set())
+        order = self._order
+        return [self[k] for k in sorted(keys, key=order.__getitem__)]
+
+    def clear(self) -> None:
+        """Empty the pool (and its index)."""
+        for key in list(self):
+            del self[key]
+
+    def popitem(self):
+        """Not supported: the index would not see it."""
+        raise TypeError("UnschedulablePool.popitem is not supported")
+
+    def setdefault(self, key, default=None):
+        """Not supported: the index would not see it."""
+        raise TypeError("UnschedulablePool.setdefault is not supported")
+
+    def update(self, *args, **kwargs):
+        """Not supported: the index would not see it."""
+        raise TypeError("UnschedulablePool.update is not supported")

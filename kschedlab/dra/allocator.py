@@ -52,7 +52,7 @@ from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str, read_claim,
                                    read_slice, tolerates)
 from kschedlab.dra.nodeselector import NodeSelectorError, allocation_node_selector, node_matches
-from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates
+from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates, searchable_slices
 from kschedlab.dra.trace import AllocationTrace
 
 __all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "DRAFeatures", "AllocatedState", "Allocator", "AllocationError",
@@ -532,18 +532,9 @@ class Allocator:
         fail, without evaluating anything or raising (see :func:`_search_calls_without_devices`);
         its failure then names invalid pools."""
         allocated = self.allocated.allocated_devices
-        invalid = False
-        for pool in pools:
-            if pool.incomplete:
-                continue
-            if pool.invalid:
-                invalid = True
-                continue
-            for sl in pool.slices:
-                for d in sl.devices:
-                    if d.id not in allocated:
-                        return False, invalid
-        return True, invalid
+        slices, invalid = searchable_slices(pools)
+        nothing_free = all(d.id in allocated for sl in slices for d in sl.devices)
+        return nothing_free, invalid
 
 
 class Screened:

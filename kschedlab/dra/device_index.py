@@ -42,7 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from kschedlab.dra.devices import Device, DeviceID, Slice
-from kschedlab.dra.pools import Pool
+from kschedlab.dra.pools import Pool, searchable_slices
 
 __all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_kept"]
 
@@ -148,18 +148,12 @@ class DeviceIndex:
         if hit is not None and hit[0] is pools:
             return hit[1], hit[2]
         out: list[int] = []
-        invalid = False
-        for pool in pools:
-            if pool.incomplete:
-                continue
-            if pool.invalid:
-                invalid = True
-                continue
-            for s in pool.slices:
-                found, start = self._offsets[id(s)]
-                if found is not s:
-                    raise KeyError(s.name)
-                out.extend(range(start, start + len(s.devices)))
+        slices, invalid = searchable_slices(pools)
+        for s in slices:
+            found, start = self._offsets[id(s)]
+            if found is not s:
+                raise KeyError(s.name)
+            out.extend(range(start, start + len(s.devices)))
         arr = np.array(out, dtype=np.int64)
         self._nodes[id(pools)] = (pools, arr, invalid)
         return arr, invalid

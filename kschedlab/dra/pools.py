@@ -205,3 +205,23 @@ def node_candidates(slices: list[Slice]) -> tuple[dict[str, list[int]], list[int
         else:
             others.append(i)
     return by_node, others
+
+
+def searchable_slices(pools: list[Pool]) -> tuple[list[Slice], bool]:
+    """The slices the allocator's search walks for a node seeing ``pools`` (those of its complete,
+    valid pools, in order), and whether some pool is invalid (the search's failure then names it).
+
+    >>> searchable_slices([Pool("d", "a", slices=["s1"]), Pool("d", "b", incomplete=True, slices=["s2"]),
+    ...                    Pool("d", "c", invalid=True, slices=["s3"])])
+    (['s1'], True)
+    """
+    slices: list[Slice] = []
+    invalid = False
+    for pool in pools:
+        if pool.incomplete:
+            continue
+        if pool.invalid:
+            invalid = True
+            continue
+        slices.extend(pool.slices)
+    return slices, invalid

@@ -36,11 +36,16 @@ def chromium_path() -> str | None:
     return wanted if Path(wanted).exists() else None
 
 
-@pytest.fixture(scope="session")
-def artifacts() -> Path:
+def artifacts_dir() -> Path:
+    """Where screenshots and logs of the browser tests go (created)."""
     out = Path(os.environ.get("KSCHEDLAB_ARTIFACTS", ROOT / "test-artifacts")) / "browser"
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    return artifacts_dir()
 
 
 def _free_port() -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import NOTEBOOKS, start_voila, stop
+from .conftest import NOTEBOOKS, artifacts_dir, start_voila, stop
 
 NOTEBOOK_NAMES = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 DATASETS = NOTEBOOKS.parent / "datasets"
@@ -53,8 +53,32 @@ TRUNCATED_JS = """() => {
 }"""
 
 
-def render(page, url: str, name: str):
-    """Open ``name`` in Voilà and wait until every cell ran and the widgets are drawn."""
+#: what a widget view shows when its model could not be created in the page
+MODEL_NOT_FOUND_JS = """() => [...document.querySelectorAll('.jp-OutputArea-output')]
+  .some(el => el.innerText.includes('Error displaying widget: model not found'))"""
+
+
+def render(page, url: str, name: str, folder: Path = NOTEBOOKS):
+    """Open ``name`` in Voilà and wait until every cell ran and the widgets are drawn.
+
+    Twice on CI (a loaded 2-core machine; never here, not even with the CPUs busy) one widget of
+    a page was drawn as "Error displaying widget: model not found": the page could not build that
+    model from the kernel's state. Voilà's tracker has such intermittent model loading failures
+    (voila-dashboards/voila#1483), and a reload draws the widget, as it would for a student. So
+    such a page is opened once more, in a fresh kernel, and its console is kept beside the
+    screenshots; a widget that is missing every time shows the error again and fails the test."""
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
+    page.on("pageerror", lambda err: console.append(f"pageerror: {err}"))
+    _open(page, url, name, folder)
+    if page.evaluate(MODEL_NOT_FOUND_JS):
+        log = artifacts_dir() / f"{Path(name).stem}-model-not-found-console.txt"
+        log.write_text("\n".join(console))
+        _open(page, url, name, folder)
+    return page
+
+
+def _open(page, url: str, name: str, folder: Path) -> None:
     page.goto(f"{url}/voila/render/{name}", timeout=600_000, wait_until="load")
     page.wait_for_selector("#loading", state="detached", timeout=600_000)
     # Voilà draws an output only once it scrolls into view: make the window as tall as the
@@ -63,22 +87,21 @@ def render(page, url: str, name: str):
     page.set_viewport_size({"width": 1280, "height": max(900, min(height + 40, MAX_HEIGHT))})
     page.evaluate(SCROLL_JS)
     page.wait_for_load_state("networkidle", timeout=120_000)
-    return page
+    if _widget_count(folder / name):
+        page.wait_for_selector(".jupyter-widgets", timeout=60_000)  # the notebook's widgets are drawn
 
 
-def _widget_count(name: str) -> int:
+def _widget_count(path: Path) -> int:
     """How many widget views the stored notebook displays (their model ids are stripped, the
     ``text/plain`` repr stays): the page must draw at least that many widgets."""
-    cells = json.loads((NOTEBOOKS / name).read_text())["cells"]
+    cells = json.loads(path.read_text())["cells"]
     return sum(1 for c in cells if c["cell_type"] == "code" and any(
-        "kschedlab.widgets" in line or "Explorer(" in line for line in c["source"]))
+        "widgets" in line or "Explorer(" in line for line in c["source"]))
 
 
 @pytest.mark.parametrize("name", NOTEBOOK_NAMES)
 def test_notebook_renders_without_errors(page, voila_url, artifacts, name):
     render(page, voila_url, name)
-    if _widget_count(name):
-        page.wait_for_selector(".jupyter-widgets", timeout=60_000)  # the notebook's widgets are drawn
     page.screenshot(path=str(artifacts / f"{Path(name).stem}.png"))
     assert page.evaluate(ERRORS_JS) == []
     assert page.locator(".jp-OutputArea-output").count() > 0

@@ -210,21 +210,21 @@ def cmd_bench(args) -> int:
                          gates=args.feature_gates and gates,
                          on_row=(lambda r: print(f"{r['shape']}: {r['pods_per_second']} pods/s", file=sys.stderr))
                          if live else None)
-        if args.output == "json":
-            json.dump(rows, sys.stdout)
-            print()
-        else:
-            print(bench_table(rows))
-        return 0
+        return _print_bench(args.output, rows, bench_table)
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
                           gates=gates,
                           progress=args.output != "json" and sys.stderr.isatty())
-    if args.output == "json":
+    return _print_bench(args.output, result, _bench_table)
+
+
+def _print_bench(output: str, result, table) -> int:
+    """Print a bench result as JSON (``-o json``) or as ``table(result)``."""
+    if output == "json":
         json.dump(result, sys.stdout)
         print()
     else:
-        print(_bench_table(result))
+        print(table(result))
     return 0
 
 

@@ -240,7 +240,9 @@ class Simulation:
             if qpi is not None:
                 attempts += 1
                 self._attempt(qpi)
-                self.now += self.attempt_duration
+                if self.attempt_duration:
+                    self._sample()  # what the attempt bound counts from its own instant
+                    self.now += self.attempt_duration
                 continue
             timers = [t for t in (self._events[0].time if self._events else None, self._next_permit_timeout(),
                                   self.taint_manager.next_deadline(), *self._drain_wakeups(),
@@ -253,15 +255,18 @@ class Simulation:
             if not upcoming or (quiescent_at is not None and until is None):
                 reason = STOP_QUIESCENT if until is None else STOP_UNTIL
                 if until is not None:
+                    self._sample()
                     self.now = max(self.now, float(until))
                 break
             nxt = min(upcoming)
             if limit is not None and nxt > limit:
                 reason = limit_reason
+                self._sample()
                 self.now = max(self.now, limit)
                 break
             if bar is not None:
                 bar.update(nxt - self.now)
+            self._sample()  # the instant ends: what its attempts bound counts from it, not from the next
             self.now = nxt
             generation = self._generation()
             self._expire_permits()

@@ -149,3 +149,20 @@ def test_drain_evicts_through_the_budget_and_gets_stuck_without_replacements():
     assert not result.ok and result.end_time == 70.0
     assert result.stderr[-1] == 'error: error when evicting pods/"web-1" -n "default": global timeout reached: 1m0s'
     assert sim.cluster.nodes["n1"].spec.unschedulable
+
+
+def test_utilisation_counts_a_pod_from_the_instant_it_is_bound():
+    """A pod bound at t is in the utilisation sample of t, not only in the next instant's."""
+    sim = Simulation([node("n1")])
+    sim.create_pod(pod("p", cpu="600m"), at=10, duration=50)
+    util = sim.run(until=100).utilization
+    cpu = util[util["node"] == "n1"].set_index("time")["cpu_requested"]
+    assert cpu.loc[0.0] == 0 and cpu.loc[10.0] == 600 and cpu.loc[60.0] == 0
+
+
+def test_utilisation_with_attempt_duration_counts_from_the_attempt():
+    sim = Simulation([node("n1")], attempt_duration=2.0)
+    sim.create_pod(pod("p", cpu="600m"), at=10, duration=50)
+    util = sim.run(until=100).utilization
+    cpu = util[util["node"] == "n1"].set_index("time")["cpu_requested"]
+    assert cpu.loc[10.0] == 600

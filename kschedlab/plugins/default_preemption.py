@@ -11,10 +11,11 @@ PodGroupPostFilter (workload-aware preemption) runs when a PodGroup cycle ends
 Unschedulable: the whole cluster is one domain and the group preempts as one
 unit.  Victims are the pods of lower (group-aware) priority, a pod whose group
 hierarchy has ``disruptionMode: all`` taken together with every scheduled pod
-of that hierarchy.  All of them leave the snapshot, the group algorithm must
-then place the group; victims are reprieved one at a time (PDB-violating first,
-most important first) while the group still places the same pods, the rest are
-evicted and the group's pods nominated where the last successful run put them.
+of that hierarchy.  All of them leave the snapshot and the group algorithm must
+then place the group, once; victims are reprieved one at a time (PDB-violating
+first, most important first) when every placed pod still passes Filter on its
+node with them back, the rest are evicted and the group's pods nominated where
+that one run put them.
 Groups with topology constraints are not supported.
 """
 
@@ -32,6 +33,7 @@ from kschedlab.framework.interface import ArgsError, FieldError, Plugin, registe
 from kschedlab.framework.status import Code, Status
 from kschedlab.eviction.disruption import selects_for_preemption
 from kschedlab.framework import podgroups as pgstate
+from kschedlab.framework.group_reprieve import GroupReprieve, ReprieveError
 from kschedlab.framework.podgroups import DEFAULT_SCHEDULER_NAME, PodGroupInfo, pod_preemption_policy
 from kschedlab.framework.preemption import (
     DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, GroupPreemptor,
@@ -594,10 +596,10 @@ class DefaultPreemption(Plugin):
         return result, Status(Code.Success, (f"found a placement for podgroup, preempting {len(victim_pods)} victims",))
 
     def _select_group_victims(self, victims: list[GroupVictim], schedule) -> tuple:
-        """``selectVictimsOnDomain``: remove every victim, the group must then be placed;
-        reprieve victims in order while the group still places the pods it placed with
-        all of them gone.  Returns ``((placement, evicted units), status)``, the placement
-        being the last successful ``schedule()``'s; the snapshot is restored."""
+        """``selectVictimsOnDomain``: remove every victim, place the group once, then try
+        to reprieve each unit in order against that placement
+        (:class:`~kschedlab.framework.group_reprieve.GroupReprieve`).  Returns
+        ``((placement, evicted units), status)``; the snapshot is restored."""
         snapshot = self.handle.cluster.snapshot
         node_of = {pi.key: snapshot.names[snapshot.pod_row[pi.key]] for v in victims for pi in v.pods}
         ordered = self._order_group_victims(victims)
@@ -606,22 +608,15 @@ class DefaultPreemption(Plugin):
                 stack.enter_context(node_scratch(snapshot, row))
             for key in node_of:
                 snapshot.remove_pod(key)
-            placed, status = schedule()
+            assignments, status = schedule()
             if not status.is_success():
                 return (None, None), status
-            needed = placed.keys()
-            evicted: list[GroupVictim] = []
-            for v in ordered:
-                for pi in v.pods:
-                    snapshot.add_pod(pi, node_of[pi.key])
-                again, status = schedule()
-                if status.is_success() and needed <= again.keys():
-                    placed = again
-                    continue
-                for pi in v.pods:
-                    snapshot.remove_pod(pi.key)
-                evicted.append(v)
-        return (placed, evicted), Status()
+            reprieve = GroupReprieve(self.handle.framework, snapshot, assignments, node_of)
+            try:
+                evicted = [v for v in ordered if not reprieve.keep(v)]
+            except ReprieveError as err:
+                return (None, None), Status.error(str(err))
+        return ({a.key: a.node for a in assignments}, evicted), Status()
 
     def _order_group_victims(self, victims: list[GroupVictim]) -> list[GroupVictim]:
         """``prepareDomainVictims``: most important first (``MoreImportantVictim``: higher

@@ -557,7 +557,8 @@ class DefaultPreemption(Plugin):
     # -- PodGroupPostFilter ---------------------------------------------------------------
     def pod_group_post_filter(self, state, group: PodGroupInfo, pods: list, schedule) -> tuple:
         """``PodGroupPostFilter``: preempt for the whole group (see the module docstring).
-        ``schedule()`` re-runs the group algorithm on the snapshot as it is now."""
+        ``schedule()`` runs the group algorithm on the snapshot as it is then (once, with the
+        victims gone) and returns the placed pods' results."""
         if any(g.obj.spec.scheduling_constraints and g.obj.spec.scheduling_constraints.topology
                for g in group.all_groups()):
             return None, Status.unschedulable(MSG_POD_GROUP_PREFIX + MSG_TOPOLOGY_CONSTRAINTS)

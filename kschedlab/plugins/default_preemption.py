@@ -641,13 +641,16 @@ class DefaultPreemption(Plugin):
         the priority of its group hierarchy's root (its own without a group), in the
         snapshot's order; ``below``: only the units of lower priority.
 
-        With ``below``, nodes holding neither a pod in a group nor a pod of lower priority
-        are skipped whole (a snapshot index counts those pods per node), and each group
-        hierarchy is looked up once."""
+        With ``below``, there is nothing to walk when no unit can be priced below it (see
+        :meth:`_no_unit_below`); nodes holding neither a pod in a group nor a pod of lower
+        priority are skipped whole (a snapshot index counts those pods per node), and each
+        group hierarchy is looked up once."""
         cluster = self.handle.cluster
         snapshot = cluster.snapshot
         rows = range(len(snapshot.pods))
         if below is not None:
+            if self._no_unit_below(below):
+                return []
             maybe = snapshot.matching_pod_counts(
                 (GROUP_VICTIM_KEY, below), lambda p, below=below: p.pod.spec.scheduling_group is not None
                 or p.priority < below)
@@ -686,6 +689,19 @@ class DefaultPreemption(Plugin):
                 seen.update(m.key for m in members)
                 out.append(GroupVictim(type(top).__name__, members, priority))
         return out
+
+    def _no_unit_below(self, below: int) -> bool:
+        """No victim unit can be priced below ``below``: a unit's price is the priority of
+        its group hierarchy's root (a PodGroup or CompositePodGroup object) or, without one,
+        its pod's, and neither any pod of the snapshot (a snapshot index) nor any group
+        object has a lower priority."""
+        cluster = self.handle.cluster
+        snapshot = cluster.snapshot
+        lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, below), lambda p, below=below: p.priority < below)
+        if lower[:len(snapshot.pods)].any():
+            return False
+        return not any(g.priority_value() < below for kind in ("PodGroup", "CompositePodGroup")
+                       for g in (cluster.objects.get(kind) or {}).values())
 
     @staticmethod
     def _snapshot_pod(snapshot, key: str):

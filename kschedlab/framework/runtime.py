@@ -574,8 +574,9 @@ class Framework:
 
     def run_pod_group_post_filter(self, state: CycleState, group, pods: list, schedule) -> tuple[Any, Status]:
         """``RunPodGroupPostFilterPlugins``: stops at the first plugin that succeeds or errs;
-        otherwise joins the plugins' reasons (``schedule()`` re-runs the group algorithm on the
-        snapshot as the plugin changed it: ``(assignments, status)``)."""
+        otherwise joins the plugins' reasons (``schedule()`` runs the group algorithm on the
+        snapshot as the plugin changed it: ``(assignments, status)``, the assignments being the
+        placed pods' results in placement order)."""
         reasons: list[str] = []
         rejector = None
         last = None

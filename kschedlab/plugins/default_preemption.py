@@ -11,10 +11,11 @@ PodGroupPostFilter (workload-aware preemption) runs when a PodGroup cycle ends
 Unschedulable: the whole cluster is one domain and the group preempts as one
 unit.  Victims are the pods of lower (group-aware) priority, a pod whose group
 hierarchy has ``disruptionMode: all`` taken together with every scheduled pod
-of that hierarchy.  All of them leave the snapshot, the group algorithm must
-then place the group; victims are reprieved one at a time (PDB-violating first,
-most important first) while the group still places the same pods, the rest are
-evicted and the group's pods nominated where the last successful run put them.
+of that hierarchy.  All of them leave the snapshot and the group algorithm must
+then place the group, once; victims are reprieved one at a time (PDB-violating
+first, most important first) when every placed pod still passes Filter on its
+node with them back, the rest are evicted and the group's pods nominated where
+that one run put them.
 Groups with topology constraints are not supported.
 """
 
@@ -32,6 +33,7 @@ from kschedlab.framework.interface import ArgsError, FieldError, Plugin, registe
 from kschedlab.framework.status import Code, Status
 from kschedlab.eviction.disruption import selects_for_preemption
 from kschedlab.framework import podgroups as pgstate
+from kschedlab.framework.group_reprieve import GroupReprieve, ReprieveError
 from kschedlab.framework.podgroups import DEFAULT_SCHEDULER_NAME, PodGroupInfo, pod_preemption_policy
 from kschedlab.framework.preemption import (
     DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, GroupPreemptor,
@@ -555,7 +557,8 @@ class DefaultPreemption(Plugin):
     # -- PodGroupPostFilter ---------------------------------------------------------------
     def pod_group_post_filter(self, state, group: PodGroupInfo, pods: list, schedule) -> tuple:
         """``PodGroupPostFilter``: preempt for the whole group (see the module docstring).
-        ``schedule()`` re-runs the group algorithm on the snapshot as it is now."""
+        ``schedule()`` runs the group algorithm on the snapshot as it is then (once, with the
+        victims gone) and returns the placed pods' results."""
         if any(g.obj.spec.scheduling_constraints and g.obj.spec.scheduling_constraints.topology
                for g in group.all_groups()):
             return None, Status.unschedulable(MSG_POD_GROUP_PREFIX + MSG_TOPOLOGY_CONSTRAINTS)
@@ -594,10 +597,10 @@ class DefaultPreemption(Plugin):
         return result, Status(Code.Success, (f"found a placement for podgroup, preempting {len(victim_pods)} victims",))
 
     def _select_group_victims(self, victims: list[GroupVictim], schedule) -> tuple:
-        """``selectVictimsOnDomain``: remove every victim, the group must then be placed;
-        reprieve victims in order while the group still places the pods it placed with
-        all of them gone.  Returns ``((placement, evicted units), status)``, the placement
-        being the last successful ``schedule()``'s; the snapshot is restored."""
+        """``selectVictimsOnDomain``: remove every victim, place the group once, then try
+        to reprieve each unit in order against that placement
+        (:class:`~kschedlab.framework.group_reprieve.GroupReprieve`).  Returns
+        ``((placement, evicted units), status)``; the snapshot is restored."""
         snapshot = self.handle.cluster.snapshot
         node_of = {pi.key: snapshot.names[snapshot.pod_row[pi.key]] for v in victims for pi in v.pods}
         ordered = self._order_group_victims(victims)
@@ -606,22 +609,15 @@ class DefaultPreemption(Plugin):
                 stack.enter_context(node_scratch(snapshot, row))
             for key in node_of:
                 snapshot.remove_pod(key)
-            placed, status = schedule()
+            assignments, status = schedule()
             if not status.is_success():
                 return (None, None), status
-            needed = placed.keys()
-            evicted: list[GroupVictim] = []
-            for v in ordered:
-                for pi in v.pods:
-                    snapshot.add_pod(pi, node_of[pi.key])
-                again, status = schedule()
-                if status.is_success() and needed <= again.keys():
-                    placed = again
-                    continue
-                for pi in v.pods:
-                    snapshot.remove_pod(pi.key)
-                evicted.append(v)
-        return (placed, evicted), Status()
+            reprieve = GroupReprieve(self.handle.framework, snapshot, assignments, node_of)
+            try:
+                evicted = [v for v in ordered if not reprieve.keep(v)]
+            except ReprieveError as err:
+                return (None, None), Status.error(str(err))
+        return ({a.key: a.node for a in assignments}, evicted), Status()
 
     def _order_group_victims(self, victims: list[GroupVictim]) -> list[GroupVictim]:
         """``prepareDomainVictims``: most important first (``MoreImportantVictim``: higher
@@ -645,13 +641,16 @@ class DefaultPreemption(Plugin):
         the priority of its group hierarchy's root (its own without a group), in the
         snapshot's order; ``below``: only the units of lower priority.
 
-        With ``below``, nodes holding neither a pod in a group nor a pod of lower priority
-        are skipped whole (a snapshot index counts those pods per node), and each group
-        hierarchy is looked up once."""
+        With ``below``, there is nothing to walk when no unit can be priced below it (see
+        :meth:`_no_unit_below`); nodes holding neither a pod in a group nor a pod of lower
+        priority are skipped whole (a snapshot index counts those pods per node), and each
+        group hierarchy is looked up once."""
         cluster = self.handle.cluster
         snapshot = cluster.snapshot
         rows = range(len(snapshot.pods))
         if below is not None:
+            if self._no_unit_below(below):
+                return []
             maybe = snapshot.matching_pod_counts(
                 (GROUP_VICTIM_KEY, below), lambda p, below=below: p.pod.spec.scheduling_group is not None
                 or p.priority < below)
@@ -690,6 +689,19 @@ class DefaultPreemption(Plugin):
                 seen.update(m.key for m in members)
                 out.append(GroupVictim(type(top).__name__, members, priority))
         return out
+
+    def _no_unit_below(self, below: int) -> bool:
+        """No victim unit can be priced below ``below``: a unit's price is the priority of
+        its group hierarchy's root (a PodGroup or CompositePodGroup object) or, without one,
+        its pod's, and neither any pod of the snapshot (a snapshot index) nor any group
+        object has a lower priority."""
+        cluster = self.handle.cluster
+        snapshot = cluster.snapshot
+        lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, below), lambda p, below=below: p.priority < below)
+        if lower[:len(snapshot.pods)].any():
+            return False
+        return not any(g.priority_value() < below for kind in ("PodGroup", "CompositePodGroup")
+                       for g in (cluster.objects.get(kind) or {}).values())
 
     @staticmethod
     def _snapshot_pod(snapshot, key: str):

@@ -108,6 +108,10 @@ def nodes(**capacities: int) -> list[dict]:
 
 
 # -- the table ----------------------------------------------------------------------------------
+#: the group is placed once; upstream's mock scheduling function puts the first pod on the
+#: first node with room, our algorithm draws among equal nodes: the nomination makes it try node1 first
+NOTE_FIRST_NODE = "p-1 nominated to node1, where upstream's round-robin mock places it"
+
 @dataclass
 class Row:
     name: str
@@ -155,8 +159,8 @@ ROWS = [
          pod("p1", LOW, node_name="node1", uid="v1"),
          pod("p2", LOW, node_name="node2", uid="v2", group="pg1"),
          pod("p3", LOW, node_name="node3", uid="v3", group="pg2"),
-         *preemptor(HIGH, pod("p-1", HIGH), policy="PreemptLowerPriority")],
-        victims={"p1"}),
+         *preemptor(HIGH, pod("p-1", HIGH, nominated="node1"), policy="PreemptLowerPriority")],
+        victims={"p1"}, note=NOTE_FIRST_NODE),
     Row("Preemptor group is eligible if terminating pods are on non-nominated nodes",
         [*nodes(node1=1, node2=1),
          pod("victim", LOW, node_name="node2", uid="v1", terminating=True),
@@ -211,8 +215,8 @@ ROWS = [
          pod("p2", LOW, node_name="node2", uid="v2", group="pg1"),
          pod("p3", LOW, node_name="node3", uid="v3", group="pg2"),
          pod_group("pg1", LOW, mode="single"), pod_group("pg2", LOW, mode="single"),
-         *preemptor(HIGH, pod("p-1", HIGH), policy="PreemptLowerPriority")],
-        victims={"p1"}),
+         *preemptor(HIGH, pod("p-1", HIGH, nominated="node1"), policy="PreemptLowerPriority")],
+        victims={"p1"}, note=NOTE_FIRST_NODE),
     Row("PDB: Prefer lower priority pod for preemption, when preemption without pdb violation is not possible",
         [*nodes(node1=2), pdb_foo(),
          pod("p1", LOW, node_name="node1", uid="v1", labels={"app": "foo"}),
@@ -420,9 +424,11 @@ def test_gang_preempts_minimal_victims_then_binds(monkeypatch):
     out, calls = run_cycle(cluster, {}, "podgroup/default/train", monkeypatch)
     [(result, status)] = calls
     assert status.is_success() and out.waiting_on_preemption
-    # 6 cpu, 5 used by victims: 3 of them make room for 4 -- the most recently started ones
-    assert sorted(result.victims) == ["default/low2", "default/low3", "default/low4"]
-    assert sorted(k for k in cluster.pods if "/low" in k) == ["default/low0", "default/low1"]
+    # 6 cpu, 5 used by victims; the group, placed once with all of them gone, puts two pods on n0
+    # and one on each other node: n0's two victims go, and on n1 the later started of its two
+    assert result.nominations == {"default/w0": "n1", "default/w1": "n2", "default/w2": "n0", "default/w3": "n0"}
+    assert sorted(result.victims) == ["default/low0", "default/low3", "default/low4"]
+    assert sorted(k for k in cluster.pods if "/low" in k) == ["default/low1", "default/low2"]
     for key in result.victims:
         [condition] = low_pods[key].status.conditions
         assert (condition.type, condition.status, condition.reason, condition.message) == (

@@ -198,12 +198,14 @@ def _complete(info: PodGroupInfo, results: dict, parent: GroupResult) -> None:
 
 
 def _post_filter(scheduler, fw, info: PodGroupInfo, results: dict) -> Status:
-    """PodGroupPostFilter; ``schedule()`` re-runs the algorithm on the snapshot as the plugin
-    left it and returns ``({pod key: node}, root status)``."""
+    """PodGroupPostFilter; ``schedule()`` (upstream's ``podGroupSchedulingFunc``) runs the
+    algorithm on the snapshot as the plugin left it and returns ``(assignments, root
+    status)``: the :class:`PodResult` of every pod it placed (node and cycle state), in
+    the order it placed them."""
 
     def schedule():
         again = PodGroupAlgorithm(scheduler, fw).run_root(info)
-        placed = {pr.key: pr.node for r in again.values() for pr in r.pods if pr.status.is_success() and pr.node}
+        placed = [pr for r in again.values() for pr in r.pods if pr.status.is_success() and pr.node]
         return placed, again[info.key].status
 
     result, status = fw.run_pod_group_post_filter(CycleState(), info, info.queued_pods(), schedule)

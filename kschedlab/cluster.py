@@ -28,6 +28,7 @@ from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
+from kschedlab.api.binding import bind_pod
 from kschedlab.api.core import normalize_image_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 from kschedlab.framework.nominator import Nominator
@@ -478,13 +479,12 @@ class Cluster:
         ``labels`` are the Binding's labels (the topology labels admission copied from the node);
         with ``PodTopologyLabelsAdmission`` they land on the pod, and an assumed pod is accounted
         again with them (the cache sees the bound pod as the API server stored it)."""
-        from kschedlab.api.binding import bind_pod
-
         pod = self.pods[key]
-        before = dict(pod.metadata.labels or {})
+        before = pod.metadata.labels  # bind_pod replaces the labels dict when it merges, never changes it
         bind_pod(pod, node_name, labels=labels, gates=gates)
         self.nominator.delete_nominated_pod_if_exists(key)
-        if key in self.snapshot.pod_row and dict(pod.metadata.labels or {}) != before:
+        after = pod.metadata.labels
+        if key in self.snapshot.pod_row and after is not before and (after or {}) != (before or {}):
             self.snapshot.remove_pod(key)
         if key not in self.snapshot.pod_row:
             self.snapshot.add_pod(self.pod_infos[key], node_name)

@@ -66,7 +66,7 @@ from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
-from kschedlab.scheduler.kept_scores import NodeScores, ScoreMatrices, balanced_allocation
+from kschedlab.scheduler.kept_scores import NodeFits, NodeScores, ScoreMatrices, balanced_allocation
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
 KNOWN = {cls.name: cls for cls in (
@@ -102,8 +102,8 @@ class PodShape:
     tolerates_cordon: bool | None = None
     #: TaintToleration per taint set: (snapshot, number of taint sets seen, passes?)
     taint_ok: tuple | None = None
-    #: NodeResourcesFit's needs per snapshot column: (snapshot, number of columns, needs)
-    need: tuple | None = None
+    #: NodeResourcesFit's check of the pod's needs, kept per node
+    fits: "NodeFits | None" = None
     #: the kept resource scores for these requests
     node_scores: "NodeScores | None" = None
 
@@ -318,11 +318,12 @@ class FastPath:
         return PreFilterResult(), Status(), list(plan.pre_filter_log), []
 
     # -- Filter ------------------------------------------------------------------------------
-    def _need(self, shape: PodShape, snapshot) -> np.ndarray | None:
-        """Per snapshot column the least free capacity a node needs (None: some resource has no column)."""
-        found = shape.need
-        if found is not None and found[0] is snapshot and found[1] == len(snapshot.resources):
-            return found[2]
+    def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
+        """NodeResourcesFit's check of the pod's needs, kept per node (None: some resource the pod
+        asks for has no snapshot column, so no node has it)."""
+        found = shape.fits
+        if found is not None and found.snapshot is snapshot and len(found.need) == len(snapshot.resources):
+            return found
         need = np.full(len(snapshot.resources), _NEVER, np.int64)
         need[snapshot.res_index[PODS]] = 1
         for name, value in shape.checked:
@@ -330,10 +331,11 @@ class FastPath:
             if col is None:
                 return None
             need[col] = value
-        shape.need = (snapshot, len(snapshot.resources), need)
-        return need
+        shape.fits = NodeFits(snapshot, need)
+        return shape.fits
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
+        """TaintToleration's verdict on each of the snapshot's distinct taint sets."""
         found = shape.taint_ok
         if found is not None and found[0] is snapshot and found[1] == len(snapshot.taint_sets):
             return found[2]
@@ -343,31 +345,54 @@ class FastPath:
         shape.taint_ok = (snapshot, len(snapshot.taint_sets), ok)
         return ok
 
+    @staticmethod
+    def _tolerates_cordon(shape: PodShape, pod_info) -> bool:
+        """The pod tolerates node.kubernetes.io/unschedulable:NoSchedule (NodeUnschedulable)."""
+        if shape.tolerates_cordon is None:
+            from kschedlab.api.tolerations import tolerations_tolerate_taint
+
+            shape.tolerates_cordon = tolerations_tolerate_taint(pod_info.pod.spec.tolerations, UNSCHEDULABLE_TAINT)
+        return shape.tolerates_cordon
+
+    def every_node_passes(self, plan: CyclePlan, pod_info, snapshot) -> bool:
+        """The fused check clears every node of the snapshot: no node is short of room, none has a
+        taint the pod does not tolerate, none is cordoned (or the pod tolerates it)."""
+        shape = plan.shape
+        names = plan.filter_names
+        if NodeResourcesFit.name in names:
+            fits = self._fits(shape, snapshot)
+            if fits is None or not fits.every_node_fits():
+                return False
+        if TaintToleration.name in names and len(snapshot.taint_sets) > 1 and \
+                not self._taint_ok(shape, pod_info, snapshot).all():
+            return False
+        return not (NodeUnschedulable.name in names and snapshot.cordoned and
+                    not self._tolerates_cordon(shape, pod_info))
+
     def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray) -> np.ndarray | None:
         """Nodes of ``rows`` every Filter plugin passes, by the fused check (None: all of them)."""
         shape = plan.shape
         ok = None
         names = plan.filter_names
         if NodeResourcesFit.name in names:
-            need = self._need(shape, snapshot)
-            if need is None:
+            fits = self._fits(shape, snapshot)
+            if fits is None:
                 return np.zeros(len(rows), bool)
-            ok = (snapshot.free.take(rows, axis=1) >= need[:, None]).all(axis=0)
+            if not fits.every_node_fits():
+                ok = fits.fit(rows)
         if TaintToleration.name in names and len(snapshot.taint_sets) > 1:
             passes = self._taint_ok(shape, pod_info, snapshot)[snapshot.taint_group.take(rows)]
             ok = passes if ok is None else ok & passes
-        if NodeUnschedulable.name in names and snapshot.cordoned:
-            if shape.tolerates_cordon is None:
-                from kschedlab.api.tolerations import tolerations_tolerate_taint
-
-                shape.tolerates_cordon = tolerations_tolerate_taint(pod_info.pod.spec.tolerations,
-                                                                    UNSCHEDULABLE_TAINT)
-            if not shape.tolerates_cordon:
-                free = ~snapshot.unschedulable.take(rows)
-                ok = free if ok is None else ok & free
+        if NodeUnschedulable.name in names and snapshot.cordoned and not self._tolerates_cordon(shape, pod_info):
+            free = ~snapshot.unschedulable.take(rows)
+            ok = free if ok is None else ok & free
         if ok is None or ok.all():
             return None
         return ok
+
+    def all_passed(self, plan: CyclePlan, rows: np.ndarray) -> FilterOutcome:
+        """The Filter outcome of ``rows`` when every one passed."""
+        return FilterOutcome(rows, *_all_passed(len(rows)), [], plan.filter_names)
 
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
@@ -375,7 +400,7 @@ class FastPath:
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
         if ok is None:
-            return FilterOutcome(rows, *_all_passed(n), [], plan.filter_names)
+            return self.all_passed(plan, rows)
         fail_plugin = np.full(n, -1, np.int16)
         fail_code = np.zeros(n, np.int8)
         fail_reason = np.full(n, -1, np.int32)
@@ -441,7 +466,7 @@ class FastPath:
         kept = None
         if self.kept_scores:
             node_scores = self._kept_node_scores(plan.shape, snapshot)
-            node_scores.refresh(rows)
+            node_scores.refresh()
             if not node_scores.any_lacking(rows):
                 if self._constant_others(plan, snapshot):
                     matrices = self._matrices(plan, node_scores)
@@ -451,7 +476,7 @@ class FastPath:
                                            normalized)
                         out.total = total
                         return out
-                kept = node_scores.scores.take(rows, axis=1)
+                kept = node_scores.take(rows)
         return self._assemble_scores(plan, state, pod_info, snapshot, rows, kept)
 
     def _assemble_scores(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray,

@@ -13,15 +13,130 @@ reports an image), the cycle's whole score matrices follow from the two kept sco
 :class:`ScoreMatrices` keeps them per node (raw and normalized score of every plugin, weighted
 total), kept current together with the two scores, so a cycle reads its nodes' columns instead
 of assembling, normalizing and summing them again.
+
+Both follow the snapshot through :class:`FollowedRows`: each read first computes again the rows
+changed since the last one (``Snapshot.changes_since``). :class:`NodeFits` keeps NodeResourcesFit's
+free-capacity check the same way, so a cycle in which every node has room for the pod needs no
+array operation at all to know it.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 
 import numpy as np
 
 from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE
+
+#: more changed rows than this are computed again with array operations, fewer one by one
+VECTOR_FROM = 8
+
+
+class FollowedRows(ABC):
+    """Values per snapshot row kept current: :meth:`refresh` computes again (``_update_one``, or
+    ``_update_many`` for many rows) the rows changed since the last refresh, from the snapshot's
+    change log, or, when the log does not reach back that far (and at first), every row whose
+    ``row_version`` moved."""
+
+    def __init__(self, snapshot):
+        self.snapshot = snapshot
+        #: each row's ``row_version`` when last computed (-1: never)
+        self.version = np.zeros(0, np.int64)
+        self._mark: int | None = None
+
+    def refresh(self) -> None:
+        """Compute again the rows changed since the last call."""
+        snap = self.snapshot
+        grown = len(snap.row_version) - len(self.version)
+        if grown:
+            self.version = np.concatenate([self.version, np.full(grown, -1, np.int64)])
+            self._grow(grown)
+        logged, self._mark = snap.changes_since(self._mark)
+        if logged is None:
+            self._update_rows(np.flatnonzero(self.version != snap.row_version))
+        elif logged:
+            rows = sorted(set(logged))
+            if len(rows) >= VECTOR_FROM:
+                self._update_rows(np.asarray(rows, np.int64))
+            else:
+                for row in rows:
+                    self._update_one(row)
+                    self.version[row] = snap.row_version.item(row)
+
+    def _update_rows(self, rows: np.ndarray) -> None:
+        if len(rows):
+            self._update_many(rows)
+            self.version[rows] = self.snapshot.row_version.take(rows)
+
+    @abstractmethod
+    def _grow(self, count: int) -> None:
+        """Room for ``count`` more rows (computed before they are read)."""
+
+    @abstractmethod
+    def _update_many(self, rows: np.ndarray) -> None:
+        """Compute the values of ``rows`` again (many rows: with array operations)."""
+
+    @abstractmethod
+    def _update_one(self, row: int) -> None:
+        """Compute the values of one row again."""
+
+
+class NodeFits(FollowedRows):
+    """Per node, whether its free capacity covers what the pod needs (NodeResourcesFit's check on
+    ``Snapshot.free``; ``need`` per snapshot column, ``numpy.iinfo(np.int64).min`` where nothing is
+    needed), kept current, with the nodes that do not fit.
+
+    >>> from kschedlab.cluster import Snapshot
+    >>> from kschedlab.api.core import Node
+    >>> snap = Snapshot()
+    >>> for name, cpu in (("a", "1"), ("b", "4")):
+    ...     _ = snap.add_node(Node.model_validate({"metadata": {"name": name},
+    ...         "status": {"allocatable": {"cpu": cpu, "pods": "110"}}}))
+    >>> need = np.full(len(snap.resources), np.iinfo(np.int64).min)
+    >>> need[snap.res_index["cpu"]] = 2000
+    >>> fits = NodeFits(snap, need)
+    >>> fits.every_node_fits(), fits.fit(np.array([0, 1])).tolist()
+    (False, [False, True])
+    """
+
+    def __init__(self, snapshot, need: np.ndarray):
+        super().__init__(snapshot)
+        self.need = need
+        self.columns = [int(c) for c in np.flatnonzero(need != np.iinfo(np.int64).min)]
+        self.fits = np.zeros(0, bool)
+        #: the nodes (rows of existing or removed nodes) whose free capacity is short, as last computed
+        self.unfit: set[int] = set()
+
+    def every_node_fits(self) -> bool:
+        """Every node has room for the pod (rows of removed nodes count too: a cautious answer)."""
+        self.refresh()
+        return not self.unfit
+
+    def fit(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each of ``rows`` has room for the pod."""
+        self.refresh()
+        return self.fits.take(rows)
+
+    def _grow(self, count: int) -> None:
+        self.fits = np.concatenate([self.fits, np.zeros(count, bool)])
+
+    def _update_many(self, rows: np.ndarray) -> None:
+        used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
+        ok = (self.snapshot.free.take(rows, axis=1) >= self.need[:, None]).all(axis=0)
+        self.fits[rows] = ok
+        listed = rows.tolist()
+        self.unfit.difference_update(listed)
+        self.unfit.update(r for r, fits in zip(listed, ok.tolist()) if not fits and r < used)
+
+    def _update_one(self, row: int) -> None:
+        free, need = self.snapshot.free, self.need
+        fits = all(free.item(c, row) >= need.item(c) for c in self.columns)
+        self.fits[row] = fits
+        if fits or row >= len(self.snapshot.nodes):
+            self.unfit.discard(row)
+        else:
+            self.unfit.add(row)
 
 
 class ScoreMatrices:
@@ -98,10 +213,9 @@ class ScoreMatrices:
         return self.raw.take(rows, axis=1), self.normalized.take(rows, axis=1), self.total.take(rows)
 
 
-class NodeScores:
+class NodeScores(FollowedRows):
     """Per node, the LeastAllocated (cpu and memory, the plugin's weights) and BalancedAllocation
-    raw scores of one pod request, kept until the node changes (``Snapshot.row_version``), and the
-    :class:`ScoreMatrices` built on them.
+    raw scores of one pod request, kept current, and the :class:`ScoreMatrices` built on them.
 
     A changed node is scored again with the same integer and float arithmetic as the plugins
     (IEEE doubles either way). LeastAllocated is -1 where the node has no cpu or no memory
@@ -118,29 +232,26 @@ class NodeScores:
     [[75], [75]]
     """
 
-    #: more changed nodes than this are scored with array operations, fewer one by one
-    VECTOR_FROM = 8
-
     def __init__(self, snapshot, score_requests: np.ndarray, balance_requests: np.ndarray, weights: np.ndarray):
-        self.snapshot = snapshot
+        super().__init__(snapshot)
         self.score_requests = score_requests
         self.balance_requests = balance_requests
+        self.request_list = [int(v) for v in score_requests] + [int(v) for v in balance_requests]
         self.weights = weights
         self.weight_list = [int(w) for w in weights]
         self.scores = np.zeros((2, 0), np.int64)
-        self.version = np.zeros(0, np.int64)
         #: rows whose LeastAllocated was -1 when last scored
         self.lacking: set[int] = set()
         #: the score matrices kept on these scores, by the plan's Score plugin names
         self.matrices: dict[tuple[str, ...], ScoreMatrices] = {}
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        """The two scores of ``rows`` (2 x rows), scoring again the nodes changed since last read."""
-        self.refresh(rows)
+        """The two scores of ``rows`` (2 x rows), current."""
+        self.refresh()
         return self.scores.take(rows, axis=1)
 
     def any_lacking(self, rows: np.ndarray) -> bool:
-        """Some node of ``rows`` (read since its last change) lacks cpu or memory allocatable."""
+        """Some node of ``rows`` lacks cpu or memory allocatable (as of the last refresh)."""
         return bool(self.lacking) and bool(self.scores[0].take(rows).min() < 0)
 
     def add_matrices(self, names: tuple[str, ...], matrices: ScoreMatrices) -> ScoreMatrices:
@@ -149,38 +260,28 @@ class NodeScores:
         matrices.set(np.arange(self.scores.shape[1]), self.scores[0], self.scores[1])
         return matrices
 
-    def refresh(self, rows: np.ndarray) -> None:
-        """Score again the nodes of ``rows`` changed since they were last read."""
-        snap = self.snapshot
-        if len(self.version) != len(snap.row_version):
-            grown = len(snap.row_version) - len(self.version)
-            self.version = np.concatenate([self.version, np.full(grown, -1, np.int64)])
-            self.scores = np.concatenate([self.scores, np.zeros((2, grown), np.int64)], axis=1)
-            for matrices in self.matrices.values():
-                matrices.grow(grown)
-        current = snap.row_version.take(rows)
-        stale = np.flatnonzero(self.version.take(rows) != current)
-        if not len(stale):
-            return
-        changed = rows[stale]
-        if len(changed) >= self.VECTOR_FROM:
-            least, balanced = self._score_many(changed)
-            self.scores[0, changed], self.scores[1, changed] = least, balanced
-            self.lacking.difference_update(changed.tolist())
-            self.lacking.update(changed[least < 0].tolist())
-            for matrices in self.matrices.values():
-                matrices.set(changed, least, balanced)
+    def _grow(self, count: int) -> None:
+        self.scores = np.concatenate([self.scores, np.zeros((2, count), np.int64)], axis=1)
+        for matrices in self.matrices.values():
+            matrices.grow(count)
+
+    def _update_many(self, rows: np.ndarray) -> None:
+        least, balanced = self._score_many(rows)
+        self.scores[0, rows], self.scores[1, rows] = least, balanced
+        self.lacking.difference_update(rows.tolist())
+        self.lacking.update(rows[least < 0].tolist())
+        for matrices in self.matrices.values():
+            matrices.set(rows, least, balanced)
+
+    def _update_one(self, row: int) -> None:
+        least, balanced = self._score_one(row)
+        self.scores[0, row], self.scores[1, row] = least, balanced
+        if least < 0:
+            self.lacking.add(row)
         else:
-            for row in changed.tolist():
-                least, balanced = self._score_one(row)
-                self.scores[0, row], self.scores[1, row] = least, balanced
-                if least < 0:
-                    self.lacking.add(row)
-                else:
-                    self.lacking.discard(row)
-                for matrices in self.matrices.values():
-                    matrices.set_one(row, least, balanced)
-        self.version[changed] = current[stale]
+            self.lacking.discard(row)
+        for matrices in self.matrices.values():
+            matrices.set_one(row, least, balanced)
 
     def _score_many(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         snap = self.snapshot
@@ -196,17 +297,17 @@ class NodeScores:
 
     def _score_one(self, row: int) -> tuple[int, int]:
         snap = self.snapshot
-        a0, a1 = int(snap.allocatable[0, row]), int(snap.allocatable[1, row])
+        alloc, non_zero, requested = snap.allocatable, snap.non_zero, snap.requested
+        a0, a1 = alloc.item(0, row), alloc.item(1, row)
         if a0 == 0 or a1 == 0:
             return -1, 0
-        r0 = int(snap.non_zero[0, row]) + int(self.score_requests[0])
-        r1 = int(snap.non_zero[1, row]) + int(self.score_requests[1])
+        s0_req, s1_req, b0, b1 = self.request_list
+        r0, r1 = non_zero.item(0, row) + s0_req, non_zero.item(1, row) + s1_req
         s0 = 0 if r0 > a0 else (a0 - r0) * MAX_NODE_SCORE // a0
         s1 = 0 if r1 > a1 else (a1 - r1) * MAX_NODE_SCORE // a1
         w0, w1 = self.weight_list
         least = (s0 * w0 + s1 * w1) // (w0 + w1) if w0 + w1 > 0 else 0
-        u0, u1 = int(snap.requested[0, row]), int(snap.requested[1, row])
-        b0, b1 = int(self.balance_requests[0]), int(self.balance_requests[1])
+        u0, u1 = requested.item(0, row), requested.item(1, row)
         diff = MAX_NODE_SCORE // 2 + _balance(u0 + b0, u1 + b1, a0, a1) - _balance(u0, u1, a0, a1)
         half = abs(diff) // 2
         return least, MAX_NODE_SCORE // 2 + (half if diff >= 0 else -half)

@@ -387,7 +387,7 @@ class Scheduler:
         if fw.batch is not None:
             others = None
             if trace.score is not None:
-                cols = np.flatnonzero(trace.score.rows != snapshot.index[node])
+                cols = (trace.score.rows != snapshot.index[node]).nonzero()[0]
                 others = SortedScoredNodes(trace.node_names, trace.score, cols, self._batch_rng)
             self._store_batch(fw, signature, hint, node, others, trace)
         return node, diagnosis
@@ -424,10 +424,15 @@ class Scheduler:
         trace.start_index, trace.num_to_find = start, to_find
         if not (plan.filter_names if plan is not None else fw.filter_plugins(state)):  # (the plan's: the same)
             return _rotated(rows, start, 0, to_find)
+        fast = self.fast_paths.get(fw.profile.scheduler_name) if plan is not None else None
+        if fast is not None and fast.every_node_passes(plan, pod_info, snapshot):
+            # the first nodes visited are the feasible ones (what the chunks below would find)
+            feasible = _rotated(rows, start, 0, to_find)
+            trace.filter = fast.all_passed(plan, feasible)
+            return feasible
         parts = []
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
-        fast = self.fast_paths.get(fw.profile.scheduler_name) if plan is not None else None
         while begin < n and found < to_find:
             chunk = _rotated(rows, start, begin, size)
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
@@ -475,7 +480,7 @@ class Scheduler:
             scores = fw.run_score(state, pod_info, snapshot, feasible)
         trace.score = scores
         total = scores.total
-        ties = np.flatnonzero(total == total.max())
+        ties = (total == total.max()).nonzero()[0]
         pick = int(ties[self.rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
         trace.ties = len(ties)
         trace.selected = snapshot.names[int(feasible[pick])]

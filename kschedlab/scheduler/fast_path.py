@@ -66,7 +66,7 @@ from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
-from kschedlab.scheduler.kept_scores import NodeFits, NodeScores, ScoreMatrices, balanced_allocation
+from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
 KNOWN = {cls.name: cls for cls in (
@@ -441,10 +441,10 @@ class FastPath:
         return ((not plan.scores_taints or len(snapshot.taint_sets) == 1)
                 and (not plan.scores_images or not snapshot.image_nodes))
 
-    def _matrices(self, plan: CyclePlan, kept: NodeScores) -> ScoreMatrices:
-        """The :class:`ScoreMatrices` of the plan's Score plugins on ``kept`` (built on first use)."""
+    def _totals(self, plan: CyclePlan, kept: NodeScores) -> ScoreTotals:
+        """The :class:`ScoreTotals` of the plan's Score plugins on ``kept`` (built on first use)."""
         names = plan.score_names
-        found = kept.matrices.get(names)
+        found = kept.totals.get(names)
         if found is not None:
             return found
         raw = np.zeros(len(names), np.int64)  # DynamicResources, TaintToleration, ImageLocality: 0
@@ -453,8 +453,8 @@ class FastPath:
             normalized[names.index(TaintToleration.name)] = MAX_NODE_SCORE
         rows = [names.index(n) if n in names else None
                 for n in (NodeResourcesFit.name, NodeResourcesBalancedAllocation.name)]
-        return kept.add_matrices(names, ScoreMatrices(raw, normalized, *rows, self._weights(names),
-                                                      kept.scores.shape[1]))
+        return kept.add_totals(names, ScoreTotals(raw, normalized, *rows, self._weights(names),
+                                                  kept.scores.shape[1]))
 
     def run_pre_score(self, plan: CyclePlan, state) -> list:
         """As :meth:`Framework.run_pre_score` logs for this pod."""
@@ -468,15 +468,13 @@ class FastPath:
             node_scores = self._kept_node_scores(plan.shape, snapshot)
             node_scores.refresh()
             if not node_scores.any_lacking(rows):
-                if self._constant_others(plan, snapshot):
-                    matrices = self._matrices(plan, node_scores)
-                    if matrices.in_range:  # (otherwise the plugins report the score out of range)
-                        raw, normalized, total = matrices.take(rows)
-                        out = ScoreOutcome(rows, list(plan.score_names), self._weights(plan.score_names), raw,
-                                           normalized)
-                        out.total = total
-                        return out
                 kept = node_scores.take(rows)
+                if self._constant_others(plan, snapshot):
+                    totals = self._totals(plan, node_scores)
+                    if totals.in_range:  # (otherwise the plugins report the score out of range)
+                        names = plan.score_names
+                        return KeptScoreOutcome(rows, list(names), self._weights(names), kept, totals,
+                                                totals.total.take(rows))
         return self._assemble_scores(plan, state, pod_info, snapshot, rows, kept)
 
     def _assemble_scores(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray,

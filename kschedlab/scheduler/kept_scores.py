@@ -10,9 +10,9 @@ same integer and IEEE-double arithmetic as the plugins.
 When every other Score plugin of a cycle answers a constant on every node (DynamicResources for
 a pod without claims, TaintToleration when no node has a taint, ImageLocality when no node
 reports an image), the cycle's whole score matrices follow from the two kept scores:
-:class:`ScoreMatrices` keeps them per node (raw and normalized score of every plugin, weighted
-total), kept current together with the two scores, so a cycle reads its nodes' columns instead
-of assembling, normalizing and summing them again.
+:class:`ScoreTotals` keeps every node's weighted total current together with the two scores, so
+a cycle reads its nodes' totals instead of assembling, normalizing and summing the matrices; its
+:class:`KeptScoreOutcome` builds the raw and normalized matrices only when a reader asks for them.
 
 Both follow the snapshot through :class:`FollowedRows`: each read first computes again the rows
 changed since the last one (``Snapshot.changes_since``). :class:`NodeFits` keeps NodeResourcesFit's
@@ -28,6 +28,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kschedlab.framework.runtime import ScoreOutcome
 
 #: more changed rows than this are computed again with array operations, fewer one by one
 VECTOR_FROM = 8
@@ -139,19 +140,20 @@ class NodeFits(FollowedRows):
             self.unfit.add(row)
 
 
-class ScoreMatrices:
-    """Per node, the raw and normalized scores of every Score plugin of one plan and the weighted
-    total, for plans whose plugins other than the two resource scorers answer constants.
+class ScoreTotals:
+    """Per node, the weighted total score of one plan whose Score plugins other than the two
+    resource scorers answer constants, kept on the two kept scores; and the plan's layout, to
+    build its raw and normalized matrices (:class:`KeptScoreOutcome`).
 
     ``raw_constant`` / ``normalized_constant`` give every plugin's constant answer (ignored on the
     rows ``least_row`` and ``balanced_row``, the LeastAllocated and BalancedAllocation plugins,
     None when the plan has no such plugin); ``weights`` are the plugins' weights.
 
-    >>> m = ScoreMatrices(np.array([0, 0, 0]), np.array([100, 0, 0]), 1, 2, np.array([3, 1, 1]), 2)
-    >>> m.set(np.array([0, 1]), np.array([80, 40]), np.array([90, 50]))
-    >>> m.set_one(1, 40, 50)
-    >>> m.raw.tolist(), m.normalized.tolist(), m.total.tolist()
-    ([[0, 0], [80, 40], [90, 50]], [[100, 100], [80, 40], [90, 50]], [470, 390])
+    >>> t = ScoreTotals(np.array([0, 0, 0]), np.array([100, 0, 0]), 1, 2, np.array([3, 1, 1]), 2)
+    >>> t.set(np.array([0, 1]), np.array([80, 40]), np.array([90, 50]))
+    >>> t.set_one(1, 40, 50)
+    >>> t.total.tolist(), t.matrix(t.normalized_constant, np.array([[80, 40], [90, 50]])).tolist()
+    ([470, 390], [[100, 100], [80, 40], [90, 50]])
     """
 
     def __init__(self, raw_constant: np.ndarray, normalized_constant: np.ndarray, least_row: int | None,
@@ -167,16 +169,10 @@ class ScoreMatrices:
         self.base = int(sum(int(weights[i]) * int(normalized_constant[i]) for i in constant))
         #: False once some kept score fell outside the node score range (the plugins must report it)
         self.in_range = True
-        self.raw = np.zeros((len(weights), 0), np.int64)
-        self.normalized = self.raw.copy()
-        self.total = np.zeros(0, np.int64)
-        self.grow(size)
+        self.total = np.full(size, self.base, np.int64)
 
     def grow(self, count: int) -> None:
         """Room for ``count`` more nodes (their resource scores are set before they are read)."""
-        self.raw = np.concatenate([self.raw, np.repeat(self.raw_constant[:, None], count, axis=1)], axis=1)
-        self.normalized = np.concatenate(
-            [self.normalized, np.repeat(self.normalized_constant[:, None], count, axis=1)], axis=1)
         self.total = np.concatenate([self.total, np.full(count, self.base, np.int64)])
 
     def set(self, rows: np.ndarray, least: np.ndarray, balanced: np.ndarray) -> None:
@@ -188,8 +184,6 @@ class ScoreMatrices:
         total = self.base
         for row, values in ((self.least_row, least), (self.balanced_row, balanced)):
             if row is not None:
-                self.raw[row, rows] = values
-                self.normalized[row, rows] = values
                 total = total + self.weight_of[row] * values
                 if len(values) and (values.max() > MAX_NODE_SCORE or values.min() < MIN_NODE_SCORE):
                     self.in_range = False
@@ -202,20 +196,58 @@ class ScoreMatrices:
         total = self.base
         for i, value in ((self.least_row, least), (self.balanced_row, balanced)):
             if i is not None:
-                self.raw[i, row] = self.normalized[i, row] = value
                 total += self.weight_of[i] * value
                 if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
                     self.in_range = False
         self.total[row] = total
 
-    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(raw, normalized, total) of ``rows``, in that order."""
-        return self.raw.take(rows, axis=1), self.normalized.take(rows, axis=1), self.total.take(rows)
+    def matrix(self, constant: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        """The plan's score matrix (plugins x nodes): the ``constant`` answers, and the ``kept``
+        LeastAllocated and BalancedAllocation scores (2 x nodes) on their rows."""
+        out = np.repeat(constant[:, None], kept.shape[1], axis=1)
+        for row, values in ((self.least_row, kept[0]), (self.balanced_row, kept[1])):
+            if row is not None:
+                out[row] = values
+        return out
+
+
+class KeptScoreOutcome(ScoreOutcome):
+    """The :class:`~kschedlab.framework.runtime.ScoreOutcome` of a cycle scored from kept scores: it
+    holds the cycle's two resource scores per node (``kept``) and the totals, and builds the raw and
+    normalized matrices the first time they are read (traces are kept by the thousand, read seldom).
+    """
+
+    def __init__(self, rows: np.ndarray, plugins: list[str], weights: np.ndarray, kept: np.ndarray,
+                 totals: ScoreTotals, total: np.ndarray):
+        self.rows, self.plugins, self.weights = rows, plugins, weights
+        self._kept, self._totals = kept, totals
+        self._raw = self._normalized = None
+        self._total = total
+
+    @property
+    def raw(self) -> np.ndarray:
+        if self._raw is None:
+            self._raw = self._totals.matrix(self._totals.raw_constant, self._kept)
+        return self._raw
+
+    @raw.setter
+    def raw(self, value: np.ndarray) -> None:
+        self._raw = value
+
+    @property
+    def normalized(self) -> np.ndarray:
+        if self._normalized is None:
+            self._normalized = self._totals.matrix(self._totals.normalized_constant, self._kept)
+        return self._normalized
+
+    @normalized.setter
+    def normalized(self, value: np.ndarray) -> None:
+        self._normalized = value
 
 
 class NodeScores(FollowedRows):
     """Per node, the LeastAllocated (cpu and memory, the plugin's weights) and BalancedAllocation
-    raw scores of one pod request, kept current, and the :class:`ScoreMatrices` built on them.
+    raw scores of one pod request, kept current, and the :class:`ScoreTotals` built on them.
 
     A changed node is scored again with the same integer and float arithmetic as the plugins
     (IEEE doubles either way). LeastAllocated is -1 where the node has no cpu or no memory
@@ -242,8 +274,8 @@ class NodeScores(FollowedRows):
         self.scores = np.zeros((2, 0), np.int64)
         #: rows whose LeastAllocated was -1 when last scored
         self.lacking: set[int] = set()
-        #: the score matrices kept on these scores, by the plan's Score plugin names
-        self.matrices: dict[tuple[str, ...], ScoreMatrices] = {}
+        #: the totals kept on these scores, by the plan's Score plugin names
+        self.totals: dict[tuple[str, ...], ScoreTotals] = {}
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         """The two scores of ``rows`` (2 x rows), current."""
@@ -254,24 +286,24 @@ class NodeScores(FollowedRows):
         """Some node of ``rows`` lacks cpu or memory allocatable (as of the last refresh)."""
         return bool(self.lacking) and bool(self.scores[0].take(rows).min() < 0)
 
-    def add_matrices(self, names: tuple[str, ...], matrices: ScoreMatrices) -> ScoreMatrices:
-        """Keep ``matrices`` (built for ``names``) current from now on, set from the kept scores."""
-        self.matrices[names] = matrices
-        matrices.set(np.arange(self.scores.shape[1]), self.scores[0], self.scores[1])
-        return matrices
+    def add_totals(self, names: tuple[str, ...], totals: ScoreTotals) -> ScoreTotals:
+        """Keep ``totals`` (built for ``names``) current from now on, set from the kept scores."""
+        self.totals[names] = totals
+        totals.set(np.arange(self.scores.shape[1]), self.scores[0], self.scores[1])
+        return totals
 
     def _grow(self, count: int) -> None:
         self.scores = np.concatenate([self.scores, np.zeros((2, count), np.int64)], axis=1)
-        for matrices in self.matrices.values():
-            matrices.grow(count)
+        for totals in self.totals.values():
+            totals.grow(count)
 
     def _update_many(self, rows: np.ndarray) -> None:
         least, balanced = self._score_many(rows)
         self.scores[0, rows], self.scores[1, rows] = least, balanced
         self.lacking.difference_update(rows.tolist())
         self.lacking.update(rows[least < 0].tolist())
-        for matrices in self.matrices.values():
-            matrices.set(rows, least, balanced)
+        for totals in self.totals.values():
+            totals.set(rows, least, balanced)
 
     def _update_one(self, row: int) -> None:
         least, balanced = self._score_one(row)
@@ -280,8 +312,8 @@ class NodeScores(FollowedRows):
             self.lacking.add(row)
         else:
             self.lacking.discard(row)
-        for matrices in self.matrices.values():
-            matrices.set_one(row, least, balanced)
+        for totals in self.totals.values():
+            totals.set_one(row, least, balanced)
 
     def _score_many(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         snap = self.snapshot

@@ -1,4 +1,4 @@
-"""The fused binding cycle (kschedlab.scheduler.fast_binding) and the kept score matrices
+"""The fused binding cycle (kschedlab.scheduler.fast_binding) and the kept score totals
 (kschedlab.scheduler.kept_scores) against the plugin-by-plugin path.
 
 Every observable effect must be the same: the pod objects (spec.nodeName, the topology labels
@@ -19,7 +19,7 @@ from kschedlab.cluster import Cluster
 from kschedlab.framework.interface import CycleState
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.fast_binding import FastBinding
-from kschedlab.scheduler.kept_scores import ScoreMatrices
+from kschedlab.scheduler.kept_scores import KeptScoreOutcome, ScoreTotals
 
 from .test_fast_path import FAST_KINDS, build, make_node, same_attempt
 
@@ -137,13 +137,19 @@ def test_profiles_and_pods_outside_the_fused_binding():
     assert not fused.applies(state)
 
 
+def same_score_arrays(a, b) -> None:
+    """Two ScoreOutcomes hold equal arrays (values, dtypes, shapes)."""
+    for name in ("rows", "raw", "normalized", "weights", "weighted", "total"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y), name
+    assert a.plugins == b.plugins
+
+
 @pytest.mark.parametrize("lacking", [False, True])
-def test_score_matrices_same_on_both_paths(lacking, monkeypatch):
-    """No taint, no image anywhere: the cycle's score matrices are read from the kept ones; nodes
-    resized, cordoned, added between pods (the matrices grow); nodes without memory fall back."""
-    used = []
-    take = ScoreMatrices.take
-    monkeypatch.setattr(ScoreMatrices, "take", lambda self, rows: (used.append(len(rows)), take(self, rows))[1])
+def test_score_totals_same_on_both_paths(lacking):
+    """No taint, no image anywhere: the cycle's totals are read from the kept ones and its
+    matrices built when read; nodes resized, cordoned, added between pods (the totals grow);
+    nodes without memory fall back."""
     results = []
     for fast in (True, False):
         cluster, pending = build(31, nodes=50, placed=40, taints=False, images=False, lacking=lacking,
@@ -164,9 +170,13 @@ def test_score_matrices_same_on_both_paths(lacking, monkeypatch):
                 cluster.add(make_node(200 + i, rng, taints=False, images=False, lacking=lacking))
             out.append(sched.schedule_one(key))
         results.append(out)
+    kept = 0
     for a, b in zip(*results):
         same_attempt(a, b)
-    assert used  # the matrices served cycles
+        if a.trace is not None and a.trace.score is not None:
+            kept += isinstance(a.trace.score, KeptScoreOutcome)
+            same_score_arrays(a.trace.score, b.trace.score)
+    assert kept  # the totals served cycles
 
 
 def test_bench_pods_bind_alike():
@@ -186,16 +196,19 @@ def test_bench_pods_bind_alike():
         out.append((results, pods_dump(cluster), snapshot_state(cluster)))
     for a, b in zip(out[0][0], out[1][0]):
         same_attempt(a, b)
+        if a.trace is not None:
+            assert isinstance(a.trace.score, KeptScoreOutcome)
+            same_score_arrays(a.trace.score, b.trace.score)
     assert out[0][1:] == out[1][1:]
 
 
-def test_score_matrices_out_of_range_turn_off():
-    """A kept score outside the node score range marks the matrices unusable (the plugins then
+def test_score_totals_out_of_range_turn_off():
+    """A kept score outside the node score range marks the totals unusable (the plugins then
     report it as upstream does)."""
-    m = ScoreMatrices(np.zeros(2, np.int64), np.zeros(2, np.int64), 0, 1, np.ones(2, np.int64), 3)
-    m.set(np.array([0, 1]), np.array([10, 20]), np.array([50, 60]))
-    assert m.in_range and m.total.tolist() == [60, 80, 0]
-    m.set(np.array([2]), np.array([-1]), np.array([0]))  # a node lacking cpu or memory: left out
-    assert m.in_range and m.total.tolist() == [60, 80, 0]
-    m.set_one(2, 101, 50)
-    assert not m.in_range
+    t = ScoreTotals(np.zeros(2, np.int64), np.zeros(2, np.int64), 0, 1, np.ones(2, np.int64), 3)
+    t.set(np.array([0, 1]), np.array([10, 20]), np.array([50, 60]))
+    assert t.in_range and t.total.tolist() == [60, 80, 0]
+    t.set(np.array([2]), np.array([-1]), np.array([0]))  # a node lacking cpu or memory: left out
+    assert t.in_range and t.total.tolist() == [60, 80, 0]
+    t.set_one(2, 101, 50)
+    assert not t.in_range

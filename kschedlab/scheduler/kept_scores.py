@@ -252,7 +252,7 @@ class NodeScores(FollowedRows):
     A changed node is scored again with the same integer and float arithmetic as the plugins
     (IEEE doubles either way). LeastAllocated is -1 where the node has no cpu or no memory
     allocatable (the plugins then leave the resource out: not kept here; ``lacking`` holds such
-    nodes as last scored).
+    nodes as last scored, spare rows past the snapshot's nodes left out).
 
     >>> from kschedlab.cluster import Snapshot
     >>> from kschedlab.api.core import Node
@@ -300,15 +300,16 @@ class NodeScores(FollowedRows):
     def _update_many(self, rows: np.ndarray) -> None:
         least, balanced = self._score_many(rows)
         self.scores[0, rows], self.scores[1, rows] = least, balanced
+        used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
         self.lacking.difference_update(rows.tolist())
-        self.lacking.update(rows[least < 0].tolist())
+        self.lacking.update(r for r in rows[least < 0].tolist() if r < used)
         for totals in self.totals.values():
             totals.set(rows, least, balanced)
 
     def _update_one(self, row: int) -> None:
         least, balanced = self._score_one(row)
         self.scores[0, row], self.scores[1, row] = least, balanced
-        if least < 0:
+        if least < 0 and row < len(self.snapshot.nodes):
             self.lacking.add(row)
         else:
             self.lacking.discard(row)

@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from kschedlab.api.core import PodCondition
 from kschedlab.features import FeatureGates
 from kschedlab.framework.batch import BatchRecord, SortedScoredNodes
 from kschedlab.framework.diagnosis import Diagnosis
@@ -600,8 +601,6 @@ class Scheduler:
     @staticmethod
     def set_condition(pod, ok: bool, reason: str | None, message: str | None) -> None:
         """Set the pod's ``PodScheduled`` condition."""
-        from kschedlab.api.core import PodCondition
-
         # every field is a plain string: no validation needed
         fields = {"type": "PodScheduled", "status": "True" if ok else "False"}
         if reason:

@@ -66,6 +66,9 @@ def test_followed_rows_match_a_direct_computation(log, monkeypatch):
         assert fits.fit(rows).tolist() == expected.tolist()
         assert fits.every_node_fits() == bool(expected.all())
         assert scores.take(rows).tolist() == direct_scores(snap, rows, want).tolist()
+        # spare rows past the nodes (the snapshot's arrays grow by doubling) never count
+        assert len(snap.row_version) > len(snap.nodes)
+        assert not scores.lacking and fits.unfit <= set(range(len(snap.nodes)))
 
 
 @pytest.mark.parametrize("log", [2, 4096])

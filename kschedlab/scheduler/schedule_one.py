@@ -493,6 +493,8 @@ class Scheduler:
         key = pod_info.key
         snapshot = self.cluster.snapshot
         snapshot.add_pod(pod_info, node)  # assume
+        # upstream's Reserve and Permit, then bindingCycle's PreBind, Bind and PostBind: in one
+        # step when every plugin at these points is a no-op for this pod (same steps, same effects)
         fused = self.fast_bindings.get(fw.profile.scheduler_name)
         if fused is not None and fused.fw is fw and fused.applies(state):
             fused.reserve_to_bind(state, pod_info, node, trace)

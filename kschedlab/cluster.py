@@ -28,6 +28,7 @@ from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
+from kschedlab.api.binding import bind_pod
 from kschedlab.api.core import normalize_image_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 from kschedlab.framework.nominator import Nominator
@@ -65,6 +66,9 @@ class Snapshot:
         self.pod_count = np.zeros(capacity, np.int64)
         #: per row, a counter bumped whenever the node or its pods change (for caches of per-node values)
         self.row_version = np.zeros(capacity, np.int64)
+        #: the rows changed, in order, from position ``_change_base`` on (see :meth:`changes_since`)
+        self._change_log: list[int] = []
+        self._change_base = 0
         self.unschedulable = np.zeros(capacity, bool)
         self.taint_group = np.zeros(capacity, np.int32)
         self.taint_sets: list[tuple] = [()]
@@ -123,6 +127,38 @@ class Snapshot:
             self.free = np.vstack([self.free, pad])
         return idx
 
+    # -- changes -------------------------------------------------------------
+    #: the most changes the log keeps; older ones are dropped half at a time
+    CHANGE_LOG = 4096
+
+    def _changed(self, row: int) -> None:
+        """The node of ``row`` or its pods changed: bump the row's version and log the row."""
+        self.row_version[row] += 1
+        log = self._change_log
+        log.append(row)
+        if len(log) > self.CHANGE_LOG:
+            drop = len(log) // 2
+            del log[:drop]
+            self._change_base += drop
+
+    def changes_since(self, mark: int | None) -> tuple[list[int] | None, int]:
+        """The rows changed since ``mark`` (in order, repeats kept) and the mark to pass next
+        time; ``mark`` None (the first call), or older than the log reaches back, gives None
+        instead of the rows: compare ``row_version`` then.
+
+        >>> snap = Snapshot()
+        >>> rows, mark = snap.changes_since(None)
+        >>> from kschedlab.api.core import Node
+        >>> snap.add_node(Node.model_validate({"metadata": {"name": "n"}}))
+        0
+        >>> snap.changes_since(mark)
+        ([0], 1)
+        """
+        end = self._change_base + len(self._change_log)
+        if mark is None or mark < self._change_base:
+            return None, end
+        return self._change_log[mark - self._change_base:], end
+
     # -- nodes -------------------------------------------------------------
     def add_node(self, node) -> int:
         name = node.metadata.name
@@ -180,7 +216,7 @@ class Snapshot:
         self.free[:, row] = self.allocatable[:, row] - self.requested[:, row]
         pods = self.res_index[PODS]
         self.free[pods, row] = self.allocatable[pods, row] - self.pod_count[row]
-        self.row_version[row] += 1
+        self._changed(row)
         self.unschedulable[row] = bool(node.spec.unschedulable) if node.spec else False
         self._cordoned = None
         taints = tuple(node.spec.taints) if node.spec else ()
@@ -337,7 +373,7 @@ class Snapshot:
             if col != pods:
                 self.free[col, row] -= sign * value
         self.free[pods, row] -= sign
-        self.row_version[row] += 1
+        self._changed(row)
         self.non_zero[0, row] += sign * info.non_zero[0]
         self.non_zero[1, row] += sign * info.non_zero[1]
         self.pod_count[row] += sign
@@ -478,13 +514,12 @@ class Cluster:
         ``labels`` are the Binding's labels (the topology labels admission copied from the node);
         with ``PodTopologyLabelsAdmission`` they land on the pod, and an assumed pod is accounted
         again with them (the cache sees the bound pod as the API server stored it)."""
-        from kschedlab.api.binding import bind_pod
-
         pod = self.pods[key]
-        before = dict(pod.metadata.labels or {})
+        before = pod.metadata.labels  # bind_pod replaces the labels dict when it merges, never changes it
         bind_pod(pod, node_name, labels=labels, gates=gates)
         self.nominator.delete_nominated_pod_if_exists(key)
-        if key in self.snapshot.pod_row and dict(pod.metadata.labels or {}) != before:
+        after = pod.metadata.labels
+        if key in self.snapshot.pod_row and after is not before and (after or {}) != (before or {}):
             self.snapshot.remove_pod(key)
         if key not in self.snapshot.pod_row:
             self.snapshot.add_pod(self.pod_infos[key], node_name)

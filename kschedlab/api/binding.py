@@ -54,7 +54,7 @@ def topology_labels_for_node(node, keys: tuple[str, ...] = TOPOLOGY_LABELS) -> d
     if node is None:
         return {}
     labels = node.metadata.labels or {}
-    return {k: labels[k] for k in sorted(labels) if k in keys}
+    return {k: labels[k] for k in sorted(keys) if k in labels}  # (in key order, as the node's sorted labels)
 
 
 def admit_binding(binding_labels: Mapping[str, str], target_kind: str, node, gates=None,

@@ -101,16 +101,21 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 _SNAKE: dict[str, str] = {}
 
 
-def _containers(spec, *, ephemeral: bool = True) -> Iterable[Any]:
-    yield from spec.containers
-    yield from spec.init_containers
+def _containers(spec, *, ephemeral: bool = True) -> tuple:
+    """The pod's containers, init containers and (with ``ephemeral``) ephemeral containers, in that order."""
     if ephemeral:
-        yield from spec.ephemeral_containers
+        return (*spec.containers, *spec.init_containers, *spec.ephemeral_containers)
+    return (*spec.containers, *spec.init_containers)
 
 
+# The inference helpers below are plain loops that answer as soon as they know (they run for
+# every pod scheduled).
 def _restart_all_containers(spec) -> bool:
-    return any(_get(rule, "action") == "RestartAllContainers"
-               for c in _containers(spec, ephemeral=False) for rule in (c.restart_policy_rules or []))
+    for c in _containers(spec, ephemeral=False):
+        for rule in c.restart_policy_rules or ():
+            if _get(rule, "action") == "RestartAllContainers":
+                return True
+    return False
 
 
 def _per_pod_pid_limit(spec) -> bool:
@@ -118,7 +123,10 @@ def _per_pod_pid_limit(spec) -> bool:
 
 
 def _container_ulimits(spec) -> bool:
-    return any(_get(_get(c, "securityContext"), "ulimits") is not None for c in _containers(spec))
+    for c in _containers(spec):
+        if _get(_get(c, "securityContext"), "ulimits") is not None:
+            return True
+    return False
 
 
 def _user_namespaces_host_network(spec) -> bool:
@@ -126,12 +134,18 @@ def _user_namespaces_host_network(spec) -> bool:
 
 
 def _cgroup_options(spec) -> bool:
-    return any(_get(_get(_get(c, "securityContext"), "cgroupOptions"), "mountMode") is not None
-               for c in _containers(spec, ephemeral=False))
+    for c in _containers(spec, ephemeral=False):
+        if _get(_get(_get(c, "securityContext"), "cgroupOptions"), "mountMode") is not None:
+            return True
+    return False
 
 
 def _volume_bind_mount_options(spec) -> bool:
-    return any(_get(m, "bindMountOptions") for c in _containers(spec) for m in (_get(c, "volumeMounts") or []))
+    for c in _containers(spec):
+        for m in _get(c, "volumeMounts") or ():
+            if _get(m, "bindMountOptions"):
+                return True
+    return False
 
 
 def _projected_sources(spec) -> Iterable[Any]:
@@ -140,11 +154,16 @@ def _projected_sources(spec) -> Iterable[Any]:
 
 
 def _pod_certificate_mldsa(spec) -> bool:
+    if not spec.volumes:
+        return False
     return any(_get(_get(src, "podCertificate"), "keyType") in ("MLDSA44", "MLDSA65", "MLDSA87")
                for src in _projected_sources(spec))
 
 
 def _downward_api_assigned_resources(spec) -> bool:
+    if not spec.volumes:
+        return False
+
     def uses(items) -> bool:
         return any(_get(_get(item, "resourceFieldRef"), "resource") == "assigned.cpuset" for item in items or [])
 

@@ -388,10 +388,11 @@ class DynamicResources(Plugin):
     # -- PreEnqueue ------------------------------------------------------------------------------
     def pre_enqueue(self, pod_info) -> Status:
         """Every claim of the pod must exist, not be deleted and, from a template, be the pod's."""
-        if not self.enabled:
+        pod = pod_of(pod_info)
+        if not self.enabled or not pod.spec.resource_claims:  # (no claim to look up)
             return Status()
         try:
-            pod_claims(self.manager, pod_of(pod_info))
+            pod_claims(self.manager, pod)
         except ClaimError as err:
             return Status.unresolvable(str(err))
         return Status()

@@ -44,7 +44,6 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,6 +66,7 @@ from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
+from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
 KNOWN = {cls.name: cls for cls in (
@@ -102,8 +102,8 @@ class PodShape:
     tolerates_cordon: bool | None = None
     #: TaintToleration per taint set: (snapshot, number of taint sets seen, passes?)
     taint_ok: tuple | None = None
-    #: NodeResourcesFit's needs per snapshot column: (snapshot, number of columns, needs)
-    need: tuple | None = None
+    #: NodeResourcesFit's check of the pod's needs, kept per node
+    fits: "NodeFits | None" = None
     #: the kept resource scores for these requests
     node_scores: "NodeScores | None" = None
 
@@ -120,6 +120,9 @@ class CyclePlan:
     filter_names: list[str]
     score_plugins: list
     score_names: tuple[str, ...]
+    #: TaintToleration / ImageLocality score in this cycle (constant only without taints / images)
+    scores_taints: bool
+    scores_images: bool
 
 
 class FastPath:
@@ -146,8 +149,9 @@ class FastPath:
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
         self._node_scores: dict[tuple, NodeScores] = {}
-        #: the shapes of the pods seen (see :meth:`_shape`)
+        #: the shapes of the pods seen, by their answers and by their requests (see :meth:`_shape`)
         self._shapes: dict[tuple, PodShape] = {}
+        self._shapes_by_requests: dict[tuple, PodShape | None] = {}
         pts = fw.plugins.get(PodTopologySpread.name)
         #: default spread constraints with matchLabelKeys (their selector depends on the pod's labels)
         self._pts_label_keys = pts is not None and any(c.match_label_keys for c in pts.default_constraints)
@@ -173,25 +177,50 @@ class FastPath:
     # -- eligibility -------------------------------------------------------------------------
     def _shape(self, pod_info) -> PodShape | None:
         """The pod's shape, or None when some plugin may have work to do for it."""
+        if not self._spec_eligible(pod_info):
+            return None
+        tolerations = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds)
+                            for t in pod_info.pod.spec.tolerations)
+        # the resource answers follow from the PodInfo's two forms of the requests when it has
+        # both (see ResourceAllocationScorer.requests_of): pods asking alike are answered once
+        nz = pod_info.non_zero_requests
+        if not pod_info.pod_level_resources or nz is None:
+            return self._resource_shape(pod_info, tolerations)
+        key = (tuple(pod_info.requests.items()), tuple(nz.items()), tolerations)
+        shape = self._shapes_by_requests.get(key, False)
+        if shape is False:
+            if len(self._shapes_by_requests) >= 1024:
+                self._shapes_by_requests.clear()
+            shape = self._shapes_by_requests[key] = self._resource_shape(pod_info, tolerations)
+        return shape
+
+    def _spec_eligible(self, pod_info) -> bool:
+        """The pod's spec leaves NodeName, NodeAffinity, PodTopologySpread, NodePorts,
+        InterPodAffinity, DynamicResources and NodeDeclaredFeatures nothing to do."""
         spec = pod_info.pod.spec
         if spec.node_name or spec.node_selector or spec.topology_spread_constraints or pod_info.ports:
-            return None
+            return False
         aff = spec.affinity
         if aff is not None and (aff.node_affinity is not None or aff.pod_affinity is not None
                                 or aff.pod_anti_affinity is not None):
-            return None
+            return False
         if spec.resource_claims:
-            return None
-        requests = pod_info.requests
-        if any(is_extended_resource_name(name) for name in requests):
-            return None  # may be served by a DeviceClass (DRAExtendedResource) or ignored by args
+            return False
         ndf = self.plugins.get(NodeDeclaredFeatures.name)
         if ndf is not None and ndf.enabled and NodeDeclaredFeatures.name in self.pre_filter:
             try:
                 if not ndf.required_features(pod_info.pod).is_empty():
-                    return None
+                    return False
             except ValueError:
-                return None
+                return False
+        return True
+
+    def _resource_shape(self, pod_info, tolerations: tuple) -> PodShape | None:
+        """The shape of a pod with these requests and ``tolerations`` (None: it asks for an
+        extended resource)."""
+        requests = pod_info.requests
+        if any(is_extended_resource_name(name) for name in requests):
+            return None  # may be served by a DeviceClass (DRAExtendedResource) or ignored by args
         checked = tuple((name, requests[name]) for name in self.fit.checked_resources(pod_info)) \
             if self.fit is not None else ()
         score_req = balance_req = (0, 0)
@@ -203,7 +232,6 @@ class FastPath:
             balance_skip = not any(reqs)
             if self.default_resources:
                 balance_req = tuple(reqs)
-        tolerations = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in spec.tolerations)
         # pods alike in all of this (copies of one template) share one shape and its kept answers
         key = (checked, score_req, balance_req, balance_skip, tolerations)
         shape = self._shapes.get(key)
@@ -277,8 +305,9 @@ class FastPath:
                 skip_score.add(name)
         filter_names = [n for n in self.filter if n not in skip_filter]
         score_plugins = [p for p in self.fw.points["score"] if p.name not in skip_score]
+        score_names = tuple(p.name for p in score_plugins)
         return (pre_filter_log, pre_score_log, frozenset(skip_filter), frozenset(skip_score), filter_names,
-                score_plugins, tuple(p.name for p in score_plugins))
+                score_plugins, score_names, TaintToleration.name in score_names, ImageLocality.name in score_names)
 
     # -- PreFilter ---------------------------------------------------------------------------
     def run_pre_filter(self, plan: CyclePlan, state, pod_info):
@@ -289,11 +318,12 @@ class FastPath:
         return PreFilterResult(), Status(), list(plan.pre_filter_log), []
 
     # -- Filter ------------------------------------------------------------------------------
-    def _need(self, shape: PodShape, snapshot) -> np.ndarray | None:
-        """Per snapshot column the least free capacity a node needs (None: some resource has no column)."""
-        found = shape.need
-        if found is not None and found[0] is snapshot and found[1] == len(snapshot.resources):
-            return found[2]
+    def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
+        """NodeResourcesFit's check of the pod's needs, kept per node (None: some resource the pod
+        asks for has no snapshot column, so no node has it)."""
+        found = shape.fits
+        if found is not None and found.snapshot is snapshot and len(found.need) == len(snapshot.resources):
+            return found
         need = np.full(len(snapshot.resources), _NEVER, np.int64)
         need[snapshot.res_index[PODS]] = 1
         for name, value in shape.checked:
@@ -301,10 +331,11 @@ class FastPath:
             if col is None:
                 return None
             need[col] = value
-        shape.need = (snapshot, len(snapshot.resources), need)
-        return need
+        shape.fits = NodeFits(snapshot, need)
+        return shape.fits
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
+        """TaintToleration's verdict on each of the snapshot's distinct taint sets."""
         found = shape.taint_ok
         if found is not None and found[0] is snapshot and found[1] == len(snapshot.taint_sets):
             return found[2]
@@ -314,31 +345,54 @@ class FastPath:
         shape.taint_ok = (snapshot, len(snapshot.taint_sets), ok)
         return ok
 
+    @staticmethod
+    def _tolerates_cordon(shape: PodShape, pod_info) -> bool:
+        """The pod tolerates node.kubernetes.io/unschedulable:NoSchedule (NodeUnschedulable)."""
+        if shape.tolerates_cordon is None:
+            from kschedlab.api.tolerations import tolerations_tolerate_taint
+
+            shape.tolerates_cordon = tolerations_tolerate_taint(pod_info.pod.spec.tolerations, UNSCHEDULABLE_TAINT)
+        return shape.tolerates_cordon
+
+    def every_node_passes(self, plan: CyclePlan, pod_info, snapshot) -> bool:
+        """The fused check clears every node of the snapshot: no node is short of room, none has a
+        taint the pod does not tolerate, none is cordoned (or the pod tolerates it)."""
+        shape = plan.shape
+        names = plan.filter_names
+        if NodeResourcesFit.name in names:
+            fits = self._fits(shape, snapshot)
+            if fits is None or not fits.every_node_fits():
+                return False
+        if TaintToleration.name in names and len(snapshot.taint_sets) > 1 and \
+                not self._taint_ok(shape, pod_info, snapshot).all():
+            return False
+        return not (NodeUnschedulable.name in names and snapshot.cordoned and
+                    not self._tolerates_cordon(shape, pod_info))
+
     def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray) -> np.ndarray | None:
         """Nodes of ``rows`` every Filter plugin passes, by the fused check (None: all of them)."""
         shape = plan.shape
         ok = None
         names = plan.filter_names
         if NodeResourcesFit.name in names:
-            need = self._need(shape, snapshot)
-            if need is None:
+            fits = self._fits(shape, snapshot)
+            if fits is None:
                 return np.zeros(len(rows), bool)
-            ok = (snapshot.free.take(rows, axis=1) >= need[:, None]).all(axis=0)
+            if not fits.every_node_fits():
+                ok = fits.fit(rows)
         if TaintToleration.name in names and len(snapshot.taint_sets) > 1:
             passes = self._taint_ok(shape, pod_info, snapshot)[snapshot.taint_group.take(rows)]
             ok = passes if ok is None else ok & passes
-        if NodeUnschedulable.name in names and snapshot.cordoned:
-            if shape.tolerates_cordon is None:
-                from kschedlab.api.tolerations import tolerations_tolerate_taint
-
-                shape.tolerates_cordon = tolerations_tolerate_taint(pod_info.pod.spec.tolerations,
-                                                                    UNSCHEDULABLE_TAINT)
-            if not shape.tolerates_cordon:
-                free = ~snapshot.unschedulable.take(rows)
-                ok = free if ok is None else ok & free
+        if NodeUnschedulable.name in names and snapshot.cordoned and not self._tolerates_cordon(shape, pod_info):
+            free = ~snapshot.unschedulable.take(rows)
+            ok = free if ok is None else ok & free
         if ok is None or ok.all():
             return None
         return ok
+
+    def all_passed(self, plan: CyclePlan, rows: np.ndarray) -> FilterOutcome:
+        """The Filter outcome of ``rows`` when every one passed."""
+        return FilterOutcome(rows, *_all_passed(len(rows)), [], plan.filter_names)
 
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
@@ -346,7 +400,7 @@ class FastPath:
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
         if ok is None:
-            return FilterOutcome(rows, *_all_passed(n), [], plan.filter_names)
+            return self.all_passed(plan, rows)
         fail_plugin = np.full(n, -1, np.int16)
         fail_code = np.zeros(n, np.int8)
         fail_reason = np.full(n, -1, np.int32)
@@ -358,13 +412,11 @@ class FastPath:
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, checked.reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
-    def _kept_scores(self, shape: PodShape, snapshot, rows: np.ndarray) -> np.ndarray | None:
-        """LeastAllocated and BalancedAllocation raw scores of ``rows`` for this pod's requests
-        (2 x rows), from :class:`NodeScores` (None: some node lacks cpu or memory allocatable)."""
+    def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores:
+        """The :class:`NodeScores` of this pod's requests on ``snapshot`` (shared by pods alike)."""
         kept = shape.node_scores
         if kept is not None and kept.snapshot is snapshot:
-            scores = kept.take(rows)
-            return None if scores[0].min() < 0 else scores
+            return kept
         key = (shape.score_requests.tobytes(), shape.balance_requests.tobytes())
         kept = self._node_scores.get(key)
         if kept is None or kept.snapshot is not snapshot:
@@ -374,11 +426,35 @@ class FastPath:
             kept = self._node_scores[key] = NodeScores(snapshot, shape.score_requests, shape.balance_requests,
                                                        weights)
         shape.node_scores = kept
-        scores = kept.take(rows)
-        if scores[0].min() < 0:
-            return None
-        return scores
+        return kept
 
+    def _weights(self, names: tuple[str, ...]) -> np.ndarray:
+        """The Score plugins' weights, in ``names`` order (kept per name tuple by the framework)."""
+        weights = self.fw._weight_vectors.get(names)
+        if weights is None:
+            weights = self.fw._weight_vectors[names] = np.asarray([self.fw.weights[n] for n in names], np.int64)
+        return weights
+
+    def _constant_others(self, plan: CyclePlan, snapshot) -> bool:
+        """Every Score plugin of ``plan`` but the two resource scorers answers a constant on every
+        node of ``snapshot`` (DynamicResources always does for a pod of the fast shape)."""
+        return ((not plan.scores_taints or len(snapshot.taint_sets) == 1)
+                and (not plan.scores_images or not snapshot.image_nodes))
+
+    def _totals(self, plan: CyclePlan, kept: NodeScores) -> ScoreTotals:
+        """The :class:`ScoreTotals` of the plan's Score plugins on ``kept`` (built on first use)."""
+        names = plan.score_names
+        found = kept.totals.get(names)
+        if found is not None:
+            return found
+        raw = np.zeros(len(names), np.int64)  # DynamicResources, TaintToleration, ImageLocality: 0
+        normalized = raw.copy()
+        if TaintToleration.name in names:  # all 0, reversed by its NormalizeScore: MAX_NODE_SCORE
+            normalized[names.index(TaintToleration.name)] = MAX_NODE_SCORE
+        rows = [names.index(n) if n in names else None
+                for n in (NodeResourcesFit.name, NodeResourcesBalancedAllocation.name)]
+        return kept.add_totals(names, ScoreTotals(raw, normalized, *rows, self._weights(names),
+                                                  kept.scores.shape[1]))
 
     def run_pre_score(self, plan: CyclePlan, state) -> list:
         """As :meth:`Framework.run_pre_score` logs for this pod."""
@@ -387,14 +463,30 @@ class FastPath:
 
     def run_score(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> ScoreOutcome:
         """:meth:`Framework.run_score` for this pod: raw scores, NormalizeScore, range check."""
+        kept = None
+        if self.kept_scores:
+            node_scores = self._kept_node_scores(plan.shape, snapshot)
+            node_scores.refresh()
+            if not node_scores.any_lacking(rows):
+                kept = node_scores.take(rows)
+                if self._constant_others(plan, snapshot):
+                    totals = self._totals(plan, node_scores)
+                    if totals.in_range:  # (otherwise the plugins report the score out of range)
+                        names = plan.score_names
+                        return KeptScoreOutcome(rows, list(names), self._weights(names), kept, totals,
+                                                totals.total.take(rows))
+        return self._assemble_scores(plan, state, pod_info, snapshot, rows, kept)
+
+    def _assemble_scores(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray,
+                         kept: np.ndarray | None) -> ScoreOutcome:
+        """The score matrices plugin by plugin: the ``kept`` resource scores (2 x rows) or the
+        fused arithmetic, the constant answers, the other plugins called."""
         shape = plan.shape
         n = len(rows)
         plugins = plan.score_plugins
         raw = np.zeros((len(plugins), n), np.int64)
-        alloc = kept = None
-        if self.kept_scores:
-            kept = self._kept_scores(shape, snapshot, rows)
-        elif self.default_resources and (self.fit is not None or self.balanced is not None):
+        alloc = None
+        if not self.kept_scores and self.default_resources and (self.fit is not None or self.balanced is not None):
             alloc = snapshot.allocatable[:2].take(rows, axis=1)  # cpu, memory
             if np.count_nonzero(alloc) != alloc.size:
                 alloc = None  # some node lacks one: the plugins' own matrices leave it out
@@ -410,8 +502,8 @@ class FastPath:
                 used = snapshot.non_zero.take(rows, axis=1)
                 raw[i] = scorer.scorer(used + shape.score_requests[:, None], used, alloc, scorer.weights)
             elif name == NodeResourcesBalancedAllocation.name and alloc is not None:
-                raw[i] = _balanced_allocation(snapshot.requested[:2].take(rows, axis=1), shape.balance_requests,
-                                              alloc)
+                raw[i] = balanced_allocation(snapshot.requested[:2].take(rows, axis=1), shape.balance_requests,
+                                             alloc)
             elif name == DynamicResources.name:
                 continue  # no claim: 0 everywhere, and 0 after its normalization
             elif name == TaintToleration.name and len(snapshot.taint_sets) == 1:
@@ -429,99 +521,10 @@ class FastPath:
         if n and len(plugins) and (normalized.max() > MAX_NODE_SCORE or normalized.min() < MIN_NODE_SCORE):
             return self.fw.run_score(state, pod_info, snapshot, rows)  # the plugins report it
         names = plan.score_names
-        weights = self.fw._weight_vectors.get(names)
-        if weights is None:
-            weights = self.fw._weight_vectors[names] = np.asarray([self.fw.weights[n] for n in names], np.int64)
+        weights = self._weights(names)
         out = ScoreOutcome(rows, list(names), weights, raw, normalized)
         out.total = weights @ normalized if len(names) else np.zeros(n, np.int64)
         return out
-
-
-class NodeScores:
-    """Per node, the LeastAllocated (cpu and memory, the plugin's weights) and BalancedAllocation
-    raw scores of one pod request, kept until the node changes (``Snapshot.row_version``).
-
-    Between two pods of the same request few nodes change (the one the last pod went to), so the
-    scores of the others are read back; a changed node is scored again with the same integer and
-    float arithmetic as the plugins (IEEE doubles either way). LeastAllocated is -1 where the node
-    has no cpu or no memory allocatable (the plugins then leave the resource out: not kept here).
-
-    >>> from kschedlab.cluster import Snapshot
-    >>> from kschedlab.api.core import Node
-    >>> snap = Snapshot()
-    >>> _ = snap.add_node(Node.model_validate({"metadata": {"name": "n"},
-    ...     "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}))
-    >>> want = np.array([1000, 2 << 30])
-    >>> NodeScores(snap, want, want, np.array([1, 1])).take(np.array([0])).tolist()
-    [[75], [75]]
-    """
-
-    #: more changed nodes than this are scored with array operations, fewer one by one
-    VECTOR_FROM = 8
-
-    def __init__(self, snapshot, score_requests: np.ndarray, balance_requests: np.ndarray, weights: np.ndarray):
-        self.snapshot = snapshot
-        self.score_requests = score_requests
-        self.balance_requests = balance_requests
-        self.weights = weights
-        self.weight_list = [int(w) for w in weights]
-        self.scores = np.zeros((2, 0), np.int64)
-        self.version = np.zeros(0, np.int64)
-
-    def take(self, rows: np.ndarray) -> np.ndarray:
-        """The two scores of ``rows`` (2 x rows), scoring again the nodes changed since last read."""
-        snap = self.snapshot
-        if len(self.version) != len(snap.row_version):
-            grown = len(snap.row_version) - len(self.version)
-            self.version = np.concatenate([self.version, np.full(grown, -1, np.int64)])
-            self.scores = np.concatenate([self.scores, np.zeros((2, grown), np.int64)], axis=1)
-        current = snap.row_version.take(rows)
-        stale = np.flatnonzero(self.version.take(rows) != current)
-        if len(stale):
-            changed = rows[stale]
-            if len(changed) >= self.VECTOR_FROM:
-                self.scores[:, changed] = self._score_many(changed)
-            else:
-                for row in changed.tolist():
-                    self.scores[0, row], self.scores[1, row] = self._score_one(row)
-            self.version[changed] = current[stale]
-        return self.scores.take(rows, axis=1)
-
-    def _score_many(self, rows: np.ndarray) -> np.ndarray:
-        snap = self.snapshot
-        alloc = snap.allocatable[:2].take(rows, axis=1)
-        lacking = (alloc == 0).any(axis=0)
-        alloc = np.where(alloc == 0, 1, alloc)
-        least = _least_allocated(snap.non_zero.take(rows, axis=1) + self.score_requests[:, None], alloc,
-                                 self.weights)
-        balanced = _balanced_allocation(snap.requested[:2].take(rows, axis=1), self.balance_requests, alloc)
-        least[lacking] = -1
-        balanced[lacking] = 0
-        return np.stack((least, balanced))
-
-    def _score_one(self, row: int) -> tuple[int, int]:
-        snap = self.snapshot
-        a0, a1 = int(snap.allocatable[0, row]), int(snap.allocatable[1, row])
-        if a0 == 0 or a1 == 0:
-            return -1, 0
-        r0 = int(snap.non_zero[0, row]) + int(self.score_requests[0])
-        r1 = int(snap.non_zero[1, row]) + int(self.score_requests[1])
-        s0 = 0 if r0 > a0 else (a0 - r0) * MAX_NODE_SCORE // a0
-        s1 = 0 if r1 > a1 else (a1 - r1) * MAX_NODE_SCORE // a1
-        w0, w1 = self.weight_list
-        least = (s0 * w0 + s1 * w1) // (w0 + w1) if w0 + w1 > 0 else 0
-        u0, u1 = int(snap.requested[0, row]), int(snap.requested[1, row])
-        b0, b1 = int(self.balance_requests[0]), int(self.balance_requests[1])
-        diff = MAX_NODE_SCORE // 2 + _balance(u0 + b0, u1 + b1, a0, a1) - _balance(u0, u1, a0, a1)
-        half = abs(diff) // 2
-        return least, MAX_NODE_SCORE // 2 + (half if diff >= 0 else -half)
-
-
-def _balance(r0: int, r1: int, a0: int, a1: int) -> int:
-    """:func:`~kschedlab.plugins.resource_allocation.balance` of one node with two resources."""
-    f0 = min(float(r0) / float(a0), 1.0)
-    f1 = min(float(r1) / float(a1), 1.0)
-    return math.trunc((1 - abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE))
 
 
 #: node count -> read-only Filter outcome arrays of nodes that all passed
@@ -539,26 +542,3 @@ def _all_passed(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             _PASSED.clear()
         _PASSED[n] = found
     return found
-
-
-def _balanced_allocation(used: np.ndarray, want: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
-    """:func:`~kschedlab.plugins.resource_allocation.balanced_allocation` for cpu and memory when
-    every node has both (the fractions with and without the pod computed together)."""
-    both = np.stack((used + want[:, None], used))
-    frac = np.minimum(both / allocatable, 1.0)
-    std = np.abs((frac[:, 0] - frac[:, 1]) / 2)
-    balance = np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
-    half = MAX_NODE_SCORE // 2
-    diff = half + balance[0] - balance[1]
-    return half + np.sign(diff) * (np.abs(diff) // 2)
-
-
-def _least_allocated(requested: np.ndarray, allocatable: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """:func:`~kschedlab.plugins.resource_allocation.least_allocated` when every node has every
-    resource (no capacity is 0)."""
-    score = (allocatable - requested) * MAX_NODE_SCORE // allocatable
-    score[requested > allocatable] = 0
-    weight_sum = int(weights.sum())
-    if weight_sum <= 0:
-        return np.zeros(requested.shape[1], np.int64)
-    return (weights @ score) // weight_sum

@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from kschedlab.api.core import PodCondition
 from kschedlab.features import FeatureGates
 from kschedlab.framework.batch import BatchRecord, SortedScoredNodes
 from kschedlab.framework.diagnosis import Diagnosis
@@ -39,6 +40,7 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
+from kschedlab.scheduler.fast_binding import FastBinding
 from kschedlab.scheduler.fast_path import CyclePlan, FastPath
 from kschedlab.scheduler.result import RunResult, ScheduleResult
 from kschedlab.queue.types import QueuedPodInfo
@@ -114,8 +116,9 @@ class Scheduler:
     ``time.monotonic`` for kube-scheduler's wall-clock behaviour.
 
     ``fast_path`` (default True) lets pods of a simple shape take the fused path of
-    :mod:`kschedlab.scheduler.fast_path` (same statuses, scores and placements); False runs
-    every plugin one by one for every pod.
+    :mod:`kschedlab.scheduler.fast_path` (same statuses, scores and placements) and the fused
+    binding cycle of :mod:`kschedlab.scheduler.fast_binding`; False runs every plugin one by
+    one for every pod.
     """
 
     def __init__(self, cluster, config=None, *, gates: FeatureGates | dict | None = None, seed: int = 0,
@@ -150,6 +153,9 @@ class Scheduler:
         #: profile name -> its fused fast path (None: the profile always runs plugin by plugin)
         self.fast_paths: dict[str, FastPath | None] = {
             name: FastPath.for_framework(fw) if fast_path else None for name, fw in self.profiles.items()}
+        #: profile name -> its fused binding cycle (None: Reserve to PostBind always run plugin by plugin)
+        self.fast_bindings: dict[str, FastBinding | None] = {
+            name: FastBinding.for_framework(fw) if fast_path else None for name, fw in self.profiles.items()}
         self.rng = random.Random(seed)
         #: gang pods go through the PodGroup scheduling cycle (default: with GenericWorkload);
         #: False keeps the pod-by-pod path with GangScheduling's Permit wait (seed section 9)
@@ -382,7 +388,7 @@ class Scheduler:
         if fw.batch is not None:
             others = None
             if trace.score is not None:
-                cols = np.flatnonzero(trace.score.rows != snapshot.index[node])
+                cols = (trace.score.rows != snapshot.index[node]).nonzero()[0]
                 others = SortedScoredNodes(trace.node_names, trace.score, cols, self._batch_rng)
             self._store_batch(fw, signature, hint, node, others, trace)
         return node, diagnosis
@@ -417,12 +423,17 @@ class Scheduler:
             to_find = min(to_find, 1)
         start = self.next_start_node_index % n if n else 0
         trace.start_index, trace.num_to_find = start, to_find
-        if not fw.filter_plugins(state):
+        if not (plan.filter_names if plan is not None else fw.filter_plugins(state)):  # (the plan's: the same)
             return _rotated(rows, start, 0, to_find)
+        fast = self.fast_paths.get(fw.profile.scheduler_name) if plan is not None else None
+        if fast is not None and fast.every_node_passes(plan, pod_info, snapshot):
+            # the first nodes visited are the feasible ones (what the chunks below would find)
+            feasible = _rotated(rows, start, 0, to_find)
+            trace.filter = fast.all_passed(plan, feasible)
+            return feasible
         parts = []
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
-        fast = self.fast_paths.get(fw.profile.scheduler_name) if plan is not None else None
         while begin < n and found < to_find:
             chunk = _rotated(rows, start, begin, size)
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
@@ -470,7 +481,7 @@ class Scheduler:
             scores = fw.run_score(state, pod_info, snapshot, feasible)
         trace.score = scores
         total = scores.total
-        ties = np.flatnonzero(total == total.max())
+        ties = (total == total.max()).nonzero()[0]
         pick = int(ties[self.rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
         trace.ties = len(ties)
         trace.selected = snapshot.names[int(feasible[pick])]
@@ -482,6 +493,12 @@ class Scheduler:
         key = pod_info.key
         snapshot = self.cluster.snapshot
         snapshot.add_pod(pod_info, node)  # assume
+        # upstream's Reserve and Permit, then bindingCycle's PreBind, Bind and PostBind: in one
+        # step when every plugin at these points is a no-op for this pod (same steps, same effects)
+        fused = self.fast_bindings.get(fw.profile.scheduler_name)
+        if fused is not None and fused.fw is fw and fused.applies(state):
+            fused.reserve_to_bind(state, pod_info, node, trace)
+            return self._bound(pod_info, node, trace)
         status = fw.run_reserve(state, pod_info, node)
         trace.steps.append(("Reserve", status.plugin or "", status))
         if status.is_success():
@@ -557,6 +574,10 @@ class Scheduler:
         if not status.is_success():
             return self._fail_after_assume(fw, state, pod_info, node, trace, status)
         fw.run_post_bind(state, pod_info, node)
+        return self._bound(pod_info, node, trace)
+
+    def _bound(self, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
+        """After PostBind: PodScheduled set, PodDisruptionBudgets refreshed, listeners told."""
         self.set_condition(pod_info.pod, True, None, None)
         if self.cluster.objects.get("PodDisruptionBudget"):
             from kschedlab.eviction.disruption import refresh
@@ -582,8 +603,6 @@ class Scheduler:
     @staticmethod
     def set_condition(pod, ok: bool, reason: str | None, message: str | None) -> None:
         """Set the pod's ``PodScheduled`` condition."""
-        from kschedlab.api.core import PodCondition
-
         # every field is a plain string: no validation needed
         fields = {"type": "PodScheduled", "status": "True" if ok else "False"}
         if reason:

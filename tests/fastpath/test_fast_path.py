@@ -327,23 +327,6 @@ def test_gates_same_on_both_paths(gates):
         assert any(r.trace.batched for r in results[0])
 
 
-def test_bench_placements_same_on_both_paths():
-    """SchedulingBasic's shape, smaller: the fast path places every pod where the plugins do."""
-    from kschedlab.scheduler_perf import make_nodes, make_pods
-
-    placed = []
-    for fast in (True, False):
-        cluster = Cluster(make_nodes(400))
-        sched = Scheduler(cluster, seed=0, fast_path=fast)
-        for pod in make_pods(300, "init"):
-            cluster.add(pod)
-        sched.run()
-        for pod in make_pods(1500, "pod"):
-            cluster.add(pod)
-        placed.append([sched.schedule_one(f"default/pod-{i:05d}").node for i in range(1500)])
-    assert placed[0] == placed[1]
-
-
 def test_node_changes_between_pods_same_on_both_paths():
     """Nodes cordoned, tainted, resized, removed and added between attempts: the kept answers
     (free capacity, taint verdicts, resource scores) follow the snapshot."""

@@ -85,6 +85,9 @@ _PRE_SCORE_SKIP = frozenset({NodeAffinity.name, PodTopologySpread.name, InterPod
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
                           NodeResourcesBalancedAllocation.name, ImageLocality.name})
 _NEVER = np.iinfo(np.int64).min
+#: node-sized answers (NodeFits, NodeScores) kept at once, oldest dropped first: pods waiting in the
+#: queue hold their shape, never these, so memory stays bounded however many shapes a run sees
+KEPT_ANSWERS = 16
 
 
 @dataclass
@@ -92,8 +95,8 @@ class PodShape:
     """What the fast path keeps of a pod between its cycles (its spec does not change), shared by
     the pods with the same requests and tolerations."""
 
-    #: (snapshot column or None, request) of every resource NodeResourcesFit checks
-    checked: list[tuple[str, int]]
+    #: (resource name, request) of every resource NodeResourcesFit checks
+    checked: tuple[tuple[str, int], ...]
     #: LeastAllocated-style requests (missing cpu / memory at the scoring defaults) and real ones
     score_requests: np.ndarray
     balance_requests: np.ndarray
@@ -102,10 +105,8 @@ class PodShape:
     tolerates_cordon: bool | None = None
     #: TaintToleration per taint set: (snapshot, number of taint sets seen, passes?)
     taint_ok: tuple | None = None
-    #: NodeResourcesFit's check of the pod's needs, kept per node
-    fits: "NodeFits | None" = None
-    #: the kept resource scores for these requests
-    node_scores: "NodeScores | None" = None
+    #: the key of the kept resource scores for these requests
+    scores_key: tuple = ()
 
 
 @dataclass
@@ -148,6 +149,8 @@ class FastPath:
         #: the resource scores are LeastAllocated over cpu and memory and BalancedAllocation (kept per node)
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
+        #: kept per node, by the pod's checked requests / scoring requests (at most KEPT_ANSWERS each)
+        self._node_fits: dict[tuple, NodeFits] = {}
         self._node_scores: dict[tuple, NodeScores] = {}
         #: the shapes of the pods seen, by their answers and by their requests (see :meth:`_shape`)
         self._shapes: dict[tuple, PodShape] = {}
@@ -238,8 +241,9 @@ class FastPath:
         if shape is None:
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
-            shape = self._shapes[key] = PodShape(list(checked), np.asarray(score_req, np.int64),
-                                                 np.asarray(balance_req, np.int64), balance_skip)
+            shape = self._shapes[key] = PodShape(checked, np.asarray(score_req, np.int64),
+                                                 np.asarray(balance_req, np.int64), balance_skip,
+                                                 scores_key=(score_req, balance_req))
         return shape
 
     def plan(self, pod_info, snapshot) -> CyclePlan | None:
@@ -321,7 +325,7 @@ class FastPath:
     def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
         """NodeResourcesFit's check of the pod's needs, kept per node (None: some resource the pod
         asks for has no snapshot column, so no node has it)."""
-        found = shape.fits
+        found = self._node_fits.get(shape.checked)
         if found is not None and found.snapshot is snapshot and len(found.need) == len(snapshot.resources):
             return found
         need = np.full(len(snapshot.resources), _NEVER, np.int64)
@@ -331,8 +335,7 @@ class FastPath:
             if col is None:
                 return None
             need[col] = value
-        shape.fits = NodeFits(snapshot, need)
-        return shape.fits
+        return _keep(self._node_fits, shape.checked, NodeFits(snapshot, need))
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
         """TaintToleration's verdict on each of the snapshot's distinct taint sets."""
@@ -414,19 +417,12 @@ class FastPath:
     # -- PreScore / Score --------------------------------------------------------------------
     def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores:
         """The :class:`NodeScores` of this pod's requests on ``snapshot`` (shared by pods alike)."""
-        kept = shape.node_scores
+        kept = self._node_scores.get(shape.scores_key)
         if kept is not None and kept.snapshot is snapshot:
             return kept
-        key = (shape.score_requests.tobytes(), shape.balance_requests.tobytes())
-        kept = self._node_scores.get(key)
-        if kept is None or kept.snapshot is not snapshot:
-            if len(self._node_scores) >= 16:
-                self._node_scores.pop(next(iter(self._node_scores)))
-            weights = self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
-            kept = self._node_scores[key] = NodeScores(snapshot, shape.score_requests, shape.balance_requests,
-                                                       weights)
-        shape.node_scores = kept
-        return kept
+        weights = self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
+        return _keep(self._node_scores, shape.scores_key,
+                     NodeScores(snapshot, shape.score_requests, shape.balance_requests, weights))
 
     def _weights(self, names: tuple[str, ...]) -> np.ndarray:
         """The Score plugins' weights, in ``names`` order (kept per name tuple by the framework)."""
@@ -542,3 +538,11 @@ def _all_passed(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             _PASSED.clear()
         _PASSED[n] = found
     return found
+
+
+def _keep(store: dict, key, value):
+    """``store[key] = value``, dropping the oldest entry when ``store`` holds :data:`KEPT_ANSWERS`."""
+    if key not in store and len(store) >= KEPT_ANSWERS:
+        del store[next(iter(store))]
+    store[key] = value
+    return value

@@ -94,3 +94,24 @@ def test_scheduler_with_a_tiny_change_log_same_on_both_paths(log, monkeypatch):
     for a, b in zip(*results):
         same_attempt(a, b)
     assert any(r.node is None for r in results[0]) and any(r.node for r in results[0])
+
+
+def test_kept_answers_stay_bounded_however_many_pod_shapes():
+    """Each distinct request is a shape with its own node-sized answers; the pods keep their shape
+    (bound or pending), yet no more than KEPT_ANSWERS NodeFits and NodeScores stay alive."""
+    import gc
+
+    from kschedlab.scheduler.fast_path import KEPT_ANSWERS
+
+    rng = random.Random(3)
+    cluster = Cluster([make_node(i, rng, taints=False, images=False, lacking=False) for i in range(20)])
+    sched = Scheduler(cluster, seed=0)
+    shapes = 3 * KEPT_ANSWERS
+    for i in range(shapes):
+        cluster.add(Pod.model_validate({"metadata": {"name": f"p{i}", "namespace": "default"}, "spec": {
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": f"{10 + i}m", "memory": "1Mi"}}}]}}))
+        assert sched.schedule_one(f"default/p{i}").node is not None
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, (NodeFits, NodeScores))]
+    assert 0 < sum(isinstance(o, NodeScores) for o in alive) <= KEPT_ANSWERS
+    assert 0 < sum(isinstance(o, NodeFits) for o in alive) <= KEPT_ANSWERS

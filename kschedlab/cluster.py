@@ -34,6 +34,9 @@ from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resour
 from kschedlab.framework.nominator import Nominator
 from kschedlab.framework.types import NodeInfo, PodInfo, pod_key
 
+#: the kinds of the scheduler's group objects (their priority prices preemption victims)
+GROUP_KINDS = ("PodGroup", "CompositePodGroup")
+
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
@@ -424,6 +427,9 @@ class Cluster:
         self.nominator = Nominator()
         #: (namespace, podGroupName) -> keys of the pods naming that PodGroup, in creation order
         self.group_pods: dict[tuple[str, str], dict[str, None]] = {}
+        #: how many PodGroup and CompositePodGroup objects have each priority (preemption asks
+        #: whether any group is priced below a preemptor without walking every group)
+        self.group_priorities: Counter[int] = Counter()
         for obj in objects:
             self.add(obj)
 
@@ -467,7 +473,12 @@ class Cluster:
         else:
             name = obj.metadata.name if getattr(obj, "metadata", None) else kind
             ns = getattr(obj.metadata, "namespace", None) if getattr(obj, "metadata", None) else None
-            self.objects.setdefault(kind, {})[f"{ns}/{name}" if ns else name] = obj
+            store, key = self.objects.setdefault(kind, {}), f"{ns}/{name}" if ns else name
+            if kind in GROUP_KINDS:
+                if key in store:
+                    self._count_group_priority(store[key], -1)
+                self._count_group_priority(obj, 1)
+            store[key] = obj
 
     def of_kind(self, kind: str) -> list:
         return list(self.objects.get(kind, {}).values())
@@ -488,7 +499,15 @@ class Cluster:
         objs = self.objects.get(kind, {})
         if key not in objs:
             raise KeyError(f"no {kind} {key}")
+        if kind in GROUP_KINDS:
+            self._count_group_priority(objs[key], -1)
         return objs.pop(key)
+
+    def _count_group_priority(self, group, sign: int) -> None:
+        priority = group.priority_value()
+        self.group_priorities[priority] += sign
+        if not self.group_priorities[priority]:
+            del self.group_priorities[priority]
 
     def update_node(self, node) -> None:
         self.nodes[node.metadata.name] = node

@@ -49,3 +49,19 @@ def test_indexes_survive_growth_of_the_snapshot():
         cluster.add(_node(f"n{i}"))
     cluster.add(_pod("w", "web", "n39"))
     assert snap.matching_pod_counts("web", None)[snap.index["n39"]] == 1
+
+
+def test_group_priorities_follow_group_objects_added_replaced_and_removed():
+    from kschedlab.api.podgroup import CompositePodGroup, PodGroup
+
+    def group(cls, name, priority):
+        return cls.model_validate({"metadata": {"name": name, "namespace": "ml"},
+                                   "spec": {"priority": priority, "schedulingPolicy": {"basic": {}}}})
+
+    cluster = Cluster([group(PodGroup, "a", 5), group(PodGroup, "b", 5), group(CompositePodGroup, "top", 9)])
+    assert cluster.group_priorities == {5: 2, 9: 1}
+    cluster.add(group(PodGroup, "a", 7))  # the same object again, now with priority 7
+    assert cluster.group_priorities == {5: 1, 7: 1, 9: 1}
+    cluster.remove("PodGroup", "ml/b")
+    cluster.remove("CompositePodGroup", "ml/top")
+    assert cluster.group_priorities == {7: 1}

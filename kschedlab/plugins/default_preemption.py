@@ -700,8 +700,7 @@ class DefaultPreemption(Plugin):
         lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, below), lambda p, below=below: p.priority < below)
         if lower[:len(snapshot.pods)].any():
             return False
-        return not any(g.priority_value() < below for kind in ("PodGroup", "CompositePodGroup")
-                       for g in (cluster.objects.get(kind) or {}).values())
+        return not any(priority < below for priority in cluster.group_priorities)
 
     @staticmethod
     def _snapshot_pod(snapshot, key: str):

@@ -486,22 +486,8 @@ class Framework:
             raw[i] = score_plugin(plugin, state, pod, snapshot, rows)
         normalized = raw.copy()
         for i, plugin in enumerate(plugins):
-            normalize = getattr(plugin, "normalize_score", None)
-            if normalize is not None:
-                status = normalize(state, pod, normalized[i])
-                if status is not None and not status.is_success():
-                    raise FrameworkError(f'running Normalize on Score plugins: plugin "{plugin.name}" '
-                                         f"failed with: {status.message()}")
-        if len(rows) and len(plugins) and (normalized.max() > MAX_NODE_SCORE or normalized.min() < MIN_NODE_SCORE):
-            for i, plugin in enumerate(plugins):
-                scores = normalized[i]
-                out_of_range = (scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)
-                if out_of_range.any():
-                    bad = scores[out_of_range][0]
-                    raise FrameworkError(
-                        f'applying score defaultWeights on Score plugins: plugin "{plugin.name}" returns an '
-                        f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] "
-                        f"after normalizing")
+            normalize_score(plugin, state, pod, normalized[i])
+        check_score_range(plugins, normalized)
         names = tuple(p.name for p in plugins)
         weights = self._weight_vectors.get(names)
         if weights is None:
@@ -673,6 +659,31 @@ def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
     if vectorized is not None:
         return vectorized(state, pod, snapshot, rows)
     return Verdicts.from_statuses(plugin.filter(state, pod, snapshot.node_info(int(r))) for r in rows)
+
+
+def normalize_score(plugin, state, pod, scores: np.ndarray) -> None:
+    """The plugin's NormalizeScore on its ``scores`` (in place), when it has one; a failure
+    raises as ``RunScorePlugins`` reports it."""
+    normalize = getattr(plugin, "normalize_score", None)
+    if normalize is not None:
+        status = normalize(state, pod, scores)
+        if status is not None and not status.is_success():
+            raise FrameworkError(f'running Normalize on Score plugins: plugin "{plugin.name}" '
+                                 f"failed with: {status.message()}")
+
+
+def check_score_range(plugins, normalized: np.ndarray) -> None:
+    """Raise as ``RunScorePlugins`` does when a normalized score (plugins x nodes) lies outside
+    [MIN_NODE_SCORE, MAX_NODE_SCORE]: the first such plugin, its first such score."""
+    if not normalized.size or MIN_NODE_SCORE <= normalized.min() and normalized.max() <= MAX_NODE_SCORE:
+        return
+    for plugin, scores in zip(plugins, normalized):
+        out_of_range = (scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)
+        if out_of_range.any():
+            raise FrameworkError(
+                f'applying score defaultWeights on Score plugins: plugin "{plugin.name}" returns an '
+                f"invalid score {scores[out_of_range][0]}, it should in the range of "
+                f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
 
 
 def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:

@@ -18,7 +18,9 @@ the same Filter outcome (a node the fused check does not clear is filtered again
 themselves, so every failure keeps its plugin, code and reasons), the same raw and normalized
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
-Any other pod, profile or cluster takes that path (``Scheduler(fast_path=False)`` forces it).
+Score plugins of one's own (a researcher's, at no other of these points) are called as the
+framework calls them, beside the fused answers. Any other pod, profile or cluster takes the
+plugin-by-plugin path (``Scheduler(fast_path=False)`` forces it).
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
@@ -49,8 +51,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from kschedlab.api.resources import CPU, MEMORY, PODS
-from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, PreFilterResult
-from kschedlab.framework.runtime import FilterOutcome, Framework, ScoreOutcome
+from kschedlab.framework.interface import MAX_NODE_SCORE, PreFilterResult
+from kschedlab.framework.runtime import (FilterOutcome, Framework, ScoreOutcome, check_score_range, normalize_score,
+                                        score_plugin)
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.image_locality import ImageLocality
@@ -146,6 +149,8 @@ class FastPath:
         self.default_resources = all(
             p is None or p.scorer.names == [CPU, MEMORY] for p in (self.fit, self.balanced))
         self._plans: dict[tuple, CyclePlan] = {}
+        #: Score plugins of one's own (called as the framework calls them)
+        self.custom_scores = {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
         #: the resource scores are LeastAllocated over cpu and memory and BalancedAllocation (kept per node)
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
@@ -161,16 +166,22 @@ class FastPath:
 
     @classmethod
     def for_framework(cls, fw: Framework) -> "FastPath | None":
-        """The fast path of ``fw``, or None when its profile is outside what the path models."""
-        for point in ("preFilter", "filter", "preScore", "score"):
+        """The fast path of ``fw``, or None when its profile is outside what the path models.
+
+        Plugins of the path's points must be the in-tree ones it knows, but for Score plugins of
+        one's own (at no other of these points): the path calls them as the framework would."""
+        for point in ("preFilter", "filter", "preScore"):
             for plugin in fw.points[point]:
                 if type(plugin) is not KNOWN.get(plugin.name):
                     return None
+        custom = {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
+        if custom & {p.name for p in fw.points["preFilter"] + fw.points["filter"]}:
+            return None
         names = {point: {p.name for p in fw.points[point]} for point in ("preFilter", "filter", "preScore", "score")}
         # a plugin skipped by its PreFilter / PreScore must run that point to be skipped
         if not (names["filter"] - _FILTER_FUSED) <= (names["preFilter"] & _PRE_FILTER_SKIP):
             return None
-        if not (names["score"] - _SCORE_FUSED) <= (names["preScore"] & _PRE_SCORE_SKIP):
+        if not (names["score"] - _SCORE_FUSED - custom) <= (names["preScore"] & _PRE_SCORE_SKIP):
             return None
         na = fw.plugins.get(NodeAffinity.name)
         if na is not None and (na.added_required is not None or na.added_preferred):
@@ -434,7 +445,7 @@ class FastPath:
     def _constant_others(self, plan: CyclePlan, snapshot) -> bool:
         """Every Score plugin of ``plan`` but the two resource scorers answers a constant on every
         node of ``snapshot`` (DynamicResources always does for a pod of the fast shape)."""
-        return ((not plan.scores_taints or len(snapshot.taint_sets) == 1)
+        return (not self.custom_scores and (not plan.scores_taints or len(snapshot.taint_sets) == 1)
                 and (not plan.scores_images or not snapshot.image_nodes))
 
     def _totals(self, plan: CyclePlan, kept: NodeScores) -> ScoreTotals:
@@ -489,7 +500,9 @@ class FastPath:
         reverse_taints = None
         for i, plugin in enumerate(plugins):
             name = plugin.name
-            if name == NodeResourcesFit.name and kept is not None:
+            if name in self.custom_scores:
+                raw[i] = score_plugin(plugin, state, pod_info, snapshot, rows)
+            elif name == NodeResourcesFit.name and kept is not None:
                 raw[i] = kept[0]
             elif name == NodeResourcesBalancedAllocation.name and kept is not None:
                 raw[i] = kept[1]
@@ -512,10 +525,9 @@ class FastPath:
         for i, plugin in enumerate(plugins):
             if i == reverse_taints:
                 normalized[i] = MAX_NODE_SCORE
-            elif plugin.name == TaintToleration.name:
-                plugin.normalize_score(state, pod_info, normalized[i])
-        if n and len(plugins) and (normalized.max() > MAX_NODE_SCORE or normalized.min() < MIN_NODE_SCORE):
-            return self.fw.run_score(state, pod_info, snapshot, rows)  # the plugins report it
+            elif plugin.name == TaintToleration.name or plugin.name in self.custom_scores:
+                normalize_score(plugin, state, pod_info, normalized[i])
+        check_score_range(plugins, normalized)
         names = plan.score_names
         weights = self._weights(names)
         out = ScoreOutcome(rows, list(names), weights, raw, normalized)

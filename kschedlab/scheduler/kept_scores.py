@@ -126,9 +126,9 @@ class NodeFits(FollowedRows):
         used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
         ok = (self.snapshot.free.take(rows, axis=1) >= self.need[:, None]).all(axis=0)
         self.fits[rows] = ok
-        listed = rows.tolist()
-        self.unfit.difference_update(listed)
-        self.unfit.update(r for r, fits in zip(listed, ok.tolist()) if not fits and r < used)
+        self.unfit.difference_update(rows.tolist())
+        short = rows[~ok]
+        self.unfit.update(short[short < used].tolist())
 
     def _update_one(self, row: int) -> None:
         free, need = self.snapshot.free, self.need
@@ -302,7 +302,8 @@ class NodeScores(FollowedRows):
         self.scores[0, rows], self.scores[1, rows] = least, balanced
         used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
         self.lacking.difference_update(rows.tolist())
-        self.lacking.update(r for r in rows[least < 0].tolist() if r < used)
+        short = rows[least < 0]
+        self.lacking.update(short[short < used].tolist())
         for totals in self.totals.values():
             totals.set(rows, least, balanced)
 

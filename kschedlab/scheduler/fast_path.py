@@ -150,7 +150,7 @@ class FastPath:
             p is None or p.scorer.names == [CPU, MEMORY] for p in (self.fit, self.balanced))
         self._plans: dict[tuple, CyclePlan] = {}
         #: Score plugins of one's own (called as the framework calls them)
-        self.custom_scores = {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
+        self.custom_scores = _custom_scores(fw)
         #: the resource scores are LeastAllocated over cpu and memory and BalancedAllocation (kept per node)
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
@@ -174,7 +174,7 @@ class FastPath:
             for plugin in fw.points[point]:
                 if type(plugin) is not KNOWN.get(plugin.name):
                     return None
-        custom = {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
+        custom = _custom_scores(fw)
         if custom & {p.name for p in fw.points["preFilter"] + fw.points["filter"]}:
             return None
         names = {point: {p.name for p in fw.points[point]} for point in ("preFilter", "filter", "preScore", "score")}
@@ -550,6 +550,11 @@ def _all_passed(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             _PASSED.clear()
         _PASSED[n] = found
     return found
+
+
+def _custom_scores(fw: Framework) -> set[str]:
+    """The names of ``fw``'s Score plugins that are not the in-tree ones the path knows."""
+    return {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
 
 
 def _keep(store: dict, key, value):

@@ -52,7 +52,7 @@ def default_multipoint(gates=None) -> list[tuple[str, int | None]]:
     """``getDefaultPlugins()`` after upstream's ``applyFeatureGates``: the v1.37 list, then,
     by gate, ``DeferredPodScheduling`` inserted before NodeResourcesFit
     (InPlacePodVerticalScalingSchedulerPreemption), ``GangScheduling`` appended
-    (GenericWorkload), ``TopologyPlacement`` and ``PodGroupPodsCount`` (weight 1)
+    (GenericWorkload), ``TopologyPlacementGenerator`` and ``PodGroupPodsCount`` (weight 1)
     appended (TopologyAwareWorkloadScheduling). ``gates``: a FeatureGates (v1.37 defaults
     when None).
 
@@ -73,7 +73,7 @@ def default_multipoint(gates=None) -> list[tuple[str, int | None]]:
     if gates.enabled("GenericWorkload"):
         plugins.append(("GangScheduling", None))
     if gates.enabled("TopologyAwareWorkloadScheduling"):
-        plugins.extend([("TopologyPlacement", None), ("PodGroupPodsCount", 1)])
+        plugins.extend([("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)])
     return plugins
 
 
@@ -136,14 +136,55 @@ def implements(cls, point: str) -> bool:
     return any(callable(getattr(cls, m, None)) for m in EXTENSION_POINTS[point])
 
 
+#: old plugin name -> the name upstream registers it under now
+RENAMED_PLUGINS = {"TopologyPlacement": "TopologyPlacementGenerator"}
+
+
+def renamed_plugins(profile: dict) -> dict:
+    """``profile`` with the plugins of :data:`RENAMED_PLUGINS` under their current names, each
+    old name met warned about once (a DeprecationWarning); the dict given is left as it is.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     p = renamed_plugins({"plugins": {"placementGenerate": {"enabled": [{"name": "TopologyPlacement"}]}}})
+    >>> p["plugins"]["placementGenerate"]["enabled"], str(w[0].message)
+    ([{'name': 'TopologyPlacementGenerator'}], 'plugin "TopologyPlacement" is now named "TopologyPlacementGenerator"')
+    """
+    import copy
+    import warnings
+
+    out = copy.deepcopy(profile)
+    seen: set[str] = set()
+
+    def rename(entry: dict) -> None:
+        new = RENAMED_PLUGINS.get(entry.get("name"))
+        if new is None:
+            return
+        if entry["name"] not in seen:
+            seen.add(entry["name"])
+            warnings.warn(f'plugin "{entry["name"]}" is now named "{new}"', DeprecationWarning, stacklevel=4)
+        entry["name"] = new
+
+    for spec in (out.get("plugins") or {}).values():
+        for key in ("enabled", "disabled"):
+            for entry in (spec or {}).get(key) or []:
+                rename(entry)
+    for item in out.get("pluginConfig") or []:
+        rename(item)
+    return out
+
+
 def resolve_profile(profile: dict, registry: dict | None = None, gates=None) -> ResolvedProfile:
     """Merge ``profile`` (a KubeSchedulerConfiguration profile dict) with the
     defaults and expand MultiPoint; ``registry`` maps plugin names to classes
     (default: every plugin registered with ``@register``, the in-tree ones included); ``gates`` (a FeatureGates, v1.37 defaults when
-    None) decide the gated default plugins.
+    None) decide the gated default plugins. A plugin's former name (:data:`RENAMED_PLUGINS`) is
+    accepted with a DeprecationWarning.
     """
     if registry is None:
         registry = REGISTRY
+    profile = renamed_plugins(profile)
 
     def is_known(name: str) -> bool:
         return name in registry

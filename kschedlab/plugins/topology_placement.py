@@ -1,5 +1,5 @@
-"""TopologyPlacement: one candidate placement per value of the group's topology key
-(PlacementGenerate; TopologyAwareWorkloadScheduling).
+"""TopologyPlacementGenerator (the Go type is ``TopologyPlacement``): one candidate placement per
+value of the group's topology key (PlacementGenerate; TopologyAwareWorkloadScheduling).
 
 A PodGroup (or CompositePodGroup) with ``spec.schedulingConstraints.topology[0].key`` gets
 one placement per distinct value of that node label inside the parent placement, named by
@@ -32,7 +32,7 @@ from kschedlab.framework.interface import Plugin, register
 from kschedlab.framework.status import Status
 from kschedlab.framework.placement import Placement
 
-NAME = "TopologyPlacement"
+NAME = "TopologyPlacementGenerator"
 
 
 def topology_key(obj) -> str | None:

@@ -1,4 +1,4 @@
-"""Ports of upstream's unit tests of the placement plugins, as data: TopologyPlacement
+"""Ports of upstream's unit tests of the placement plugins, as data: TopologyPlacementGenerator
 (PlacementGenerate), PodGroupPodsCount (PlacementScore) and GangScheduling
 (PlacementFeasible). The plugins are the instances a ``Scheduler`` builds for its default
 profile (gates GenericWorkload, TopologyAwareWorkloadScheduling and, per row,
@@ -143,7 +143,7 @@ def test_generate_placements(row, pgkit):
     nodes = [pgkit.node(n, labels) for n, labels in row["placement_nodes"] + row["other_nodes"]]
     pods = [(f"pod{i}", path, node) for i, (path, node) in enumerate(row["scheduled"])]
     c = pgkit.cluster(nodes + _hierarchy(pgkit, row["root"], row["topology"], pods))
-    sched, plugin = _plugin(pgkit, c, "TopologyPlacement", row["cpg"])
+    sched, plugin = _plugin(pgkit, c, "TopologyPlacementGenerator", row["cpg"])
     snap = c.snapshot
     parent = Placement("test-placement", np.asarray([snap.index[n] for n, _ in row["placement_nodes"]], np.int64))
     info = PodGroupInfo.build(c, ROOT_PG if row["root"] == "pg" else ROOT_CPG, composite=row["cpg"])
@@ -176,7 +176,7 @@ def test_scheduled_pods_topology_domain_empty_value(row, pgkit):
     c = pgkit.cluster([pgkit.node("empty-domain-node", {"topology": ""}),
                        pgkit.node("non-empty-domain-node", {"topology": "d1"}),
                        *_hierarchy(pgkit, "pg", "topology", [(f"pod{i}", [], n) for i, n in enumerate(row["pods"])])])
-    _, plugin = _plugin(pgkit, c, "TopologyPlacement", False)
+    _, plugin = _plugin(pgkit, c, "TopologyPlacementGenerator", False)
     placements, status = plugin.generate_placements({}, PodGroupInfo.build(c, ROOT_PG),
                                                     Placement.all_nodes(c.snapshot))
     if row["want"] is None:

@@ -10,6 +10,6 @@ TopologyAwareWorkloadScheduling, CompositePodGroup gates).
 
 The scheduler's view of groups (members, per-group pod states, roots) is
 :mod:`kschedlab.framework.podgroups`; placements are :mod:`kschedlab.framework.placement`;
-the GangScheduling, TopologyPlacement and PodGroupPodsCount plugins live in
+the GangScheduling, TopologyPlacementGenerator and PodGroupPodsCount plugins live in
 :mod:`kschedlab.plugins`.
 """

@@ -1,6 +1,6 @@
 """Writes the placement conformance files of this directory from upstream's tables:
 
-* ``generate.json``  — TopologyPlacement ``TestGeneratePlacements`` (PlacementGenerate);
+* ``generate.json``  — TopologyPlacementGenerator ``TestGeneratePlacements`` (PlacementGenerate);
 * ``score.json``     — PodGroupPodsCount ``TestScorePlacement`` (PlacementScore);
 * ``normalize.json`` — PodGroupPodsCount ``TestNormalizePlacementScore``;
 * ``feasible.json``  — GangScheduling ``TestPlacementFeasible`` (PlacementFeasible).
@@ -86,7 +86,7 @@ def gates(cpg: bool) -> dict:
     return {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": cpg}
 
 
-# -- TopologyPlacement TestGeneratePlacements ----------------------------------------------------
+# -- TopologyPlacementGenerator TestGeneratePlacements ----------------------------------------------------
 _D1_SPLIT = [("node0", {"topology2": "d1"}), ("node1", {"topology2": "d4"}), ("node2", {"topology1": "d1"}),
              ("node3", {"topology1": "d2"}), ("node4", {"topology1": "d1"}), ("node5", {"topology1": "d3"})]
 _T = {"topology": "d1"}
@@ -157,7 +157,7 @@ def generate_cases() -> list[dict]:
             cases.append({
                 "id": f"placement/generate/{slug(name)}-cpg-{str(cpg).lower()}",
                 "source": f"{TOPO} :: TestGeneratePlacements :: {name} (cpg={str(cpg).lower()})",
-                "plugin": "TopologyPlacement", "stage": "placement-generate", "args": {},
+                "plugin": "TopologyPlacementGenerator", "stage": "placement-generate", "args": {},
                 "featureGates": gates(cpg),
                 "target": key(root),
                 "podGroups": groups,

@@ -44,6 +44,7 @@ __all__ = [
     "same_hierarchy",
     "group_ready",
     "ready_children_count",
+    "get_pod_group_states",
     "children",
     "TERMINAL_PHASES",
 ]
@@ -180,28 +181,55 @@ def children(cluster, cpg_key: str) -> list[str]:
     return out
 
 
-def _quorum(cluster, key: str) -> int:
-    kind, ns, name = parse_key(key)
-    if kind == "podgroup":
-        pg = get_pod_group(cluster, ns, name)
-        return 1 if pg is None or pg.min_count is None else pg.min_count
-    cpg = get_composite_pod_group(cluster, ns, name)
-    return 1 if cpg is None else cpg.min_group_count
+def group_ready(cluster, key: str) -> bool:
+    """Readiness as the gang plugin's hierarchy tracker keeps it
+    (:class:`~kschedlab.framework.hierarchy_tracker.HierarchyTracker`, fed with the cluster's
+    groups and pods of the key's namespace): a PodGroup is ready with at least ``minCount``
+    member pods (1 for a basic policy); a CompositePodGroup with at least ``minGroupCount``
+    ready children (1 for basic)."""
+    return _tracker(cluster, key).is_ready(key)
 
 
-def group_ready(cluster, key: str, _seen: frozenset = frozenset()) -> bool:
-    """Readiness as the gang plugin's hierarchy tracker keeps it: a PodGroup is ready with
-    at least ``minCount`` member pods (1 for a basic policy); a CompositePodGroup with at
-    least ``minGroupCount`` ready children (1 for basic)."""
-    kind, ns, name = parse_key(key)
-    if kind == "podgroup":
-        return len(members(cluster, ns, name)) >= _quorum(cluster, key)
-    return ready_children_count(cluster, key, _seen | {key}) >= _quorum(cluster, key)
+def ready_children_count(cluster, key: str) -> int:
+    """``HierarchyTracker.ReadyChildrenCount`` (the active pods of a PodGroup)."""
+    return _tracker(cluster, key).ready_children_count(key)
 
 
-def ready_children_count(cluster, cpg_key: str, _seen: frozenset = frozenset()) -> int:
-    """``HierarchyTracker.ReadyChildrenCount``."""
-    return sum(1 for child in children(cluster, cpg_key) if child not in _seen and group_ready(cluster, child, _seen))
+def _tracker(cluster, key: str):
+    from kschedlab.framework.hierarchy_tracker import HierarchyTracker
+
+    return HierarchyTracker.for_cluster(cluster, composite_enabled=True, namespace=parse_key(key)[1])
+
+
+def get_pod_group_states(cluster, root_key: str):
+    """``helper.GetPodGroupStates``: ``(PodGroupState, None)`` for every PodGroup under
+    ``root_key`` (children in the cluster's order), or ``(None, error)`` for a group the
+    cluster does not hold or one deeper than ``WorkloadMaxTreeDepth``.
+
+    >>> from kschedlab.cluster import Cluster
+    >>> [err for _, err in get_pod_group_states(Cluster(), "podgroup/ns/none")]
+    ['podgroup "ns/none" not found']
+    """
+    from kschedlab.api.workloadapi import WORKLOAD_MAX_TREE_DEPTH
+
+    def walk(key: str, depth: int):
+        if depth >= WORKLOAD_MAX_TREE_DEPTH:
+            yield None, f"exceeded maximum hierarchy depth at {key}"
+            return
+        kind, ns, name = parse_key(key)
+        if kind == "compositepodgroup":
+            if get_composite_pod_group(cluster, ns, name) is None:
+                yield None, f'compositepodgroup "{ns}/{name}" not found'
+                return
+            for child in children(cluster, key):
+                yield from walk(child, depth + 1)
+            return
+        if get_pod_group(cluster, ns, name) is None:
+            yield None, f'podgroup "{ns}/{name}" not found'
+            return
+        yield pod_group_state(cluster, ns, name), None
+
+    return walk(root_key, 0)
 
 
 @dataclass

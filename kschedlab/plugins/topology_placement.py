@@ -76,17 +76,24 @@ class TopologyPlacement(Plugin):
     def _scheduled_domain(self, group, key: str) -> tuple[str | None, str | None]:
         """The one domain the group's scheduled pods share, or an error message."""
         cluster = self.handle.cluster
-        snapshot = cluster.snapshot
-        domain = None
-        for pod_key in group.scheduled_pod_keys(cluster):
-            pod = cluster.pods[pod_key]
-            node = pod.spec.node_name or snapshot.names[snapshot.pod_row[pod_key]]
-            labels = snapshot.nodes[snapshot.index[node]].metadata.labels if node in snapshot.index else {}
-            value = labels.get(key)
-            name = f"{pod.metadata.namespace}/{pod.metadata.name}" if pod.metadata.namespace else pod.metadata.name
-            if value is None:
-                return None, f"no topology domain found for pod {name}"
-            if domain is not None and domain != value:
-                return None, f"more than 1 domain found for pod group: {domain}, {value}"
-            domain = value
-        return domain, None
+        return scheduled_pods_topology_domain(cluster, group.scheduled_pod_keys(cluster), key)
+
+
+def scheduled_pods_topology_domain(cluster, pod_keys, key: str) -> tuple[str | None, str | None]:
+    """``getScheduledPodsTopologyDomain``: the value of label ``key`` on the nodes of the placed
+    pods ``pod_keys`` (bound or assumed), which must all share it — ``(domain, None)``, ``""``
+    being a domain, ``(None, None)`` for no pod — or ``(None, error)``."""
+    snapshot = cluster.snapshot
+    domain = None
+    for pod_key in pod_keys:
+        pod = cluster.pods[pod_key]
+        node = pod.spec.node_name or snapshot.names[snapshot.pod_row[pod_key]]
+        labels = snapshot.nodes[snapshot.index[node]].metadata.labels if node in snapshot.index else {}
+        value = labels.get(key)
+        name = f"{pod.metadata.namespace}/{pod.metadata.name}" if pod.metadata.namespace else pod.metadata.name
+        if value is None:
+            return None, f"no topology domain found for pod {name}"
+        if domain is not None and domain != value:
+            return None, f"more than 1 domain found for pod group: {domain}, {value}"
+        domain = value
+    return domain, None

@@ -13,25 +13,21 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import numpy as np
 import pytest
 
 from kschedlab.api.loader import load_objects
+from kschedlab.conformance import podgroup_doubles as doubles
 from kschedlab.cluster import Cluster
-from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
-from kschedlab.framework.placement import Placement
 from kschedlab.scheduler import Scheduler
 
 NS = "default"
 TEST_SCHEDULER = "test-scheduler"
 
-#: fakePodGroupPlugin: Filter answer for a pod it has no entry for
-DEFAULT_FAKE_FILTER_FAILURE = "default fake filter failure"
-DEFAULT_FAKE_PG_POST_FILTER_FAILURE = "default fake podgroup postfilter failure"
-#: fakePlacementFeasiblePlugin: the message of every injected non-success status
-INJECTED_FEASIBLE = "injected placementFeasible status"
+DEFAULT_FAKE_FILTER_FAILURE = doubles.DEFAULT_FAKE_FILTER_FAILURE
+DEFAULT_FAKE_PG_POST_FILTER_FAILURE = doubles.DEFAULT_FAKE_PG_POST_FILTER_FAILURE
+INJECTED_FEASIBLE = doubles.INJECTED_FEASIBLE
 
 GATES_GW = {"GenericWorkload": True}
 GATES_TAS = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
@@ -185,148 +181,38 @@ def status_of(st: Status) -> tuple:
     return st.code.name, st.message()
 
 
-# -- fake plugins --------------------------------------------------------------------------------
+# -- fake plugins (kschedlab.conformance.podgroup_doubles, statuses given as shorthand) ----------------
 def fake_pod_group_plugin(filter_status: dict | None = None, *, post_filter_status=None,
                           nominations: dict | None = None, name: str = "FakePodGroupPlugin"):
-    """``fakePodGroupPlugin``: Filter answers per pod name (a pod without an entry fails with
-    "default fake filter failure"); PostFilter always fails; PodGroupPostFilter returns
-    ``post_filter_status`` (default: Unschedulable "default fake podgroup postfilter failure")
-    with ``nominations`` (pod name -> node) for the group's queued pods. ``calls`` records
-    PodGroupPostFilter calls."""
-    filters = {k: status(v) for k, v in (filter_status or {}).items()}
-    pg_status = status(post_filter_status)
-    noms = dict(nominations or {})
-
-    class _Result:
-        def __init__(self, nominations):
-            self.nominations = nominations
-
-    def filter_(self, state, pod_info, node_info):
-        if pod_info.name in filters:
-            return filters[pod_info.name] or Status()
-        return Status.unschedulable(DEFAULT_FAKE_FILTER_FAILURE)
-
-    def post_filter(self, state, pod_info, diagnosis):
-        return None, Status.unschedulable("default fake postfilter failure")
-
-    def pod_group_post_filter(self, state, group, pods, schedule):
-        type(self).calls.append(group.key)
-        if pg_status is None:
-            return None, Status.unschedulable(DEFAULT_FAKE_PG_POST_FILTER_FAILURE)
-        if not noms:
-            return None, pg_status
-        return _Result({pi.key: noms[pi.name] for pi in pods if noms.get(pi.name)}), pg_status
-
-    return type("FakePodGroupPlugin", (Plugin,), {"name": name, "filter": filter_, "post_filter": post_filter,
-                                                  "pod_group_post_filter": pod_group_post_filter, "calls": []})
+    """``fakePodGroupPlugin`` (:func:`~kschedlab.conformance.podgroup_doubles.fake_pod_group_plugin`)."""
+    return doubles.fake_pod_group_plugin({k: status(v) for k, v in (filter_status or {}).items()},
+                                         post_filter_status=status(post_filter_status), nominations=nominations,
+                                         name=name)
 
 
-def fake_placement_feasible(statuses: list[list[str]] | None = None, name: str = "FakePlacementFeasible"):
-    """``fakePlacementFeasiblePlugin``: ``statuses[i][k]`` is the code answered for the i-th placement
-    evaluated (counted over every group, a new one each time a group starts with nothing
-    evaluated) after k of its pods (children for a CompositePodGroup) were evaluated; no entry
-    means Success. A code name answers with "injected placementFeasible status" (upstream's
-    fake); a tuple ``(code, *reasons)`` answers exactly that status (our extension, to script
-    the group status the submit rows start from)."""
-    table = [list(s) for s in (statuses or [])]
-    key = "fakePlacementFeasible/placementIndex"
-
-    def placement_feasible(self, state, group, scheduled, remaining):
-        if not table:
-            return Status()
-        total = len(group.children) if group.kind == "CompositePodGroup" else len(group.pods)
-        evaluated = total - remaining
-        if evaluated == 0:
-            type(self).placement_count += 1
-        if key not in state:
-            state[key] = type(self).placement_count - 1
-        index = state[key]
-        if index < len(table):
-            if not table[index]:
-                return Status()
-            if evaluated < len(table[index]):
-                entry = table[index][evaluated]
-                if not isinstance(entry, str):  # (code, *reasons): exactly that status
-                    return status(entry)
-                code = Code[entry]
-                return Status() if code == Code.Success else Status(code, (INJECTED_FEASIBLE,))
-        return Status()
-
-    return type("FakePlacementFeasible", (Plugin,), {"name": name, "placement_feasible": placement_feasible,
-                                                     "placement_count": 0})
+def fake_placement_feasible(statuses: list[list] | None = None, name: str = "FakePlacementFeasible"):
+    """``fakePlacementFeasiblePlugin``: a code name answers with "injected placementFeasible
+    status"; a tuple ``(code, *reasons)`` answers exactly that status (our extension, to
+    script the group status the submit rows start from)."""
+    return doubles.fake_placement_feasible(
+        [[e if isinstance(e, str) else status(e) for e in seq] for seq in (statuses or [])], name=name)
 
 
 def fake_placement_plugin(*, filter_status: dict | None = None, generate: dict | None = None,
                           generate_status: dict | None = None, scores: dict | None = None,
                           score_status: dict | None = None, pod_per_node: bool = False,
                           name: str = "FakePlacementPlugin", ordered: bool = True):
-    """``fakePlacementPlugin`` (with upstream's ``orderedPlacementPlugin`` wrapper when ``ordered``):
-    Filter answers per node name (a reserved node fails with "<node> is already reserved" when
-    ``pod_per_node``); PlacementGenerate returns, per group key, the placements ``{name: [nodes]}``
-    restricted to the parent placement (empty ones dropped), sorted by name; PlacementScore returns
-    ``scores[group key][placement name]`` (0 when absent) and ``score_status`` likewise."""
-    filters = {k: status(v) for k, v in (filter_status or {}).items()}
-    gen = {k: dict(v) for k, v in (generate or {}).items()}
-    gen_status = {k: status(v) for k, v in (generate_status or {}).items()}
-    score_map = {k: dict(v) for k, v in (scores or {}).items()}
-    score_st = {k: {p: status(s) for p, s in v.items()} for k, v in (score_status or {}).items()}
-
-    def filter_(self, state, pod_info, node_info):
-        st = filters.get(node_info.name)
-        if st is not None:
-            return st
-        if node_info.name in type(self).reserved:
-            return Status.unschedulable(f"{node_info.name} is already reserved")
-        return Status()
-
-    def reserve(self, state, pod_info, node_name):
-        if pod_per_node:
-            type(self).reserved.add(node_name)
-        return Status()
-
-    def unreserve(self, state, pod_info, node_name):
-        if pod_per_node:
-            type(self).reserved.discard(node_name)
-
-    def generate_placements(self, state, group, parent):
-        snapshot = self.handle.cluster.snapshot
-        parent_rows = set(int(r) for r in parent.rows)
-        out = []
-        for pname, nodes in gen.get(group.key, {}).items():
-            rows = [snapshot.index[n] for n in nodes if n in snapshot.index and snapshot.index[n] in parent_rows]
-            if rows:
-                out.append(Placement(pname, np.asarray(rows, np.int64)))
-        if ordered:
-            out.sort(key=lambda p: p.name)
-        return out, gen_status.get(group.key) or Status()
-
-    def score_placement(self, state, group, assignments):
-        value = score_map.get(group.key, {}).get(assignments.name, 0)
-        return value, score_st.get(group.key, {}).get(assignments.name) or Status()
-
-    return type("FakePlacementPlugin", (Plugin,), {
-        "name": name, "filter": filter_, "reserve": reserve, "unreserve": unreserve,
-        "generate_placements": generate_placements, "score_placement": score_placement, "reserved": set()})
+    """``fakePlacementPlugin`` (:func:`~kschedlab.conformance.podgroup_doubles.fake_placement_plugin`)."""
+    return doubles.fake_placement_plugin(
+        filter_status={k: status(v) for k, v in (filter_status or {}).items()}, generate=generate,
+        generate_status={k: status(v) for k, v in (generate_status or {}).items()}, scores=scores,
+        score_status={k: {p: status(s) for p, s in v.items()} for k, v in (score_status or {}).items()},
+        pod_per_node=pod_per_node, name=name, ordered=ordered)
 
 
 def fake_score_plugin(name: str, scores: dict, score_status: dict | None = None):
-    """A PlacementScore-only ``fakePlacementPlugin`` (``FakeScorePlugin[i]``)."""
-    score_map = {k: dict(v) for k, v in scores.items()}
-    score_st = {k: {p: status(s) for p, s in v.items()} for k, v in (score_status or {}).items()}
-
-    def score_placement(self, state, group, assignments):
-        return (score_map.get(group.key, {}).get(assignments.name, 0),
-                score_st.get(group.key, {}).get(assignments.name) or Status())
-
-    return type("FakeScorePlugin", (Plugin,), {"name": name, "score_placement": score_placement})
+    return doubles.fake_score_plugin(
+        name, scores, {k: {p: status(s) for p, s in v.items()} for k, v in (score_status or {}).items()})
 
 
-def assignment_recorder(name: str = "fake-assignment-recorder"):
-    """``fakeAssignmentRecordingPlugin``: records ``{group key: {placement: {pod name: node}}}``
-    of every PlacementScore call and scores 1."""
-    def score_placement(self, state, group, assignments):
-        type(self).seen.setdefault(group.key, {})[assignments.name] = {
-            pi.name: node for pi, node in assignments.proposed}
-        return 1, Status()
-
-    return type("AssignmentRecorder", (Plugin,), {"name": name, "score_placement": score_placement, "seen": {}})
+assignment_recorder = doubles.assignment_recorder

@@ -15,6 +15,14 @@ crashes (the cause is the diff) or when it is listed as an expected failure but 
 (1, 0)
 >>> run_case({"id": "y", "stage": "filter", "plugin": "NoSuchPlugin"}).diffs
 ["plugin 'NoSuchPlugin' is not known to kschedlab"]
+
+``plugin: scheduler`` and ``plugin: helper`` mark rows of a scheduler function or a helper:
+they go to their stage.
+
+>>> run_case({"id": "z", "stage": "helper:MatchingSchedulingGroup", "plugin": "helper",
+...     "pod": {"metadata": {"name": "a"}}, "pod2": {"metadata": {"name": "b"}},
+...     "expected": {"other": {"result": False}}}).ok
+True
 """
 
 from __future__ import annotations
@@ -29,13 +37,15 @@ from pydantic import ValidationError
 from kschedlab.api.errors import errors_from_validation
 from kschedlab.conformance import dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
 from kschedlab.conformance import node_declared_features
-from kschedlab.conformance import device_taint_eviction
+from kschedlab.conformance import device_taint_eviction, podgroup_cycle
 from kschedlab.conformance import expected_failures as xf
 from kschedlab.conformance.compare import Mismatch
 
 __all__ = ["STAGES", "CaseResult", "Report", "case_files", "run_case", "run_cases", "run_paths"]
 
 UNEXPECTED_PASS = "unexpectedly passed: remove it from the list"
+#: ``plugin`` values naming no plugin: the row tests a scheduler function or a helper
+NOT_PLUGINS = ("scheduler", "helper")
 
 
 @dataclass
@@ -107,7 +117,7 @@ class Report:
 STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
                                **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
                                **node_declared_features.STAGES,
-                               **device_taint_eviction.STAGES}
+                               **device_taint_eviction.STAGES, **podgroup_cycle.STAGES}
 
 
 def _known_plugins() -> set[str]:
@@ -128,7 +138,7 @@ def run_case(case: dict) -> CaseResult:
     stage = STAGES.get(name)
     if stage is None:
         return CaseResult(cid, False, diffs + [f"stage {name!r} is not supported by kschedlab"])
-    if "plugin" in case and case["plugin"] not in _known_plugins():
+    if "plugin" in case and case["plugin"] not in NOT_PLUGINS and case["plugin"] not in _known_plugins():
         return CaseResult(cid, False, diffs + [f"plugin {case['plugin']!r} is not known to kschedlab"])
     try:
         stage(case, diffs)

@@ -35,6 +35,7 @@ from kschedlab.api.podgroup import composite_pod_group_key, pod_group_key
 __all__ = [
     "PodGroupState",
     "pod_group_name",
+    "matching_scheduling_group",
     "pod_group_state",
     "get_pod_group",
     "get_composite_pod_group",
@@ -57,6 +58,20 @@ def pod_group_name(pod) -> str | None:
     """``spec.schedulingGroup.podGroupName`` (None for a pod outside any group)."""
     group = pod.spec.scheduling_group
     return None if group is None else group.pod_group_name
+
+
+def matching_scheduling_group(pod1, pod2) -> bool:
+    """``helper.MatchingSchedulingGroup``: both pods name the same PodGroup, in one namespace.
+
+    >>> from kschedlab.api.core import Pod
+    >>> a, b = (Pod.model_validate({"metadata": {"name": n, "namespace": "t"},
+    ...     "spec": {"schedulingGroup": {"podGroupName": "g"}}}) for n in ("a", "b"))
+    >>> matching_scheduling_group(a, b), matching_scheduling_group(a, Pod.model_validate({"metadata": {"name": "c"}}))
+    (True, False)
+    """
+    return ((pod1.metadata.namespace or "") == (pod2.metadata.namespace or "")
+            and pod1.spec.scheduling_group is not None and pod2.spec.scheduling_group is not None
+            and pod1.spec.scheduling_group.pod_group_name == pod2.spec.scheduling_group.pod_group_name)
 
 
 def _obj_key(namespace: str | None, name: str | None) -> str:

@@ -174,6 +174,8 @@ class GangScheduling(Plugin):
         pod = _pod(pod_info)
         if pod.spec.scheduling_group is None or added.spec.scheduling_group is None:
             return SKIP
+        if not self.composite_enabled:
+            return QUEUE if pgstate.matching_scheduling_group(pod, added) else SKIP
         key = pod_group_key(added.metadata.namespace, pgstate.pod_group_name(added))
         return QUEUE if self._same_hierarchy(pod, key) else SKIP
 

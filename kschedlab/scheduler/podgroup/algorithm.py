@@ -38,7 +38,8 @@ from kschedlab.framework import podgroups as pgstate
 from kschedlab.framework.placement import Placement, PodGroupAssignments
 from kschedlab.framework.podgroups import PodGroupInfo
 
-__all__ = ["PodGroupInfo", "PodResult", "GroupResult", "PodGroupAlgorithm", "placement_fit_error"]
+__all__ = ["PodGroupInfo", "PodResult", "GroupResult", "PodGroupAlgorithm", "placement_fit_error",
+           "proposed_assignments", "successful_leaves"]
 
 GATE_TAS = "TopologyAwareWorkloadScheduling"
 GATE_COMPOSITE = "CompositePodGroup"
@@ -335,9 +336,7 @@ class PodGroupAlgorithm:
             self.log.append({"step": "commit", "key": info.key, "depth": self._depth,
                              "placement": successes[0][0].name})
             return successes[0][0], Status()
-        assignments = [PodGroupAssignments(p, [(pr.pod_info, pr.node) for r in results for pr in r.pods
-                                               if pr.status.is_success() and pr.node])
-                       for p, results in successes]
+        assignments = [proposed_assignments(p, results) for p, results in successes]
         rows, status = self.fw.run_placement_score(CycleState(), info, assignments)
         if not status.is_success():
             return None, status
@@ -403,13 +402,13 @@ class PodGroupAlgorithm:
             root.status = Status.unschedulable(placement_fit_error(root.status.message(), len(placements)))
             results.update(any_subtree)
             return root, _Reverts()
-        scored = [(p, list(_successful_leaves(info, sub))) for p, sub in successes]
+        scored = [(p, list(successful_leaves(info, sub))) for p, sub in successes]
         best, status = self._best(info, scored)
         if not status.is_success():
             results[info.key] = GroupResult(info, status)
             return results[info.key], _Reverts()
         subtree = dict((id(p), sub) for p, sub in successes)[id(best)]
-        reverts, err = self._assume_subtree(list(_successful_leaves(info, subtree)))
+        reverts, err = self._assume_subtree(list(successful_leaves(info, subtree)))
         if err is not None:
             results[info.key] = GroupResult(info, Status.error(f"failed to assume the subtree: {err}"))
             return results[info.key], _Reverts()
@@ -430,13 +429,20 @@ class PodGroupAlgorithm:
         return result, reverts
 
 
-def _successful_leaves(root: PodGroupInfo, results: dict):
+def proposed_assignments(placement: Placement, results: list[GroupResult]) -> PodGroupAssignments:
+    """The ProposedAssignments PlacementScore sees for ``placement``: the placed pods (Success
+    with a node) of ``results``."""
+    return PodGroupAssignments(placement, [(pr.pod_info, pr.node) for r in results for pr in r.pods
+                                           if pr.status.is_success() and pr.node])
+
+
+def successful_leaves(root: PodGroupInfo, results: dict):
     """``successfulLeafResults``: leaf results under successful ancestors only."""
     result = results.get(root.key)
     if result is None or not result.status.is_success():
         return
     for child in root.children:
-        yield from _successful_leaves(child, results)
+        yield from successful_leaves(child, results)
     if result.pods:
         yield result
 

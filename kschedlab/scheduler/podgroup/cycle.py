@@ -57,7 +57,7 @@ from kschedlab.framework import podgroups as pgstate
 from kschedlab.scheduler.podgroup.algorithm import GroupResult, PodGroupAlgorithm, PodGroupInfo, PodResult
 from kschedlab.scheduler.podgroup.cycle_validation import validate_hierarchy
 
-__all__ = ["PodGroupCycleResult", "schedule_pod_group", "reconcile"]
+__all__ = ["PodGroupCycleResult", "schedule_pod_group", "reconcile", "skip_pod_group_pods", "submit_pod_group_result"]
 
 GATE_COMPOSITE = "CompositePodGroup"
 GATE_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
@@ -76,6 +76,8 @@ class PodGroupCycleResult:
     log: list[dict] = field(default_factory=list)
     waiting_on_preemption: bool = False
     post_filter: Status | None = None
+    #: pod results the algorithm itself gave (it may stop early; the cycle fails the rest)
+    algorithm_pod_results: int = 0
 
     @property
     def scheduled(self) -> bool:
@@ -123,7 +125,7 @@ def _now(scheduler) -> datetime:
     return datetime.fromtimestamp(scheduler.clock(), timezone.utc)
 
 
-def _skip_pods(cluster, info: PodGroupInfo) -> None:
+def skip_pod_group_pods(cluster, info: PodGroupInfo) -> None:
     """``skipPodGroupPodSchedule``: pods being deleted or already assumed leave the cycle."""
     rows = cluster.snapshot.pod_row
     for leaf in info.leaves():
@@ -158,15 +160,17 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
                 cond.update_pod_group_condition(leaf.obj, cond.scheduler_error(error), _now(scheduler))
         return out
 
-    _skip_pods(cluster, info)
+    skip_pod_group_pods(cluster, info)
     if not info.queued_pods():
         return PodGroupCycleResult(info, Status())
     fw = scheduler.framework_for(info.queued_pods()[0].pod)
     algorithm = PodGroupAlgorithm(scheduler, fw)
     results = algorithm.run_root(info)
+    evaluated = sum(len(r.pods) for r in results.values())
     _complete(info, results, GroupResult(info, results[info.key].status))
     root_result = results[info.key]
-    out = PodGroupCycleResult(info, root_result.status, results, log=algorithm.log)
+    out = PodGroupCycleResult(info, root_result.status, results, log=algorithm.log,
+                              algorithm_pod_results=evaluated)
 
     if root_result.status.code == Code.Unschedulable and fw.points["podGroupPostFilter"]:
         out.post_filter = _post_filter(scheduler, fw, info, results)
@@ -174,7 +178,7 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
     out.waiting_on_preemption = root_result.waiting_on_preemption
 
     for leaf in info.leaves():
-        _submit(scheduler, fw, leaf, results[leaf.key], out)
+        submit_pod_group_result(scheduler, fw, leaf, results[leaf.key], out)
     return out
 
 
@@ -225,8 +229,9 @@ def _post_filter(scheduler, fw, info: PodGroupInfo, results: dict) -> Status:
     return status
 
 
-def _submit(scheduler, fw, leaf: PodGroupInfo, result: GroupResult, out: PodGroupCycleResult) -> None:
-    """``submitPodGroupResult``: bind or reject each pod, then the group's condition."""
+def submit_pod_group_result(scheduler, fw, leaf: PodGroupInfo, result: GroupResult, out: PodGroupCycleResult) -> None:
+    """``submitPodGroupAlgorithmResult`` for one PodGroup: bind or reject each pod (a rejected
+    pod with a nomination keeps it), then the group's condition."""
     group_status = result.status
     for pr in result.pods:
         pod_info = pr.pod_info

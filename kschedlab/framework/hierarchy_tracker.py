@@ -34,6 +34,8 @@ from kschedlab.api.workloadapi import WORKLOAD_MAX_TREE_DEPTH
 
 __all__ = ["HierarchyTracker", "RootGroupReadiness", "HierarchyDepthError"]
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
 
 class HierarchyDepthError(Exception):
     """A hierarchy deeper than ``WorkloadMaxTreeDepth`` (or a parent cycle)."""
@@ -89,17 +91,17 @@ class HierarchyTracker:
     def for_cluster(cls, cluster, composite_enabled: bool, namespace: str | None = None) -> "HierarchyTracker":
         """A tracker fed with the cluster's groups and member pods (of ``namespace`` only, when
         given): the state the informers would have built."""
-        from kschedlab.framework.podgroups import members
-
         tracker = cls(composite_enabled)
         for kind in ("CompositePodGroup", "PodGroup"):
             for obj in (cluster.objects.get(kind) or {}).values():
                 if namespace is None or (obj.metadata.namespace or "") == namespace:
                     tracker.add_group(obj)
-        for (ns, name) in list(cluster.group_pods):
+        for (ns, _), keys in cluster.group_pods.items():
             if namespace is None or ns == namespace:
-                for pod in members(cluster, ns, name):
-                    tracker.add_pod(pod)
+                for key in keys:
+                    pod = cluster.pods[key]
+                    if pod.status is None or pod.status.phase not in TERMINAL_PHASES:  # the informer's pods
+                        tracker.add_pod(pod)
         return tracker
 
     # -- reads ----------------------------------------------------------------------------------

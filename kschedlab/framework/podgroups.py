@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedlab.api.podgroup import composite_pod_group_key, pod_group_key
+from kschedlab.framework.hierarchy_tracker import TERMINAL_PHASES, HierarchyTracker
 
 __all__ = [
     "PodGroupState",
@@ -50,7 +51,6 @@ __all__ = [
     "TERMINAL_PHASES",
 ]
 
-TERMINAL_PHASES = ("Succeeded", "Failed")
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 
@@ -210,9 +210,7 @@ def ready_children_count(cluster, key: str) -> int:
     return _tracker(cluster, key).ready_children_count(key)
 
 
-def _tracker(cluster, key: str):
-    from kschedlab.framework.hierarchy_tracker import HierarchyTracker
-
+def _tracker(cluster, key: str) -> HierarchyTracker:
     return HierarchyTracker.for_cluster(cluster, composite_enabled=True, namespace=parse_key(key)[1])
 
 

@@ -115,7 +115,25 @@ def _print_table(run, explain: bool, out) -> None:
             print(f"PostFilter: nominated {node}, preempting {', '.join(record.victims)}", file=out)
 
 
+def pod_group_line(group: dict) -> str:
+    """One PodGroup / CompositePodGroup of ``describe_pod_groups`` as a line of the table output.
+
+    >>> pod_group_line({"kind": "PodGroup", "metadata": {"name": "pg", "namespace": "ns"},
+    ...     "status": {"conditions": [{"type": "PodGroupInitiallyScheduled", "status": "False",
+    ...     "reason": "Unschedulable", "message": "minCount (3) cannot be satisfied"}]}})
+    'podgroup ns/pg: PodGroupInitiallyScheduled=False (Unschedulable: minCount (3) cannot be satisfied)'
+    """
+    meta = group.get("metadata") or {}
+    name = f"{meta['namespace']}/{meta.get('name', '')}" if meta.get("namespace") else meta.get("name", "")
+    conditions = []
+    for c in (group.get("status") or {}).get("conditions") or []:
+        why = ": ".join(x for x in (c.get("reason"), c.get("message")) if x)
+        conditions.append(f"{c.get('type')}={c.get('status')}" + (f" ({why})" if why else ""))
+    return f"{group.get('kind', '').lower()} {name}: {', '.join(conditions) or 'no conditions'}"
+
+
 def _schedule(args, paths: list[str]) -> int:
+    from kschedlab.framework.podgroups import describe_pod_groups
     from kschedlab.scheduler import Scheduler
 
     out = sys.stdout
@@ -135,6 +153,9 @@ def _schedule(args, paths: list[str]) -> int:
         from kschedlab.dra.resourceclaim_controller import describe_claims
 
         claims = doc["resourceClaims"] = describe_claims(cluster)
+    groups = describe_pod_groups(cluster)
+    if groups:
+        doc["podGroups"] = groups
     if args.output == "json":
         json.dump(doc, out, indent=2)
         print(file=out)
@@ -146,6 +167,8 @@ def _schedule(args, paths: list[str]) -> int:
             devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
             users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
             print(f"claim {c['claim']}: {devices}{users}", file=out)
+        for g in groups:
+            print(pod_group_line(g), file=out)
     if args.report:
         from pathlib import Path
 

@@ -399,3 +399,64 @@ def test_simulate_with_every_pod_prebound_says_so(capsys):
     out = capsys.readouterr().out
     assert out.startswith("no pod went through the scheduler (every pod was bound in the manifests)\n")
     assert "Empty DataFrame" not in out and "OOMKilled" in out
+
+
+GANG_TOO_BIG = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: train, namespace: ml}
+spec: {schedulingPolicy: {gang: {minCount: 3}}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: serve, namespace: ml}
+spec: {schedulingPolicy: {gang: {minCount: 1}}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ml}}
+spec:
+  schedulingGroup: {{podGroupName: {group}}}
+  containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]
+""" for name, group in (("w0", "train"), ("w1", "train"), ("w2", "train"), ("s0", "serve")))
+
+
+def test_schedule_shows_each_pod_groups_status_as_kubectl_would(tmp_path, capsys):
+    f = tmp_path / "gangs.yaml"
+    f.write_text(GANG_TOO_BIG)
+    args = ["schedule", str(f), "--feature-gates", "GenericWorkload=true"]
+    assert main([*args, "-o", "json"]) == 0
+    groups = {g["metadata"]["name"]: g for g in json.loads(capsys.readouterr().out)["podGroups"]}
+    assert sorted(groups) == ["serve", "train"]
+    assert groups["train"]["apiVersion"] == "scheduling.k8s.io/v1beta1" and groups["train"]["kind"] == "PodGroup"
+    assert groups["train"]["spec"]["schedulingPolicy"] == {"gang": {"minCount": 3}}
+    (cond,) = groups["train"]["status"]["conditions"]
+    assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "False", "Unschedulable")
+    assert cond["message"].startswith("minCount (3) cannot be satisfied")
+    (cond,) = groups["serve"]["status"]["conditions"]
+    assert (cond["type"], cond["status"], cond["reason"]) == ("PodGroupInitiallyScheduled", "True", "Scheduled")
+    assert main([*args, "-o", "yaml"]) == 0
+    import yaml
+
+    doc = yaml.safe_load(capsys.readouterr().out)
+    assert [g["status"]["conditions"][0]["status"] for g in doc["podGroups"]] == ["True", "False"]  # ml/serve, ml/train
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "podgroup ml/serve: PodGroupInitiallyScheduled=True (Scheduled)" in out
+    assert "podgroup ml/train: PodGroupInitiallyScheduled=False (Unschedulable: minCount (3) cannot be satisfied" in out
+    report = tmp_path / "r.html"
+    assert main([*args, "--report", str(report)]) == 0
+    text = report.read_text()
+    assert "<h2>Pod groups</h2>" in text and "kubectl get podgroups,compositepodgroups -o yaml" in text
+    assert re.search(r'<td class="nowrap">ml/train</td><td class="nowrap">PodGroupInitiallyScheduled</td>'
+                     r'<td class="fail">False</td><td class="nowrap">Unschedulable</td>', text)
+
+
+def test_schedule_without_pod_groups_has_no_pod_group_key(capsys):
+    assert main(["schedule", str(PREEMPTION), "-o", "json"]) == 0
+    assert "podGroups" not in json.loads(capsys.readouterr().out)

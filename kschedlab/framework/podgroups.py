@@ -47,6 +47,7 @@ __all__ = [
     "group_ready",
     "ready_children_count",
     "get_pod_group_states",
+    "describe_pod_groups",
     "children",
     "TERMINAL_PHASES",
 ]
@@ -307,6 +308,37 @@ class PodGroupInfo:
         infos = [cluster.pod_infos[k] for k in keys]
         infos.sort(key=lambda pi: -(pi.pod.spec.priority or 0))  # stable: first seen first within a priority
         return cls(key, obj, pods=infos)
+
+
+def _pruned(value):
+    """``value`` without empty lists, maps and nulls (as the API server serializes ``omitempty``)."""
+    if isinstance(value, dict):
+        out = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v not in (None, [], {})}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def describe_pod_groups(cluster) -> list[dict]:
+    """Every PodGroup and CompositePodGroup as ``kubectl get podgroup -o yaml`` shows it:
+    apiVersion, kind, metadata, spec and status with its conditions
+    (``PodGroupInitiallyScheduled`` ...), CompositePodGroups first, each kind by namespace/name.
+
+    >>> from kschedlab.cluster import Cluster
+    >>> from kschedlab.api.podgroup import PodGroup
+    >>> c = Cluster([PodGroup.model_validate({"metadata": {"name": "pg", "namespace": "ns"},
+    ...     "spec": {"schedulingPolicy": {"basic": {}}}, "status": {"conditions": [{"type": "PodGroupInitiallyScheduled",
+    ...     "status": "True", "reason": "Scheduled", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})])
+    >>> describe_pod_groups(c)[0]["status"]
+    {'conditions': [{'type': 'PodGroupInitiallyScheduled', 'status': 'True', 'lastTransitionTime': '2026-01-01T00:00:00Z', 'reason': 'Scheduled'}]}
+    """
+    out = []
+    for kind in ("CompositePodGroup", "PodGroup"):
+        objects = cluster.objects.get(kind) or {}
+        for key in sorted(objects):
+            out.append(_pruned(objects[key].model_dump(by_alias=True, exclude_none=True, mode="json")))
+    return out
 
 
 def pod_priority(pod) -> int:

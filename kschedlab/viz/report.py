@@ -66,6 +66,33 @@ def _results_table(results) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
+def _pod_groups_section(cluster) -> str:
+    """Every PodGroup and CompositePodGroup: its conditions in a table, and the object as
+    ``kubectl get podgroup -o yaml`` shows it (the empty string when the cluster has none)."""
+    import yaml
+
+    from kschedlab.framework.podgroups import describe_pod_groups
+
+    groups = describe_pod_groups(cluster)
+    if not groups:
+        return ""
+    rows, docs = [], []
+    for g in groups:
+        meta = g.get("metadata") or {}
+        name = f"{meta['namespace']}/{meta.get('name', '')}" if meta.get("namespace") else meta.get("name", "")
+        for c in (g.get("status") or {}).get("conditions") or [{}]:
+            cls = {"True": "ok", "False": "fail"}.get(c.get("status"), "")
+            rows.append(f'<tr><td class="nowrap">{esc(g.get("kind", ""))}</td><td class="nowrap">{esc(name)}</td>'
+                        f'<td class="nowrap">{esc(c.get("type", "—"))}</td>'
+                        f'<td class="{cls}">{esc(c.get("status", "—"))}</td>'
+                        f'<td class="nowrap">{esc(c.get("reason", ""))}</td><td>{esc(c.get("message", ""))}</td></tr>')
+        docs.append(yaml.safe_dump(g, sort_keys=False))
+    head = "".join(f"<th>{h}</th>" for h in ("kind", "group", "condition", "status", "reason", "message"))
+    return ("<h2>Pod groups</h2>" + f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table><details><summary>kubectl get podgroups,compositepodgroups -o yaml</summary><pre>"
+            + esc("---\n".join(docs)) + "</pre></details>")
+
+
 def _run_table(run, anchors: dict[str, int]) -> str:
     """Every pod of a :class:`~kschedlab.scheduler.result.RunResult`: kubectl STATUS, node,
     nominated node, attempts, the last attempt's status code and what happened."""
@@ -186,7 +213,7 @@ def render_report(cluster, results: Iterable, title: str = "kschedlab report") -
         f"<h1>{esc(title)}</h1>",
         f'<p class="note">{scheduled} of {len(results)} pods scheduled on {len(cluster.snapshot.index)} nodes'
         f'{esc(attempts)}.</p>',
-        "<h2>Results</h2>", table,
+        "<h2>Results</h2>", table, _pod_groups_section(cluster),
         "<h2>Cluster</h2>", _figure_div(node_utilization(cluster), "kschedlab-utilization"),
         _figure_div(cluster_picture(cluster), "kschedlab-cluster"),
     ]
@@ -201,7 +228,8 @@ def render_report(cluster, results: Iterable, title: str = "kschedlab report") -
 def write_report(path, cluster, results: Iterable, title: str = "kschedlab report") -> Path:
     """Write one self-contained HTML report and return its path.
 
-    A results table (pod, kubectl status, node, nominated node, attempts, message), the node utilization and
+    A results table (pod, kubectl status, node, nominated node, attempts, message), the pod groups'
+    conditions and objects (when there are any), the node utilization and
     cluster figures, then per pod its explain() table, filter outcome and
     score breakdown.  Works offline (plotly.js is inlined once).
     """

@@ -12,7 +12,8 @@ the code is ours. :func:`registry_and_profile` builds them from a case's ``fakeP
   nothing evaluated, the index pinned per placement) after e members were evaluated; no entry
   means Success; a code answers "injected placementFeasible status".
 * ``FakePlacementPlugin`` (:func:`fake_placement_plugin`): PlacementGenerate per group key, cut
-  to the parent placement, empty ones dropped (sorted by name: upstream's ordered wrapper);
+  to the parent placement, empty ones dropped (sorted by name in upstream's ordered wrapper,
+  registered under ``orderedGenerateWrapperName`` at PlacementGenerate);
   PlacementScore from a table (0 when absent); Filter per node; ``pod_per_node``: a reserved
   node fails Filter "<node> is already reserved".
 * ``FakeScorePlugin[i]`` (:func:`fake_score_plugin`) and ``fake-assignment-recorder``
@@ -209,12 +210,13 @@ def _fake(spec: dict):
     if name == "GangScheduling":
         return fake_placement_feasible([[s if isinstance(s, str) else case_status(s) for s in seq]
                                         for seq in spec.get("placementFeasibleSequences") or []])
-    if name == "FakePlacementPlugin":
+    if name == "FakePlacementPlugin" or spec.get("double") == "FakePlacementPlugin":
         return fake_placement_plugin(
             filter_status=_statuses(spec.get("filterStatusByNode")), generate=spec.get("generatePlacements"),
             generate_status=_statuses(spec.get("generateStatus")), scores=spec.get("scorePlacements"),
             score_status={k: _statuses(v) for k, v in (spec.get("scoreStatus") or {}).items()},
-            pod_per_node=bool(spec.get("podPerNode")), ordered=bool(spec.get("orderedGenerateWrapperName", True)))
+            pod_per_node=bool(spec.get("podPerNode")), ordered=bool(spec.get("orderedGenerateWrapperName")),
+            name=name)
     raise KeyError(f"fakePlugins: no test double named {name!r}")
 
 
@@ -231,8 +233,11 @@ def registry_and_profile(case: dict, scheduler_name: str = "test-scheduler") -> 
     points: dict[str, list[str]] = {}
     for spec in case.get("fakePlugins") or []:
         registry[spec["name"]] = _fake(spec)
+        wrapper = spec.get("orderedGenerateWrapperName")
+        if wrapper:  # upstream's orderedPlacementPlugin: the fake's PlacementGenerate, sorted, under its own name
+            registry[wrapper] = _fake(dict(spec, name=wrapper, double="FakePlacementPlugin"))
         for point in spec.get("extensionPoints") or []:
-            points.setdefault(point, []).append(spec["name"])
+            points.setdefault(point, []).append(wrapper if wrapper and point == "placementGenerate" else spec["name"])
     real = in_tree_registry()
     for name in case.get("realPlugins") or []:
         for point in EXTENSION_POINTS:

@@ -19,7 +19,8 @@ hierarchy — would go, worked out on the snapshot and fully rolled back afterwa
   cannot be met; feasible candidates are scored over the combined leaf assignments.
 * the root: a Success with no pod newly placed becomes "no pods were schedulable".
 
-Every step is logged in :attr:`PodGroupAlgorithm.log` (the search tree the notebooks draw).
+Every step is logged in :attr:`PodGroupAlgorithm.log` (the search tree the notebooks draw); the
+placements generated and evaluated are counted in :attr:`PodGroupAlgorithm.metrics`.
 """
 
 from __future__ import annotations
@@ -109,6 +110,10 @@ class PodGroupAlgorithm:
         self.snapshot = scheduler.cluster.snapshot
         self.gates = scheduler.gates
         self.log: list[dict] = []
+        #: upstream's placement metrics: ``scheduler_generated_placements_total`` and
+        #: ``scheduler_placement_evaluations_total`` by result (an evaluation ending in Error
+        #: counts in neither)
+        self.metrics = {"generatedPlacements": 0, "feasibleEvaluations": 0, "infeasibleEvaluations": 0}
         self._all_nodes = self._placement = Placement.all_nodes(self.snapshot)
         self._depth = 0
         self._root_kind = "PodGroup"
@@ -246,6 +251,8 @@ class PodGroupAlgorithm:
         """PlacementGenerate inside the current placement; a candidate's nodes are put in
         snapshot order (the order pods walk them in) once here, not for every pod."""
         placements, status = self.fw.run_placement_generate(CycleState(), info, self._placement)
+        if status.is_success():
+            self.metrics["generatedPlacements"] += len(placements)
         order = self.snapshot.order
         return [p if p is self._placement else Placement(p.name, order[np.isin(order, p.rows)])
                 for p in placements], status
@@ -308,7 +315,12 @@ class PodGroupAlgorithm:
             result, reverts = self._default(info, CycleState())
             self._revert(info, reverts)
         result.placement = placement
+        self._count_evaluation(result.status)
         return result
+
+    def _count_evaluation(self, status: Status) -> None:
+        if status.code != Code.Error:
+            self.metrics["feasibleEvaluations" if status.is_success() else "infeasibleEvaluations"] += 1
 
     def _nominated_placement(self, placements: list[Placement], info: PodGroupInfo) -> Placement | None:
         """The one placement holding the pods' nominated nodes (None when none or several do, and
@@ -391,6 +403,7 @@ class PodGroupAlgorithm:
                 result, reverts = self._composite_default(info, subtree)
                 self._revert(info, reverts)
             result.placement = placement
+            self._count_evaluation(result.status)
             if result.status.code == Code.Error:
                 results.update(subtree)
                 return result, _Reverts()

@@ -32,6 +32,7 @@ TOPO = f"{REPO} {PLUGINS}/topologyaware/topology_placement_test.go@0c6b883a36a4f
 ALGO_COPY = f"{REPO} pkg/scheduler/algorithm_podgroup_test.go@(stored copy id 61833729451)"
 CYCLE_COPY = f"{REPO} pkg/scheduler/schedule_one_podgroup_test.go@(stored copy id 55634420285)"
 NS = "default"
+PG_KEY = "podgroup/default/pg"
 
 
 def _load(name: str, path: Path):
@@ -481,6 +482,7 @@ def schedule_one() -> list[dict]:
 
 
 # -- the algorithm --------------------------------------------------------------------------------------
+ORDERED = "FakePlacementPlugin_Ordered"  # upstream's orderedPlacementPlugin name
 _ALGO_SRC = ALGO.ALGO.replace(" @", "@").replace(" (stored copy id 70228345290)", "")
 
 
@@ -504,7 +506,7 @@ def algorithm() -> list[dict]:
     return out
 
 
-def _placement_fakes(plugin: dict, feasible, reserve: bool = False) -> list[dict]:
+def _placement_fakes(plugin: dict, feasible, reserve: bool = False, wrapper: str | None = ORDERED) -> list[dict]:
     spec = {"name": "FakePlacementPlugin",
             "extensionPoints": ["filter", "placementGenerate", "placementScore"] + (["reserve"] if reserve else [])}
     if plugin.get("generate"):
@@ -519,7 +521,8 @@ def _placement_fakes(plugin: dict, feasible, reserve: bool = False) -> list[dict
         spec["filterStatusByNode"] = {k: st(v) for k, v in plugin["filter_status"].items()}
     if plugin.get("pod_per_node"):
         spec["podPerNode"] = True
-    spec["orderedGenerateWrapperName"] = plugin.get("ordered", True)
+    if wrapper and plugin.get("ordered", True):
+        spec["orderedGenerateWrapperName"] = wrapper
     return [spec, {"name": "GangScheduling", "extensionPoints": ["placementFeasible"],
                    "placementFeasibleSequences": feasible or []}]
 
@@ -536,21 +539,73 @@ def _pods(rows) -> list[dict]:
     return [{"pod": p, "suggestedHost": n or "", "status": {"code": c, "message": m}} for p, n, c, m in rows]
 
 
+def _upstream_placement_rows() -> list[tuple]:
+    """TestPodGroupSchedulingPlacementAlgorithm as upstream writes it (schedule_one_podgroup_test.go,
+    stored copy 55634420285): (name, plugin, feasible, status, pod results, metrics)."""
+    gen2 = {PG_KEY: {"placement1": ["node1"], "placement2": ["node2"]}}
+    infeasible = {"code": "Unschedulable",
+                  "message": "0/2 placements are available, first placement status: injected placementFeasible status"}
+    ok_on = lambda node: {"pod": "foo", "suggestedHost": node, "evaluatedNodes": 1, "feasibleNodes": 1,  # noqa: E731
+                          "status": {"code": "Success"}}
+    err = {"code": "Error", "message": "error for test"}
+    return [
+        ("respects higher score of placement1", dict(generate=gen2, scores={PG_KEY: {"placement1": 2, "placement2": 1}}),
+         None, {"code": "Success"}, [ok_on("node1")], (2, 2, 0)),
+        ("respects higher score of placement2", dict(generate=gen2, scores={PG_KEY: {"placement1": 1, "placement2": 2}}),
+         None, {"code": "Success"}, [ok_on("node2")], (2, 2, 0)),
+        ("when no placements are generated, returns unschedulable", dict(generate={}), None,
+         {"code": "Unschedulable", "message": "no feasible placements found", "plugin": ORDERED}, [], (0, 0, 0)),
+        ("when all placements are infeasible, returns unschedulable",
+         dict(generate=gen2, scores={PG_KEY: {"placement1": 1, "placement2": 2}},
+              filter_status={"node1": "Unschedulable", "node2": "Unschedulable"}),
+         [["Wait", "Unschedulable"], ["Wait", "Unschedulable"]], infeasible,
+         [{"pod": "foo", "suggestedHost": "", "evaluatedNodes": 0, "feasibleNodes": 0,
+           "status": {"code": "Unschedulable", "message": "0/1 nodes are available:"}}], (2, 0, 2)),
+        ("when all placements are infeasible, but pods are feasible, returns unschedulable",
+         dict(generate=gen2, scores={PG_KEY: {"placement1": 1, "placement2": 2}},
+              filter_status={"node1": None, "node2": None}),
+         [["Wait", "Unschedulable"], ["Wait", "Unschedulable"]], infeasible, [ok_on("node1")], (2, 0, 2)),
+        ("filters out infeasible placements",
+         dict(generate=gen2, scores={PG_KEY: {"placement1": 1}}, filter_status={"node2": "Unschedulable"}),
+         [["Wait", "Success"], ["Wait", "Unschedulable"]], {"code": "Success"}, [ok_on("node1")], (2, 1, 1)),
+        ("filters out infeasible placements with feasible pods",
+         dict(generate=gen2, scores={PG_KEY: {"placement1": 1, "placement2": 2}}, filter_status={"node2": None}),
+         [["Wait", "Success"], ["Wait", "Unschedulable"]], {"code": "Success"}, [ok_on("node1")], (2, 1, 1)),
+        ("when generate plugin fails, returns error", dict(generate_status={PG_KEY: ("Error", "error for test")}),
+         None, dict(err, plugin="FakePlacementPlugin"), [], (0, 0, 0)),
+        ("when score plugin fails, returns error",
+         dict(generate=gen2, scores={PG_KEY: {"placement1": 1}},
+              score_status={PG_KEY: {"placement2": ("Error", "error for test")}}), None,
+         {"code": "Error", "plugin": "FakePlacementPlugin",
+          "message": 'running PlacementScore plugins: plugin "FakePlacementPlugin" failed with: error for test'},
+         [], (2, 2, 0)),
+        ("when a placement evaluation errors, returns error",
+         dict(generate={PG_KEY: {"placement1": ["node1"]}}, scores={PG_KEY: {"placement1": 1}},
+              filter_status={"node1": ("Error", "error for test")}), None,
+         {"code": "Error", "message": 'failed to schedule other pod from a pod group: running "FakePlacementPlugin" '
+                                      "filter plugin: error for test"},
+         [{"pod": "foo", "suggestedHost": "",
+           "status": {"code": "Error", "message": 'running "FakePlacementPlugin" filter plugin: error for test'}}],
+         (1, 0, 0)),
+    ]
+
+
 def placement_algorithm() -> list[dict]:
     out = []
-    pg_key = ALGO.PG
-    for row in ALGO.PLACEMENT_ALGO_ROWS:
-        want = {pg_key: {"status": _status(row["status"], row.get("status_plugin")), "podResults": _pods(row["pods"])}}
-        for r in want[pg_key]["podResults"]:
-            if r["status"]["code"] == "Success":  # upstream: EvaluatedNodes 1, FeasibleNodes 1
-                r.update(evaluatedNodes=1, feasibleNodes=1)
-        out.append(case("placement-algorithm", row["name"],
-                        f"{_ALGO_SRC} :: TestPodGroupSchedulingPlacementAlgorithm", "podgroup-placement-algorithm",
-                        "scheduler", featureGates=_gates(True, row["cpg"]),
-                        nodes=[kit.node("node1"), kit.node("node2")], podGroups=[kit.pod_group("pg")],
-                        pendingPods=[kit.pod("foo", "pg")], target=pg_key,
-                        fakePlugins=_placement_fakes(row["plugin"], row["feasible"]), expected={"other": {"results": want}},
-                        notes="the placement metrics upstream also asserts are not modelled (SKIPPED-placement_algorithm.md)"))
+    for cpg_enabled in (False, True):
+        for name, plugin, feasible, status, pods, (generated, feasible_n, infeasible_n) in _upstream_placement_rows():
+            want = {PG_KEY: {"status": status, "podResults": pods}}
+            metrics = {"generatedPlacements": generated, "feasibleEvaluations": feasible_n,
+                       "infeasibleEvaluations": infeasible_n}
+            out.append(case("placement-algorithm", f"{name} (CompositePodGroup={str(cpg_enabled).lower()})",
+                            f"{CYCLE_COPY} :: TestPodGroupSchedulingPlacementAlgorithm", "podgroup-placement-algorithm",
+                            "scheduler", featureGates=_gates(True, cpg_enabled),
+                            nodes=[kit.node("node1"), kit.node("node2")], podGroups=[kit.pod_group("pg")],
+                            pendingPods=[kit.pod("foo", "pg")], target=PG_KEY,
+                            fakePlugins=_placement_fakes(plugin, feasible),
+                            expected={"other": {"results": want, "metrics": metrics}},
+                            notes="the placement evaluation duration histogram upstream also samples is not "
+                                  "modelled; its sample counts equal the evaluation counters"))
     for row in ALGO.CPG_ALGO_ROWS:
         want = {k: {"status": {"code": c, "message": m}, "podResults": _pods(p)} for k, (c, m, p) in row["expected"].items()}
         objs = [kit.composite("cpg"), kit.pod_group("pg1", parent="cpg"), kit.pod_group("pg2", parent="cpg")]

@@ -16,8 +16,7 @@ the code is ours. :func:`registry_and_profile` builds them from a case's ``fakeP
   registered under ``orderedGenerateWrapperName`` at PlacementGenerate);
   PlacementScore from a table (0 when absent); Filter per node; ``pod_per_node``: a reserved
   node fails Filter "<node> is already reserved".
-* ``FakeScorePlugin[i]`` (:func:`fake_score_plugin`) and ``fake-assignment-recorder``
-  (:func:`assignment_recorder`): PlacementScore only.
+* ``FakeScorePlugin[i]`` (:func:`fake_score_plugin`): PlacementScore only.
 
 >>> Fake = fake_pod_group_plugin({"p1": Status()})
 >>> Fake.name, Fake.calls
@@ -36,7 +35,7 @@ from kschedlab.framework.status import Code, Status
 
 __all__ = ["DEFAULT_FAKE_FILTER_FAILURE", "DEFAULT_FAKE_PG_POST_FILTER_FAILURE", "INJECTED_FEASIBLE",
            "fake_pod_group_plugin", "fake_placement_feasible", "fake_placement_plugin", "fake_score_plugin",
-           "assignment_recorder", "case_status", "registry_and_profile"]
+           "case_status", "registry_and_profile"]
 
 DEFAULT_FAKE_FILTER_FAILURE = "default fake filter failure"
 DEFAULT_FAKE_POST_FILTER_FAILURE = "default fake postfilter failure"
@@ -178,17 +177,6 @@ def fake_score_plugin(name: str, scores: dict, score_status: dict | None = None)
                 score_st.get(group.key, {}).get(assignments.name) or Status())
 
     return type("FakeScorePlugin", (Plugin,), {"name": name, "score_placement": score_placement})
-
-
-def assignment_recorder(name: str = "fake-assignment-recorder"):
-    """``fakeAssignmentRecordingPlugin``: records ``{group key: {placement: {pod name: node}}}``
-    of every PlacementScore call and scores 1."""
-    def score_placement(self, state, group, assignments):
-        type(self).seen.setdefault(group.key, {})[assignments.name] = {
-            pi.name: node for pi, node in assignments.proposed}
-        return 1, Status()
-
-    return type("AssignmentRecorder", (Plugin,), {"name": name, "score_placement": score_placement, "seen": {}})
 
 
 def _statuses(table: dict | None) -> dict:

@@ -214,5 +214,3 @@ def fake_score_plugin(name: str, scores: dict, score_status: dict | None = None)
     return doubles.fake_score_plugin(
         name, scores, {k: {p: status(s) for p, s in v.items()} for k, v in (score_status or {}).items()})
 
-
-assignment_recorder = doubles.assignment_recorder

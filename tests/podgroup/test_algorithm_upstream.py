@@ -92,68 +92,15 @@ def test_pod_group_scheduling_algorithm(row, pgkit):
 
 
 # ---------------------------------------------------------------------------------------------
-# TestPodGroupSchedulingPlacementAlgorithm: one pod "foo", nodes node1/node2, the placement fake
-# generating placement1={node1}, placement2={node2} (sorted by name, as the test's wrapper does).
+# Placements of the rows below: placement1={node1}, placement2={node2}. (TestPodGroupSchedulingPlacementAlgorithm
+# itself is ported as tests/conformance/podgroup_cycle/placement_algorithm.json.)
 # ---------------------------------------------------------------------------------------------
 _GEN2 = {PG: {"placement1": ["node1"], "placement2": ["node2"]}}
-_PLACEMENT_ALGO = [
-    dict(name="respects higher score of placement1",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 2, "placement2": 1}}), feasible=None,
-         status=("Success", ""), pods=[("foo", "node1", "Success", "")]),
-    dict(name="respects higher score of placement2",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 1, "placement2": 2}}), feasible=None,
-         status=("Success", ""), pods=[("foo", "node2", "Success", "")]),
-    dict(name="when no placements are generated, returns unschedulable", plugin=dict(generate={}), feasible=None,
-         status=("Unschedulable", "no feasible placements found"), status_plugin="FakePlacementPlugin", pods=[]),
-    dict(name="when all placements are infeasible, returns unschedulable",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 1, "placement2": 2}},
-                     filter_status={"node1": "Unschedulable", "node2": "Unschedulable"}),
-         feasible=[["Wait", "Unschedulable"], ["Wait", "Unschedulable"]],
-         status=("Unschedulable", "0/2 placements are available, first placement status: "
-                                  "injected placementFeasible status"),
-         pods=[("foo", None, "Unschedulable", "0/1 nodes are available:")]),
-    dict(name="when all placements are infeasible, but pods are feasible, returns unschedulable",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 1, "placement2": 2}},
-                     filter_status={"node1": None, "node2": None}),
-         feasible=[["Wait", "Unschedulable"], ["Wait", "Unschedulable"]],
-         status=("Unschedulable", "0/2 placements are available, first placement status: "
-                                  "injected placementFeasible status"),
-         pods=[("foo", "node1", "Success", "")]),
-    dict(name="filters out infeasible placements",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 1}}, filter_status={"node2": "Unschedulable"}),
-         feasible=[["Wait", "Success"], ["Wait", "Unschedulable"]],
-         status=("Success", ""), pods=[("foo", "node1", "Success", "")]),
-    dict(name="filters out infeasible placements with feasible pods",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 1, "placement2": 2}}, filter_status={"node2": None}),
-         feasible=[["Wait", "Success"], ["Wait", "Unschedulable"]],
-         status=("Success", ""), pods=[("foo", "node1", "Success", "")]),
-    dict(name="when generate plugin fails, returns error",
-         plugin=dict(generate_status={PG: ("Error", "error for test")}), feasible=None,
-         status=("Error", "error for test"), pods=[]),
-    dict(name="when score plugin fails, returns error",
-         plugin=dict(generate=_GEN2, scores={PG: {"placement1": 1}},
-                     score_status={PG: {"placement2": ("Error", "error for test")}}), feasible=None,
-         status=("Error", 'running PlacementScore plugins: plugin "FakePlacementPlugin" failed with: error for test'),
-         pods=[]),
-    dict(name="when a placement evaluation errors, returns error",
-         plugin=dict(generate={PG: {"placement1": ["node1"]}}, scores={PG: {"placement1": 1}},
-                     filter_status={"node1": ("Error", "error for test")}), feasible=None,
-         status=("Error", 'failed to schedule other pod from a pod group: running "FakePlacementPlugin" '
-                          "filter plugin: error for test"),
-         pods=[("foo", None, "Error", 'running "FakePlacementPlugin" filter plugin: error for test')]),
-]
 
 
 def _xfail_param(row, ids_key="name"):
     marks = [pytest.mark.xfail(strict=True, reason=row["xfail"])] if row.get("xfail") else []
     return pytest.param(row, id=row[ids_key], marks=marks)
-
-
-PLACEMENT_ALGO_ROWS = [
-    dict(row, name=f"{row['name']} (CompositePodGroup={cpg})", cpg=cpg,
-         source=f"{ALGO} TestPodGroupSchedulingPlacementAlgorithm")
-    for cpg in (False, True) for row in _PLACEMENT_ALGO
-]
 
 
 def _placement_sched(pgkit, c, plugin, feasible, gates, *, reserve=False, extra_registry=None, extra_points=None):
@@ -170,24 +117,6 @@ def _placement_sched(pgkit, c, plugin, feasible, gates, *, reserve=False, extra_
 
 def _pod_rows(result):
     return [(pr.pod_info.name, pr.node, pr.status.code.name, pr.status.message()) for pr in result.pods]
-
-
-@pytest.mark.parametrize("row", [_xfail_param(r) for r in PLACEMENT_ALGO_ROWS])
-def test_pod_group_scheduling_placement_algorithm(row, pgkit):
-    c = pgkit.cluster([pgkit.node("node1"), pgkit.node("node2"), pgkit.pod_group("pg"),
-                       pgkit.pod("foo", "pg", scheduler="test-scheduler")])
-    gates = dict(pgkit.GATES_TAS, CompositePodGroup=row["cpg"])
-    sched = _placement_sched(pgkit, c, row["plugin"], row["feasible"], gates)
-    results, _ = pgkit.run_algorithm(sched, PG)
-    result = results[PG]
-    assert pgkit.status_of(result.status) == row["status"]
-    if result.status.code.name != "Error":  # upstream compares the plugin of non-error statuses too
-        assert result.status.plugin == row.get("status_plugin")
-    assert _pod_rows(result) == row["pods"]
-    for pr in result.pods:
-        if pr.status.is_success():  # upstream: EvaluatedNodes 1, FeasibleNodes 1
-            assert (pr.trace.evaluated_nodes, pr.trace.feasible_nodes) == (1, 1)
-    assert c.snapshot.pod_row == {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,83 +390,6 @@ def test_cpg_scheduling_placement_algorithm_scoring(row, pgkit):
     results, _ = pgkit.run_algorithm(sched, CPG)
     hosts = {pr.pod_info.name: pr.node for r in results.values() for pr in r.pods}
     assert hosts == row["expect"]
-
-
-# ---------------------------------------------------------------------------------------------
-# TestScorePlacementPodGroupAssignments: the assignments PlacementScore sees for a
-# CompositePodGroup are the placed pods of successful leaves under successful ancestors only.
-# Upstream feeds synthetic per-placement results to findBestCompositePodGroupPlacement; here the
-# same shapes come out of a run. The root generates placement1={node1,node2} and
-# placement2={node3,node4}; every group below keeps its parent's placement (so only the root's
-# candidates are scored, by the recorder); each pod may only go to the nodes listed for it; a
-# group listed in ``fail_when`` is rejected by PlacementFeasible, once all its children were
-# evaluated, while the named node holds a pod (that is: inside root placement1).
-# ---------------------------------------------------------------------------------------------
-ASSIGNMENT_ROWS = [
-    dict(name="flat composite pod group with all successful leaves",
-         tree={"cpg": ["pg1", "pg2"]}, pods={"pg1": ["p1"], "pg2": ["p2"]},
-         allowed={"p1": ["node1", "node3"], "p2": ["node2", "node4"]}, fail_when={},
-         expected={"placement1": {"p1": "node1", "p2": "node2"}, "placement2": {"p1": "node3", "p2": "node4"}}),
-    dict(name="multi-level tree where an intermediate subtree fails",
-         tree={"cpg": ["mid1", "mid2"], "mid1": ["pg1"], "mid2": ["pg2"]}, pods={"pg1": ["p1"], "pg2": ["p2"]},
-         allowed={"p1": ["node1", "node3"], "p2": ["node2", "node4"]},
-         fail_when={"compositepodgroup/default/mid2": "node1"},
-         expected={"placement1": {"p1": "node1"}, "placement2": {"p1": "node3", "p2": "node4"}}),
-    dict(name="leaf pod group with some failed or unassigned pods",
-         tree={"cpg": ["pg1", "pg3"]}, pods={"pg1": ["p1"], "pg3": ["p3", "p4"]},
-         allowed={"p1": ["node1", "node3"], "p3": ["node2"], "p4": ["node4"]}, fail_when={},
-         expected={"placement1": {"p1": "node1", "p3": "node2"}, "placement2": {"p1": "node3", "p4": "node4"}}),
-]
-for _r in ASSIGNMENT_ROWS:
-    _r["source"] = f"{ALGO} TestScorePlacementPodGroupAssignments"
-
-
-@pytest.mark.parametrize("row", ASSIGNMENT_ROWS, ids=_ids(ASSIGNMENT_ROWS))
-def test_score_placement_pod_group_assignments(row, pgkit):
-    import numpy as np
-
-    from kschedlab.framework.interface import Plugin
-    from kschedlab.framework.status import Status
-    from kschedlab.framework.placement import Placement
-
-    objs = [pgkit.node(f"node{i}") for i in range(1, 5)]
-    parents = {child: parent for parent, children in row["tree"].items() for child in children}
-    for name in row["tree"]:
-        objs.append(pgkit.composite(name, parent=parents.get(name), basic=True))
-    for group, pods in row["pods"].items():
-        objs.append(pgkit.pod_group(group, parent=parents[group], basic=True))
-        objs += [pgkit.pod(p, group) for p in pods]
-    c = pgkit.cluster(objs)
-    allowed, fail_when = row["allowed"], row["fail_when"]
-
-    class Placements(Plugin):
-        name = "Placements"
-
-        def generate_placements(self, state, group, parent):
-            if group.key != CPG:
-                return [parent], Status()
-            snap = self.handle.cluster.snapshot
-            return [Placement(n, np.asarray([snap.index[x] for x in nodes]))
-                    for n, nodes in (("placement1", ["node1", "node2"]), ("placement2", ["node3", "node4"]))], Status()
-
-        def filter(self, state, pod_info, node_info):
-            return Status() if node_info.name in allowed[pod_info.name] else Status.unschedulable("not allowed")
-
-        def placement_feasible(self, state, group, scheduled, remaining):
-            snap = self.handle.cluster.snapshot
-            busy = fail_when.get(group.key)
-            if busy and remaining == 0 and snap.pods[snap.index[busy]]:
-                return Status.unschedulable("minGroupCount not met")
-            return Status()
-
-    recorder = pgkit.assignment_recorder()
-    prof = pgkit.profile(filter=["Placements"], placementGenerate=["Placements"], placementFeasible=["Placements"],
-                         placementScore=["fake-assignment-recorder"])
-    sched = pgkit.scheduler(c, prof, {"Placements": Placements, "fake-assignment-recorder": recorder},
-                            pgkit.GATES_TAS_CPG)
-    results, _ = pgkit.run_algorithm(sched, CPG)
-    assert results[CPG].status.is_success()
-    assert recorder.seen == {CPG: row["expected"]}
 
 
 # ---------------------------------------------------------------------------------------------

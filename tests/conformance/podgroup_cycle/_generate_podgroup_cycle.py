@@ -536,12 +536,16 @@ def _status(code_msg, plugin=None) -> dict:
 
 
 def _pods(rows) -> list[dict]:
-    return [{"pod": p, "suggestedHost": n or "", "status": {"code": c, "message": m}} for p, n, c, m in rows]
+    """Pod results of the transcriptions, with the node counts upstream's ScheduleResult holds
+    (1 and 1 for a pod placed on its one-node placement, none for a pod that did not fit)."""
+    return [{"pod": p, "suggestedHost": n or "", "status": {"code": c, "message": m},
+             "evaluatedNodes": 1 if n else 0, "feasibleNodes": 1 if n else 0} for p, n, c, m in rows]
 
 
 def _upstream_placement_rows() -> list[tuple]:
-    """TestPodGroupSchedulingPlacementAlgorithm as upstream writes it (schedule_one_podgroup_test.go,
-    stored copy 55634420285): (name, plugin, feasible, status, pod results, metrics)."""
+    """TestPodGroupSchedulingPlacementAlgorithm as upstream writes it (algorithm_podgroup_test.go@1ff291df,
+    the same rows as schedule_one_podgroup_test.go's older copy 55634420285): (name, plugin, feasible,
+    status, pod results, metrics)."""
     gen2 = {PG_KEY: {"placement1": ["node1"], "placement2": ["node2"]}}
     infeasible = {"code": "Unschedulable",
                   "message": "0/2 placements are available, first placement status: injected placementFeasible status"}
@@ -598,7 +602,7 @@ def placement_algorithm() -> list[dict]:
             metrics = {"generatedPlacements": generated, "feasibleEvaluations": feasible_n,
                        "infeasibleEvaluations": infeasible_n}
             out.append(case("placement-algorithm", f"{name} (CompositePodGroup={str(cpg_enabled).lower()})",
-                            f"{CYCLE_COPY} :: TestPodGroupSchedulingPlacementAlgorithm", "podgroup-placement-algorithm",
+                            f"{_ALGO_SRC} :: TestPodGroupSchedulingPlacementAlgorithm", "podgroup-placement-algorithm",
                             "scheduler", featureGates=_gates(True, cpg_enabled),
                             nodes=[kit.node("node1"), kit.node("node2")], podGroups=[kit.pod_group("pg")],
                             pendingPods=[kit.pod("foo", "pg")], target=PG_KEY,
@@ -609,13 +613,15 @@ def placement_algorithm() -> list[dict]:
     for row in ALGO.CPG_ALGO_ROWS:
         want = {k: {"status": {"code": c, "message": m}, "podResults": _pods(p)} for k, (c, m, p) in row["expected"].items()}
         objs = [kit.composite("cpg"), kit.pod_group("pg1", parent="cpg"), kit.pod_group("pg2", parent="cpg")]
-        out.append(case("placement-algorithm", row["name"], f"{_ALGO_SRC} :: TestCPGSchedulingPlacementAlgorithm",
+        out.append(case("placement-algorithm", row["name"], f"{ALGO_COPY} :: TestCPGSchedulingPlacementAlgorithm",
                         "podgroup-placement-algorithm", "scheduler", featureGates=_gates(True, True),
                         nodes=[kit.node(f"node{i}") for i in range(1, 5)], podGroups=objs,
                         pendingPods=[kit.pod("p1", "pg1"), kit.pod("p2", "pg2")], target=ALGO.CPG,
                         fakePlugins=_placement_fakes(row["plugin"], row["feasible"], row.get("reserve", False)),
                         expected={"other": {"results": want, "resultKeysExact": True}}))
     for row in ALGO.NOMINATED_NODE_ROWS:
+        if row.get("root_is_cpg"):
+            continue  # SKIPPED-podgroup_cycle.md: upstream calls the PodGroup's algorithm under a CPG root directly
         objs = [kit.pod_group("pg")]
         target, gates = ALGO.PG, _gates(True, False)
         if row.get("root_is_cpg"):
@@ -652,11 +658,13 @@ def placement_select() -> list[dict]:
     for row in ALGO.CPG_SCORING_ROWS:
         objs = [kit.composite("cpg"), kit.pod_group("pg1", parent="cpg"), kit.pod_group("pg2", parent="cpg")]
         out.append(case("placement-select", row["name"],
-                        f"{_ALGO_SRC} :: TestCPGSchedulingPlacementAlgorithm_Scoring", "placement-select",
+                        f"{ALGO_COPY} :: TestCPGSchedulingPlacementAlgorithm_Scoring", "placement-select",
                         "scheduler", featureGates=_gates(True, True),
                         nodes=[kit.node(f"node{i}") for i in range(1, 5)], podGroups=objs,
                         pendingPods=[kit.pod("p1", "pg1"), kit.pod("p2", "pg2")], target=ALGO.CPG,
-                        placements=ALGO._CPG_GEN, realPlugins=["GangScheduling"],
+                        placements=ALGO._CPG_GEN, realPlugins=["GangScheduling"], profile={"preEnqueue": ["GangScheduling"]},
+                        notes="upstream hands the algorithm the tree (its PodGroups name no parent); here the "
+                              "parent links build it",
                         scorePlugins=[{"name": f"FakeScorePlugin[{i}]", "weight": w, "scores": s}
                                       for i, (w, s) in enumerate(row["plugins"])],
                         expected={"other": {"suggestedHosts": row["expect"]}}))

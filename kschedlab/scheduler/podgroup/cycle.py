@@ -7,7 +7,8 @@
    already assumed;
 2. run :class:`~kschedlab.scheduler.podgroup.algorithm.PodGroupAlgorithm` on the snapshot (it leaves
    the snapshot as it found it);
-3. when the root is Unschedulable, run PodGroupPostFilter (workload-aware preemption), which
+3. when the root is Unschedulable (and GenericWorkload is on), run PodGroupPostFilter
+   (workload-aware preemption), which
    may nominate the pods and evict victims; the pods still go back to the queue;
 4. submit atomically: on success the placed pods are assumed and go through Reserve,
    Permit and binding; pods not placed and every pod of a failed group are rejected with
@@ -60,6 +61,7 @@ from kschedlab.scheduler.podgroup.cycle_validation import validate_hierarchy
 __all__ = ["PodGroupCycleResult", "schedule_pod_group", "reconcile", "skip_pod_group_pods", "submit_pod_group_result"]
 
 GATE_COMPOSITE = "CompositePodGroup"
+GATE_GENERIC_WORKLOAD = "GenericWorkload"
 GATE_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
 
 
@@ -172,7 +174,8 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
     out = PodGroupCycleResult(info, root_result.status, results, log=algorithm.log,
                               algorithm_pod_results=evaluated)
 
-    if root_result.status.code == Code.Unschedulable and fw.points["podGroupPostFilter"]:
+    if root_result.status.code == Code.Unschedulable and fw.points["podGroupPostFilter"] \
+            and gates.enabled(GATE_GENERIC_WORKLOAD):
         out.post_filter = _post_filter(scheduler, fw, info, results)
     out.status = root_result.status
     out.waiting_on_preemption = root_result.waiting_on_preemption

@@ -426,17 +426,19 @@ def cycle() -> list[dict]:
                     fakePlugins=[{"name": "FakePodGroupPlugin", "extensionPoints": ["filter", "postFilter"],
                                   "filterStatusByPod": filters}],
                     expected={"other": {"failed": row["expect"], "algorithmPodResultsCount": row["algorithm_pods"]}}))
+    fail_both = {"p1": {"code": "Unschedulable", "message": "always fail p1"},
+                 "p2": {"code": "Unschedulable", "message": "always fail p2"}}
     for row in CYCLE.POST_FILTER_ROWS:
-        if not row["generic_workload"]:
-            continue  # SKIPPED-cycle.md
         name = row["post_filter_plugin"]
-        points = ["filter", "postFilter"] + (["podGroupPostFilter"] if name == "DefaultPreemption" else [])
-        fake = {"name": name, "double": "FakePodGroupPlugin", "extensionPoints": points,
-                "filterStatusByPod": {"p1": {"code": "Unschedulable", "message": "always fail p1"},
-                                      "p2": {"code": "Unschedulable", "message": "always fail p2"}}}
+        fakes = [{"name": "FakePodGroupPlugin", "extensionPoints": ["filter"] + (["postFilter"] if name != "DefaultPreemption" else []),
+                  "filterStatusByPod": fail_both}]
+        if name == "DefaultPreemption":  # upstream registers the same fake as DefaultPreemption
+            fakes.append({"name": "DefaultPreemption", "double": "FakePodGroupPlugin",
+                          "extensionPoints": ["postFilter", "podGroupPostFilter"], "filterStatusByPod": fail_both})
         out.append(case("cycle", row["name"], f"{CYCLE_COPY} :: TestPodGroupCycle_PodGroupPostFilter",
-                        "podgroup-cycle", "scheduler", nodes=[kit.node("node1")], podGroups=[kit.pod_group("pg")],
-                        pendingPods=[kit.pod(n, "pg") for n in ("p1", "p2")], fakePlugins=[fake],
+                        "podgroup-cycle", "scheduler", featureGates={"GenericWorkload": row["generic_workload"]},
+                        nodes=[kit.node("node1")], podGroups=[kit.pod_group("pg")],
+                        pendingPods=[kit.pod(n, "pg") for n in ("p1", "p2")], fakePlugins=fakes,
                         expected={"other": {"podGroupPostFilterCalled": row["expect_called"]}}))
     for row in CYCLE.CPG_CYCLE_ROWS:
         objs, filters, pods = [], {}, []

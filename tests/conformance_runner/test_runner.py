@@ -181,3 +181,12 @@ def test_cases_found_beside_the_shipped_list_only(tmp_path, capsys):
     shutil.copy(ROOT / "noderesources" / "fit_filter.json", tmp_path / "fit_filter.json")
     assert main(["conformance", str(tmp_path / "fit_filter.json")]) == 1
     assert _last_line(capsys).endswith(" 1 failed, 0 expected failures")
+
+
+@pytest.mark.parametrize("plugin", ["scheduler", "helper"])
+def test_scheduler_and_helper_rows_reach_their_stage(plugin):
+    pods = {"pod": {"metadata": {"name": "a", "namespace": "t"}, "spec": {"schedulingGroup": {"podGroupName": "g"}}},
+            "pod2": {"metadata": {"name": "b", "namespace": "t"}, "spec": {"schedulingGroup": {"podGroupName": "g"}}}}
+    case = {"id": "t/x", "stage": "helper:MatchingSchedulingGroup", "plugin": plugin, **pods}
+    assert run_case(dict(case, expected={"other": {"result": True}})).ok
+    assert run_case(dict(case, expected={"other": {"result": False}})).diffs == ["result: got true, want false"]

@@ -5,8 +5,9 @@ stages"), called by :mod:`kschedlab.conformance.runner`. Each drives kschedlab's
 TopologyPlacementGenerator plugin, with upstream's test doubles
 (:mod:`.podgroup_doubles`) built from ``fakePlugins`` / ``realPlugins`` / ``profile``.
 
-Conventions (as CASES.md states them): the queued group is ``target`` (a group key), else
-``podGroups[0]``; ``pendingPods`` are queued in the order listed; statuses are ``{code,
+Conventions (as CASES.md states them): the queued group is ``target`` (a group key or
+``{kind, namespace, name, children?}``; kschedlab evaluates children by group key, so listed
+``children`` must be in that order), else ``podGroups[0]``; ``pendingPods`` are queued in the order listed; statuses are ``{code,
 message?, plugin?}`` compared as upstream's ``statusCmpOpt`` (Success equals nil, Error by
 message, other codes by code, plugin and message — an expected status without ``plugin``
 does not assert it, one without ``message`` asserts its code only). Feature gates: the case's ``featureGates`` over GenericWorkload on.
@@ -119,6 +120,25 @@ def _target(case: dict) -> str:
     return pod_group_key(pod.metadata.namespace or "", pod.spec.scheduling_group.pod_group_name)
 
 
+def _check_children(case: dict, info) -> None:
+    """A ``target`` listing its ``children`` (names, or ``{child: [grandchildren]}``) must list
+    them in the order kschedlab evaluates them (by group key): the order is not an input here."""
+    target = case.get("target")
+    if not isinstance(target, dict) or "children" not in target:
+        return
+
+    def check_level(spec, group, path):
+        got = [c.name for c in group.children]
+        if got != list(spec):
+            raise Mismatch(f"target.children{path}: kschedlab evaluates {got} (by group key), the case lists "
+                           f"{list(spec)}")
+        if isinstance(spec, dict):
+            for child in group.children:
+                check_level(spec[child.name] or [], child, f"{path}.{child.name}")
+
+    check_level(target["children"], info, "")
+
+
 def _scheduler(case: dict, cluster, registry: dict, profile: dict):
     from kschedlab.scheduler import Scheduler
 
@@ -166,6 +186,7 @@ def _algorithm(case: dict):
     sched = _scheduler(case, cluster, registry, profile)
     pending = [_key_of(_pod(p)) for p in case.get("pendingPods") or []]
     info = PodGroupInfo.build(cluster, _target(case), pending, composite=sched.gates.enabled("CompositePodGroup"))
+    _check_children(case, info)
     algorithm = PodGroupAlgorithm(sched, sched.profiles[TEST_SCHEDULER])
     results = algorithm.run_root(info)
     if cluster.snapshot.pod_row:

@@ -90,18 +90,24 @@ class HierarchyTracker:
     @classmethod
     def for_cluster(cls, cluster, composite_enabled: bool, namespace: str | None = None) -> "HierarchyTracker":
         """A tracker fed with the cluster's groups and member pods (of ``namespace`` only, when
-        given): the state the informers would have built."""
+        given): the state the informers would have built, the pods known by their cluster key
+        (a tracker built this way is read, not fed further events)."""
         tracker = cls(composite_enabled)
         for kind in ("CompositePodGroup", "PodGroup"):
             for obj in (cluster.objects.get(kind) or {}).values():
                 if namespace is None or (obj.metadata.namespace or "") == namespace:
                     tracker.add_group(obj)
-        for (ns, _), keys in cluster.group_pods.items():
-            if namespace is None or ns == namespace:
-                for key in keys:
-                    pod = cluster.pods[key]
-                    if pod.status is None or pod.status.phase not in TERMINAL_PHASES:  # the informer's pods
-                        tracker.add_pod(pod)
+        pods = cluster.pods
+        for (ns, name), keys in cluster.group_pods.items():
+            if namespace is not None and ns != namespace:
+                continue
+            # the informer's pods (not terminated), known by their cluster key: one pod per key
+            active = {k for k in keys if (status := pods[k].status) is None or status.phase not in TERMINAL_PHASES}
+            if active:  # the group's pods added at once: as many adds, one readiness transition at most
+                group = tracker._group(pod_group_key(ns, name))
+                was = group.ready
+                group.pods |= active
+                tracker._changed(group, was)
         return tracker
 
     # -- reads ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ scenario (below), the rest are the manifests. The manifests go through ``kschedl
         victims: {ns/preemptor: [ns/victim, ...]}   # exactly these, any order
         victimCount: {ns/preemptor: N}    # when upstream only counts them
         messages: {ns/pod: [fragment, ...]}         # each in the pod's last failure message
+        claims: {ns/claim: ["driver/pool/* (request)", ...]}   # the allocation, in order (fnmatch)
         notPreempted: [ns/pod]            # still running (no one's victim)
       xfail: "why kschedlab does not pass it yet"  # strict: it must fail
 
@@ -24,6 +25,7 @@ Upstream's waits ("the pod is scheduled", "the pod is unschedulable") are the en
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
 
@@ -80,6 +82,11 @@ def check(spec: dict, doc: dict) -> list[str]:
     for name in expect.get("notPreempted", []):  # bound before the run: listed only if the run touched it
         if name in preempted or pods.get(name, {}).get("podStatus", "Running") != "Running":
             diffs.append(f"{name}: expected still Running, got {pods.get(name, {}).get('podStatus')}")
+    claims = {c["claim"]: c["devices"] for c in doc.get("resourceClaims", [])}
+    for name, devices in expect.get("claims", {}).items():
+        got = claims.get(name) or []
+        if len(got) != len(devices) or not all(fnmatch.fnmatchcase(g, d) for g, d in zip(got, devices)):
+            diffs.append(f"{name}: expected allocation {devices}, got {claims.get(name)}")
     for name, fragments in expect.get("messages", {}).items():
         message = pods.get(name, {}).get("lastFailureMessage") or ""
         diffs += [f"{name}: {f!r} not in {message!r}" for f in fragments if f not in message]

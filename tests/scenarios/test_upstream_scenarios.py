@@ -17,11 +17,14 @@ scenario (below), the rest are the manifests. The manifests go through ``kschedl
         victimCount: {ns/preemptor: N}    # when upstream only counts them
         messages: {ns/pod: [fragment, ...]}         # each in the pod's last failure message
         claims: {ns/claim: ["driver/pool/* (request)", ...]}   # the allocation, in order (fnmatch)
+        boundAfter: {ns/pod: seconds}     # simulate: bound, and not before this virtual time
         notPreempted: [ns/pod]            # still running (no one's victim)
       xfail: "why kschedlab does not pass it yet"  # strict: it must fail
 
 Upstream's waits ("the pod is scheduled", "the pod is unschedulable") are the end of the run:
 ``schedule`` retries until nothing can change, as upstream's scheduler would within its timeout.
+Where the order in time matters (a pod created later, a taint removed), the manifests hold a
+``Simulation`` and ``simulate`` runs it: its pods' rows and pending list are read the same way.
 """
 from __future__ import annotations
 
@@ -56,11 +59,30 @@ def run(spec: dict, manifests: str, tmp_path: Path, capsys) -> dict:
     return json.loads(out)
 
 
+def simulated(doc: dict) -> dict:
+    """``simulate -o json`` in the shape of ``schedule -o json``: each pod's node once bound, its
+    STATUS (Pending while in the pending list), and when it was bound."""
+    pending = {p["pod"]: p for p in doc["pending"]}
+    pods = []
+    for row in doc["pods"]:
+        status = "Pending" if row["pod"] in pending else "Terminating" if row["preempted"] is not None else "Running"
+        pods.append({"name": row["pod"], "node": row["node"] if row["bound"] is not None else None,
+                     "podStatus": status, "bound": row["bound"],
+                     "lastFailureMessage": (pending.get(row["pod"]) or {}).get("message")})
+    return {"pods": pods}
+
+
 def check(spec: dict, doc: dict) -> list[str]:
     """Every way the run differs from ``spec['expect']``."""
     expect = spec["expect"]
+    if spec.get("command") == "simulate":
+        doc = simulated(doc)
     pods = {p["name"]: p for p in doc["pods"]}
     diffs = []
+    for name, after in expect.get("boundAfter", {}).items():
+        bound = pods.get(name, {}).get("bound")
+        if bound is None or bound < after:
+            diffs.append(f"{name}: expected bound at or after {after}s, got {bound}")
     for name, nodes in expect.get("placed", {}).items():
         got = pods.get(name, {}).get("node")
         status = pods.get(name, {}).get("podStatus")

@@ -195,20 +195,21 @@ def cmd_conformance(args) -> int:
 
     files = args.expected_failures if args.expected_failures is not None else expected_failures.find(args.paths)
     report = run_paths(args.paths, expected=expected_failures.load_all(files))
-    if args.output == "json":
+    if args.output == "json":  # stdout is the JSON document alone; the closing line goes to stderr
         json.dump(report.to_dict(), sys.stdout, indent=2)
         print()
-    else:
-        for r in report.results:
-            if r.outcome == "failed":
-                print(f"FAIL {r.id} ({r.file})")
-                for d in r.diffs:
-                    print(f"    {d}")
-            elif r.outcome == "unexpectedly passed":
-                print(f"XPASS {r.id} ({r.file}): unexpectedly passed: remove it from the list "
-                      f"({', '.join(str(f) for f in files)})")
-            elif r.outcome == "expected failure":
-                print(f"xfail {r.id}: {r.expected_failure}")
+        print(report.summary(), file=sys.stderr)
+        return 0 if report.failed == 0 else 1
+    for r in report.results:
+        if r.outcome == "failed":
+            print(f"FAIL {r.id} ({r.file})")
+            for d in r.diffs:
+                print(f"    {d}")
+        elif r.outcome == "unexpectedly passed":
+            print(f"XPASS {r.id} ({r.file}): unexpectedly passed: remove it from the list "
+                  f"({', '.join(str(f) for f in files)})")
+        elif r.outcome == "expected failure":
+            print(f"xfail {r.id}: {r.expected_failure}")
     print(report.summary())
     return 0 if report.failed == 0 else 1
 

@@ -320,6 +320,17 @@ class Snapshot:
         self._account(info, row, -1)
         return info
 
+    def change_pod(self, key: str, change: Callable[[], None]) -> None:
+        """Apply ``change`` to a bound pod in place (its deletion timestamp, say) and keep the
+        pod indexes true: the pod leaves every index as it was and joins them as it is, as
+        the scheduler cache's UpdatePod removes the old pod and adds the new one."""
+        row = self.pod_row[key]
+        info = next(p for p in self.pods[row] if p.key == key)
+        self._update_indexes(info, row, -1)
+        change()
+        self._update_indexes(info, row, +1)
+        self.generation += 1
+
     # -- pod indexes ---------------------------------------------------------------
     MAX_POD_INDEXES = 256
 
@@ -526,6 +537,35 @@ class Cluster:
         self.nominator.delete_nominated_pod_if_exists(key)
         if key in self.snapshot.pod_row:
             self.snapshot.remove_pod(key)
+
+    def mark_terminating(self, key: str, timestamp, grace_period_seconds: int | None = None) -> None:
+        """Set a pod's ``deletionTimestamp`` (and ``deletionGracePeriodSeconds``), as a graceful
+        delete does, keeping the snapshot's pod indexes true for a bound pod: plugins that skip
+        terminating pods (PodTopologySpread's ``countPodsMatchSelector``) stop counting it.
+
+        >>> from datetime import datetime, timezone
+        >>> from kschedlab.api.core import Node, Pod
+        >>> c = Cluster([Node.model_validate({"metadata": {"name": "n1"}, "status": {"allocatable": {"pods": "9"}}}),
+        ...              Pod.model_validate({"metadata": {"name": "p", "namespace": "default"},
+        ...                                  "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}})])
+        >>> alive = lambda info: info.pod.metadata.deletion_timestamp is None
+        >>> int(c.snapshot.matching_pod_counts("alive", alive)[0])
+        1
+        >>> c.mark_terminating("default/p", datetime(2026, 1, 1, tzinfo=timezone.utc), 30)
+        >>> int(c.snapshot.matching_pod_counts("alive", alive)[0])
+        0
+        """
+        meta = self.pods[key].metadata
+
+        def change():
+            meta.deletion_timestamp = timestamp
+            if grace_period_seconds is not None:
+                meta.deletion_grace_period_seconds = grace_period_seconds
+
+        if key in self.snapshot.pod_row:
+            self.snapshot.change_pod(key, change)
+        else:
+            change()
 
     def bind(self, key: str, node_name: str, *, labels: dict | None = None, gates=None) -> None:
         """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod.

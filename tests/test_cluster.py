@@ -65,3 +65,22 @@ def test_group_priorities_follow_group_objects_added_replaced_and_removed():
     cluster.remove("PodGroup", "ml/b")
     cluster.remove("CompositePodGroup", "ml/top")
     assert cluster.group_priorities == {7: 1}
+
+
+def test_pod_indexes_follow_a_pod_marked_terminating():
+    """An index whose predicate reads the deletion timestamp (PodTopologySpread's) stops counting a
+    pod marked terminating in place, and its removal afterwards leaves the count at zero, not -1
+    or a stale 1 (the count the over-preempting PodTopologySpread preemptor saw)."""
+    from datetime import datetime, timezone
+
+    cluster = Cluster([_node("n1"), _pod("a1", "web", "n1"), _pod("a2", "web", "n1")])
+    snap = cluster.snapshot
+    alive = lambda p: p.labels.get("app") == "web" and p.pod.metadata.deletion_timestamp is None  # noqa: E731
+    assert snap.matching_pod_counts("alive-web", alive)[0] == 2
+    cluster.mark_terminating("default/a1", datetime(2026, 1, 1, tzinfo=timezone.utc), 30)
+    assert snap.matching_pod_counts("alive-web", alive)[0] == 1
+    assert cluster.pods["default/a1"].metadata.deletion_grace_period_seconds == 30
+    cluster.remove_pod("default/a1")
+    assert snap.matching_pod_counts("alive-web", alive)[0] == 1
+    cluster.remove_pod("default/a2")
+    assert snap.matching_pod_counts("alive-web", alive)[0] == 0

@@ -907,7 +907,7 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     from .resource_validation import admit_resource_objects
 
     ns_labels = {o.name: o.metadata.labels for o in objs if isinstance(o, Namespace)}
-    errors.extend(admit_resource_objects(objs, ns_labels))
+    errors.extend(admit_resource_objects(objs, ns_labels, list_types=bool(gates.get("DRAListTypeAttributes"))))
 
     out: list[TypedObject] = []
     for o in objs:

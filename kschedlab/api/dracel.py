@@ -440,10 +440,48 @@ def _functions() -> list[Any]:
     ]
 
 
+def _includes_equal(a: Any, b: Any) -> bool:
+    # cel-go's Equal: numbers compare across int / uint / double, other kinds only with their own
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if type(a) is _SemverMsg:
+        return _s_from_msg(a.value).compare(_s_from_msg(b.value)) == 0
+    return a == b
+
+
+def _includes(target: Any, arg: Any) -> bool:
+    return _includes_equal(target, arg)
+
+
+def _includes_list(target: Any, arg: Any) -> bool:
+    return any(_includes_equal(item, arg) for item in target)
+
+
+def _includes_functions() -> list[Any]:
+    """``<target>.includes(<arg>)`` of the ``DRAListTypeAttributes`` environment: whether a list
+    holds the argument, or a scalar equals it. Upstream declares one (dyn, dyn) overload; cel-cpp
+    dispatches on the runtime kinds, so here there is one overload per pair of kinds."""
+    T = _cel.Type
+    kinds = {"int": T.INT, "uint": T.UINT, "double": T.DOUBLE, "string": T.STRING, "bool": T.BOOL,
+             "semver": T(_SEMVER_TYPE)}
+    overloads = []
+    for name, arg in kinds.items():
+        overloads.append(_cel.Overload(f"dra_includes_list_{name}", T.BOOL, [T.List(arg), arg], is_member=True,
+                                       impl=_includes_list))
+        for target_name, target in kinds.items():
+            overloads.append(_cel.Overload(f"dra_includes_{target_name}_{name}", T.BOOL, [target, arg],
+                                           is_member=True, impl=_includes))
+    return [_cel.FunctionDecl("includes", overloads)]
+
+
 _DEVICE_VARS = ("driver", "attributes", "capacity", "allowMultipleAllocations")
 
 
-def _new_env() -> Any:
+def _new_env(list_types: bool = False) -> Any:
     T = _cel.Type
     Q = T(_QUANTITY_TYPE)
     variables = {
@@ -455,13 +493,14 @@ def _new_env() -> Any:
     return _cel.NewEnv(
         descriptor_pool=_POOL,
         variables=variables,
-        functions=_functions(),
+        functions=_functions() + (_includes_functions() if list_types else []),
         extensions=[ext_strings.ExtStrings(2), ext_bindings.ExtBindings(), ext_optional.ExtOptional(),
                     ext_math.ExtMath()],
     )
 
 
-_ENV = _new_env()
+#: the environment by the ``DRAListTypeAttributes`` gate (on: list attributes, ``includes()``)
+_ENVS = {False: _new_env(False), True: _new_env(True)}
 _ENV_LOCK = threading.Lock()
 
 # ------------------------------------------------------------------ errors
@@ -532,19 +571,34 @@ def _split_qualified(name: str, driver: str) -> tuple[str, str]:
     return (domain, ident) if sep else (driver, name)
 
 
-def _attribute_value(name: str, value: Any) -> Any:
-    if isinstance(value, Mapping):  # ResourceSlice JSON: {"int": 1} / {"version": "1.0.0"} ...
+_LIST_KEYS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
+
+
+def _attribute_value(name: str, value: Any, list_types: bool = False) -> Any:
+    """The engine's value of one attribute: a scalar, or with ``list_types`` a list for the
+    list-typed ones. Without the gate a list-typed attribute has no supported value, and every
+    selector on its device fails (upstream does this on purpose: scheduling stops until the
+    slices change, rather than placing a pod wrongly)."""
+    if isinstance(value, Mapping):  # ResourceSlice JSON: {"int": 1} / {"ints": [0, 1]} ...
         set_ = [k for k in ("int", "bool", "string", "version") if value.get(k) is not None]
+        lists = [k for k in _LIST_KEYS if value.get(k) is not None] if list_types else []
+        if lists:
+            return _list_value(name, lists[0], value[lists[0]])
         if len(set_) != 1:
             raise CELError(f"attribute {name}: unsupported attribute value")
         value = ("version", value["version"]) if set_[0] == "version" else value[set_[0]]
     elif hasattr(value, "set_fields") and hasattr(value, "version"):  # api.resource.DeviceAttribute
+        found = value.values() if list_types else None
+        if found is not None:
+            return _list_value(name, *found)
         if value.version is not None:
             value = ("version", value.version)
         else:
             value = value.value()
             if value is None:
                 raise CELError(f"attribute {name}: unsupported attribute value")
+    if isinstance(value, list) and list_types:
+        return [_attribute_value(name, v) for v in value]
     if isinstance(value, tuple) and len(value) == 2 and value[0] == "version":
         try:
             return _s_msg(parse_semver(value[1]))
@@ -555,6 +609,12 @@ def _attribute_value(name: str, value: Any) -> Any:
     if isinstance(value, (bool, int, str)):
         return value
     raise CELError(f"attribute {name}: unsupported attribute value")
+
+
+def _list_value(name: str, key: str, values: list) -> list:
+    if key == "versions":
+        return [_attribute_value(name, ("version", v)) for v in values]
+    return list(values)
 
 
 def _capacity_value(value: Any) -> Quantity:
@@ -575,7 +635,10 @@ class DeviceView:
     values are ``int``, ``bool``, ``str``, a :class:`Semver`, ``("version", "1.2.3")``, a
     :class:`~kschedlab.api.resource.DeviceAttribute` or its JSON (``{"int": 4}``); capacities
     are quantities, :class:`~kschedlab.api.resource.DeviceCapacity` or its JSON
-    (``{"value": "40Gi"}``). ``allow_multiple_allocations`` None reads as false.
+    (``{"value": "40Gi"}``). ``allow_multiple_allocations`` None reads as false. ``list_types``
+    (the ``DRAListTypeAttributes`` gate) makes ``{"ints": [0, 1]}`` and the other list-typed
+    attributes lists; without it they have no supported value and every selector fails on the
+    device. Evaluate it with selectors compiled for the same gate.
 
     >>> d = DeviceView("dra.example.com", {"model": "x", "acme.com/fw": ("version", "1.2.3")}, {"cores": Quantity("8")})
     >>> sorted(d.attributes_by_domain)
@@ -588,21 +651,23 @@ class DeviceView:
     True
     """
 
-    __slots__ = ("driver", "attributes", "capacity", "allow_multiple_allocations", "attributes_by_domain",
-                 "capacity_by_domain", "_data", "_activations", "_error")
+    __slots__ = ("driver", "attributes", "capacity", "allow_multiple_allocations", "list_types",
+                 "attributes_by_domain", "capacity_by_domain", "_data", "_activations", "_error")
 
     def __init__(self, driver: str, attributes: Mapping[str, Any] | None = None,
-                 capacity: Mapping[str, Any] | None = None, allow_multiple_allocations: bool | None = False) -> None:
+                 capacity: Mapping[str, Any] | None = None, allow_multiple_allocations: bool | None = False,
+                 list_types: bool = False) -> None:
         self.driver = driver
         self.attributes = dict(attributes or {})
         self.capacity = dict(capacity or {})
         self.allow_multiple_allocations = bool(allow_multiple_allocations)
+        self.list_types = list_types
         self._error: CELError | None = None
         by_domain: dict[str, dict[str, Any]] = {}
         try:
             for name, value in self.attributes.items():
                 domain, ident = _split_qualified(name, driver)
-                by_domain.setdefault(domain, {})[ident] = _attribute_value(name, value)
+                by_domain.setdefault(domain, {})[ident] = _attribute_value(name, value, list_types)
         except CELError as e:
             self._error = e
         self.attributes_by_domain = by_domain
@@ -629,13 +694,13 @@ class DeviceView:
                 "device.capacity": caps,
                 "device.allowMultipleAllocations": self.allow_multiple_allocations,
             }
-            act = _ENV.Activation(data)
+            act = _ENVS[self.list_types].Activation(data)
             self._activations[key] = act
         return act
 
     def __repr__(self) -> str:
         return (f"DeviceView({self.driver!r}, {self.attributes!r}, {self.capacity!r}, "
-                f"allow_multiple_allocations={self.allow_multiple_allocations})")
+                f"allow_multiple_allocations={self.allow_multiple_allocations}, list_types={self.list_types})")
 
 
 def device_view(driver: str, device: Any) -> DeviceView:
@@ -664,10 +729,11 @@ class Selector:
     (True, 'device.allowMultipleAllocations == true')
     """
 
-    __slots__ = ("expression", "_program", "_attr_domains", "_cap_domains")
+    __slots__ = ("expression", "list_types", "_program", "_attr_domains", "_cap_domains")
 
-    def __init__(self, expression: str, program: Any) -> None:
+    def __init__(self, expression: str, program: Any, list_types: bool = False) -> None:
         self.expression = expression
+        self.list_types = list_types
         self._program = program
         attr, cap = set(), set()
         for m in _DOMAIN_LOOKUP.finditer(expression):
@@ -696,6 +762,9 @@ class Selector:
     def _matches(self, device: DeviceView) -> bool:
         if device._error is not None:
             raise device._error
+        if device.list_types is not self.list_types:
+            raise ValueError(f"selector compiled with list_types={self.list_types} evaluated on a device "
+                             f"read with list_types={device.list_types}")
         result = self._program.eval(device._activation(self._attr_domains, self._cap_domains))
         value = result.value()
         kind = result.type().name()
@@ -752,8 +821,27 @@ def evaluation_timer(enabled: bool = True) -> Iterator[EvaluationTimer]:
 
 
 @functools.lru_cache(maxsize=8192)
-def compile_selector(expression: str) -> Selector:
+def compile_selector(expression: str, list_types: bool = False) -> Selector:
     """Compile (and cache) a selector; raises :class:`CELError` as upstream words it.
+    ``list_types`` is the ``DRAListTypeAttributes`` gate: it adds ``includes()`` (a list holds the
+    argument, or a scalar equals it) and reads list-typed attributes as lists.
+
+    >>> numa = DeviceView("d", {"numa": {"ints": [0, 1]}, "model": {"string": "a100"}}, list_types=True)
+    >>> compile_selector('device.attributes["d"].numa.includes(1)', list_types=True).matches(numa)
+    True
+    >>> compile_selector('device.attributes["d"].model == "a100"', list_types=True).matches(numa)
+    True
+    >>> compile_selector('device.attributes["d"].model == "a100"').matches(
+    ...     DeviceView("d", {"numa": {"ints": [0, 1]}, "model": {"string": "a100"}}))
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.dracel.CELError: attribute numa: unsupported attribute value
+    >>> compile_selector('device.attributes["d"].numa.includes(1)')
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.dracel.CELError: compilation failed: ERROR: <input>:1:37: undeclared reference to 'includes' (in container '')
+     | device.attributes["d"].numa.includes(1)
+     | ....................................^
 
     >>> compile_selector('device.attributes["x"].a == 1') is compile_selector('device.attributes["x"].a == 1')
     True
@@ -766,13 +854,13 @@ def compile_selector(expression: str) -> Selector:
     """
     with _ENV_LOCK:
         try:
-            program = _ENV.compile(expression)
+            program = _ENVS[list_types].compile(expression)
         except RuntimeError as e:
             raise CELError("compilation failed: " + _compile_issues(str(e))) from None
         out = program.return_type().name()
     if out not in ("BOOL", "DYN"):
         raise CELError(f"must evaluate to bool or the unknown type, not {_go_type_name(out)}")
-    return Selector(expression, program)
+    return Selector(expression, program, list_types)
 
 
 def compile_errors(expressions: Iterable[str]) -> list[str | None]:

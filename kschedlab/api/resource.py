@@ -410,15 +410,21 @@ class ResourcePool(K8sModel):
 
 
 class DeviceAttribute(K8sModel):
-    """A typed attribute value: exactly one of ``int``, ``bool``, ``string``, ``version``."""
+    """A typed attribute value: exactly one of ``int``, ``bool``, ``string``, ``version`` or, with the
+    alpha ``DRAListTypeAttributes`` gate, one of the non-empty lists ``ints``, ``bools``,
+    ``strings``, ``versions``."""
 
     int_: int | None = Field(default=None, alias="int")
     bool_: bool | None = Field(default=None, alias="bool")
     string: str | None = None
     version: str | None = None
+    ints: list[int] | None = None
+    bools: list[bool] | None = None
+    strings: list[str] | None = None
+    versions: list[str] | None = None
 
     def value(self) -> int | bool | str | None:
-        """The value that is set (a version as its text), or None.
+        """The scalar value that is set (a version as its text), or None.
 
         >>> DeviceAttribute.model_validate({"int": 4}).value(), DeviceAttribute.model_validate({"bool": False}).value()
         (4, False)
@@ -428,14 +434,30 @@ class DeviceAttribute(K8sModel):
                 return v
         return None
 
+    def values(self) -> tuple[str, list] | None:
+        """The list value that is set, as (JSON name, values), or None.
+
+        >>> DeviceAttribute.model_validate({"ints": [0, 1]}).values()
+        ('ints', [0, 1])
+        """
+        for name in LIST_ATTRIBUTE_FIELDS:
+            v = getattr(self, name)
+            if v is not None:
+                return name, v
+        return None
+
     def set_fields(self) -> list[str]:
         """The JSON names of the value fields that are set.
 
-        >>> DeviceAttribute.model_validate({"int": 1, "string": "x"}).set_fields()
-        ['int', 'string']
+        >>> DeviceAttribute.model_validate({"int": 1, "string": "x", "strings": ["y"]}).set_fields()
+        ['int', 'string', 'strings']
         """
         pairs = (("int", self.int_), ("bool", self.bool_), ("string", self.string), ("version", self.version))
-        return [n for n, v in pairs if v is not None]
+        return [n for n, v in pairs if v is not None] + [n for n in LIST_ATTRIBUTE_FIELDS if getattr(self, n) is not None]
+
+
+#: the list-typed attribute fields (``DRAListTypeAttributes``) and the scalar type of their items
+LIST_ATTRIBUTE_FIELDS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
 
 
 class CapacityRequestPolicyRange(K8sModel):

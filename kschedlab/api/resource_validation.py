@@ -19,6 +19,7 @@ status update would be.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 from typing import Any, Callable, Iterable, Mapping
@@ -31,6 +32,7 @@ from .resource import (
     ADMIN_ACCESS_NAMESPACE_LABEL,
     ALLOCATION_CONFIG_SOURCES,
     DEVICE_TAINT_EFFECTS,
+    LIST_ATTRIBUTE_FIELDS,
     CapacityRequestPolicy,
     Device,
     DeviceAttribute,
@@ -276,7 +278,7 @@ def _cel_expression(errs: Errs, path: str, expression: str) -> None:
         errs.append(_too_long(path, SELECTOR_MAX_LENGTH))
         return
     try:
-        compile_selector(expression)
+        compile_selector(expression, list_types=_LIST_TYPES.get())
     except CELError as e:
         errs.append(_invalid(path, expression, str(e)))
 
@@ -602,15 +604,25 @@ def _attribute(errs: Errs, path: str, a: DeviceAttribute) -> None:
     if a.string is not None and len(a.string) > ATTRIBUTE_VALUE_MAX_LENGTH:
         errs.append(_too_long(f"{path}.string", ATTRIBUTE_VALUE_MAX_LENGTH))
     if a.version is not None:
-        if not _SEMVER_RE.match(a.version):
-            errs.append(_invalid(f"{path}.version", a.version, "must be a string compatible with semver.org spec 2.0.0"))
-        if len(a.version) > ATTRIBUTE_VALUE_MAX_LENGTH:
-            errs.append(_too_long(f"{path}.version", ATTRIBUTE_VALUE_MAX_LENGTH))
-    n = len(a.set_fields())
+        _version(errs, f"{path}.version", a.version)
+    for i, v in enumerate(a.strings or ()):
+        if len(v) > ATTRIBUTE_VALUE_MAX_LENGTH:
+            errs.append(_too_long(f"{path}.strings[{i}]", ATTRIBUTE_VALUE_MAX_LENGTH))
+    for i, v in enumerate(a.versions or ()):
+        _version(errs, f"{path}.versions[{i}]", v)
+    # an empty list is not stored (protobuf keeps no empty repeated field), so it sets nothing
+    n = sum(1 for f in a.set_fields() if f not in LIST_ATTRIBUTE_FIELDS or getattr(a, f))
     if n == 0:
         errs.append(_invalid(path, "", "exactly one value must be specified"))
     elif n > 1:
         errs.append(_invalid(path, a.model_dump(by_alias=True, exclude_none=True), "exactly one value must be specified"))
+
+
+def _version(errs: Errs, path: str, version: str) -> None:
+    if not _SEMVER_RE.match(version):
+        errs.append(_invalid(path, version, "must be a string compatible with semver.org spec 2.0.0"))
+    if len(version) > ATTRIBUTE_VALUE_MAX_LENGTH:
+        errs.append(_too_long(path, ATTRIBUTE_VALUE_MAX_LENGTH))
 
 
 def _request_policy(errs: Errs, path: str, capacity: Quantity, policy: CapacityRequestPolicy) -> None:
@@ -962,19 +974,49 @@ _VALIDATORS: dict[type, Callable[[Any], Errs]] = {
 }
 
 
-def admit_resource_objects(objs: list, namespaces: Mapping[str, Mapping[str, str]]) -> list[ManifestError]:
+def admit_resource_objects(objs: list, namespaces: Mapping[str, Mapping[str, str]], *,
+                           list_types: bool = False) -> list[ManifestError]:
     """Admit the ``resource.k8s.io`` objects among ``objs`` in place (defaults, admin access,
     validation); ``namespaces`` maps a namespace name to its labels (a namespace not given has
     none). Returns the errors, each naming file, object and field path.
+
+    ``list_types`` is the ``DRAListTypeAttributes`` gate: off, a ResourceSlice's list-typed
+    attribute values are dropped on create, as the API server drops a disabled field (the
+    attribute is then left without a value); on, they stay and selectors may call ``includes()``.
+
+    >>> s = ResourceSlice.model_validate({"metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
+    ...     "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+    ...     "devices": [{"name": "d0", "attributes": {"numa": {"ints": [0, 1]}}}]}})
+    >>> [(e.path, e.message) for e in admit_resource_objects([s.model_copy(deep=True)], {})]
+    [('spec.devices[0].attributes[numa]', 'Invalid value: "": exactly one value must be specified')]
+    >>> admit_resource_objects([s], {}, list_types=True)
+    []
     """
     errors: list[ManifestError] = []
-    for o in objs:
-        check = _VALIDATORS.get(type(o))
-        if check is None:
-            continue
-        default_resource_object(o)
-        errs = check(o)
-        if isinstance(o, (ResourceClaim, ResourceClaimTemplate)):
-            errs += admin_access_errors(o, namespaces.get(o.namespace))
-        errors.extend(ManifestError(msg, file=o.source_file, obj=o.describe(), path=path) for path, msg in errs)
+    token = _LIST_TYPES.set(list_types)
+    try:
+        for o in objs:
+            check = _VALIDATORS.get(type(o))
+            if check is None:
+                continue
+            default_resource_object(o)
+            if isinstance(o, ResourceSlice) and not list_types:
+                _drop_list_attributes(o)
+            errs = check(o)
+            if isinstance(o, (ResourceClaim, ResourceClaimTemplate)):
+                errs += admin_access_errors(o, namespaces.get(o.namespace))
+            errors.extend(ManifestError(msg, file=o.source_file, obj=o.describe(), path=path) for path, msg in errs)
+    finally:
+        _LIST_TYPES.reset(token)
     return errors
+
+
+def _drop_list_attributes(s: ResourceSlice) -> None:
+    for d in s.spec.devices:
+        for a in d.attributes.values():
+            for name in LIST_ATTRIBUTE_FIELDS:
+                setattr(a, name, None)
+
+
+#: ``DRAListTypeAttributes`` while :func:`admit_resource_objects` validates (selectors compile with it)
+_LIST_TYPES: contextvars.ContextVar[bool] = contextvars.ContextVar("list_types", default=False)

@@ -142,6 +142,8 @@ def _stage_filter(case, diffs):
     plugin = plugin_for(case, cluster)
     expected = case["expected"]
     other_in = case.get("other") or {}
+    if "runPreFilter" in (expected.get("other") or {}):
+        raise Mismatch("expected.other.runPreFilter: an input, read from the case's top-level 'other'")
     state = CycleState()
     if "preFilterState" in other_in:
         from kschedlab.conformance.ndf_fixtures import seed_state

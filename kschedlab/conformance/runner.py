@@ -107,7 +107,8 @@ class Report:
                 out["reason"] = r.expected_failure
             return out
 
-        return {"passed": self.passed, "failed": self.failed, "expectedFailures": self.expected_failures,
+        return {"summary": self.summary(),
+                "passed": self.passed, "failed": self.failed, "expectedFailures": self.expected_failures,
                 "failures": [dict(entry(r), unexpectedlyPassed=r.outcome == "unexpectedly passed")
                              for r in self.results if r.counts_as_failed],
                 "expectedFailureCases": [entry(r) for r in self.results if r.outcome == "expected failure"]}

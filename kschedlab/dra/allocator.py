@@ -68,7 +68,8 @@ ALLOCATION_RESULTS_MAX_SIZE = 32
 
 #: the feature gates the allocator looks at
 ALLOCATOR_GATES = ("DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints",
-                   "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus", "DRAConsumableCapacity")
+                   "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus", "DRAConsumableCapacity",
+                   "DRAListTypeAttributes")
 
 
 class AllocationError(Exception):
@@ -92,8 +93,8 @@ class DRAFeatures:
 
     >>> DRAFeatures.from_gates({"DRADeviceTaints": False}).device_taints
     False
-    >>> DRAFeatures().consumable_capacity
-    True
+    >>> DRAFeatures().consumable_capacity, DRAFeatures().list_type_attributes
+    (True, False)
     """
 
     admin_access: bool = True
@@ -102,6 +103,8 @@ class DRAFeatures:
     device_taints: bool = True
     device_binding_and_status: bool = True
     consumable_capacity: bool = True
+    #: ``DRAListTypeAttributes`` (alpha): list-typed attributes in selectors and constraints
+    list_type_attributes: bool = False
 
     @classmethod
     def from_gates(cls, gates: Mapping[str, bool] | Any = None) -> "DRAFeatures":
@@ -124,6 +127,7 @@ class DRAFeatures:
             device_taints=values["DRADeviceTaints"],
             device_binding_and_status=values["DRADeviceBindingConditions"] and values["DRAResourceClaimDeviceStatus"],
             consumable_capacity=values["DRAConsumableCapacity"],
+            list_type_attributes=values["DRAListTypeAttributes"],
         )
 
 
@@ -180,17 +184,31 @@ class _Result:
     consumed: dict | None = None
 
 
-def _default_view(d: Device):
+def _default_view(d: Device, list_types: bool = False):
     from kschedlab.dra import cel
 
     return cel.DeviceView(d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()},
-                          d.allow_multiple_allocations)
+                          d.allow_multiple_allocations, list_types=list_types)
 
 
-def _default_cel():
+def _list_view(d: Device):
+    return _default_view(d, list_types=True)
+
+
+def _default_cel(list_types: bool = False):
+    """The CEL engine's compile function and device view for the ``DRAListTypeAttributes`` gate
+    (the same function objects every time: devices keep their selector results by engine)."""
     from kschedlab.dra import cel  # provided by the CEL module of this package
 
+    if list_types:
+        return _compile_with_lists, _list_view
     return cel.compile_selector, _default_view
+
+
+def _compile_with_lists(expression: str):
+    from kschedlab.dra import cel
+
+    return cel.compile_selector(expression, list_types=True)
 
 
 def _taint_prevents(device: Device, request: Request) -> dict | None:
@@ -319,7 +337,7 @@ class Allocator:
     # ------------------------------------------------------------------ CEL
     def _engine(self) -> None:
         if self._compile_fn is None or self._make_view is None:
-            default_compile, default_view = _default_cel()
+            default_compile, default_view = _default_cel(self.features.list_type_attributes)
             self._compile_fn = self._compile_fn or default_compile
             self._make_view = self._make_view or default_view
 
@@ -335,10 +353,11 @@ class Allocator:
         return hit
 
     def _view(self, device: Device):
-        if device.view is None:
+        view = device.view
+        if view is None or getattr(view, "list_types", False) is not self.features.list_type_attributes:
             self._engine()
-            device.view = self._make_view(device)  # type: ignore[misc]
-        return device.view
+            view = device.view = self._make_view(device)  # type: ignore[misc]
+        return view
 
     def _cached_match(self, exprs: tuple[str, ...], selectors: list[dict], device: Device, where: str) -> bool:
         """Whether ``selectors`` (with expressions ``exprs``) all match ``device``: evaluated once
@@ -693,9 +712,11 @@ class _Run:
         constraints = []
         for i, c in enumerate(claim.constraints):
             if c.match_attribute:
-                constraints.append(make_constraint("matchAttribute", c.requests, c.match_attribute))
+                constraints.append(make_constraint("matchAttribute", c.requests, c.match_attribute,
+                                                   f.list_type_attributes))
             elif c.distinct_attribute:
-                constraints.append(make_constraint("distinctAttribute", c.requests, c.distinct_attribute))
+                constraints.append(make_constraint("distinctAttribute", c.requests, c.distinct_attribute,
+                                                   f.list_type_attributes))
             else:
                 raise AllocationError(f"claim {claim.kobj}, constraint #{i}: empty constraint (unsupported constraint type?)")
         self.constraints.append(constraints)

@@ -4,14 +4,23 @@ Constraints are checked as devices are added during the search and undone in
 reverse order when it backtracks. A constraint that names requests only looks
 at devices for those requests (a subrequest counts as its parent request, or by
 its full ``req/sub`` name). Values compare only within one type (string, int,
-bool, version); an attribute with no value of these types is an error. List-typed
-attributes (alpha ``DRAListTypeAttributes``) are not supported.
+bool, version); an attribute with no value of these types is an error.
+
+With the alpha ``DRAListTypeAttributes`` gate an attribute may hold a list (``ints``,
+``bools``, ``strings``, ``versions``) and every value is a set (a scalar is a set of one):
+``matchAttribute`` keeps the devices whose sets share at least one value with all the others,
+``distinctAttribute`` those whose sets share none with another's. Without the gate a list-typed
+attribute has no value this allocator reads, which is an error.
 
 >>> m = MatchAttribute((), "driver-a/numa")
 >>> m.add("", "", {"numa": {"int": 1}}, ("driver-a", "p", "d1"))
 True
 >>> m.add("", "", {"numa": {"int": 2}}, ("driver-a", "p", "d2"))
 False
+>>> lists = MatchAttribute((), "driver-a/numa", list_types=True)
+>>> [lists.add("", "", {"numa": v}, ("driver-a", "p", f"d{i}"))
+...  for i, v in enumerate(({"ints": [0, 1]}, {"int": 1}, {"ints": [0]}))]
+[True, True, False]
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ from kschedlab.dra.devices import DeviceID, device_id_str
 __all__ = ["MatchAttribute", "DistinctAttribute", "UnsupportedAttribute", "lookup_attribute"]
 
 _SCALARS = ("string", "int", "bool", "version")
+#: list-typed attribute fields and the scalar type of their items
+_LISTS = {"strings": "string", "ints": "int", "bools": "bool", "versions": "version"}
 
 
 class UnsupportedAttribute(ValueError):
@@ -46,11 +57,15 @@ def lookup_attribute(attributes: dict, device_id: DeviceID, name: str) -> dict |
     return attributes.get(ident)
 
 
-def _as_set(attr: dict, name: str, device_id: DeviceID) -> tuple[str, frozenset]:
+def _as_set(attr: dict, name: str, device_id: DeviceID, list_types: bool = False) -> tuple[str, frozenset]:
     """The attribute as ``(type, {value})``; an attribute without a known value raises."""
     for key in _SCALARS:
         if attr.get(key) is not None:
             return key, frozenset((attr[key],))
+    if list_types:
+        for key, kind in _LISTS.items():
+            if attr.get(key) is not None:
+                return kind, frozenset(attr[key])
     raise UnsupportedAttribute(
         f"attribute {name} of device {device_id_str(device_id)}: unsupported attribute value")
 
@@ -58,9 +73,10 @@ def _as_set(attr: dict, name: str, device_id: DeviceID) -> tuple[str, frozenset]
 class _Constraint:
     kind = ""
 
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+    def __init__(self, requests: tuple[str, ...], attribute: str, list_types: bool = False) -> None:
         self.requests = frozenset(requests)
         self.attribute = attribute
+        self.list_types = list_types
         self._cache: dict[DeviceID, tuple[str, frozenset] | None] = {}
 
     def applies(self, request: str, sub: str) -> bool:
@@ -75,7 +91,7 @@ class _Constraint:
         if device_id in self._cache:
             return self._cache[device_id]
         attr = lookup_attribute(attributes, device_id, self.attribute)
-        value = None if attr is None else _as_set(attr, self.attribute, device_id)
+        value = None if attr is None else _as_set(attr, self.attribute, device_id, self.list_types)
         self._cache[device_id] = value
         return value
 
@@ -89,8 +105,8 @@ class MatchAttribute(_Constraint):
 
     kind = "matchAttribute"
 
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        super().__init__(requests, attribute)
+    def __init__(self, requests: tuple[str, ...], attribute: str, list_types: bool = False) -> None:
+        super().__init__(requests, attribute, list_types)
         self._stack: list[tuple[str, frozenset]] = []
 
     def add(self, request: str, sub: str, attributes: dict, device_id: DeviceID) -> bool:
@@ -122,8 +138,8 @@ class DistinctAttribute(_Constraint):
 
     kind = "distinctAttribute"
 
-    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
-        super().__init__(requests, attribute)
+    def __init__(self, requests: tuple[str, ...], attribute: str, list_types: bool = False) -> None:
+        super().__init__(requests, attribute, list_types)
         self._values: list[tuple[str, frozenset]] = []
 
     def add(self, request: str, sub: str, attributes: dict, device_id: DeviceID) -> bool:
@@ -145,11 +161,12 @@ class DistinctAttribute(_Constraint):
             self._values.pop()
 
 
-def make_constraint(kind: str, requests: tuple[str, ...], attribute: str) -> Any:
-    """A constraint object for ``kind`` ``matchAttribute`` or ``distinctAttribute``.
+def make_constraint(kind: str, requests: tuple[str, ...], attribute: str, list_types: bool = False) -> Any:
+    """A constraint object for ``kind`` ``matchAttribute`` or ``distinctAttribute`` (``list_types``:
+    the ``DRAListTypeAttributes`` gate).
 
     >>> make_constraint("distinctAttribute", ("r",), "d/x").describe()
     'distinctAttribute d/x'
     """
     cls = MatchAttribute if kind == "matchAttribute" else DistinctAttribute
-    return cls(requests, attribute)
+    return cls(requests, attribute, list_types)

@@ -44,22 +44,23 @@ def devices_on_node(s: Slice, node: dict) -> list[Device]:
 
 
 def class_device_totals(slices: Iterable[Slice], node: dict, device_class: dict,
-                        allocated: set[tuple[str, str, str]]) -> tuple[int, int]:
+                        allocated: set[tuple[str, str, str]], *, list_types: bool = False) -> tuple[int, int]:
     """(devices of ``device_class`` on ``node``, how many of them are allocated); (0, 0) when a
-    selector fails to compile or evaluate (upstream logs the error and skips the resource)."""
+    selector fails to compile or evaluate (upstream logs the error and skips the resource).
+    ``list_types``: the ``DRAListTypeAttributes`` gate, as the selectors are compiled and read."""
     from kschedlab.dra import cel
 
     expressions = [((sel.get("cel") or {}).get("expression") or "")
                    for sel in (device_class.get("spec") or {}).get("selectors") or []]
     try:
-        compiled = [cel.compile_selector(e) for e in expressions]
+        compiled = [cel.compile_selector(e, list_types=list_types) for e in expressions]
         total = used = 0
         for s in slices:
             for d in devices_on_node(s, node):
                 if compiled:
-                    if d.view is None:
+                    if d.view is None or getattr(d.view, "list_types", False) is not list_types:
                         d.view = cel.DeviceView(d.id[0], d.attributes, {n: c.value for n, c in d.capacity.items()},
-                                                d.allow_multiple_allocations)
+                                                d.allow_multiple_allocations, list_types=list_types)
                     if not all(c.matches(d.view) for c in compiled):
                         continue
                 total += 1

@@ -303,8 +303,7 @@ def graceful_delete(cluster, pod_key: str, *, now, grace_period_seconds: int | N
         ts = to_datetime(now) + timedelta(seconds=period)
     if dry_run:
         return DeletionOutcome(pod_key, period == 0, period, ts)
-    meta.deletion_timestamp = ts
-    meta.deletion_grace_period_seconds = period
+    cluster.mark_terminating(pod_key, ts, period)
     pod.mark_set("metadata")
     if period == 0 and not meta.finalizers:
         remove(pod_key)

@@ -21,6 +21,7 @@ from kschedlab.framework.interface import (
 from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ResolvedProfile, resolve_profile
 from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, FrameworkError, Status
+from kschedlab.framework.types import cache_owner
 
 
 #: plugins whose Signature often refuses (asked first by :meth:`Framework.sign_pod`)
@@ -146,6 +147,7 @@ class Framework:
                  registry: dict | None = None, cluster: Any = None):
         self.registry = {**REGISTRY, **(registry or {})}
         self.gates = gates or FeatureGates()
+        self._signature_key = ("signature", cache_owner())
         if not isinstance(profile, ResolvedProfile):
             profile = resolve_profile(profile or {}, self.registry, self.gates)
         self.profile = profile
@@ -215,7 +217,7 @@ class Framework:
             return None
         cache = getattr(pod, "cache", None)  # a PodInfo keeps its signature (upstream signs once, at enqueue)
         if cache is not None:
-            key = ("signature", id(self))
+            key = self._signature_key
             if key not in cache:
                 cache[key] = self._sign(pod)
             return cache[key]

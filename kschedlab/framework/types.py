@@ -8,12 +8,26 @@ for plugins written node by node.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
 from kschedlab.api.resources import CPU, DEFAULT_NON_ZERO, MEMORY, pod_requests
 
 DEFAULT_PRIORITY = 0
+
+_CACHE_OWNERS = itertools.count()
+
+
+def cache_owner() -> int:
+    """A number naming one object that keeps values in ``PodInfo.cache``: unlike ``id()``, it is
+    never handed out again in the process, so a new owner never reads a collected one's entries.
+
+    >>> a, b = cache_owner(), cache_owner()
+    >>> a != b
+    True
+    """
+    return next(_CACHE_OWNERS)
 
 
 def pod_key(pod) -> str:

@@ -14,6 +14,7 @@ from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_re
 from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
+from kschedlab.framework.types import cache_owner
 from kschedlab.plugins import resource_allocation as ra
 
 NAME = "NodeResourcesFit"
@@ -114,6 +115,7 @@ class NodeResourcesFit(Plugin):
 
     def __init__(self, args=None, handle=None):
         super().__init__(args or FitArgs(), handle)
+        self._checked_key = (NAME, "checked", cache_owner())
         a = self.args
         if a.strategy == LEAST_ALLOCATED:
             scorer = ra.least_allocated
@@ -189,7 +191,7 @@ class NodeResourcesFit(Plugin):
     def checked_resources(self, pod_info) -> list[str]:
         """The resources the pod asks for, in the order Fits checks them (native ones, then the
         others sorted, ignored ones left out); computed once per pod."""
-        key = (NAME, "checked", id(self))
+        key = self._checked_key
         names = pod_info.cache.get(key)
         if names is None:
             requests = pod_info.requests

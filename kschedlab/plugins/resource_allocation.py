@@ -318,6 +318,7 @@ def dra_extended_totals(handle, resources: list[str]):
         return None
     allocated = manager.allocated_state().allocated_devices
     slices = [read_slice(s) for s in manager.resource_slices()]
+    list_types = gates.enabled("DRAListTypeAttributes")
     snapshot = cluster.snapshot
     nodes: dict[int, dict] = {}
 
@@ -332,7 +333,7 @@ def dra_extended_totals(handle, resources: list[str]):
             node = nodes.get(row)
             if node is None:
                 node = nodes[row] = as_dict(snapshot.nodes[row])
-            total[k], used[k] = class_device_totals(slices, node, cls, allocated)
+            total[k], used[k] = class_device_totals(slices, node, cls, allocated, list_types=list_types)
         return total, used
 
     return totals

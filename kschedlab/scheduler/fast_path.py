@@ -10,8 +10,9 @@ the snapshot's columns: free capacity (NodeResourcesFit), the cordon flag (NodeU
 the taint set (TaintToleration), the requested and allocatable cpu and memory
 (LeastAllocated-style scoring and BalancedAllocation) and the node's images (ImageLocality).
 
-:class:`FastPath` decides once per pod (kept in its ``PodInfo.cache``) whether the pod has that
-shape, checks the cluster-wide facts once per cycle, and then answers the cycle's extension points
+:class:`FastPath` decides at every attempt whether the pod has that shape (nothing is kept in the
+pod's ``PodInfo``, so a spec edited in place between attempts is read as it is now; pods alike in
+requests and tolerations share one :class:`PodShape` and its kept answers), checks the cluster-wide facts once per cycle, and then answers the cycle's extension points
 for all nodes at once with a handful of numpy operations. The answers are the ones the plugins
 give, to the value: the same PreFilter and PreScore statuses (and so the same skipped plugins),
 the same Filter outcome (a node the fused check does not clear is filtered again by the plugins
@@ -95,8 +96,8 @@ KEPT_ANSWERS = 16
 
 @dataclass
 class PodShape:
-    """What the fast path keeps of a pod between its cycles (its spec does not change), shared by
-    the pods with the same requests and tolerations."""
+    """What the fast path keeps between cycles for the pods with the same requests and tolerations
+    (found again from them at every attempt)."""
 
     #: (resource name, request) of every resource NodeResourcesFit checks
     checked: tuple[tuple[str, int], ...]
@@ -136,7 +137,6 @@ class FastPath:
 
     def __init__(self, fw: Framework):
         self.fw = fw
-        self.key = ("fast_path", id(self))
         self.plugins = fw.plugins
         self.fit: NodeResourcesFit | None = fw.plugins.get(NodeResourcesFit.name)
         self.balanced: NodeResourcesBalancedAllocation | None = fw.plugins.get(NodeResourcesBalancedAllocation.name)
@@ -259,10 +259,7 @@ class FastPath:
 
     def plan(self, pod_info, snapshot) -> CyclePlan | None:
         """This cycle's plan for ``pod_info``, or None when the pod must take the plugin-by-plugin path."""
-        cache = pod_info.cache
-        shape = cache.get(self.key, False)
-        if shape is False:
-            shape = cache[self.key] = self._shape(pod_info)
+        shape = self._shape(pod_info)
         if shape is None:
             return None
         pod = pod_info.pod

@@ -289,6 +289,10 @@ class Scheduler:
 
         diagnosis.node_to_status = NodeToStatus.from_filter_outcome(trace.filter, trace.node_names,
                                                                     diagnosis.absent_status)
+        if self.cluster.objects.get("PodDisruptionBudget"):
+            from kschedlab.eviction.disruption import refresh
+
+            refresh(self.cluster)  # the disruption controller's view, which preemption reads
         result, status = fw.run_post_filter(state, pod_info, diagnosis)
         trace.steps.append(("PostFilter", status.plugin or "", status))
         trace.preemption = state.get("DefaultPreemption/record")

@@ -127,7 +127,7 @@ class SchedulingLoop:
             return
         node = pod.spec.node_name
         clock = self.scheduler.clock
-        pod.metadata.deletion_timestamp = datetime.fromtimestamp(clock(), timezone.utc)
+        self.cluster.mark_terminating(key, datetime.fromtimestamp(clock(), timezone.utc))
         info = self.cluster.pod_infos[key]
         self.cluster.remove_pod(key)
         self.changes += 1

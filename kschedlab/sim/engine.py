@@ -397,8 +397,7 @@ class Simulation:
             return
         grace = pod.spec.termination_grace_period_seconds
         gone = self.now + (30 if grace is None else grace)
-        pod.metadata.deletion_timestamp = datetime.fromtimestamp(gone, timezone.utc)
-        pod.metadata.deletion_grace_period_seconds = 30 if grace is None else grace
+        self.cluster.mark_terminating(key, datetime.fromtimestamp(gone, timezone.utc), 30 if grace is None else grace)
         self.changes.changed()
         self._at(gone, "delete_pod", key)
         row = self._timeline.get(key)

@@ -101,13 +101,35 @@ def test_a_listed_case_that_passes_fails_the_run(tmp_path, capsys):
 def test_json_output(tmp_path, capsys):
     d = _write(tmp_path, [PASSING, FAILING, dict(PASSING, id="t/xpass")], {"t/fail": "gap", "t/xpass": "gap"})
     assert main(["conformance", str(d), "-o", "json"]) == 1
-    out = capsys.readouterr().out
-    data = json.loads(out[:out.rindex("}") + 1])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)  # stdout is the JSON document alone
     assert (data["passed"], data["failed"], data["expectedFailures"]) == (1, 1, 1)
     assert data["failures"] == [{"id": "t/xpass", "file": str(d / "c.json"), "reason": "gap",
                                  "diffs": ["unexpectedly passed: remove it from the list"], "unexpectedlyPassed": True}]
     assert [c["id"] for c in data["expectedFailureCases"]] == ["t/fail"]
-    assert out.splitlines()[-1] == "1 passed, 1 failed, 1 expected failures"
+    assert data["summary"] == captured.err.splitlines()[-1] == "1 passed, 1 failed, 1 expected failures"
+
+
+def test_run_pre_filter_false_is_read_from_the_input_other_only(monkeypatch):
+    """``runPreFilter: false`` is an input (the case's ``other``): the NodeAffinity rows named
+    "... even if PreFilter is not called" run Filter alone, and the key under ``expected.other``
+    is refused instead of silently running PreFilter."""
+    from kschedlab.plugins.node_affinity import NodeAffinity
+
+    cases = {c["id"]: c for c in json.loads((ROOT / "nodeaffinity" / "node_affinity.json").read_text())}
+    rows = [cases["nodeaffinity/node_affinity/nodeselector-without-prefilter"],
+            cases["nodeaffinity/node_affinity/affinity-without-prefilter"]]
+
+    def no_pre_filter(*args, **kwargs):
+        raise AssertionError("PreFilter called")
+
+    monkeypatch.setattr(NodeAffinity, "pre_filter", no_pre_filter)
+    for case in rows:
+        assert case["other"] == {"runPreFilter": False}
+        assert run_case(case).ok, run_case(case).diffs
+        misplaced = dict(case, other={}, expected=dict(case["expected"], other={"runPreFilter": False}))
+        assert run_case(misplaced).diffs == [
+            "expected.other.runPreFilter: an input, read from the case's top-level 'other'"]
 
 
 def test_an_explicit_expected_failures_file(tmp_path, capsys):

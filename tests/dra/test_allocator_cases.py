@@ -29,7 +29,7 @@ def _params():
 
 
 def test_cases_cite_upstream_rows():
-    assert len(CASES) == 190
+    assert len(CASES) == 213
     assert len({c["id"] for c in CASES}) == len(CASES)
     for c in CASES:
         assert c["stage"] == "dra-allocate"
@@ -51,7 +51,7 @@ def test_builder_reproduces_the_json(tmp_path, monkeypatch):
     spec.loader.exec_module(mod)
     for rows in (mod.rows_basic, mod.rows_all_devices, mod.rows_network_and_constraints, mod.rows_prioritized_list,
                  mod.rows_partitionable, mod.rows_taints, mod.rows_binding, mod.rows_consumable_capacity,
-                 mod.rows_distinct, mod.rows_pools, mod.rows_combinations):
+                 mod.rows_distinct, mod.rows_list_attributes, mod.rows_pools, mod.rows_combinations):
         rows()
     assert mod.CASES == CASES
 

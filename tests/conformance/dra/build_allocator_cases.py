@@ -395,7 +395,8 @@ def V(s):  # version value marker for A()
 
 GATES = {"AdminAccess": "DRAAdminAccess", "PrioritizedList": "DRAPrioritizedList",
          "PartitionableDevices": "DRAPartitionableDevices", "DeviceTaints": "DRADeviceTaints",
-         "DeviceBindingAndStatus": "DRADeviceBindingConditions", "ConsumableCapacity": "DRAConsumableCapacity"}
+         "DeviceBindingAndStatus": "DRADeviceBindingConditions", "ConsumableCapacity": "DRAConsumableCapacity",
+         "ListTypeAttributes": "DRAListTypeAttributes"}
 
 CASES: list[dict] = []
 
@@ -1564,9 +1565,89 @@ def rows_combinations():
         notes=notes.format(26))
 
 
+LT = {"ListTypeAttributes"}
+
+
+def L(**kv):  # list-typed device attributes: ("strings"|"ints"|"bools"|"versions", [values]); {} for none
+    return {k: ({v[0]: v[1]} if v else {}) for k, v in kv.items()}
+
+
+def rows_list_attributes():
+    """The DRAListTypeAttributes rows (matchAttribute over value sets, distinctAttribute pairwise disjoint)."""
+    def one(name, constraint, attr, count, devices, ok, features=LT, error=None, requests=None):
+        claims = [claimWithRequests(claim0, [{constraint: attr}], *(requests or [request(req0, classA, count)]))]
+        slices = [sliceWithDevices(slice1, node1, pool1, driverA,
+                                   *[device(f"device-{i + 1}", None, a) for i, a in enumerate(devices)])]
+        expect = None if ok is None else [allocationResult(localNodeSelector(node1), *[
+            deviceAllocationResult(req0, driverA, pool1, d, False) for d in ok])]
+        row(name, features=features, claims=claims, classes=[cls(classA, driverA)], slices=slices, expect=expect,
+            error=error, notes="only the substring is upstream's; the rest of the message is this implementation's"
+            if error else "")
+
+    m, d = "matchAttribute", "distinctAttribute"
+    s1 = A(stringAttribute="value1")
+    one("list-attributes-match-constaint-scalar-string-values", m, stringAttribute, 2, [s1, s1], [device1, device2])
+    one("list-attributes-match-constaint-list-of-string-values-with-common-elements", m, stringAttribute, 2,
+        [L(stringAttribute=("strings", ["value1", "value2", "value3"])), L(stringAttribute=("strings", ["value2", "value3", "value4"]))],
+        [device1, device2])
+    one("list-attributes-match-constaint-list-of-string-values-with-partially-common-elements", m, stringAttribute, 3,
+        [L(stringAttribute=("strings", ["value1", "value2"])), L(stringAttribute=("strings", ["value2", "value3"])),
+         L(stringAttribute=("strings", ["value3", "value1"]))], None)
+    one("list-attributes-match-constaint-list-of-string-values-without-common-elements", m, stringAttribute, 1,
+        [L(stringAttribute=("strings", ["value1", "value2"])), L(stringAttribute=("strings", ["value3", "value4"]))], None,
+        requests=[request(req0, classA, 1), request(req0, classA, 1)])
+    one("list-attributes-match-constaint-mixed-scalar-and-list-of-string-values-with-common-elements", m, stringAttribute, 2,
+        [s1, L(stringAttribute=("strings", ["value1", "value2"]))], [device1, device2])
+    one("list-attributes-match-constaint-mixed-scalar-and-list-of-string-values-with-partially-common-elements", m,
+        stringAttribute, 3, [s1, L(stringAttribute=("strings", ["value1", "value2"])), L(stringAttribute=("strings", ["value2", "value3"]))],
+        None)
+    one("list-attributes-match-constaint-mixed-scalar-and-list-of-string-values-without-common-elements", m, stringAttribute, 2,
+        [s1, L(stringAttribute=("strings", ["value2", "value3"]))], None)
+    one("list-attributes-match-constaint-list-of-int-values-with-common-elements", m, intAttribute, 2,
+        [L(numa=("ints", [0, 1, 2])), L(numa=("ints", [1, 2, 3]))], [device1, device2])
+    one("list-attributes-match-constaint-list-of-bool-values-with-common-elements", m, boolAttribute, 2,
+        [L(boolAttribute=("bools", [True, False])), L(boolAttribute=("bools", [True]))], [device1, device2])
+    one("list-attributes-match-constaint-list-of-version-values-with-common-elements", m, versionAttribute, 2,
+        [L(driverVersion=("versions", ["1.0.0", "1.1.0", "2.0.0"])), L(driverVersion=("versions", ["1.1.0", "2.0.0", "2.1.0"]))],
+        [device1, device2])
+    one("list-attributes-match-constaint-with-empty-or-unknown-type", m, stringAttribute, 2,
+        [L(stringAttribute=None), L(stringAttribute=("strings", []))], None, error="unsupported attribute value")
+    one("list-attributes-disabled-match-constraint-with-lists", m, stringAttribute, 2,
+        [L(stringAttribute=("strings", ["value1", "value2", "value3"])), L(stringAttribute=("strings", ["value2", "value3", "value4"]))],
+        None, features=set(), error="unsupported attribute value")
+    LC = LT | CC
+    one("list-attributes-distinct-constraint-scalar-string-values-all-distinct", d, stringAttribute, 2,
+        [s1, A(stringAttribute="value2")], [device1, device2], features=LC)
+    one("list-attributes-distinct-constraint-scalar-string-values-not-distinct", d, stringAttribute, 2, [s1, s1], None, features=LC)
+    one("list-attributes-distinct-constraint-list-of-string-values-all-distinct", d, stringAttribute, 2,
+        [L(stringAttribute=("strings", ["value1", "value2"])), L(stringAttribute=("strings", ["value2", "value3"])),
+         L(stringAttribute=("strings", ["value3", "value4"]))], [device1, device3], features=LC)
+    one("list-attributes-distinct-constraint-list-of-string-values-with-common-elements", d, stringAttribute, 2,
+        [L(stringAttribute=("strings", ["value1", "value2", "value3"])), L(stringAttribute=("strings", ["value2", "value4", "value5"]))],
+        None, features=LC)
+    one("list-attributes-distinct-constraint-mixed-scalar-and-list-all-distinct", d, stringAttribute, 2,
+        [s1, L(stringAttribute=("strings", ["value1", "value2"])), L(stringAttribute=("strings", ["value2", "value3"]))],
+        [device1, device3], features=LC)
+    one("list-attributes-distinct-constraint-mixed-scalar-and-list-with-common-elements", d, stringAttribute, 2,
+        [s1, L(stringAttribute=("strings", ["value1", "value2"]))], None, features=LC)
+    one("list-attributes-distinct-constraint-list-of-int-values-all-distinct", d, intAttribute, 2,
+        [L(numa=("ints", [0, 1])), L(numa=("ints", [1, 2])), L(numa=("ints", [2, 3]))], [device1, device3], features=LC)
+    one("list-attributes-distinct-constraint-list-of-bool-values-all-distinct", d, boolAttribute, 2,
+        [L(boolAttribute=("bools", [True])), L(boolAttribute=("bools", [True, False])), L(boolAttribute=("bools", [False]))],
+        [device1, device3], features=LC)
+    one("list-attributes-distinct-constraint-list-of-version-values-all-distinct", d, versionAttribute, 2,
+        [L(driverVersion=("versions", ["1.0.0", "1.1.0"])), L(driverVersion=("versions", ["1.1.0", "2.0.0"])),
+         L(driverVersion=("versions", ["2.0.0", "2.1.0"]))], [device1, device3], features=LC)
+    one("list-attributes-distinct-constaint-with-empty-or-unknown-type", d, versionAttribute, 2,
+        [L(driverVersion=("versions", [])), L(driverVersion=None)], None, features=LC, error="unsupported attribute value")
+    one("list-attributes-disabled-distinct-constraint-with-lists", d, stringAttribute, 2,
+        [L(stringAttribute=("strings", ["value1", "value2", "value3"])), L(stringAttribute=("strings", ["value2", "value3", "value4"]))],
+        None, features=CC, error="unsupported attribute value")
+
+
 def main() -> None:
     for rows in (rows_basic, rows_all_devices, rows_network_and_constraints, rows_prioritized_list, rows_partitionable,
-                 rows_taints, rows_binding, rows_consumable_capacity, rows_distinct, rows_pools, rows_combinations):
+                 rows_taints, rows_binding, rows_consumable_capacity, rows_distinct, rows_list_attributes, rows_pools, rows_combinations):
         rows()
     ids = [c["id"] for c in CASES]
     assert len(ids) == len(set(ids)), "duplicate case ids"

@@ -35,68 +35,17 @@ from .errors import ManifestError, errors_from_validation
 from .kinds import SkippedKindsWarning, classify, skipped_summary
 from .meta import TypedObject
 from .registry import model_for
+from .safe_yaml import load_documents
 
 __all__ = ["load", "load_text", "load_objects", "dump", "describe_raw", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 _LIST_KEYS = {"apiVersion", "kind", "metadata", "items"}
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that keeps timestamps as text and refuses duplicate keys."""
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # noqa: D102
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                try:
-                    dup = key in seen
-                    seen.add(key)
-                except TypeError:
-                    continue
-                if dup:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        f'duplicate key "{key}"',
-                        key_node.start_mark,
-                    )
-        return super().construct_mapping(node, deep=deep)
-
-
-# Kubernetes reads YAML timestamps as strings (sigs.k8s.io/yaml goes through JSON).
-_ManifestLoader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for ch, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
-_ManifestLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _ManifestLoader.construct_mapping
-)
-
-
 def _yaml_documents(text: str, source: str) -> Iterator[tuple[Any, int]]:
-    """Yield (data, first line) for each YAML document; raise ManifestError on bad YAML."""
-    loader = _ManifestLoader(text)
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            line = node.start_mark.line + 1 if node is not None else None
-            data = loader.construct_document(node) if node is not None else None
-            yield data, line
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 if mark else None
-        col = f" (column {mark.column + 1})" if mark else ""
-        problem = e.problem or e.context or "malformed YAML"
-        raise ManifestError(f"invalid YAML: {problem}{col}", file=source, line=line) from None
-    except yaml.YAMLError as e:
-        raise ManifestError(f"invalid YAML: {e}", file=source) from None
-    finally:
-        loader.dispose()
+    """Yield (data, first line) for each YAML document; raise ManifestError on bad YAML
+    (:mod:`kschedlab.api.safe_yaml`: safe tags, no repeated key, aliases bounded)."""
+    yield from load_documents(text, source)
 
 
 def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:

@@ -49,11 +49,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import pandas as pd
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from kschedlab.api.errors import ManifestError, errors_from_validation
+from kschedlab.api.safe_yaml import safe_load
 from kschedlab.research.run import KEY_COLUMNS, Run, Variant, Workload, execute
 
 __all__ = ["SweepSpec", "load_spec", "plan", "sweep", "read_results", "summary_table", "describe", "check_configs",
@@ -247,11 +247,9 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
     path = Path(path)
     file = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"), file)
     except OSError as err:
         raise _error(file, None, "", f"cannot read file: {err}") from None
-    except yaml.YAMLError as err:
-        raise _error(file, None, "", f"invalid YAML: {err}") from None
     if not isinstance(data, dict):
         raise _error(file, None, "", "expected a Sweep object")
     name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None

@@ -69,7 +69,8 @@ def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:
 
 
 def describe_raw(data: Any, doc: str) -> str:
-    """How errors name a raw object: ``Kind ns/name``, else the document label.
+    """How errors name a raw object: ``Kind ns/name``, else the document label (with the
+    object's ``metadata.name`` when it has one but no kind).
 
     A namespaced object without a namespace is named in ``default``, where
     admission will put it.
@@ -80,6 +81,8 @@ def describe_raw(data: Any, doc: str) -> str:
     'Pod default/web-0'
     >>> describe_raw({"kind": "Pod"}, "document 3")
     'document 3'
+    >>> describe_raw({"metadata": {"name": "web-0"}}, "document 2")
+    'document 2 (web-0)'
     """
     if isinstance(data, dict):
         kind = data.get("kind")
@@ -94,6 +97,8 @@ def describe_raw(data: Any, doc: str) -> str:
             if namespaced and model is not None:
                 return f"{kind} default/{name}"
             return f"{kind} {name}"
+        if isinstance(name, str) and name and not (isinstance(kind, str) and kind):
+            return f"{doc} ({name})"
     return doc
 
 
@@ -110,7 +115,7 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
     kind = data.get("kind")
     missing = [f"{f} not set" for f, v in (("apiVersion", api_version), ("kind", kind)) if not v]
     if missing:
-        errors.append(ManifestError(", ".join(missing), file=source, obj=doc, line=line))
+        errors.append(ManifestError(", ".join(missing), file=source, obj=obj_name, line=line))
         return
     if not isinstance(api_version, str) or not isinstance(kind, str):
         errors.append(ManifestError("apiVersion and kind must be strings", file=source, obj=doc, line=line))

@@ -56,6 +56,29 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a finite, non-negative number of seconds (``inf``, ``nan`` and ``-1``
+    are refused: a run must end).
+
+    >>> _seconds("90")
+    90.0
+    >>> _seconds("inf")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: Invalid value: inf: must be a finite number of seconds, greater than or equal to 0
+    """
+    from kschedlab.api.simulation import finite_seconds
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    try:
+        return finite_seconds(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _gates(text: str | None) -> FeatureGates:
     return FeatureGates(FeatureGates.parse_flag(text) if text else {})
 
@@ -377,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=cmd_bench)
     simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")
     simulate.add_argument("files", nargs="+", help="scenario YAML files or directories")
-    simulate.add_argument("--until", type=float,
+    simulate.add_argument("--until", type=_seconds,
                           help="stop at this virtual time (seconds); default: the Simulation's spec.until, else "
                                "when nothing can change any more or at the 24 h (86400 s) horizon")
     simulate.add_argument("--keep-traces", type=int, default=200, metavar="N",

@@ -434,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         shown = warnings.showwarning
 
         def show(message, category, filename, lineno, file=None, line=None):
-            if issubclass(category, SkippedKindsWarning):
+            if issubclass(category, SkippedKindsWarning) or getattr(category, "one_line", False):
                 print(f"warning: {message}", file=sys.stderr)
             else:
                 shown(message, category, filename, lineno, file, line)
@@ -447,6 +447,10 @@ def main(argv: list[str] | None = None) -> int:
         except (ManifestError, ArgsError, ProfileError, ConfigError, FeatureGateError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            # Ctrl-C: one line, no traceback; files are written whole or not at all
+            print(f"kschedlab {args.command}: interrupted", file=sys.stderr)
+            return 130
         except BrokenPipeError:
             # the reader went away (``kschedlab ... | head``): stop quietly, as other tools do
             try:

@@ -241,3 +241,35 @@ def test_a_document_without_kind_is_named_by_its_name():
 def test_quantities_past_what_can_be_held_are_refused_with_our_message(amount, message):
     text = f"apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nstatus: {{allocatable: {{cpu: '{amount}'}}}}\n"
     assert _refused(text) == [f"hostile.yaml: Node n: status.allocatable.cpu: {message}"]
+
+
+# ------------------------------------------------------------------ CEL selectors
+
+
+def _quadrupling(levels: int) -> str:
+    """A selector whose string grows fourfold per ``cel.bind`` (the parser allows about ten)."""
+    names = [f"v{i}" for i in range(levels + 1)]
+    binds = "".join(f"cel.bind({b}, {a} + {a} + {a} + {a}, " for a, b in zip(names, names[1:]))
+    return f'cel.bind(v0, device.driver, {binds}{names[-1]}.size() > 0{")" * (levels + 1)}'
+
+
+def test_a_selector_that_multiplies_a_string_is_refused_at_validation():
+    text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
+            f"spec: {{selectors: [{{cel: {{expression: '{_quadrupling(10)}'}}}}]}}\n")
+    assert _refused(text) == ["hostile.yaml: DeviceClass gpu: spec.selectors[0].cel.expression: Forbidden: too "
+                              "complex, exceeds cost limit"]
+
+
+def test_a_selector_over_the_budget_is_never_evaluated():
+    from kschedlab.api.dracel import CELError, DeviceView, compile_selector
+
+    small, bomb = compile_selector(_quadrupling(2)), compile_selector(_quadrupling(10))
+    assert small.matches(DeviceView("gpu.example.com")) and small.max_cost < 1000
+    tracemalloc.start()
+    try:
+        with pytest.raises(CELError, match="^operation cancelled: actual cost limit exceeded$"):
+            bomb.matches(DeviceView("gpu.example.com"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20

@@ -56,6 +56,29 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a finite, non-negative number of seconds (``inf``, ``nan`` and ``-1``
+    are refused: a run must end).
+
+    >>> _seconds("90")
+    90.0
+    >>> _seconds("inf")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: Invalid value: inf: must be a finite number of seconds, greater than or equal to 0
+    """
+    from kschedlab.api.simulation import finite_seconds
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    try:
+        return finite_seconds(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _gates(text: str | None) -> FeatureGates:
     return FeatureGates(FeatureGates.parse_flag(text) if text else {})
 
@@ -401,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=cmd_bench)
     simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")
     simulate.add_argument("files", nargs="+", help="scenario YAML files or directories")
-    simulate.add_argument("--until", type=float,
+    simulate.add_argument("--until", type=_seconds,
                           help="stop at this virtual time (seconds); default: the Simulation's spec.until, else "
                                "when nothing can change any more or at the 24 h (86400 s) horizon")
     simulate.add_argument("--keep-traces", type=int, default=200, metavar="N",
@@ -435,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
         shown = warnings.showwarning
 
         def show(message, category, filename, lineno, file=None, line=None):
-            if issubclass(category, SkippedKindsWarning):
+            if issubclass(category, SkippedKindsWarning) or getattr(category, "one_line", False):
                 print(f"warning: {message}", file=sys.stderr)
             else:
                 shown(message, category, filename, lineno, file, line)
@@ -448,6 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         except (ManifestError, ArgsError, ProfileError, ConfigError, FeatureGateError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            # Ctrl-C: one line, no traceback; files are written whole or not at all
+            print(f"kschedlab {args.command}: interrupted", file=sys.stderr)
+            return 130
         except BrokenPipeError:
             # the reader went away (``kschedlab ... | head``): stop quietly, as other tools do
             try:

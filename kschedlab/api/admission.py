@@ -805,14 +805,17 @@ def _index(objs: Mapping[str, Any] | Iterable[Any]) -> dict[str, Any]:
 
 
 def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None,
-          enable_admission_plugins: Iterable[str] = ()) -> list[TypedObject]:
+          enable_admission_plugins: Iterable[str] = (), copy: bool = True) -> list[TypedObject]:
     """Apply API-server create behaviour to a list of objects; returns new objects.
 
     PriorityClasses and RuntimeClasses come from the same list. Every error of
     every object is reported in one :class:`ManifestError`.
     ``enable_admission_plugins`` turns on admission plugins that are off by
     default (as kube-apiserver's ``--enable-admission-plugins``); known:
-    ``LimitPodHardAntiAffinityTopology``.
+    ``LimitPodHardAntiAffinityTopology``. ``copy=False`` admits the given objects in place
+    (for a caller that made them and holds no other reference, as
+    :func:`~kschedlab.api.manifests.create` does with :func:`~kschedlab.api.workloads.expand`'s
+    copies: one copy of a large cluster instead of two).
 
     >>> from kschedlab.api.core import Namespace
     >>> [ns.metadata.labels for ns in admit([Namespace(metadata={"name": "team-a"})])]
@@ -823,7 +826,7 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     unknown_plugins = enabled_plugins - {LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY}
     if unknown_plugins:
         raise ValueError(f"unknown admission plugin(s): {', '.join(sorted(unknown_plugins))}")
-    objs = [o.clone() for o in objects]
+    objs = [o.clone() for o in objects] if copy else list(objects)
     errors: list[ManifestError] = []
 
     # names from generateName, uniqueness of (kind, namespace, name)

@@ -1,6 +1,8 @@
 """``kubescheduler.config.k8s.io/v1``: KubeSchedulerConfiguration.
 
-Plugin args stay plain dicts here; the framework parses and validates them.
+Plugin args stay plain dicts here; the framework parses and validates them. They are decoded
+strictly first, as kube-scheduler decodes them (:mod:`kschedlab.api.plugin_args`): an unknown
+field or a value of the wrong type is refused with its path.
 
 >>> cfg = KubeSchedulerConfiguration.model_validate({
 ...     "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
@@ -18,10 +20,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError, model_validator
 
 from ._base import K8sModel
 from .meta import TypedObject
+from .plugin_args import args_errors
 
 __all__ = [
     "KubeSchedulerConfiguration",
@@ -96,6 +99,15 @@ class PluginConfig(K8sModel):
 
     name: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _decode_args_strictly(self) -> "PluginConfig":
+        errors = args_errors(self.name or "", self.args)
+        if errors:
+            raise ValidationError.from_exception_data("PluginConfig", [
+                {"type": e["type"], "loc": ("args", *e["loc"]), "input": e["input"], "ctx": e["ctx"]}
+                for e in errors])
+        return self
 
 
 class KubeSchedulerProfile(K8sModel):

@@ -226,11 +226,14 @@ def _fits_required_node_affinity(spec: PodSpec, node: Node) -> bool:
     return any(_term_matches(t, node) for t in req.node_selector_terms)
 
 
-def node_should_run_daemon_pod(ds: DaemonSet, node: Node, *, comparison_operators: bool = False) -> bool:
+def node_should_run_daemon_pod(ds: DaemonSet, node: Node, *, comparison_operators: bool = False,
+                               tolerations: list[Toleration] | None = None) -> bool:
     """Whether the DaemonSet controller wants a pod of ``ds`` on ``node`` (``shouldRun``).
 
     ``comparison_operators`` is the TaintTolerationComparisonOperators gate (Gt/Lt
     tolerations); a taint value a numeric toleration cannot compare counts as untolerated.
+    ``tolerations``: the daemon pod's tolerations when the caller has them already
+    (:func:`daemon_pod_tolerations` of the template, computed once per DaemonSet).
 
     >>> ds = DaemonSet.model_validate({"metadata": {"name": "gpu"}, "spec": {"template": {"spec": {
     ...     "nodeSelector": {"gpu": "true"}}}}})
@@ -242,7 +245,8 @@ def node_should_run_daemon_pod(ds: DaemonSet, node: Node, *, comparison_operator
         return False
     if not _fits_required_node_affinity(spec, node):
         return False
-    tolerations = daemon_pod_tolerations(spec)
+    if tolerations is None:
+        tolerations = daemon_pod_tolerations(spec)
     try:
         taint = find_matching_untolerated_taint(node.spec.taints, tolerations, ("NoSchedule", "NoExecute"),
                                                 comparison_operators=comparison_operators)
@@ -304,7 +308,8 @@ def expand_daemonset(ds: DaemonSet, nodes: Iterable[Node], existing_pods: Iterab
     rng = _rng(seed, ds)
     out: list[Pod] = []
     for node in nodes:
-        if node.name in covered or not node_should_run_daemon_pod(ds, node, comparison_operators=comparison):
+        if node.name in covered or not node_should_run_daemon_pod(ds, node, comparison_operators=comparison,
+                                                                  tolerations=template.spec.tolerations):
             continue
         pod = _pod_from_template(template, ds, _generated_name(f"{ds.name}-", rng, taken), seed)
         pod.spec.affinity = replace_node_name_node_affinity(pod.spec.affinity, node.name)

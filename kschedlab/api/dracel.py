@@ -47,8 +47,13 @@ input for each device, so evaluating many selectors on the same devices is cheap
 
 The engine was chosen by fidelity, then speed; :mod:`kschedlab.dra.cel` records the measurements.
 
+The cost limit (``resource.CELSelectorExpressionMaxCost``, 1,000,000) is kept with a worst-case
+bound of kschedlab's own (:mod:`kschedlab.api.dracel_cost`; cel-cpp meters nothing): validation
+refuses a selector past it with upstream's ``too complex, exceeds cost limit``, and such a selector
+is never evaluated (``operation cancelled: actual cost limit exceeded``).
+
 Left out of upstream's environment (cel-cpp lacks them, or they are not DRA's concern): the
-runtime cost limit (1,000,000 units), the Kubernetes ``lists``, ``sets``, ``url``, ``ip``,
+Kubernetes ``lists``, ``sets``, ``url``, ``ip``,
 ``cidr``, ``format`` and ``image`` libraries, two-variable comprehensions, and the rule that
 list/map literals are homogeneous. ``device.foo`` reports ``undefined field 'foo'`` as
 cel-go does; ``device`` on its own (``cel.bind(d, device, ...)``) is not a variable here.
@@ -73,6 +78,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from cel_expr_python import cel as _cel
 from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_strings
 
+from .dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_cost
 from .quantity import Quantity
 
 __all__ = [
@@ -86,11 +92,15 @@ __all__ = [
     "compile_errors",
     "benchmark",
     "SELECTOR_MAX_LENGTH",
+    "COST_LIMIT_EXCEEDED",
+    "TOO_COMPLEX",
     "EvaluationTimer",
     "evaluation_timer",
 ]
 
 SELECTOR_MAX_LENGTH = 10 * 1024
+COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+TOO_COMPLEX = "too complex, exceeds cost limit"
 """``CELSelectorExpressionMaxLength``: the longest selector the API accepts."""
 
 
@@ -729,11 +739,13 @@ class Selector:
     (True, 'device.allowMultipleAllocations == true')
     """
 
-    __slots__ = ("expression", "list_types", "_program", "_attr_domains", "_cap_domains")
+    __slots__ = ("expression", "list_types", "max_cost", "_program", "_attr_domains", "_cap_domains")
 
     def __init__(self, expression: str, program: Any, list_types: bool = False) -> None:
         self.expression = expression
         self.list_types = list_types
+        #: the worst-case cost (:mod:`kschedlab.api.dracel_cost`)
+        self.max_cost = estimate_cost(program.serialize())
         self._program = program
         attr, cap = set(), set()
         for m in _DOMAIN_LOOKUP.finditer(expression):
@@ -760,6 +772,8 @@ class Selector:
         return self._matches(device)
 
     def _matches(self, device: DeviceView) -> bool:
+        if self.max_cost > CEL_SELECTOR_EXPRESSION_MAX_COST:
+            raise CELError(COST_LIMIT_EXCEEDED)
         if device._error is not None:
             raise device._error
         if device.list_types is not self.list_types:

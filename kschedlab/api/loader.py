@@ -35,68 +35,17 @@ from .errors import ManifestError, errors_from_validation
 from .kinds import SkippedKindsWarning, classify, skipped_summary
 from .meta import TypedObject
 from .registry import model_for
+from .safe_yaml import load_documents
 
 __all__ = ["load", "load_text", "load_objects", "dump", "describe_raw", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 _LIST_KEYS = {"apiVersion", "kind", "metadata", "items"}
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that keeps timestamps as text and refuses duplicate keys."""
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # noqa: D102
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                try:
-                    dup = key in seen
-                    seen.add(key)
-                except TypeError:
-                    continue
-                if dup:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        f'duplicate key "{key}"',
-                        key_node.start_mark,
-                    )
-        return super().construct_mapping(node, deep=deep)
-
-
-# Kubernetes reads YAML timestamps as strings (sigs.k8s.io/yaml goes through JSON).
-_ManifestLoader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for ch, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
-_ManifestLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _ManifestLoader.construct_mapping
-)
-
-
 def _yaml_documents(text: str, source: str) -> Iterator[tuple[Any, int]]:
-    """Yield (data, first line) for each YAML document; raise ManifestError on bad YAML."""
-    loader = _ManifestLoader(text)
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            line = node.start_mark.line + 1 if node is not None else None
-            data = loader.construct_document(node) if node is not None else None
-            yield data, line
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 if mark else None
-        col = f" (column {mark.column + 1})" if mark else ""
-        problem = e.problem or e.context or "malformed YAML"
-        raise ManifestError(f"invalid YAML: {problem}{col}", file=source, line=line) from None
-    except yaml.YAMLError as e:
-        raise ManifestError(f"invalid YAML: {e}", file=source) from None
-    finally:
-        loader.dispose()
+    """Yield (data, first line) for each YAML document; raise ManifestError on bad YAML
+    (:mod:`kschedlab.api.safe_yaml`: safe tags, no repeated key, aliases bounded)."""
+    yield from load_documents(text, source)
 
 
 def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:
@@ -120,7 +69,8 @@ def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:
 
 
 def describe_raw(data: Any, doc: str) -> str:
-    """How errors name a raw object: ``Kind ns/name``, else the document label.
+    """How errors name a raw object: ``Kind ns/name``, else the document label (with the
+    object's ``metadata.name`` when it has one but no kind).
 
     A namespaced object without a namespace is named in ``default``, where
     admission will put it.
@@ -131,6 +81,8 @@ def describe_raw(data: Any, doc: str) -> str:
     'Pod default/web-0'
     >>> describe_raw({"kind": "Pod"}, "document 3")
     'document 3'
+    >>> describe_raw({"metadata": {"name": "web-0"}}, "document 2")
+    'document 2 (web-0)'
     """
     if isinstance(data, dict):
         kind = data.get("kind")
@@ -145,6 +97,8 @@ def describe_raw(data: Any, doc: str) -> str:
             if namespaced and model is not None:
                 return f"{kind} default/{name}"
             return f"{kind} {name}"
+        if isinstance(name, str) and name and not (isinstance(kind, str) and kind):
+            return f"{doc} ({name})"
     return doc
 
 
@@ -161,7 +115,7 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
     kind = data.get("kind")
     missing = [f"{f} not set" for f, v in (("apiVersion", api_version), ("kind", kind)) if not v]
     if missing:
-        errors.append(ManifestError(", ".join(missing), file=source, obj=doc, line=line))
+        errors.append(ManifestError(", ".join(missing), file=source, obj=obj_name, line=line))
         return
     if not isinstance(api_version, str) or not isinstance(kind, str):
         errors.append(ManifestError("apiVersion and kind must be strings", file=source, obj=doc, line=line))

@@ -60,8 +60,9 @@ def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] 
     ['default/db', 'default/db-0']
     """
     gates = dict(feature_gates or {})
+    # expand returns copies, which admission may change in place
     return admit(expand(objects, seed=seed, feature_gates=gates), feature_gates=gates,
-                 enable_admission_plugins=enable_admission_plugins)
+                 enable_admission_plugins=enable_admission_plugins, copy=False)
 
 
 def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: str = "<string>",

@@ -44,6 +44,9 @@ _MAX_INT32 = 2**31 - 1
 # thousand digits, which no Kubernetes consumer can use (upstream keeps them in a
 # big decimal but every accessor then overflows int64).
 _MAX_NANO_EXPONENT = 10_000
+# Numbers of more than this many digits are refused (upstream reads any length into a
+# big integer; here a bound keeps parsing cheap, far above anything a resource needs).
+_MAX_DIGITS = 1_000
 
 _DECIMAL_SUFFIXES = {
     "n": -9,
@@ -64,8 +67,11 @@ _SUFFIX_LETTERS = frozenset("eEinumkKMGTP")
 _DIGITS = frozenset("0123456789")
 
 
-def _invalid(text: object) -> ValueError:
-    return ValueError(f'invalid quantity "{text}"')
+def _invalid(text: object, why: str = "") -> ValueError:
+    shown = str(text)
+    if len(shown) > 64:
+        shown = f"{shown[:40]}... ({len(shown):,} characters)"
+    return ValueError(f'invalid quantity "{shown}"' + (f": {why}" if why else ""))
 
 
 def _split(s: str) -> tuple[bool, str, str, str] | None:
@@ -120,7 +126,7 @@ def _interpret(suffix: str) -> tuple[int, int, str] | None:
     if len(suffix) > 1 and suffix[0] in "eE":
         body = suffix[1:]
         digits = body[1:] if body[0] in "+-" else body
-        if not digits or not set(digits) <= _DIGITS:
+        if not digits or not set(digits) <= _DIGITS or len(digits.lstrip("0")) > 10:
             return None
         exp = int(body)
         # upstream stores the exponent in an int32 that is later negated
@@ -250,6 +256,8 @@ class Quantity:
         if parts is None:
             raise _invalid(s)
         positive, num, denom, suffix = parts
+        if len(num) + len(denom) > _MAX_DIGITS:
+            raise _invalid(s, f"more than {_MAX_DIGITS:,} digits")
         interp = _interpret(suffix)
         if interp is None:
             raise _invalid(s)
@@ -268,7 +276,7 @@ class Quantity:
             precision = 18 - (len(num) + len(denom))
         if precision >= 0:
             scale = (exponent if base == 10 else 0) - len(denom)
-            if scale >= -9:
+            if -9 <= scale <= _MAX_NANO_EXPONENT - 9:
                 mult = (1 << exponent) if base == 2 else 1
                 result = digits * mult
                 if result <= _MAX_INT64:
@@ -291,7 +299,7 @@ class Quantity:
             e = exponent - len(denom) + 9
             if e >= 0:
                 if e > _MAX_NANO_EXPONENT:
-                    raise _invalid(s)
+                    raise _invalid(s, f"more than {_MAX_NANO_EXPONENT:,} digits before the decimal point")
                 nanos = digits * 10**e
             elif -e > len(str(digits)):
                 nanos = 1

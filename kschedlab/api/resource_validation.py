@@ -25,7 +25,8 @@ import re
 from typing import Any, Callable, Iterable, Mapping
 
 from .core import NodeSelector, Pod
-from .dracel import SELECTOR_MAX_LENGTH, CELError, compile_selector
+from .dracel import SELECTOR_MAX_LENGTH, TOO_COMPLEX, CELError, compile_selector
+from .dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST
 from .errors import ManifestError
 from .meta import KubeObject
 from .resource import (
@@ -278,9 +279,12 @@ def _cel_expression(errs: Errs, path: str, expression: str) -> None:
         errs.append(_too_long(path, SELECTOR_MAX_LENGTH))
         return
     try:
-        compile_selector(expression, list_types=_LIST_TYPES.get())
+        selector = compile_selector(expression, list_types=_LIST_TYPES.get())
     except CELError as e:
         errs.append(_invalid(path, expression, str(e)))
+        return
+    if selector.max_cost > CEL_SELECTOR_EXPRESSION_MAX_COST:
+        errs.append(_forbidden(path, TOO_COMPLEX))
 
 
 def _selector(errs: Errs, path: str, selector: Any) -> None:

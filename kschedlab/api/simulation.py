@@ -19,9 +19,10 @@ the other objects of a scenario are the initial cluster.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import math
+from typing import Annotated, Any, ClassVar
 
-from pydantic import model_validator
+from pydantic import AfterValidator, model_validator
 
 from ._base import K8sModel
 from .core import Taint
@@ -29,6 +30,25 @@ from .meta import KubeObject
 from .usage import NodeKubelet, PodUsage
 
 __all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange", "DeviceConditions"]
+
+
+def finite_seconds(value: float | None) -> float | None:
+    """A virtual time or duration: a finite number of seconds, not negative (``.inf`` and
+    ``.nan`` would keep a run from ever ending).
+
+    >>> finite_seconds(30.0)
+    30.0
+    >>> finite_seconds(float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid value: inf: must be a finite number of seconds, greater than or equal to 0
+    """
+    if value is not None and (not math.isfinite(value) or value < 0):
+        raise ValueError(f"Invalid value: {value}: must be a finite number of seconds, greater than or equal to 0")
+    return value
+
+
+Seconds = Annotated[float, AfterValidator(finite_seconds)]
 
 
 class GateRemoval(K8sModel):
@@ -70,9 +90,9 @@ class DeviceConditions(K8sModel):
 class SimulationEvent(K8sModel):
     """Exactly one action at time ``at`` (seconds of virtual time)."""
 
-    at: float = 0.0
+    at: Seconds = 0.0
     create: dict[str, Any] | None = None
-    duration: float | None = None
+    duration: Seconds | None = None
     delete_pod: str | None = None
     add_node: dict[str, Any] | None = None
     remove_node: str | None = None
@@ -98,7 +118,7 @@ class SimulationEvent(K8sModel):
 
 class SimulationSpec(K8sModel):
     feature_gates: dict[str, bool] = {}
-    until: float | None = None
+    until: Seconds | None = None
     seed: int = 0
     attempt_duration: float = 0.0
     #: gang pods through the PodGroup cycle (unset: with GenericWorkload); false: the pod-by-pod

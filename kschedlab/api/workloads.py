@@ -61,6 +61,8 @@ from .batch import Job
 from .controller_ref import claim, controlled_by
 from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
 from .meta import KubeObject, TypedObject
+from .object_validation import check_objects, pod_bound_error
+from .object_validation import max_pods as default_max_pods
 from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
     ALPHANUMS, ANN_DESIRED_REPLICAS, ANN_LAST_APPLIED, ANN_MAX_REPLICAS, ANN_REVISION, JOB_COMPLETION_INDEX,
     JOB_TRACKING_FINALIZER, LABEL_CONTROLLER_REVISION_HASH, LABEL_CONTROLLER_UID, LABEL_JOB_NAME,
@@ -549,7 +551,7 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
 
 
 def expand(objects: Iterable[TypedObject], seed: int = 0,
-           feature_gates: Mapping[str, bool] | None = None) -> list[TypedObject]:
+           feature_gates: Mapping[str, bool] | None = None, max_pods: int | None = None) -> list[TypedObject]:
     """Add the ReplicaSets and pods controllers would create; deterministic per ``seed``.
 
     Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets (one pod per eligible
@@ -561,6 +563,11 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     returned, completed with generated UIDs and, for Jobs, the selector and
     labels the API server adds). ``feature_gates`` matter to DaemonSets only
     (TaintTolerationComparisonOperators).
+
+    Objects are validated first as the API server validates them
+    (:func:`~kschedlab.api.object_validation.check_objects`), and the pods the load creates
+    are bounded by ``max_pods`` (default ``KSCHEDLAB_MAX_PODS``, else 100,000): a workload
+    that may pass the bound is refused, naming it and its field.
 
     >>> from kschedlab.api.apps import StatefulSet
     >>> out = expand([StatefulSet(metadata={"name": "db", "namespace": "default"}, spec={"replicas": 2})])
@@ -578,6 +585,10 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     from .podgroup import PodGroup
     from .workloadapi import Workload
 
+    objects = list(objects)
+    check_objects(objects)
+    bound = default_max_pods() if max_pods is None else max_pods
+    made_pods = 0
     objs = [o.clone() for o in objects]
     pods = [o for o in objs if isinstance(o, Pod)]
     nodes = [o for o in objs if isinstance(o, Node)]
@@ -594,6 +605,9 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     for o in objs:
         out.append(o)
         names = taken.setdefault(o.namespace, set()) if isinstance(o, KubeObject) else set()
+        too_many = pod_bound_error(o, made_pods, len(nodes), bound)
+        if too_many is not None:
+            raise too_many
         if isinstance(o, Deployment):
             sets = rs_index.candidates(o)
             sets_pods = [p for rs in sets for p in pod_index.candidates(rs)]
@@ -616,5 +630,6 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
         for m in made:
             if isinstance(m, KubeObject):
                 taken.setdefault(m.namespace, set()).add(m.name)
+            made_pods += isinstance(m, Pod)
         out.extend(made)
     return out

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from kschedlab.api.errors import ManifestError
+from kschedlab.api.safe_yaml import safe_load
 
 __all__ = ["FILE_NAME", "find", "load", "load_all"]
 
@@ -33,12 +32,7 @@ def load(path) -> dict[str, str]:
     the field.
     """
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise ManifestError(f"invalid YAML: {getattr(err, 'problem', None) or err}", file=str(path),
-                            line=mark.line + 1 if mark else None) from None
+    data = safe_load(path.read_text(), str(path))
     if data is None:
         return {}
     if not isinstance(data, list):

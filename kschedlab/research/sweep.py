@@ -44,20 +44,21 @@ import importlib
 import itertools
 import logging
 import os
+import warnings
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import pandas as pd
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from kschedlab.api.errors import ManifestError, errors_from_validation
+from kschedlab.api.safe_yaml import safe_load
 from kschedlab.research.run import KEY_COLUMNS, Run, Variant, Workload, execute
 
 __all__ = ["SweepSpec", "load_spec", "plan", "sweep", "read_results", "summary_table", "describe", "check_configs",
-           "missing_runs", "PARTS"]
+           "missing_runs", "PARTS", "CorruptPartWarning", "WorkerLostWarning"]
 
 API_VERSION = "kschedlab.io/v1alpha1"
 #: the folder of per-run parts under a sweep's output
@@ -247,11 +248,9 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
     path = Path(path)
     file = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"), file)
     except OSError as err:
         raise _error(file, None, "", f"cannot read file: {err}") from None
-    except yaml.YAMLError as err:
-        raise _error(file, None, "", f"invalid YAML: {err}") from None
     if not isinstance(data, dict):
         raise _error(file, None, "", "expected a Sweep object")
     name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
@@ -344,15 +343,69 @@ def _write_part(output: Path, row: dict) -> Path:
     """One run's row as a parquet file, written whole or not at all (a temporary file renamed)."""
     target = _part(output, row["run_id"])
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    pd.DataFrame([row]).to_parquet(tmp, index=False)
-    os.replace(tmp, target)
+    _write_whole(pd.DataFrame([row]), target)
     return target
+
+
+def _write_whole(frame: pd.DataFrame, target: Path) -> None:
+    """``frame`` as parquet at ``target``, whole or not at all (a temporary file renamed; an
+    interrupted write leaves no file behind)."""
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        frame.to_parquet(tmp, index=False)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class WorkerLostWarning(UserWarning):
+    """A Dask worker of the sweep went away (its process died or was killed); the runs it held
+    are run again elsewhere, up to ``retries`` times."""
+
+    #: ``kschedlab`` prints it as one ``warning:`` line
+    one_line = True
+
+
+def _workers(client) -> dict[str, str]:
+    """The scheduler's workers now: address -> name."""
+    return {addr: str(info.get("name", addr)) for addr, info in client.scheduler_info()["workers"].items()}
+
+
+def _report_lost(client, known: dict[str, str]) -> None:
+    """Warn about each worker of ``known`` that the scheduler no longer has; ``known`` becomes
+    the workers now."""
+    now = _workers(client)
+    for addr in sorted(set(known) - set(now)):
+        warnings.warn(WorkerLostWarning(f"Dask worker {known[addr]} ({addr}) died or left; the runs it held "
+                                        "are run again on the other workers"), stacklevel=3)
+    known.clear()
+    known.update(now)
+
+
+class CorruptPartWarning(UserWarning):
+    """A parquet part of an earlier sweep could not be read: it is removed and its run made again."""
+
+    #: ``kschedlab`` prints it as one ``warning:`` line
+    one_line = True
+
+
+def _part_error(part: Path) -> str | None:
+    """Why ``part`` cannot be read as parquet (None when it can: its footer is read)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(part)
+    except (pa.ArrowException, OSError, ValueError) as err:
+        return str(err) or type(err).__name__
+    return None
 
 
 def missing_runs(runs: Iterable[Run], output: str | os.PathLike) -> list[Run]:
     """The runs of ``runs`` (each once) whose part is not under ``output``: what :func:`sweep`
-    with that output computes (the others are read back).
+    with that output computes (the others are read back). A part that cannot be read (a
+    corrupt or truncated file) is named in a :class:`CorruptPartWarning`, removed, and its run
+    counts as missing.
 
     >>> import tempfile
     >>> runs = plan({"default": None}, [Variant("a")], [Workload("w", generate={"jobs": 3})], [0, 1])
@@ -360,7 +413,18 @@ def missing_runs(runs: Iterable[Run], output: str | os.PathLike) -> list[Run]:
     2
     """
     by_id = {r.run_id: r for r in runs}
-    return [r for r in by_id.values() if not _part(Path(output), r.run_id).exists()]
+    todo = []
+    for r in by_id.values():
+        part = _part(Path(output), r.run_id)
+        if part.exists():
+            why = _part_error(part)
+            if why is None:
+                continue
+            warnings.warn(CorruptPartWarning(f"{part}: cannot be read as parquet ({why}); run {r.run_id} is "
+                                             "run again"), stacklevel=2)
+            part.unlink()
+        todo.append(r)
+    return todo
 
 
 def read_results(output: str | os.PathLike, run_ids: Iterable[str] | None = None) -> pd.DataFrame:
@@ -368,8 +432,12 @@ def read_results(output: str | os.PathLike, run_ids: Iterable[str] | None = None
     variant, workload and seed."""
     folder = Path(output) / PARTS
     wanted = None if run_ids is None else set(run_ids)
-    frames = [pd.read_parquet(p) for p in sorted(folder.glob("run-*.parquet"))
-              if wanted is None or p.stem[len("run-"):] in wanted]
+    parts = [p for p in sorted(folder.glob("run-*.parquet")) if wanted is None or p.stem[len("run-"):] in wanted]
+    for p in parts:
+        why = _part_error(p)
+        if why is not None:
+            raise ManifestError(f"cannot be read as parquet ({why}); remove it or run the sweep again", file=str(p))
+    frames = [pd.read_parquet(p) for p in parts]
     if not frames:
         return pd.DataFrame(columns=KEY_COLUMNS)
     df = pd.concat(frames, ignore_index=True)
@@ -438,10 +506,12 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
 
                 bar = stack.enter_context(tqdm(total=len(by_id), initial=len(by_id) - len(todo), unit="run",
                                                desc="sweep"))
+            known = _workers(dask_client)
             futures = [dask_client.submit(execute, r, key=f"kschedlab-run-{r.run_id}", retries=retries, pure=False)
                        for r in todo]
             try:
                 for future in as_completed(futures):
+                    _report_lost(dask_client, known)
                     try:
                         row = future.result()
                     except Exception as err:
@@ -459,7 +529,7 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
                     future.cancel()
     table = read_results(output, by_id)
     if len(table):
-        table.to_parquet(output / "results.parquet", index=False)
+        _write_whole(table, output / "results.parquet")
     order = {rid: i for i, rid in enumerate(table["run_id"])}
     table.attrs["computed"] = sorted(computed, key=order.get)
     table.attrs["output"] = str(output)

@@ -36,7 +36,7 @@ from kschedlab.api.core import PodCondition
 from kschedlab.features import FeatureGates
 from kschedlab.framework.batch import BatchRecord, SortedScoredNodes
 from kschedlab.framework.diagnosis import Diagnosis
-from kschedlab.framework.interface import CycleState
+from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
@@ -93,6 +93,17 @@ def _rotated(rows: np.ndarray, start: int, begin: int, size: int) -> np.ndarray:
     return np.concatenate([rows[first:], rows[:last - n]])
 
 
+def _located(err: ArgsError, config, i: int, profile: dict) -> ArgsError:
+    """``err`` (a plugin's invalid args) naming the configuration's file and the
+    ``profiles[i].pluginConfig[j]`` the args came from."""
+    names = [item.get("name") for item in profile.get("pluginConfig") or []]
+    where = f"profiles[{i}]" + (f".pluginConfig[{names.index(err.plugin)}]" if err.plugin in names else "")
+    source = getattr(config, "source_file", None)
+    prefix = f"{source}: KubeSchedulerConfiguration" if source else "KubeSchedulerConfiguration"
+    err.args = (f"{prefix}: {where}: {err}",)
+    return err
+
+
 def _config_dict(config) -> dict:
     if config is None:
         return {}
@@ -141,7 +152,10 @@ class Scheduler:
                               f"not in valid range [0-100]")
         self.profiles: dict[str, Framework] = {}
         for i, profile in enumerate(cfg.get("profiles") or [{}]):
-            fw = Framework(profile, gates=self.gates, registry=registry, cluster=cluster)
+            try:
+                fw = Framework(profile, gates=self.gates, registry=registry, cluster=cluster)
+            except ArgsError as err:
+                raise _located(err, config, i, profile) from None
             name = fw.profile.scheduler_name
             if name in self.profiles:
                 raise ConfigError(f"profiles[{i}].schedulerName: Duplicate value: {name!r}")

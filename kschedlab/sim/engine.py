@@ -34,6 +34,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from kschedlab.api.simulation import finite_seconds
 from kschedlab.cluster import Cluster
 from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
@@ -218,7 +219,7 @@ class Simulation:
         Up to an ``until`` the queue's periodic retries of pods that cannot fit are all made, as
         kube-scheduler makes them (they count in ``attempts``); the result's ``quiescent_at``
         still says from when nothing could change.  See :mod:`kschedlab.sim.quiescence`."""
-        limit = float(until) if until is not None else (None if horizon is None else float(horizon))
+        limit = finite_seconds(float(until)) if until is not None else (None if horizon is None else float(horizon))
         limit_reason = STOP_UNTIL if until is not None else STOP_HORIZON
         bar = None
         if progress:

@@ -44,6 +44,7 @@ from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_fun
 from kschedlab.plugins.node_resources_fit import (
     LEAST_ALLOCATED, MAX_CUSTOM_PRIORITY_SCORE, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, STRATEGIES,
     validate_shape)
+from kschedlab.api.safe_yaml import safe_load_all
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, to_units
 from kschedlab.viz.common import live_rows
 
@@ -501,7 +502,7 @@ def pod_with_requests(pod_yaml: str, *, cpu: int | None = None, memory: int | No
     """
     from kschedlab.api.loader import load_objects
 
-    docs = [d for d in yaml.safe_load_all(pod_yaml) if d]
+    docs = [d for d in safe_load_all(pod_yaml, "pod_yaml") if d]
     pods = [d for d in docs if isinstance(d, dict) and d.get("kind") == "Pod"]
     if len(pods) != 1:
         raise ValueError(f"pod_yaml must hold exactly one Pod, found {len(pods)}")

@@ -23,6 +23,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import yaml
 
+from kschedlab.api.safe_yaml import safe_load_all
+
 __all__ = ["run_scenario", "segments", "dra_timeline", "rule_status_table", "binding_outcome"]
 
 _DATA = Path(__file__).resolve().parents[2] / "datasets"
@@ -118,7 +120,8 @@ def binding_outcome(*, ready_at: float | None, timeout: str | None = "60s",
     ``ready_at`` (None: never) or ``preparing-failed`` at ``failed_at``, and ``bindingTimeout``
     ``timeout`` (None: the default 600 s): ``("bound", time)`` or ``("failed", time)`` of the first
     wait's end."""
-    seed_docs = list(yaml.safe_load_all((_DATA / "dra" / "08-binding-conditions.yaml").read_text()))
+    seed_path = _DATA / "dra" / "08-binding-conditions.yaml"
+    seed_docs = safe_load_all(seed_path.read_text(), str(seed_path))
     config = next(d for d in seed_docs if d["kind"] == "KubeSchedulerConfiguration")
     if timeout is None:
         seed_docs.remove(config)
@@ -126,7 +129,8 @@ def binding_outcome(*, ready_at: float | None, timeout: str | None = "60s",
         config = copy.deepcopy(config)
         config["profiles"][0]["pluginConfig"][0]["args"]["bindingTimeout"] = timeout
         seed_docs = [d for d in seed_docs if d["kind"] != "KubeSchedulerConfiguration"] + [config]
-    docs = list(yaml.safe_load_all((_DATA / "dra-scheduling" / "binding-conditions-sim.yaml").read_text()))
+    sim_path = _DATA / "dra-scheduling" / "binding-conditions-sim.yaml"
+    docs = safe_load_all(sim_path.read_text(), str(sim_path))
     events = [docs[-1]["spec"]["events"][0]]
     for at, cond in ((ready_at, "dra.example.com/is-prepared"), (failed_at, "dra.example.com/preparing-failed")):
         if at is not None:

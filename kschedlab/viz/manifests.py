@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
+from kschedlab.api.safe_yaml import safe_load
 
 __all__ = ["yaml_documents"]
 
@@ -40,7 +40,7 @@ def yaml_documents(path, *, kind: str | None = None, name: str | None = None) ->
     None: any), verbatim except for the comment lines above each, joined by ``---``."""
     out = []
     for chunk in _SEPARATOR.split(Path(path).read_text()):
-        doc = yaml.safe_load(chunk)
+        doc = safe_load(chunk, str(path))
         if not isinstance(doc, dict):
             continue
         if kind is not None and doc.get("kind") != kind:

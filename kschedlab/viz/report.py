@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterable
 
@@ -231,9 +232,16 @@ def write_report(path, cluster, results: Iterable, title: str = "kschedlab repor
     A results table (pod, kubectl status, node, nominated node, attempts, message), the pod groups'
     conditions and objects (when there are any), the node utilization and
     cluster figures, then per pod its explain() table, filter outcome and
-    score breakdown.  Works offline (plotly.js is inlined once).
+    score breakdown.  Works offline (plotly.js is inlined once).  The file is written whole or
+    not at all (a temporary file beside it, renamed), so an interrupted run leaves no half report.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(cluster, results, title), encoding="utf-8")
+    text = render_report(cluster, results, title)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path

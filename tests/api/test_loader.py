@@ -240,7 +240,7 @@ def test_unknown_kind_and_missing_type():
     e = _err("apiVersion: apps/v1beta1\nkind: Deployment\n")
     assert str(e) == 'pods.yaml: document 1: unknown kind "Deployment" (apiVersion apps/v1beta1)'
     e = _err("metadata: {name: x}\n")
-    assert str(e) == "pods.yaml: document 1: apiVersion not set, kind not set"
+    assert str(e) == "pods.yaml: document 1 (x): apiVersion not set, kind not set"
     e = _err("- a\n- b\n")
     assert str(e) == "pods.yaml: document 1: expected an object, got array"
 

@@ -7,7 +7,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-import yaml
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.api import DaemonSet, Pod, expand, load_manifests, load_text
@@ -18,7 +17,8 @@ from kschedlab.api.daemonset import (
     replace_node_name_node_affinity,
     target_node_name,
 )
-from kschedlab.api.loader import _ManifestLoader, load_objects
+from kschedlab.api.loader import load_objects
+from kschedlab.api.safe_yaml import safe_load
 
 HERE = Path(__file__).resolve().parent
 CASES = json.loads((HERE / "daemonset_util_cases.json").read_text())
@@ -196,7 +196,7 @@ status: {{phase: Failed}}
 
 
 def _dump_without(pod_name):
-    data = yaml.load(DUMP.read_text(), Loader=_ManifestLoader)
+    data = safe_load(DUMP.read_text(), str(DUMP))
     data["items"] = [i for i in data["items"] if i["metadata"]["name"] != pod_name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

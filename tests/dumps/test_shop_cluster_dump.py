@@ -10,11 +10,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-import yaml
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.api import ManifestError, SkippedKindsWarning, load, load_manifests
-from kschedlab.api.loader import _ManifestLoader, load_objects
+from kschedlab.api.loader import load_objects
+from kschedlab.api.safe_yaml import safe_load
 from kschedlab.cli import main
 
 DUMP = Path(__file__).resolve().parents[2] / "datasets" / "dumps" / "shop-cluster.yaml"
@@ -24,7 +24,7 @@ PENDING = "shop/api-7d9c5b8f6c-b5rxq"
 
 
 def _raw():
-    return yaml.load(DUMP.read_text(), Loader=_ManifestLoader)
+    return safe_load(DUMP.read_text(), str(DUMP))
 
 
 def _keys(objs):

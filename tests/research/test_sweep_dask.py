@@ -8,8 +8,9 @@ import os
 
 import pytest
 
+from kschedlab.api.errors import ManifestError
 from kschedlab.research import Variant, Workload
-from kschedlab.research.sweep import PARTS, read_results, sweep
+from kschedlab.research.sweep import PARTS, CorruptPartWarning, WorkerLostWarning, read_results, sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -87,9 +88,10 @@ def test_main_scope_plugin_runs_on_worker_processes(tmp_path, process_client):
 def test_a_run_whose_worker_dies_is_run_again(tmp_path, process_client):
     marker = tmp_path / "crashed"
     cls = main_scope_class(crash_marker=str(marker))
-    table = sweep(variants=variants(cls)[1:], workloads=[WORKLOAD], seeds=[0], output=tmp_path / "out",
-                  client=process_client, progress=False)
-    assert marker.exists()  # a worker process died on the first attempt
+    with pytest.warns(WorkerLostWarning, match="died or left; the runs it held are run again"):
+        table = sweep(variants=variants(cls)[1:], workloads=[WORKLOAD], seeds=[0], output=tmp_path / "out",
+                      client=process_client, progress=False)
+    assert marker.exists()  # a worker process died on the first attempt, and the sweep said so
     assert len(table) == 1 and table["scheduled"].iloc[0] > 0
 
 
@@ -121,3 +123,21 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
     assert set(table.attrs["computed"]) == set(table["run_id"]) - set(seen)
     assert len(table.attrs["computed"]) == 4
     assert not os.path.exists(tmp_path / PARTS / "run-0000000000000000.parquet")
+
+
+def test_a_corrupt_part_is_named_and_run_again(tmp_path):
+    from distributed import Client, LocalCluster
+
+    args = dict(variants=[Variant("baseline")], workloads=[WORKLOAD], seeds=[0, 1], output=tmp_path, progress=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        first = sweep(**args, client=client)
+        part = tmp_path / PARTS / f"run-{first['run_id'].iloc[1]}.parquet"
+        part.write_bytes(part.read_bytes()[:40])  # truncated, as a full disk would leave it
+        with pytest.raises(ManifestError, match=f"{part}: cannot be read as parquet"):
+            read_results(tmp_path)
+        with pytest.warns(CorruptPartWarning, match=f"{part}: cannot be read as parquet .*; run "
+                                                    f"{first['run_id'].iloc[1]} is run again"):
+            again = sweep(**args, client=client)
+    assert again.attrs["computed"] == [first["run_id"].iloc[1]]
+    assert again["pending_p90"].tolist() == first["pending_p90"].tolist()

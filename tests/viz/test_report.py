@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from html.parser import HTMLParser
 
 from plotly.offline import get_plotlyjs
 
@@ -12,7 +13,7 @@ from kschedlab.scenarios import path
 from kschedlab.viz import write_report
 from kschedlab.viz.common import esc
 
-from vizcases import EVIL_NODE, EVIL_POD, evil_cluster
+from vizcases import EVIL_NODE, EVIL_POD, MARKUP, evil_cluster, markup_everywhere_cluster
 
 
 def run_demo():
@@ -57,4 +58,43 @@ def test_report_escapes_malicious_names(tmp_path):
     assert "<title>&lt;script&gt;evil()&lt;/script&gt;</title>" in body
     assert esc(EVIL_POD) in body and esc(EVIL_NODE) in body
     # only our own script tags remain: the plotly.js bundle and one per figure
+    assert body.count("<script") == body.count("Plotly.newPlot(") + 1
+
+
+class _Elements(HTMLParser):
+    """Every element and attribute of an HTML document, and the text of its scripts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.attrs, self.scripts, self._in_script = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts.append(data)
+
+
+def test_markup_in_every_user_string_stays_text(tmp_path):
+    cluster = markup_everywhere_cluster()
+    run = Scheduler(cluster, seed=0).run()
+    text = write_report(tmp_path / "markup.html", cluster, run, title=f"title{MARKUP}").read_text()
+    body = text.replace(get_plotlyjs(), "")
+    parsed = _Elements()
+    parsed.feed(body)
+    assert "kschedlab-evil" not in parsed.tags and "img" not in parsed.tags and "b" not in parsed.tags
+    assert not [a for a in parsed.attrs if a[0] in ("onerror", "data-evil") or "javascript:" in (a[1] or "")]
+    assert not [s for s in parsed.scripts if "__kschedlabEvil=1</script>" in s]
+    # inside the figures' JSON the strings are HTML-escaped too, so plotly draws them as text
+    figures = "".join(s for s in parsed.scripts if "Plotly.newPlot(" in s)
+    decoded = figures.encode().decode("unicode_escape")
+    for raw in ("<kschedlab-evil", "<img", "<script>", '<b data-evil', '<a href="javascript'):
+        assert raw not in decoded
+    assert decoded.count("&lt;kschedlab-evil") > 5
     assert body.count("<script") == body.count("Plotly.newPlot(") + 1

@@ -1,0 +1,312 @@
+"""What the API server checks on every object before anything is created from it:
+``ValidateObjectMeta`` (names per kind, namespace name, labels, annotations), node taints,
+container names, workload specs (``ValidateReplicaSetSpec`` and its siblings: int32 ranges,
+non-negative counts, a selector matching the template's labels), with upstream's messages
+and field paths; and a bound on the pods one load may create.
+
+:func:`check_objects` runs at the start of :func:`~kschedlab.api.workloads.expand`, so a
+refused object makes no pods and a ``replicas: 10000000`` is refused before the first pod
+is made. Objects a test builds directly (the conformance runner's fixtures) never pass here.
+
+Not validated here: kinds with their own validation module (PriorityClass, resource.k8s.io,
+scheduling.k8s.io Workload/PodGroup), owner references, finalizers and managed fields.
+A cluster-scoped object's ``metadata.namespace`` is cleared by admission, as the API server
+clears it, rather than refused; an empty namespace is defaulted there too. Unlike upstream, a
+workload without ``spec.selector`` is accepted (examples and tests of the project leave it out;
+the controllers then select by the template's labels).
+
+>>> from kschedlab.api.core import Pod
+>>> pod = Pod.model_validate({"metadata": {"name": "<b>x</b>", "namespace": "A B",
+...     "labels": {"a b": "ok", "app": "-x"}}, "spec": {"containers": [{"name": "app"}]}})
+>>> for path, message in object_errors(pod):
+...     print(f"{path}: {message}")  # doctest: +NORMALIZE_WHITESPACE
+metadata.name: Invalid value: "<b>x</b>": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+metadata.namespace: Invalid value: "A B": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')
+metadata.labels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')
+metadata.labels: Invalid value: "-x": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Iterable
+
+from .errors import ManifestError, format_path
+from .meta import KubeObject, TypedObject
+from .resources import to_units
+from .validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
+
+__all__ = ["object_errors", "check_objects", "object_meta_errors", "workload_errors", "wanted_pods",
+           "pod_bound_error", "DEFAULT_MAX_PODS", "MAX_PODS_ENV", "max_pods", "TOTAL_ANNOTATION_SIZE_LIMIT_B"]
+
+DEFAULT_MAX_PODS = 100_000
+"""The most pods one load may create from its workloads (set ``KSCHEDLAB_MAX_PODS`` to change it)."""
+MAX_PODS_ENV = "KSCHEDLAB_MAX_PODS"
+TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)
+_INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+Errors = list[tuple[str, str]]
+
+
+def _quote(value: str) -> str:
+    """Go's ``%q`` of a string, as field errors show a bad value."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _invalid(path: Iterable[Any], value: Any, message: str) -> tuple[str, str]:
+    shown = _quote(value) if isinstance(value, str) else str(value)
+    return format_path(path), f"Invalid value: {shown}: {message}"
+
+
+def _mask_trailing_dash(name: str) -> str:
+    return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    """``NameIsDNSSubdomain``: a generateName prefix may end with a dash."""
+    return dns1123_subdomain_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    """``NameIsDNSLabel``."""
+    return dns1123_label_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+NAME_RULES: dict[str, Callable[[str, bool], list[str]]] = {
+    "Pod": name_is_dns_subdomain,
+    "Node": name_is_dns_subdomain,
+    "Namespace": name_is_dns_label,
+    "Deployment": name_is_dns_subdomain,
+    "ReplicaSet": name_is_dns_subdomain,
+    "StatefulSet": name_is_dns_label,
+    "DaemonSet": name_is_dns_subdomain,
+    "Job": name_is_dns_subdomain,
+    "PodDisruptionBudget": name_is_dns_subdomain,
+    "ResourceQuota": name_is_dns_subdomain,
+    "RuntimeClass": name_is_dns_subdomain,
+}
+"""The kinds validated here and their name rule (upstream's ``Validate<Kind>Name``)."""
+
+
+def labels_errors(labels: dict[str, str], path: list[Any]) -> Errors:
+    """``ValidateLabels``: every key a qualified name, every value a label value."""
+    errs: Errors = []
+    for k, v in labels.items():
+        errs += [_invalid(path, k, msg) for msg in qualified_name_errors(k)]
+        errs += [_invalid(path, v, msg) for msg in label_value_errors(v)]
+    return errs
+
+
+def annotations_errors(annotations: dict[str, str], path: list[Any]) -> Errors:
+    """``ValidateAnnotations``: keys qualified names (any case), 256 KiB in all."""
+    errs: Errors = []
+    for k in annotations:
+        errs += [_invalid(path, k, msg) for msg in qualified_name_errors(k.lower())]
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_B:
+        errs.append((format_path(path), f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes"))
+    return errs
+
+
+def object_meta_errors(obj: KubeObject) -> Errors:
+    """``ValidateObjectMeta`` with the kind's name rule (see the module text for what is left out)."""
+    meta = obj.metadata
+    rule = NAME_RULES[obj.kind or ""]
+    errs: Errors = []
+    if meta.generate_name:
+        errs += [_invalid(["metadata", "generateName"], meta.generate_name, m) for m in rule(meta.generate_name, True)]
+    if meta.name:
+        errs += [_invalid(["metadata", "name"], meta.name, m) for m in rule(meta.name, False)]
+    elif not meta.generate_name:
+        errs.append(("metadata.name", "Required value: name or generateName is required"))
+    if obj.NAMESPACED and meta.namespace:
+        errs += [_invalid(["metadata", "namespace"], meta.namespace, m) for m in name_is_dns_label(meta.namespace, False)]
+    if meta.generation is not None and meta.generation < 0:
+        errs.append(_invalid(["metadata", "generation"], meta.generation, "must be greater than or equal to 0"))
+    errs += labels_errors(meta.labels, ["metadata", "labels"])
+    errs += annotations_errors(meta.annotations, ["metadata", "annotations"])
+    return errs
+
+
+def _pod_spec_errors(spec: Any, path: list[Any]) -> Errors:
+    errs: Errors = []
+    seen: set[str] = set()
+    for group, containers in (("initContainers", spec.init_containers), ("containers", spec.containers)):
+        for i, c in enumerate(containers):
+            p = [*path, group, i, "name"]
+            if not c.name:
+                errs.append((format_path(p), "Required value"))
+                continue
+            errs += [_invalid(p, c.name, m) for m in dns1123_label_errors(c.name)]
+            if c.name in seen:
+                errs.append((format_path(p), f"Duplicate value: {_quote(c.name)}"))
+            seen.add(c.name)
+            for kind in ("requests", "limits"):
+                for name, q in getattr(c.resources, kind).items():
+                    errs += _amount_errors(name, q, [*path, group, i, "resources", kind, name])
+    return errs
+
+
+def _amount_errors(name: str, quantity: Any, path: list[Any]) -> Errors:
+    # Not an upstream check: Value() overflows int64 there; kschedlab keeps amounts in int64 columns.
+    if abs(to_units(name, quantity)) > _INT64_MAX:
+        unit = "millicores" if name == "cpu" else "units"
+        return [_invalid(path, str(quantity), f"must be no more than {_INT64_MAX} {unit} "
+                                              "(kschedlab holds resource amounts in int64)")]
+    return []
+
+
+def _node_errors(node: Any) -> Errors:
+    errs: Errors = []
+    for i, t in enumerate(node.spec.taints):
+        p = ["spec", "taints", i]
+        errs += [_invalid([*p, "key"], t.key or "", m) for m in qualified_name_errors(t.key or "")]
+        value_errs = label_value_errors(t.value or "")
+        if value_errs:
+            errs.append(_invalid([*p, "value"], t.value or "", ";".join(value_errs)))
+        if not t.effect:
+            errs.append((format_path([*p, "effect"]), "Required value"))
+        elif t.effect not in TAINT_EFFECTS:
+            supported = ", ".join(_quote(e) for e in TAINT_EFFECTS)
+            errs.append((format_path([*p, "effect"]),
+                         f"Unsupported value: {_quote(t.effect)}: supported values: {supported}"))
+    for kind in ("capacity", "allocatable"):
+        for name, q in getattr(node.status, kind).items():
+            errs += _amount_errors(name, q, ["status", kind, name])
+    return errs
+
+
+def _count_errors(value: int | None, path: list[Any]) -> Errors:
+    """An int32 count: the JSON decoder refuses what does not fit, validation a negative one."""
+    if value is None:
+        return []
+    if not -_INT32_MAX - 1 <= value <= _INT32_MAX:
+        return [(format_path(path), f"cannot unmarshal number {value} into a field of type int32")]
+    if value < 0:
+        return [_invalid(path, value, "must be greater than or equal to 0")]
+    return []
+
+
+def _go_map(labels: dict[str, str]) -> str:
+    inner = ", ".join(f"{_quote(k)}:{_quote(v)}" for k, v in sorted(labels.items()))
+    return "map[string]string{" + inner + "}"
+
+
+def workload_errors(obj: Any) -> Errors:
+    """``ValidateReplicaSetSpec`` / ``ValidateDeploymentSpec`` / StatefulSet, DaemonSet and Job
+    spec checks that matter before pods are made: counts, selector, template labels and
+    container names."""
+    kind = obj.kind
+    spec = obj.spec
+    errs: Errors = []
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
+        errs += _count_errors(spec.replicas, ["spec", "replicas"])
+    if kind == "Job":
+        errs += _count_errors(spec.parallelism, ["spec", "parallelism"])
+        errs += _count_errors(spec.completions, ["spec", "completions"])
+    template_labels = spec.template.metadata.labels
+    if kind != "Job" and spec.selector is not None:  # a Job's selector is generated by the API server
+        if not spec.selector.match_labels and not spec.selector.match_expressions:
+            what = "deployment" if kind in ("Deployment", "ReplicaSet") else kind.lower()
+            errs.append(("spec.selector", "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+                                          f"MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}: empty selector is "
+                                          f"invalid for {what}"))
+        elif not spec.selector.matches(template_labels):
+            errs.append(("spec.template.metadata.labels",
+                         f"Invalid value: {_go_map(template_labels)}: `selector` does not match template `labels`"))
+    errs += labels_errors(template_labels, ["spec", "template", "metadata", "labels"])
+    errs += annotations_errors(spec.template.metadata.annotations, ["spec", "template", "metadata", "annotations"])
+    errs += _pod_spec_errors(spec.template.spec, ["spec", "template", "spec"])
+    return errs
+
+
+def object_errors(obj: TypedObject) -> Errors:
+    """``(field path, message)`` of every problem of ``obj`` (empty for kinds not validated here)."""
+    if not isinstance(obj, KubeObject) or obj.kind not in NAME_RULES:
+        return []
+    errs = object_meta_errors(obj)
+    if obj.kind == "Pod":
+        errs += _pod_spec_errors(obj.spec, ["spec"])
+    elif obj.kind == "Node":
+        errs += _node_errors(obj)
+    elif obj.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"):
+        errs += workload_errors(obj)
+    return errs
+
+
+def max_pods() -> int:
+    """The pod bound of a load: ``KSCHEDLAB_MAX_PODS`` when set, else :data:`DEFAULT_MAX_PODS`."""
+    text = os.environ.get(MAX_PODS_ENV)
+    if not text:
+        return DEFAULT_MAX_PODS
+    try:
+        value = int(text)
+    except ValueError:
+        raise ManifestError(f"{MAX_PODS_ENV}: Invalid value: {_quote(text)}: must be an integer") from None
+    if value < 0:
+        raise ManifestError(f"{MAX_PODS_ENV}: Invalid value: {value}: must be greater than or equal to 0")
+    return value
+
+
+def check_objects(objects: Iterable[TypedObject]) -> None:
+    """Validate every object (:func:`object_errors`); raise one :class:`ManifestError`
+    naming each refused object and field.
+
+    >>> from kschedlab.api.apps import ReplicaSet
+    >>> rs = ReplicaSet.model_validate({"metadata": {"name": "rs", "namespace": "default"}, "spec": {
+    ...     "replicas": -1, "selector": {"matchLabels": {"app": "a"}},
+    ...     "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c"}]}}}})
+    >>> check_objects([rs])
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.errors.ManifestError: ReplicaSet default/rs: spec.replicas: Invalid value: -1: must be greater than or equal to 0
+    ReplicaSet default/rs: spec.template.metadata.labels: Invalid value: map[string]string{"app":"b"}: `selector` does not match template `labels`
+    """
+    errors = [ManifestError(message, file=obj.source_file, obj=obj.describe(), path=path)
+              for obj in objects for path, message in object_errors(obj)]
+    if errors:
+        raise ManifestError.combine(errors)
+
+
+def wanted_pods(obj: Any, nodes: int) -> tuple[int, str] | None:
+    """At most how many pods workload ``obj`` makes, and the field that asks for them
+    (None for other kinds); a DaemonSet asks for one per node of the load.
+
+    >>> from kschedlab.api.batch import Job
+    >>> wanted_pods(Job.model_validate({"spec": {"parallelism": 5, "completions": 100000000}}), 0)
+    (5, 'spec.parallelism')
+    """
+    if obj.kind in ("Deployment", "ReplicaSet", "StatefulSet"):
+        spec = obj.spec
+        return (1 if spec.replicas is None else spec.replicas), "spec.replicas"
+    if obj.kind == "Job":
+        spec = obj.spec
+        parallelism = 1 if spec.parallelism is None else spec.parallelism
+        if spec.completions is not None and spec.completions < parallelism:
+            return spec.completions, "spec.completions"
+        return parallelism, "spec.parallelism"
+    if obj.kind == "DaemonSet":
+        return nodes, "spec.template"
+    return None
+
+
+def pod_bound_error(obj: Any, made: int, nodes: int, bound: int) -> ManifestError | None:
+    """The error when workload ``obj`` may take a load that has made ``made`` pods so far past
+    ``bound`` pods: it names the workload and the field that asks for the pods; nothing is cut
+    silently.
+
+    >>> from kschedlab.api.apps import Deployment
+    >>> d = Deployment.model_validate({"metadata": {"name": "web", "namespace": "default"},
+    ...                                "spec": {"replicas": 10000000}})
+    >>> print(pod_bound_error(d, 0, 0, DEFAULT_MAX_PODS))
+    Deployment default/web: spec.replicas: Invalid value: 10000000: the load would create up to 10,000,000 pods, more than its bound of 100,000 (KSCHEDLAB_MAX_PODS)
+    """
+    wanted = wanted_pods(obj, nodes)
+    if wanted is None or made + wanted[0] <= bound:
+        return None
+    count, field = wanted
+    return ManifestError(f"Invalid value: {count}: the load would create up to {made + count:,} pods, more than its "
+                         f"bound of {bound:,} ({MAX_PODS_ENV})", file=obj.source_file, obj=obj.describe(), path=field)

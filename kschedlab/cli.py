@@ -84,7 +84,9 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int, flag: st
     if len(configs) > 1:
         raise SystemExit("error: more than one KubeSchedulerConfiguration given")
     rest = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, Simulation))]
-    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed))
+    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed, strict=strict))
+    for refusal in cluster.refused:  # kubectl apply -f prints each refusal and goes on
+        print(refusal.kubectl(), file=sys.stderr)
     return cluster, (configs[0] if configs else None), gates
 
 
@@ -130,6 +132,9 @@ def _schedule(args, paths: list[str]) -> int:
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
+    if cluster.refused or cluster.events:
+        doc["refused"] = [r.to_dict() for r in cluster.refused]
+        doc["events"] = [e.to_dict() for e in cluster.events]
     claims = None
     if cluster.objects.get("ResourceClaim"):
         from kschedlab.dra.resourceclaim_controller import describe_claims
@@ -146,6 +151,10 @@ def _schedule(args, paths: list[str]) -> int:
             devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
             users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
             print(f"claim {c['claim']}: {devices}{users}", file=out)
+        for r in cluster.refused:
+            print(f"refused by the API server: {r.obj.kind} {r.obj.key}: {r.message}", file=out)
+        for e in cluster.events:
+            print(f"event: {e}", file=out)
     if args.report:
         from pathlib import Path
 
@@ -153,7 +162,7 @@ def _schedule(args, paths: list[str]) -> int:
 
         path = write_report(args.report, cluster, run, title=", ".join(Path(p).name for p in paths))
         print(f"report written to {path}", file=sys.stderr)
-    return 0
+    return 1 if cluster.refused else 0  # as kubectl apply: the rest was applied, the exit status says not all
 
 
 def cmd_demo(args) -> int:

@@ -25,7 +25,7 @@ __all__ = ["classify", "group_of", "UNUSED_BUILTIN_KINDS", "SkippedKindsWarning"
 UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
     group: frozenset(kinds.split())
     for group, kinds in {
-        "": "Binding ComponentStatus ConfigMap Endpoints Event LimitRange PersistentVolume "
+        "": "Binding ComponentStatus ConfigMap Endpoints Event PersistentVolume "
             "PersistentVolumeClaim PodTemplate ReplicationController ResourceQuota Secret ServiceAccount",
         "admissionregistration.k8s.io": "MutatingWebhookConfiguration ValidatingWebhookConfiguration "
                                         "ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding "

@@ -7,25 +7,30 @@ not changed). For pods it applies, in the API server's order:
    requests defaulted from limits per container, pod-level resource defaults,
    ``hostPort`` = ``containerPort`` under ``hostNetwork``, resource quantities
    rounded up to milli units;
-2. the pod strategy on create: ``status.phase`` Pending (for unbound pods, or
-   when unset), ``status.qosClass``, the ``SchedulingGated`` condition,
-   ``matchLabelKeys``/``mismatchLabelKeys`` merged into label selectors;
-3. admission plugins: Priority, DefaultTolerationSeconds, RuntimeClass;
-4. a subset of pod validation that matters to scheduling;
-5. (in :func:`admit`) the ResourceQuota plugin: pods are charged to the ResourceQuotas of
+2. (in :func:`admit`) the mutating LimitRanger: the defaults of the namespace's
+   LimitRanges for containers without requests or limits (:mod:`kschedlab.api.limitrange`);
+3. the pod strategy on create: ``status.phase`` Pending (for unbound pods, or
+   when unset), ``status.qosClass`` (of the requests LimitRanger set), the
+   ``SchedulingGated`` condition, ``matchLabelKeys``/``mismatchLabelKeys`` merged
+   into label selectors;
+4. admission plugins: Priority, DefaultTolerationSeconds, RuntimeClass;
+5. a subset of pod validation that matters to scheduling;
+6. (in :func:`admit`) the validating LimitRanger (min / max / maxLimitRequestRatio), then
+   the ResourceQuota plugin: pods are charged to the ResourceQuotas of
    their namespace in list order, overhead included (:mod:`kschedlab.api.resourcequota`);
    already bound pods only count.
 
 A pod read back from an API server (it has ``metadata.resourceVersion``, as every
 object of a ``kubectl get -o yaml`` dump does; :func:`is_stored`) is not created
-again: steps 2 and 3 are skipped (its priority, preemption policy, tolerations,
+again: steps 2 to 4 and the LimitRanger of step 6 are skipped (its priority, preemption policy, tolerations,
 overhead and merged selectors are the ones stored, even when its PriorityClass is
 not in the dump), except that a missing ``spec.priority``, ``status.phase`` or
 ``status.qosClass`` is filled in.
 
-PriorityClasses and RuntimeClasses are taken from the same list (plus the two
-built-in system classes). Errors are :class:`ManifestError` naming the file, the
-object and the field; when any object is refused nothing is returned.
+PriorityClasses, RuntimeClasses, LimitRanges and ResourceQuotas are taken from the same
+list (plus the two built-in system classes). Errors are :class:`ManifestError` naming the
+file, the object and the field; when any object is refused nothing is returned, unless the
+caller asks for ``kubectl apply``'s way (``refused=[]``: the refused objects are left out).
 
 >>> from kschedlab.api.loader import load_text
 >>> objs = admit(load_text('''
@@ -55,7 +60,7 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from .core import (
     Container,
@@ -66,7 +71,6 @@ from .core import (
     Pod,
     PodAffinityTerm,
     PodCondition,
-    PodSpec,
     ResourceRequirements,
     Toleration,
     compute_pod_qos,

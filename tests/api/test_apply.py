@@ -1,0 +1,172 @@
+"""``kubectl apply -f`` semantics of load_manifests and ``kschedlab schedule``: refused objects
+are reported and left out, the rest applies, controllers record FailedCreate, malformed input
+still refuses everything, ``strict`` refuses at the first refusal."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from kschedlab import Cluster
+from kschedlab.api import load_manifests
+from kschedlab.api.apply import RefusedObjectsWarning
+from kschedlab.api.errors import ManifestError
+from kschedlab.cli import main
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+
+QUOTA_AND_DEPLOYMENT = NODE + """\
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: two-pods}
+spec: {hard: {pods: "2"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx}]}
+"""
+
+
+def _load(text, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        objs = load_manifests(text=text, source="app.yaml", **kw)
+    return objs, [w.message for w in caught if isinstance(w.message, RefusedObjectsWarning)]
+
+
+def test_refused_objects_are_left_out_and_the_rest_applies():
+    text = NODE + """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gold}
+spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: sandboxed}
+spec: {runtimeClassName: gvisor, containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: greater}
+spec:
+  tolerations: [{key: gpu-count, operator: Gt, value: "2", effect: NoSchedule}]
+  containers: [{name: app, image: nginx}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fine}
+spec: {containers: [{name: app, image: nginx}]}
+"""
+    objs, warned = _load(text)
+    assert [o.key for o in objs] == ["n1", "default/fine"]
+    assert [r.kubectl() for r in objs.refused] == [
+        'Error from server (Forbidden): error when creating "app.yaml": pods "gold" is forbidden: '
+        "no PriorityClass with name gold was found",
+        'Error from server (Forbidden): error when creating "app.yaml": pods "sandboxed" is forbidden: '
+        'pod rejected: RuntimeClass "gvisor" not found',
+        'The Pod "greater" is invalid: spec.tolerations[0].operator: Unsupported value: "Gt": supported values: '
+        '"Equal", "Exists"',
+    ]
+    (warning,) = warned
+    assert warning.refused == objs.refused
+    cluster = Cluster(objs)
+    assert [r.obj.key for r in cluster.refused] == ["default/gold", "default/sandboxed", "default/greater"]
+    assert list(cluster.pods) == ["default/fine"]
+
+
+def test_strict_refuses_everything_at_a_refusal():
+    text = NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: gold}\n" \
+                  "spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}\n"
+    with pytest.raises(ManifestError, match="spec.priorityClassName: no PriorityClass with name gold was found"):
+        load_manifests(text=text, strict=True)
+
+
+def test_malformed_documents_refuse_the_whole_input():
+    text = NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: typo}\nspec: {containerz: []}\n"
+    with pytest.raises(ManifestError, match='Pod default/typo: spec.containerz: unknown field "containerz"'):
+        load_manifests(text=text)
+
+
+def test_replicaset_records_failed_create_for_pods_the_quota_refuses():
+    objs, _ = _load(QUOTA_AND_DEPLOYMENT)
+    pods = [o for o in objs if o.kind == "Pod"]
+    (rs,) = [o for o in objs if o.kind == "ReplicaSet"]
+    (refusal,) = objs.refused
+    assert len(pods) == 2
+    assert refusal.message == (f'pods "{refusal.obj.metadata.name}" is forbidden: exceeded quota: two-pods, '
+                               "requested: pods=1, used: pods=2, limited: pods=2")
+    (event,) = objs.events
+    assert (event.involved, event.type, event.reason, event.source) == (
+        f"ReplicaSet {rs.key}", "Warning", "FailedCreate", "replicaset-controller")
+    assert event.message == "Error creating: " + refusal.message
+    (condition,) = rs.status.conditions
+    assert condition == {"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+                         "message": refusal.message}
+
+
+def test_statefulset_and_job_events():
+    text = NODE + """\
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {priorityClassName: missing, containers: [{name: db, image: postgres}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: pi}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      priorityClassName: missing
+      containers: [{name: pi, image: perl}]
+"""
+    objs, _ = _load(text)
+    messages = {e.involved: e.message for e in objs.events}
+    assert messages["StatefulSet default/db"] == (
+        'create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: '
+        "no PriorityClass with name missing was found")
+    (job_event,) = [m for k, m in messages.items() if k.startswith("Job ")]
+    assert job_event.startswith('Error creating: pods "pi-') and job_event.endswith(
+        "is forbidden: no PriorityClass with name missing was found")
+
+
+def test_cli_reports_refusals_and_failed_create(tmp_path, capsys):
+    f = tmp_path / "app.yaml"
+    f.write_text(QUOTA_AND_DEPLOYMENT)
+    assert main(["schedule", str(f)]) == 1  # kubectl apply's exit status: not everything was created
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f'Error from server (Forbidden): error when creating "{f}": pods "web-')
+    assert "exceeded quota: two-pods" in captured.err
+    assert "2 pods: 2 running, 0 pending" in captured.out
+    assert "refused by the API server: Pod default/web-" in captured.out
+    assert "event: ReplicaSet default/web-" in captured.out and "Warning FailedCreate" in captured.out
+    assert main(["schedule", str(f), "-o", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["reason"] for r in doc["refused"]] == ["Forbidden"]
+    assert [e["reason"] for e in doc["events"]] == ["FailedCreate"]
+    assert main(["schedule", str(f), "--strict"]) == 2
+    assert "exceeded quota: two-pods" in capsys.readouterr().err

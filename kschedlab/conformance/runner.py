@@ -27,7 +27,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kschedlab.api.errors import errors_from_validation
-from kschedlab.conformance import dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
+from kschedlab.conformance import admission, dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
 from kschedlab.conformance import node_declared_features
 from kschedlab.conformance import device_taint_eviction
 from kschedlab.conformance import expected_failures as xf
@@ -104,7 +104,7 @@ class Report:
 
 
 #: stage name -> stage function(case, diffs)
-STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
+STAGES: dict[str, Callable] = {**admission.STAGES, **plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
                                **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
                                **node_declared_features.STAGES,
                                **device_taint_eviction.STAGES}

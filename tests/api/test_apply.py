@@ -170,3 +170,17 @@ def test_cli_reports_refusals_and_failed_create(tmp_path, capsys):
     assert [e["reason"] for e in doc["events"]] == ["FailedCreate"]
     assert main(["schedule", str(f), "--strict"]) == 2
     assert "exceeded quota: two-pods" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("api_version", "kind", "served", "release"), [
+    ("policy/v1beta1", "PodDisruptionBudget", "policy/v1", "v1.25"),
+    ("batch/v1beta1", "CronJob", "batch/v1", "v1.25"),
+    ("extensions/v1beta1", "Deployment", "apps/v1", "v1.16"),
+])
+def test_removed_api_versions_name_the_served_one(tmp_path, capsys, api_version, kind, served, release):
+    f = tmp_path / "old.yaml"
+    f.write_text(NODE + f"---\napiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: legacy}}\nspec: {{}}\n")
+    assert main(["schedule", str(f)]) == 2  # nothing is applied
+    assert capsys.readouterr().err == (
+        f'error: {f}: document 2 ({kind} legacy): no matches for kind "{kind}" in version "{api_version}": '
+        f"the API server serves it as apiVersion: {served} ({api_version} was removed in Kubernetes {release})\n")

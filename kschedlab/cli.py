@@ -21,18 +21,7 @@ import yaml
 from kschedlab.features import FeatureGateError, FeatureGates
 
 
-DESCRIPTION = """\
-Kubernetes scheduling, step by step.
-
-commands:
-  demo         schedule the embedded default scenario, explain every pod, write an HTML report
-  schedule     schedule the pending pods of manifest files and report what became of each pod
-  conformance  run conformance case files (N passed, N failed)
-  bench        every scheduler_perf shape in one table (--shapes, --scale), or one workload
-  simulate     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline)
-               on a virtual clock
-  sweep        run a Sweep file (configurations x plugin variants x workloads x seeds) on Dask
-"""
+DESCRIPTION = "Kubernetes scheduling, step by step."
 
 
 def _version() -> str:
@@ -220,6 +209,10 @@ def cmd_bench(args) -> int:
                          on_row=(lambda r: print(f"{r['shape']}: {r['pods_per_second']} pods/s", file=sys.stderr))
                          if live else None)
         return _print_bench(args.output, rows, bench_table)
+    if args.workload not in BENCH_SHAPES:
+        print(f"error: unknown workload {args.workload!r}: supported values: {', '.join(BENCH_SHAPES)}",
+              file=sys.stderr)
+        return 2
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
                           gates=gates,
@@ -336,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kschedlab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"kschedlab {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(title="commands", dest="command", required=True, metavar="COMMAND")
 
     def scheduling_options(p):
         p.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
@@ -351,18 +344,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"most scheduling attempts per pod before the run gives up on it "
                             f"(default {DEFAULT_MAX_ATTEMPTS}); the output says when it is reached")
 
-    demo = sub.add_parser("demo", help="schedule the embedded default scenario and write a report")
+    demo = sub.add_parser("demo", help="schedule the embedded default scenario, explain every pod, write an HTML report")
     scheduling_options(demo)
     demo.set_defaults(func=cmd_demo, report="kschedlab-report.html")
 
-    sched = sub.add_parser("schedule", help="schedule the pending pods of manifest files")
+    sched = sub.add_parser("schedule", help="schedule the pending pods of manifest files and report what became of each pod")
     sched.add_argument("files", nargs="+", help="YAML/JSON files or directories")
     sched.add_argument("--config", help="a KubeSchedulerConfiguration file")
     sched.add_argument("--explain", action="store_true", help="print the per-node table of each pod")
     scheduling_options(sched)
     sched.set_defaults(func=cmd_schedule)
 
-    conf = sub.add_parser("conformance", help="run conformance case files")
+    conf = sub.add_parser("conformance", help="run conformance case files (N passed, N failed)")
     conf.add_argument("paths", nargs="+")
     conf.add_argument("-o", "--output", choices=("text", "json"), default="text")
     conf.add_argument("--expected-failures", metavar="FILE", action="append",
@@ -370,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "nearest each path")
     conf.set_defaults(func=cmd_conformance)
 
-    bench = sub.add_parser("bench", help="run a scheduler_perf-shaped workload")
+    bench = sub.add_parser("bench", help="every scheduler_perf shape in one table (--shapes, --scale), or one workload")
     bench.add_argument("workload", nargs="?", default=None,
                        help="one workload, reported in full (default: every shape, one table)")
     bench.add_argument("--shapes", metavar="A,B,...", help="run only these shapes (table)")
@@ -384,7 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
     bench.add_argument("-o", "--output", choices=("table", "json"), default="table")
     bench.set_defaults(func=cmd_bench)
-    simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")
+    simulate = sub.add_parser("simulate", help="run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) "
+                                             "on a virtual clock")
     simulate.add_argument("files", nargs="+", help="scenario YAML files or directories")
     simulate.add_argument("--until", type=float,
                           help="stop at this virtual time (seconds); default: the Simulation's spec.until, else "

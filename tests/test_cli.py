@@ -301,6 +301,16 @@ def test_version_and_help_without_markup(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert "``" not in out and "schedule" in out and "simulate" in out
+    # each command is listed once, with its description
+    for command in ("demo", "schedule", "conformance", "bench", "simulate", "sweep"):
+        assert sum(line.split()[0] == command for line in out.splitlines() if line.strip()) == 1, command
+
+
+def test_bench_unknown_workload_is_one_line(capsys):
+    assert main(["bench", "NoSuchShape"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown workload 'NoSuchShape': supported values: SchedulingBasic, ")
+    assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_a_closed_pipe_is_not_a_traceback(tmp_path):

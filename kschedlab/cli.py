@@ -121,6 +121,9 @@ def _schedule(args, paths: list[str]) -> int:
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
+    not_started = _not_started(cluster)
+    if not_started:
+        doc["notStarted"] = not_started
     if cluster.refused or cluster.events:
         doc["refused"] = [r.to_dict() for r in cluster.refused]
         doc["events"] = [e.to_dict() for e in cluster.events]
@@ -140,6 +143,8 @@ def _schedule(args, paths: list[str]) -> int:
             devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
             users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
             print(f"claim {c['claim']}: {devices}{users}", file=out)
+        for entry in not_started:
+            print(f"{entry['object']}: {entry['reason']}", file=out)
         for r in cluster.refused:
             print(f"refused by the API server: {r.obj.kind} {r.obj.key}: {r.message}", file=out)
         for e in cluster.events:
@@ -152,6 +157,23 @@ def _schedule(args, paths: list[str]) -> int:
         path = write_report(args.report, cluster, run, title=", ".join(Path(p).name for p in paths))
         print(f"report written to {path}", file=sys.stderr)
     return 1 if cluster.refused else 0  # as kubectl apply: the rest was applied, the exit status says not all
+
+
+def _not_started(cluster) -> list[dict]:
+    """What no scheduling attempt shows: suspended Jobs (no pods created) and pods bound by
+    ``spec.nodeName`` whose ResourceClaims keep the kubelet from starting them."""
+    out = []
+    for job in cluster.objects.get("Job", {}).values():
+        if job.spec.suspend:
+            out.append({"object": f"Job {job.key}", "node": None,
+                        "reason": "the Job is suspended (spec.suspend: true; condition Suspended, reason JobSuspended): "
+                                  "the Job controller creates no pods until it is resumed"})
+    if cluster.objects.get("ResourceClaim") is not None or any(p.spec.resource_claims for p in cluster.pods.values()):
+        from kschedlab.kubelet.dra_prepare import unprepared_claims
+
+        for pod, node, why in unprepared_claims(cluster):
+            out.append({"object": f"Pod {pod} (Pending on {node})", "node": node, "reason": why})
+    return out
 
 
 def cmd_demo(args) -> int:

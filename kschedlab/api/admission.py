@@ -933,16 +933,41 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
             raise ManifestError.combine(errors)
         return out
     by_object = _errors_by_object(out, errors)
-    quota_errors = admit_quota([o for o in out if isinstance(o, Pod) and id(o) not in by_object], quotas)
+    never_created = _owned_by_refused(out, by_object)
+    quota_errors = admit_quota([o for o in out if isinstance(o, Pod) and id(o) not in by_object
+                                and id(o) not in never_created], quotas)
     for obj_id, errs_of in _errors_by_object(out, quota_errors).items():
         by_object.setdefault(obj_id, []).extend(errs_of)
     kept = []
     for o in out:
         if id(o) in by_object:
             refused.append(Refusal(o, by_object[id(o)], o.source_file))
-        else:
+        elif id(o) not in never_created:
             kept.append(o)
     return kept
+
+
+def _owned_by_refused(objs: list[TypedObject], refused: Mapping[int, Any]) -> set[int]:
+    # what a refused workload's controllers would have created (its ReplicaSet, their pods) never
+    # exists: the objects whose controller is refused or itself never created
+    # (a uid a created object shares, as a duplicate's does, names that one instead)
+    kept_uids = {o.metadata.uid for o in objs if id(o) not in refused and isinstance(o, KubeObject)}
+    gone = {o.metadata.uid for o in objs if id(o) in refused and isinstance(o, KubeObject) and o.metadata.uid
+            and o.metadata.uid not in kept_uids}
+    out: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for o in objs:
+            if id(o) in out or id(o) in refused or not isinstance(o, KubeObject):
+                continue
+            ref = o.metadata.controller_ref()
+            if ref is not None and ref.uid and ref.uid in gone:
+                out.add(id(o))
+                if o.metadata.uid:
+                    gone.add(o.metadata.uid)
+                changed = True
+    return out
 
 
 def _errors_by_object(objs: list[TypedObject], errors: list[ManifestError]) -> dict[int, list[ManifestError]]:

@@ -184,3 +184,22 @@ def test_removed_api_versions_name_the_served_one(tmp_path, capsys, api_version,
     assert capsys.readouterr().err == (
         f'error: {f}: document 2 ({kind} legacy): no matches for kind "{kind}" in version "{api_version}": '
         f"the API server serves it as apiVersion: {served} ({api_version} was removed in Kubernetes {release})\n")
+
+
+def test_what_a_refused_workload_would_create_never_exists():
+    from kschedlab.api.admission import _owned_by_refused
+    from kschedlab.api.apps import Deployment, ReplicaSet
+    from kschedlab.api.core import Pod
+
+    def owned(kind, name, uid, owner_kind, owner, owner_uid):
+        return kind.model_validate({"metadata": {"name": name, "namespace": "default", "uid": uid, "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": owner_kind, "name": owner, "uid": owner_uid, "controller": True}]}})
+
+    dep = Deployment.model_validate({"metadata": {"name": "web", "namespace": "default", "uid": "d1"}})
+    rs = owned(ReplicaSet, "web-abc", "r1", "Deployment", "web", "d1")
+    pod = owned(Pod, "web-abc-x", "p1", "ReplicaSet", "web-abc", "r1")
+    other = owned(Pod, "db-x", "p2", "ReplicaSet", "db-abc", "r2")
+    assert _owned_by_refused([dep, rs, pod, other], {id(dep): []}) == {id(rs), id(pod)}
+    # a duplicate shares its uid with the object that was created: that one's objects stay
+    twin = Deployment.model_validate({"metadata": {"name": "web", "namespace": "default", "uid": "d1"}})
+    assert _owned_by_refused([dep, twin, rs, pod], {id(twin): []}) == set()

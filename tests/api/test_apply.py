@@ -203,3 +203,42 @@ def test_what_a_refused_workload_would_create_never_exists():
     # a duplicate shares its uid with the object that was created: that one's objects stay
     twin = Deployment.model_validate({"metadata": {"name": "web", "namespace": "default", "uid": "d1"}})
     assert _owned_by_refused([dep, twin, rs, pod], {id(twin): []}) == set()
+
+
+def test_docs_quota_page_second_pod_is_refused_and_the_first_stays():
+    # "Configure Memory and CPU Quotas for a Namespace": the first pod (600Mi / 400m requests) is
+    # created; the second (700Mi more) would pass requests.memory 1Gi and is refused
+    from pathlib import Path
+
+    public = Path(__file__).resolve().parents[2] / ".." / "shared" / "public-manifests"
+    pods = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: quota-mem-cpu-demo}
+spec:
+  containers:
+  - name: quota-mem-cpu-demo-ctr
+    image: nginx
+    resources: {limits: {memory: 800Mi, cpu: 800m}, requests: {memory: 600Mi, cpu: 400m}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: quota-mem-cpu-demo-2}
+spec:
+  containers:
+  - name: quota-mem-cpu-demo-2-ctr
+    image: redis
+    resources: {limits: {memory: 1Gi, cpu: 800m}, requests: {memory: 700Mi, cpu: 400m}}
+"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        objs = load_manifests(public / "web-quota-mem-cpu.yaml", text=pods, source="quota-mem-cpu-pod.yaml")
+    assert [o.key for o in objs if o.kind == "Pod"] == ["default/quota-mem-cpu-demo"]
+    (refusal,) = objs.refused
+    assert refusal.kubectl() == (
+        'Error from server (Forbidden): error when creating "quota-mem-cpu-pod.yaml": pods "quota-mem-cpu-demo-2" '
+        "is forbidden: exceeded quota: mem-cpu-demo, requested: requests.memory=700Mi, used: requests.memory=600Mi, "
+        "limited: requests.memory=1Gi")
+    (quota,) = [o for o in objs if o.kind == "ResourceQuota"]
+    assert {k: str(v) for k, v in sorted(quota.status.used.items())} == {
+        "limits.cpu": "800m", "limits.memory": "800Mi", "requests.cpu": "400m", "requests.memory": "600Mi"}

@@ -26,7 +26,7 @@ __all__ = ["classify", "group_of", "removed_version", "UNUSED_BUILTIN_KINDS", "R
 UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
     group: frozenset(kinds.split())
     for group, kinds in {
-        "": "Binding ComponentStatus ConfigMap Endpoints Event PersistentVolume "
+        "": "Binding ComponentStatus ConfigMap Endpoints Event LimitRange PersistentVolume "
             "PersistentVolumeClaim PodTemplate ReplicationController ResourceQuota Secret ServiceAccount",
         "admissionregistration.k8s.io": "MutatingWebhookConfiguration ValidatingWebhookConfiguration "
                                         "ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding "

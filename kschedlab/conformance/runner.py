@@ -2,7 +2,8 @@
 rows written as plain Kubernetes objects, checked against kschedlab.
 
 Each stage family has its module with a ``STAGES`` table of ``stage(case, diffs)``
-functions. This runner dispatches a case to its stage, gathers the diffs and sets them
+functions (the input keys of a family's stages are listed in its module's docstring; e.g.
+:mod:`.admission` for the LimitRanger admission plugin). This runner dispatches a case to its stage, gathers the diffs and sets them
 against the expected failures (:mod:`.expected_failures`).
 
 A case fails when a diff is found, when its stage or plugin is unknown, when the stage

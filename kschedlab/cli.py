@@ -287,6 +287,10 @@ def cmd_simulate(args) -> int:
         return 2
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict,
                             keep_traces=args.keep_traces)
+    for refusal in sim.cluster.refused:  # as kubectl apply -f: reported, left out, the rest goes on
+        print(refusal.kubectl(), file=sys.stderr)
+    for event in sim.cluster.events:
+        print(f"event: {event}", file=sys.stderr)
     result = sim.run(until=args.until if args.until is not None else until,
                      progress=args.output == "table" and sys.stderr.isatty())
     taints = sim.taint_manager.events_frame()
@@ -327,7 +331,7 @@ def cmd_simulate(args) -> int:
                 print(f"  {row.pod}  queue={row.queue}  attempts={row.attempts}\n    {row.message}")
         print("\n" + stop_sentence(result))
         print(f"simulated {result.end_time:g} s")
-    return 0
+    return 1 if sim.cluster.refused else 0
 
 
 def cmd_sweep(args) -> int:

@@ -242,3 +242,13 @@ spec:
     (quota,) = [o for o in objs if o.kind == "ResourceQuota"]
     assert {k: str(v) for k, v in sorted(quota.status.used.items())} == {
         "limits.cpu": "800m", "limits.memory": "800Mi", "requests.cpu": "400m", "requests.memory": "600Mi"}
+
+
+def test_simulate_applies_as_kubectl_apply_too(tmp_path, capsys):
+    f = tmp_path / "app.yaml"
+    f.write_text(QUOTA_AND_DEPLOYMENT)
+    assert main(["simulate", str(f), "-o", "json"]) == 1
+    captured = capsys.readouterr()
+    assert "exceeded quota: two-pods" in captured.err and "Warning FailedCreate" in captured.err
+    assert len(json.loads(captured.out)["pods"]) == 2
+    assert main(["simulate", str(f), "--strict"]) == 2

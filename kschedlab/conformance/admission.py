@@ -12,10 +12,13 @@ limitranger-pod                    ``limitRange``, ``pod``, ``mutateOnly`` (bool
 limitranger-pvc                    ``limitRange``, ``persistentVolumeClaim`` (its
                                    ``spec.resources.requests``) -> ``refused``
 limitranger-default-requirements   ``limitRange`` -> ``requests``, ``limits`` a container gets
+limitrange-validation              ``limitRange`` -> ``errors: []`` (valid) or ``errorDetail``:
+                                   refused, and every error's message contains it ("" = any)
 ================================== ==========================================================
 
-The LimitRange is used as given (upstream's tests build it without API defaulting) and the
-pod is not defaulted either: the functions run on the objects as the rows write them.
+The LimitRange is used as given (upstream's tests build it without API defaulting, and
+``ValidateLimitRange``'s rows validate it undefaulted too) and the pod is not defaulted either:
+the functions run on the objects as the rows write them.
 
 >>> from kschedlab.conformance.runner import run_case
 >>> run_case({"id": "x", "stage": "limitranger-default-requirements",
@@ -33,6 +36,7 @@ from kschedlab.api.limitrange import (
     LIMIT_RANGER_ANNOTATION,
     LimitRange,
     default_container_resource_requirements,
+    limit_range_errors,
     pod_mutate_limit,
     pod_validate_limit,
     pvc_validate_limit,
@@ -89,8 +93,24 @@ def _stage_default_requirements(case: dict, diffs: list[str]) -> None:
     _compare_lists("limits", limits, want["limits"], diffs)
 
 
+def _stage_validation(case: dict, diffs: list[str]) -> None:
+    want = case["expected"]["other"]
+    errors = [f"{path}: {message}" for path, message in limit_range_errors(LimitRange.model_validate(case["limitRange"]))]
+    if "errors" in want:
+        if errors != want["errors"]:
+            diffs.append(f"errors: got {errors}, want {want['errors']}")
+        return
+    detail = want["errorDetail"]
+    if not errors:
+        diffs.append(f"errors: got none, want one containing {detail!r}")
+    for e in errors:
+        if detail not in e:
+            diffs.append(f"error {e!r} does not contain {detail!r}")
+
+
 STAGES: dict[str, Callable[[dict, list[str]], None]] = {
     "limitranger-pod": _stage_pod,
     "limitranger-pvc": _stage_pvc,
     "limitranger-default-requirements": _stage_default_requirements,
+    "limitrange-validation": _stage_validation,
 }

@@ -363,7 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
         p.add_argument("--report", metavar="HTML", help="also write an HTML report with figures")
         p.add_argument("--strict", action="store_true",
-                       help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
+                       help="refuse the whole input at an object of a kind the scheduler does not use or an object "
+                            "the API server refuses (default: skip the first with a warning; report the second, as "
+                            "kubectl apply does, and go on)")
         p.add_argument("--once", action="store_true",
                        help="try each pending pod once, in queue order, and stop (no retries)")
         p.add_argument("--max-attempts", type=_positive_int, default=DEFAULT_MAX_ATTEMPTS, metavar="N",
@@ -415,7 +417,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int)
     simulate.add_argument("-o", "--output", choices=("table", "json"), default="table")
     simulate.add_argument("--strict", action="store_true",
-                          help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
+                          help="refuse the whole input at an object of a kind the scheduler does not use or an object "
+                            "the API server refuses (default: skip the first with a warning; report the second, as "
+                            "kubectl apply does, and go on)")
     simulate.set_defaults(func=cmd_simulate)
     sweep = sub.add_parser("sweep", help="run a Sweep file on Dask (a LocalCluster unless --address)")
     sweep.add_argument("spec", help="a kschedlab.io/v1alpha1 Sweep YAML file")

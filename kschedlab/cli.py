@@ -74,8 +74,9 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int, flag: st
         raise SystemExit("error: more than one KubeSchedulerConfiguration given")
     rest = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, Simulation))]
     cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed, strict=strict))
-    for refusal in cluster.refused:  # kubectl apply -f prints each refusal and goes on
-        print(refusal.kubectl(), file=sys.stderr)
+    for refusal in cluster.refused:  # kubectl apply -f prints each refusal of its objects and goes on
+        if refusal.controller is None:
+            print(refusal.kubectl(), file=sys.stderr)
     return cluster, (configs[0] if configs else None), gates
 
 
@@ -146,7 +147,8 @@ def _schedule(args, paths: list[str]) -> int:
         for entry in not_started:
             print(f"{entry['object']}: {entry['reason']}", file=out)
         for r in cluster.refused:
-            print(f"refused by the API server: {r.obj.kind} {r.obj.key}: {r.message}", file=out)
+            by = f" (created by {r.controller})" if r.controller else ""
+            print(f"refused by the API server: {r.obj.kind} {r.obj.key}{by}: {r.message}", file=out)
         for e in cluster.events:
             print(f"event: {e}", file=out)
     if args.report:
@@ -156,7 +158,13 @@ def _schedule(args, paths: list[str]) -> int:
 
         path = write_report(args.report, cluster, run, title=", ".join(Path(p).name for p in paths))
         print(f"report written to {path}", file=sys.stderr)
-    return 1 if cluster.refused else 0  # as kubectl apply: the rest was applied, the exit status says not all
+    return _exit_status(cluster)
+
+
+def _exit_status(cluster) -> int:
+    """``kubectl apply``'s: 1 when an object of the files was refused (the rest was applied), 0
+    otherwise; a refused pod of a controller is the controller's event, not kubectl's error."""
+    return 1 if any(r.controller is None for r in cluster.refused) else 0
 
 
 def _not_started(cluster) -> list[dict]:
@@ -288,7 +296,8 @@ def cmd_simulate(args) -> int:
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict,
                             keep_traces=args.keep_traces)
     for refusal in sim.cluster.refused:  # as kubectl apply -f: reported, left out, the rest goes on
-        print(refusal.kubectl(), file=sys.stderr)
+        if refusal.controller is None:
+            print(refusal.kubectl(), file=sys.stderr)
     for event in sim.cluster.events:
         print(f"event: {event}", file=sys.stderr)
     result = sim.run(until=args.until if args.until is not None else until,
@@ -331,7 +340,7 @@ def cmd_simulate(args) -> int:
                 print(f"  {row.pod}  queue={row.queue}  attempts={row.attempts}\n    {row.message}")
         print("\n" + stop_sentence(result))
         print(f"simulated {result.end_time:g} s")
-    return 1 if sim.cluster.refused else 0
+    return _exit_status(sim.cluster)
 
 
 def cmd_sweep(args) -> int:

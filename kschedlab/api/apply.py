@@ -6,10 +6,11 @@ ResourceQuota or LimitRange refusal, an invalid field); kubectl prints the refus
 on with the next object. So a refused object is *left out* and the rest is created.
 
 :class:`Refusal` is one refused object with the API server's errors, printed as kubectl
-prints them (:meth:`Refusal.kubectl`). When a workload controller's pod is refused, the
-controller records it as kube-controller-manager does: a ``Warning`` Event with reason
-``FailedCreate`` on the ReplicaSet, Job, StatefulSet or DaemonSet, and, for a ReplicaSet,
-a ``ReplicaFailure`` condition with the same message (:func:`failed_create`).
+prints them (:meth:`Refusal.kubectl`). When a workload controller's pod is refused, kubectl
+(which sent only the workload) prints nothing; the controller records it as
+kube-controller-manager does: a ``Warning`` Event with reason ``FailedCreate`` on the
+ReplicaSet, Job, StatefulSet or DaemonSet, and, for a ReplicaSet, a ``ReplicaFailure``
+condition with the same message (:func:`failed_create`).
 
 :class:`Applied` is the list of created objects that carries the refusals and the
 controllers' events (``load_manifests`` returns it; ``Cluster`` keeps them as
@@ -48,11 +49,15 @@ def _plural(kind: str) -> str:
 
 @dataclass
 class Refusal:
-    """One object the API server refused: the object (as submitted), its errors and the file."""
+    """One object the API server refused: the object (as submitted), its errors and the file.
+    ``controller`` names the workload controller that created it (``ReplicaSet default/web-7d4b9``)
+    when it was not in the files: kubectl never sent it, so kubectl prints nothing for it and
+    only the controller's ``FailedCreate`` event tells."""
 
     obj: TypedObject
     errors: list[ManifestError]
     file: str | None = None
+    controller: str | None = None
 
     @property
     def name(self) -> str:
@@ -94,7 +99,7 @@ class Refusal:
 
     def to_dict(self) -> dict:
         return {"object": f"{self.obj.kind} {getattr(self.obj, 'key', self.name)}", "file": self.file,
-                "reason": self.reason, "message": self.message}
+                "reason": self.reason, "message": self.message, "createdBy": self.controller}
 
 
 @dataclass
@@ -125,14 +130,19 @@ class Applied(list):
         self.refused: list[Refusal] = list(refused)
         self.events: list[ControllerEvent] = list(events)
 
+    def report(self) -> list[str]:
+        """What the user sees: kubectl's line for each refused object of the files, then the
+        controllers' events (their own pods' refusals)."""
+        return [r.kubectl() for r in self.refused if r.controller is None] + [str(e) for e in self.events]
+
 
 class RefusedObjectsWarning(UserWarning):
     """Some objects were refused by the API server and left out; ``refused`` lists them."""
 
-    def __init__(self, refused: list[Refusal], events: list[ControllerEvent] | None = None) -> None:
-        super().__init__("\n".join(r.kubectl() for r in refused))
-        self.refused = refused
-        self.events = events or []
+    def __init__(self, applied: Applied) -> None:
+        super().__init__("\n".join(applied.report()))
+        self.refused = applied.refused
+        self.events = applied.events
 
 
 _SOURCES = {"ReplicaSet": "replicaset-controller", "Job": "job-controller",
@@ -141,7 +151,8 @@ _SOURCES = {"ReplicaSet": "replicaset-controller", "Job": "job-controller",
 
 def failed_create(objects: list[TypedObject], refused: list[Refusal]) -> list[ControllerEvent]:
     """The ``FailedCreate`` events of the controllers whose pods were refused (and, on a
-    ReplicaSet, its ``ReplicaFailure`` condition, set in place on the object in ``objects``).
+    ReplicaSet, its ``ReplicaFailure`` condition, set in place on the object in ``objects``);
+    each such refusal's ``controller`` is set.
 
     >>> from kschedlab.api.apps import ReplicaSet
     >>> from kschedlab.api.core import Pod
@@ -171,8 +182,8 @@ def failed_create(objects: list[TypedObject], refused: list[Refusal]) -> list[Co
             text = f"create Pod {r.name} in StatefulSet {owner.metadata.name} failed error: {r.message}"
         else:
             text = f"Error creating: {r.message}"
-        events.append(ControllerEvent(f"{owner.kind} {owner.key}", "Warning", "FailedCreate", text,
-                                      _SOURCES[owner.kind]))
+        r.controller = f"{owner.kind} {owner.key}"
+        events.append(ControllerEvent(r.controller, "Warning", "FailedCreate", text, _SOURCES[owner.kind]))
         if owner.kind == "ReplicaSet":
             conditions = [c for c in owner.status.conditions if c.get("type") != "ReplicaFailure"]
             owner.status.conditions = [*conditions, {"type": "ReplicaFailure", "status": "True",

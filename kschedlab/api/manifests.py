@@ -68,12 +68,24 @@ def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] 
     ['default/db', 'default/db-0']
     """
     gates = dict(feature_gates or {})
+    objects = list(objects)
     refused: list[Refusal] | None = None if strict else []
     admitted = admit(expand(objects, seed=seed, feature_gates=gates), feature_gates=gates,
                      enable_admission_plugins=enable_admission_plugins, refused=refused)
     if not refused:
         return Applied(admitted)
-    return Applied(admitted, refused, failed_create(admitted, refused))
+    # the pods a controller made (not in the files) are the controller's to report
+    submitted = {_ident(o) for o in objects}
+    made = [r for r in refused if _ident(r.obj) not in submitted]
+    return Applied(admitted, refused, failed_create(admitted, made))
+
+
+def _ident(obj: TypedObject) -> tuple[str, str, str]:
+    meta = getattr(obj, "metadata", None)
+    if meta is None:
+        return (obj.kind or "", "", "")
+    namespace = (meta.namespace or "default") if getattr(obj, "NAMESPACED", False) else ""
+    return (obj.kind or "", namespace, meta.name or "")
 
 
 def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: str = "<string>",
@@ -134,5 +146,5 @@ def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: s
     if skipped:
         warnings.warn(SkippedKindsWarning(skipped_summary(skipped), skipped), stacklevel=2)
     if out.refused:
-        warnings.warn(RefusedObjectsWarning(out.refused, out.events), stacklevel=2)
+        warnings.warn(RefusedObjectsWarning(out), stacklevel=2)
     return out

@@ -84,7 +84,7 @@ spec: {containers: [{name: app, image: nginx}]}
         '"Equal", "Exists"',
     ]
     (warning,) = warned
-    assert warning.refused == objs.refused
+    assert warning.refused == objs.refused and str(warning) == "\n".join(r.kubectl() for r in objs.refused)
     cluster = Cluster(objs)
     assert [r.obj.key for r in cluster.refused] == ["default/gold", "default/sandboxed", "default/greater"]
     assert list(cluster.pods) == ["default/fine"]
@@ -154,22 +154,34 @@ spec:
         "is forbidden: no PriorityClass with name missing was found")
 
 
-def test_cli_reports_refusals_and_failed_create(tmp_path, capsys):
+def test_cli_reports_failed_create_of_a_controllers_pod(tmp_path, capsys):
+    # kubectl sent only the Deployment, which was created: it prints nothing and exits 0; the
+    # refused third pod is the ReplicaSet's FailedCreate event
     f = tmp_path / "app.yaml"
     f.write_text(QUOTA_AND_DEPLOYMENT)
-    assert main(["schedule", str(f)]) == 1  # kubectl apply's exit status: not everything was created
+    assert main(["schedule", str(f)]) == 0
     captured = capsys.readouterr()
-    assert captured.err.startswith(f'Error from server (Forbidden): error when creating "{f}": pods "web-')
-    assert "exceeded quota: two-pods" in captured.err
+    assert captured.err == ""
     assert "2 pods: 2 running, 0 pending" in captured.out
     assert "refused by the API server: Pod default/web-" in captured.out
+    assert "(created by ReplicaSet default/web-" in captured.out
     assert "event: ReplicaSet default/web-" in captured.out and "Warning FailedCreate" in captured.out
-    assert main(["schedule", str(f), "-o", "json"]) == 1
+    assert main(["schedule", str(f), "-o", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert [r["reason"] for r in doc["refused"]] == ["Forbidden"]
+    assert [(r["reason"], r["createdBy"].split("-")[0]) for r in doc["refused"]] == [
+        ("Forbidden", "ReplicaSet default/web")]
     assert [e["reason"] for e in doc["events"]] == ["FailedCreate"]
     assert main(["schedule", str(f), "--strict"]) == 2
     assert "exceeded quota: two-pods" in capsys.readouterr().err
+
+
+def test_cli_exit_status_is_kubectls_for_a_refused_object_of_the_files(tmp_path, capsys):
+    f = tmp_path / "pods.yaml"
+    f.write_text(NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: gold}\n"
+                        "spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}\n")
+    assert main(["schedule", str(f)]) == 1
+    assert capsys.readouterr().err == (f'Error from server (Forbidden): error when creating "{f}": pods "gold" is '
+                                       "forbidden: no PriorityClass with name gold was found\n")
 
 
 @pytest.mark.parametrize(("api_version", "kind", "served", "release"), [
@@ -247,8 +259,9 @@ spec:
 def test_simulate_applies_as_kubectl_apply_too(tmp_path, capsys):
     f = tmp_path / "app.yaml"
     f.write_text(QUOTA_AND_DEPLOYMENT)
-    assert main(["simulate", str(f), "-o", "json"]) == 1
+    assert main(["simulate", str(f), "-o", "json"]) == 0
     captured = capsys.readouterr()
     assert "exceeded quota: two-pods" in captured.err and "Warning FailedCreate" in captured.err
+    assert not captured.err.startswith("Error from server")
     assert len(json.loads(captured.out)["pods"]) == 2
     assert main(["simulate", str(f), "--strict"]) == 2

@@ -231,3 +231,18 @@ def test_stored_pods_are_not_limited_again():
     text = MIN_MAX.replace("name: constraints-cpu-demo-2,", "name: constraints-cpu-demo-2, resourceVersion: '7',")
     objs = _load(text=text)
     assert "constraints-cpu-example/constraints-cpu-demo-2" in _pods(objs)
+
+
+def test_cli_min_max_refusals_as_kubectl_prints_them(tmp_path, capsys):
+    from kschedlab.cli import main
+
+    f = tmp_path / "cpu-constraints.yaml"
+    f.write_text(NODE % "4" + "---\n" + MIN_MAX)
+    assert main(["schedule", str(f)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f'Error from server (Forbidden): error when creating "{f}": pods "constraints-cpu-demo-2" is forbidden: '
+        "maximum cpu usage per Container is 800m, but limit is 1500m",
+        f'Error from server (Forbidden): error when creating "{f}": pods "constraints-cpu-demo-3" is forbidden: '
+        "minimum cpu usage per Container is 200m, but request is 100m"]
+    assert "2 pods: 2 running, 0 pending" in captured.out

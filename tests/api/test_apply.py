@@ -143,9 +143,21 @@ spec:
       restartPolicy: Never
       priorityClassName: missing
       containers: [{name: pi, image: perl}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {runtimeClassName: gvisor, containers: [{name: agent, image: busybox}]}
 """
     objs, _ = _load(text)
     messages = {e.involved: e.message for e in objs.events}
+    assert {e.involved: e.source for e in objs.events}["DaemonSet default/agent"] == "daemonset-controller"
+    assert messages["DaemonSet default/agent"].startswith('Error creating: pods "agent-') and messages[
+        "DaemonSet default/agent"].endswith('is forbidden: pod rejected: RuntimeClass "gvisor" not found')
     assert messages["StatefulSet default/db"] == (
         'create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: '
         "no PriorityClass with name missing was found")

@@ -277,3 +277,13 @@ def test_simulate_applies_as_kubectl_apply_too(tmp_path, capsys):
     assert not captured.err.startswith("Error from server")
     assert len(json.loads(captured.out)["pods"]) == 2
     assert main(["simulate", str(f), "--strict"]) == 2
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: {name: c}}\n",
+     "Pod default/p: spec.containers: invalid type: expected array, got object"),
+    ("apiVersion: v1\nkind: Pod\nmetadata: {name: p\n", "invalid YAML"),
+])
+def test_a_malformed_document_refuses_the_valid_ones_too(bad, message):
+    with pytest.raises(ManifestError, match=message.replace("[", r"\[")):
+        load_manifests(text=NODE + "---\n" + bad)

@@ -246,3 +246,18 @@ def test_cli_min_max_refusals_as_kubectl_prints_them(tmp_path, capsys):
         f'Error from server (Forbidden): error when creating "{f}": pods "constraints-cpu-demo-3" is forbidden: '
         "minimum cpu usage per Container is 200m, but request is 100m"]
     assert "2 pods: 2 running, 0 pending" in captured.out
+
+
+def test_cli_public_limitrange_pages(tmp_path, capsys):
+    import json
+
+    from kschedlab.cli import main
+
+    nodes = tmp_path / "node.yaml"
+    nodes.write_text(NODE % "800m")
+    files = [str(PUBLIC / n) for n in ("web-cpu-defaults-limitrange.yaml", "web-cpu-defaults-pod.yaml",
+                                       "web-cpu-defaults-pod-2.yaml")]
+    assert main(["schedule", str(nodes), *files, "-o", "json"]) == 0
+    pods = {p["name"]: p for p in json.loads(capsys.readouterr().out)["pods"]}
+    assert pods["default/default-cpu-demo"]["node"] == "n1"
+    assert pods["default/default-cpu-demo-2"]["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")

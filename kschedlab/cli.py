@@ -21,18 +21,7 @@ import yaml
 from kschedlab.features import FeatureGateError, FeatureGates
 
 
-DESCRIPTION = """\
-Kubernetes scheduling, step by step.
-
-commands:
-  demo         schedule the embedded default scenario, explain every pod, write an HTML report
-  schedule     schedule the pending pods of manifest files and report what became of each pod
-  conformance  run conformance case files (N passed, N failed)
-  bench        every scheduler_perf shape in one table (--shapes, --scale), or one workload
-  simulate     run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline)
-               on a virtual clock
-  sweep        run a Sweep file (configurations x plugin variants x workloads x seeds) on Dask
-"""
+DESCRIPTION = "Kubernetes scheduling, step by step."
 
 
 def _version() -> str:
@@ -107,7 +96,10 @@ def _load_cluster(paths: list[str], config_path: str | None, seed: int, flag: st
     if len(configs) > 1:
         raise SystemExit("error: more than one KubeSchedulerConfiguration given")
     rest = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, Simulation))]
-    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed))
+    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed, strict=strict))
+    for refusal in cluster.refused:  # kubectl apply -f prints each refusal of its objects and goes on
+        if refusal.controller is None:
+            print(refusal.kubectl(), file=sys.stderr)
     return cluster, (configs[0] if configs else None), gates
 
 
@@ -171,6 +163,12 @@ def _schedule(args, paths: list[str]) -> int:
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
+    not_started = _not_started(cluster)
+    if not_started:
+        doc["notStarted"] = not_started
+    if cluster.refused or cluster.events:
+        doc["refused"] = [r.to_dict() for r in cluster.refused]
+        doc["events"] = [e.to_dict() for e in cluster.events]
     claims = None
     if cluster.objects.get("ResourceClaim"):
         from kschedlab.dra.resourceclaim_controller import describe_claims
@@ -192,6 +190,13 @@ def _schedule(args, paths: list[str]) -> int:
             print(f"claim {c['claim']}: {devices}{users}", file=out)
         for g in groups:
             print(pod_group_line(g), file=out)
+        for entry in not_started:
+            print(f"{entry['object']}: {entry['reason']}", file=out)
+        for r in cluster.refused:
+            by = f" (created by {r.controller})" if r.controller else ""
+            print(f"refused by the API server: {r.obj.kind} {r.obj.key}{by}: {r.message}", file=out)
+        for e in cluster.events:
+            print(f"event: {e}", file=out)
     if args.report:
         from pathlib import Path
 
@@ -199,7 +204,30 @@ def _schedule(args, paths: list[str]) -> int:
 
         path = write_report(args.report, cluster, run, title=", ".join(Path(p).name for p in paths))
         print(f"report written to {path}", file=sys.stderr)
-    return 0
+    return _exit_status(cluster)
+
+
+def _exit_status(cluster) -> int:
+    """``kubectl apply``'s: 1 when an object of the files was refused (the rest was applied), 0
+    otherwise; a refused pod of a controller is the controller's event, not kubectl's error."""
+    return 1 if any(r.controller is None for r in cluster.refused) else 0
+
+
+def _not_started(cluster) -> list[dict]:
+    """What no scheduling attempt shows: suspended Jobs (no pods created) and pods bound by
+    ``spec.nodeName`` whose ResourceClaims keep the kubelet from starting them."""
+    out = []
+    for job in cluster.objects.get("Job", {}).values():
+        if job.spec.suspend:
+            out.append({"object": f"Job {job.key}", "node": None,
+                        "reason": "the Job is suspended (spec.suspend: true; condition Suspended, reason JobSuspended): "
+                                  "the Job controller creates no pods until it is resumed"})
+    if cluster.objects.get("ResourceClaim") is not None or any(p.spec.resource_claims for p in cluster.pods.values()):
+        from kschedlab.kubelet.dra_prepare import unprepared_claims
+
+        for pod, node, why in unprepared_claims(cluster):
+            out.append({"object": f"Pod {pod} (Pending on {node})", "node": node, "reason": why})
+    return out
 
 
 def cmd_demo(args) -> int:
@@ -258,6 +286,10 @@ def cmd_bench(args) -> int:
                          on_row=(lambda r: print(f"{r['shape']}: {r['pods_per_second']} pods/s", file=sys.stderr))
                          if live else None)
         return _print_bench(args.output, rows, bench_table)
+    if args.workload not in BENCH_SHAPES:
+        print(f"error: unknown workload {args.workload!r}: supported values: {', '.join(BENCH_SHAPES)}",
+              file=sys.stderr)
+        return 2
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
                           gates=gates,
@@ -310,6 +342,11 @@ def cmd_simulate(args) -> int:
         return 2
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict,
                             keep_traces=args.keep_traces)
+    for refusal in sim.cluster.refused:  # as kubectl apply -f: reported, left out, the rest goes on
+        if refusal.controller is None:
+            print(refusal.kubectl(), file=sys.stderr)
+    for event in sim.cluster.events:
+        print(f"event: {event}", file=sys.stderr)
     result = sim.run(until=args.until if args.until is not None else until,
                      progress=args.output == "table" and sys.stderr.isatty())
     taints = sim.taint_manager.events_frame()
@@ -350,7 +387,7 @@ def cmd_simulate(args) -> int:
                 print(f"  {row.pod}  queue={row.queue}  attempts={row.attempts}\n    {row.message}")
         print("\n" + stop_sentence(result))
         print(f"simulated {result.end_time:g} s")
-    return 0
+    return _exit_status(sim.cluster)
 
 
 def cmd_sweep(args) -> int:
@@ -374,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kschedlab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"kschedlab {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(title="commands", dest="command", required=True, metavar="COMMAND")
 
     def scheduling_options(p):
         p.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
@@ -382,25 +419,27 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
         p.add_argument("--report", metavar="HTML", help="also write an HTML report with figures")
         p.add_argument("--strict", action="store_true",
-                       help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
+                       help="refuse the whole input at an object of a kind the scheduler does not use or an object "
+                            "the API server refuses (default: skip the first with a warning; report the second, as "
+                            "kubectl apply does, and go on)")
         p.add_argument("--once", action="store_true",
                        help="try each pending pod once, in queue order, and stop (no retries)")
         p.add_argument("--max-attempts", type=_positive_int, default=DEFAULT_MAX_ATTEMPTS, metavar="N",
                        help=f"most scheduling attempts per pod before the run gives up on it "
                             f"(default {DEFAULT_MAX_ATTEMPTS}); the output says when it is reached")
 
-    demo = sub.add_parser("demo", help="schedule the embedded default scenario and write a report")
+    demo = sub.add_parser("demo", help="schedule the embedded default scenario, explain every pod, write an HTML report")
     scheduling_options(demo)
     demo.set_defaults(func=cmd_demo, report="kschedlab-report.html")
 
-    sched = sub.add_parser("schedule", help="schedule the pending pods of manifest files")
+    sched = sub.add_parser("schedule", help="schedule the pending pods of manifest files and report what became of each pod")
     sched.add_argument("files", nargs="+", help="YAML/JSON files or directories")
     sched.add_argument("--config", help="a KubeSchedulerConfiguration file")
     sched.add_argument("--explain", action="store_true", help="print the per-node table of each pod")
     scheduling_options(sched)
     sched.set_defaults(func=cmd_schedule)
 
-    conf = sub.add_parser("conformance", help="run conformance case files")
+    conf = sub.add_parser("conformance", help="run conformance case files (N passed, N failed)")
     conf.add_argument("paths", nargs="+")
     conf.add_argument("-o", "--output", choices=("text", "json"), default="text")
     conf.add_argument("--expected-failures", metavar="FILE", action="append",
@@ -408,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "nearest each path")
     conf.set_defaults(func=cmd_conformance)
 
-    bench = sub.add_parser("bench", help="run a scheduler_perf-shaped workload")
+    bench = sub.add_parser("bench", help="every scheduler_perf shape in one table (--shapes, --scale), or one workload")
     bench.add_argument("workload", nargs="?", default=None,
                        help="one workload, reported in full (default: every shape, one table)")
     bench.add_argument("--shapes", metavar="A,B,...", help="run only these shapes (table)")
@@ -422,7 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
     bench.add_argument("-o", "--output", choices=("table", "json"), default="table")
     bench.set_defaults(func=cmd_bench)
-    simulate = sub.add_parser("simulate", help="run a scenario on a virtual clock")
+    simulate = sub.add_parser("simulate", help="run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) "
+                                             "on a virtual clock")
     simulate.add_argument("files", nargs="+", help="scenario YAML files or directories")
     simulate.add_argument("--until", type=_seconds,
                           help="stop at this virtual time (seconds); default: the Simulation's spec.until, else "
@@ -433,7 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int)
     simulate.add_argument("-o", "--output", choices=("table", "json"), default="table")
     simulate.add_argument("--strict", action="store_true",
-                          help="refuse objects of kinds the scheduler does not use (default: skip them with a warning)")
+                          help="refuse the whole input at an object of a kind the scheduler does not use or an object "
+                            "the API server refuses (default: skip the first with a warning; report the second, as "
+                            "kubectl apply does, and go on)")
     simulate.set_defaults(func=cmd_simulate)
     sweep = sub.add_parser("sweep", help="run a Sweep file on Dask (a LocalCluster unless --address)")
     sweep.add_argument("spec", help="a kschedlab.io/v1alpha1 Sweep YAML file")

@@ -28,6 +28,7 @@ from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
+from kschedlab.api.apply import Applied
 from kschedlab.api.binding import bind_pod
 from kschedlab.api.core import normalize_image_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
@@ -441,6 +442,10 @@ class Cluster:
         #: how many PodGroup and CompositePodGroup objects have each priority (preemption asks
         #: whether any group is priced below a preemptor without walking every group)
         self.group_priorities: Counter[int] = Counter()
+        #: objects the API server refused when ``objects`` were applied, and the controllers'
+        #: events about them (:class:`~kschedlab.api.apply.Applied`, from ``load_manifests``)
+        self.refused: list = list(objects.refused) if isinstance(objects, Applied) else []
+        self.events: list = list(objects.events) if isinstance(objects, Applied) else []
         for obj in objects:
             self.add(obj)
 

@@ -67,8 +67,16 @@ def test_schedule_json_keeps_its_shape(tmp_path, capsys):
 def test_feature_gates_flag_overrides_the_scenario(tmp_path, capsys):
     f = tmp_path / "s.yaml"
     f.write_text(GATED)
-    # with the gate off the API server refuses the Gt toleration (ValidateTolerations)
+    # with the gate off the API server refuses the Gt toleration (ValidateTolerations): kubectl apply
+    # reports the pod and goes on (exit 1); --strict refuses the whole input (exit 2)
     assert main(["schedule", str(f), "-o", "json", "--feature-gates",
+                 "TaintTolerationComparisonOperators=false"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == ('The Pod "p" is invalid: spec.tolerations[0].operator: Unsupported value: "Gt": '
+                            'supported values: "Equal", "Exists"\n')
+    doc = json.loads(captured.out)
+    assert doc["pods"] == [] and [r["object"] for r in doc["refused"]] == ["Pod default/p"]
+    assert main(["schedule", str(f), "-o", "json", "--strict", "--feature-gates",
                  "TaintTolerationComparisonOperators=false"]) == 2
     err = capsys.readouterr().err
     assert ('Pod default/p: spec.tolerations[0].operator: Unsupported value: "Gt": supported values: '
@@ -293,6 +301,16 @@ def test_version_and_help_without_markup(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert "``" not in out and "schedule" in out and "simulate" in out
+    # each command is listed once, with its description
+    for command in ("demo", "schedule", "conformance", "bench", "simulate", "sweep"):
+        assert sum(line.split()[0] == command for line in out.splitlines() if line.strip()) == 1, command
+
+
+def test_bench_unknown_workload_is_one_line(capsys):
+    assert main(["bench", "NoSuchShape"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown workload 'NoSuchShape': supported values: SchedulingBasic, ")
+    assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_a_closed_pipe_is_not_a_traceback(tmp_path):

@@ -71,8 +71,10 @@ from .core import (
     compute_pod_qos,
     label_selector_matches,
 )
+from .apply import Applied, Refusal, RefusedObjectsWarning
 from .errors import ManifestError
 from .kinds import SkippedKindsWarning
+from .limitrange import LimitRange
 from .loader import dump, load, load_objects, load_text
 from .manifests import load_manifests
 from .meta import KubeObject, TypedObject
@@ -88,6 +90,7 @@ from .workloads import expand
 
 __all__ = [
     "Affinity",
+    "Applied",
     "Container",
     "ContainerImage",
     "CompositePodGroup",
@@ -100,6 +103,7 @@ __all__ = [
     "KubeSchedulerProfile",
     "LabelSelector",
     "LabelSelectorRequirement",
+    "LimitRange",
     "ManifestError",
     "Namespace",
     "Node",
@@ -131,6 +135,8 @@ __all__ = [
     "PreferredSchedulingTerm",
     "PriorityClass",
     "Quantity",
+    "Refusal",
+    "RefusedObjectsWarning",
     "ReplicaSet",
     "ResourceQuota",
     "ResourceRequirements",

@@ -7,25 +7,30 @@ not changed). For pods it applies, in the API server's order:
    requests defaulted from limits per container, pod-level resource defaults,
    ``hostPort`` = ``containerPort`` under ``hostNetwork``, resource quantities
    rounded up to milli units;
-2. the pod strategy on create: ``status.phase`` Pending (for unbound pods, or
-   when unset), ``status.qosClass``, the ``SchedulingGated`` condition,
-   ``matchLabelKeys``/``mismatchLabelKeys`` merged into label selectors;
-3. admission plugins: Priority, DefaultTolerationSeconds, RuntimeClass;
-4. a subset of pod validation that matters to scheduling;
-5. (in :func:`admit`) the ResourceQuota plugin: pods are charged to the ResourceQuotas of
+2. (in :func:`admit`) the mutating LimitRanger: the defaults of the namespace's
+   LimitRanges for containers without requests or limits (:mod:`kschedlab.api.limitrange`);
+3. the pod strategy on create: ``status.phase`` Pending (for unbound pods, or
+   when unset), ``status.qosClass`` (of the requests LimitRanger set), the
+   ``SchedulingGated`` condition, ``matchLabelKeys``/``mismatchLabelKeys`` merged
+   into label selectors;
+4. admission plugins: Priority, DefaultTolerationSeconds, RuntimeClass;
+5. a subset of pod validation that matters to scheduling;
+6. (in :func:`admit`) the validating LimitRanger (min / max / maxLimitRequestRatio), then
+   the ResourceQuota plugin: pods are charged to the ResourceQuotas of
    their namespace in list order, overhead included (:mod:`kschedlab.api.resourcequota`);
    already bound pods only count.
 
 A pod read back from an API server (it has ``metadata.resourceVersion``, as every
 object of a ``kubectl get -o yaml`` dump does; :func:`is_stored`) is not created
-again: steps 2 and 3 are skipped (its priority, preemption policy, tolerations,
+again: steps 2 to 4 and the LimitRanger of step 6 are skipped (its priority, preemption policy, tolerations,
 overhead and merged selectors are the ones stored, even when its PriorityClass is
 not in the dump), except that a missing ``spec.priority``, ``status.phase`` or
 ``status.qosClass`` is filled in.
 
-PriorityClasses and RuntimeClasses are taken from the same list (plus the two
-built-in system classes). Errors are :class:`ManifestError` naming the file, the
-object and the field; when any object is refused nothing is returned.
+PriorityClasses, RuntimeClasses, LimitRanges and ResourceQuotas are taken from the same
+list (plus the two built-in system classes). Errors are :class:`ManifestError` naming the
+file, the object and the field; when any object is refused nothing is returned, unless the
+caller asks for ``kubectl apply``'s way (``refused=[]``: the refused objects are left out).
 
 >>> from kschedlab.api.loader import load_text
 >>> objs = admit(load_text('''
@@ -55,7 +60,7 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from .core import (
     Container,
@@ -66,16 +71,18 @@ from .core import (
     Pod,
     PodAffinityTerm,
     PodCondition,
-    PodSpec,
     ResourceRequirements,
     Toleration,
     compute_pod_qos,
 )
+from .apply import NOT_SERVED, Refusal
 from .errors import ManifestError, format_path
+from .limitrange import LimitRange, LimitRanger, default_limit_range, limit_range_errors
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
 from .node_declared_features import validate_declared_features
 from .quantity import Quantity
+from .resources import aggregate_containers
 from .tolerations import validate_tolerations
 from .scheduling import (
     PriorityClass,
@@ -242,49 +249,6 @@ def _is_supported_pod_level(name: str) -> bool:
 def _is_overcommit_allowed(name: str) -> bool:
     native = "/" not in name or name.startswith("kubernetes.io/")
     return native and not name.startswith(HUGEPAGES_PREFIX)
-
-
-def _add_into(acc: dict[str, Quantity], rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        acc[k] = acc[k] + v if k in acc else v
-
-
-def _max_into(acc: dict[str, Quantity], rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        if k not in acc or v > acc[k]:
-            acc[k] = v
-
-
-def aggregate_containers(spec: PodSpec, get: Callable[[Container], Mapping[str, Quantity]]) -> dict[str, Quantity]:
-    """Effective sum over containers with the sidecar rule (upstream helper).
-
-    Regular containers and sidecars (restartable init containers) add up; each
-    plain init container counts with the sidecars started before it; the
-    result is the max of the two.
-
-    >>> spec = PodSpec(containers=[Container(resources={"requests": {"cpu": "1"}})],
-    ...                init_containers=[Container(resources={"requests": {"cpu": "2"}})])
-    >>> str(aggregate_containers(spec, lambda c: c.resources.requests)["cpu"])
-    '2'
-    """
-    result: dict[str, Quantity] = {}
-    for c in spec.containers:
-        _add_into(result, get(c))
-    sidecars: dict[str, Quantity] = {}
-    init_max: dict[str, Quantity] = {}
-    for c in spec.init_containers:
-        res = get(c)
-        if c.restart_policy == "Always":
-            _add_into(result, res)
-            _add_into(sidecars, res)
-            use = dict(sidecars)
-        else:
-            use = {}
-            _add_into(use, res)
-            _add_into(use, sidecars)
-        _max_into(init_max, use)
-    _max_into(result, init_max)
-    return result
 
 
 # ---------------------------------------------------------------- pod defaults
@@ -775,7 +739,7 @@ def _restore_stored_pod(pod: Pod, pcs: Mapping[str, PriorityClass], errs: _Error
 
 
 def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, RuntimeClass],
-                       gates: Mapping[str, bool]) -> Pod:
+                       gates: Mapping[str, bool], limit_ranger: LimitRanger | None = None) -> Pod:
     for name, spc in _SYSTEM_CLASSES.items():
         pcs.setdefault(name, spc)
     _default_pod_inplace(out, gates)
@@ -786,6 +750,8 @@ def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, R
     if is_stored(out):
         _restore_stored_pod(out, pcs, errs)
     else:
+        if limit_ranger is not None:  # mutating LimitRanger: before the strategy computes the QoS class
+            limit_ranger.mutate(out)
         _prepare_for_create(out, gates)
         _admit_priority(out, pcs, errs)
         if not errs.items:
@@ -793,6 +759,10 @@ def _admit_pod_inplace(out: Pod, pcs: dict[str, PriorityClass], rcs: dict[str, R
             _admit_runtime_class(out, rcs, errs)
     out.mark_set("spec")
     errs.items.extend(validate_pod(out, comparison_operators=bool(gates.get("TaintTolerationComparisonOperators"))))
+    if not errs.items and limit_ranger is not None and not is_stored(out):
+        refusal = limit_ranger.validate(out)  # validating LimitRanger, before ResourceQuota
+        if refusal:
+            errs.add(None, refusal)
     if errs.items:
         raise ManifestError.combine(errs.items)
     return out
@@ -805,11 +775,16 @@ def _index(objs: Mapping[str, Any] | Iterable[Any]) -> dict[str, Any]:
 
 
 def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None,
-          enable_admission_plugins: Iterable[str] = (), copy: bool = True) -> list[TypedObject]:
+          enable_admission_plugins: Iterable[str] = (), copy: bool = True,
+          refused: list[Refusal] | None = None) -> list[TypedObject]:
     """Apply API-server create behaviour to a list of objects; returns new objects.
 
-    PriorityClasses and RuntimeClasses come from the same list. Every error of
-    every object is reported in one :class:`ManifestError`.
+    PriorityClasses, RuntimeClasses, LimitRanges and ResourceQuotas come from the same
+    list. Every error of every object is reported in one :class:`ManifestError`, unless
+    ``refused`` is given: then, as ``kubectl apply -f`` goes on past a refused object,
+    each object with errors is left out and recorded there as a
+    :class:`~kschedlab.api.apply.Refusal` (a refused pod is not charged to quotas; a
+    refused class or LimitRange is not used by the pods).
     ``enable_admission_plugins`` turns on admission plugins that are off by
     default (as kube-apiserver's ``--enable-admission-plugins``); known:
     ``LimitPodHardAntiAffinityTopology``. ``copy=False`` admits the given objects in place
@@ -888,6 +863,19 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
             errors.extend(errs.items)
             rcs[o.name] = o
 
+    # LimitRanges: defaulted and validated; the valid ones apply to the pods of their namespace
+    limit_ranges: list[LimitRange] = []
+    for o in objs:
+        if isinstance(o, LimitRange):
+            default_limit_range(o)
+            errs = _Errors(o)
+            for path, message in limit_range_errors(o):
+                errs.add(path, message)
+            errors.extend(errs.items)
+            if not errs.items:
+                limit_ranges.append(o)
+    ranger = LimitRanger(limit_ranges, pod_level_resources=bool(gates.get("PodLevelResources")))
+
     # ResourceQuotas: validated, then their status filled as the quota controller would
     from .resourcequota import ResourceQuota, admit_quota, resource_quota_errors
 
@@ -916,7 +904,7 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     for o in objs:
         if isinstance(o, Pod):
             try:
-                o = _admit_pod_inplace(o, dict(pcs), rcs, gates)
+                o = _admit_pod_inplace(o, dict(pcs), rcs, gates, ranger)
                 if LIMIT_POD_HARD_ANTI_AFFINITY_TOPOLOGY in enabled_plugins:
                     limit_pod_hard_anti_affinity_topology(o)
             except ManifestError as e:
@@ -943,7 +931,60 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
             errors.extend(errs.items)
         out.append(o)
     # the ResourceQuota plugin runs last: admitted pods in order, bound ones only counted
-    errors.extend(admit_quota([o for o in out if isinstance(o, Pod)], quotas))
-    if errors:
-        raise ManifestError.combine(errors)
+    if refused is None:
+        errors.extend(admit_quota([o for o in out if isinstance(o, Pod)], quotas))
+        if errors:
+            raise ManifestError.combine(errors)
+        return out
+    by_object = _errors_by_object(out, errors)
+    never_created = _owned_by_refused(out, by_object)
+    quota_errors = admit_quota([o for o in out if isinstance(o, Pod) and id(o) not in by_object
+                                and id(o) not in never_created], quotas)
+    for obj_id, errs_of in _errors_by_object(out, quota_errors).items():
+        by_object.setdefault(obj_id, []).extend(errs_of)
+    kept = []
+    for o in out:
+        if id(o) in by_object:
+            refused.append(Refusal(o, by_object[id(o)], o.source_file))
+        elif id(o) not in never_created:
+            kept.append(o)
+    return kept
+
+
+def _owned_by_refused(objs: list[TypedObject], refused: Mapping[int, Any]) -> set[int]:
+    # what a refused workload's controllers would have created (its ReplicaSet, their pods) never
+    # exists: the objects whose controller is refused or itself never created
+    # (a uid a created object shares, as a duplicate's does, names that one instead)
+    kept_uids = {o.metadata.uid for o in objs if id(o) not in refused and isinstance(o, KubeObject)}
+    gone = {o.metadata.uid for o in objs if id(o) in refused and isinstance(o, KubeObject) and o.metadata.uid
+            and o.metadata.uid not in kept_uids}
+    out: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for o in objs:
+            if id(o) in out or id(o) in refused or not isinstance(o, KubeObject):
+                continue
+            ref = o.metadata.controller_ref()
+            if ref is not None and ref.uid and ref.uid in gone:
+                out.add(id(o))
+                if o.metadata.uid:
+                    gone.add(o.metadata.uid)
+                changed = True
+    return out
+
+
+def _errors_by_object(objs: list[TypedObject], errors: list[ManifestError]) -> dict[int, list[ManifestError]]:
+    # which object each error is about (its file and name); an error naming no object of the
+    # list, or a kind the server does not serve (kubectl cannot map it), refuses the whole input
+    index: dict[tuple[str | None, str], TypedObject] = {}
+    for o in objs:
+        index[(o.source_file, o.describe())] = o
+    out: dict[int, list[ManifestError]] = {}
+    for e in errors:
+        for item in e.errors:
+            o = index.get((item.file, item.obj or ""))
+            if o is None or item.message.startswith(NOT_SERVED):
+                raise ManifestError.combine(errors)
+            out.setdefault(id(o), []).append(item)
     return out

@@ -20,7 +20,8 @@ from typing import Iterable
 
 from .registry import model_for, registered_kinds
 
-__all__ = ["classify", "group_of", "UNUSED_BUILTIN_KINDS", "SkippedKindsWarning", "skipped_summary"]
+__all__ = ["classify", "group_of", "removed_version", "UNUSED_BUILTIN_KINDS", "REMOVED_VERSIONS",
+           "SkippedKindsWarning", "skipped_summary"]
 
 UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
     group: frozenset(kinds.split())
@@ -56,6 +57,57 @@ UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
     }.items()
 }
 """API group -> kinds the v1.37 API server serves there that kschedlab does not read."""
+
+
+def _removed(release: str, served: str, entries: str) -> dict[tuple[str, str], tuple[str, str]]:
+    out = {}
+    for entry in entries.split():
+        api_version, kind = entry.rsplit("/", 1)
+        out[(api_version, kind)] = (served, release)
+    return out
+
+
+REMOVED_VERSIONS: dict[tuple[str, str], tuple[str, str]] = {
+    **_removed("v1.16", "apps/v1", "extensions/v1beta1/Deployment apps/v1beta1/Deployment apps/v1beta2/Deployment "
+                                   "extensions/v1beta1/DaemonSet apps/v1beta2/DaemonSet extensions/v1beta1/ReplicaSet "
+                                   "apps/v1beta2/ReplicaSet apps/v1beta1/StatefulSet apps/v1beta2/StatefulSet"),
+    **_removed("v1.16", "networking.k8s.io/v1", "extensions/v1beta1/NetworkPolicy"),
+    **_removed("v1.22", "networking.k8s.io/v1", "extensions/v1beta1/Ingress networking.k8s.io/v1beta1/Ingress "
+                                                "networking.k8s.io/v1beta1/IngressClass"),
+    **_removed("v1.22", "scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1/PriorityClass "
+                                                "scheduling.k8s.io/v1alpha1/PriorityClass"),
+    **_removed("v1.22", "storage.k8s.io/v1", "storage.k8s.io/v1beta1/StorageClass storage.k8s.io/v1beta1/CSIDriver "
+                                             "storage.k8s.io/v1beta1/CSINode storage.k8s.io/v1beta1/VolumeAttachment"),
+    **_removed("v1.22", "coordination.k8s.io/v1", "coordination.k8s.io/v1beta1/Lease"),
+    **_removed("v1.25", "batch/v1", "batch/v1beta1/CronJob batch/v2alpha1/CronJob"),
+    **_removed("v1.25", "policy/v1", "policy/v1beta1/PodDisruptionBudget"),
+    **_removed("v1.25", "node.k8s.io/v1", "node.k8s.io/v1beta1/RuntimeClass node.k8s.io/v1alpha1/RuntimeClass"),
+    **_removed("v1.25", "discovery.k8s.io/v1", "discovery.k8s.io/v1beta1/EndpointSlice"),
+    **_removed("v1.25", "events.k8s.io/v1", "events.k8s.io/v1beta1/Event"),
+    **_removed("v1.25", "autoscaling/v2", "autoscaling/v2beta1/HorizontalPodAutoscaler"),
+    **_removed("v1.26", "autoscaling/v2", "autoscaling/v2beta2/HorizontalPodAutoscaler"),
+    **_removed("v1.27", "storage.k8s.io/v1", "storage.k8s.io/v1beta1/CSIStorageCapacity"),
+}
+"""``(apiVersion, kind)`` of built-in APIs the v1.37 API server no longer serves -> (the version
+it serves instead, the release that removed the old one), from the Kubernetes deprecated API
+migration guide."""
+
+
+def removed_version(api_version: str, kind: str) -> str | None:
+    """kubectl's error for a kind given in an API version that was removed, naming the
+    version served instead; None when the version is not a removed one.
+
+    >>> removed_version("policy/v1beta1", "PodDisruptionBudget")
+    'no matches for kind "PodDisruptionBudget" in version "policy/v1beta1": the API server serves it as apiVersion: policy/v1 (policy/v1beta1 was removed in Kubernetes v1.25)'
+    >>> removed_version("policy/v1", "PodDisruptionBudget") is None
+    True
+    """
+    removed = REMOVED_VERSIONS.get((api_version, kind))
+    if removed is None:
+        return None
+    served, release = removed
+    return (f'no matches for kind "{kind}" in version "{api_version}": the API server serves it as '
+            f"apiVersion: {served} ({api_version} was removed in Kubernetes {release})")
 
 
 def group_of(api_version: str) -> str:

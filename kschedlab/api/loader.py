@@ -32,7 +32,7 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import ManifestError, errors_from_validation
-from .kinds import SkippedKindsWarning, classify, skipped_summary
+from .kinds import SkippedKindsWarning, classify, removed_version, skipped_summary
 from .meta import TypedObject
 from .registry import model_for
 from .safe_yaml import load_documents
@@ -122,6 +122,11 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
         return
     model = model_for(api_version, kind)
     if model is None:
+        removed = removed_version(api_version, kind)
+        if removed is not None:
+            errors.append(ManifestError(removed, file=source, obj=doc if obj_name == doc else f"{doc} ({obj_name})",
+                                        line=line))
+            return
         if kind == "List" or (kind.endswith("List") and "items" in data):
             _build_list(data, source, doc, docno, line, errors, out, skipped)
             return

@@ -9,6 +9,8 @@ so the Python API and the command line see the same objects.
 
 Objects of kinds the scheduler does not use are skipped with one
 :class:`~kschedlab.api.kinds.SkippedKindsWarning` (``strict=True`` refuses them).
+Objects the API server refuses are left out and reported, as ``kubectl apply -f``
+goes on past them (:mod:`~kschedlab.api.apply`; ``strict=True`` refuses everything).
 A KubeSchedulerConfiguration or Simulation among the files is returned unchanged.
 
 >>> objs = load_manifests(text='''
@@ -39,6 +41,7 @@ import os
 from typing import Iterable, Mapping
 
 from .admission import admit
+from .apply import Applied, Refusal, RefusedObjectsWarning, failed_create
 from .loader import load, load_text
 from .meta import TypedObject
 from .workloads import expand
@@ -47,11 +50,16 @@ __all__ = ["load_manifests", "create"]
 
 
 def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None, seed: int = 0,
-           enable_admission_plugins: Iterable[str] = ()) -> list[TypedObject]:
+           enable_admission_plugins: Iterable[str] = (), strict: bool = True) -> Applied:
     """What creating ``objects`` in a cluster leads to: the controllers' objects added
     (:func:`~kschedlab.api.workloads.expand`, deterministic per ``seed``), then every
     object admitted (:func:`~kschedlab.api.admission.admit`). ``feature_gates`` are
     the overrides of the v1.37 defaults (e.g. ``{"GenericWorkload": True}``).
+
+    With ``strict`` any refusal refuses everything (one :class:`ManifestError`); without,
+    the objects are applied as ``kubectl apply -f`` applies them: a refused object is left
+    out, listed in the result's ``refused`` (:mod:`~kschedlab.api.apply`), and the
+    controllers whose pods were refused record ``FailedCreate`` (``events``).
 
     >>> from kschedlab.api.apps import StatefulSet
     >>> db = StatefulSet(metadata={"name": "db"}, spec={"replicas": 1, "serviceName": "db",
@@ -60,19 +68,57 @@ def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] 
     ['default/db', 'default/db-0']
     """
     gates = dict(feature_gates or {})
+    objects = list(objects)
     # expand returns copies, which admission may change in place
-    return admit(expand(objects, seed=seed, feature_gates=gates), feature_gates=gates,
-                 enable_admission_plugins=enable_admission_plugins, copy=False)
+    refused: list[Refusal] | None = None if strict else []
+    admitted = admit(expand(objects, seed=seed, feature_gates=gates), feature_gates=gates,
+                     enable_admission_plugins=enable_admission_plugins, copy=False, refused=refused)
+    if not refused:
+        return Applied(admitted)
+    # the pods a controller made (not in the files) are the controller's to report
+    submitted = {_ident(o) for o in objects}
+    made = [r for r in refused if _ident(r.obj) not in submitted]
+    return Applied(admitted, refused, failed_create(admitted, made))
+
+
+def _ident(obj: TypedObject) -> tuple[str, str, str]:
+    meta = getattr(obj, "metadata", None)
+    if meta is None:
+        return (obj.kind or "", "", "")
+    namespace = (meta.namespace or "default") if getattr(obj, "NAMESPACED", False) else ""
+    return (obj.kind or "", namespace, meta.name or "")
 
 
 def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: str = "<string>",
                    feature_gates: Mapping[str, bool] | None = None, seed: int = 0, strict: bool = False,
-                   enable_admission_plugins: Iterable[str] = ()) -> list[TypedObject]:
+                   enable_admission_plugins: Iterable[str] = ()) -> Applied:
     """Load files and directories (and/or YAML ``text``), expand workloads, admit.
 
-    All load errors are reported together in one
-    :class:`~kschedlab.api.errors.ManifestError` naming file, object and field, as are
-    admission errors; nothing is returned then. See the module text.
+    All load errors (bad YAML, unknown fields, wrong types, removed API versions) are
+    reported together in one :class:`~kschedlab.api.errors.ManifestError` naming file,
+    object and field; nothing is returned then. Objects the API server refuses
+    (admission, validation) are left out as ``kubectl apply -f`` leaves them: the result
+    (an :class:`~kschedlab.api.apply.Applied` list) lists them in ``refused`` with the
+    controllers' ``FailedCreate`` events in ``events``, and one
+    :class:`~kschedlab.api.apply.RefusedObjectsWarning` prints kubectl's lines. With
+    ``strict=True`` a refusal refuses everything, as a load error does. See the module text.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     objs = load_manifests(text='''
+    ... apiVersion: v1
+    ... kind: Pod
+    ... metadata: {name: gold-pod}
+    ... spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}
+    ... ---
+    ... apiVersion: v1
+    ... kind: Pod
+    ... metadata: {name: plain-pod}
+    ... spec: {containers: [{name: app, image: nginx}]}
+    ... ''', source="pods.yaml")
+    >>> [o.key for o in objs], [r.kubectl() for r in objs.refused]
+    (['default/plain-pod'], ['Error from server (Forbidden): error when creating "pods.yaml": pods "gold-pod" is forbidden: no PriorityClass with name gold was found'])
 
     >>> load_manifests(text="apiVersion: v1\\nkind: Secret\\nmetadata: {name: s, namespace: a}", strict=True)
     Traceback (most recent call last):
@@ -96,7 +142,10 @@ def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: s
             skipped.extend(w.message.skipped)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    out = create(objects, feature_gates=feature_gates, seed=seed, enable_admission_plugins=enable_admission_plugins)
+    out = create(objects, feature_gates=feature_gates, seed=seed, enable_admission_plugins=enable_admission_plugins,
+                 strict=strict)
     if skipped:
         warnings.warn(SkippedKindsWarning(skipped_summary(skipped), skipped), stacklevel=2)
+    if out.refused:
+        warnings.warn(RefusedObjectsWarning(out), stacklevel=2)
     return out

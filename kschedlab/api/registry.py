@@ -16,6 +16,7 @@ from .batch import Job
 from .config import KubeSchedulerConfiguration
 from .core import Namespace, Node, Pod, Service
 from .kubeletconfig import KubeletConfiguration
+from .limitrange import LimitRange
 from .meta import TypedObject
 from .node import RuntimeClass
 from .nodestats import NodeStatsSummary
@@ -95,6 +96,7 @@ for _m in (
     PriorityClass,
     RuntimeClass,
     ResourceQuota,
+    LimitRange,
     PodDisruptionBudget,
     Deployment,
     ReplicaSet,

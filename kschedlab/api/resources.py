@@ -18,7 +18,9 @@ maximum over the init-container phases, pod-level requests when set, plus
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Callable, Mapping
+
+from .quantity import Quantity
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -90,3 +92,47 @@ def pod_requests(pod, *, non_missing: Mapping[str, int] | None = None,
     if not exclude_overhead and spec.overhead:
         _add(reqs, resource_list(spec.overhead))
     return reqs
+
+
+def _add_into(acc: dict[str, Quantity], rl: Mapping[str, Quantity]) -> None:
+    for k, v in rl.items():
+        acc[k] = acc[k] + v if k in acc else v
+
+
+def _max_into(acc: dict[str, Quantity], rl: Mapping[str, Quantity]) -> None:
+    for k, v in rl.items():
+        if k not in acc or v > acc[k]:
+            acc[k] = v
+
+
+def aggregate_containers(spec, get: Callable[[Any], Mapping[str, Quantity]]) -> dict[str, Quantity]:
+    """Effective sum over containers with the sidecar rule (upstream helper).
+
+    Regular containers and sidecars (restartable init containers) add up; each
+    plain init container counts with the sidecars started before it; the
+    result is the max of the two.
+
+    >>> from kschedlab.api.core import Container, PodSpec
+    >>> spec = PodSpec(containers=[Container(resources={"requests": {"cpu": "1"}})],
+    ...                init_containers=[Container(resources={"requests": {"cpu": "2"}})])
+    >>> str(aggregate_containers(spec, lambda c: c.resources.requests)["cpu"])
+    '2'
+    """
+    result: dict[str, Quantity] = {}
+    for c in spec.containers:
+        _add_into(result, get(c))
+    sidecars: dict[str, Quantity] = {}
+    init_max: dict[str, Quantity] = {}
+    for c in spec.init_containers:
+        res = get(c)
+        if c.restart_policy == "Always":
+            _add_into(result, res)
+            _add_into(sidecars, res)
+            use = dict(sidecars)
+        else:
+            use = {}
+            _add_into(use, res)
+            _add_into(use, sidecars)
+        _max_into(init_max, use)
+    _max_into(result, init_max)
+    return result

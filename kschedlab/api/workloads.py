@@ -382,7 +382,11 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     """
     _prepare_job(job, seed)
     spec = job.spec
-    if spec.suspend:
+    if spec.suspend:  # the Job controller creates no pods and says why in a condition
+        if not any(c.get("type") == "Suspended" for c in job.status.conditions):
+            job.status.conditions = [*job.status.conditions, {"type": "Suspended", "status": "True",
+                                                              "reason": "JobSuspended", "message": "Job suspended"}]
+            job.mark_set("status")
         return []
     owned = _owned_pods(job, list(existing_pods), claimed)
     active = _active(owned)

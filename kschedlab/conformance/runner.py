@@ -2,7 +2,8 @@
 rows written as plain Kubernetes objects, checked against kschedlab.
 
 Each stage family has its module with a ``STAGES`` table of ``stage(case, diffs)``
-functions. This runner dispatches a case to its stage, gathers the diffs and sets them
+functions (the input keys of a family's stages are listed in its module's docstring; e.g.
+:mod:`.admission` for the LimitRanger admission plugin). This runner dispatches a case to its stage, gathers the diffs and sets them
 against the expected failures (:mod:`.expected_failures`).
 
 A case fails when a diff is found, when its stage or plugin is unknown, when the stage
@@ -35,7 +36,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kschedlab.api.errors import errors_from_validation
-from kschedlab.conformance import dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
+from kschedlab.conformance import admission, dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
 from kschedlab.conformance import node_declared_features
 from kschedlab.conformance import device_taint_eviction, podgroup_cycle
 from kschedlab.conformance import expected_failures as xf
@@ -115,7 +116,7 @@ class Report:
 
 
 #: stage name -> stage function(case, diffs)
-STAGES: dict[str, Callable] = {**plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
+STAGES: dict[str, Callable] = {**admission.STAGES, **plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
                                **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
                                **node_declared_features.STAGES,
                                **device_taint_eviction.STAGES, **podgroup_cycle.STAGES}

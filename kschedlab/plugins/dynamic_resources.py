@@ -50,7 +50,7 @@ from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.normalize_score import default_normalize_score
-from kschedlab.plugins.node_resources_fit import is_extended_resource_name
+from kschedlab.plugins.node_resources_fit import is_dra_extended_resource_name
 
 NAME = "DynamicResources"
 #: the name of the in-memory claim for extended resources (deliberately not a valid name)
@@ -480,7 +480,7 @@ class DynamicResources(Plugin):
         if not mapping:  # no DeviceClass serves an extended resource
             return None
         reqs = pod_requests(pod)
-        if not any(v and is_extended_resource_name(n) and n in mapping for n, v in reqs.items()):
+        if not any(v and is_dra_extended_resource_name(n) and n in mapping for n, v in reqs.items()):
             return None
         s.resource_to_class = mapping
         s.pod_scalar = {n: v for n, v in reqs.items() if n not in ("cpu", "memory", "ephemeral-storage", "pods")}
@@ -729,7 +729,7 @@ class DynamicResources(Plugin):
         allocatable = dict(node.status.allocatable) if node.status else {}
         via_dra: dict[str, int] = {}
         for name, quantity in s.pod_scalar.items():
-            if not is_extended_resource_name(name) or quantity == 0:
+            if not is_dra_extended_resource_name(name) or quantity == 0:
                 continue
             q = allocatable.get(name)
             by_plugin = q is not None and q.value() > 0

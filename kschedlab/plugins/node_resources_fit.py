@@ -46,6 +46,25 @@ def is_extended_resource_name(name: str) -> bool:
     return is_qualified_name("requests." + name)
 
 
+#: ``resourceapi.ResourceDeviceClassPrefix``: the implicit extended resource name of a DeviceClass
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def is_dra_extended_resource_name(name: str) -> bool:
+    """``resourcehelper.IsDRAExtendedResourceName``: an extended resource name, or a DeviceClass's
+    implicit one (``deviceclass.resource.kubernetes.io/<class>``, which the kubernetes.io prefix
+    keeps out of :func:`is_extended_resource_name`).
+
+    >>> is_dra_extended_resource_name("deviceclass.resource.kubernetes.io/gpu.example.com")
+    True
+    >>> is_extended_resource_name("deviceclass.resource.kubernetes.io/gpu.example.com")
+    False
+    >>> is_dra_extended_resource_name("example.com/gpu"), is_dra_extended_resource_name("cpu")
+    (True, False)
+    """
+    return is_extended_resource_name(name) or name.startswith(IMPLICIT_EXTENDED_RESOURCE_PREFIX)
+
+
 def validate_fit_args(raw: dict) -> tuple[FitArgs, list[FieldError]]:
     errors: list[FieldError] = []
     args = FitArgs()
@@ -209,7 +228,7 @@ class NodeResourcesFit(Plugin):
         cluster = getattr(self.handle, "cluster", None)
         if gates is None or cluster is None or not gates.enabled("DRAExtendedResource"):
             return set()
-        candidates = [n for n in names if is_extended_resource_name(n)]
+        candidates = [n for n in names if is_dra_extended_resource_name(n)]
         if not candidates or not (cluster.objects.get("DeviceClass")):
             return set()
         from kschedlab.dra.manager import dra_manager
@@ -292,7 +311,6 @@ class NodeResourcesFit(Plugin):
 
 
 # -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
-IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 
 def _fit_requests(pod) -> dict[str, int]:

@@ -64,7 +64,7 @@ from kschedlab.plugins.node_declared_features import NodeDeclaredFeatures
 from kschedlab.plugins.node_name import NodeName
 from kschedlab.plugins.node_ports import NodePorts
 from kschedlab.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
-from kschedlab.plugins.node_resources_fit import NodeResourcesFit, is_extended_resource_name
+from kschedlab.plugins.node_resources_fit import NodeResourcesFit, is_dra_extended_resource_name
 from kschedlab.plugins.node_unschedulable import UNSCHEDULABLE_TAINT, NodeUnschedulable
 from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
@@ -233,7 +233,7 @@ class FastPath:
         """The shape of a pod with these requests and ``tolerations`` (None: it asks for an
         extended resource)."""
         requests = pod_info.requests
-        if any(is_extended_resource_name(name) for name in requests):
+        if any(is_dra_extended_resource_name(name) for name in requests):
             return None  # may be served by a DeviceClass (DRAExtendedResource) or ignored by args
         checked = tuple((name, requests[name]) for name in self.fit.checked_resources(pod_info)) \
             if self.fit is not None else ()

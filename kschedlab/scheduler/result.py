@@ -42,12 +42,18 @@ class ScheduleResult:
 
     def to_dict(self) -> dict:
         """The stable JSON shape of one attempt: ``name``, ``node``, ``status``, ``message``,
-        ``filter`` and ``scores``."""
+        ``filter`` (every node of the snapshot that was not skipped by percentageOfNodesToScore:
+        the ones PreFilter left out carry its status) and ``scores``."""
         out = {"name": self.pod, "node": self.node, "status": self.status.code.name,
                "message": self.message, "filter": {}, "scores": {}}
         if self.trace is not None:
+            statuses = self.trace.filter_statuses()
+            if self.trace.absent_status is not None:  # nodes PreFilter left out get its status, as in explain()
+                for node in self.trace.node_names:
+                    if node is not None and node not in statuses:
+                        statuses[node] = self.trace.absent_status
             out["filter"] = {node: {"code": st.code.name, "plugin": st.plugin, "reasons": list(st.reasons)}
-                             for node, st in self.trace.filter_statuses().items()}
+                             for node, st in statuses.items()}
             out["scores"] = self.trace.scores()
         return out
 

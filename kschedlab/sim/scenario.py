@@ -64,6 +64,8 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
                utilization=None) -> tuple[Simulation, float | None]:
     """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
     Kinds the scheduler does not use are skipped with one warning (refused when ``strict``);
+    objects the API server refuses are left out as ``kubectl apply -f`` leaves them
+    (``sim.cluster.refused``; with ``strict`` they refuse the whole input);
     ``keep_traces``: how many recent attempts keep their full trace.  ``config`` (a
     KubeSchedulerConfiguration) replaces the files' own, ``registry`` adds out-of-tree plugins
     and ``utilization`` is the simulation's utilisation recorder (see :class:`Simulation`)."""
@@ -83,7 +85,8 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
     cluster_objects = [o for o in objects
                        if not isinstance(o, (KubeSchedulerConfiguration, SimulationSpecObject, KubeletConfiguration))]
     served = dict(gates.overrides) if gates is not None else None  # API kinds behind gates (PodGroup, ...)
-    sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed), config, gates=gates, seed=seed,
+    sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed, strict=strict), config, gates=gates,
+                     seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
                      keep_traces=keep_traces, registry=registry, utilization=utilization)
     if spec.usage or spec.kubelet or kubelet_config is not None:

@@ -238,7 +238,8 @@ def test_unknown_kind_and_missing_type():
     e = _err("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")
     assert str(e) == 'pods.yaml: document 2: unknown kind "Foo" (apiVersion v1)'
     e = _err("apiVersion: apps/v1beta1\nkind: Deployment\n")
-    assert str(e) == 'pods.yaml: document 1: unknown kind "Deployment" (apiVersion apps/v1beta1)'
+    assert str(e) == ('pods.yaml: document 1: no matches for kind "Deployment" in version "apps/v1beta1": the API '
+                      "server serves it as apiVersion: apps/v1 (apps/v1beta1 was removed in Kubernetes v1.16)")
     e = _err("metadata: {name: x}\n")
     assert str(e) == "pods.yaml: document 1 (x): apiVersion not set, kind not set"
     e = _err("- a\n- b\n")

@@ -99,7 +99,8 @@ def test_unknown_kinds_of_real_api_groups_stay_errors():
         load_manifests(text=text, source="t.yaml")
     assert [str(e) for e in ei.value.errors] == [
         't.yaml: document 1: unknown kind "Pdo" (apiVersion v1)',
-        't.yaml: document 2: unknown kind "Deployment" (apiVersion apps/v1beta1)']
+        't.yaml: document 2: no matches for kind "Deployment" in version "apps/v1beta1": the API server '
+        'serves it as apiVersion: apps/v1 (apps/v1beta1 was removed in Kubernetes v1.16)']
 
 
 def test_every_status_block_of_the_dump_is_kept():

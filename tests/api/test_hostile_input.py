@@ -8,6 +8,7 @@ import tracemalloc
 
 import pytest
 
+from kschedlab.api.apply import RefusedObjectsWarning
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_text
 from kschedlab.api.manifests import load_manifests
@@ -256,8 +257,12 @@ def _quadrupling(levels: int) -> str:
 def test_a_selector_that_multiplies_a_string_is_refused_at_validation():
     text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\n"
             f"spec: {{selectors: [{{cel: {{expression: '{_quadrupling(10)}'}}}}]}}\n")
-    assert _refused(text) == ["hostile.yaml: DeviceClass gpu: spec.selectors[0].cel.expression: Forbidden: too "
-                              "complex, exceeds cost limit"]
+    assert _refused(text, strict=True) == ["hostile.yaml: DeviceClass gpu: spec.selectors[0].cel.expression: "
+                                           "Forbidden: too complex, exceeds cost limit"]
+    # as kubectl apply: the class is refused and left out, the rest of the input applies
+    with pytest.warns(RefusedObjectsWarning, match="too complex, exceeds cost limit"):
+        applied = load_manifests(text=text, source="hostile.yaml")
+    assert [o for o in applied if o.kind == "DeviceClass"] == []
 
 
 def test_a_selector_over_the_budget_is_never_evaluated():

@@ -25,8 +25,8 @@ __all__ = ["classify", "group_of", "UNUSED_BUILTIN_KINDS", "SkippedKindsWarning"
 UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
     group: frozenset(kinds.split())
     for group, kinds in {
-        "": "Binding ComponentStatus ConfigMap Endpoints Event LimitRange PersistentVolume "
-            "PersistentVolumeClaim PodTemplate ReplicationController ResourceQuota Secret ServiceAccount",
+        "": "Binding ComponentStatus ConfigMap Endpoints Event LimitRange "
+            "PodTemplate ReplicationController ResourceQuota Secret ServiceAccount",
         "admissionregistration.k8s.io": "MutatingWebhookConfiguration ValidatingWebhookConfiguration "
                                         "ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding "
                                         "MutatingAdmissionPolicy MutatingAdmissionPolicyBinding",
@@ -50,8 +50,7 @@ UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
         "rbac.authorization.k8s.io": "Role RoleBinding ClusterRole ClusterRoleBinding",
         "resource.k8s.io": "DeviceClass ResourceClaim ResourceClaimTemplate ResourceSlice DeviceTaintRule",
         "scheduling.k8s.io": "",
-        "storage.k8s.io": "CSIDriver CSINode CSIStorageCapacity StorageClass VolumeAttachment "
-                          "VolumeAttributesClass",
+        "storage.k8s.io": "VolumeAttributesClass",
         "storagemigration.k8s.io": "StorageVersionMigration",
     }.items()
 }

@@ -18,6 +18,7 @@ from .core import Namespace, Node, Pod, Service
 from .kubeletconfig import KubeletConfiguration
 from .meta import TypedObject
 from .node import RuntimeClass
+from .persistentvolume import PersistentVolume, PersistentVolumeClaim
 from .nodestats import NodeStatsSummary
 from .podgroup import CompositePodGroup, PodGroup
 from .resourcequota import ResourceQuota
@@ -32,6 +33,7 @@ from .resource import (
 )
 from .scheduling import PriorityClass
 from .simulation import Simulation
+from .storage import CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment
 from .workloadapi import Workload
 
 __all__ = ["register", "unregister", "model_for", "registered_kinds"]
@@ -114,5 +116,12 @@ for _m in (
     ResourceSlice,
     DeviceTaintRule,
     DeviceTaintRuleV1beta2,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    CSINode,
+    CSIDriver,
+    CSIStorageCapacity,
+    VolumeAttachment,
 ):
     register(_m)

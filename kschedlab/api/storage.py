@@ -155,6 +155,8 @@ class CSIDriverSpec(K8sModel):
     se_linux_mount: bool | None = Field(default=None, alias="seLinuxMount")
     node_allocatable_update_period_seconds: int | None = None
     service_account_token_in_secrets: bool | None = None
+    #: VolumeLimitScaling: pods with the driver's volumes go only to nodes whose CSINode lists it
+    prevent_pod_scheduling_if_missing: bool | None = None
 
 
 class CSIDriver(KubeObject):

@@ -43,7 +43,14 @@ OWNER_KINDS = {"services": ("kschedlab.api.core", "Service"), "replicaSets": ("k
                "resourceClaims": ("kschedlab.api.resource", "ResourceClaim"),
                "deviceClasses": ("kschedlab.api.resource", "DeviceClass"),
                "resourceSlices": ("kschedlab.api.resource", "ResourceSlice"),
-               "deviceTaintRules": ("kschedlab.api.resource", "DeviceTaintRule")}
+               "deviceTaintRules": ("kschedlab.api.resource", "DeviceTaintRule"),
+               # storage objects (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits)
+               "persistentVolumes": ("kschedlab.api.persistentvolume", "PersistentVolume"),
+               "persistentVolumeClaims": ("kschedlab.api.persistentvolume", "PersistentVolumeClaim"),
+               "storageClasses": ("kschedlab.api.storage", "StorageClass"),
+               "csiNodes": ("kschedlab.api.storage", "CSINode"),
+               "csiDrivers": ("kschedlab.api.storage", "CSIDriver"),
+               "volumeAttachments": ("kschedlab.api.storage", "VolumeAttachment")}
 
 
 def _owner_objects(case: dict, cluster) -> None:

@@ -65,20 +65,25 @@ from kschedlab.plugins.node_ports import NodePorts
 from kschedlab.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedlab.plugins.node_resources_fit import NodeResourcesFit, is_extended_resource_name
 from kschedlab.plugins.node_unschedulable import UNSCHEDULABLE_TAINT, NodeUnschedulable
+from kschedlab.plugins.node_volume_limits import NodeVolumeLimits, counts_volume
 from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
+from kschedlab.plugins.volume_restrictions import VolumeRestrictions, needs_restrictions_check
+from kschedlab.plugins.volume_zone import VolumeZone
 from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
 KNOWN = {cls.name: cls for cls in (
     NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread,
-    InterPodAffinity, DynamicResources, NodeDeclaredFeatures, NodeResourcesBalancedAllocation, ImageLocality)}
+    InterPodAffinity, DynamicResources, NodeDeclaredFeatures, NodeResourcesBalancedAllocation, ImageLocality,
+    VolumeRestrictions, NodeVolumeLimits, VolumeZone)}
 #: PreFilter answer for a pod of the fast shape: Success, or Skip (decided per pod and cycle)
 _PRE_FILTER_SUCCESS = frozenset({NodeName.name, NodeResourcesFit.name})
 _PRE_FILTER_SKIP = frozenset({NodeAffinity.name, NodePorts.name, PodTopologySpread.name, InterPodAffinity.name,
-                              DynamicResources.name, NodeDeclaredFeatures.name})
+                              DynamicResources.name, NodeDeclaredFeatures.name, VolumeRestrictions.name,
+                              NodeVolumeLimits.name, VolumeZone.name})
 #: Filter plugins the fused check covers (the others must have been skipped at PreFilter)
 _FILTER_FUSED = frozenset({NodeUnschedulable.name, NodeName.name, TaintToleration.name, NodeResourcesFit.name})
 #: PreScore answer: Success, Skip, or (BalancedAllocation) Skip when the pod requests none of its resources
@@ -210,7 +215,8 @@ class FastPath:
 
     def _spec_eligible(self, pod_info) -> bool:
         """The pod's spec leaves NodeName, NodeAffinity, PodTopologySpread, NodePorts,
-        InterPodAffinity, DynamicResources and NodeDeclaredFeatures nothing to do."""
+        InterPodAffinity, DynamicResources, NodeDeclaredFeatures and the volume plugins
+        (VolumeRestrictions, NodeVolumeLimits, VolumeZone) nothing to do."""
         spec = pod_info.pod.spec
         if spec.node_name or spec.node_selector or spec.topology_spread_constraints or pod_info.ports:
             return False
@@ -219,6 +225,9 @@ class FastPath:
                                 or aff.pod_anti_affinity is not None):
             return False
         if spec.resource_claims:
+            return False
+        # the volume plugins Skip a pod without claims, generic ephemeral volumes and in-tree disks
+        if any(counts_volume(v) or needs_restrictions_check(v) for v in spec.volumes):
             return False
         ndf = self.plugins.get(NodeDeclaredFeatures.name)
         if ndf is not None and ndf.enabled and NodeDeclaredFeatures.name in self.pre_filter:

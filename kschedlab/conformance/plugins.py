@@ -1,6 +1,13 @@
 """Conformance stages that run one plugin at an extension point (``shared/CASES.md``, "Stages"):
 ``prefilter``, ``filter``, ``prescore``, ``score``, ``args-validation`` and
 ``helper:BuildBrokenLinearFunction``; and the fixtures other stage families build on.
+
+Objects besides ``nodes``, ``existingPods`` and ``namespaces`` that plugins look up in the cluster
+come as extra input keys (:data:`OWNER_KINDS`): ``services``, ``replicaSets``, ``statefulSets``;
+DRA's ``resourceClaims``, ``deviceClasses``, ``resourceSlices``, ``deviceTaintRules``; storage's
+``persistentVolumes``, ``persistentVolumeClaims``, ``storageClasses``, ``csiNodes``, ``csiDrivers`` and
+``volumeAttachments`` (used as written: no defaulting, so a StorageClass without
+``volumeBindingMode`` has none).
 """
 
 from __future__ import annotations

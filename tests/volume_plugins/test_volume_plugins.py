@@ -262,3 +262,26 @@ def test_the_three_plugins_are_in_the_default_profile_in_upstreams_order():
     pre_filter = [n for n in points["preFilter"] if n in ("VolumeRestrictions", "NodeVolumeLimits", "VolumeZone")]
     assert pre_filter == ["VolumeRestrictions", "NodeVolumeLimits", "VolumeZone"]
     assert points["filter"].index("NodeResourcesFit") < points["filter"].index("VolumeRestrictions")
+
+
+def test_wordpress_mysql_follows_its_provisioned_volume_to_its_zone():
+    """The Kubernetes website's WordPress + MySQL example, read back from a cluster where the claim
+    was bound to a PV provisioned in zone west: the MySQL pod can only run there."""
+    objects = load_manifests(SHARED / "web-wordpress-mysql.yaml")
+    claim = next(o for o in objects if type(o).__name__ == "PersistentVolumeClaim")
+    claim.spec.volume_name = "pv-mysql"
+    claim.metadata.annotations = {"pv.kubernetes.io/bind-completed": "yes"}
+    pv = load_text(f"""apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: pv-mysql, labels: {{topology.kubernetes.io/zone: west}}}}
+spec:
+  capacity: {{storage: 20Gi}}
+  accessModes: [ReadWriteOnce]
+  claimRef: {{namespace: default, name: {claim.metadata.name}}}
+  csi: {{driver: pd.csi.storage.gke.io, volumeHandle: pv-mysql}}
+""")
+    cluster = Cluster(list(load_text(node("east-1", "east") + node("east-2", "east") + node("west-1", "west")))
+                      + objects + list(pv))
+    result = Scheduler(cluster).run()
+    mysql = [p for p in result.pods if p.name.startswith("default/wordpress-mysql-")]
+    assert len(mysql) == 1 and mysql[0].node == "west-1"

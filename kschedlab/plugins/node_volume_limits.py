@@ -2,7 +2,8 @@
 (upstream ``pkg/scheduler/framework/plugins/nodevolumelimits``, ``CSILimits``).
 
 A node's limits are the ``allocatable.count`` of each driver in its CSINode (a node without a
-CSINode, or a driver without a count, has no limit). Volumes are counted per driver as unique
+CSINode, or a driver without a count, has no limit); the node's ``attachable-volumes-*`` allocatable
+is no longer read, and the in-tree per-cloud filters (EBSLimits, GCEPDLimits, ...) are gone upstream. Volumes are counted per driver as unique
 ``<driver>/<volumeHandle>``:
 
 - a claim (``persistentVolumeClaim``, or the ``<pod>-<volume>`` claim of a generic ``ephemeral``

@@ -88,6 +88,24 @@ def counts_volume(vol) -> bool:
     return vol.persistent_volume_claim is not None or vol.ephemeral is not None or is_inline_migratable(vol)
 
 
+#: ``PodInfo.cache`` key of :func:`_countable` (a pod's spec does not change)
+_COUNTABLE_KEY = NAME + "/countable"
+
+
+def _countable(pod) -> int:
+    """How many of a placed pod's volumes may count (claims with a name); -1 when counting one may
+    fail (a claim without name, a generic ephemeral volume, an inline in-tree volume)."""
+    n = 0
+    for vol in pod.spec.volumes:
+        if vol.ephemeral is not None or is_inline_migratable(vol):
+            return -1
+        if vol.persistent_volume_claim is not None:
+            if not vol.persistent_volume_claim.claim_name:
+                return -1
+            n += 1
+    return n
+
+
 def is_csi_migration_on(csi_node, plugin: str) -> bool:
     """``isCSIMigrationOn``: the node counts ``plugin``'s volumes as its CSI driver's. AWS EBS, GCE
     PD, Azure Disk and Cinder need only a CSINode; Portworx (CSIMigrationPortworx, GA and locked on
@@ -136,28 +154,45 @@ class NodeVolumeLimits(Plugin):
         attachments: dict[str, list] = {}
         for va in self.handle.cluster.of_kind("VolumeAttachment"):
             attachments.setdefault(va.spec.node_name or "", []).append(va)
-        return Verdicts.from_statuses(self._filter_row(pod_info.pod, snapshot, int(row), attachments) for row in rows)
+        # the new pod's volumes depend on the node only through its migration view (kept per view)
+        memo: dict = {}
+        return Verdicts.from_statuses(self._filter_row(pod_info.pod, snapshot, int(row), attachments, memo)
+                                      for row in rows)
 
-    def _filter_row(self, pod, snapshot, row: int, attachments: dict[str, list]) -> Status:
+    def _pod_volumes(self, pod, csi_node, memo: dict) -> dict[str, str] | Status:
+        """The new pod's volumes on a node with ``csi_node`` (or why they cannot be counted)."""
+        view = None if csi_node is None else (csi_node.metadata.annotations or {}).get(MIGRATED_PLUGINS_ANNOTATION, "")
+        found = memo.get(view)
+        if found is None:
+            found = {}
+            try:
+                self.attachable_volumes(pod, csi_node, True, found)
+            except VolumeLookupError as err:
+                found = Status.unresolvable(str(err)) if err.not_found else Status.error(str(err))
+            memo[view] = found
+        return found
+
+    def _filter_row(self, pod, snapshot, row: int, attachments: dict[str, list], memo: dict) -> Status:
         node_name = snapshot.names[row]
         cluster = self.handle.cluster
         try:
             csi_node = get_csi_node(cluster, node_name)
         except NotFound:
             csi_node = None  # the node may have no CSI driver yet: no limits
-        new_volumes: dict[str, str] = {}
-        try:
-            self.attachable_volumes(pod, csi_node, True, new_volumes)
-        except VolumeLookupError as err:
-            return Status.unresolvable(str(err)) if err.not_found else Status.error(str(err))
-        if not new_volumes:
+        found = self._pod_volumes(pod, csi_node, memo)
+        if isinstance(found, Status):
+            return found
+        if not found:
             return Status()
+        new_volumes = dict(found)
         if self.handle.gates.enabled("VolumeLimitScaling"):
             for driver in sorted(set(new_volumes.values())):
-                if self._driver_missing(csi_node, driver):
+                if self._driver_missing(csi_node, driver, memo):
                     return Status.unschedulable(ERR_DRIVER_NOT_INSTALLED.format(driver))
         limits = volume_limits(csi_node)
         if not limits:
+            return Status()
+        if self._surely_fits(new_volumes, limits, snapshot.pods[row], len(attachments.get(node_name, ()))):
             return Status()
         attached: dict[str, str] = {}
         for existing in snapshot.pods[row]:
@@ -180,15 +215,36 @@ class NodeVolumeLimits(Plugin):
                 return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return Status()
 
-    def _driver_missing(self, csi_node, driver: str) -> bool:
-        """VolumeLimitScaling: the driver's CSIDriver asks for it on the node, and the node lacks it."""
-        try:
-            spec = get_csi_driver(self.handle.cluster, driver).spec
-        except NotFound:
-            return False
-        if not spec.prevent_pod_scheduling_if_missing:
-            return False
-        return csi_node is None or csi_node.driver(driver) is None
+    @staticmethod
+    def _surely_fits(new_volumes: dict[str, str], limits: dict[str, int], pods, attachments: int) -> bool:
+        """The exact count can only pass: the node's pods have no volume whose counting may fail
+        (an ephemeral claim's owner, an inline translation, a claim without name) and, for every
+        limited driver, all their countable volumes plus the node's VolumeAttachments plus the
+        pod's new volumes stay within the limit."""
+        bound = attachments
+        for p in pods:
+            found = p.cache.get(_COUNTABLE_KEY)
+            if found is None:
+                found = p.cache[_COUNTABLE_KEY] = _countable(p.pod)
+            if found < 0:
+                return False
+            bound += found
+        new_count: dict[str, int] = {}
+        for driver in new_volumes.values():
+            new_count[driver] = new_count.get(driver, 0) + 1
+        return all(bound + n <= limits[d] for d, n in new_count.items() if d in limits)
+
+    def _driver_missing(self, csi_node, driver: str, memo: dict) -> bool:
+        """VolumeLimitScaling: the driver's CSIDriver asks for it on the node, and the node lacks it
+        (what the CSIDriver asks is kept in ``memo`` for the Filter call)."""
+        prevent = memo.get(("prevent", driver))
+        if prevent is None:
+            try:
+                prevent = bool(get_csi_driver(self.handle.cluster, driver).spec.prevent_pod_scheduling_if_missing)
+            except NotFound:
+                prevent = False
+            memo[("prevent", driver)] = prevent
+        return prevent and (csi_node is None or csi_node.driver(driver) is None)
 
     # -- counting -------------------------------------------------------------------------------------
     def attachable_volumes(self, pod, csi_node, new_pod: bool, result: dict[str, str]) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kschedlab.api import load_manifests
 from kschedlab.api.loader import load_text
@@ -285,3 +287,41 @@ spec:
     result = Scheduler(cluster).run()
     mysql = [p for p in result.pods if p.name.startswith("default/wordpress-mysql-")]
     assert len(mysql) == 1 and mysql[0].node == "west-1"
+
+
+def _limits_case(limit: int, placed: list[list[int]], attached: list[int], wanted: list[int]) -> str:
+    """One node with an EBS limit, pods on it using claims ``c<i>``, VolumeAttachments of PVs
+    ``pv-c<i>`` and a new pod using ``wanted`` claims; claim ``c<i>`` is bound to PV ``pv-c<i>``."""
+    used = sorted({c for p in placed for c in p} | set(attached) | set(wanted))
+    text = node("n1") + csi_node("n1", EBS, limit) + "".join(bound_claim(f"c{i}", f"pv-c{i}", driver=EBS) for i in used)
+    vols = lambda cs: "[" + ", ".join(f"{{name: v{c}, persistentVolumeClaim: {{claimName: c{c}}}}}" for c in cs) + "]"  # noqa: E731
+    text += "".join(pod(f"placed-{k}", vols(cs), node_name="n1") for k, cs in enumerate(placed))
+    text += "".join(f"""---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {{name: va-{i}}}
+spec: {{attacher: {EBS}, nodeName: n1, source: {{persistentVolumeName: pv-c{i}}}}}
+""" for i in attached)
+    return text + pod("new", vols(wanted))
+
+
+@settings(max_examples=60, deadline=None)
+@given(limit=st.integers(0, 6),
+       placed=st.lists(st.lists(st.integers(0, 5), max_size=3, unique=True), max_size=3),
+       attached=st.lists(st.integers(0, 5), max_size=3, unique=True),
+       wanted=st.lists(st.integers(0, 5), min_size=1, max_size=3, unique=True))
+def test_the_count_bound_shortcut_never_changes_the_answer(limit, placed, attached, wanted):
+    from kschedlab.conformance.plugins import run_filter
+    from kschedlab.plugins.node_volume_limits import NodeVolumeLimits
+
+    cluster = Cluster(load_text(_limits_case(limit, placed, attached, wanted)))
+    plugin = Scheduler(cluster).profiles["default-scheduler"].plugins[NodeVolumeLimits.name]
+    pi, rows = cluster.pod_infos["default/new"], cluster.snapshot.order
+    fast = run_filter(plugin, CycleState(), pi, cluster.snapshot, rows).status(0)
+    plugin._surely_fits = lambda *a: False
+    exact = run_filter(plugin, CycleState(), pi, cluster.snapshot, rows).status(0)
+    assert fast == exact
+    # the exact count, by hand: unique volumes of the placed pods, other attachments, new ones
+    on_node = {c for p in placed for c in p}
+    count = len(on_node) + len(set(attached) - on_node) + len(set(wanted) - on_node)
+    assert fast.is_success() == (count <= limit or not set(wanted) - on_node)

@@ -107,7 +107,9 @@ class VolumeBindingArgs:
 
 def validate_args(raw: dict | None, scoring: bool) -> VolumeBindingArgs:
     """``SetDefaults_VolumeBindingArgs`` then ``ValidateVolumeBindingArgsWithOptions``
-    (``scoring``: the StorageCapacityScoring gate).
+    (``scoring``: the StorageCapacityScoring gate). A missing ``bindTimeoutSeconds`` is 600 and a
+    missing ``shape`` the default one (gate on); an explicit empty ``shape`` is refused, as
+    validation refuses it in the internal config.
 
     >>> validate_args({}, True).shape
     [(0, 10), (100, 0)]
@@ -124,7 +126,7 @@ should not be a negative value; shape[0].score: FieldValueInvalid: not in valid 
     errors = [FieldError("FieldValueInvalid", k, "unknown field") for k in sorted(set(raw) - {"bindTimeoutSeconds",
                                                                                               "shape"})]
     timeout = raw.get("bindTimeoutSeconds")
-    args = VolumeBindingArgs(DEFAULT_BIND_TIMEOUT_SECONDS if timeout in (None, 0) else timeout)
+    args = VolumeBindingArgs(DEFAULT_BIND_TIMEOUT_SECONDS if timeout is None else timeout)
     if not isinstance(args.bind_timeout_seconds, int) or isinstance(args.bind_timeout_seconds, bool):
         errors.append(FieldError("FieldValueInvalid", "bindTimeoutSeconds", "expected an integer"))
     elif args.bind_timeout_seconds < 0:
@@ -132,8 +134,8 @@ should not be a negative value; shape[0].score: FieldValueInvalid: not in valid 
                                  "invalid BindTimeoutSeconds, should not be a negative value"))
     shape = raw.get("shape")
     if scoring:
-        points = [(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in shape or []]
-        args.shape = points or [tuple(p) for p in DEFAULT_SHAPE]
+        args.shape = ([tuple(p) for p in DEFAULT_SHAPE] if shape is None else
+                      [(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in shape])
         errors += validate_shape(args.shape, "shape")
     elif shape is not None:
         errors.append(FieldError("FieldValueInvalid", "shape", "unsupported field"))
@@ -142,16 +144,23 @@ should not be a negative value; shape[0].score: FieldValueInvalid: not in valid 
     return args
 
 
-def build_scorer(shape: list[tuple[int, int]]):
-    """``buildScorerFunction``: a node's score from ``{class: (requested, capacity)}`` bytes,
-    the shape's scores scaled to 0..100.
+def scaled_shape(shape: list[tuple[int, int]]) -> list[FunctionShapePoint]:
+    """The args' shape as the scorer takes it: scores 0..10 scaled to 0..100 (as ``New`` does).
 
-    >>> score = build_scorer([(0, 0), (100, 10)])
+    >>> scaled_shape([(0, 10), (100, 0)])
+    [FunctionShapePoint(utilization=0, score=100), FunctionShapePoint(utilization=100, score=0)]
+    """
+    return [FunctionShapePoint(u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in shape]
+
+
+def build_scorer(shape: list[FunctionShapePoint]):
+    """``buildScorerFunction``: a node's score from ``{class: (requested, capacity)}`` bytes.
+
+    >>> score = build_scorer(scaled_shape([(0, 0), (100, 10)]))
     >>> score({"fast": (50, 200)}), score({"a": (50, 100), "b": (100, 200)}), score({})
     (25, 50, 0)
     """
-    f = build_broken_linear_function([FunctionShapePoint(u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
-                                      for u, s in shape])
+    f = build_broken_linear_function(shape)
 
     def class_score(requested: int, capacity: int) -> int:
         if capacity == 0 or requested > capacity:
@@ -205,7 +214,7 @@ class VolumeBinding(Plugin):
         gates = getattr(handle, "gates", None) or FeatureGates()
         self.scoring = gates.enabled("StorageCapacityScoring")
         super().__init__(args or validate_args({}, self.scoring), handle)
-        self.scorer = build_scorer(self.args.shape) if self.scoring and self.args.shape else None
+        self.scorer = build_scorer(scaled_shape(self.args.shape)) if self.scoring and self.args.shape else None
         self._binder: VolumeBinder | None = None
 
     @property

@@ -70,7 +70,7 @@ from kschedlab.api.volume import CSIPersistentVolumeSource, ObjectReference
 from kschedlab.storage.pv_helpers import NOT_SUPPORTED_PROVISIONER, find_matching_volume
 
 __all__ = ["PersistentVolumeController", "IN_TREE_TO_CSI", "ANN_PROVISIONED_BY", "is_claim_fully_bound",
-           "capacity_for"]
+           "capacity_for", "describe_volume_claims"]
 
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 #: in-tree provisioner -> the CSI driver CSI migration hands its volumes to
@@ -241,3 +241,21 @@ class PersistentVolumeController:
         if cap.maximum_volume_size is not None and cap.capacity is not None \
                 and cap.maximum_volume_size.value() > cap.capacity.value():
             cap.maximum_volume_size = Quantity(cap.capacity.value())
+
+
+def describe_volume_claims(cluster) -> list[dict]:
+    """Each claim of the cluster as ``kubectl get pvc`` shows it: status, volume, capacity, class.
+
+    >>> from kschedlab.cluster import Cluster
+    >>> from kschedlab.api.persistentvolume import PersistentVolumeClaim
+    >>> describe_volume_claims(Cluster([PersistentVolumeClaim.model_validate({"metadata": {"name": "c",
+    ...     "namespace": "ns"}, "spec": {"storageClassName": "fast"}, "status": {"phase": "Pending"}})]))
+    [{'claim': 'ns/c', 'status': 'Pending', 'volume': '', 'capacity': '', 'storageClass': 'fast'}]
+    """
+    out = []
+    for claim in cluster.objects.get("PersistentVolumeClaim", {}).values():
+        size = claim.status.capacity.get("storage")
+        out.append({"claim": claim.key, "status": claim.status.phase or "Pending",
+                    "volume": claim.spec.volume_name or "", "capacity": str(size) if size is not None else "",
+                    "storageClass": claim.storage_class()})
+    return out

@@ -127,14 +127,23 @@ def _schedule(args, paths: list[str]) -> int:
         # kube-controller-manager's resourceclaim controller creates the pods' template claims first
         for error in ResourceClaimController(cluster, seed=args.seed).sync():
             print(f"resourceclaim controller: pod {error.pod}: {error.message}", file=sys.stderr)
+    if cluster.objects.get("PersistentVolumeClaim"):
+        from kschedlab.storage.pv_controller import PersistentVolumeController
+
+        # kube-controller-manager's PV controller binds the claims that do not wait for a consumer
+        PersistentVolumeController(cluster).sync()
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
-    claims = None
+    claims = volume_claims = None
     if cluster.objects.get("ResourceClaim"):
         from kschedlab.dra.resourceclaim_controller import describe_claims
 
         claims = doc["resourceClaims"] = describe_claims(cluster)
+    if cluster.objects.get("PersistentVolumeClaim"):
+        from kschedlab.storage.pv_controller import describe_volume_claims
+
+        volume_claims = doc["persistentVolumeClaims"] = describe_volume_claims(cluster)
     if args.output == "json":
         json.dump(doc, out, indent=2)
         print(file=out)
@@ -146,6 +155,10 @@ def _schedule(args, paths: list[str]) -> int:
             devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
             users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
             print(f"claim {c['claim']}: {devices}{users}", file=out)
+        for c in volume_claims or []:
+            bound = f"bound to {c['volume']} ({c['capacity']})" if c["volume"] else c["status"]
+            sc = c["storageClass"] or '""'
+            print(f"persistentvolumeclaim {c['claim']}: {bound}, class {sc}", file=out)
     if args.report:
         from pathlib import Path
 

@@ -92,15 +92,15 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(key, default)
     snake = _SNAKE.get((type(obj), key))
-    if snake is None:  # a field with an alias (``downwardAPI`` is ``downward_api``), else the snake_case name
-        fields = getattr(type(obj), "model_fields", {})
-        snake = next((n for n, f in fields.items() if f.alias == key), None) \
-            or re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+    if snake is None:
+        # the field whose JSON name is ``key`` (``downwardAPI`` is ``downward_api``), else by case
+        snake = next((name for name, f in getattr(type(obj), "model_fields", {}).items() if f.alias == key),
+                     re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower())
         _SNAKE[(type(obj), key)] = snake
     return getattr(obj, snake, default)
 
 
-#: (model class, camelCase field name) -> the model attribute
+#: (model class, camelCase field name) -> the model attribute (snake_case)
 _SNAKE: dict[tuple[type, str], str] = {}
 
 

@@ -48,7 +48,8 @@ from .storage import (
 )
 from .validation import dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 
-__all__ = ["set_storage_defaults", "storage_object_errors", "admit_storage_objects", "STORAGE_KINDS"]
+__all__ = ["set_storage_defaults", "storage_object_errors", "admit_storage_objects", "default_storage_class",
+           "STORAGE_KINDS"]
 
 STORAGE_KINDS = (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver,
                  CSIStorageCapacity, VolumeAttachment)
@@ -424,11 +425,44 @@ def storage_object_errors(obj: Any) -> Errs:
     return check(obj) if check is not None else []
 
 
+def default_storage_class(classes: Iterable[StorageClass]) -> StorageClass | None:
+    """The DefaultStorageClass admission plugin's ``GetDefaultClass``: among the classes annotated
+    ``storageclass.kubernetes.io/is-default-class: "true"`` (or the beta annotation), the newest
+    (by ``creationTimestamp``; without one, the later in the input), ties broken by name.
+
+    >>> a = StorageClass.model_validate({"metadata": {"name": "a", "annotations": {
+    ...     "storageclass.kubernetes.io/is-default-class": "true"}}, "provisioner": "p"})
+    >>> default_storage_class([a, StorageClass.model_validate({"metadata": {"name": "b"}, "provisioner": "p"})]).name
+    'a'
+    """
+    from .storage import ANN_BETA_DEFAULT_STORAGE_CLASS, ANN_DEFAULT_STORAGE_CLASS
+
+    best, best_key = None, None
+    for i, sc in enumerate(classes):
+        ann = sc.metadata.annotations
+        if ann.get(ANN_DEFAULT_STORAGE_CLASS) != "true" and ann.get(ANN_BETA_DEFAULT_STORAGE_CLASS) != "true":
+            continue
+        created = sc.metadata.creation_timestamp
+        key = (created.timestamp() if created is not None else float("-inf"), i)
+        if best_key is None or key > best_key or (key[0] == best_key[0] and created is not None
+                                                   and sc.name < best.name):
+            best, best_key = sc, key
+    return best
+
+
 def admit_storage_objects(objs: list) -> list[ManifestError]:
     """Default and validate the storage objects among ``objs`` in place; the errors name file,
     object and field path. Cluster-scoped kinds lose a namespace given to them, as the API
-    server clears it."""
+    server clears it. A claim without ``storageClassName`` (and without the beta class
+    annotation) gets the default StorageClass of ``objs``, as the DefaultStorageClass admission
+    plugin (on by default) sets it."""
     errors: list[ManifestError] = []
+    default = default_storage_class(o for o in objs if isinstance(o, StorageClass))
+    for o in objs:
+        if (default is not None and isinstance(o, PersistentVolumeClaim) and o.spec.storage_class_name is None
+                and "volume.beta.kubernetes.io/storage-class" not in o.metadata.annotations):
+            o.spec.storage_class_name = default.name
+            o.mark_set("spec")
     for o in objs:
         if type(o) not in _VALIDATORS:
             continue

@@ -26,7 +26,7 @@ without zone or region labels (a single-zone cluster) and otherwise asks that ev
 ... ---
 ... apiVersion: v1
 ... kind: PersistentVolumeClaim
-... metadata: {name: data, namespace: default}
+... metadata: {name: data, namespace: default, annotations: {pv.kubernetes.io/bind-completed: "yes"}}
 ... spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, volumeName: pv-west}
 ... ---
 ... apiVersion: v1

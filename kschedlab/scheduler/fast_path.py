@@ -3,7 +3,7 @@ for pods whose spec leaves most of those plugins nothing to do.
 
 Upstream's framework skips a plugin for the rest of the cycle when its PreFilter or PreScore
 answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
-resource claims, extended resources or node-feature requirements, in a cluster where no placed
+resource claims, persistent volume claims, extended resources or node-feature requirements, in a cluster where no placed
 pod has inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from
 the pod's spec and a few cluster-wide facts; what is left to do for every node is arithmetic on
 the snapshot's columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable),
@@ -70,6 +70,7 @@ from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
+from kschedlab.plugins.volume_binding import VolumeBinding, VolumeBindingState
 from kschedlab.plugins.volume_restrictions import VolumeRestrictions, needs_restrictions_check
 from kschedlab.plugins.volume_zone import VolumeZone
 from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
@@ -78,12 +79,12 @@ from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScor
 KNOWN = {cls.name: cls for cls in (
     NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread,
     InterPodAffinity, DynamicResources, NodeDeclaredFeatures, NodeResourcesBalancedAllocation, ImageLocality,
-    VolumeRestrictions, NodeVolumeLimits, VolumeZone)}
+    VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone)}
 #: PreFilter answer for a pod of the fast shape: Success, or Skip (decided per pod and cycle)
 _PRE_FILTER_SUCCESS = frozenset({NodeName.name, NodeResourcesFit.name})
 _PRE_FILTER_SKIP = frozenset({NodeAffinity.name, NodePorts.name, PodTopologySpread.name, InterPodAffinity.name,
                               DynamicResources.name, NodeDeclaredFeatures.name, VolumeRestrictions.name,
-                              NodeVolumeLimits.name, VolumeZone.name})
+                              NodeVolumeLimits.name, VolumeBinding.name, VolumeZone.name})
 #: Filter plugins the fused check covers (the others must have been skipped at PreFilter)
 _FILTER_FUSED = frozenset({NodeUnschedulable.name, NodeName.name, TaintToleration.name, NodeResourcesFit.name})
 #: PreScore answer: Success, Skip, or (BalancedAllocation) Skip when the pod requests none of its resources
@@ -91,7 +92,7 @@ _PRE_SCORE_SUCCESS = frozenset({TaintToleration.name, NodeResourcesFit.name})
 _PRE_SCORE_SKIP = frozenset({NodeAffinity.name, PodTopologySpread.name, InterPodAffinity.name})
 #: Score plugins the fused scoring covers (NodeAffinity, PodTopologySpread, InterPodAffinity must be skipped)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
-                          NodeResourcesBalancedAllocation.name, ImageLocality.name})
+                          NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
 _NEVER = np.iinfo(np.int64).min
 #: node-sized answers (NodeFits, NodeScores) kept at once, oldest dropped first: pods waiting in the
 #: queue hold their shape, never these, so memory stays bounded however many shapes a run sees
@@ -216,7 +217,7 @@ class FastPath:
     def _spec_eligible(self, pod_info) -> bool:
         """The pod's spec leaves NodeName, NodeAffinity, PodTopologySpread, NodePorts,
         InterPodAffinity, DynamicResources, NodeDeclaredFeatures and the volume plugins
-        (VolumeRestrictions, NodeVolumeLimits, VolumeZone) nothing to do."""
+        (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) nothing to do."""
         spec = pod_info.pod.spec
         if spec.node_name or spec.node_selector or spec.topology_spread_constraints or pod_info.ports:
             return False
@@ -323,7 +324,8 @@ class FastPath:
         pre_score_log = []
         skip_score = set()
         for name in self.pre_score:
-            skip = name in _PRE_SCORE_SKIP or (name == NodeResourcesBalancedAllocation.name and balance_skip)
+            skip = (name in _PRE_SCORE_SKIP or (name == NodeResourcesBalancedAllocation.name and balance_skip)
+                    or (name == VolumeBinding.name and self.plugins[name].scorer is None))
             pre_score_log.append((name, Status.skip(name) if skip else Status().with_plugin(name)))
             if skip:
                 skip_score.add(name)
@@ -339,6 +341,8 @@ class FastPath:
         state.skip_filter.update(plan.skip_filter)
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
+        if VolumeBinding.name in self.pre_filter:
+            state[VolumeBinding.name] = VolumeBindingState(skip=True)
         return PreFilterResult(), Status(), list(plan.pre_filter_log), []
 
     # -- Filter ------------------------------------------------------------------------------
@@ -463,7 +467,7 @@ class FastPath:
         found = kept.totals.get(names)
         if found is not None:
             return found
-        raw = np.zeros(len(names), np.int64)  # DynamicResources, TaintToleration, ImageLocality: 0
+        raw = np.zeros(len(names), np.int64)  # DynamicResources, VolumeBinding, TaintToleration, ImageLocality: 0
         normalized = raw.copy()
         if TaintToleration.name in names:  # all 0, reversed by its NormalizeScore: MAX_NODE_SCORE
             normalized[names.index(TaintToleration.name)] = MAX_NODE_SCORE
@@ -522,7 +526,7 @@ class FastPath:
             elif name == NodeResourcesBalancedAllocation.name and alloc is not None:
                 raw[i] = balanced_allocation(snapshot.requested[:2].take(rows, axis=1), shape.balance_requests,
                                              alloc)
-            elif name == DynamicResources.name:
+            elif name in (DynamicResources.name, VolumeBinding.name):
                 continue  # no claim: 0 everywhere, and 0 after its normalization
             elif name == TaintToleration.name and len(snapshot.taint_sets) == 1:
                 reverse_taints = i  # no taint anywhere: 0 everywhere, MAX_NODE_SCORE after normalizing

@@ -325,3 +325,30 @@ def test_the_count_bound_shortcut_never_changes_the_answer(limit, placed, attach
     on_node = {c for p in placed for c in p}
     count = len(on_node) + len(set(attached) - on_node) + len(set(wanted) - on_node)
     assert fast.is_success() == (count <= limit or not set(wanted) - on_node)
+
+
+def test_zookeeper_replicas_need_a_free_attach_slot_for_their_provisioned_disks():
+    """The docs' ZooKeeper StatefulSet (3 replicas, one 10Gi claim each, required anti-affinity)
+    on three nodes whose CSI driver attaches 0, 1 and 1 volumes: the claims wait for their first
+    consumer, NodeVolumeLimits counts an unbound claim under the class's provisioner and a provisioned
+    one under its PV's CSI driver, and the third replica finds no attach slot left anywhere (it is
+    reported before InterPodAffinity, which comes later in the filter order)."""
+    from kschedlab.storage.pv_controller import PersistentVolumeController
+
+    driver = "pd.csi.storage.gke.io"
+    text = (node("n1") + node("n2") + node("n3") + csi_node("n1", driver, 0) + csi_node("n2", driver, 1)
+            + csi_node("n3", driver, 1) + f"""---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {{name: standard, annotations: {{storageclass.kubernetes.io/is-default-class: "true"}}}}
+provisioner: {driver}
+volumeBindingMode: WaitForFirstConsumer
+""")
+    cluster = Cluster(load_manifests(SHARED / "web-zookeeper.yaml", text=text))
+    PersistentVolumeController(cluster).sync()
+    pods = {p.name: p for p in Scheduler(cluster).run().pods}
+    assert sorted(p.node for p in pods.values() if p.node) == ["n2", "n3"]
+    pending = [p for p in pods.values() if p.pod_status == "Pending"]
+    assert len(pending) == 1 and pending[0].message == (
+        f"0/3 nodes are available: 3 {MAX_VOLUMES}. preemption: 0/3 nodes are available: "
+        "3 No preemption victims found for incoming pod.")

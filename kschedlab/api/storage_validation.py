@@ -157,7 +157,9 @@ def _node_selector_terms(errs: Errs, path: str, pv: PersistentVolume) -> bool:
 
 
 def persistent_volume_errors(pv: PersistentVolume) -> Errs:
-    """``ValidatePersistentVolume`` (not inline) as (field path, message) pairs.
+    """``ValidatePersistentVolume`` (not inline) as (field path, message) pairs. A ``capacity``
+    with another resource than ``storage`` shows its bad value as ``map[name:quantity ...]``
+    (upstream prints Go's raw ``%#v`` of the ResourceList there).
 
     >>> pv = PersistentVolume.model_validate({"metadata": {"name": "pv"}, "spec": {
     ...     "capacity": {"storage": "1Gi", "cpu": "1"}, "accessModes": ["ReadWriteOnce"], "local": {"path": "/d"}}})

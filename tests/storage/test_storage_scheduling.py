@@ -247,3 +247,55 @@ def test_cli_prints_claims(capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.count("Running  node-b") == 3
     assert "persistentvolumeclaim default/datadir-zk-0: bound to pvc-" in out and "(10Gi), class standard" in out
+
+
+def test_preemption_stays_in_the_volumes_zone():
+    """A high-priority pod whose bound volume lives in zone-a preempts there, never in zone-b
+    (VolumeBinding rejects zone-b as unresolvable, so preemption does not try it)."""
+    text = textwrap.dedent(f"""
+        apiVersion: scheduling.k8s.io/v1
+        kind: PriorityClass
+        metadata: {{name: high}}
+        value: 1000
+        ---
+        apiVersion: v1
+        kind: PersistentVolume
+        metadata: {{name: disk-a}}
+        spec:
+          capacity: {{storage: 10Gi}}
+          accessModes: [ReadWriteOnce]
+          hostPath: {{path: /data}}
+          nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [
+            {{key: {ZONE}, operator: In, values: [zone-a]}}]}}]}}}}
+        status: {{phase: Available}}
+        ---
+        apiVersion: v1
+        kind: PersistentVolumeClaim
+        metadata: {{name: data}}
+        spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 5Gi}}}}, storageClassName: ""}}
+        """)
+    for node in ("node-a1", "node-a2", "node-b1", "node-b2"):
+        text += textwrap.dedent(f"""
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata: {{name: low-{node}}}
+            spec: {{nodeName: {node}, containers: [{{name: c, resources: {{requests: {{cpu: '7'}}}}}}]}}
+            """)
+    text += textwrap.dedent("""
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: db}
+        spec:
+          priorityClassName: high
+          containers: [{name: db, resources: {requests: {cpu: '4'}}}]
+          volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+        """)
+    cluster, results = run(nodes_yaml(), text)
+    assert cluster.get("PersistentVolumeClaim", "default/data").spec.volume_name == "disk-a"  # Immediate: bound first
+    db = results["default/db"]
+    assert db.node in ("node-a1", "node-a2")
+    victims = [k for k in ("default/low-node-a1", "default/low-node-a2", "default/low-node-b1", "default/low-node-b2")
+               if k not in cluster.pods]
+    assert victims == [f"default/low-{db.node}"]

@@ -60,8 +60,8 @@ from kschedlab.api.csi_translation import (PORTWORX_IN_TREE, TranslationError, c
 from kschedlab.framework.events import (CSI_NODE, PERSISTENT_VOLUME_CLAIM, POD, QUEUE, SKIP, VOLUME_ATTACHMENT,
                                         ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
 from kschedlab.framework.interface import Plugin, Verdicts, register
-from kschedlab.framework.status import Code, Status
-from kschedlab.plugins.helper.volumes import (NotFound, claim_class, ephemeral_claim_name, get_csi_driver, get_csi_node,
+from kschedlab.framework.status import Status
+from kschedlab.plugins.helper.volumes import (NotFound, claim_class, ephemeral_claim_name, get_csi_driver,
                                               get_pv, get_pvc, get_storage_class, sign_volumes, volume_is_for_pod)
 
 NAME = "NodeVolumeLimits"
@@ -88,6 +88,7 @@ def counts_volume(vol) -> bool:
     return vol.persistent_volume_claim is not None or vol.ephemeral is not None or is_inline_migratable(vol)
 
 
+_PASS = Status()
 #: ``PodInfo.cache`` key of :func:`_countable` (a pod's spec does not change)
 _COUNTABLE_KEY = NAME + "/countable"
 
@@ -172,28 +173,43 @@ class NodeVolumeLimits(Plugin):
             memo[view] = found
         return found
 
-    def _filter_row(self, pod, snapshot, row: int, attachments: dict[str, list], memo: dict) -> Status:
-        node_name = snapshot.names[row]
-        cluster = self.handle.cluster
-        try:
-            csi_node = get_csi_node(cluster, node_name)
-        except NotFound:
-            csi_node = None  # the node may have no CSI driver yet: no limits
+    def _node_plan(self, pod, csi_node, memo: dict):
+        """What a node with ``csi_node`` decides before its pods are looked at (kept per CSINode for
+        the Filter call): a final status, or (limits, the pod's new volumes, their count per driver)."""
+        key = ("plan", id(csi_node))
+        plan = memo.get(key)
+        if plan is None:
+            plan = memo[key] = self._plan(pod, csi_node, memo)
+        return plan
+
+    def _plan(self, pod, csi_node, memo: dict):
         found = self._pod_volumes(pod, csi_node, memo)
         if isinstance(found, Status):
             return found
         if not found:
-            return Status()
-        new_volumes = dict(found)
+            return _PASS
         if self.handle.gates.enabled("VolumeLimitScaling"):
-            for driver in sorted(set(new_volumes.values())):
+            for driver in sorted(set(found.values())):
                 if self._driver_missing(csi_node, driver, memo):
                     return Status.unschedulable(ERR_DRIVER_NOT_INSTALLED.format(driver))
         limits = volume_limits(csi_node)
         if not limits:
-            return Status()
-        if self._surely_fits(new_volumes, limits, snapshot.pods[row], len(attachments.get(node_name, ()))):
-            return Status()
+            return _PASS
+        new_count: dict[str, int] = {}
+        for driver in found.values():
+            new_count[driver] = new_count.get(driver, 0) + 1
+        return limits, found, new_count
+
+    def _filter_row(self, pod, snapshot, row: int, attachments: dict[str, list], memo: dict) -> Status:
+        node_name = snapshot.names[row]
+        csi_node = self.handle.cluster.get("CSINode", node_name)  # none: the node has no CSI driver yet
+        plan = self._node_plan(pod, csi_node, memo)
+        if isinstance(plan, Status):
+            return plan
+        limits, found, new_count = plan
+        if self._surely_fits(new_count, limits, snapshot.pods[row], len(attachments.get(node_name, ()))):
+            return _PASS
+        new_volumes = dict(found)
         attached: dict[str, str] = {}
         for existing in snapshot.pods[row]:
             try:
@@ -216,7 +232,7 @@ class NodeVolumeLimits(Plugin):
         return Status()
 
     @staticmethod
-    def _surely_fits(new_volumes: dict[str, str], limits: dict[str, int], pods, attachments: int) -> bool:
+    def _surely_fits(new_count: dict[str, int], limits: dict[str, int], pods, attachments: int) -> bool:
         """The exact count can only pass: the node's pods have no volume whose counting may fail
         (an ephemeral claim's owner, an inline translation, a claim without name) and, for every
         limited driver, all their countable volumes plus the node's VolumeAttachments plus the
@@ -229,9 +245,6 @@ class NodeVolumeLimits(Plugin):
             if found < 0:
                 return False
             bound += found
-        new_count: dict[str, int] = {}
-        for driver in new_volumes.values():
-            new_count[driver] = new_count.get(driver, 0) + 1
         return all(bound + n <= limits[d] for d, n in new_count.items() if d in limits)
 
     def _driver_missing(self, csi_node, driver: str, memo: dict) -> bool:

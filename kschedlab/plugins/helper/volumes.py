@@ -17,7 +17,7 @@ import json
 from kschedlab.framework.interface import SignFragment
 from kschedlab.framework.signers import VOLUMES_SIGNER_NAME
 
-__all__ = ["NotFound", "get_pvc", "get_pv", "get_storage_class", "get_csi_node", "get_csi_driver",
+__all__ = ["NotFound", "get_pvc", "get_pv", "get_storage_class", "get_csi_driver",
            "claim_class", "ephemeral_claim_name", "volume_is_for_pod", "volumes_signer", "sign_volumes"]
 
 ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
@@ -54,11 +54,6 @@ def get_pv(cluster, name: str):
 def get_storage_class(cluster, name: str):
     """The StorageClass ``name``."""
     return _lookup(cluster, "StorageClass", "storageclass.storage.k8s.io", name)
-
-
-def get_csi_node(cluster, name: str):
-    """The CSINode of node ``name``."""
-    return _lookup(cluster, "CSINode", "csinode.storage.k8s.io", name)
 
 
 def get_csi_driver(cluster, name: str):

@@ -173,16 +173,9 @@ class NodeVolumeLimits(Plugin):
             memo[view] = found
         return found
 
-    def _node_plan(self, pod, csi_node, memo: dict):
-        """What a node with ``csi_node`` decides before its pods are looked at (kept per CSINode for
-        the Filter call): a final status, or (limits, the pod's new volumes, their count per driver)."""
-        key = ("plan", id(csi_node))
-        plan = memo.get(key)
-        if plan is None:
-            plan = memo[key] = self._plan(pod, csi_node, memo)
-        return plan
-
     def _plan(self, pod, csi_node, memo: dict):
+        """What a node with ``csi_node`` decides before its pods are looked at: a final status, or
+        (its limits, the pod's new volumes, their count per driver)."""
         found = self._pod_volumes(pod, csi_node, memo)
         if isinstance(found, Status):
             return found
@@ -203,7 +196,7 @@ class NodeVolumeLimits(Plugin):
     def _filter_row(self, pod, snapshot, row: int, attachments: dict[str, list], memo: dict) -> Status:
         node_name = snapshot.names[row]
         csi_node = self.handle.cluster.get("CSINode", node_name)  # none: the node has no CSI driver yet
-        plan = self._node_plan(pod, csi_node, memo)
+        plan = self._plan(pod, csi_node, memo)
         if isinstance(plan, Status):
             return plan
         limits, found, new_count = plan

@@ -160,6 +160,11 @@ def _schedule(args, paths: list[str]) -> int:
         # kube-controller-manager's resourceclaim controller creates the pods' template claims first
         for error in ResourceClaimController(cluster, seed=args.seed).sync():
             print(f"resourceclaim controller: pod {error.pod}: {error.message}", file=sys.stderr)
+    if cluster.objects.get("PersistentVolumeClaim"):
+        from kschedlab.storage.pv_controller import PersistentVolumeController
+
+        # kube-controller-manager's PV controller binds the claims that do not wait for a consumer
+        PersistentVolumeController(cluster).sync()
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
@@ -169,7 +174,7 @@ def _schedule(args, paths: list[str]) -> int:
     if cluster.refused or cluster.events:
         doc["refused"] = [r.to_dict() for r in cluster.refused]
         doc["events"] = [e.to_dict() for e in cluster.events]
-    claims = None
+    claims = volume_claims = None
     if cluster.objects.get("ResourceClaim"):
         from kschedlab.dra.resourceclaim_controller import describe_claims
 
@@ -177,6 +182,10 @@ def _schedule(args, paths: list[str]) -> int:
     groups = describe_pod_groups(cluster)
     if groups:
         doc["podGroups"] = groups
+    if cluster.objects.get("PersistentVolumeClaim"):
+        from kschedlab.storage.pv_controller import describe_volume_claims
+
+        volume_claims = doc["persistentVolumeClaims"] = describe_volume_claims(cluster)
     if args.output == "json":
         json.dump(doc, out, indent=2)
         print(file=out)
@@ -188,6 +197,10 @@ def _schedule(args, paths: list[str]) -> int:
             devices = ", ".join(c["devices"]) if c["devices"] else "not allocated"
             users = f"  reserved for {', '.join(c['reservedFor'])}" if c["reservedFor"] else ""
             print(f"claim {c['claim']}: {devices}{users}", file=out)
+        for c in volume_claims or []:
+            bound = f"bound to {c['volume']} ({c['capacity']})" if c["volume"] else c["status"]
+            sc = c["storageClass"] or '""'
+            print(f"persistentvolumeclaim {c['claim']}: {bound}, class {sc}", file=out)
         for g in groups:
             print(pod_group_line(g), file=out)
         for entry in not_started:

@@ -499,6 +499,18 @@ class Cluster:
     def of_kind(self, kind: str) -> list:
         return list(self.objects.get(kind, {}).values())
 
+    def get(self, kind: str, key: str):
+        """The stored object of ``kind`` by its key ("namespace/name", or "name" for
+        cluster-scoped kinds), or None: a claim by ``ns/name``, a PersistentVolume, a
+        StorageClass or a CSINode (named after its node) by name.
+
+        >>> from kschedlab.api.storage import StorageClass
+        >>> c = Cluster([StorageClass(metadata={"name": "fast"}, provisioner="p")])
+        >>> c.get("StorageClass", "fast").provisioner, c.get("StorageClass", "slow")
+        ('p', None)
+        """
+        return self.objects.get(kind, {}).get(key)
+
     def remove(self, kind: str, key: str):
         """Delete a stored object of ``kind`` by its key ("namespace/name", or "name" for
         cluster-scoped kinds) and return it; for nodes and pods use :meth:`remove_node` /

@@ -19,7 +19,7 @@ LAYERS = [
     {"features", "api", "scenarios", "_moved"},
     {"framework"},
     {"cluster"},
-    {"eviction", "dra", "kubelet"},
+    {"eviction", "dra", "kubelet", "storage"},
     {"plugins"},
     {"queue"},
     {"scheduler"},

@@ -900,6 +900,11 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     ns_labels = {o.name: o.metadata.labels for o in objs if isinstance(o, Namespace)}
     errors.extend(admit_resource_objects(objs, ns_labels, list_types=bool(gates.get("DRAListTypeAttributes"))))
 
+    # core/v1 PersistentVolume(Claim) and the storage.k8s.io kinds
+    from .storage_validation import admit_storage_objects
+
+    errors.extend(admit_storage_objects(objs))
+
     out: list[TypedObject] = []
     for o in objs:
         if isinstance(o, Pod):

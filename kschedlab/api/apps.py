@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 from ._base import IntOrString, K8sModel, check_enum
 from .core import PodTemplateSpec
 from .meta import KubeObject, LabelSelector
+from .persistentvolume import PersistentVolumeClaim
 
 __all__ = [
     "Deployment",
@@ -139,7 +140,7 @@ class StatefulSetSpec(K8sModel):
     replicas: int | None = None
     selector: LabelSelector | None = None
     template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
-    volume_claim_templates: list[Any] = Field(default_factory=list)
+    volume_claim_templates: list[PersistentVolumeClaim] = Field(default_factory=list)
     service_name: str | None = None
     pod_management_policy: str | None = None
     update_strategy: Any = None

@@ -30,6 +30,7 @@ from .meta import (
     label_selector_matches,
 )
 from .quantity import Quantity
+from .volume import Volume
 
 __all__ = [
     # re-exported meta types
@@ -370,7 +371,7 @@ class PodResourceClaimStatus(K8sModel):
 class PodSpec(K8sModel):
     """v1.PodSpec."""
 
-    volumes: list[Any] = Field(default_factory=list)
+    volumes: list[Volume] = Field(default_factory=list)
     init_containers: list[Container] = Field(default_factory=list)
     containers: list[Container] = Field(default_factory=list)
     ephemeral_containers: list[Any] = Field(default_factory=list)

@@ -26,8 +26,8 @@ __all__ = ["classify", "group_of", "removed_version", "UNUSED_BUILTIN_KINDS", "R
 UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
     group: frozenset(kinds.split())
     for group, kinds in {
-        "": "Binding ComponentStatus ConfigMap Endpoints Event LimitRange PersistentVolume "
-            "PersistentVolumeClaim PodTemplate ReplicationController ResourceQuota Secret ServiceAccount",
+        "": "Binding ComponentStatus ConfigMap Endpoints Event LimitRange "
+            "PodTemplate ReplicationController ResourceQuota Secret ServiceAccount",
         "admissionregistration.k8s.io": "MutatingWebhookConfiguration ValidatingWebhookConfiguration "
                                         "ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding "
                                         "MutatingAdmissionPolicy MutatingAdmissionPolicyBinding",
@@ -51,8 +51,7 @@ UNUSED_BUILTIN_KINDS: dict[str, frozenset[str]] = {
         "rbac.authorization.k8s.io": "Role RoleBinding ClusterRole ClusterRoleBinding",
         "resource.k8s.io": "DeviceClass ResourceClaim ResourceClaimTemplate ResourceSlice DeviceTaintRule",
         "scheduling.k8s.io": "",
-        "storage.k8s.io": "CSIDriver CSINode CSIStorageCapacity StorageClass VolumeAttachment "
-                          "VolumeAttributesClass",
+        "storage.k8s.io": "VolumeAttributesClass",
         "storagemigration.k8s.io": "StorageVersionMigration",
     }.items()
 }

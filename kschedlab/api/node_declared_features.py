@@ -91,14 +91,17 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
         return default
     if isinstance(obj, dict):
         return obj.get(key, default)
-    snake = _SNAKE.get(key)
+    snake = _SNAKE.get((type(obj), key))
     if snake is None:
-        snake = _SNAKE[key] = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+        # the field whose JSON name is ``key`` (``downwardAPI`` is ``downward_api``), else by case
+        snake = next((name for name, f in getattr(type(obj), "model_fields", {}).items() if f.alias == key),
+                     re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower())
+        _SNAKE[(type(obj), key)] = snake
     return getattr(obj, snake, default)
 
 
-#: camelCase field name -> the model attribute (snake_case)
-_SNAKE: dict[str, str] = {}
+#: (model class, camelCase field name) -> the model attribute (snake_case)
+_SNAKE: dict[tuple[type, str], str] = {}
 
 
 def _containers(spec, *, ephemeral: bool = True) -> tuple:

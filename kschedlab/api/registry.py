@@ -19,6 +19,7 @@ from .kubeletconfig import KubeletConfiguration
 from .limitrange import LimitRange
 from .meta import TypedObject
 from .node import RuntimeClass
+from .persistentvolume import PersistentVolume, PersistentVolumeClaim
 from .nodestats import NodeStatsSummary
 from .podgroup import CompositePodGroup, PodGroup
 from .resourcequota import ResourceQuota
@@ -33,6 +34,7 @@ from .resource import (
 )
 from .scheduling import PriorityClass
 from .simulation import Simulation
+from .storage import CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment
 from .workloadapi import Workload
 
 __all__ = ["register", "unregister", "model_for", "registered_kinds"]
@@ -116,5 +118,12 @@ for _m in (
     ResourceSlice,
     DeviceTaintRule,
     DeviceTaintRuleV1beta2,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    CSINode,
+    CSIDriver,
+    CSIStorageCapacity,
+    VolumeAttachment,
 ):
     register(_m)

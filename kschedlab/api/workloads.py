@@ -10,7 +10,9 @@
 * Job named by a Workload's ``spec.controllerRef`` -> its PodGroup (from the
   Workload's single PodGroupTemplate) and pods with ``spec.schedulingGroup``
   (:func:`job_pod_group`);
-* DaemonSet -> one pod per eligible node (:mod:`kschedlab.api.daemonset`).
+* DaemonSet -> one pod per eligible node (:mod:`kschedlab.api.daemonset`);
+* a StatefulSet pod's volumeClaimTemplates and a pod's generic ephemeral volumes -> their
+  PersistentVolumeClaims (:mod:`kschedlab.api.volume_claims`).
 
 Names use upstream's alphabet ``bcdfghjklmnpqrstvwxz2456789``. Random parts and
 UIDs come from the ``seed``, so the result is the same for the same seed. Hashes
@@ -63,6 +65,8 @@ from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingG
 from .meta import KubeObject, TypedObject
 from .object_validation import check_objects, pod_bound_error
 from .object_validation import max_pods as default_max_pods
+from .volume import PersistentVolumeClaimVolumeSource, Volume
+from .volume_claims import create_claims, statefulset_claim_name
 from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
     ALPHANUMS, ANN_DESIRED_REPLICAS, ANN_LAST_APPLIED, ANN_MAX_REPLICAS, ANN_REVISION, JOB_COMPLETION_INDEX,
     JOB_TRACKING_FINALIZER, LABEL_CONTROLLER_REVISION_HASH, LABEL_CONTROLLER_UID, LABEL_JOB_NAME,
@@ -308,15 +312,13 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
         )
         pod.spec.hostname = name
         pod.spec.subdomain = sts.spec.service_name or ""
-        claims = []
-        for t in sts.spec.volume_claim_templates:
-            tname = ((t or {}).get("metadata") or {}).get("name") if isinstance(t, dict) else None
-            if tname:
-                claims.append({"name": tname, "persistentVolumeClaim": {"claimName": f"{tname}-{name}"}})
+        claims = [Volume(name=t.name, persistent_volume_claim=PersistentVolumeClaimVolumeSource(
+                      claim_name=statefulset_claim_name(t.name, sts.name, ordinal)))
+                  for t in sts.spec.volume_claim_templates if t.name]
         if claims:
-            names = {c["name"] for c in claims}
-            kept = [v for v in pod.spec.volumes if not (isinstance(v, dict) and v.get("name") in names)]
-            pod.spec.volumes = [*kept, *claims]
+            names = {c.name for c in claims}
+            pod.spec.volumes = [*(v for v in pod.spec.volumes if v.name not in names), *claims]
+            pod.mark_set("spec")
         out.append(pod)
     return out
 
@@ -636,4 +638,8 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
                 taken.setdefault(m.namespace, set()).add(m.name)
             made_pods += isinstance(m, Pod)
         out.extend(made)
+    for o in out:  # the ephemeral volume controller's claims name their pod by UID
+        if isinstance(o, Pod) and o.metadata.name and any(v.ephemeral is not None for v in o.spec.volumes):
+            _ensure_uid(o, seed)
+    out.extend(create_claims(out))
     return out

@@ -13,7 +13,8 @@ and a component version. A case gives them as extra input keys, applied to the p
 Two stages work for any plugin:
 
 ========================  ===============================================================
-``queueing-hint``         ``event {resource: Node|Pod, oldObj, newObj}`` offered to the hint the
+``queueing-hint``         ``event {resource: Node|Pod|PersistentVolume|PersistentVolumeClaim|
+                          StorageClass|CSINode|VolumeAttachment, oldObj, newObj}`` offered to the hint the
                           plugin registers for it; ``expected.other: {hint, errorContains?}``
                           (a hint error counts as Queue, as the queue treats it)
 ``events-to-register``    ``expected.other.eventCount``: how many events the plugin registers
@@ -33,20 +34,38 @@ from kschedlab.conformance.compare import Mismatch, check
 __all__ = ["STAGES"]
 
 
-def _objects(event: dict) -> tuple[Any, Any]:
-    from kschedlab.api.core import Node, Pod
+#: event resource -> (module, model) of its objects
+EVENT_MODELS = {"Node": ("kschedlab.api.core", "Node"), "Pod": ("kschedlab.api.core", "Pod"),
+                "PersistentVolume": ("kschedlab.api.persistentvolume", "PersistentVolume"),
+                "PersistentVolumeClaim": ("kschedlab.api.persistentvolume", "PersistentVolumeClaim"),
+                "StorageClass": ("kschedlab.api.storage", "StorageClass"),
+                "CSINode": ("kschedlab.api.storage", "CSINode"),
+                "VolumeAttachment": ("kschedlab.api.storage", "VolumeAttachment")}
 
-    model = {"Node": Node, "Pod": Pod}.get(event.get("resource"))
-    if model is None:
-        raise Mismatch(f"event resource {event.get('resource')!r} is not Node or Pod")
-    old, new = event.get("oldObj"), event.get("newObj")
-    return (None if old is None else model.model_validate(old)), (None if new is None else model.model_validate(new))
+
+def _objects(event: dict) -> tuple[Any, Any]:
+    """The event's objects as API models; a value that is no object (upstream's rows pass a
+    string to check the hint's error) is handed over as it is."""
+    import importlib
+
+    found = EVENT_MODELS.get(event.get("resource"))
+    if found is None:
+        raise Mismatch(f"event resource {event.get('resource')!r} is not one of {sorted(EVENT_MODELS)}")
+    model = getattr(importlib.import_module(found[0]), found[1])
+
+    def build(obj):
+        return model.model_validate(obj) if isinstance(obj, dict) else obj
+
+    return build(event.get("oldObj")), build(event.get("newObj"))
 
 
 def _hint_for(plugin, resource: str) -> Callable:
-    from kschedlab.framework.events import NODE, POD, TARGET_POD
+    from kschedlab.framework.events import (CSI_NODE, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, POD,
+                                            STORAGE_CLASS, TARGET_POD, VOLUME_ATTACHMENT)
 
-    wanted = {"Node": (NODE,), "Pod": (POD, TARGET_POD)}[resource]
+    wanted = {"Node": (NODE,), "Pod": (POD, TARGET_POD), "PersistentVolume": (PERSISTENT_VOLUME,),
+              "PersistentVolumeClaim": (PERSISTENT_VOLUME_CLAIM,), "StorageClass": (STORAGE_CLASS,),
+              "CSINode": (CSI_NODE,), "VolumeAttachment": (VOLUME_ATTACHMENT,)}[resource]
     for event, hint in plugin.events_to_register():
         if event.resource in wanted and hint is not None:
             return hint

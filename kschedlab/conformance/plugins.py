@@ -1,6 +1,16 @@
 """Conformance stages that run one plugin at an extension point (``shared/CASES.md``, "Stages"):
-``prefilter``, ``filter``, ``prescore``, ``score``, ``args-validation`` and
-``helper:BuildBrokenLinearFunction``; and the fixtures other stage families build on.
+``prefilter``, ``filter``, ``prescore``, ``score``, ``args-validation``,
+``helper:BuildBrokenLinearFunction`` and ``helper:VolumeBindingScorer`` (``other.points``: the
+FunctionShape as given; ``expected.other.assertions``: ``[{classResources: {class: {requested,
+capacity}}, expected}]``); and the fixtures other stage families build on.
+
+Input keys beside CASES.md's: the objects plugins look up in the cluster (:data:`OWNER_KINDS`):
+``services``, ``replicaSets``, ``statefulSets``; DRA's ``resourceClaims``, ``deviceClasses``,
+``resourceSlices``, ``deviceTaintRules``; storage's ``persistentVolumes``,
+``persistentVolumeClaims``, ``storageClasses``, ``csiNodes``, ``csiDrivers``,
+``csiStorageCapacities``, ``volumeAttachments`` (all used as written: no defaulting, as upstream's tests build them).
+With ``other.filterFirst``, an empty ``other.filteredNodes`` says that no node passes Filter
+(PreScore and Score then see no node).
 """
 
 from __future__ import annotations
@@ -43,7 +53,15 @@ OWNER_KINDS = {"services": ("kschedlab.api.core", "Service"), "replicaSets": ("k
                "resourceClaims": ("kschedlab.api.resource", "ResourceClaim"),
                "deviceClasses": ("kschedlab.api.resource", "DeviceClass"),
                "resourceSlices": ("kschedlab.api.resource", "ResourceSlice"),
-               "deviceTaintRules": ("kschedlab.api.resource", "DeviceTaintRule")}
+               "deviceTaintRules": ("kschedlab.api.resource", "DeviceTaintRule"),
+               # storage objects (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits)
+               "persistentVolumes": ("kschedlab.api.persistentvolume", "PersistentVolume"),
+               "persistentVolumeClaims": ("kschedlab.api.persistentvolume", "PersistentVolumeClaim"),
+               "storageClasses": ("kschedlab.api.storage", "StorageClass"),
+               "csiNodes": ("kschedlab.api.storage", "CSINode"),
+               "csiDrivers": ("kschedlab.api.storage", "CSIDriver"),
+               "csiStorageCapacities": ("kschedlab.api.storage", "CSIStorageCapacity"),
+               "volumeAttachments": ("kschedlab.api.storage", "VolumeAttachment")}
 
 
 def _owner_objects(case: dict, cluster) -> None:
@@ -191,6 +209,8 @@ def _stage_score(case, diffs):
     expected = case["expected"]
     other = expected.get("other") or {}
     names = other.get("filteredNodes") or [n["metadata"]["name"] for n in case.get("nodes") or []]
+    if other.get("filterFirst") and "filteredNodes" in other:
+        names = other["filteredNodes"]  # [] here: no node passes Filter
     rows = _rows(cluster, names)
     state = CycleState()
     if other.get("filterFirst"):
@@ -245,7 +265,8 @@ def _stage_args(case, diffs):
     if cls is None:
         raise Mismatch(f"unknown plugin {case.get('plugin')!r}")
     try:
-        cls.parse_args(case.get("args") or {})
+        gates = FeatureGates(case.get("featureGates") or {}, emulate_older=True)
+        cls.parse_args(case.get("args") or {}, Handle(gates, None, None))
         got: list = []
     except ArgsError as err:
         got = [{"type": e.type, "field": e.field} for e in err.errors]
@@ -265,6 +286,19 @@ def _stage_broken_linear(case, diffs):
         check(diffs, f"f({a['p']})", int(fn(a["p"])), a["expected"])
 
 
+def _stage_volume_binding_scorer(case, diffs):
+    """VolumeBinding's ``buildScorerFunction`` over ``other.points`` (a FunctionShape, scores as
+    given), evaluated on each ``assertions[i].classResources`` (class -> {requested, capacity})."""
+    from kschedlab.plugins.helper import FunctionShapePoint
+    from kschedlab.plugins.volume_binding import build_scorer
+
+    points = case.get("other", {}).get("points") or []
+    scorer = build_scorer([FunctionShapePoint(int(p["utilization"]), int(p["score"])) for p in points])
+    for i, a in enumerate(case["expected"]["other"]["assertions"]):
+        classes = {k: (int(v.get("requested", 0)), int(v.get("capacity", 0))) for k, v in a["classResources"].items()}
+        check(diffs, f"score[{i}]", scorer(classes), a["expected"])
+
+
 STAGES: dict[str, Callable] = {
     "preenqueue": _stage_preenqueue,
     "prefilter": _stage_prefilter,
@@ -273,4 +307,5 @@ STAGES: dict[str, Callable] = {
     "score": _stage_score,
     "args-validation": _stage_args,
     "helper:BuildBrokenLinearFunction": _stage_broken_linear,
+    "helper:VolumeBindingScorer": _stage_volume_binding_scorer,
 }

@@ -190,12 +190,7 @@ class DrainResult:
 
 # --------------------------------------------------------------------------- filters
 def _has_local_storage(pod) -> bool:
-    for vol in pod.spec.volumes:
-        if isinstance(vol, dict) and ("emptyDir" in vol or "empty_dir" in vol):
-            return True
-        if getattr(vol, "empty_dir", None) is not None:
-            return True
-    return False
+    return any(vol.empty_dir is not None for vol in pod.spec.volumes)
 
 
 def _terminal(pod) -> bool:

@@ -211,13 +211,11 @@ def local_volume_names(pod) -> list[str]:
     """Volumes that use the node's disk: hostPath, disk-backed emptyDir, configMap, gitRepo."""
     out = []
     for v in pod.spec.volumes:
-        if not isinstance(v, Mapping):
-            continue
-        empty_dir = v.get("emptyDir")
-        local = (v.get("hostPath") is not None or v.get("gitRepo") is not None or v.get("configMap") is not None
+        empty_dir = v.empty_dir
+        local = (v.host_path is not None or v.git_repo is not None or v.config_map is not None
                  or (empty_dir is not None and not (empty_dir or {}).get("medium")))
         if local:
-            out.append(v.get("name"))
+            out.append(v.name)
     return out
 
 

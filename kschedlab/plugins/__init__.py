@@ -9,7 +9,8 @@ from kschedlab.framework.interface import REGISTRY
 from kschedlab.plugins import (  # noqa: E402,F401
     default_binder, default_preemption, dynamic_resources, gang_scheduling, image_locality, inter_pod_affinity, node_affinity,
     node_declared_features, node_name, node_ports, node_resources_balanced_allocation, node_resources_fit, node_unschedulable,
-    pod_topology_spread, podgroup_pods_count, queuesort, scheduling_gates, taint_toleration, topology_placement)
+    node_volume_limits, pod_topology_spread, podgroup_pods_count, queuesort, scheduling_gates, taint_toleration,
+    topology_placement, volume_binding, volume_restrictions, volume_zone)
 
 
 def in_tree_registry() -> dict:

@@ -44,9 +44,11 @@ from kschedlab.framework.runtime import Framework
 from kschedlab.framework.status import Status
 from kschedlab.plugins.default_binder import DefaultBinder
 from kschedlab.plugins.dynamic_resources import DynamicResources
+from kschedlab.plugins.volume_binding import VolumeBinding
 
 #: the binding-cycle plugins whose no-op answers this path knows, per extension point
-_KNOWN_NO_OP = {"reserve": (DynamicResources,), "preBind": (DynamicResources,), "permit": (), "postBind": ()}
+_KNOWN_NO_OP = {"reserve": (DynamicResources, VolumeBinding), "preBind": (DynamicResources, VolumeBinding),
+                "permit": (), "postBind": ()}
 
 
 class FastBinding:
@@ -59,6 +61,7 @@ class FastBinding:
         self.binder: DefaultBinder = fw.points["bind"][0]
         plugins = {p.name: p for point in ("reserve", "preBind") for p in fw.points[point]}
         self.dra: DynamicResources | None = plugins.get(DynamicResources.name)
+        self.volumes: VolumeBinding | None = plugins.get(VolumeBinding.name)
         # the steps the general path records: run_reserve, run_permit and run_pre_bind fold
         # Success / Skip answers into a plugin-less Success; run_bind names the binder
         self.steps = (("Reserve", "", Status()), ("Permit", "", Status()), ("PreBind", "", Status()),
@@ -78,7 +81,12 @@ class FastBinding:
     def applies(self, state) -> bool:
         """Every Reserve / PreBind plugin is a no-op for the pod of this cycle ``state``: no
         DynamicResources claim was gathered (DynamicResources' Reserve answers Success, its
-        PreBind Skip)."""
+        PreBind Skip), and the pod has no PersistentVolumeClaim (VolumeBinding's Reserve and PreBind
+        answer Success: nothing to bind)."""
+        if self.volumes is not None:
+            found = state.get(VolumeBinding.name)
+            if found is not None and not found.skip:
+                return False
         dra = self.dra
         if dra is None or not dra.enabled:
             return True

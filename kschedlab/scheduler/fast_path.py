@@ -3,7 +3,7 @@ for pods whose spec leaves most of those plugins nothing to do.
 
 Upstream's framework skips a plugin for the rest of the cycle when its PreFilter or PreScore
 answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
-resource claims, extended resources or node-feature requirements, in a cluster where no placed
+resource claims, persistent volume claims, extended resources or node-feature requirements, in a cluster where no placed
 pod has inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from
 the pod's spec and a few cluster-wide facts; what is left to do for every node is arithmetic on
 the snapshot's columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable),
@@ -66,20 +66,26 @@ from kschedlab.plugins.node_ports import NodePorts
 from kschedlab.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedlab.plugins.node_resources_fit import NodeResourcesFit, is_dra_extended_resource_name
 from kschedlab.plugins.node_unschedulable import UNSCHEDULABLE_TAINT, NodeUnschedulable
+from kschedlab.plugins.node_volume_limits import NodeVolumeLimits, counts_volume
 from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
+from kschedlab.plugins.volume_binding import VolumeBinding, VolumeBindingState
+from kschedlab.plugins.volume_restrictions import VolumeRestrictions, needs_restrictions_check
+from kschedlab.plugins.volume_zone import VolumeZone
 from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
 KNOWN = {cls.name: cls for cls in (
     NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread,
-    InterPodAffinity, DynamicResources, NodeDeclaredFeatures, NodeResourcesBalancedAllocation, ImageLocality)}
+    InterPodAffinity, DynamicResources, NodeDeclaredFeatures, NodeResourcesBalancedAllocation, ImageLocality,
+    VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone)}
 #: PreFilter answer for a pod of the fast shape: Success, or Skip (decided per pod and cycle)
 _PRE_FILTER_SUCCESS = frozenset({NodeName.name, NodeResourcesFit.name})
 _PRE_FILTER_SKIP = frozenset({NodeAffinity.name, NodePorts.name, PodTopologySpread.name, InterPodAffinity.name,
-                              DynamicResources.name, NodeDeclaredFeatures.name})
+                              DynamicResources.name, NodeDeclaredFeatures.name, VolumeRestrictions.name,
+                              NodeVolumeLimits.name, VolumeBinding.name, VolumeZone.name})
 #: Filter plugins the fused check covers (the others must have been skipped at PreFilter)
 _FILTER_FUSED = frozenset({NodeUnschedulable.name, NodeName.name, TaintToleration.name, NodeResourcesFit.name})
 #: PreScore answer: Success, Skip, or (BalancedAllocation) Skip when the pod requests none of its resources
@@ -87,7 +93,7 @@ _PRE_SCORE_SUCCESS = frozenset({TaintToleration.name, NodeResourcesFit.name})
 _PRE_SCORE_SKIP = frozenset({NodeAffinity.name, PodTopologySpread.name, InterPodAffinity.name})
 #: Score plugins the fused scoring covers (NodeAffinity, PodTopologySpread, InterPodAffinity must be skipped)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
-                          NodeResourcesBalancedAllocation.name, ImageLocality.name})
+                          NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
 _NEVER = np.iinfo(np.int64).min
 #: node-sized answers (NodeFits, NodeScores) kept at once, oldest dropped first: pods waiting in the
 #: queue hold their shape, never these, so memory stays bounded however many shapes a run sees
@@ -210,7 +216,8 @@ class FastPath:
 
     def _spec_eligible(self, pod_info) -> bool:
         """The pod's spec leaves NodeName, NodeAffinity, PodTopologySpread, NodePorts,
-        InterPodAffinity, DynamicResources and NodeDeclaredFeatures nothing to do."""
+        InterPodAffinity, DynamicResources, NodeDeclaredFeatures and the volume plugins
+        (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) nothing to do."""
         spec = pod_info.pod.spec
         if spec.node_name or spec.node_selector or spec.topology_spread_constraints or pod_info.ports:
             return False
@@ -219,6 +226,9 @@ class FastPath:
                                 or aff.pod_anti_affinity is not None):
             return False
         if spec.resource_claims:
+            return False
+        # the volume plugins Skip a pod without claims, generic ephemeral volumes and in-tree disks
+        if any(counts_volume(v) or needs_restrictions_check(v) for v in spec.volumes):
             return False
         ndf = self.plugins.get(NodeDeclaredFeatures.name)
         if ndf is not None and ndf.enabled and NodeDeclaredFeatures.name in self.pre_filter:
@@ -311,7 +321,8 @@ class FastPath:
         pre_score_log = []
         skip_score = set()
         for name in self.pre_score:
-            skip = name in _PRE_SCORE_SKIP or (name == NodeResourcesBalancedAllocation.name and balance_skip)
+            skip = (name in _PRE_SCORE_SKIP or (name == NodeResourcesBalancedAllocation.name and balance_skip)
+                    or (name == VolumeBinding.name and self.plugins[name].scorer is None))
             pre_score_log.append((name, Status.skip(name) if skip else Status().with_plugin(name)))
             if skip:
                 skip_score.add(name)
@@ -327,6 +338,8 @@ class FastPath:
         state.skip_filter.update(plan.skip_filter)
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
+        if VolumeBinding.name in self.pre_filter:
+            state[VolumeBinding.name] = VolumeBindingState(skip=True)
         return PreFilterResult(), Status(), list(plan.pre_filter_log), []
 
     # -- Filter ------------------------------------------------------------------------------
@@ -451,7 +464,7 @@ class FastPath:
         found = kept.totals.get(names)
         if found is not None:
             return found
-        raw = np.zeros(len(names), np.int64)  # DynamicResources, TaintToleration, ImageLocality: 0
+        raw = np.zeros(len(names), np.int64)  # DynamicResources, VolumeBinding, TaintToleration, ImageLocality: 0
         normalized = raw.copy()
         if TaintToleration.name in names:  # all 0, reversed by its NormalizeScore: MAX_NODE_SCORE
             normalized[names.index(TaintToleration.name)] = MAX_NODE_SCORE
@@ -510,7 +523,7 @@ class FastPath:
             elif name == NodeResourcesBalancedAllocation.name and alloc is not None:
                 raw[i] = balanced_allocation(snapshot.requested[:2].take(rows, axis=1), shape.balance_requests,
                                              alloc)
-            elif name == DynamicResources.name:
+            elif name in (DynamicResources.name, VolumeBinding.name):
                 continue  # no claim: 0 everywhere, and 0 after its normalization
             elif name == TaintToleration.name and len(snapshot.taint_sets) == 1:
                 reverse_taints = i  # no taint anywhere: 0 everywhere, MAX_NODE_SCORE after normalizing

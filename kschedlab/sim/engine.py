@@ -102,6 +102,10 @@ class Simulation:
         self.now = 0.0
         self.seed = seed
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
+        if self.cluster.objects.get("PersistentVolumeClaim"):
+            from kschedlab.storage.pv_controller import PersistentVolumeController
+
+            PersistentVolumeController(self.cluster).sync()  # the claims that bind before any pod
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
                                    keep_traces=keep_traces, clock=lambda: self.now, pod_group_cycle=pod_group_cycle)
         fw = next(iter(self.scheduler.profiles.values()))

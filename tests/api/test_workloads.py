@@ -113,8 +113,13 @@ def test_statefulset():
           template: {metadata: {labels: {app: db}}, spec: {containers: [{name: pg}]}}
         """
     )
-    sts_obj, *pods = expand(load_text(sts))
+    sts_obj, *made = expand(load_text(sts))
+    pods = [o for o in made if o.kind == "Pod"]
     assert [p.name for p in pods] == ["db-2", "db-3", "db-4"]
+    claims = [o for o in made if o.kind == "PersistentVolumeClaim"]
+    assert [(c.key, c.metadata.labels, c.spec.access_modes) for c in claims] == [
+        (f"data/pgdata-db-{i}", {"app": "db"}, ["ReadWriteOnce"]) for i in (2, 3, 4)]
+    assert len(expand([sts_obj, *made])) == 1 + len(made)  # a dump with its claims expands to itself
     rev = pods[0].metadata.labels["controller-revision-hash"]
     assert re.fullmatch(f"db-[{ALPHANUMS}]+", rev)
     for i, p in enumerate(pods, start=2):
@@ -125,7 +130,8 @@ def test_statefulset():
             "apps.kubernetes.io/pod-index": str(i),
         }
         assert p.spec.hostname == f"db-{i}" and p.spec.subdomain == "db-svc"
-        assert p.spec.volumes == [{"name": "pgdata", "persistentVolumeClaim": {"claimName": f"pgdata-db-{i}"}}]
+        assert [v.model_dump(exclude_none=True) for v in p.spec.volumes] == [
+            {"name": "pgdata", "persistentVolumeClaim": {"claimName": f"pgdata-db-{i}"}}]
         assert p.metadata.owner_references[0].kind == "StatefulSet"
         assert p.metadata.owner_references[0].uid == sts_obj.metadata.uid
 

@@ -159,11 +159,11 @@ def test_a_malformed_expected_failures_file_is_refused(tmp_path, capsys, text, m
 
 def test_unknown_stage_and_plugin_count_as_failed(tmp_path, capsys):
     d = _write(tmp_path, [dict(PASSING, id="t/stage", stage="volume-binding"),
-                          {"id": "t/plugin", "stage": "filter", "plugin": "NodeVolumeLimits", "expected": {}}])
+                          {"id": "t/plugin", "stage": "filter", "plugin": "NoSuchPlugin", "expected": {}}])
     assert main(["conformance", str(d)]) == 1
     out = capsys.readouterr().out
     assert "stage 'volume-binding' is not supported by kschedlab" in out
-    assert "plugin 'NodeVolumeLimits' is not known to kschedlab" in out
+    assert "plugin 'NoSuchPlugin' is not known to kschedlab" in out
     assert out.splitlines()[-1] == "0 passed, 2 failed, 0 expected failures"
 
 

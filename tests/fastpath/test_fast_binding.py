@@ -113,6 +113,7 @@ def test_steps_are_the_plugins_steps():
     state, info = CycleState(), cluster.pod_infos[pending[0]]
     node = "node-000"
     cluster.snapshot.add_pod(info, node)
+    fw.plugins["VolumeBinding"].pre_filter(state, info, cluster.snapshot)  # its Reserve reads PreFilter's state
     reserve = fw.run_reserve(state, info, node)
     permit, _ = fw.run_permit(state, info, node)
     pre_bind = fw.run_pre_bind(state, info, node)

@@ -97,7 +97,8 @@ def test_scheduled_pod_goes_through_every_point(demo):
     assert ran == list(result.trace.score.plugins)
     normalized = [p for p, s in by_point(steps, "NormalizeScore") if s == "Success"]
     assert set(normalized) <= set(ran)
-    assert by_point(steps, "Reserve") == [("DynamicResources", "Success")]  # nothing to reserve for this pod
+    # nothing to reserve for this pod
+    assert by_point(steps, "Reserve") == [("VolumeBinding", "Success"), ("DynamicResources", "Success")]
     filters = dict(by_point(steps, "Filter"))
     assert filters["NodeUnschedulable"] == "UnschedulableAndUnresolvable"  # the cordoned node
 
@@ -153,9 +154,10 @@ def test_permit_wait_and_reserve_rejection():
     scheduler = Scheduler(Cluster([node("n1"), pod("p")]), config, registry={"RefuseReserve": RefuseReserve})
     result = scheduler.schedule_one("default/p")
     steps = extension_point_steps(result, scheduler)
-    assert by_point(steps, "Reserve") == [("DynamicResources", "Success"), ("RefuseReserve", "Unschedulable")]
+    assert by_point(steps, "Reserve") == [("VolumeBinding", "Success"), ("DynamicResources", "Success"),
+                                          ("RefuseReserve", "Unschedulable")]
     assert by_point(steps, "Permit") == [("", "NoPlugins")]
-    assert by_point(steps, "PreBind") == [("DynamicResources", "NotRun")]
+    assert by_point(steps, "PreBind") == [("VolumeBinding", "NotRun"), ("DynamicResources", "NotRun")]
 
 
 def test_one_feasible_node_skips_scoring():

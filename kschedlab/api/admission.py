@@ -81,6 +81,7 @@ from .limitrange import LimitRange, LimitRanger, default_limit_range, limit_rang
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
 from .node_declared_features import validate_declared_features
+from .persistentvolume import PersistentVolumeClaim
 from .quantity import Quantity
 from .resources import aggregate_containers
 from .tolerations import validate_tolerations
@@ -914,6 +915,13 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
                     limit_pod_hard_anti_affinity_topology(o)
             except ManifestError as e:
                 errors.append(e)
+        elif isinstance(o, PersistentVolumeClaim) and not is_stored(o):
+            refusal = ranger.validate_claim(o.metadata.namespace or "", o.metadata.name or "",
+                                            o.spec.resources.requests)
+            if refusal:  # validating LimitRanger, before ResourceQuota
+                errs = _Errors(o)
+                errs.add(None, refusal)
+                errors.extend(errs.items)
         elif isinstance(o, Namespace):
             if o.metadata.name:
                 o.metadata.labels = {**o.metadata.labels, LABEL_METADATA_NAME: o.metadata.name}

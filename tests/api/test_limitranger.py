@@ -261,3 +261,41 @@ def test_cli_public_limitrange_pages(tmp_path, capsys):
     pods = {p["name"]: p for p in json.loads(capsys.readouterr().out)["pods"]}
     assert pods["default/default-cpu-demo"]["node"] == "n1"
     assert pods["default/default-cpu-demo-2"]["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_a_claim_below_the_namespace_minimum_is_refused_and_the_rest_applies():
+    """kubernetes.io "Limit Storage Consumption": a LimitRange of type PersistentVolumeClaim refuses
+    a claim asking less than its min, with the API server's message; the claim that fits is created."""
+    text = """
+apiVersion: v1
+kind: LimitRange
+metadata: {name: storagelimits, namespace: default}
+spec:
+  limits:
+  - {type: PersistentVolumeClaim, max: {storage: 2Gi}, min: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pvc-limit-lower, namespace: default}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 500Mi}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pvc-limit-greater, namespace: default}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 5Gi}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: pvc-ok, namespace: default}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        applied = load_manifests(text=text)
+    assert [o.key for o in applied if o.kind == "PersistentVolumeClaim"] == ["default/pvc-ok"]
+    assert [r.message for r in applied.refused] == [
+        'persistentvolumeclaims "pvc-limit-lower" is forbidden: minimum storage usage per '
+        "PersistentVolumeClaim is 1Gi, but request is 500Mi",
+        'persistentvolumeclaims "pvc-limit-greater" is forbidden: maximum storage usage per '
+        "PersistentVolumeClaim is 2Gi, but request is 5Gi",
+    ]

@@ -69,7 +69,7 @@ from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
-from kschedlab.plugins.volume_binding import VolumeBinding, VolumeBindingState
+from kschedlab.plugins.volume_binding import SKIP_STATE, VolumeBinding
 from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
@@ -222,7 +222,8 @@ class FastPath:
             return False
         if spec.resource_claims:
             return False
-        if any(v.persistent_volume_claim is not None or v.ephemeral is not None for v in spec.volumes):
+        if spec.volumes and any(v.persistent_volume_claim is not None or v.ephemeral is not None
+                                for v in spec.volumes):
             return False
         ndf = self.plugins.get(NodeDeclaredFeatures.name)
         if ndf is not None and ndf.enabled and NodeDeclaredFeatures.name in self.pre_filter:
@@ -336,7 +337,7 @@ class FastPath:
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
         if VolumeBinding.name in self.pre_filter:
-            state[VolumeBinding.name] = VolumeBindingState(skip=True)
+            state[VolumeBinding.name] = SKIP_STATE
         return PreFilterResult(), Status(), list(plan.pre_filter_log), []
 
     # -- Filter ------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Kubernetes objects as kschedlab reads them.
 
 One module per API group (``core``, ``scheduling``, ``node``, ``policy``,
-``apps``, ``batch``, ``config``), exact quantities (``quantity``), loading of
+``apps``, ``batch``, ``config``, ``storage``; ``persistentvolume`` and ``volume`` for core/v1
+storage), exact quantities (``quantity``), loading of
 manifests (``loader``), what the API server does on create (``admission``) and
 what workload controllers create (``workloads``). Nothing here schedules.
 
@@ -79,18 +80,24 @@ from .loader import dump, load, load_objects, load_text
 from .manifests import load_manifests
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
+from .persistentvolume import PersistentVolume, PersistentVolumeClaim
 from .podgroup import CompositePodGroup, PodGroup
 from .policy import PodDisruptionBudget
 from .quantity import Quantity
 from .registry import model_for, register, registered_kinds
 from .resourcequota import ResourceQuota
 from .scheduling import PriorityClass
+from .storage import CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment
+from .volume import Volume
 from .workloadapi import Workload
 from .workloads import expand
 
 __all__ = [
     "Affinity",
     "Applied",
+    "CSIDriver",
+    "CSINode",
+    "CSIStorageCapacity",
     "Container",
     "ContainerImage",
     "CompositePodGroup",
@@ -116,6 +123,8 @@ __all__ = [
     "NodeStatus",
     "ObjectMeta",
     "OwnerReference",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Plugin",
     "PluginConfig",
     "PluginSet",
@@ -144,10 +153,13 @@ __all__ = [
     "Service",
     "SkippedKindsWarning",
     "StatefulSet",
+    "StorageClass",
     "Taint",
     "Toleration",
     "TopologySpreadConstraint",
     "TypedObject",
+    "Volume",
+    "VolumeAttachment",
     "WeightedPodAffinityTerm",
     "Workload",
     "admit",

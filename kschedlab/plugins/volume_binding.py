@@ -188,6 +188,10 @@ class VolumeBindingState:
     all_bound: bool = False
 
 
+#: the cycle state of every pod without claims (never changed: the extension points read it only)
+SKIP_STATE = VolumeBindingState(skip=True)
+
+
 def volumes_signer(pod) -> list[dict]:
     """``VolumesSigner``: the pod's volumes but the synthetic ones (configMap, secret,
     downwardAPI, projected, emptyDir), as JSON."""
@@ -258,11 +262,11 @@ class VolumeBinding(Plugin):
     def pre_filter(self, state, pod_info, snapshot):
         pod = pod_info.pod
         if not pod.spec.volumes:
-            state[NAME] = VolumeBindingState(skip=True)
+            state[NAME] = SKIP_STATE
             return None, Status.skip()
         try:
             if not self._pod_has_pvcs(pod):
-                state[NAME] = VolumeBindingState(skip=True)
+                state[NAME] = SKIP_STATE
                 return None, Status.skip()
         except ValueError as err:
             return None, Status.unresolvable(str(err))
@@ -341,6 +345,8 @@ class VolumeBinding(Plugin):
         s: VolumeBindingState | None = state.get(NAME)
         if s is None:
             return Status.error(f'reading "{NAME}" from cycleState: not found')
+        if s.skip:  # no claim: nothing to assume (upstream finds no volumes for the node: all bound)
+            return Status()
         volumes = s.by_node.get(node_name)
         if volumes is None:
             s.all_bound = True
@@ -358,7 +364,7 @@ class VolumeBinding(Plugin):
         s: VolumeBindingState | None = state.get(NAME)
         if s is None:
             return Status.error(f'reading "{NAME}" from cycleState: not found')
-        if s.all_bound:
+        if s.skip or s.all_bound:
             return Status()
         volumes = s.by_node.get(node_name)
         if volumes is None:

@@ -71,7 +71,7 @@ from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.plugins.pod_topology_spread_common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from kschedlab.plugins.resource_allocation import least_allocated
 from kschedlab.plugins.taint_toleration import TaintToleration
-from kschedlab.plugins.volume_binding import VolumeBinding, VolumeBindingState
+from kschedlab.plugins.volume_binding import SKIP_STATE, VolumeBinding
 from kschedlab.plugins.volume_restrictions import VolumeRestrictions, needs_restrictions_check
 from kschedlab.plugins.volume_zone import VolumeZone
 from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
@@ -339,7 +339,7 @@ class FastPath:
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
         if VolumeBinding.name in self.pre_filter:
-            state[VolumeBinding.name] = VolumeBindingState(skip=True)
+            state[VolumeBinding.name] = SKIP_STATE
         return PreFilterResult(), Status(), list(plan.pre_filter_log), []
 
     # -- Filter ------------------------------------------------------------------------------

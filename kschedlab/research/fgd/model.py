@@ -22,14 +22,16 @@ Follows ``hkust-adsl/kubernetes-scheduler-simulator``: ``pkg/type/resource.go`` 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
+import numpy as np
+
 __all__ = ["MILLI", "MAX_SPEC_CPU", "MAX_SPEC_GPU", "DEFAULT_MILLI_CPU", "PodRes", "NodeRes", "TypicalPod",
            "accessible", "can_host", "sub", "place", "exclusive_gpus", "best_fit_gpu", "random_fit_gpu",
-           "affinity_tag", "frag_type", "frag_amount", "frag_score", "typical_pods", "sigmoid",
+           "affinity_tag", "frag_type", "frag_amount", "frag_score", "frag_scores", "access_rows", "typical_pods",
+           "sigmoid", "gpu_matrix", "ascending",
            "Q1_LACK_BOTH", "Q2_LACK_GPU", "Q3_SATISFIED", "Q4_LACK_CPU", "XL_SATISFIED", "XR_LACK_CPU",
            "NO_ACCESS"]
 
@@ -111,7 +113,7 @@ def can_host(node: NodeRes, pod: PodRes) -> bool:
     return False
 
 
-def _ascending(gpu_left: Sequence[int]) -> list[int]:
+def ascending(gpu_left: Sequence[int]) -> list[int]:
     """GPU indexes, least free first, index order among equals (``SortedMilliGpuLeftIndexList(true)``)."""
     return sorted(range(len(gpu_left)), key=lambda i: gpu_left[i])
 
@@ -125,7 +127,7 @@ def sub(node: NodeRes, pod: PodRes) -> NodeRes:
         return replace(node, cpu_left=node.cpu_left - pod.milli_cpu)
     left = list(node.gpu_left)
     need = pod.gpu_number
-    for i in _ascending(node.gpu_left):
+    for i in ascending(node.gpu_left):
         if pod.milli_gpu <= left[i]:
             need -= 1
             left[i] -= pod.milli_gpu
@@ -237,22 +239,73 @@ def frag_amount(node: NodeRes, typical: Sequence[TypicalPod]) -> list[float]:
 
 
 def frag_score(node: NodeRes, typical: Sequence[TypicalPod]) -> float:
-    """``NodeGpuShareFragAmountScore``: the expected fragment — every class but Q3 summed.
+    """``NodeGpuShareFragAmountScore``: the expected fragment — every class but Q3 summed
+    (one node through :func:`frag_scores`).
 
     >>> typ = [TypicalPod(PodRes(1000, 500, 1), 1.0)]
     >>> frag_score(NodeRes(8000, (1000, 300)), typ)    # the 300 left on GPU 1 is too small for 500
     300.0
     """
-    data = frag_amount(node, typical)
-    out = 0.0
-    for i in range(7):
-        if i != Q3_SATISFIED:
-            out += data[i]
+    left = gpu_matrix([node.gpu_left], max(1, node.gpu_number))
+    return float(frag_scores(np.array([node.cpu_left]), left, access_rows([node.gpu_type], typical), typical)[0])
+
+
+def gpu_matrix(gpu_lefts: Sequence[Sequence[int]], width: int = 8) -> np.ndarray:
+    """Free GPU shares as a (nodes, width) int64 matrix, -1 where a node has no such GPU."""
+    out = np.full((len(gpu_lefts), width), -1, np.int64)
+    for i, left in enumerate(gpu_lefts):
+        out[i, :len(left)] = left
     return out
 
 
-def sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
+def access_rows(models: Sequence[str], typical: Sequence[TypicalPod]) -> np.ndarray:
+    """(nodes, typical pods) booleans: may the typical pod use the node's GPU model."""
+    cache: dict[str, list[bool]] = {}
+    rows = [cache.setdefault(m, [accessible(m, t.res.gpu_type) for t in typical]) for m in models]
+    return np.array(rows, bool).reshape(len(models), len(typical))
+
+
+def frag_scores(cpu_left: np.ndarray, gpu_left: np.ndarray, access: np.ndarray,
+                typical: Sequence[TypicalPod]) -> np.ndarray:
+    """:func:`frag_score` of many node states at once: ``cpu_left`` (K,), ``gpu_left`` (K, G) with -1
+    for absent GPUs, ``access`` (K, T) from :func:`access_rows`. The float sums run in the
+    simulator's order (per class over the typical pods in order, then the classes but Q3), so the
+    values are the simulator's to the last bit.
+
+    >>> typ = [TypicalPod(PodRes(1000, 500, 1), 0.5), TypicalPod(PodRes(1000, 0, 0), 0.5)]
+    >>> frag_scores(np.array([8000, 500]), gpu_matrix([(1000, 300), (1000, 300)]),
+    ...             access_rows(["T4", "T4"], typ), typ).tolist()
+    [800.0, 1300.0]
+    """
+    k = len(cpu_left)
+    valid = gpu_left >= 0
+    free = np.where(valid, gpu_left, 0)
+    total = free.sum(axis=1).astype(np.float64)
+    rows = np.arange(k)
+    data = np.zeros((k, 7), np.float64)
+    for j, t in enumerate(typical):
+        res, f = t.res, t.freq
+        cpu_ok = cpu_left >= res.milli_cpu
+        if res.milli_gpu == 0:
+            data[rows, np.where(cpu_ok, XL_SATISFIED, XR_LACK_CPU)] += f * total
+            continue
+        acc = access[:, j]
+        host = (gpu_left >= res.milli_gpu).sum(axis=1) >= max(res.gpu_number, 1)
+        kind = np.where(~acc, NO_ACCESS, np.where(host, np.where(cpu_ok, Q3_SATISFIED, Q4_LACK_CPU),
+                                                  np.where(cpu_ok, Q2_LACK_GPU, Q1_LACK_BOTH)))
+        satisfied = kind == Q3_SATISFIED
+        small = np.where(valid & (gpu_left < res.milli_gpu), free, 0).sum(axis=1).astype(np.float64)
+        data[rows, np.where(satisfied, Q2_LACK_GPU, kind)] += np.where(satisfied, f * small, f * total)
+    out = np.zeros(k, np.float64)
+    for i in range(7):
+        if i != Q3_SATISFIED:
+            out = out + data[:, i]
+    return out
+
+
+def sigmoid(x):
+    """The logistic function (numpy, so that every path computes it alike)."""
+    return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
 
 
 def typical_pods(pods: Iterable[PodRes], threshold: int = 95, step: int = 1) -> list[TypicalPod]:

@@ -21,9 +21,11 @@ Random draws a GPU, FGD chooses by its own score, the others take the best-fit G
 
 from __future__ import annotations
 
+import numpy as np
+
 from kschedlab.research.fgd.model import (
-    MAX_SPEC_CPU, MAX_SPEC_GPU, MILLI, NodeRes, PodRes, TypicalPod, affinity_tag, best_fit_gpu,
-    frag_score, random_fit_gpu, sigmoid, sub, _ascending)
+    MAX_SPEC_CPU, MAX_SPEC_GPU, MILLI, NodeRes, PodRes, TypicalPod, access_rows, affinity_tag, ascending,
+    best_fit_gpu, frag_scores, gpu_matrix, random_fit_gpu, sigmoid)
 
 __all__ = ["Policy", "Random", "DotProduct", "GpuClustering", "GpuPacking", "BestFit", "FGD", "POLICIES",
            "make_policy", "MAX_NODE_SCORE", "MIN_NODE_SCORE"]
@@ -134,7 +136,7 @@ class GpuPacking(Policy):
         if free == node.gpu_number:
             return max(MAX_NODE_SCORE // 3 - free, free)
         need, free_used, used = pod.gpu_number, 0, []
-        for i in _ascending(node.gpu_left):
+        for i in ascending(node.gpu_left):
             if need == 0:
                 break
             left = node.gpu_left[i]
@@ -195,23 +197,40 @@ class FGD(Policy):
     def __init__(self, typical: list[TypicalPod]):
         self.typical = typical
 
-    def score_and_gpus(self, node: NodeRes, pod: PodRes) -> tuple[int, tuple[int, ...]]:
-        before = frag_score(node, self.typical)
+    def score_states(self, cpu_left: np.ndarray, gpu_left: np.ndarray, access: np.ndarray, before: np.ndarray,
+                     pod: PodRes) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+        """Scores and GPU choices for K node states at once (arrays as in
+        :func:`~kschedlab.research.fgd.model.frag_scores`; ``before``: their fragment now)."""
+        k = len(cpu_left)
         if pod.is_share:
-            best, gpus = 0, ()
-            for i, left in enumerate(node.gpu_left):
-                if left >= pod.milli_gpu:
-                    gpu_left = list(node.gpu_left)
-                    gpu_left[i] -= pod.milli_gpu
-                    after = frag_score(NodeRes(node.cpu_left - pod.milli_cpu, tuple(gpu_left), node.gpu_type),
-                                       self.typical)
-                    value = int(sigmoid((before - after) / 1000) * float(MAX_NODE_SCORE))
-                    if not gpus or value > best:
-                        best, gpus = value, (i,)
-            return best, gpus
-        after = frag_score(sub(node, pod), self.typical)
-        value = int(sigmoid((before - after) / 1000) * float(MAX_NODE_SCORE))
-        return value, (Policy.select_gpus(self, node, pod, None) if pod.gpu_number else ())
+            fits = gpu_left >= pod.milli_gpu
+            kk, gg = np.nonzero(fits)
+            after_left = gpu_left[kk].copy()
+            after_left[np.arange(len(kk)), gg] -= pod.milli_gpu
+            after = frag_scores(cpu_left[kk] - pod.milli_cpu, after_left, access[kk], self.typical)
+            values = np.full(fits.shape, -1, np.int64)
+            values[kk, gg] = (sigmoid((before[kk] - after) / 1000) * float(MAX_NODE_SCORE)).astype(np.int64)
+            best = values.max(axis=1) if fits.shape[1] else np.full(k, -1, np.int64)
+            gpu = values.argmax(axis=1) if fits.shape[1] else np.zeros(k, np.int64)
+            gpus = [(int(g),) if b >= 0 else () for b, g in zip(best.tolist(), gpu.tolist())]
+            return np.maximum(best, MIN_NODE_SCORE), gpus
+        after_left = gpu_left.copy()
+        take = np.zeros(gpu_left.shape, bool)
+        if pod.gpu_number:
+            free = gpu_left >= pod.milli_gpu
+            take = free & (np.cumsum(free, axis=1) <= pod.gpu_number)
+            after_left[take] -= pod.milli_gpu
+        after = frag_scores(cpu_left - pod.milli_cpu, after_left, access, self.typical)
+        scores = (sigmoid((before - after) / 1000) * float(MAX_NODE_SCORE)).astype(np.int64)
+        return scores, [tuple(np.flatnonzero(row).tolist()) for row in take]
+
+    def score_and_gpus(self, node: NodeRes, pod: PodRes) -> tuple[int, tuple[int, ...]]:
+        cpu = np.array([node.cpu_left])
+        left = gpu_matrix([node.gpu_left], max(1, node.gpu_number))
+        access = access_rows([node.gpu_type], self.typical)
+        before = frag_scores(cpu, left, access, self.typical)
+        scores, gpus = self.score_states(cpu, left, access, before, pod)
+        return int(scores[0]), gpus[0]
 
     def score(self, node, pod):
         return self.score_and_gpus(node, pod)[0]

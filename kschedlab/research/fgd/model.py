@@ -277,29 +277,29 @@ def frag_scores(cpu_left: np.ndarray, gpu_left: np.ndarray, access: np.ndarray,
     ...             access_rows(["T4", "T4"], typ), typ).tolist()
     [800.0, 1300.0]
     """
-    k = len(cpu_left)
+    milli = np.array([t.res.milli_gpu for t in typical], np.int64)
+    number = np.array([max(t.res.gpu_number, 1) for t in typical], np.int64)
+    cpu = np.array([t.res.milli_cpu for t in typical], np.int64)
+    freq = np.array([t.freq for t in typical], np.float64)
     valid = gpu_left >= 0
     free = np.where(valid, gpu_left, 0)
-    total = free.sum(axis=1).astype(np.float64)
-    rows = np.arange(k)
-    data = np.zeros((k, 7), np.float64)
-    for j, t in enumerate(typical):
-        res, f = t.res, t.freq
-        cpu_ok = cpu_left >= res.milli_cpu
-        if res.milli_gpu == 0:
-            data[rows, np.where(cpu_ok, XL_SATISFIED, XR_LACK_CPU)] += f * total
-            continue
-        acc = access[:, j]
-        host = (gpu_left >= res.milli_gpu).sum(axis=1) >= max(res.gpu_number, 1)
-        kind = np.where(~acc, NO_ACCESS, np.where(host, np.where(cpu_ok, Q3_SATISFIED, Q4_LACK_CPU),
-                                                  np.where(cpu_ok, Q2_LACK_GPU, Q1_LACK_BOTH)))
-        satisfied = kind == Q3_SATISFIED
-        small = np.where(valid & (gpu_left < res.milli_gpu), free, 0).sum(axis=1).astype(np.float64)
-        data[rows, np.where(satisfied, Q2_LACK_GPU, kind)] += np.where(satisfied, f * small, f * total)
-    out = np.zeros(k, np.float64)
+    total = free.sum(axis=1).astype(np.float64)[:, None]                        # (K, 1)
+    cpu_ok = cpu_left[:, None] >= cpu[None, :]                                   # (K, T)
+    fits = gpu_left[:, :, None] >= milli[None, None, :]                          # (K, G, T)
+    host = fits.sum(axis=1) >= number[None, :]
+    small = np.where(valid[:, :, None] & ~fits, free[:, :, None], 0).sum(axis=1).astype(np.float64)
+    kind = np.where(~access, NO_ACCESS, np.where(host, np.where(cpu_ok, Q3_SATISFIED, Q4_LACK_CPU),
+                                                 np.where(cpu_ok, Q2_LACK_GPU, Q1_LACK_BOTH)))
+    kind = np.where(milli[None, :] == 0, np.where(cpu_ok, XL_SATISFIED, XR_LACK_CPU), kind)
+    satisfied = kind == Q3_SATISFIED
+    amount = np.where(satisfied, freq[None, :] * small, freq[None, :] * total)
+    slot = np.where(satisfied, Q2_LACK_GPU, kind)
+    # per class, the typical pods' amounts added in order (cumsum is sequential), then the classes
+    out = np.zeros(len(cpu_left), np.float64)
     for i in range(7):
         if i != Q3_SATISFIED:
-            out = out + data[:, i]
+            part = np.where(slot == i, amount, 0.0)
+            out = out + (np.cumsum(part, axis=1)[:, -1] if part.shape[1] else 0.0)
     return out
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from kschedlab.research.fgd.model import DEFAULT_MILLI_CPU, MILLI, PodRes
 
 __all__ = ["NODE_COLUMNS", "POD_COLUMNS", "FAMILIES", "read_nodes", "read_pods", "pod_res", "family",
-           "sample_frames", "generate_sample", "SAMPLE_DIR", "DEFAULT_NODES", "DEFAULT_PODS"]
+           "sample_frames", "generate_sample", "SAMPLE_DIR", "DEFAULT_NODES", "DEFAULT_PODS", "OPENB_GPUS"]
 
 NODE_COLUMNS = ["sn", "cpu_milli", "memory_mib", "gpu", "model"]
 POD_COLUMNS = ["name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "pod_phase",
@@ -32,6 +32,8 @@ FAMILIES = ("default", "gpushare", "multigpu", "gpuspec", "cpu")
 #: the file names of the paper's default experiment
 DEFAULT_NODES = "openb_node_list_gpu_node.csv"
 DEFAULT_PODS = "openb_pod_list_default.csv"
+#: the GPUs of the openb GPU nodes (the paper's cluster)
+OPENB_GPUS = 6212
 #: the shipped synthetic sample, relative to the repository root
 SAMPLE_DIR = Path("datasets") / "openb-sample"
 
@@ -92,7 +94,7 @@ def family(pods_file: str | Path) -> str:
     return stem
 
 
-def sample_frames(seed: int = 0, nodes: int = 48, pods: int = 400) -> tuple[pd.DataFrame, pd.DataFrame]:
+def sample_frames(seed: int = 0, nodes: int = 64, pods: int = 300) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A synthetic cluster and pod list with the openb schema and roughly its mix: GPU models with
     1, 2, 4 or 8 GPUs per node; CPU-only pods, pods sharing one GPU, 1-8 whole-GPU pods, some
     bound to GPU models. Drawn from ``numpy.random.default_rng(seed)``."""

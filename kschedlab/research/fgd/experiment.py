@@ -35,7 +35,7 @@ from kschedlab.research.fgd.openb import pod_res
 from kschedlab.research.fgd.policies import make_policy
 
 __all__ = ["Workload", "prepare", "inflate", "run", "Result", "bucket", "DEFAULT_INFLATE", "POD_SLOTS",
-           "DEFAULT_SEEDS", "PAPER_TABLE"]
+           "DEFAULT_SEEDS", "PAPER_TABLE", "record_fragmentation"]
 
 #: the paper's workload: 130 % of the cluster's GPUs
 DEFAULT_INFLATE = 1.3
@@ -169,6 +169,18 @@ def bucket(arrived: np.ndarray, used: np.ndarray, gpus: int, top: int = 130) -> 
     return out
 
 
+def record_fragmentation(frag: dict[int, float], reached: int, arrived_milli: int, gpus: int, measure) -> int:
+    """At each integer arrived % first reached (every one a pod jumps over included), the cluster's
+    expected GPU fragment as % of capacity (``measure()``: in thousandths). Returns the % reached."""
+    pct = int(arrived_milli * 100 // (gpus * MILLI)) if gpus else 0
+    if pct > reached:
+        value = round(measure() / (gpus * 10), 2)
+        for p in range(reached + 1, pct + 1):
+            frag[p] = value
+        return pct
+    return reached
+
+
 def run(nodes: pd.DataFrame, pods: pd.DataFrame, policy: str, seed: int, *, tie_break: str = "name",
         ratio: float = DEFAULT_INFLATE, keep_placements: bool = False) -> Result:
     """One run of the experiment on the vectorized :class:`~kschedlab.research.fgd.engine.Engine`."""
@@ -189,9 +201,6 @@ def run(nodes: pd.DataFrame, pods: pd.DataFrame, policy: str, seed: int, *, tie_
         elif keep_placements:
             placements[name] = (engine.names[row], got)
         arrived[i], used[i] = total, engine.used_milli
-        pct = int(total * 100 // (gpus * MILLI)) if gpus else 0
-        if pct > reached:
-            reached = pct
-            frag[pct] = round(engine.cluster_frag(work.typical) / (gpus * 10), 2) if gpus else 0.0
+        reached = record_fragmentation(frag, reached, total, gpus, lambda: engine.cluster_frag(work.typical))
     return Result(policy, seed, tie_break, gpus, arrived, used, failed, time.perf_counter() - start, frag,
                   placements)

@@ -23,9 +23,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from kschedlab.research.fgd.experiment import DEFAULT_INFLATE, Result, prepare
-from kschedlab.research.fgd.model import MILLI
-from kschedlab.research.fgd.plugins import GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, REGISTRY, profile
+from kschedlab.research.fgd.experiment import DEFAULT_INFLATE, Result, prepare, record_fragmentation
+from kschedlab.research.fgd.model import access_rows, frag_scores, gpu_matrix
+from kschedlab.research.fgd.plugins import (
+    GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, REGISTRY, node_state, profile)
 
 __all__ = ["FirstOfTies", "run_scheduler", "api_node", "api_pod"]
 
@@ -91,6 +92,14 @@ def run_scheduler(nodes: pd.DataFrame, pods: pd.DataFrame, policy: str, seed: in
     arrived = np.zeros(len(work.pods), np.int64)
     used = np.zeros(len(work.pods), np.int64)
     total = allocated = failed = 0
+    reached = -1
+    frag: dict[int, float] = {}
+
+    def measure() -> float:
+        states = [node_state(info) for info in cluster.snapshot.node_infos()]
+        return float(frag_scores(np.array([s.cpu_left for s in states]), gpu_matrix([s.gpu_left for s in states]),
+                                 access_rows([s.gpu_type for s in states], work.typical), work.typical).sum())
+
     placements: dict[str, tuple[str, tuple[int, ...]]] = {}
     for i, (name, res, memory) in enumerate(work.pods):
         pod = api_pod(name, res, memory)
@@ -106,5 +115,6 @@ def run_scheduler(nodes: pd.DataFrame, pods: pd.DataFrame, policy: str, seed: in
             allocated += res.milli_gpu * len(got)
             placements[name] = (result.node, got)
         arrived[i], used[i] = total, allocated
-    return Result(policy, seed, tie_break, gpus, arrived, used, failed, time.perf_counter() - start, {},
+        reached = record_fragmentation(frag, reached, total, gpus, measure)
+    return Result(policy, seed, tie_break, gpus, arrived, used, failed, time.perf_counter() - start, frag,
                   placements)

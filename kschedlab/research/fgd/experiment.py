@@ -181,12 +181,16 @@ def record_fragmentation(frag: dict[int, float], reached: int, arrived_milli: in
     return reached
 
 
-def run(nodes: pd.DataFrame, pods: pd.DataFrame, policy: str, seed: int, *, tie_break: str = "name",
+def run(nodes: pd.DataFrame, pods: pd.DataFrame, policy, seed: int, *, tie_break: str = "name",
         ratio: float = DEFAULT_INFLATE, keep_placements: bool = False) -> Result:
-    """One run of the experiment on the vectorized :class:`~kschedlab.research.fgd.engine.Engine`."""
+    """One run of the experiment on the vectorized :class:`~kschedlab.research.fgd.engine.Engine`.
+    ``policy``: a name of :data:`~kschedlab.research.fgd.policies.POLICIES`, or a policy of one's own
+    as a callable taking the typical pods and returning a :class:`~kschedlab.research.fgd.policies.Policy`."""
     start = time.perf_counter()
     work = prepare(nodes, pods, seed, ratio)
-    engine = Engine(work.nodes, make_policy(policy, work.typical), tie_break=tie_break, seed=seed)
+    chosen = make_policy(policy, work.typical) if isinstance(policy, str) else policy(work.typical)
+    policy = chosen.name
+    engine = Engine(work.nodes, chosen, tie_break=tie_break, seed=seed)
     gpus = engine.gpu_capacity_milli // MILLI
     arrived = np.zeros(len(work.pods), np.int64)
     used = np.zeros(len(work.pods), np.int64)

@@ -63,8 +63,11 @@ def read_nodes(path: str | Path) -> pd.DataFrame:
 
 def read_pods(path: str | Path) -> pd.DataFrame:
     """A pod list (``openb_pod_list_*.csv``), checked: a sharing pod asks for less than one GPU
-    of exactly one GPU, whole-GPU pods for 1000 thousandths of each."""
-    frame = _read(path, POD_COLUMNS[:6], ["cpu_milli", "memory_mib", "num_gpu", "gpu_milli"])
+    of exactly one GPU, whole-GPU pods for 1000 thousandths of each. ``gpu_spec`` may be absent
+    (the ``multigpu*`` files have none): no pod is bound to a model."""
+    frame = _read(path, POD_COLUMNS[:5], ["cpu_milli", "memory_mib", "num_gpu", "gpu_milli"])
+    if "gpu_spec" not in frame.columns:
+        frame["gpu_spec"] = ""
     bad = ((frame.num_gpu > 1) & (frame.gpu_milli != MILLI)) | (frame.gpu_milli > MILLI) | \
           ((frame.num_gpu >= 1) & (frame.gpu_milli == 0))
     if bad.any():

@@ -11,7 +11,7 @@ import pytest
 from kschedlab.research.fgd.model import (
     NO_ACCESS, Q1_LACK_BOTH, Q2_LACK_GPU, Q3_SATISFIED, Q4_LACK_CPU, XL_SATISFIED, XR_LACK_CPU, NodeRes, PodRes,
     TypicalPod, access_rows, accessible, best_fit_gpu, exclusive_gpus, frag_amount, frag_score, frag_scores,
-    gpu_matrix, random_fit_gpu, sub, typical_pods)
+    frag_type, gpu_matrix, random_fit_gpu, sub, typical_pods)
 
 NODE = NodeRes(cpu_left=10000, gpu_left=(1000, 700, 200, 0), gpu_type="T4")
 
@@ -26,8 +26,6 @@ NODE = NodeRes(cpu_left=10000, gpu_left=(1000, 700, 200, 0), gpu_type="T4")
     (PodRes(12000, 1000, 2), Q1_LACK_BOTH),
 ])
 def test_fragment_class(pod, kind):
-    from kschedlab.research.fgd.model import frag_type
-
     assert frag_type(NODE, pod) == kind
 
 
@@ -99,3 +97,24 @@ def test_gpu_choice_at_reserve():
 def test_model_access():
     assert accessible("A10", "") and accessible("A10", "|A10|") and not accessible("A10", "T4|G2")
     assert not accessible("", "T4")                                   # a CPU node for a model-bound pod
+
+
+def _frag_rows():
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "frag.json").read_text())
+    return [(row, data["typicalPods"][row["typical"]]) for row in data["rows"]]
+
+
+@pytest.mark.parametrize("row, typical", _frag_rows(), ids=lambda x: x["source"].rsplit(" :: ", 1)[1]
+                         if isinstance(x, dict) else "")
+def test_fragment_upstream_table(row, typical):
+    """The simulator's own fragment tests (ported as data; percentages / 100 as its Go code writes them)."""
+    typ = [TypicalPod(PodRes(t["milliCpu"], t["milliGpu"], t["gpuNumber"], t["gpuType"]), t["percent"] / 100)
+           for t in typical]
+    n = row["node"]
+    node = NodeRes(n["milliCpuLeft"], tuple(n["milliGpuLeftList"]), n["gpuType"])
+    assert frag_score(node, typ) == pytest.approx(row["fragment"], abs=row["delta"])
+    if "class" in row:
+        assert frag_type(node, typ[0].res) == Q4_LACK_CPU and node.total_gpu_left == row["gpuMilliLeftTotal"]

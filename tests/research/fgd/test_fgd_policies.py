@@ -86,3 +86,19 @@ def test_every_policy_by_name_cites_its_simulator_file():
         make_policy("FGD")
     with pytest.raises(ValueError, match="unknown policy"):
         make_policy("Tetris")
+
+
+def _rows(name):
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / name).read_text())
+
+
+@pytest.mark.parametrize("row", _rows("gpu_packing_score.json"), ids=lambda r: r["source"].rsplit(" :: ", 1)[1])
+def test_gpu_packing_upstream_table(row):
+    """The simulator's own test table (ported as data), including its unchanged GPU list after scoring."""
+    n, p = row["node"], row["pod"]
+    node = NodeRes(n["milliCpuLeft"], tuple(n["milliGpuLeftList"]), n["gpuType"], n["milliCpuCapacity"])
+    assert GpuPacking().score(node, PodRes(p["milliCpu"], p["milliGpu"], p["gpuNumber"], p["gpuType"])) == row["score"]
+    assert node.gpu_left == tuple(n["milliGpuLeftList"])

@@ -4,7 +4,7 @@ default-trace sweep (six policies x seeds 42-51) on a 2-worker LocalCluster.
     .venv/bin/python benchmarks/fgd_packing.py [OPENB_DIR] [--no-sweep]
 
 OPENB_DIR defaults to ../shared/traces/openb beside the repository (the trace is not shipped).
-Prints each run's wall and CPU seconds, the sweep's wall seconds and its peak worker memory, and
+Prints each run's wall and CPU seconds, the process's peak memory, the sweep's wall seconds and its peak worker memory, and
 the machine's load average (the machine may be shared: timings grow with the load).
 """
 
@@ -37,6 +37,10 @@ def main(argv: list[str]) -> int:
         result = run(nodes, pods, policy, 42)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         print(f"{policy:14s} {result.pods:6d} {wall:7.2f} {cpu:7.2f} {result.unallocated_at(100):21.2f}")
+    import resource
+
+    print(f"peak memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if "--no-sweep" in argv:
         return 0
     trace = PackingTrace("default", str(folder / DEFAULT_NODES), str(folder / DEFAULT_PODS))

@@ -31,7 +31,7 @@ from kschedlab.framework.events import ASSIGNED_POD, NODE, QUEUE, SKIP, ActionTy
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin
 from kschedlab.framework.status import Code, Status
 from kschedlab.research.fgd.model import (
-    MILLI, NodeRes, PodRes, TypicalPod, accessible, affinity_tag, can_host, random_fit_gpu)
+    MILLI, NodeRes, PodRes, TypicalPod, accessible, affinity_tag, can_host)
 from kschedlab.research.fgd.policies import (
     FGD, BestFit, DotProduct, GpuClustering, GpuPacking, Policy, Random)
 

@@ -7,8 +7,7 @@ import pytest
 
 from kschedlab.cluster import Cluster
 from kschedlab.framework.events import QUEUE, SKIP
-from kschedlab.framework.interface import ArgsError
-from kschedlab.framework.interface import CycleState
+from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.research.fgd.engine import EngineNode
 from kschedlab.research.fgd.faithful import api_node, api_pod
 from kschedlab.research.fgd.model import PodRes, TypicalPod

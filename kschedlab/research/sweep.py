@@ -31,6 +31,20 @@ the same from Python (custom plugin classes included)::
       runs:                               # optional: these cells instead of the whole grid
       - {config: default, variant: baseline, workload: pai, seed: 0}
 
+A ``spec.packing`` section runs the FGD paper's experiment instead (:mod:`kschedlab.research.fgd`):
+its policies x traces x ``spec.seeds``, each run a :class:`~kschedlab.research.fgd.runs.PackingRun`
+(``config`` ``packing``, ``variant`` the policy, ``workload`` the trace's name)::
+
+    spec:
+      output: results/fgd
+      seeds: [42, 43, 44]
+      packing:
+        policies: [Random, DotProduct, GpuClustering, GpuPacking, BestFit, FGD]   # the default
+        tieBreak: name                    # or random (upstream's draw)
+        inflate: 1.3                      # requests up to 130 % of the cluster's GPUs
+        traces:
+        - {name: default, nodes: openb_node_list_gpu_node.csv, pods: openb_pod_list_default.csv}
+
 Each run is one Dask task (``retries`` on failure; a task whose worker dies is rescheduled by
 Dask), keyed by a digest of everything that decides its outcome (:attr:`Run.run_id`).  As each
 run finishes its row is written to ``<output>/parts/run-<id>.parquet``; a sweep started again
@@ -120,6 +134,25 @@ class WorkloadEntry(K8sModel):
     interval: float = 60.0
 
 
+class PackingTraceEntry(K8sModel):
+    """``spec.packing.traces[i]``: a node list and a pod list of the openb schema."""
+
+    name: str
+    nodes: str
+    pods: str
+
+
+class PackingEntry(K8sModel):
+    """``spec.packing``: the FGD paper's experiment (:mod:`kschedlab.research.fgd`), policies x traces
+    x ``spec.seeds``; these runs replace the configs x variants x workloads grid."""
+
+    policies: list[str] = Field(default_factory=lambda: ["Random", "DotProduct", "GpuClustering", "GpuPacking",
+                                                         "BestFit", "FGD"])
+    traces: list[PackingTraceEntry]
+    tie_break: str = "name"
+    inflate: float = 1.3
+
+
 class RunEntry(K8sModel):
     config: str
     variant: str
@@ -134,7 +167,8 @@ class SweepSpecBody(K8sModel):
     retries: int = 2
     configs: list[ConfigEntry] = Field(default_factory=lambda: [ConfigEntry(name="default")])
     variants: list[VariantEntry] = Field(default_factory=lambda: [VariantEntry(name="baseline")])
-    workloads: list[WorkloadEntry]
+    workloads: list[WorkloadEntry] = Field(default_factory=list)
+    packing: PackingEntry | None = None
     runs: list[RunEntry] | None = None
 
 
@@ -265,6 +299,10 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
         raise ManifestError.combine(errors_from_validation(err, file=file, obj=obj)) from None
     base = path.parent
     body = spec.spec
+    if body.packing is not None:
+        return _packing_runs(body, base, file, obj)
+    if not body.workloads:
+        raise _error(file, obj, "spec.workloads", "Required value: give workloads (or packing)")
     for what in ("configs", "variants", "workloads"):
         _unique(getattr(body, what), file, obj, what)
     if not body.seeds:
@@ -316,6 +354,55 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
                             body.keep_traces))
     output = (base / body.output) if body.output else None
     return runs, output, body.retries
+
+
+def _packing_runs(body: SweepSpecBody, base: Path, file, obj) -> tuple[list, Path | None, int]:
+    """``spec.packing``: the runs of the FGD experiment (``spec.runs`` picks cells by
+    ``variant`` = policy and ``workload`` = trace name; ``config`` is ``packing``)."""
+    from kschedlab.research.fgd.openb import read_nodes, read_pods
+    from kschedlab.research.fgd.runs import CONFIG, PackingTrace, packing_runs
+
+    entry = body.packing
+    if body.workloads:
+        raise _error(file, obj, "spec.workloads", "Forbidden: a packing sweep brings its own traces")
+    if entry.tie_break not in ("name", "random"):
+        raise _error(file, obj, "spec.packing.tieBreak",
+                     f'Unsupported value: "{entry.tie_break}": supported values: "name", "random"')
+    if not body.seeds:
+        raise _error(file, obj, "spec.seeds", "Required value: at least one seed")
+    _unique(entry.traces, file, obj, "packing.traces")
+    traces = []
+    for i, t in enumerate(entry.traces):
+        for what, reader in (("nodes", read_nodes), ("pods", read_pods)):
+            target = base / getattr(t, what)
+            if not target.exists():
+                raise _error(file, obj, f"spec.packing.traces[{i}].{what}", f"Not found: {getattr(t, what)!r}")
+            try:
+                reader(target)
+            except ValueError as err:
+                raise _error(file, obj, f"spec.packing.traces[{i}].{what}", f"Invalid value: {err}") from None
+        traces.append(PackingTrace(t.name, str(base / t.nodes), str(base / t.pods)))
+    try:
+        runs = packing_runs(entry.policies, traces, body.seeds, tie_break=entry.tie_break, inflate=entry.inflate)
+    except ValueError as err:
+        raise _error(file, obj, "spec.packing.policies", f"Unsupported value: {err}") from None
+    if body.runs is not None:
+        cells = {(r.config_name, r.variant.name, r.workload.name, r.seed): r for r in runs}
+        picked = []
+        for i, r in enumerate(body.runs):
+            key = (r.config, r.variant, r.workload, r.seed)
+            if key not in cells:
+                raise _error(file, obj, f"spec.runs[{i}]", f"Not found: {CONFIG!r} cell {key!r}")
+            picked.append(cells[key])
+        runs = picked
+    return runs, (base / body.output) if body.output else None, body.retries
+
+
+def _execute(run) -> dict:
+    """One run's row: a simulation run (:func:`~kschedlab.research.run.execute`) or a run that
+    executes itself (a packing run)."""
+    own = getattr(run, "execute", None)
+    return own() if own is not None else execute(run)
 
 
 def plan(configs: dict[str, dict | None], variants: dict[str, Variant] | Iterable[Variant],
@@ -491,7 +578,7 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
     output = Path(output)
     retries = retries if retries is not None else (spec_retries if spec_retries is not None else 2)
     by_id = {r.run_id: r for r in runs}
-    if spec is None:
+    if spec is None and not all(hasattr(r, "execute") for r in runs):
         check_configs({r.config_name: r.config for r in runs}, {r.variant.name: r.variant for r in runs})
     todo = missing_runs(by_id.values(), output)
     computed: list[str] = []
@@ -507,7 +594,7 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
                 bar = stack.enter_context(tqdm(total=len(by_id), initial=len(by_id) - len(todo), unit="run",
                                                desc="sweep"))
             known = _workers(dask_client)
-            futures = [dask_client.submit(execute, r, key=f"kschedlab-run-{r.run_id}", retries=retries, pure=False)
+            futures = [dask_client.submit(_execute, r, key=f"kschedlab-run-{r.run_id}", retries=retries, pure=False)
                        for r in todo]
             try:
                 for future in as_completed(futures):
@@ -552,7 +639,13 @@ def summary_table(results: pd.DataFrame, columns: list[str] | None = None, *, ti
 
 
 def describe(results: pd.DataFrame) -> str:
-    """The summary table as text (``kschedlab sweep``'s output)."""
+    """The summary table as text (``kschedlab sweep``'s output); a packing sweep's as
+    :func:`kschedlab.research.fgd.runs.summary`."""
+    if "unallocated_100" in results.columns:
+        from kschedlab.research.fgd.runs import summary
+
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            return summary(results).to_string(index=False, na_rep="-")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.3g}".format):
         return summary_table(results, timing=True).to_string(na_rep="-")
 

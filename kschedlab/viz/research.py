@@ -27,7 +27,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 __all__ = ["OKABE_ITO", "arm_label", "pending_cdf", "utilization_over_time", "box_by_config", "METRIC_LABELS",
-           "metric_scale"]
+           "metric_scale", "unallocated_vs_arrived", "unallocated_bars", "POLICY_ORDER"]
+
+#: the FGD paper's policies in its order (packing sweeps, :mod:`kschedlab.research.fgd`)
+POLICY_ORDER = ("Random", "DotProduct", "GpuClustering", "GpuPacking", "BestFit", "FGD")
 
 #: Okabe & Ito's colour-blind-safe palette (black last)
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#000000")
@@ -143,4 +146,76 @@ def box_by_config(results: pd.DataFrame, metric: str = "pending_p90", workload: 
     fig.update_layout(title=f"{METRIC_LABELS.get(metric, metric).split(' (')[0]} per configuration, {workload}",
                       xaxis_title="config / variant", yaxis_title=METRIC_LABELS.get(metric, metric),
                       template="plotly_white", showlegend=False)
+    return fig
+
+
+def _policies(results: pd.DataFrame, policies=None) -> list[str]:
+    present = list(dict.fromkeys(results["policy"]))
+    order = [p for p in POLICY_ORDER if p in present] + [p for p in present if p not in POLICY_ORDER]
+    return [p for p in order if policies is None or p in policies]
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def unallocated_vs_arrived(results: pd.DataFrame, trace: str | None = None, *, policies=None,
+                           low: int = 0, high: int = 130) -> go.Figure:
+    """The FGD paper's figure from a packing sweep: unallocated GPU % of capacity against the
+    arrived workload (% of the cluster's GPUs), one line per policy (the median over seeds) with
+    the band from the lowest to the highest seed.
+
+    >>> rows = pd.DataFrame({"trace": ["t"] * 4, "policy": ["FGD", "FGD", "Random", "Random"], "seed": [0, 1, 0, 1],
+    ...     "arrived_pct": [[99, 100]] * 4, "unallocated": [[6.0, 5.0], [5.0, 4.0], [14.0, 13.0], [15.0, 14.0]]})
+    >>> fig = unallocated_vs_arrived(rows)
+    >>> [t.name for t in fig.data if t.showlegend], fig.layout.yaxis.title.text
+    (['Random', 'FGD'], 'unallocated GPUs (% of capacity)')
+    """
+    if trace is None:
+        trace = str(results["trace"].iloc[0])
+    rows = results[results["trace"] == trace]
+    fig = go.Figure()
+    for i, policy in enumerate(_policies(rows, policies)):
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
+        curves = [pd.Series(list(u), index=list(a)) for a, u in zip(rows.loc[rows.policy == policy, "arrived_pct"],
+                                                                     rows.loc[rows.policy == policy, "unallocated"])]
+        frame = pd.concat(curves, axis=1).sort_index()
+        frame = frame[(frame.index >= low) & (frame.index <= high)]
+        x = frame.index.to_numpy()
+        fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
+                                 y=np.concatenate([frame.max(axis=1).to_numpy(), frame.min(axis=1).to_numpy()[::-1]]),
+                                 fill="toself", fillcolor=_rgba(colour, 0.2), line={"width": 0}, hoverinfo="skip",
+                                 showlegend=False, name=f"{policy} (seeds' range)"))
+        fig.add_trace(go.Scatter(x=x, y=frame.median(axis=1).to_numpy(), mode="lines", name=policy,
+                                 line={"color": colour}, showlegend=True,
+                                 hovertemplate=f"{policy}<br>arrived %{{x}} %<br>unallocated %{{y:.2f}} %<extra></extra>"))
+    fig.update_layout(title=f"unallocated GPUs as the workload arrives ({trace}; median and range over "
+                            f"{rows['seed'].nunique()} seeds)", xaxis_title="arrived workload (% of GPU capacity)",
+                      yaxis_title="unallocated GPUs (% of capacity)", template="plotly_white")
+    return fig
+
+
+def unallocated_bars(results: pd.DataFrame, family: str | None = None, *, policies=None) -> go.Figure:
+    """Median unallocated GPU % at 100 % arrived, per trace (x) and policy (bars), for the traces
+    of one family (``gpushare``, ``multigpu``, ``gpuspec``, ``cpu``, ``default``; all when None);
+    error bars span the seeds.
+
+    >>> rows = pd.DataFrame({"trace": ["a", "a", "b", "b"], "family": ["cpu"] * 4, "policy": ["FGD", "BestFit"] * 2,
+    ...     "seed": [0] * 4, "unallocated_100": [4.0, 7.0, 5.0, 8.0]})
+    >>> [t.name for t in unallocated_bars(rows, "cpu").data]
+    ['BestFit', 'FGD']
+    """
+    rows = results if family is None else results[results["family"] == family]
+    traces = sorted(rows["trace"].unique())
+    fig = go.Figure()
+    for i, policy in enumerate(_policies(rows, policies)):
+        g = rows[rows.policy == policy].groupby("trace")["unallocated_100"]
+        med, lo, hi = g.median().reindex(traces), g.min().reindex(traces), g.max().reindex(traces)
+        fig.add_trace(go.Bar(x=traces, y=med, name=policy, marker_color=OKABE_ITO[i % len(OKABE_ITO)],
+                             error_y={"type": "data", "symmetric": False, "array": (hi - med).to_numpy(),
+                                      "arrayminus": (med - lo).to_numpy()}))
+    fig.update_layout(barmode="group", template="plotly_white",
+                      title=f"unallocated GPUs at 100 % arrived{'' if family is None else f' ({family} traces)'}",
+                      xaxis_title="trace", yaxis_title="unallocated GPUs (% of capacity, median over seeds)")
     return fig

@@ -33,3 +33,6 @@ __all__ += ["LabelKeysExplorer"]
 from kschedlab.widgets.sweep_explorer import SweepExplorer  # noqa: E402
 
 __all__ += ["SweepExplorer"]
+from kschedlab.widgets.packing_explorer import PackingExplorer  # noqa: E402
+
+__all__ += ["PackingExplorer"]

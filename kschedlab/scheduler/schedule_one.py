@@ -478,7 +478,7 @@ class Scheduler:
             return trace.selected
         if plan is not None:
             fast = self.fast_paths[fw.profile.scheduler_name]
-            trace.prescore = fast.run_pre_score(plan, state)
+            trace.prescore = fast.run_pre_score(plan, state, pod_info, feasible)
             scores = fast.run_score(plan, state, pod_info, snapshot, feasible)
         else:
             trace.prescore = fw.run_pre_score(state, pod_info, snapshot, feasible)

@@ -2,7 +2,8 @@
 (``Snapshot.pod_groups``) instead of walking them every cycle. Checked attempt by attempt against a
 scheduler whose index is dropped before every attempt (rebuilt by walking every placed pod, as each
 cycle did before), on random clusters with mutations between pods: node labels, taints, node and
-pod deletions, pods marked terminating, preemption and nominations."""
+pod deletions, pods marked terminating, preemption and nominations. The same runs compare the fast
+path with InterPodAffinity and PodTopologySpread run beside it against the plugin-by-plugin path."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import random
 
 import pytest
 
-from kschedlab.api.core import Node, Pod
+from kschedlab.api.core import Node, Pod, Service
 from kschedlab.cluster import Cluster
 from kschedlab.plugins.inter_pod_affinity import _GROUPS
 from kschedlab.scheduler import Scheduler
@@ -37,7 +38,7 @@ def term(rng: random.Random, key: str | None = None) -> dict:
 
 def pod(name: str, rng: random.Random, priority: int = 0) -> Pod:
     affinity: dict = {}
-    kind = rng.choice(["anti", "anti", "affinity", "preferred", "both", "plain"])
+    kind = rng.choice(["anti", "anti", "affinity", "preferred", "both", "plain", "spread", "spread"])
     if kind in ("anti", "both"):
         affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [term(rng)]}
     if kind in ("affinity", "both"):
@@ -51,6 +52,11 @@ def pod(name: str, rng: random.Random, priority: int = 0) -> Pod:
         "cpu": rng.choice(["200m", "500m", "1"]), "memory": "256Mi"}}}]}
     if affinity:
         spec["affinity"] = affinity
+    if kind == "spread":
+        spec["topologySpreadConstraints"] = [{
+            "maxSkew": rng.choice([1, 2]), "topologyKey": rng.choice([ZONE, HOST]),
+            "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
+            "labelSelector": {"matchLabels": {"app": rng.choice(["web", "db"])}}}]
     return Pod.model_validate({"metadata": {"name": name, "namespace": "default",
                                             "labels": {"app": rng.choice(["web", "db", "cache"])}}, "spec": spec})
 
@@ -87,10 +93,13 @@ def mutate(cluster: Cluster, rng: random.Random, step: int) -> None:
         cluster.add(node(100 + step, rng.choice(ZONES)))
 
 
-def run(seed: int, drop_index: bool) -> list:
+def run(seed: int, drop_index: bool, fast: bool = True) -> list:
     rng = random.Random(seed)
     cluster = Cluster([node(i, ZONES[i % 3] if i % 7 else None, taint=i % 5 == 0) for i in range(24)])
-    sched = Scheduler(cluster, seed=seed)
+    if seed % 2:  # default spreading selects the pods labelled app: db
+        cluster.add(Service.model_validate({"metadata": {"name": "svc", "namespace": "default"},
+                                            "spec": {"selector": {"app": "db"}}}))
+    sched = Scheduler(cluster, seed=seed, fast_path=fast)
     results = []
     for step in range(70):
         key = f"default/p{step:03d}"
@@ -116,6 +125,24 @@ def test_grouped_index_answers_as_a_walk_of_the_pods(seed):
     assert sum(r.node is not None for r in kept) > len(kept) // 3
     assert any(r.node is None for r in kept)
     assert any(r.trace is not None and r.trace.preemption is not None for r in kept)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_path_with_live_topology_plugins_answers_as_the_plugins(seed, monkeypatch):
+    """Pods with pod (anti-)affinity and spread constraints, and plain pods among placed pods with
+    affinity, take the fused path with InterPodAffinity / PodTopologySpread run beside it: every
+    attempt as on the plugin-by-plugin path."""
+    from kschedlab.scheduler.fast_path import FastPath
+
+    live = []
+    run_pre_filter = FastPath.run_pre_filter
+    monkeypatch.setattr(FastPath, "run_pre_filter", lambda self, plan, state, info: (
+        live.append(bool(plan.live)), run_pre_filter(self, plan, state, info))[1])
+    fast, slow = run(seed, False, True), run(seed, False, False)
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow):
+        same_attempt(a, b)
+    assert sum(live) > len(fast) // 2
 
 
 @pytest.mark.parametrize("seed", range(3))

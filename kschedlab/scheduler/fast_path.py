@@ -436,9 +436,8 @@ class FastPath:
         return not (NodeUnschedulable.name in names and snapshot.cordoned and
                     not self._tolerates_cordon(shape, pod_info))
 
-    def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray, state=None) -> np.ndarray | None:
-        """Nodes of ``rows`` every Filter plugin passes, by the fused check and the live plugins'
-        Filter (None: all of them)."""
+    def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray) -> np.ndarray | None:
+        """Nodes of ``rows`` every fused Filter plugin passes, by the fused check (None: all of them)."""
         shape = plan.shape
         ok = None
         names = plan.filter_names
@@ -454,9 +453,6 @@ class FastPath:
         if NodeUnschedulable.name in names and snapshot.cordoned and not self._tolerates_cordon(shape, pod_info):
             free = ~snapshot.unschedulable.take(rows)
             ok = free if ok is None else ok & free
-        for name in plan.live_filter:
-            passes = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows).codes == 0
-            ok = passes if ok is None else ok & passes
         if ok is None or ok.all():
             return None
         return ok
@@ -469,18 +465,38 @@ class FastPath:
         """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
         the fused check clears the nodes that pass; the plugins filter the others."""
         n = len(rows)
-        ok = self.passing(plan, pod_info, snapshot, rows, state)
-        if ok is None:
+        ok = self.passing(plan, pod_info, snapshot, rows)
+        live = [(plan.filter_names.index(name), filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows))
+                for name in plan.live_filter]
+        if any((v.codes == Code.Error).any() for _, v in live):  # the framework reports it (or not) in order
+            live_ok = np.logical_and.reduce([v.codes == 0 for _, v in live])
+            ok, live = live_ok if ok is None else ok & live_ok, []
+        if ok is None and all(v.all_pass for _, v in live):
             return self.all_passed(plan, rows)
         fail_plugin = np.full(n, -1, np.int16)
         fail_code = np.zeros(n, np.int8)
         fail_reason = np.full(n, -1, np.int32)
-        doubtful = np.flatnonzero(~ok)
-        checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
-        fail_plugin[doubtful] = checked.fail_plugin
-        fail_code[doubtful] = checked.fail_code
-        fail_reason[doubtful] = checked.fail_reason
-        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, checked.reasons, plan.filter_names)
+        reasons: list = []
+        if ok is not None:  # the plugins filter the nodes the fused check does not clear
+            doubtful = np.flatnonzero(~ok)
+            checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
+            fail_plugin[doubtful] = checked.fail_plugin
+            fail_code[doubtful] = checked.fail_code
+            fail_reason[doubtful] = checked.fail_reason
+            reasons = list(checked.reasons)
+        # a node every fused plugin passes fails at the first live plugin that rejects it
+        remaining = np.ones(n, bool) if ok is None else ok.copy()
+        for index, verdicts in live:
+            failed = np.flatnonzero(remaining & (verdicts.codes != 0))
+            if not len(failed):
+                continue
+            fail_plugin[failed] = index
+            fail_code[failed] = verdicts.codes[failed]
+            r = verdicts.reason_idx[failed]
+            fail_reason[failed] = np.where(r >= 0, r + len(reasons), -1)
+            reasons.extend(verdicts.reasons)
+            remaining[failed] = False
+        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
     def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores:

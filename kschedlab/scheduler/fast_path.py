@@ -303,7 +303,10 @@ class FastPath:
                     and placed_pods_with_affinity(snapshot)):
                 live.add(InterPodAffinity.name)
         pts = plugins.get(PodTopologySpread.name)
-        if pts is not None and (pod.spec.topology_spread_constraints or not self._no_default_selector(pod)):
+        if pts is not None and pod.spec.topology_spread_constraints and (
+                PodTopologySpread.name in self.pre_filter or PodTopologySpread.name in self.pre_score):
+            live.add(PodTopologySpread.name)  # its own constraints: the plugin answers Skip or not itself
+        elif pts is not None and not self._no_default_selector(pod):
             try:
                 if ((PodTopologySpread.name in self.pre_filter and pts.get_constraints(pod, DO_NOT_SCHEDULE))
                         or (PodTopologySpread.name in self.pre_score and pts.get_constraints(pod, SCHEDULE_ANYWAY))):

@@ -187,8 +187,8 @@ class _Topology:
         n = min(len(codes), len(per_row), len(self.live))
         c = codes[:n]
         m = self.live[:n] & (c >= 0) & (per_row[:n] != 0)
-        if m.any():
-            np.add.at(out, c[m], per_row[:n][m])
+        if m.any():  # (sums of pod counts times weights: exact in float64)
+            out += np.bincount(c[m], weights=per_row[:n][m], minlength=len(out)).astype(np.int64)
         return out
 
     def code_of(self, key: str, row: int) -> int:

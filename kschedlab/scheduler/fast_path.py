@@ -371,6 +371,7 @@ class FastPath:
         if not plan.live:
             return PreFilterResult(), Status(), list(plan.pre_filter_log), []
         log = []
+        answer = None
         for name, status in plan.pre_filter_log:
             if status is None:
                 res, status = self.plugins[name].pre_filter(state, pod_info, plan.snapshot)
@@ -380,11 +381,12 @@ class FastPath:
                 elif not status.is_success() or (res is not None and not res.all_nodes()):
                     state.clear()
                     state.skip_filter.clear()
-                    return self.fw.run_pre_filter(state, pod_info, plan.snapshot)
+                    answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot)
+                    break
             log.append((name, status))
         plan.filter_names = [n for n in self.filter if n not in state.skip_filter]
         plan.live_filter = tuple(n for n in plan.filter_names if n in plan.live)
-        return PreFilterResult(), Status(), log, []
+        return answer if answer is not None else (PreFilterResult(), Status(), log, [])
 
     # -- Filter ------------------------------------------------------------------------------
     def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:

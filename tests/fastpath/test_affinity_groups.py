@@ -167,3 +167,30 @@ def test_group_counts_equal_the_pods_on_each_row(seed):
                         want.setdefault(value, [0] * len(snap.pods))[row] += 1
             assert {g: v.counts[:len(snap.pods)].tolist() for g, v in groups.items()} == want
             assert all(v.pods == sum(v.counts) for v in groups.values())
+
+
+@pytest.mark.parametrize("bad", ["affinity", "spread"])
+def test_a_live_pre_filter_failure_is_answered_by_the_framework(bad):
+    """A live plugin's PreFilter that rejects the pod (a selector that does not parse) makes the
+    framework answer the whole PreFilter, as on the plugin-by-plugin path."""
+    results = []
+    for fast in (True, False):
+        cluster = Cluster([node(i, ZONES[i % 3]) for i in range(6)])
+        data = pod("p", random.Random(0)).model_dump(by_alias=True, exclude_none=True)
+        selector = {"matchExpressions": [{"key": "app", "operator": "In", "values": ["{bad}"]}]}
+        if bad == "affinity":
+            data["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": selector, "topologyKey": HOST}]}}
+        else:
+            data["spec"].pop("affinity", None)
+            data["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE,
+                                                          "whenUnsatisfiable": "DoNotSchedule",
+                                                          "labelSelector": selector}]
+        cluster.add(Pod.model_validate(data))
+        sched = Scheduler(cluster, fast_path=fast)
+        if fast:
+            plan = sched.fast_paths["default-scheduler"].plan(cluster.pod_infos["default/p"], cluster.snapshot)
+            assert plan is not None and plan.live
+        results.append(sched.schedule_one("default/p"))
+    same_attempt(*results)
+    assert results[0].node is None

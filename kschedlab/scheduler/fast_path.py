@@ -20,8 +20,12 @@ themselves, so every failure keeps its plugin, code and reasons), the same raw a
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
 Score plugins of one's own (a researcher's, at no other of these points) are called as the
-framework calls them, beside the fused answers. Any other pod, profile or cluster takes the
-plugin-by-plugin path (``Scheduler(fast_path=False)`` forces it).
+framework calls them, beside the fused answers. InterPodAffinity and PodTopologySpread
+(:data:`LIVE`) likewise, when the pod has pod affinity, anti-affinity or spread constraints,
+default spreading selects it, or placed pods have affinity: their PreFilter, Filter, PreScore,
+Score and NormalizeScore run by themselves, the fused check clears the other plugins, and a node
+it clears takes its status from the live plugins' verdicts (:attr:`CyclePlan.live`). Any other
+pod, profile or cluster takes the plugin-by-plugin path (``Scheduler(fast_path=False)`` forces it).
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text

@@ -24,6 +24,7 @@ node-tree order kube-scheduler iterates (round robin across zones).
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
+from dataclasses import dataclass
 from typing import Callable, Hashable, Iterable
 
 import numpy as np
@@ -51,6 +52,16 @@ def zone_key(node) -> str:
     if zone is None and region is None:
         return ""
     return f"{region or ''}:\x00:{zone or ''}"
+
+
+@dataclass(eq=False)
+class PodGroupCounts:
+    """One group of :meth:`Snapshot.pod_groups`: a member (``info``, the first one placed), the
+    members per row (``counts``) and their number (``pods``)."""
+
+    info: PodInfo
+    counts: np.ndarray
+    pods: int = 0
 
 
 class Snapshot:
@@ -89,6 +100,8 @@ class Snapshot:
         #: pod indexes kept current as pods come and go: key -> [predicate, counts per row | pod list]
         self._pod_counts: OrderedDict[Hashable, list] = OrderedDict()
         self._pod_lists: OrderedDict[Hashable, list] = OrderedDict()
+        #: grouped pod indexes: key -> [group_of, {group: PodGroupCounts}, {pod key: group}]
+        self._pod_groups: OrderedDict[Hashable, list] = OrderedDict()
         self._zones: dict[str, list[int]] = {}
         self._order: np.ndarray | None = None
         self._names_view: tuple | None = None
@@ -116,6 +129,9 @@ class Snapshot:
             setattr(self, attr, new)
         for entry in self._pod_counts.values():
             entry[1] = np.concatenate([entry[1], np.zeros(cap - self._cap, np.int64)])
+        for entry in self._pod_groups.values():
+            for group in entry[1].values():
+                group.counts = np.concatenate([group.counts, np.zeros(cap - self._cap, np.int64)])
         self._cap = cap
 
     def resource_column(self, name: str) -> int:
@@ -369,7 +385,60 @@ class Snapshot:
             self._pod_lists.move_to_end(key)
         return entry[1]
 
+    def pod_groups(self, key: Hashable, group_of: Callable[[PodInfo], Hashable | None]) -> dict:
+        """The pods for which ``group_of`` gives a value (not None), grouped by it: group value ->
+        :class:`PodGroupCounts` (a member's PodInfo and the members' count per row), kept current
+        like :meth:`matching_pod_counts`, so a plugin pays per cycle for the distinct groups (pods
+        with equal affinity terms, say), not for the pods. A group leaves when its last pod does.
+        Do not modify the result.
+
+        >>> from kschedlab.api.core import Node, Pod
+        >>> c = Cluster([Node.model_validate({"metadata": {"name": n}}) for n in ("a", "b")])
+        >>> for name, node, app in [("p1", "a", "web"), ("p2", "b", "web"), ("p3", "b", "db")]:
+        ...     c.add(Pod.model_validate({"metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+        ...                               "spec": {"nodeName": node}}))
+        >>> groups = c.snapshot.pod_groups("by-app", lambda p: p.pod.metadata.labels.get("app"))
+        >>> {g: v.counts[:2].tolist() for g, v in groups.items()}
+        {'web': [1, 1], 'db': [0, 1]}
+        >>> c.remove_pod("default/p3")
+        >>> list(c.snapshot.pod_groups("by-app", None))
+        ['web']
+        """
+        entry = self._pod_groups.get(key)
+        if entry is None:
+            entry = self._pod_groups[key] = [group_of, {}, {}]
+            for row, pods in enumerate(self.pods):
+                for p in pods:
+                    self._group_pod(entry, p, row, +1)
+            if len(self._pod_groups) > self.MAX_POD_INDEXES:
+                self._pod_groups.popitem(last=False)
+        else:
+            self._pod_groups.move_to_end(key)
+        return entry[1]
+
+    def _group_pod(self, entry: list, info: PodInfo, row: int, sign: int) -> None:
+        group_of, groups, members = entry
+        if sign > 0:
+            value = group_of(info)
+            if value is None:
+                return
+            group = groups.get(value)
+            if group is None:
+                group = groups[value] = PodGroupCounts(info, np.zeros(self._cap, np.int64))
+            members[info.key] = value
+        else:
+            value = members.pop(info.key, None)
+            if value is None:
+                return
+            group = groups[value]
+        group.counts[row] += sign
+        group.pods += sign
+        if not group.pods:
+            del groups[value]
+
     def _update_indexes(self, info: PodInfo, row: int, sign: int) -> None:
+        for entry in self._pod_groups.values():
+            self._group_pod(entry, info, row, sign)
         for predicate, counts in self._pod_counts.values():
             if predicate(info):
                 counts[row] += sign
@@ -400,7 +469,7 @@ class Snapshot:
                     del used[port]
             if not used:
                 del self.port_rows[row]
-        if self._pod_counts or self._pod_lists:
+        if self._pod_counts or self._pod_lists or self._pod_groups:
             self._update_indexes(info, row, sign)
         self.generation += 1
 

@@ -100,6 +100,7 @@ from kschedlab.api.admission import admit, admit_pod
 from kschedlab.api.core import Namespace, Node, Pod
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
+from kschedlab.perf_floors import FLOOR_SHAPES, shape_floor
 from kschedlab.scheduler import Scheduler
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
@@ -424,8 +425,9 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     ``first_window_pods_per_second`` / ``last_window_pods_per_second`` over the first and
     the last ``window`` of them (fewer when fewer were measured).
 
-    ``reference`` (pod-default.yaml workloads) also runs :func:`numpy_reference` with the same
-    counts in the same process and reports its ``reference_pods_per_cpu_second`` and
+    ``reference`` (pod-default.yaml workloads, and the shapes of
+    :data:`kschedlab.perf_floors.FLOOR_SHAPES`) also runs :func:`numpy_reference` (or the shape's
+    :func:`kschedlab.perf_floors.shape_floor`) with the same counts in the same process and reports its ``reference_pods_per_cpu_second`` and
     ``reference_ratio`` (its rate over this one, both per CPU second: steady on a busy machine).
     ``profile`` (a ``cProfile.Profile``) is enabled around the measured pods only. The objects
     built before the measured pods are frozen out of the cyclic garbage collector meanwhile
@@ -529,7 +531,8 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     if churn is not None:
         extra = {"churn_ticks": churn.ticks, "churn_pods": churn.pods}
     if reference:
-        ref = numpy_reference(n_nodes, n_init, n_measure, seed=seed)
+        ref = (shape_floor(name, n_nodes, n_init, n_measure, seed=seed) if name in FLOOR_SHAPES
+               else numpy_reference(n_nodes, n_init, n_measure, seed=seed))
         rate = _rate(len(results), cpu)
         extra["reference_pods_per_cpu_second"] = ref["pods_per_cpu_second"]
         extra["reference_ratio"] = (round(ref["pods_per_cpu_second"] / rate, 2)
@@ -1186,7 +1189,8 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
     measured pods; gangs: nodes, groups and nodes per rack; DRA: nodes with devices and pods), as
     one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
     ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
-    SchedulingBasic, ``reference_ratio`` (:func:`numpy_reference`, same run). ``gates`` (FeatureGates
+    SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference` or
+    :func:`kschedlab.perf_floors.shape_floor`, same run). ``gates`` (FeatureGates
     or a dict) override the shape's feature gates.
 
     >>> row = run_shape("SchedulingBasic", 0.004)
@@ -1197,7 +1201,7 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
         w = WORKLOADS[name]
         r = run_workload(name, nodes=_scaled(w.nodes, scale), init_pods=_scaled(w.init_pods, scale),
                          measure_pods=_scaled(w.measure_pods, scale), keep_traces=keep_traces, seed=seed,
-                         reference=name == "SchedulingBasic", gates=gates)
+                         reference=name == "SchedulingBasic" or name in FLOOR_SHAPES, gates=gates)
         nodes = r["nodes"]
     elif name in GANG_WORKLOADS:
         g = GANG_WORKLOADS[name]

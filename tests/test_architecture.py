@@ -23,7 +23,7 @@ LAYERS = [
     {"plugins"},
     {"queue"},
     {"scheduler"},
-    {"sim", "scheduler_perf"},
+    {"sim", "scheduler_perf", "perf_floors"},
     {"conformance"},
     {"research"},
     {"viz"},

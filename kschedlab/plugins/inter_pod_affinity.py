@@ -132,22 +132,32 @@ def pod_matches_all_terms(terms: list[AffinityTerm], pod) -> bool:
     return bool(terms) and all(t.matches(pod, None) for t in terms)
 
 
-def _groups(snapshot, index_key, predicate, signature: str, live: np.ndarray):
-    """The pods of a snapshot pod index, grouped by equal terms: ``[(PodTerms, rows), ...]``
-    (one row per pod, live nodes only)."""
-    groups: dict[int, tuple[Any, list[int]]] = {}
-    for row, existing in snapshot.matching_pods(index_key, predicate).values():
-        terms = pod_terms(existing)
-        group = groups.get(getattr(terms, signature))
-        if group is None:
-            group = groups[getattr(terms, signature)] = (terms, [])
-        group[1].append(row)
+def _group_of_anti(pod_info):
+    return pod_terms(pod_info).anti_signature if _has_required_anti_affinity(pod_info) else None
+
+
+def _group_of_affinity(pod_info):
+    return pod_terms(pod_info).score_signature if _has_affinity(pod_info) else None
+
+
+#: the snapshot's grouped pod indexes (``Snapshot.pod_groups``) this plugin keeps: pods with equal
+#: required anti-affinity terms, and pods with equal scoring terms
+_GROUPS = {"anti_signature": ((NAME, "groups", "anti"), _group_of_anti),
+           "score_signature": ((NAME, "groups", "score"), _group_of_affinity)}
+
+
+def _groups(snapshot, signature: str, live: np.ndarray):
+    """The placed pods with affinity, grouped by equal terms (``signature``: ``anti_signature``,
+    the required anti-affinity terms, or ``score_signature``): ``[(PodTerms, pods per row), ...]``
+    from the snapshot's grouped index, live nodes only, groups with no pod there left out."""
+    key, group_of = _GROUPS[signature]
     out = []
-    for terms, rows in groups.values():
-        rows_arr = np.asarray(rows, np.int64)
-        rows_arr = rows_arr[live[rows_arr]]
-        if len(rows_arr):
-            out.append((terms, rows_arr))
+    for group in snapshot.pod_groups(key, group_of).values():
+        n = min(len(group.counts), len(live))
+        counts = np.zeros(len(live), np.int64)
+        counts[:n] = np.where(live[:n], group.counts[:n], 0)
+        if counts.any():
+            out.append((pod_terms(group.info), counts))
     return out
 
 
@@ -177,8 +187,8 @@ class _Topology:
         n = min(len(codes), len(per_row), len(self.live))
         c = codes[:n]
         m = self.live[:n] & (c >= 0) & (per_row[:n] != 0)
-        if m.any():
-            np.add.at(out, c[m], per_row[:n][m])
+        if m.any():  # (sums of pod counts times weights: exact in float64)
+            out += np.bincount(c[m], weights=per_row[:n][m], minlength=len(out)).astype(np.int64)
         return out
 
     def code_of(self, key: str, row: int) -> int:
@@ -367,18 +377,17 @@ class InterPodAffinity(Plugin):
         if fast:
             s.host_existing_anti_rows = np.zeros(len(topo.live), np.int64)
         per_key: dict[str, np.ndarray] = {}
-        for terms_of_group, rows_of_group in _groups(snapshot, _IDX_REQUIRED_ANTI, _has_required_anti_affinity,
-                                                     "anti_signature", topo.live):
+        for terms_of_group, counts_of_group in _groups(snapshot, "anti_signature", topo.live):
             for t in terms_of_group.required_anti:
                 if fast and t.topology_key == LABEL_HOSTNAME:
                     must_evaluate_host_existing = True
                     if t.matches(pod, ns_labels):
-                        np.add.at(s.host_existing_anti_rows, rows_of_group, 1)
+                        s.host_existing_anti_rows += counts_of_group
                 elif t.matches(pod, ns_labels):
                     acc = per_key.get(t.topology_key)
                     if acc is None:
                         acc = per_key[t.topology_key] = np.zeros(len(topo.live), np.int64)
-                    np.add.at(acc, rows_of_group, 1)
+                    acc += counts_of_group
         for key, acc in per_key.items():
             s.existing_anti_affinity_counts[key] = topo.per_value(key, acc)
 
@@ -529,8 +538,7 @@ class InterPodAffinity(Plugin):
         # the same terms grouped, each distinct term matched once)
         hard_weight = self.args.hard_pod_affinity_weight
         per_key: dict[str, np.ndarray] = {}
-        for et, rows_of_group in _groups(snapshot, _IDX_WITH_AFFINITY, _has_affinity, "score_signature",
-                                         topo.live):
+        for et, counts_of_group in _groups(snapshot, "score_signature", topo.live):
             contributions = []
             if hard_weight > 0:
                 contributions += [(t, hard_weight, 1) for t in et.required_affinity]
@@ -540,14 +548,15 @@ class InterPodAffinity(Plugin):
                 if not t.matches(pod, ns_labels):
                     continue
                 codes, _ = topo.col(t.topology_key)
-                on_labelled = rows_of_group[codes[rows_of_group] >= 0]
-                if not len(on_labelled):
+                k = min(len(codes), len(counts_of_group))
+                on_labelled = np.where(codes[:k] >= 0, counts_of_group[:k], 0)
+                if not on_labelled.any():
                     continue
                 contributed = True
                 acc = per_key.get(t.topology_key)
                 if acc is None:
                     acc = per_key[t.topology_key] = np.zeros(len(topo.live), np.int64)
-                np.add.at(acc, on_labelled, int(weight * mult))
+                acc[:k] += int(weight * mult) * on_labelled
         for key, acc in per_key.items():
             if key not in scores:
                 scores[key] = topo.zeros(key)

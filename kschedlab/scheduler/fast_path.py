@@ -20,8 +20,12 @@ themselves, so every failure keeps its plugin, code and reasons), the same raw a
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
 Score plugins of one's own (a researcher's, at no other of these points) are called as the
-framework calls them, beside the fused answers. Any other pod, profile or cluster takes the
-plugin-by-plugin path (``Scheduler(fast_path=False)`` forces it).
+framework calls them, beside the fused answers. InterPodAffinity and PodTopologySpread
+(:data:`LIVE`) likewise, when the pod has pod affinity, anti-affinity or spread constraints,
+default spreading selects it, or placed pods have affinity: their PreFilter, Filter, PreScore,
+Score and NormalizeScore run by themselves, the fused check clears the other plugins, and a node
+it clears takes its status from the live plugins' verdicts (:attr:`CyclePlan.live`). Any other
+pod, profile or cluster takes the plugin-by-plugin path (``Scheduler(fast_path=False)`` forces it).
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
@@ -53,9 +57,9 @@ import numpy as np
 
 from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.framework.interface import MAX_NODE_SCORE, PreFilterResult
-from kschedlab.framework.runtime import (FilterOutcome, Framework, ScoreOutcome, check_score_range, normalize_score,
-                                        score_plugin)
-from kschedlab.framework.status import Code, Status
+from kschedlab.framework.runtime import (FilterOutcome, Framework, ScoreOutcome, check_score_range, filter_verdicts,
+                                        normalize_score, score_plugin)
+from kschedlab.framework.status import Code, FrameworkError, Status
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.image_locality import ImageLocality
 from kschedlab.plugins.inter_pod_affinity import InterPodAffinity, placed_pods_with_affinity
@@ -91,6 +95,10 @@ _FILTER_FUSED = frozenset({NodeUnschedulable.name, NodeName.name, TaintToleratio
 #: PreScore answer: Success, Skip, or (BalancedAllocation) Skip when the pod requests none of its resources
 _PRE_SCORE_SUCCESS = frozenset({TaintToleration.name, NodeResourcesFit.name})
 _PRE_SCORE_SKIP = frozenset({NodeAffinity.name, PodTopologySpread.name, InterPodAffinity.name})
+#: plugins the path may run by themselves beside the fused answers, when the pod or the placed pods give
+#: them work (pod affinity, anti-affinity, spread constraints): their PreFilter, Filter, PreScore,
+#: Score and NormalizeScore are called as the framework calls them
+LIVE = (InterPodAffinity.name, PodTopologySpread.name)
 #: Score plugins the fused scoring covers (NodeAffinity, PodTopologySpread, InterPodAffinity must be skipped)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
                           NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
@@ -134,6 +142,12 @@ class CyclePlan:
     #: TaintToleration / ImageLocality score in this cycle (constant only without taints / images)
     scores_taints: bool
     scores_images: bool
+    #: the topology plugins run by themselves in this cycle (see :data:`LIVE`), and the snapshot
+    live: frozenset = frozenset()
+    snapshot: object = None
+    #: the live plugins left at Filter and at Score once their PreFilter / PreScore answered
+    live_filter: tuple = ()
+    live_score: tuple = ()
 
 
 class FastPath:
@@ -215,15 +229,15 @@ class FastPath:
         return shape
 
     def _spec_eligible(self, pod_info) -> bool:
-        """The pod's spec leaves NodeName, NodeAffinity, PodTopologySpread, NodePorts,
-        InterPodAffinity, DynamicResources, NodeDeclaredFeatures and the volume plugins
-        (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) nothing to do."""
+        """The pod's spec leaves NodeName, NodeAffinity, NodePorts, DynamicResources,
+        NodeDeclaredFeatures and the volume plugins (VolumeRestrictions, NodeVolumeLimits,
+        VolumeBinding, VolumeZone) nothing to do (pod affinity and spread constraints make the
+        plugins of :data:`LIVE` run by themselves)."""
         spec = pod_info.pod.spec
-        if spec.node_name or spec.node_selector or spec.topology_spread_constraints or pod_info.ports:
+        if spec.node_name or spec.node_selector or pod_info.ports:
             return False
         aff = spec.affinity
-        if aff is not None and (aff.node_affinity is not None or aff.pod_affinity is not None
-                                or aff.pod_anti_affinity is not None):
+        if aff is not None and aff.node_affinity is not None:
             return False
         if spec.resource_claims:
             return False
@@ -277,28 +291,51 @@ class FastPath:
             return None
         if self.fw.handle.nominated_pods_by_node():
             return None
+        live = self._live(pod, snapshot)
+        if live is None:
+            return None
+        key = (shape.balance_skip, live)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._plans[key] = self._cycle_plan(shape.balance_skip, live)
+        return CyclePlan(shape, *found, live=live, snapshot=snapshot)
+
+    def _live(self, pod, snapshot) -> frozenset | None:
+        """The plugins of :data:`LIVE` that may have work for ``pod`` in this cycle (they then run
+        by themselves and answer Skip or not, as on the plugin-by-plugin path); None when the
+        pod must take that path."""
+        live = set()
         plugins = self.plugins
         ipa = plugins.get(InterPodAffinity.name)
         if ipa is not None:
-            if InterPodAffinity.name in self.pre_filter and placed_pods_with_affinity(snapshot, required_anti=True):
-                return None
-            if (InterPodAffinity.name in self.pre_score and not ipa.args.ignore_preferred_terms_of_existing_pods
+            aff = pod.spec.affinity
+            if aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None):
+                live.add(InterPodAffinity.name)
+            elif InterPodAffinity.name in self.pre_filter and placed_pods_with_affinity(snapshot, required_anti=True):
+                live.add(InterPodAffinity.name)
+            elif (InterPodAffinity.name in self.pre_score and not ipa.args.ignore_preferred_terms_of_existing_pods
                     and placed_pods_with_affinity(snapshot)):
-                return None
+                live.add(InterPodAffinity.name)
         pts = plugins.get(PodTopologySpread.name)
-        if pts is not None and not self._no_default_selector(pod):
+        if pts is not None and pod.spec.topology_spread_constraints and (
+                PodTopologySpread.name in self.pre_filter or PodTopologySpread.name in self.pre_score):
+            live.add(PodTopologySpread.name)  # its own constraints: the plugin answers Skip or not itself
+        elif pts is not None and not self._no_default_selector(pod):
             try:
-                if PodTopologySpread.name in self.pre_filter and pts.get_constraints(pod, DO_NOT_SCHEDULE):
-                    return None
-                if PodTopologySpread.name in self.pre_score and pts.get_constraints(pod, SCHEDULE_ANYWAY):
-                    return None
+                if ((PodTopologySpread.name in self.pre_filter and pts.get_constraints(pod, DO_NOT_SCHEDULE))
+                        or (PodTopologySpread.name in self.pre_score and pts.get_constraints(pod, SCHEDULE_ANYWAY))):
+                    live.add(PodTopologySpread.name)
             except ValueError:
                 return None
-        key = (shape.balance_skip,)
-        found = self._plans.get(key)
-        if found is None:
-            found = self._plans[key] = self._cycle_plan(shape.balance_skip)
-        return CyclePlan(shape, *found)
+        if live and not self._live_points(live):
+            return None
+        return frozenset(live)
+
+    def _live_points(self, live: set) -> bool:
+        """The live plugins run at the points the path can call them at: each Filter or Score of
+        theirs follows a PreFilter or PreScore of theirs (the profile check asks that too)."""
+        return all((name not in self.filter or name in self.pre_filter)
+                   and (name not in self.score or name in self.pre_score) for name in live)
 
     def _no_default_selector(self, pod) -> bool:
         """PodTopologySpread's default constraints select nothing for ``pod`` (so its PreFilter and
@@ -308,12 +345,15 @@ class FastPath:
         cluster = self.fw.handle.cluster
         return cluster is not None and not cluster.objects.get("Service") and pod.metadata.controller_ref() is None
 
-    def _cycle_plan(self, balance_skip: bool) -> tuple:
-        """The parts of a plan shared by every pod with the same answers."""
+    def _cycle_plan(self, balance_skip: bool, live: frozenset = frozenset()) -> tuple:
+        """The parts of a plan shared by every pod with the same answers (the entries of the
+        ``live`` plugins are None in the logs, filled at every cycle)."""
         pre_filter_log = []
         skip_filter = set()
         for name in self.pre_filter:
-            if name in _PRE_FILTER_SUCCESS:
+            if name in live:
+                pre_filter_log.append((name, None))
+            elif name in _PRE_FILTER_SUCCESS:
                 pre_filter_log.append((name, Status().with_plugin(name)))
             else:
                 pre_filter_log.append((name, Status.skip(name)))
@@ -321,6 +361,9 @@ class FastPath:
         pre_score_log = []
         skip_score = set()
         for name in self.pre_score:
+            if name in live:
+                pre_score_log.append((name, None))
+                continue
             skip = (name in _PRE_SCORE_SKIP or (name == NodeResourcesBalancedAllocation.name and balance_skip)
                     or (name == VolumeBinding.name and self.plugins[name].scorer is None))
             pre_score_log.append((name, Status.skip(name) if skip else Status().with_plugin(name)))
@@ -334,13 +377,33 @@ class FastPath:
 
     # -- PreFilter ---------------------------------------------------------------------------
     def run_pre_filter(self, plan: CyclePlan, state, pod_info):
-        """As :meth:`Framework.run_pre_filter` returns for this pod: all nodes, Success, the log."""
+        """As :meth:`Framework.run_pre_filter` returns for this pod: all nodes, Success, the log.
+        The live plugins' PreFilter runs here; when one answers neither Success nor Skip, or
+        names nodes, the framework runs the whole PreFilter again and its answer is returned."""
         state.skip_filter.update(plan.skip_filter)
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
         if VolumeBinding.name in self.pre_filter:
             state[VolumeBinding.name] = SKIP_STATE
-        return PreFilterResult(), Status(), list(plan.pre_filter_log), []
+        if not plan.live:
+            return PreFilterResult(), Status(), list(plan.pre_filter_log), []
+        log = []
+        answer = None
+        for name, status in plan.pre_filter_log:
+            if status is None:
+                res, status = self.plugins[name].pre_filter(state, pod_info, plan.snapshot)
+                status = (status or Status()).with_plugin(name)
+                if status.is_skip():
+                    state.skip_filter.add(name)
+                elif not status.is_success() or (res is not None and not res.all_nodes()):
+                    state.clear()
+                    state.skip_filter.clear()
+                    answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot)
+                    break
+            log.append((name, status))
+        plan.filter_names = [n for n in self.filter if n not in state.skip_filter]
+        plan.live_filter = tuple(n for n in plan.filter_names if n in plan.live)
+        return answer if answer is not None else (PreFilterResult(), Status(), log, [])
 
     # -- Filter ------------------------------------------------------------------------------
     def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
@@ -383,6 +446,8 @@ class FastPath:
         taint the pod does not tolerate, none is cordoned (or the pod tolerates it)."""
         shape = plan.shape
         names = plan.filter_names
+        if plan.live_filter:
+            return False
         if NodeResourcesFit.name in names:
             fits = self._fits(shape, snapshot)
             if fits is None or not fits.every_node_fits():
@@ -394,7 +459,7 @@ class FastPath:
                     not self._tolerates_cordon(shape, pod_info))
 
     def passing(self, plan: CyclePlan, pod_info, snapshot, rows: np.ndarray) -> np.ndarray | None:
-        """Nodes of ``rows`` every Filter plugin passes, by the fused check (None: all of them)."""
+        """Nodes of ``rows`` every fused Filter plugin passes, by the fused check (None: all of them)."""
         shape = plan.shape
         ok = None
         names = plan.filter_names
@@ -423,17 +488,37 @@ class FastPath:
         the fused check clears the nodes that pass; the plugins filter the others."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        if ok is None:
+        live = [(plan.filter_names.index(name), filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows))
+                for name in plan.live_filter]
+        if any((v.codes == Code.Error).any() for _, v in live):  # the framework reports it (or not) in order
+            live_ok = np.logical_and.reduce([v.codes == 0 for _, v in live])
+            ok, live = live_ok if ok is None else ok & live_ok, []
+        if ok is None and all(v.all_pass for _, v in live):
             return self.all_passed(plan, rows)
         fail_plugin = np.full(n, -1, np.int16)
         fail_code = np.zeros(n, np.int8)
         fail_reason = np.full(n, -1, np.int32)
-        doubtful = np.flatnonzero(~ok)
-        checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
-        fail_plugin[doubtful] = checked.fail_plugin
-        fail_code[doubtful] = checked.fail_code
-        fail_reason[doubtful] = checked.fail_reason
-        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, checked.reasons, plan.filter_names)
+        reasons: list = []
+        if ok is not None:  # the plugins filter the nodes the fused check does not clear
+            doubtful = np.flatnonzero(~ok)
+            checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
+            fail_plugin[doubtful] = checked.fail_plugin
+            fail_code[doubtful] = checked.fail_code
+            fail_reason[doubtful] = checked.fail_reason
+            reasons = list(checked.reasons)
+        # a node every fused plugin passes fails at the first live plugin that rejects it
+        remaining = np.ones(n, bool) if ok is None else ok.copy()
+        for index, verdicts in live:
+            failed = np.flatnonzero(remaining & (verdicts.codes != 0))
+            if not len(failed):
+                continue
+            fail_plugin[failed] = index
+            fail_code[failed] = verdicts.codes[failed]
+            r = verdicts.reason_idx[failed]
+            fail_reason[failed] = np.where(r >= 0, r + len(reasons), -1)
+            reasons.extend(verdicts.reasons)
+            remaining[failed] = False
+        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
     def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores:
@@ -455,7 +540,7 @@ class FastPath:
     def _constant_others(self, plan: CyclePlan, snapshot) -> bool:
         """Every Score plugin of ``plan`` but the two resource scorers answers a constant on every
         node of ``snapshot`` (DynamicResources always does for a pod of the fast shape)."""
-        return (not self.custom_scores and (not plan.scores_taints or len(snapshot.taint_sets) == 1)
+        return (not self.custom_scores and not plan.live_score and (not plan.scores_taints or len(snapshot.taint_sets) == 1)
                 and (not plan.scores_images or not snapshot.image_nodes))
 
     def _totals(self, plan: CyclePlan, kept: NodeScores) -> ScoreTotals:
@@ -473,10 +558,26 @@ class FastPath:
         return kept.add_totals(names, ScoreTotals(raw, normalized, *rows, self._weights(names),
                                                   kept.scores.shape[1]))
 
-    def run_pre_score(self, plan: CyclePlan, state) -> list:
-        """As :meth:`Framework.run_pre_score` logs for this pod."""
+    def run_pre_score(self, plan: CyclePlan, state, pod_info=None, rows: np.ndarray | None = None) -> list:
+        """As :meth:`Framework.run_pre_score` logs for this pod (the live plugins' PreScore runs
+        here, over ``rows``, and raises as the framework does on a failure)."""
         state.skip_score.update(plan.skip_score)
-        return list(plan.pre_score_log)
+        if not plan.live:
+            return list(plan.pre_score_log)
+        log = []
+        for name, status in plan.pre_score_log:
+            if status is None:
+                status = (self.plugins[name].pre_score(state, pod_info, plan.snapshot, rows)
+                          or Status()).with_plugin(name)
+                if status.is_skip():
+                    state.skip_score.add(name)
+                elif not status.is_success():
+                    raise FrameworkError(f'running PreScore plugin "{name}": {status.message()}')
+            log.append((name, status))
+        plan.score_plugins = [p for p in self.fw.points["score"] if p.name not in state.skip_score]
+        plan.score_names = tuple(p.name for p in plan.score_plugins)
+        plan.live_score = tuple(n for n in plan.score_names if n in plan.live)
+        return log
 
     def run_score(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> ScoreOutcome:
         """:meth:`Framework.run_score` for this pod: raw scores, NormalizeScore, range check."""
@@ -510,7 +611,7 @@ class FastPath:
         reverse_taints = None
         for i, plugin in enumerate(plugins):
             name = plugin.name
-            if name in self.custom_scores:
+            if name in self.custom_scores or name in plan.live_score:
                 raw[i] = score_plugin(plugin, state, pod_info, snapshot, rows)
             elif name == NodeResourcesFit.name and kept is not None:
                 raw[i] = kept[0]
@@ -535,7 +636,8 @@ class FastPath:
         for i, plugin in enumerate(plugins):
             if i == reverse_taints:
                 normalized[i] = MAX_NODE_SCORE
-            elif plugin.name == TaintToleration.name or plugin.name in self.custom_scores:
+            elif plugin.name == TaintToleration.name or plugin.name in self.custom_scores or \
+                    plugin.name in plan.live_score:
                 normalize_score(plugin, state, pod_info, normalized[i])
         check_score_range(plugins, normalized)
         names = plan.score_names

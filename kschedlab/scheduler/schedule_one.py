@@ -473,14 +473,14 @@ class Scheduler:
         trace.filter = outcome
         failed = outcome.fail_plugin >= 0
         if failed.any():
-            idx, counts = np.unique(outcome.fail_reason[failed], return_counts=True)
+            per_reason = np.bincount(outcome.fail_reason[failed] + 1)  # (slot 0: no reason)
+            idx = np.flatnonzero(per_reason[1:])
             reason_counts: dict[str, int] = {}
-            for r, c in zip(idx.tolist(), counts.tolist()):
-                if r >= 0:
-                    for reason in outcome.reasons[r]:
-                        reason_counts[reason] = reason_counts.get(reason, 0) + c
+            for r, c in zip(idx.tolist(), per_reason[idx + 1].tolist()):
+                for reason in outcome.reasons[r]:
+                    reason_counts[reason] = reason_counts.get(reason, 0) + c
             diagnosis.add_counts(reason_counts, int(failed.sum()))
-            plugins = np.unique(outcome.fail_plugin[failed])
+            plugins = np.flatnonzero(np.bincount(outcome.fail_plugin[failed]))
             diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
         return outcome.rows[passed]
 
@@ -492,7 +492,7 @@ class Scheduler:
             return trace.selected
         if plan is not None:
             fast = self.fast_paths[fw.profile.scheduler_name]
-            trace.prescore = fast.run_pre_score(plan, state)
+            trace.prescore = fast.run_pre_score(plan, state, pod_info, feasible)
             scores = fast.run_score(plan, state, pod_info, snapshot, feasible)
         else:
             trace.prescore = fw.run_pre_score(state, pod_info, snapshot, feasible)

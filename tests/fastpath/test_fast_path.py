@@ -3,9 +3,10 @@
 Seeded random clusters (nodes of varied sizes, cordoned and tainted nodes, nodes reporting images,
 nodes without memory, pods already placed) and pending pods of many kinds, some of the fast shape
 (with and without tolerations or requests), some that must not take the fast path (node selector,
-affinity, host ports, spread constraints, claims, extended resources, a Service or a controller
-selecting them, pods too big for any node, so that PostFilter runs). Every attempt must give the
-same node, statuses, filter verdicts, scores, ties and trace on both paths.
+affinity, host ports, claims, extended resources, pods too big for any node, so that PostFilter runs)
+and pods the fast path serves with InterPodAffinity or PodTopologySpread run by themselves (pod
+anti-affinity, spread constraints, a Service or a controller selecting them). Every attempt must give
+the same node, statuses, filter verdicts, scores, ties and trace on both paths.
 """
 
 from __future__ import annotations
@@ -93,6 +94,10 @@ def pod_dict(name: str, rng: random.Random, kind: str) -> dict:
 
 
 FAST_KINDS = ("plain", "no-requests", "cpu-only", "storage", "tolerations", "huge")
+#: pods the fast path serves with InterPodAffinity / PodTopologySpread run by themselves beside it
+LIVE_KINDS = ("pod-anti-affinity", "spread", "owned")
+#: pods that take the plugin-by-plugin path
+PLUGIN_KINDS = ("node-selector", "node-affinity", "ports", "extended")
 SLOW_KINDS = ("node-selector", "node-affinity", "pod-anti-affinity", "ports", "spread", "owned", "extended")
 
 
@@ -174,7 +179,8 @@ def test_schedule_one_same_on_both_paths(seed, monkeypatch):
         if i % 10 == 0 and a.trace is not None:  # the "explain why" table too
             assert a.trace.explain().equals(b.trace.explain())
     assert 0 < len(taken) < len(results[0])  # pods of both kinds
-    assert not any(kind in key for key in taken for kind in SLOW_KINDS)
+    assert not any(kind in key for key in taken for kind in PLUGIN_KINDS)
+    assert any(kind in key for key in taken for kind in LIVE_KINDS)
     assert sum(r.node is not None for r in results[0]) > len(results[0]) // 3
     assert any(r.node is None for r in results[0])  # the huge pods went through PostFilter
 
@@ -233,6 +239,8 @@ def test_fast_plan_answers_like_the_plugins():
 
 @pytest.mark.parametrize("kind", SLOW_KINDS)
 def test_pods_outside_the_shape_take_the_plugin_path(kind):
+    """... or, for pod affinity, spread constraints and default spreading, the fast path with
+    those plugins run by themselves."""
     cluster = Cluster([make_node(i, random.Random(i), taints=False, images=False, lacking=False) for i in range(4)])
     cluster.add(ReplicaSet.model_validate({"metadata": {"name": "rs", "namespace": "default"},
                                            "spec": {"selector": {"matchLabels": {"app": "web"}},
@@ -243,11 +251,18 @@ def test_pods_outside_the_shape_take_the_plugin_path(kind):
         data["metadata"]["labels"] = {"app": "web"}
     cluster.add(Pod.model_validate(data))
     fast = Scheduler(cluster).fast_paths["default-scheduler"]
-    assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot) is None
+    plan = fast.plan(cluster.pod_infos["default/p"], cluster.snapshot)
+    if kind in LIVE_KINDS:
+        want = {"pod-anti-affinity": {"InterPodAffinity"}, "spread": {"PodTopologySpread"},
+                "owned": {"PodTopologySpread"}}[kind]
+        assert plan is not None and plan.live == want
+    else:
+        assert plan is None
 
 
 def test_cluster_facts_turn_the_fast_path_off():
-    """A Service selecting the pod, a placed pod with inter-pod affinity, a nomination."""
+    """A nomination turns it off; a Service selecting the pod, a placed pod with inter-pod
+    affinity make a plugin run by itself beside it."""
     rng = random.Random(3)
 
     def fresh():
@@ -258,15 +273,16 @@ def test_cluster_facts_turn_the_fast_path_off():
 
     cluster, fast = fresh()
     assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot) is not None
+    assert not fast.plan(cluster.pod_infos["default/p"], cluster.snapshot).live
     cluster.add(Service.model_validate({"metadata": {"name": "svc", "namespace": "default"},
                                         "spec": {"selector": {"app": "db"}}}))
-    assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot) is None
+    assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot).live == {"PodTopologySpread"}
 
     cluster, fast = fresh()
     data = pod_dict("aff", random.Random(1), "pod-anti-affinity")
     data["spec"]["nodeName"] = "node-000"
     cluster.add(Pod.model_validate(data))
-    assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot) is None
+    assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot).live == {"InterPodAffinity"}
 
     cluster, fast = fresh()
     cluster.add(Pod.model_validate(pod_dict("other", random.Random(2), "plain")))

@@ -225,10 +225,6 @@ class SchedulingLoop:
         else:
             self.queue.unscheduled_pod_deleted(info)
 
-    def forget(self, key: str) -> None:
-        """The pod was deleted outside the loop: it no longer waits."""
-        self.waiting.pop(key, None)
-
     # -- the loop ---------------------------------------------------------------------------------------
     def run(self, keys=None) -> RunResult:
         """Queue the pending pods (all, or ``keys``), schedule until quiescence, report."""

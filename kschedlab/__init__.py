@@ -8,7 +8,7 @@
 'gpu-b3'
 """
 
-from kschedlab import _moved, plugins  # noqa: F401  (the in-tree plugins register themselves)
+from kschedlab import plugins  # noqa: F401  (the in-tree plugins register themselves)
 from kschedlab.cluster import Cluster, Snapshot
 from kschedlab.features import FeatureGates
 from kschedlab.framework.status import Code, Status
@@ -16,5 +16,3 @@ from kschedlab.scheduler import Scheduler, ScheduleResult
 
 __all__ = ["Cluster", "Snapshot", "FeatureGates", "Code", "Status", "Scheduler", "ScheduleResult"]
 __version__ = "0.1.0"
-
-_moved.install()

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1] / "kschedlab"
 
 #: lowest first; a package may import from its own layer and every layer before it
 LAYERS = [
-    {"features", "api", "scenarios", "_moved"},
+    {"features", "api", "scenarios"},
     {"framework"},
     {"cluster"},
     {"eviction", "dra", "kubelet", "storage"},
@@ -100,33 +100,15 @@ def test_imports_go_down_the_layers():
     assert upward == []
 
 
-def test_no_private_names_across_packages():
+def test_no_private_names_across_modules():
+    """A name another module needs is public: no module takes a ``_name`` from another one, not
+    even from a sibling in its own package."""
     def package(module: str) -> str:
         return module.rpartition(".")[0]
 
     borrowed = [f"{a} imports {', '.join(n for n in names if n.startswith('_'))} from {b}"
                 for a, b, names in _graph().edges(data="names")
-                if package(a) != package(b) and any(n.startswith("_") for n in names or ())]
+                if any(n.startswith("_") for n in names or ())]
     borrowed += [f"{a} imports the private module {b}" for a, b in _graph().edges
                  if b.rpartition(".")[2].startswith("_") and package(b) not in (package(a), a)]
     assert borrowed == []
-
-
-def test_nothing_imports_an_old_module_path():
-    """The 0.1 paths in ``kschedlab._moved`` work for users, but the project itself uses the new ones."""
-    from kschedlab._moved import MOVED
-
-    top = ROOT.parent
-    files = [*ROOT.rglob("*.py"), *(top / "tests").rglob("*.py"), *(top / "notebooks").glob("*.ipynb"),
-             *(top / "benchmarks").glob("*.py")]
-    graph_old = [f"{path.relative_to(top)}: {old}" for path in files if path.name != "_moved.py"
-                 for old in MOVED if _mentions_module(path.read_text(), old)]
-    assert graph_old == []
-
-
-def _mentions_module(text: str, module: str) -> bool:
-    import re
-
-    parent, _, leaf = module.rpartition(".")
-    return bool(re.search(rf"(\bimport {re.escape(module)}\b(?!\.)|\bfrom {re.escape(module)} import\b"
-                          rf"|\bfrom {re.escape(parent)} import [^\n]*\b{leaf}\b)", text))

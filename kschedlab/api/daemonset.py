@@ -50,7 +50,7 @@ from .core import (
     PodTemplateSpec,
     Toleration,
 )
-from .pod_templates import _ensure_uid, _generated_name, _pod_from_template, _rng, pod_template_hash
+from .pod_templates import ensure_uid, generated_name, owner_rng, pod_from_template, pod_template_hash
 
 __all__ = [
     "expand_daemonset",
@@ -294,7 +294,7 @@ def expand_daemonset(ds: DaemonSet, nodes: Iterable[Node], existing_pods: Iterab
     >>> [p.metadata.labels["pod-template-generation"] for p in expand_daemonset(ds, [Node(metadata={"name": "n"})])]
     ['1']
     """
-    _ensure_uid(ds, seed)
+    ensure_uid(ds, seed)
     comparison = bool((feature_gates or {}).get("TaintTolerationComparisonOperators", False))
     existing_pods = list(existing_pods)
     covered: set[str] = set()
@@ -305,13 +305,13 @@ def expand_daemonset(ds: DaemonSet, nodes: Iterable[Node], existing_pods: Iterab
     template = create_pod_template(ds.spec.template, _template_generation(ds),
                                    pod_template_hash(ds.spec.template, ds.status.collision_count))
     taken = set() if taken is None else taken
-    rng = _rng(seed, ds)
+    rng = owner_rng(seed, ds)
     out: list[Pod] = []
     for node in nodes:
         if node.name in covered or not node_should_run_daemon_pod(ds, node, comparison_operators=comparison,
                                                                   tolerations=template.spec.tolerations):
             continue
-        pod = _pod_from_template(template, ds, _generated_name(f"{ds.name}-", rng, taken), seed)
+        pod = pod_from_template(template, ds, generated_name(f"{ds.name}-", rng, taken), seed)
         pod.spec.affinity = replace_node_name_node_affinity(pod.spec.affinity, node.name)
         pod.spec.node_name = None
         pod.spec.mark_set("affinity", "tolerations")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kschedlab.api.tolerations import _parse_int64
+from kschedlab.api.tolerations import parse_int64
 from kschedlab.api.labels import is_qualified_name, is_valid_label_value
 
 NAME_FIELD = "metadata.name"
@@ -45,12 +45,12 @@ def _requirement_mask(op: str, values: list[str], codes: np.ndarray, vocab: dict
     if op in ("Gt", "Lt"):
         if len(values) != 1:
             raise _Invalid(f"for '{op}' operator, exactly one value is required")
-        bound = _parse_int64(values[0])
+        bound = parse_int64(values[0])
         if bound is None:
             raise _Invalid(f"for '{op}' operator, the value must be an integer")
         ok = np.zeros(len(vocab) + 1, bool)  # last slot: absent (-1)
         for value, code in vocab.items():
-            n = _parse_int64(value)
+            n = parse_int64(value)
             ok[code] = n is not None and (n > bound if op == "Gt" else n < bound)
         return ok[codes]
     raise _Invalid(f"{op!r} is not a valid label selector operator")
@@ -145,7 +145,7 @@ def validate_terms(terms, path: str, values: bool = False) -> list[tuple[str, st
                 if req.values:
                     errors.append((f"{p}.values", "values set must be empty for exists and does not exist"))
             elif req.operator in ("Gt", "Lt"):
-                if len(req.values) != 1 or _parse_int64(req.values[0]) is None:
+                if len(req.values) != 1 or parse_int64(req.values[0]) is None:
                     errors.append((f"{p}.values", "for 'Gt', 'Lt' operators, exactly one integer value is required"))
             else:
                 errors.append((f"{p}.operator", f"{req.operator!r} is not a valid node selector operator"))

@@ -49,7 +49,8 @@ def safe_encode_string(s: str) -> str:
     return "".join(ALPHANUMS[ord(ch) % len(ALPHANUMS)] for ch in s)
 
 
-def _fnv32a(data: bytes) -> int:
+def fnv32a(data: bytes) -> int:
+    """The 32-bit FNV-1a hash (Go's ``hash/fnv`` New32a) of ``data``."""
     h = 0x811C9DC5
     for b in data:
         h ^= b
@@ -86,7 +87,7 @@ def pod_template_hash(template: PodTemplateSpec, collision_count: int | None = N
     data = _canonical_json(_template_data(template))
     if collision_count is not None:
         data += (collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4)
-    return safe_encode_string(str(_fnv32a(data)))
+    return safe_encode_string(str(fnv32a(data)))
 
 
 def controller_revision_hash(sts: StatefulSet) -> str:
@@ -113,16 +114,19 @@ def controller_revision_hash(sts: StatefulSet) -> str:
 # ------------------------------------------------------------------- helpers
 
 
-def _uid(seed: int, kind: str, key: str) -> str:
+def object_uid(seed: int, kind: str, key: str) -> str:
+    """A uid for the object ``kind`` ``key``, the same for the same seed (the API server's are random)."""
     digest = hashlib.sha256(f"kschedlab/{seed}/{kind}/{key}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
-def _rng(seed: int, owner: KubeObject) -> random.Random:
+def owner_rng(seed: int, owner: KubeObject) -> random.Random:
+    """The random source of the names ``owner``'s controller generates, fixed by the seed."""
     return random.Random(f"kschedlab/{seed}/{owner.kind}/{owner.key}")
 
 
-def _generated_name(prefix: str, rng: random.Random, taken: set[str]) -> str:
+def generated_name(prefix: str, rng: random.Random, taken: set[str]) -> str:
+    """``prefix`` and five random alphanumerics (``metadata.generateName``), not in ``taken``."""
     if len(prefix) > MAX_GENERATED_NAME_LENGTH:
         prefix = prefix[:MAX_GENERATED_NAME_LENGTH]
     while True:
@@ -132,7 +136,8 @@ def _generated_name(prefix: str, rng: random.Random, taken: set[str]) -> str:
             return name
 
 
-def _controller_ref(owner: KubeObject) -> OwnerReference:
+def controller_ref(owner: KubeObject) -> OwnerReference:
+    """The ownerReference a controller sets on what it makes (``controller: true``)."""
     return OwnerReference(
         api_version=owner.api_version,
         kind=owner.kind,
@@ -143,16 +148,18 @@ def _controller_ref(owner: KubeObject) -> OwnerReference:
     )
 
 
-def _ensure_uid(obj: KubeObject, seed: int) -> None:
+def ensure_uid(obj: KubeObject, seed: int) -> None:
+    """Give ``obj`` a uid (:func:`object_uid`) unless it has one."""
     if not obj.metadata.uid:
-        obj.metadata.uid = _uid(seed, obj.kind or "", obj.key)
+        obj.metadata.uid = object_uid(seed, obj.kind or "", obj.key)
         obj.mark_set("metadata")
 
 
-def _pod_from_template(
+def pod_from_template(
     template: PodTemplateSpec, owner: KubeObject, name: str, seed: int,
     extra_labels: dict[str, str] | None = None, extra_annotations: dict[str, str] | None = None,
 ) -> Pod:
+    """A pod ``name`` made by ``owner`` from ``template`` (its labels, annotations and ownerReference)."""
     tm = template.metadata
     meta: dict[str, Any] = {"name": name}
     if owner.namespace:
@@ -166,7 +173,7 @@ def _pod_from_template(
     if tm.finalizers:
         meta["finalizers"] = list(tm.finalizers)
     pod = Pod(metadata=ObjectMeta(**meta), spec=template.spec.clone())
-    pod.metadata.owner_references = [_controller_ref(owner)]
-    pod.metadata.uid = _uid(seed, "Pod", pod.key)
+    pod.metadata.owner_references = [controller_ref(owner)]
+    pod.metadata.uid = object_uid(seed, "Pod", pod.key)
     pod._source = owner._source  # errors about generated objects name the owner's file
     return pod

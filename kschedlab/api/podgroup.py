@@ -138,15 +138,15 @@ class CompositePodGroupSchedulingPolicy(K8sModel):
     gang: CompositeGangSchedulingPolicy | None = None
 
 
-class _EmptyMode(K8sModel):
+class EmptyMode(K8sModel):
     """``single: {}`` / ``all: {}`` (intentionally empty)."""
 
 
 class DisruptionMode(K8sModel):
     """A union: ``single: {}`` (members disrupted independently, the default) or ``all: {}``."""
 
-    single: _EmptyMode | None = None
-    all: _EmptyMode | None = None
+    single: EmptyMode | None = None
+    all: EmptyMode | None = None
 
 
 class WorkloadReference(K8sModel):

@@ -38,7 +38,7 @@ from .podgroup import (
     PodGroupSchedulingConstraints,
     PodGroupSchedulingPolicy,
     WorkloadReference,
-    _EmptyMode,
+    EmptyMode,
 )
 from .workloadapi import (
     WORKLOAD_MAX_POD_GROUP_TEMPLATES,
@@ -368,7 +368,7 @@ def served(kind: str, gates: Mapping[str, bool] | None = None) -> bool:
 def _default_disruption_mode(obj) -> None:
     # +default={"single": {}}
     if obj.spec.disruption_mode is None:
-        obj.spec.disruption_mode = DisruptionMode(single=_EmptyMode())
+        obj.spec.disruption_mode = DisruptionMode(single=EmptyMode())
         obj.mark_set("spec")
 
 

@@ -191,7 +191,7 @@ class CapacityRequirements(K8sModel):
     requests: dict[str, Quantity] = Field(default_factory=dict)
 
 
-class _RequestFields(K8sModel):
+class RequestFields(K8sModel):
     """Fields shared by ``exactly`` and each ``firstAvailable`` subrequest."""
 
     device_class_name: str | None = None
@@ -225,13 +225,13 @@ class _RequestFields(K8sModel):
         return 1 if self.count is None else self.count
 
 
-class ExactDeviceRequest(_RequestFields):
+class ExactDeviceRequest(RequestFields):
     """``requests[].exactly``: one device class, selectors, a count or All."""
 
     admin_access: bool | None = None
 
 
-class DeviceSubRequest(_RequestFields):
+class DeviceSubRequest(RequestFields):
     """One alternative of ``requests[].firstAvailable``; referenced as ``<request>/<subrequest>``."""
 
     name: str | None = None

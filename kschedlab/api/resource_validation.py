@@ -48,7 +48,7 @@ from .resource import (
     ResourceClaimStatus,
     ResourceClaimTemplate,
     ResourceSlice,
-    _RequestFields,
+    RequestFields,
 )
 from .quantity import Quantity
 from .validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
@@ -373,7 +373,7 @@ def _toleration(errs: Errs, path: str, t: DeviceToleration) -> None:
         errs.append(_not_supported(f"{path}.effect", t.effect, sorted(DEVICE_TAINT_EFFECTS)))
 
 
-def _request_fields(errs: Errs, path: str, r: _RequestFields) -> None:
+def _request_fields(errs: Errs, path: str, r: RequestFields) -> None:
     cls = r.device_class_name
     if not cls:
         errs.append(_required(f"{path}.deviceClassName"))

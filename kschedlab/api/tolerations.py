@@ -26,7 +26,7 @@ class TaintValueError(ValueError):
     """A numeric toleration met a taint whose value is not a canonical integer."""
 
 
-def _parse_int64(value: str | None) -> int | None:
+def parse_int64(value: str | None) -> int | None:
     """An int64 label value (strconv.ParseInt, base 10), or None."""
     if value is None or not _INT64.match(value):
         return None
@@ -35,7 +35,7 @@ def _parse_int64(value: str | None) -> int | None:
 
 
 def _parse_canonical(value: str | None, what: str) -> int:
-    if value is None or not _CANONICAL_INT.match(value) or _parse_int64(value) is None:
+    if value is None or not _CANONICAL_INT.match(value) or parse_int64(value) is None:
         raise TaintValueError(f"failed to parse {what} value {value or ''!r} as int64: "
                               "must be a valid decimal integer in canonical form".replace("'", '"'))
     return int(value)
@@ -59,7 +59,7 @@ def tolerates(toleration, taint, *, comparison_operators: bool = False) -> bool:
     if op in ("Gt", "Lt"):
         if not comparison_operators:
             return False
-        tol = _parse_int64(toleration.value)
+        tol = parse_int64(toleration.value)
         if tol is None:
             return False
         val = _parse_canonical(taint.value, "taint")

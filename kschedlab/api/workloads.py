@@ -72,7 +72,7 @@ from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
     JOB_TRACKING_FINALIZER, LABEL_CONTROLLER_REVISION_HASH, LABEL_CONTROLLER_UID, LABEL_JOB_NAME,
     LABEL_LEGACY_CONTROLLER_UID, LABEL_LEGACY_JOB_NAME, LABEL_POD_INDEX, LABEL_POD_TEMPLATE_HASH,
     LABEL_STS_POD_NAME, MAX_GENERATED_NAME_LENGTH, controller_revision_hash, pod_template_hash,
-    safe_encode_string, _controller_ref, _ensure_uid, _fnv32a, _generated_name, _pod_from_template, _rng, _uid)
+    controller_ref, ensure_uid, fnv32a, generated_name, object_uid, owner_rng, pod_from_template, safe_encode_string)
 
 __all__ = [
     "expand",
@@ -122,21 +122,21 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     >>> [p.metadata.labels for p in expand_replicaset(rs)]
     [{'app': 'web'}, {'app': 'web'}]
     """
-    _ensure_uid(rs, seed)
+    ensure_uid(rs, seed)
     replicas = 1 if rs.spec.replicas is None else rs.spec.replicas
     have = len(_active(_owned_pods(rs, list(existing_pods), claimed)))
     taken = set() if taken is None else taken
-    rng = _rng(seed, rs)
+    rng = owner_rng(seed, rs)
     out = []
     for _ in range(max(0, replicas - have)):
-        name = _generated_name(f"{rs.name}-", rng, taken)
-        out.append(_pod_from_template(rs.spec.template, rs, name, seed))
+        name = generated_name(f"{rs.name}-", rng, taken)
+        out.append(pod_from_template(rs.spec.template, rs, name, seed))
     return out
 
 
 def _replicaset_for(dep: Deployment, seed: int, replicas: int | None = None, revision: int = 1,
                     taken_names: set[str] | frozenset[str] = frozenset()) -> ReplicaSet:
-    _ensure_uid(dep, seed)
+    ensure_uid(dep, seed)
     desired = 1 if dep.spec.replicas is None else dep.spec.replicas
     replicas = desired if replicas is None else replicas
     h = pod_template_hash(dep.spec.template, dep.status.collision_count)
@@ -167,8 +167,8 @@ def _replicaset_for(dep: Deployment, seed: int, replicas: int | None = None, rev
     if dep.spec.min_ready_seconds is not None:
         spec["minReadySeconds"] = dep.spec.min_ready_seconds
     rs = ReplicaSet(metadata=ObjectMeta(**meta), spec=spec)
-    rs.metadata.owner_references = [_controller_ref(dep)]
-    rs.metadata.uid = _uid(seed, "ReplicaSet", rs.key)
+    rs.metadata.owner_references = [controller_ref(dep)]
+    rs.metadata.uid = object_uid(seed, "ReplicaSet", rs.key)
     rs._source = dep._source
     return rs
 
@@ -290,7 +290,7 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
     >>> [(p.name, p.metadata.labels["apps.kubernetes.io/pod-index"]) for p in expand_statefulset(s)]
     [('db-0', '0'), ('db-1', '1')]
     """
-    _ensure_uid(sts, seed)
+    ensure_uid(sts, seed)
     replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
     start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
     revision = controller_revision_hash(sts)
@@ -302,7 +302,7 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
         name = f"{sts.name}-{ordinal}"
         if name in have:
             continue
-        pod = _pod_from_template(
+        pod = pod_from_template(
             sts.spec.template, sts, name, seed,
             extra_labels={
                 LABEL_CONTROLLER_REVISION_HASH: revision,
@@ -339,7 +339,7 @@ def _parse_indexes(text: str | None) -> set[int]:
 
 def _prepare_job(job: Job, seed: int) -> None:
     """What the API server adds to a Job on create: defaults, selector, labels."""
-    _ensure_uid(job, seed)
+    ensure_uid(job, seed)
     spec = job.spec
     if spec.completions is None and spec.parallelism is None:
         spec.completions = 1
@@ -402,7 +402,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     if diff <= 0:
         return []
     taken = set() if taken is None else taken
-    rng = _rng(seed, job)
+    rng = owner_rng(seed, job)
     template = spec.template
     out: list[Pod] = []
     if spec.completion_mode == "Indexed":
@@ -417,8 +417,8 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
             prefix = job.name + append
             if len(prefix) > MAX_GENERATED_NAME_LENGTH:
                 prefix = prefix[: MAX_GENERATED_NAME_LENGTH - len(append)] + append
-            name = _generated_name(prefix, rng, taken)
-            pod = _pod_from_template(
+            name = generated_name(prefix, rng, taken)
+            pod = pod_from_template(
                 template, job, name, seed,
                 extra_labels={JOB_COMPLETION_INDEX: str(index)},
                 extra_annotations={JOB_COMPLETION_INDEX: str(index)},
@@ -431,7 +431,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
             out.append(pod)
     else:
         for _ in range(diff):
-            out.append(_pod_from_template(template, job, _generated_name(f"{job.name}-", rng, taken), seed))
+            out.append(pod_from_template(template, job, generated_name(f"{job.name}-", rng, taken), seed))
     for pod in out:
         if JOB_TRACKING_FINALIZER not in pod.metadata.finalizers:
             pod.metadata.finalizers = [*pod.metadata.finalizers, JOB_TRACKING_FINALIZER]
@@ -455,7 +455,7 @@ def compute_pod_group_name(workload_name: str, template_name: str) -> str:
     >>> compute_pod_group_name("training-policy", "worker").startswith("training-policy-worker-")
     True
     """
-    h = safe_encode_string(str(_fnv32a((workload_name + template_name).encode())))
+    h = safe_encode_string(str(fnv32a((workload_name + template_name).encode())))
     max_available = DNS1123_SUBDOMAIN_MAX_LENGTH - len(h) - 2
     wl, tpl = workload_name, template_name
     if len(wl) + len(tpl) > max_available:
@@ -519,8 +519,8 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     if len(workloads) != 1 or len(workloads[0].spec.pod_group_templates) != 1:
         return None, False
     wl = workloads[0]
-    _ensure_uid(job, seed)
-    _ensure_uid(wl, seed)
+    ensure_uid(job, seed)
+    ensure_uid(wl, seed)
     for o in objects:
         if (isinstance(o, PodGroup) and (o.namespace or "default") == ns and o.spec.workload_ref is not None
                 and o.spec.workload_ref.workload_name == wl.name and controlled_by(o, job)):
@@ -547,10 +547,10 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
         meta["namespace"] = job.namespace
     pg = PodGroup.model_validate({"metadata": meta, "spec": spec})
     pg.metadata.owner_references = [
-        _controller_ref(job),
+        controller_ref(job),
         OwnerReference(api_version=wl.api_version, kind="Workload", name=wl.name, uid=wl.metadata.uid),
     ]
-    pg.metadata.uid = _uid(seed, "PodGroup", pg.key)
+    pg.metadata.uid = object_uid(seed, "PodGroup", pg.key)
     pg.mark_set("metadata")
     pg._source = job._source
     return pg, True

@@ -120,7 +120,9 @@ class SchedulingQueue:
     ``{schedulerName: {plugin: [...]}}`` per profile; ``clock() -> seconds``.
 
     Extra keyword arguments: ``pod_lister(key) -> Pod | None`` for the nominator,
-    ``namespace_labels(ns) -> dict`` for inter-pod affinity terms of AssignedPodAdd.
+    ``namespace_labels(ns) -> dict`` for inter-pod affinity terms of AssignedPodAdd,
+    ``history_clock() -> seconds`` for the times of ``history`` (default ``clock``: a loop
+    that ticks its clock within an instant records the instant).
     """
 
     def __init__(self, less: Callable[[Any, Any], bool], *, pre_enqueue: Callable[[Any], Any],
@@ -130,10 +132,12 @@ class SchedulingQueue:
                  pod_max_in_unschedulable_pods_duration: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
                  gates: FeatureGates | None = None,
                  pod_lister: Callable[[str], Any] | None = None,
-                 namespace_labels: Callable[[str], Mapping[str, str]] | None = None):
+                 namespace_labels: Callable[[str], Mapping[str, str]] | None = None,
+                 history_clock: Callable[[], float] | None = None):
         self.less = less
         self._pre_enqueue = pre_enqueue
         self._clock = clock
+        self._history_clock = clock if history_clock is None else history_clock
         self.gates = gates or FeatureGates()
         self.pop_from_backoff_q = self.gates.enabled("SchedulerPopFromBackoffQ")
         self.pod_initial_backoff = float(pod_initial_backoff)
@@ -249,7 +253,7 @@ class SchedulingQueue:
         if before is False:
             before = was
         if before != to and self.keep_history:
-            self.history.append((self._now(), key, before, to, why))
+            self.history.append((self._history_clock(), key, before, to, why))
 
     def where(self, key: str) -> str | None:
         """Where the pod is: active, backoff, unschedulable, gated, in-flight, or None."""

@@ -20,6 +20,15 @@ pod at a time, as kube-scheduler does:
 
 ``once=True`` gives every queued pod exactly one attempt, in queue order, and stops.
 
+The loop is the core of both commands: ``kschedlab schedule`` runs it to quiescence
+(:meth:`SchedulingLoop.run`), and :class:`kschedlab.sim.engine.Simulation` wraps it in its clock
+and cluster events (``clock=`` the simulation's time, victims deleted gracefully through
+``delete_victim=``, no per-pod bound), calling :meth:`SchedulingLoop.add` for each arriving pod
+and :meth:`SchedulingLoop.step` for each attempt; it reads the outcome with
+:meth:`SchedulingLoop.report`.  Every queue insertion and every attempt takes one tick
+(:data:`TICK`) of the loop's own time, which follows the given clock: pods created at the same
+instant keep their creation order as the tie-breaker in both.
+
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.scheduler.schedule_one import Scheduler
@@ -63,24 +72,33 @@ DEFAULT_MAX_ATTEMPTS = 20
 
 #: virtual time one queue insertion or one attempt takes, so that pods keep their insertion
 #: order as tie-breaker (upstream's timestamps are taken from the wall clock)
-_TICK = 1e-6
+TICK = 1e-6
 
 
 class SchedulingLoop:
-    """One run of the scheduling loop over ``scheduler``'s cluster (see the module docstring)."""
+    """One run of the scheduling loop over ``scheduler``'s cluster (see the module docstring).
 
-    def __init__(self, scheduler, *, once: bool = False, max_attempts: int | None = DEFAULT_MAX_ATTEMPTS):
+    ``clock`` is the time outside the loop (a simulation's; None: the loop keeps its own);
+    ``delete_victim(key, pod_info)`` deletes a victim of preemption (None: at once);
+    ``keep_history=False`` keeps no list of every attempt's result (a long simulation)."""
+
+    def __init__(self, scheduler, *, once: bool = False, max_attempts: int | None = DEFAULT_MAX_ATTEMPTS,
+                 clock=None, delete_victim=None, keep_history: bool = True):
         if max_attempts is not None and max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         self.scheduler = scheduler
         self.cluster = scheduler.cluster
         self.once = once
         self.max_attempts = max_attempts
-        self.now = 0.0
+        self._clock = clock
+        #: the loop's time: the outside clock's, plus a tick for each insertion or attempt of its instant
+        self.now = 0.0 if clock is None else clock() - TICK
+        self._evict = delete_victim
+        self.keep_history = keep_history
         first = next(iter(scheduler.profiles.values()))
         hints = {name: framework_hints(fw) for name, fw in scheduler.profiles.items()}
-        self.queue = SchedulingQueue(first.less, pre_enqueue=self._pre_enqueue, hints=hints,
-                                     clock=lambda: self.now, gates=scheduler.gates)
+        self.queue = SchedulingQueue(first.less, pre_enqueue=self.pre_enqueue, hints=hints,
+                                     clock=self.time, gates=scheduler.gates, history_clock=clock)
         self.attempts: dict[str, int] = {}
         self.total_attempts = 0
         #: cluster changes (binds, deletions) so far, and the count when each pod's last attempt began
@@ -93,48 +111,115 @@ class SchedulingLoop:
         self.preemptions: dict[str, list[Victim]] = {}
         self.stopped: list[str] = []
         self._preemptor: str | None = None
-        self._waiting_qpi: dict = {}
+        #: pods waiting at Permit (or for their binding conditions): their QueuedPodInfo by key
+        self.waiting: dict = {}
         #: pods in the order of their first recorded result, and every result in order
         self._seen: list[str] = []
         self.history: list[ScheduleResult] = []
+        #: called with a pod's key as each of its attempts begins, when it starts to wait at
+        #: Permit, and when its PreEnqueue plugins hold it back
+        self.on_attempt: list = []
+        self.on_wait: list = []
+        self.on_gated: list = []
+
+    def time(self) -> float:
+        """The scheduling queue's clock: the loop's time, never behind the outside clock."""
+        return self.now if self._clock is None else max(self.now, self._clock())
+
+    def tick(self) -> None:
+        """One queue insertion or attempt: the first of an instant of the outside clock takes
+        that instant, each other one :data:`TICK` more than the one before."""
+        outside = self.time()
+        self.now = outside if outside > self.now else self.now + TICK
+
+    def attach(self) -> None:
+        """Listen to the scheduler (binds, results) and answer its framework handles' victim
+        deletions and pod activations."""
+        sched = self.scheduler
+        self._saved = {}
+        for name, fw in sched.profiles.items():
+            self._saved[name] = {k: fw.handle.extra.get(k) for k in ("delete_pod", "activate")}
+            fw.handle.extra["delete_pod"] = self.delete_victim
+            fw.handle.extra["activate"] = self.queue.activate
+        sched.on_bound.append(self.bound)
+        sched.on_result.append(self.result)
+
+    def detach(self) -> None:
+        """Undo :meth:`attach`."""
+        sched = self.scheduler
+        sched.on_bound.remove(self.bound)
+        sched.on_result.remove(self.result)
+        for name, fw in sched.profiles.items():
+            for k, v in self._saved[name].items():
+                if v is None:
+                    fw.handle.extra.pop(k, None)
+                else:
+                    fw.handle.extra[k] = v
+
+    def add(self, pod_info) -> None:
+        """A pending pod enters the scheduling queue (PreEnqueue first)."""
+        self.tick()
+        self.queue.add(pod_info)
+
+    def step(self) -> bool:
+        """Flush what has backed off, pop one pod and attempt it; False when nothing could be popped."""
+        self.queue.flush()
+        qpi = self.queue.pop()
+        if qpi is None:
+            return False
+        self.tick()
+        self.attempt(qpi)
+        return True
 
     # -- hooks into the scheduler -------------------------------------------------------------
-    def _pre_enqueue(self, pod_info):
-        return self.scheduler.framework_for(pod_info.pod).run_pre_enqueue(pod_info)
+    def pre_enqueue(self, pod_info):
+        """The PreEnqueue plugins of the pod's profile (``on_gated`` hears of a pod they hold back)."""
+        status = self.scheduler.framework_for(pod_info.pod).run_pre_enqueue(pod_info)
+        if not status.is_success():
+            for callback in self.on_gated:
+                callback(pod_info.key)
+        return status
 
-    def _on_bound(self, key: str, node: str) -> None:
+    def bound(self, key: str, node: str) -> None:
+        """The pod is bound (by an attempt, at the end of a wait, or created bound)."""
         self.changes += 1
-        qpi = self._waiting_qpi.pop(key, None)
+        qpi = self.waiting.pop(key, None)
         if qpi is not None:  # a Permit wait ended with the pod allowed
             self.queue.done(key)
         self.queue.assigned_pod_added(self.cluster.pod_infos[key])
 
-    def _on_result(self, result: ScheduleResult) -> None:
+    def result(self, result: ScheduleResult) -> None:
+        """Every recorded attempt outcome; a pod rejected while waiting goes back to the queue."""
         key = result.pod
-        self.history.append(result)
+        if self.keep_history:
+            self.history.append(result)
         if key not in self.last:
             self._seen.append(key)
         self.last[key] = result
         if result.node is None and result.status.code != Code.Wait and not result.gated:
             self.last_failure[key] = result.message
-        if result.node is None and result.status.code != Code.Wait and key in self._waiting_qpi:
-            self._failed(self._waiting_qpi.pop(key), result)  # rejected while waiting at Permit
+        if result.node is None and result.status.code != Code.Wait and key in self.waiting:
+            self.failed(self.waiting.pop(key), result)  # rejected while waiting at Permit
 
-    def _delete_victim(self, key: str, victim_info) -> None:
-        """A victim of preemption: deleted now (its grace period treated as over)."""
+    def delete_victim(self, key: str, victim_info) -> None:
+        """A victim of preemption: recorded, then deleted gracefully by ``delete_victim`` or now
+        (its grace period treated as over)."""
         pod = self.cluster.pods.get(key)
-        if pod is None:
+        if pod is None or (self._evict is not None and pod.metadata.deletion_timestamp is not None):
             return
         node = pod.spec.node_name
+        victim = Victim(key, node, self._preemptor or "")
+        self.victims[key] = victim
+        self._victim_pods[key] = pod
+        self.preemptions.setdefault(victim.preempted_by, []).append(victim)
+        if self._evict is not None:
+            self._evict(key, victim_info)
+            return
         clock = self.scheduler.clock
         self.cluster.mark_terminating(key, datetime.fromtimestamp(clock(), timezone.utc))
         info = self.cluster.pod_infos[key]
         self.cluster.remove_pod(key)
         self.changes += 1
-        victim = Victim(key, node, self._preemptor or "")
-        self.victims[key] = victim
-        self._victim_pods[key] = pod
-        self.preemptions.setdefault(victim.preempted_by, []).append(victim)
         if node:
             self.queue.assigned_pod_deleted(info)
         else:
@@ -143,38 +228,16 @@ class SchedulingLoop:
     # -- the loop ---------------------------------------------------------------------------------------
     def run(self, keys=None) -> RunResult:
         """Queue the pending pods (all, or ``keys``), schedule until quiescence, report."""
-        sched = self.scheduler
-        order = [q.pod_info.key for q in sched.queue(keys)]
-        saved = {}
-        for name, fw in sched.profiles.items():
-            saved[name] = {k: fw.handle.extra.get(k) for k in ("delete_pod", "activate")}
-            fw.handle.extra["delete_pod"] = self._delete_victim
-            fw.handle.extra["activate"] = self.queue.activate
-        sched.on_bound.append(self._on_bound)
-        sched.on_result.append(self._on_result)
+        order = [q.pod_info.key for q in self.scheduler.queue(keys)]
+        self.attach()
         try:
             for key in order:
-                self.now += _TICK
-                self.queue.add(self.cluster.pod_infos[key])
-            while True:
-                self.queue.flush()
-                qpi = self.queue.pop()
-                if qpi is not None:
-                    self.now += _TICK
-                    self._attempt(qpi)
-                elif not self._advance():
-                    break
-            gated = self._record_gated(order)
+                self.add(self.cluster.pod_infos[key])
+            while self.step() or self._advance():
+                pass
+            return self.report(order)
         finally:
-            sched.on_bound.remove(self._on_bound)
-            sched.on_result.remove(self._on_result)
-            for name, fw in sched.profiles.items():
-                for k, v in saved[name].items():
-                    if v is None:
-                        fw.handle.extra.pop(k, None)
-                    else:
-                        fw.handle.extra[k] = v
-        return self._report(order, gated)
+            self.detach()
 
     def _advance(self) -> bool:
         """Nothing can be popped: let time pass if that changes something; False = quiescent."""
@@ -187,8 +250,9 @@ class SchedulingLoop:
                 self.now = wakeup
             self.queue.flush_backoff_completed()
             return True
-        if self._waiting_qpi:
-            self._expire_permits()
+        if self.waiting:
+            for key in list(self.waiting):  # their 5-minute waits pass
+                self.expire_permit(key)
             return True
         stale = {k for k in self.queue.pending()["unschedulable"] if self._stale(k)}
         if stale:
@@ -203,24 +267,36 @@ class SchedulingLoop:
         """The cluster changed since the pod's last attempt began (another attempt may end otherwise)."""
         return self._attempt_mark.get(key, -1) < self.changes and key not in self.stopped
 
-    def _expire_permits(self) -> None:
-        """The pods waiting at Permit time out (their 5-minute wait passes)."""
-        for key in list(self._waiting_qpi):
-            waits = self.scheduler.waiting[key][-1]
-            plugin = min(waits, key=waits.get)
-            pod = self.cluster.pods[key]
-            self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
-            self.changes += 1  # the assumed pod is forgotten: its node has room again
-            # forgetting the assumed pod frees its node: an AssignedPodDelete for the others
-            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                     lambda p, key=key: pod_key(p) != key)
+    def expire_permit(self, key: str) -> None:
+        """The pod's wait at Permit times out (the plugin with the shortest timeout rejects it)."""
+        waits = self.scheduler.waiting[key][-1]
+        plugin = min(waits, key=waits.get)
+        pod = self.cluster.pods[key]
+        self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
+        self.unreserved(key, pod)
+
+    def unreserved(self, key: str, pod) -> None:
+        """An assumed pod was forgotten (its wait failed): its node has room again, an
+        AssignedPodDelete for the other pods."""
+        self.changes += 1
+        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                 lambda p, key=key: pod_key(p) != key)
 
     def _count(self, key: str) -> None:
         self.attempts[key] = self.attempts.get(key, 0) + 1
         self.total_attempts += 1
         self._attempt_mark[key] = self.changes
+        for callback in self.on_attempt:
+            callback(key)
 
-    def _attempt(self, qpi) -> None:
+    def _wait(self, key: str, qpi) -> None:
+        """In flight until the Permit wait ends."""
+        self.waiting[key] = qpi
+        for callback in self.on_wait:
+            callback(key)
+
+    def attempt(self, qpi) -> None:
+        """One scheduling attempt of the popped pod (with its group's queued pods, if any)."""
         key = qpi.pod_info.key
         group = self.scheduler.pod_group_of(key)
         if group is not None:
@@ -232,10 +308,10 @@ class SchedulingLoop:
         self._preemptor = None
         if result.node is not None:
             self.queue.done(key)
-        elif result.status.code == Code.Wait:  # in flight until the Permit wait ends
-            self._waiting_qpi[key] = qpi
+        elif result.status.code == Code.Wait:
+            self._wait(key, qpi)
         else:
-            self._failed(qpi, result)
+            self.failed(qpi, result)
 
     def _attempt_group(self, qpi, group: str) -> None:
         """A PodGroup cycle: the popped pod takes the group's other queued (not gated) pods
@@ -253,15 +329,15 @@ class SchedulingLoop:
             if result.node is not None:
                 self.queue.done(result.pod)
             elif result.status.code == Code.Wait:
-                self._waiting_qpi[result.pod] = q
+                self._wait(result.pod, q)
             elif out.status.is_success() and not self.once:
                 self.queue.return_to_active(q)
             else:
-                self._failed(q, result, plugins)
+                self.failed(q, result, plugins)
         for key in popped:  # left out of the cycle (being deleted or already assumed)
             self.queue.done(key)
 
-    def _failed(self, qpi, result: ScheduleResult, plugins: set[str] | None = None) -> None:
+    def failed(self, qpi, result: ScheduleResult, plugins: set[str] | None = None) -> None:
         """Back to the queue after a failed attempt, unless this is a single pass or the pod
         reached the attempt bound."""
         key = qpi.key
@@ -287,14 +363,17 @@ class SchedulingLoop:
             qpi = self.queue.get(key)
             if qpi is None or not qpi.gated or key not in self.cluster.pods:
                 continue
-            status = self._pre_enqueue(self.cluster.pod_infos[key])
+            status = self.pre_enqueue(self.cluster.pod_infos[key])
             if status.is_success():
                 continue
             self.scheduler.record(ScheduleResult(key, None, status, "SchedulingGated"))
             gated.add(key)
         return gated
 
-    def _report(self, order: list[str], gated: set[str]) -> RunResult:
+    def report(self, order: list[str]) -> RunResult:
+        """The outcome for the pods of ``order`` (their queue order) and the victims (attached:
+        a pod still gated gets its result recorded now)."""
+        gated = self._record_gated(order)
         # the order results came in (a PodGroup cycle reports its pods together), with pods
         # that never had an attempt (gated) at their place in the queue
         keys: list[str] = []

@@ -31,8 +31,7 @@ from typing import Any
 import pandas as pd
 
 from kschedlab.dra.devicetainteviction import RULE_KINDS, DeviceTaintEvictionController, stamp_time_added
-from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE, RESOURCE_CLAIM, RESOURCE_SLICE, ActionType, ClusterEvent
-from kschedlab.framework.types import pod_key
+from kschedlab.framework.events import RESOURCE_CLAIM, RESOURCE_SLICE, ActionType, ClusterEvent
 
 BINDING_COLUMNS = ["time", "pod", "node", "event", "message"]
 
@@ -179,13 +178,9 @@ class SimDRA:
             row = sim._timeline.get(key)
             if row is not None:  # that placement did not hold
                 row["scheduled"] = None
-            sim._wait_started.pop(key, None)
-            qpi = sim._waiting_qpi.pop(key, None)
-            if qpi is not None:
-                sim._requeue(qpi, result)
+            sim._wait_started.pop(key, None)  # the loop heard the failure and requeued the pod
             # the assumed pod is forgotten: its node and its claim's reservation are free again
-            sim.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                    lambda p, key=key: pod_key(p) != key)
+            sim.loop.unreserved(key, pod)
 
     def binding_frame(self) -> pd.DataFrame:
         """The PreBind waits: ``BindingConditionsPending`` when one starts, then ``Bound`` or

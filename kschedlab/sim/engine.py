@@ -1,8 +1,13 @@
 """The simulation loop (SimPy-style: a virtual clock, events processed in time order).
 
-Each step handles the cluster events due now, lets the scheduling queue flush
-what has backed off, and pops one pod for a scheduling attempt; when nothing is
-poppable the clock jumps to the next event or queue wake-up.
+The scheduling itself is the one loop of ``kschedlab schedule``
+(:class:`kschedlab.scheduler.scheduling_loop.SchedulingLoop`: PreEnqueue, pop, attempt, group
+members, failure handling, Permit waits, victims); the simulation wraps it in time and cluster
+events.  Each step handles the events due now, lets the scheduling queue flush what has backed
+off, and gives the loop one attempt; when nothing is poppable the clock jumps to the next event
+or queue wake-up.  Victims of preemption are deleted gracefully (they hold their node for their
+grace period), and there is no per-pod bound on attempts.  With nothing timed, both commands
+make the same decisions (:meth:`Simulation.report` gives the outcome as ``schedule`` does).
 
 >>> from kschedlab.api.core import Node, Pod
 >>> sim = Simulation([Node.model_validate({"metadata": {"name": "n1"},
@@ -36,13 +41,11 @@ import pandas as pd
 
 from kschedlab.api.simulation import finite_seconds
 from kschedlab.cluster import Cluster
-from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
-from kschedlab.framework.types import pod_key
-from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
 from kschedlab.scheduler import Scheduler
-from kschedlab.scheduler.scheduling_loop import pop_group_members, rejecting_plugins
+from kschedlab.scheduler.result import RunResult
+from kschedlab.scheduler.scheduling_loop import SchedulingLoop
 from kschedlab.sim.quiescence import (
     DEFAULT_HORIZON, PENDING_COLUMNS, STOP_HORIZON, STOP_MAX_ATTEMPTS, STOP_QUIESCENT, STOP_UNTIL, ChangeTracker,
     pending_report)
@@ -97,8 +100,6 @@ class Simulation:
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
                  binding_delay: float = 0.0, pod_group_cycle: bool | None = None, utilization=None,
                  keep_history: bool = True):
-        from kschedlab.queue import SchedulingQueue, framework_hints
-
         self.now = 0.0
         self.seed = seed
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
@@ -108,14 +109,14 @@ class Simulation:
             PersistentVolumeController(self.cluster).sync()  # the claims that bind before any pod
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
                                    keep_traces=keep_traces, clock=lambda: self.now, pod_group_cycle=pod_group_cycle)
-        fw = next(iter(self.scheduler.profiles.values()))
-        hints = {name: framework_hints(framework) for name, framework in self.scheduler.profiles.items()}
+        #: the scheduling loop this simulation wraps, and its scheduling queue
+        self.loop = SchedulingLoop(self.scheduler, max_attempts=None, clock=lambda: self.now,
+                                   delete_victim=self._graceful_delete, keep_history=keep_history)
+        self.queue = self.loop.queue
+        self.loop.attach()
         self.scheduler.on_bound.append(self._on_bound)
         for framework in self.scheduler.profiles.values():
             framework.handle.extra["clock"] = lambda: self.now
-            framework.handle.extra["delete_pod"] = self._graceful_delete
-        self.queue = SchedulingQueue(fw.less, pre_enqueue=self._pre_enqueue, hints=hints, clock=lambda: self.now,
-                                     gates=self.scheduler.gates)
         if not keep_history:
             self.queue.keep_history = False
             self.scheduler.results = deque(maxlen=0)  # every attempt is still told to on_result listeners
@@ -133,10 +134,12 @@ class Simulation:
         self.changes = ChangeTracker()
         self._last_message: dict[str, str] = {}
         self.scheduler.on_result.append(self._on_result)
+        self.loop.on_attempt.append(self._count_attempt)
+        self.loop.on_wait.append(self._wait_started_now)
+        self.loop.on_gated.append(self.changes.evaluated)  # settled once PreEnqueue has seen this cluster
         self._stop: tuple[str, float | None, float | None] = ("", None, None)
         #: running or finished ``kubectl drain`` runs by node
         self.drains: dict[str, Any] = {}
-        self._waiting_qpi: dict[str, Any] = {}
         #: the NoExecute taint manager, driven by this clock (node taint changes, bound pods)
         self.taint_manager = NoExecuteTaintManager(self.cluster, gates=self.scheduler.gates)
         self.taint_manager.sync(self.cluster, self.now)
@@ -147,10 +150,9 @@ class Simulation:
 
         self.dra = SimDRA(self)
         self._refresh_budgets()
-        for key, pod in self.cluster.pods.items():
-            if not pod.spec.node_name and self.scheduler.framework_for(pod) is not None:
-                self._track(key)
-                self.queue.add(self.cluster.pod_infos[key])
+        for qpi in self.scheduler.queue():  # the pending pods, in the order ``schedule`` queues them
+            self._track(qpi.pod_info.key)
+            self.loop.add(qpi.pod_info)
 
     # -- what the user schedules -----------------------------------------------------
     def _at(self, time: float | None, kind: str, payload=None) -> None:
@@ -241,10 +243,9 @@ class Simulation:
             if limit is not None and self.now > limit:  # attempts that take time ran past the limit
                 reason = limit_reason
                 break
-            qpi = self.queue.pop()
-            if qpi is not None:
+            self._compactor.compact()  # the results of earlier attempts have been read
+            if self.loop.step():
                 attempts += 1
-                self._attempt(qpi)
                 if self.attempt_duration:
                     self._sample()  # what the attempt bound counts from its own instant
                     self.now += self.attempt_duration
@@ -298,13 +299,6 @@ class Simulation:
             self._sample()
 
     # -- event handlers --------------------------------------------------------------------
-    def _pre_enqueue(self, pod_info):
-        fw = self.scheduler.framework_for(pod_info.pod)
-        status = fw.run_pre_enqueue(pod_info)
-        if not status.is_success():  # gated: settled once PreEnqueue has seen the current cluster
-            self.changes.evaluated(pod_info.key)
-        return status
-
     def _track(self, key: str) -> None:
         self._timeline.setdefault(key, {"pod": key, "created": self.now, "first_attempt": None, "scheduled": None,
                                         "bound": None, "node": None, "finished": None, "preempted": None,
@@ -320,12 +314,13 @@ class Simulation:
         key = f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
         self._durations[key] = duration
         if pod.spec.node_name:
+            self.loop.bound(key, pod.spec.node_name)
             self._on_bound(key, pod.spec.node_name)
             return
         if self.scheduler.framework_for(pod) is None:
             return
         self._track(key)
-        self.queue.add(self.cluster.pod_infos[key])
+        self.loop.add(self.cluster.pod_infos[key])
         if self.scheduler.gates.enabled("GenericWorkload"):  # a gang's waiting pods may now be complete
             from kschedlab.framework.events import EVENT_UNSCHEDULED_POD_ADD
 
@@ -342,9 +337,6 @@ class Simulation:
                 self._at(last, "create_object", obj)
         if last is not None:  # after the items of its own instant: the order of the stream is kept
             self._at(last, "stream", payload)
-
-    def _on_create_object(self, obj) -> None:
-        self.cluster.add(obj)
 
     def _on_delete_pod(self, key: str) -> None:
         if key not in self.cluster.pods:
@@ -642,52 +634,8 @@ class Simulation:
             if row["first_attempt"] is None:
                 row["first_attempt"] = self.now
 
-    def _attempt(self, qpi) -> None:
-        self._compactor.compact()  # the results of earlier attempts have been read
-        key = qpi.pod_info.key
-        group = self.scheduler.pod_group_of(key)
-        if group is not None:
-            self._attempt_group(qpi, group)
-            return
-        self._count_attempt(key)
-        result = self.scheduler.schedule_one(key)
-        if result.node is not None:  # bound: _on_bound already ran
-            self.queue.done(key)
-        elif result.status.code == Code.Wait:  # in flight until the Permit wait ends
-            self._wait_started[key] = self.now
-            self._waiting_qpi[key] = qpi
-        else:
-            self._requeue(qpi, result)
-
-    def _attempt_group(self, qpi, group: str) -> None:
-        """A PodGroup cycle: the popped pod takes the group's other pending pods along; placed
-        pods bind, the rest of a scheduled group go straight back to activeQ, and every pod of
-        a failed group backs off, remembering what rejected any of them."""
-        order, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
-        for key in popped:
-            self._count_attempt(key)
-        out = self.scheduler.schedule_pod_group(group, order)  # first seen first
-        plugins = rejecting_plugins(out.pod_results)
-        for result in out.pod_results:
-            q = popped.pop(result.pod)
-            if result.node is not None:
-                self.queue.done(result.pod)
-            elif result.status.code == Code.Wait:
-                self._wait_started[result.pod] = self.now
-                self._waiting_qpi[result.pod] = q
-            elif out.status.is_success():
-                self.queue.return_to_active(q)
-            else:
-                self.queue.add_unschedulable_if_not_present(q, plugins, error=result.status.code == Code.Error)
-        for key in popped:  # left out of the cycle (being deleted or already assumed)
-            self.queue.done(key)
-
-    def _requeue(self, qpi, result) -> None:
-        """Back to the queue after a failed attempt, remembering which plugins rejected it."""
-        plugins = set(result.diagnosis.unschedulable_plugins) if result.diagnosis else set()
-        if not plugins and result.status.plugin:
-            plugins = {result.status.plugin}
-        self.queue.add_unschedulable_if_not_present(qpi, plugins, error=result.status.code == Code.Error)
+    def _wait_started_now(self, key: str) -> None:
+        self._wait_started[key] = self.now
 
     def _on_result(self, result) -> None:
         """Every recorded attempt outcome: remember a pod's last failure message.  An attempt that
@@ -702,16 +650,12 @@ class Simulation:
         self.changes.changed()
         self.changes.forget(key)
         self._last_message.pop(key, None)
-        if key in self._waiting_qpi:  # a Permit wait ended with the pod allowed
-            self._wait_started.pop(key, None)
-            self._waiting_qpi.pop(key)
-            self.queue.done(key)
+        self._wait_started.pop(key, None)  # a Permit wait, if any, ended with the pod allowed
         row = self._timeline.get(key)
         if row is not None:
             row["scheduled"] = row["scheduled"] if row["scheduled"] is not None else self.now
             row["bound"] = self.now + self.binding_delay
             row["node"] = node
-        self.queue.assigned_pod_added(self.cluster.pod_infos[key])
         self.taint_manager.on_pod_update(self.cluster.pods[key], self.now)
         pod = self.cluster.pods[key]
         if pod.status.phase in (None, "Pending"):  # the kubelet starts it
@@ -738,19 +682,20 @@ class Simulation:
 
     def _expire_permits(self) -> None:
         """Waiting pods whose Permit timeout passed are rejected, as upstream's waitingPod timer does."""
-        for key, (deadline, plugin) in self._permit_deadlines().items():
+        for key, (deadline, _plugin) in self._permit_deadlines().items():
             if self.now >= deadline:
-                timeout = self.scheduler.waiting[key][-1][plugin]
-                pod = self.cluster.pods[key]
-                result = self.scheduler.reject(key, plugin, permit_timeout_message(timeout, plugin))
+                self.loop.expire_permit(key)  # back to the queue; its node has room again
                 self.changes.changed()
                 self._wait_started.pop(key, None)
-                self._requeue(self._waiting_qpi.pop(key), result)
-                # forgetting the assumed pod frees its node: an AssignedPodDelete for the others
-                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                         lambda p, key=key: pod_key(p) != key)
 
     # -- results -------------------------------------------------------------------------------
+    def report(self) -> RunResult:
+        """The outcome as ``kschedlab schedule`` reports it (node, status, attempts and message of
+        every pod that went through the scheduler and is still in the cluster, and the victims of
+        preemption); a pod still gated gets its ``SchedulingGated`` result recorded now."""
+        keys = [k for k in self._timeline if k in self.cluster.pods or k in self.loop.victims]
+        return self.loop.report(keys)
+
     def _sample(self) -> None:
         self._util.record(self.now, self.cluster.snapshot)
         self._queue_sizes.record(self.now, self.queue.pending_counts())

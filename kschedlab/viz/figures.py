@@ -41,7 +41,8 @@ __all__ = ["node_utilization", "score_breakdown", "filter_outcome", "shape_funct
            "filter_grid", "utilization_table"]
 
 
-def _message_figure(title: str, message: str, height: int = 260) -> go.Figure:
+def message_figure(title: str, message: str, height: int = 260) -> go.Figure:
+    """An empty figure titled ``title`` that says ``message`` (nothing to draw)."""
     fig = go.Figure()
     fig.add_annotation(text=message, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
                        font={"size": 14})
@@ -113,7 +114,7 @@ def node_utilization(cluster, resources: Sequence[str] | None = None, *, include
     nodes = [snap.names[r] for r in live_rows(snap)]
     names = list(dict.fromkeys(table.index.get_level_values("resource")))
     if not nodes or not names:
-        return _message_figure(esc(title), "no nodes")
+        return message_figure(esc(title), "no nodes")
     x = [esc(n) for n in nodes]
     fig = make_subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.35 / max(len(names), 1),
                         subplot_titles=[f"{esc(n)} ({unit_of(n)[1]})" for n in names])
@@ -139,7 +140,8 @@ def node_utilization(cluster, resources: Sequence[str] | None = None, *, include
 
 
 # -- one scheduling attempt -------------------------------------------------------------------
-def _no_trace(result) -> str:
+def no_trace(result) -> str:
+    """Why an attempt's result has no trace to show."""
     if result.message == "SchedulingGated":
         return "the pod has scheduling gates: it did not enter a scheduling cycle"
     return "no trace was kept for this attempt (see Scheduler keep_traces)"
@@ -170,14 +172,14 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
     title = title or _result_title(result, "Score breakdown")
     trace = result.trace
     if trace is None:
-        return _message_figure(title, _no_trace(result))
+        return message_figure(title, no_trace(result))
     scores = trace.scores()
     if not scores:
         if trace.selected:
             msg = f"only one feasible node ({esc(trace.selected)}): scoring is skipped"
         else:
             msg = "no feasible node: nothing was scored"
-        return _message_figure(title, msg)
+        return message_figure(title, msg)
     nodes = list(scores)
     x = [esc(n) for n in nodes]
     sc = trace.score
@@ -287,9 +289,9 @@ def filter_outcome(result, *, title: str | None = None) -> go.Figure:
     title = title or _result_title(result, "Filter outcome")
     grid = filter_grid(result)
     if result.trace is None:
-        return _message_figure(title, _no_trace(result))
+        return message_figure(title, no_trace(result))
     if not grid["nodes"] or not grid["columns"]:
-        return _message_figure(title, "no Filter plugin ran")
+        return message_figure(title, "no Filter plugin ran")
     nodes = [esc(n) for n in grid["nodes"]]
     cols = [esc(c) for c in grid["columns"]]
     symbols = {PASSED: "✓", REJECTED: "✗", NOT_RUN: ""}
@@ -392,7 +394,8 @@ def shape_function(shape_points, marks: Mapping[str, float] | Iterable[tuple[str
 
 
 # -- the cluster at a glance --------------------------------------------------------------------
-def _zone_label(node, zone_key: str | None = None) -> str:
+def zone_label(node, zone_key: str | None = None) -> str:
+    """The node's ``zone_key`` label, else ``region/zone`` from the well-known labels (for grouping)."""
     labels = node.metadata.labels
     if zone_key is not None:
         return labels.get(zone_key, f"(no {zone_key})")
@@ -490,7 +493,7 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
 
     zones: dict[str, list[int]] = {}
     for row in live_rows(snap):
-        zones.setdefault(_zone_label(snap.nodes[row], zone_key), []).append(row)
+        zones.setdefault(zone_label(snap.nodes[row], zone_key), []).append(row)
     col = snap.res_index.get(size_by)
     entries = []  # (zone, node rows...) built first so parents get their totals
     zone_totals: dict[str, int] = {}

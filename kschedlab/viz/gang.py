@@ -234,7 +234,7 @@ def run_gang_story(mode: str = "permit", min_count: int = 4, *, until: float = 7
 
     >>> run = run_gang_story("permit", until=400)
     >>> run
-    GangRun('permit', minCount=4) at t=0: job-a 0 bound / 1 held, job-b 0 bound / 3 held
+    GangRun('permit', minCount=4) at t=0: job-a 0 bound / 2 held, job-b 0 bound / 2 held
     >>> held = run.intervals[run.intervals["state"] == "held at Permit"]
     >>> sorted(set(held["end"] - held["start"]))
     [70.0, 300.0]

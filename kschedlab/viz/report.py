@@ -30,7 +30,7 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from kschedlab.viz.common import esc
-from kschedlab.viz.figures import _no_trace, cluster_picture, filter_outcome, node_utilization, score_breakdown
+from kschedlab.viz.figures import no_trace, cluster_picture, filter_outcome, node_utilization, score_breakdown
 
 __all__ = ["write_report", "render_report"]
 
@@ -177,7 +177,7 @@ def _pod_section(i: int, result, report=None) -> str:
     if result.message:
         parts.append(f"<p><code>{esc(result.message)}</code></p>")
     if result.trace is None:
-        parts.append(f'<p class="note">{esc(_no_trace(result))}</p>')
+        parts.append(f'<p class="note">{esc(no_trace(result))}</p>')
         return "\n".join(parts)
     parts.append(_explain_table(result))
     parts.append(_figure_div(_fit_filter_figure(filter_outcome(result)), f"kschedlab-pod-{i}-filter"))

@@ -300,9 +300,9 @@ def topology_skew(cluster, pod, constraint: int | Mapping | Any | None = None, *
     if constraint is None:
         n = len(spread_constraints(cluster, info, scheduler=sched))
         if n == 0:
-            from kschedlab.viz.figures import _message_figure
+            from kschedlab.viz.figures import message_figure
 
-            return _message_figure(esc(title or f"Topology spread: {info.key}"),
+            return message_figure(esc(title or f"Topology spread: {info.key}"),
                                    "the pod has no topology spread constraints (and no default applies)")
         tables = [spread_table(cluster, info, i, scheduler=sched) for i in range(n)]
     else:

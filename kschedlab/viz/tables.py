@@ -18,7 +18,7 @@ import pandas as pd
 from kschedlab.cluster import BASE_RESOURCES
 from kschedlab.api.resources import CPU, MEMORY, PODS, pod_requests
 from kschedlab.viz.common import human, live_rows
-from kschedlab.viz.figures import _zone_label
+from kschedlab.viz.figures import zone_label
 
 __all__ = ["nodes_table", "pods_table", "results_table"]
 
@@ -31,7 +31,7 @@ def nodes_table(cluster) -> pd.DataFrame:
     records = []
     for row in rows:
         node = snap.nodes[row]
-        rec = {"node": snap.names[row], "zone": _zone_label(node)}
+        rec = {"node": snap.names[row], "zone": zone_label(node)}
         for name in (CPU, MEMORY, *extended):
             rec[name] = human(snap.allocatable[snap.res_index[name], row], name)
         rec["requested cpu"] = human(snap.requested[snap.res_index[CPU], row], CPU)

@@ -9,7 +9,7 @@ wires the slider to those functions.
 
 >>> ex = GangExplorer(until=400)
 >>> ex
-GangExplorer(minCount=4), bound at t=0: plain 2+2, permit 0+0 (held 1+3), cycle 4+0
+GangExplorer(minCount=4), bound at t=0: plain 2+2, permit 0+0 (held 2+2), cycle 4+0
 >>> ex.set(2).last[["mode", "job-a running", "job-b running"]].values.tolist()
 [['plain', 2, 2], ['permit', 2, 2], ['cycle', 4, 0]]
 """

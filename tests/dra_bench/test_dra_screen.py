@@ -213,7 +213,7 @@ def test_device_index_follows_the_allocated_devices():
 
 
 def _placements(monkeypatch, name: str, screen: bool) -> tuple[dict, dict, dict]:
-    import kschedlab.scheduler_perf as sp
+    import kschedlab.scheduler_perf.dra as sp
     from kschedlab.dra.devices import as_dict
 
     captured = {}

@@ -61,7 +61,7 @@ def test_shared_claims_put_their_pods_together():
 
 
 def test_pods_of_one_shared_claim_share_its_node():
-    import kschedlab.scheduler_perf as sp
+    import kschedlab.scheduler_perf.dra as sp
 
     seen = {}
     original = sp.Scheduler

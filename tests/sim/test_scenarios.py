@@ -108,7 +108,10 @@ def test_gang_deadlock_pod_by_pod_never_runs(tmp_path):
     sim, until = from_files(path)
     result = sim.run(until=until)
     assert result.pods["scheduled"].isna().all()  # two workers of each job held at Permit, time out, again
-    assert set(result.pods["attempts"]) == {1, 2}
+    # at their second wait GangScheduling's Permit activates the first two (ForceActivate), as in `schedule`
+    assert set(result.pods["attempts"]) == {2}
+    assert set(result.moves.loc[result.moves["event"] == "ForceActivate", "pod"]) == {
+        "ml/train-a-0", "ml/train-a-1", "ml/train-b-0", "ml/train-b-1"}
 
 
 def test_noexecute_taint(capsys):

@@ -1,0 +1,298 @@
+"""DRA workloads (:data:`DRA_WORKLOADS`, :func:`run_dra_workload`; ``run_workload`` and ``kschedlab
+bench`` reach them by name) replay ``dra/performance-config.yaml``: ``createNodes``
+(node-with-dra-test-driver.yaml, ``scheduler-perf-dra-<i>``), ``createResourceDriver`` (one
+ResourceSlice per node, ``maxClaimsPerNode`` devices of ``test-driver.cdi.k8s.io``), the
+DeviceClass ``test-class``, then per namespace (``init`` untimed, ``test`` measured) a
+ResourceClaimTemplate and pods with a claim from it, or named claims shared by five pods each.
+The ResourceClaim controller creates each pod's claim when the pod is created.
+
+===================================  ===========  ================  =========  ========  ==========
+workload                             DRA nodes    devices per node  init pods  measured  upstream
+                                                                                         threshold
+===================================  ===========  ================  =========  ========  ==========
+SchedulingWithResourceClaimTemplate  500          10                2,500      2,500     56 pods/s
+SchedulingWithResourceClaim          500          2                 2,500      2,500     --
+===================================  ===========  ================  =========  ========  ==========
+
+(``5000pods_500nodes_QueueingHintsEnabled``, threshold 56, and ``5000pods_500nodes``; both
+fill the cluster's devices completely.)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from kschedlab.api.admission import admit
+from kschedlab.api.core import Namespace, Node
+from kschedlab.cluster import Cluster
+from kschedlab.framework.types import pod_key
+from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler_perf.measure import peak_rss_mb, per_second, window_times
+from kschedlab.scheduler_perf.templates import LABEL_HOSTNAME, make_nodes, make_pods
+
+
+DRA_DRIVER = "test-driver.cdi.k8s.io"
+#: dra/templates/deviceclass.yaml
+DEVICE_CLASS = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+    "metadata": {"name": "test-class"},
+    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]},
+}
+#: dra/templates/resourceclaimtemplate.yaml (one request, no selectors, no constraints)
+RESOURCE_CLAIM_TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "test-claim-template"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}}},
+}
+#: dra/templates/resourceclaim.yaml (named ``test-claim-<index>``)
+RESOURCE_CLAIM = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+    "metadata": {"name": "test-claim-"},
+    "spec": {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}},
+}
+#: dra/templates/pod-with-claim-template.yaml
+POD_WITH_CLAIM_TEMPLATE = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "test-dra-"},
+    "spec": {"containers": [{"image": "registry.k8s.io/pause:3.10.1", "name": "pause",
+                             "resources": {"claims": [{"name": "resource"}]}}],
+             "resourceClaims": [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]},
+}
+#: dra/templates/pod-with-claim-ref.yaml (``resourceClaimName: test-claim-{index / 5}``, set per pod)
+POD_WITH_CLAIM_REF = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "test-dra-"},
+    "spec": {"containers": [{"image": "registry.k8s.io/pause:3.9", "name": "pause",
+                             "resources": {"claims": [{"name": "resource"}]}}],
+             "resourceClaims": [{"name": "resource", "resourceClaimName": "test-claim-0"}]},
+}
+#: dra/templates/node-with-dra-test-driver.yaml (capacity only: allocatable defaults to it)
+NODE_WITH_DRA = {
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "scheduler-perf-dra-"},
+    "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+               "allocatable": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+               "conditions": [{"status": "True", "type": "Ready"}], "phase": "Running"},
+}
+
+
+@dataclass(frozen=True)
+class DRAWorkload:
+    """A DRA test case of ``dra/performance-config.yaml``: ``createNodes`` (``nodes_without_dra``
+    from node-default.yaml, then ``nodes_with_dra`` named ``scheduler-perf-dra-<i>``),
+    ``createResourceDriver`` (one ResourceSlice per DRA node with ``max_claims_per_node`` devices),
+    ``createAny`` DeviceClass ``test-class``, then for namespace ``init`` (scheduled untimed) and
+    ``test`` (measured) either a ResourceClaimTemplate and pods with a claim from it
+    (``pods_per_claim`` 0) or ``pods / pods_per_claim`` claims ``test-claim-<i>`` shared by
+    ``pods_per_claim`` pods each (``resourceClaimName: test-claim-{index / pods_per_claim}``)."""
+
+    nodes_with_dra: int
+    nodes_without_dra: int
+    init_pods: int
+    measure_pods: int
+    max_claims_per_node: int
+    #: 0: a claim per pod from the ResourceClaimTemplate; n: n pods share one named ResourceClaim
+    pods_per_claim: int = 0
+    threshold: int | None = None
+    upstream: str = ""
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+DRA_WORKLOADS: dict[str, DRAWorkload] = {
+    "SchedulingWithResourceClaimTemplate": DRAWorkload(
+        500, 0, 2500, 2500, 10, threshold=56,
+        upstream="dra/performance-config.yaml SchedulingWithResourceClaimTemplate/"
+                 "5000pods_500nodes_QueueingHintsEnabled (threshold 56, 'typically above 70'; "
+                 "40 for the case with SchedulerQueueingHints off)"),
+    "SchedulingWithResourceClaim": DRAWorkload(
+        500, 0, 2500, 2500, 2, pods_per_claim=5,
+        upstream="dra/performance-config.yaml SchedulingWithResourceClaim/5000pods_500nodes "
+                 "(500 + 500 claims, 5 pods per claim; no threshold)"),
+}
+
+
+def dra_resource_slice(driver: str, node_name: str, capacity: int) -> dict:
+    """``createResourceDriver``'s slice for one node (upstream ``resourceSlice`` in
+    scheduler_perf's dra.go): named and pooled after the node, ``capacity`` devices
+    ``instance-<i>`` with attributes model ``A100``, family ``GPU``, driverVersion ``1.2.3``,
+    ``dra.example.com/numa`` = i and 1Gi of memory. The binding-condition fields upstream adds
+    for its DRABindingConditions cases are left out: these workloads do not wait for devices.
+
+    >>> s = dra_resource_slice(DRA_DRIVER, "n1", 2)
+    >>> s["spec"]["pool"], [d["name"] for d in s["spec"]["devices"]]
+    ({'name': 'n1', 'generation': 1, 'resourceSliceCount': 1}, ['instance-0', 'instance-1'])
+    """
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": node_name},
+            "spec": {"driver": driver, "nodeName": node_name,
+                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"instance-{i}",
+                                  "attributes": {"model": {"string": "A100"}, "family": {"string": "GPU"},
+                                                 "driverVersion": {"version": "1.2.3"},
+                                                 "dra.example.com/numa": {"int": i}},
+                                  "capacity": {"memory": {"value": "1Gi"}}} for i in range(capacity)]}}
+
+
+def make_dra_nodes(with_dra: int, without_dra: int) -> list:
+    """``createNodes`` twice: node-default.yaml nodes, then node-with-dra-test-driver.yaml
+    nodes ``scheduler-perf-dra-<i>``; every node gets its hostname label."""
+    nodes = make_nodes(without_dra)
+    for i in range(with_dra):
+        node = Node.model_validate(NODE_WITH_DRA)
+        name = f"scheduler-perf-dra-{i}"
+        node.metadata.name = name
+        node.metadata.labels = {LABEL_HOSTNAME: name}
+        nodes.append(node)
+    return nodes
+
+
+def make_dra_pods(count: int, namespace: str, pods_per_claim: int = 0) -> list:
+    """``createPods`` of pod-with-claim-template.yaml (``pods_per_claim`` 0) or
+    pod-with-claim-ref.yaml: admitted once, copied, named ``test-dra-NNNNN``, each with its own
+    UID (the claims the controller generates are owned by it)."""
+    import uuid
+
+    template = POD_WITH_CLAIM_REF if pods_per_claim else POD_WITH_CLAIM_TEMPLATE
+    pods = make_pods(count, "test-dra", template, namespace)
+    for i, pod in enumerate(pods):
+        pod.metadata.uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"kschedlab/scheduler_perf/{namespace}/{i}"))
+        if pods_per_claim:
+            pod.spec.resource_claims[0].resource_claim_name = f"test-claim-{i // pods_per_claim}"
+    return pods
+
+
+def make_dra_objects(w: DRAWorkload, nodes: list, init_pods: int, measure_pods: int) -> list:
+    """The API objects besides nodes and pods: namespaces ``init`` and ``test``, a ResourceSlice
+    per ``scheduler-perf-dra-*`` node, the DeviceClass, and per namespace the
+    ResourceClaimTemplate or the shared claims (``pods / pods_per_claim`` of them), admitted."""
+    from kschedlab.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+
+    objs: list = [Namespace.model_validate({"metadata": {"name": ns}}) for ns in ("init", "test")]
+    objs += [ResourceSlice.model_validate(dra_resource_slice(DRA_DRIVER, n.metadata.name, w.max_claims_per_node))
+             for n in nodes if n.metadata.name.startswith("scheduler-perf-dra-")]
+    objs.append(DeviceClass.model_validate(DEVICE_CLASS))
+    for ns, pods in (("init", init_pods), ("test", measure_pods)):
+        if w.pods_per_claim:
+            for i in range(-(-pods // w.pods_per_claim)):
+                data = {**RESOURCE_CLAIM, "metadata": {"name": f"test-claim-{i}", "namespace": ns}}
+                objs.append(ResourceClaim.model_validate(data))
+        else:
+            objs.append(ResourceClaimTemplate.model_validate(
+                {**RESOURCE_CLAIM_TEMPLATE, "metadata": {**RESOURCE_CLAIM_TEMPLATE["metadata"], "namespace": ns}}))
+    return admit(objs)
+
+
+def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes: int | None = None,
+                     init_pods: int | None = None, measure_pods: int | None = None,
+                     max_claims_per_node: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
+                     window: int = 500, progress: bool = False, gates=None, cel_timing: bool = False,
+                     profile=None) -> dict:
+    """Build a DRA workload, schedule the init pods, then time the measured pods.
+
+    ``nodes`` overrides the number of DRA nodes, ``max_claims_per_node`` the devices in each
+    node's slice. Every pod goes through the ResourceClaim controller (claims from the template
+    created, ``status.resourceClaimStatuses`` set) when it is created, before the scheduler sees
+    it: upstream's controller runs beside the scheduler, so its time is reported apart
+    (``controller_seconds``) and not in the rate. The measured pods are scheduled one attempt
+    each in queue order, with the DynamicResources plugin allocating a device at PreFilter /
+    Filter / Reserve and writing the claim at PreBind. ``cel_timing`` times every selector
+    evaluation (:func:`kschedlab.api.dracel.evaluation_timer`): ``cel_evaluations``,
+    ``cel_seconds`` and ``cel_share`` (of the measured CPU time). ``profile`` (a
+    ``cProfile.Profile``) is enabled around the measured pods only.
+
+    >>> r = run_dra_workload("SchedulingWithResourceClaimTemplate", nodes=3, init_pods=4, measure_pods=5,
+    ...                      max_claims_per_node=3)
+    >>> r["init_scheduled"], r["scheduled"], r["unschedulable"], r["claims_allocated"]
+    (4, 5, 0, 9)
+    """
+    from kschedlab.api.dracel import evaluation_timer
+    from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+    if name not in DRA_WORKLOADS:
+        raise ValueError(f"unknown DRA workload {name!r}; known: {', '.join(DRA_WORKLOADS)}")
+    w = DRA_WORKLOADS[name]
+    n_dra = w.nodes_with_dra if nodes is None else nodes
+    n_init = w.init_pods if init_pods is None else init_pods
+    n_measure = w.measure_pods if measure_pods is None else measure_pods
+    per_node = w.max_claims_per_node if max_claims_per_node is None else max_claims_per_node
+    w_eff = DRAWorkload(n_dra, w.nodes_without_dra, n_init, n_measure, per_node, w.pods_per_claim)
+
+    node_objs = make_dra_nodes(n_dra, w.nodes_without_dra)
+    cluster = Cluster(node_objs)
+    for obj in make_dra_objects(w_eff, node_objs, n_init, n_measure):
+        cluster.add(obj)
+    scheduler = Scheduler(cluster, seed=seed, keep_traces=keep_traces, gates=gates, clock=time.monotonic)
+    controller = ResourceClaimController(cluster, seed=seed)
+    controller_seconds = 0.0
+
+    def create(pods: list) -> list[str]:
+        nonlocal controller_seconds
+        keys = []
+        for pod in pods:
+            cluster.add(pod)
+            began = time.perf_counter()
+            errors = controller.sync_pod(pod)
+            controller_seconds += time.perf_counter() - began
+            if errors:
+                raise RuntimeError(f"ResourceClaim controller: {errors[0]}")
+            keys.append(pod_key(pod))
+        return keys
+
+    init_results = scheduler.run(create(make_dra_pods(n_init, "init", w.pods_per_claim))) if n_init else []
+    keys = create(make_dra_pods(n_measure, "test", w.pods_per_claim))
+    queue = scheduler.queue(keys)
+    if progress:
+        from tqdm.auto import tqdm
+
+        queue = tqdm(queue, desc=name, unit="pod")
+    results, stamps, cpu_stamps = [], [], []
+    clock = time.perf_counter
+    with evaluation_timer(cel_timing) as cel:
+        if profile is not None:
+            profile.enable()
+        cpu_start = time.process_time()
+        start = clock()
+        for q in queue:
+            results.append(scheduler.schedule_one(q.pod_info.key))
+            stamps.append(clock())
+            cpu_stamps.append(time.process_time())
+        cpu = time.process_time() - cpu_start
+        if profile is not None:
+            profile.disable()
+    elapsed, k, first, last = window_times(stamps, start, window)
+    _, _, cpu_first, cpu_last = window_times(cpu_stamps, cpu_start, window)
+    claims = cluster.objects.get("ResourceClaim", {}).values()
+    return {
+        "workload": name,
+        "nodes": n_dra + w.nodes_without_dra,
+        "nodes_with_dra": n_dra,
+        "devices_per_node": per_node,
+        "pods_per_claim": w.pods_per_claim or 1,
+        "init_pods": n_init,
+        "init_scheduled": sum(r.node is not None for r in init_results),
+        "pods": len(results),
+        "scheduled": sum(r.node is not None for r in results),
+        "unschedulable": sum(r.node is None for r in results),
+        "claims": len(claims),
+        "claims_allocated": sum(c.status is not None and c.status.allocation is not None for c in claims),
+        "seconds": round(elapsed, 3),
+        "pods_per_second": per_second(len(results), elapsed),
+        "upstream_threshold": w.threshold,
+        "window": k,
+        "first_window_pods_per_second": per_second(k, first),
+        "last_window_pods_per_second": per_second(k, last),
+        "cpu_seconds": round(cpu, 3),
+        "pods_per_cpu_second": per_second(len(results), cpu),
+        "first_window_pods_per_cpu_second": per_second(k, cpu_first),
+        "last_window_pods_per_cpu_second": per_second(k, cpu_last),
+        "controller_seconds": round(controller_seconds, 3),
+        "cel_timing": cel_timing,
+        "cel_evaluations": cel.evaluations if cel_timing else None,
+        "cel_seconds": round(cel.seconds, 3) if cel_timing else None,
+        "cel_share": round(cel.seconds / cpu, 3) if cel_timing and cpu > 0 else None,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "keep_traces": keep_traces,
+    }

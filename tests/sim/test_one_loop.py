@@ -1,0 +1,127 @@
+"""``kschedlab schedule`` and ``kschedlab simulate`` run one scheduling loop: given a manifest with
+nothing timed in it and the same seed, they make the same decisions — every pod's node, status
+and attempts (issue #24)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kschedlab.api.config import KubeSchedulerConfiguration
+from kschedlab.api.errors import ManifestError
+from kschedlab.api.loader import load
+from kschedlab.api.manifests import create
+from kschedlab.api.simulation import Simulation as SimulationObject
+from kschedlab.cluster import Cluster
+from kschedlab.features import FeatureGates
+from kschedlab.scheduler import Scheduler
+from kschedlab.sim.scenario import from_files
+
+ROOT = Path(__file__).resolve().parents[2]
+MSDEMO = ROOT / ".." / "shared" / "public-manifests" / "msdemo.yaml"
+
+#: three equal nodes for the microservices demo (it brings only Deployments): ties between
+#: nodes and the order of same-instant pods decide where its pods go
+DEMO_NODES = "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: node-{i}, labels: {{kubernetes.io/hostname: node-{i}, topology.kubernetes.io/zone: zone-{i % 2}}}}}
+status: {{allocatable: {{cpu: 500m, memory: 1Gi, pods: "110"}}}}
+""" for i in range(1, 4))
+
+
+def _timed(path: Path) -> bool:
+    """The file's Simulation has events, usage, kubelets or an attempt duration: time matters."""
+    for doc in yaml.safe_load_all(path.read_text()):
+        if isinstance(doc, dict) and doc.get("kind") == "Simulation":
+            spec = doc.get("spec") or {}
+            if any(spec.get(k) for k in ("events", "usage", "kubelet", "attemptDuration")):
+                return True
+    return False
+
+
+DATASETS = sorted(p for p in (ROOT / "datasets").rglob("*.yaml") if not _timed(p))
+
+
+def _schedule(paths: list[Path], seed: int):
+    """What ``kschedlab schedule FILES --seed SEED`` does, up to its report."""
+    objects = load([str(p) for p in paths])
+    gate_map: dict[str, bool] = {}
+    for obj in objects:
+        if isinstance(obj, SimulationObject):
+            gate_map.update(obj.spec.feature_gates)
+    gates = FeatureGates(gate_map)
+    configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
+    rest = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationObject))]
+    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed))
+    if any(p.spec.resource_claims for p in cluster.pods.values()):
+        from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+        ResourceClaimController(cluster, seed=seed).sync()
+    return Scheduler(cluster, configs[0] if configs else None, gates=gates, seed=seed).run()
+
+
+def _simulate(paths: list[Path], seed: int):
+    """What ``kschedlab simulate FILES --seed SEED`` does, reported as ``schedule`` reports."""
+    sim, until = from_files(*paths, seed=seed)
+    sim.run(until=until)
+    return sim.report()
+
+
+def _decisions(run) -> list[tuple]:
+    return [(p.name, p.node, p.pod_status, p.attempts) for p in run.pods]
+
+
+def _both(paths: list[Path], seed: int):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # kinds the scheduler does not use
+        try:
+            scheduled = _decisions(_schedule(paths, seed))
+        except ManifestError as err:  # a file either command refuses: the other refuses it alike
+            with pytest.raises(ManifestError) as refused:
+                _simulate(paths, seed)
+            assert str(refused.value) == str(err)
+            return None, None
+        return scheduled, _decisions(_simulate(paths, seed))
+
+
+@pytest.mark.parametrize("path", DATASETS, ids=lambda p: str(p.relative_to(ROOT / "datasets")))
+def test_shipped_dataset_same_decisions(path):
+    scheduled, simulated = _both([path], seed=0)
+    assert simulated == scheduled
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_microservices_demo_same_decisions(tmp_path, seed):
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text(DEMO_NODES)
+    scheduled, simulated = _both([MSDEMO, nodes], seed=seed)
+    assert scheduled is not None and len(scheduled) >= 10
+    assert {s for _, _, s, _ in scheduled} == {"Running", "Pending"}  # the nodes are not enough for all
+    assert len({n for _, n, _, _ in scheduled if n}) == 3
+    assert simulated == scheduled
+
+
+def test_same_instant_pods_keep_file_order_in_the_simulation(tmp_path):
+    """Pods created at the same instant are popped in the order they were created, as
+    ``schedule`` pops them (each queue insertion takes a tick of the loop's time)."""
+    path = tmp_path / "five.yaml"
+    path.write_text("""\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", pods: "110"}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default}}
+spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}
+""" for name in ("e", "b", "d", "a", "c")))
+    sim, _ = from_files(path)
+    result = sim.run()
+    popped = result.moves[result.moves["to"] == "in-flight"]["pod"].tolist()
+    assert popped == [f"default/{n}" for n in ("e", "b", "d", "a", "c")]
+    assert list(result.moves["time"].unique()) == [0.0]  # history keeps the simulation's instant

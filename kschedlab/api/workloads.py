@@ -640,6 +640,6 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
         out.extend(made)
     for o in out:  # the ephemeral volume controller's claims name their pod by UID
         if isinstance(o, Pod) and o.metadata.name and any(v.ephemeral is not None for v in o.spec.volumes):
-            _ensure_uid(o, seed)
+            ensure_uid(o, seed)
     out.extend(create_claims(out))
     return out

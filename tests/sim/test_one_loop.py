@@ -56,7 +56,7 @@ def _schedule(paths: list[Path], seed: int):
     gates = FeatureGates(gate_map)
     configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
     rest = [o for o in objects if not isinstance(o, (KubeSchedulerConfiguration, SimulationObject))]
-    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed))
+    cluster = Cluster(create(rest, feature_gates=dict(gates.overrides), seed=seed, strict=False))
     if any(p.spec.resource_claims for p in cluster.pods.values()):
         from kschedlab.dra.resourceclaim_controller import ResourceClaimController
 

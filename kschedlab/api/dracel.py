@@ -73,10 +73,9 @@ import threading
 import time
 from typing import Any, Iterable, Iterator, Mapping
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
 from cel_expr_python import cel as _cel
 from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_strings
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from .dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_cost
 from .quantity import Quantity

@@ -43,9 +43,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import ClusterEvent, QueueingHint
+from kschedlab.framework.nominator import NominatingInfo, Nominator
 from kschedlab.queue.heap import Heap
 from kschedlab.queue.pool import UnschedulablePool
-from kschedlab.framework.nominator import Nominator, NominatingInfo
 from kschedlab.queue.types import NANOS, QueuedPodInfo, to_nanos
 
 ACTIVE = "active"

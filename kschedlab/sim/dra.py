@@ -31,7 +31,13 @@ from typing import Any
 import pandas as pd
 
 from kschedlab.dra.devicetainteviction import RULE_KINDS, DeviceTaintEvictionController, stamp_time_added
-from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE, RESOURCE_CLAIM, RESOURCE_SLICE, ActionType, ClusterEvent
+from kschedlab.framework.events import (
+    EVENT_ASSIGNED_POD_DELETE,
+    RESOURCE_CLAIM,
+    RESOURCE_SLICE,
+    ActionType,
+    ClusterEvent,
+)
 from kschedlab.framework.types import pod_key
 
 BINDING_COLUMNS = ["time", "pod", "node", "event", "message"]
@@ -119,7 +125,7 @@ class SimDRA:
     def rules_frame(self) -> pd.DataFrame:
         """Each DeviceTaintRule's ``EvictionInProgress`` condition now (``rule``, ``status``,
         ``reason``, ``message``, ``lastTransitionTime`` in simulated seconds)."""
-        from kschedlab.dra.devicetainteviction import seconds_of, rule_conditions
+        from kschedlab.dra.devicetainteviction import rule_conditions, seconds_of
 
         rows = rule_conditions(r for kind in RULE_KINDS for r in self.sim.cluster.objects.get(kind, {}).values())
         for row in rows:

@@ -29,13 +29,23 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.cluster import REGION_LABELS, ZONE_LABELS
 from kschedlab.framework.interface import MAX_NODE_SCORE
 from kschedlab.framework.status import Code
-from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.viz.common import (
-    CHOSEN_COLOR, NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, as_int_list, esc, human,
-    live_rows, plugin_color, unit_of)
+    CHOSEN_COLOR,
+    NOT_RUN_COLOR,
+    PASSED_COLOR,
+    REJECTED_COLOR,
+    TEMPLATE,
+    as_int_list,
+    esc,
+    human,
+    live_rows,
+    plugin_color,
+    unit_of,
+)
 
 __all__ = ["node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
            "filter_grid", "utilization_table"]

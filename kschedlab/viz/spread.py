@@ -59,7 +59,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kschedlab.plugins.pod_topology_spread_common import (
-    DO_NOT_SCHEDULE, MAX_INT32, SCHEDULE_ANYWAY, SpreadConstraint, filter_constraints)
+    DO_NOT_SCHEDULE,
+    MAX_INT32,
+    SCHEDULE_ANYWAY,
+    SpreadConstraint,
+    filter_constraints,
+)
 from kschedlab.viz.common import NOT_RUN_COLOR, TEMPLATE, esc
 
 #: Okabe-Ito blue and vermillion: "may go there" and "full" stay apart for colour-blind readers

@@ -6,16 +6,23 @@ import json
 
 import numpy as np
 import pytest
+from vizcases import EVIL_NODE, EVIL_POD, evil_cluster, node, pod
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.framework.status import Code
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
 from kschedlab.scenarios import path
-from kschedlab.viz import (cluster_picture, filter_grid, filter_outcome, node_utilization, score_breakdown,
-                           shape_function)
+from kschedlab.viz import (
+    cluster_picture,
+    filter_grid,
+    filter_outcome,
+    node_utilization,
+    score_breakdown,
+    shape_function,
+)
 from kschedlab.viz.common import esc
 from kschedlab.viz.figures import NOT_RUN, PASSED, REJECTED
-from vizcases import EVIL_NODE, EVIL_POD, evil_cluster, node, pod
+
 
 @pytest.fixture
 def demo():

@@ -246,7 +246,7 @@ class PreScoreState:
 
     def as_data(self) -> dict:
         counts = []
-        for i, c in enumerate(self.constraints):
+        for i in range(len(self.constraints)):
             if self.slots[i] is None:
                 counts.append({})
                 continue

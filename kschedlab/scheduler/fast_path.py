@@ -61,7 +61,7 @@ from kschedlab.framework.runtime import (
     normalize_score,
     score_plugin,
 )
-from kschedlab.framework.status import Code, Status
+from kschedlab.framework.status import Status
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.image_locality import ImageLocality
 from kschedlab.plugins.inter_pod_affinity import InterPodAffinity, placed_pods_with_affinity

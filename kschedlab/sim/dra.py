@@ -146,7 +146,7 @@ class SimDRA:
     # -- binding conditions -------------------------------------------------------------------------
     def _track_binding_waits(self) -> None:
         now = self.sim.now
-        for key, (fw, state, pod_info, node, _trace, plugin) in self.sim.scheduler.binding_waits.items():
+        for key, (fw, _state, _pod_info, node, _trace, plugin) in self.sim.scheduler.binding_waits.items():
             if key in self.binding:
                 continue
             timeout = float(fw.plugins[plugin].args.binding_timeout)

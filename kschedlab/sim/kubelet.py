@@ -49,7 +49,7 @@ from kschedlab.kubelet.oom import (
     oom_ranking_table,
     select_bad_process,
 )
-from kschedlab.kubelet.ranking import LAYOUT_SINGLE, LAYOUT_SPLIT, is_critical_pod
+from kschedlab.kubelet.ranking import LAYOUT_SPLIT, is_critical_pod
 from kschedlab.kubelet.reclaim import DELETE_ALL_UNUSED_CONTAINERS, DELETE_UNUSED_IMAGES
 from kschedlab.kubelet.signals import (
     NODE_DISK_PRESSURE,

@@ -27,7 +27,7 @@ or dead, was made from it -- so deleting dead containers first can make images c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from kschedlab.api.core import normalize_image_name

@@ -68,6 +68,10 @@ from kschedlab.viz.gang import (
     story_yaml,
     sweep_figure,
 )
+
+__all__ += ["gang_counts", "gang_timeline", "min_count_sweep", "pod_group_conditions", "run_gang_story",
+            "runs_summary", "story_yaml", "sweep_figure"]
+
 from kschedlab.viz.podgroup import (  # noqa: E402
     cycle_steps,
     domain_capacity,

@@ -305,7 +305,7 @@ def filter_outcome(result, *, title: str | None = None) -> go.Figure:
     symbols = {PASSED: "✓", REJECTED: "✗", NOT_RUN: ""}
     text = [[symbols[c] for c in row] for row in grid["cells"]]
     custom = []
-    for row, (plugin, code, reasons) in zip(grid["cells"], grid["verdicts"]):
+    for row, (_plugin, code, reasons) in zip(grid["cells"], grid["verdicts"]):
         line = []
         for c in row:
             if c == REJECTED:
@@ -521,7 +521,6 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
         where = f"{zone_key}={zone}" if zone_key is not None and not zone.startswith("(no ") else f"zone {zone}"
         add(f"zone/{zone}", zone, "cluster", zone_totals[zone], "#deebf7", esc(where))
     for zone, row, pods, used, alloc, total in entries:
-        node = snap.nodes[row]
         name = snap.names[row]
         cordoned = bool(snap.unschedulable[row])
         tainted = bool(snap.taint_sets[int(snap.taint_group[row])])

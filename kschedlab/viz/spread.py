@@ -239,7 +239,7 @@ def _add_panel(fig, table: pd.DataFrame, col: int, *, show_legend: bool) -> None
     x = [esc(v) for v in table.index]
     y = [int(v) for v in table["matching pods"]]
     colors, labels, custom = [], [], []
-    for (value, row) in table.iterrows():
+    for _value, row in table.iterrows():
         skew = row["skew if placed"]
         if not row["eligible"]:
             colors.append(NOT_RUN_COLOR)

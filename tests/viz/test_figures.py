@@ -113,7 +113,7 @@ def test_filter_outcome_matches_trace(demo, key):
     heat = fig.data[0]
     assert list(heat.x) == plugins and list(heat.y) == list(statuses)
     notes = [a.text for a in fig.layout.annotations if a.yref == "y"]
-    for row, (name, st), note in zip(heat.z, statuses.items(), notes):
+    for row, st, note in zip(heat.z, statuses.values(), notes):
         if st.is_success():
             assert list(row) == [PASSED] * len(plugins) and note == "<b>feasible</b>"
         else:

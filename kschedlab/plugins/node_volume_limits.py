@@ -245,7 +245,7 @@ class NodeVolumeLimits(Plugin):
         for unique, driver in self.attached_by_volume_attachments(attachments.get(node_name, [])).items():
             if unique not in attached:
                 attached_count[driver] = attached_count.get(driver, 0) + 1
-        new_count: dict[str, int] = {}
+        new_count = {}
         for driver in new_volumes.values():
             new_count[driver] = new_count.get(driver, 0) + 1
         for driver, count in new_count.items():

@@ -350,9 +350,6 @@ class Simulation:
         if last is not None:  # after the items of its own instant: the order of the stream is kept
             self._at(last, "stream", payload)
 
-    def _on_create_object(self, obj) -> None:
-        self.cluster.add(obj)
-
     def _on_delete_pod(self, key: str) -> None:
         if key not in self.cluster.pods:
             return

@@ -20,7 +20,6 @@ import yaml
 
 from kschedlab.features import FeatureGateError, FeatureGates
 
-
 DESCRIPTION = "Kubernetes scheduling, step by step."
 
 

@@ -12,14 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.cluster import Cluster
-from kschedlab.eviction.drain import (
-    DrainOptions, Drainer, Replacements, cordon, drain, go_duration, pods_for_deletion)
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.eviction.api_initiated import MSG_PDB_VIOLATION
+from kschedlab.eviction.drain import Drainer, DrainOptions, Replacements, cordon, drain, go_duration, pods_for_deletion
 
 DATA = Path(__file__).resolve().parent.parent / "datasets" / "eviction"
 SRC_FILTERS = "kubernetes/kubernetes staging/src/k8s.io/kubectl/pkg/drain/filter_test.go"

@@ -18,15 +18,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.cluster import Cluster
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.eviction.api_initiated import (
-    MSG_MULTIPLE_PDBS, MSG_PDB_VIOLATION, EvictionResponse, evict, finish_terminations, graceful_delete,
-    pod_phase)
+    MSG_MULTIPLE_PDBS,
+    MSG_PDB_VIOLATION,
+    EvictionResponse,
+    evict,
+    finish_terminations,
+    graceful_delete,
+    pod_phase,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "datasets" / "eviction"
 SRC_EVICTION = "kubernetes/kubernetes pkg/registry/core/pod/storage/eviction_test.go"

@@ -14,6 +14,7 @@ from kschedlab.api import admit, expand, load_text
 from kschedlab.api.podgroup import PodGroup
 from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
+from kschedlab.framework.podgroups import pod_group_state
 from kschedlab.framework.runtime import Framework
 from kschedlab.framework.status import Code
 from kschedlab.plugins.gang_scheduling import (
@@ -25,9 +26,8 @@ from kschedlab.plugins.gang_scheduling import (
     permit_timeout_message,
     placement_feasible,
 )
-from kschedlab.scheduler.podgroup import conditions
-from kschedlab.framework.podgroups import pod_group_state
 from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler.podgroup import conditions
 
 GW = {"GenericWorkload": True}
 

@@ -40,11 +40,12 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import Handle
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.types import NodeInfo, PodInfo
+from kschedlab.plugins.inter_pod_affinity import ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFFINITY
+from kschedlab.plugins.inter_pod_affinity import ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH as ANTI_AFFINITY
 from kschedlab.plugins.inter_pod_affinity import (
-    ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFFINITY,
-    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH as ANTI_AFFINITY,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING_ANTI_AFFINITY,
-    PRE_FILTER_STATE_KEY, InterPodAffinity)
+)
+from kschedlab.plugins.inter_pod_affinity import PRE_FILTER_STATE_KEY, InterPodAffinity
 from kschedlab.plugins.inter_pod_affinity_terms import merge_namespace_selector, parse_pod_terms
 from kschedlab.scheduler import Scheduler
 

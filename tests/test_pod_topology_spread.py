@@ -21,19 +21,30 @@ from kschedlab.api.admission import admit
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
-from kschedlab.cluster import Cluster
+from kschedlab.api.node_selector import RequiredNodeAffinity
 from kschedlab.api.tolerations import find_matching_untolerated_taint
+from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.framework.runtime import Handle
 from kschedlab.framework.types import PodInfo
-from kschedlab.api.node_selector import RequiredNodeAffinity
 from kschedlab.plugins import in_tree_registry
 from kschedlab.plugins.pod_topology_spread import (
-    ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, NAME, PodTopologySpread)
+    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+    ERR_REASON_NODE_LABEL_NOT_MATCH,
+    NAME,
+    PodTopologySpread,
+)
 from kschedlab.plugins.pod_topology_spread_common import (
-    HONOR, LABEL_HOSTNAME, MAX_INT32, CriticalPaths, count_pods_match_selector, go_log, go_round,
-    topology_normalizing_weight)
+    HONOR,
+    LABEL_HOSTNAME,
+    MAX_INT32,
+    CriticalPaths,
+    count_pods_match_selector,
+    go_log,
+    go_round,
+    topology_normalizing_weight,
+)
 from kschedlab.scheduler import Scheduler
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,13 @@ from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load
 from kschedlab.api.pod_update import (
-    MSG_OTHER_FIELDS, kubectl_get_pods, merge_patch, pod_phase_display, update_pod, validate_pod_update)
+    MSG_OTHER_FIELDS,
+    kubectl_get_pods,
+    merge_patch,
+    pod_phase_display,
+    update_pod,
+    validate_pod_update,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "datasets" / "seed"

@@ -23,7 +23,6 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
@@ -31,15 +30,26 @@ from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.api.workloads import expand
 from kschedlab.cluster import Cluster
 from kschedlab.conformance.preemption import preemption_fixtures
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.framework.interface import ArgsError, CycleState
+from kschedlab.framework.preemption import (
+    Candidate,
+    NodeToStatus,
+    PostFilterResult,
+    Victims,
+    _CandidateList,
+    node_scratch,
+    pick_one_node_for_preemption,
+)
 from kschedlab.framework.runtime import Framework
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.types import PodInfo
 from kschedlab.plugins.default_preemption import (
-    DefaultPreemption, default_args, filter_pods_with_pdb_violation, validate_args)
-from kschedlab.framework.preemption import (
-    Candidate, NodeToStatus, PostFilterResult, Victims, _CandidateList, node_scratch,
-    pick_one_node_for_preemption)
+    DefaultPreemption,
+    default_args,
+    filter_pods_with_pdb_violation,
+    validate_args,
+)
 from kschedlab.scheduler import Scheduler
 
 DATA = Path(__file__).resolve().parent.parent / "datasets" / "preemption"

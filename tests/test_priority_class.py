@@ -15,8 +15,13 @@ from kschedlab.api import ManifestError, admit, load_text
 from kschedlab.api.admission import admit_pod
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.priorityclass import (
-    global_default_class, global_default_error, priority_class_errors, priority_class_update_errors,
-    validate_priority_class, validate_priority_class_update)
+    global_default_class,
+    global_default_error,
+    priority_class_errors,
+    priority_class_update_errors,
+    validate_priority_class,
+    validate_priority_class_update,
+)
 from kschedlab.api.scheduling import PriorityClass, system_priority_classes
 from kschedlab.framework.status import Code
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,7 +204,7 @@ def test_nothing_is_overcommitted(data):
     snap = cluster.snapshot
     cpu = snap.res_index["cpu"]
     assert (snap.requested[cpu, : len(nodes)] <= snap.allocatable[cpu, : len(nodes)]).all()
-    for key, p in cluster.pods.items():
+    for p in cluster.pods.values():
         if p.spec.node_name:
             n = cluster.nodes[p.spec.node_name]
             assert not n.spec.unschedulable

@@ -8,8 +8,15 @@ import pytest
 
 from kschedlab.cli import main
 from kschedlab.scheduler_perf import (
-    LABEL_HOSTNAME, LABEL_ZONE, POD_WITH_POD_AFFINITY, POD_WITH_POD_ANTI_AFFINITY, WORKLOADS, make_nodes, make_pods,
-    run_workload)
+    LABEL_HOSTNAME,
+    LABEL_ZONE,
+    POD_WITH_POD_AFFINITY,
+    POD_WITH_POD_ANTI_AFFINITY,
+    WORKLOADS,
+    make_nodes,
+    make_pods,
+    run_workload,
+)
 
 #: the workloads of pods placed relative to other pods, with SchedulingBasic for reference
 PLACEMENT = ("SchedulingBasic", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", "TopologySpreading")

@@ -9,8 +9,18 @@ import pytest
 
 from kschedlab.cli import main
 from kschedlab.scheduler_perf import (
-    GANG_WORKLOADS, LABEL_RACK, LABEL_ZONE, WORKLOADS, group_sizes, groups_for_pods, make_domain_nodes,
-    make_gang_pods, make_pod_groups, run_gang_workload, run_workload)
+    GANG_WORKLOADS,
+    LABEL_RACK,
+    LABEL_ZONE,
+    WORKLOADS,
+    group_sizes,
+    groups_for_pods,
+    make_domain_nodes,
+    make_gang_pods,
+    make_pod_groups,
+    run_gang_workload,
+    run_workload,
+)
 
 GANG_KEYS = {"workload", "nodes", "groups", "groups_scheduled", "groups_unschedulable", "pods", "scheduled",
              "unschedulable", "seconds", "groups_per_second", "pods_per_second", "window",

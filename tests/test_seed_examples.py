@@ -26,12 +26,12 @@ from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_text
+from kschedlab.api.resources import pod_requests, resource_list
+from kschedlab.api.tolerations import find_matching_untolerated_taint
 from kschedlab.api.workloads import expand
 from kschedlab.cluster import Cluster
-from kschedlab.api.tolerations import find_matching_untolerated_taint
 from kschedlab.framework.interface import ArgsError
 from kschedlab.plugins.node_resources_fit import default_fit_args
-from kschedlab.api.resources import pod_requests, resource_list
 from kschedlab.scheduler import ConfigError, Scheduler, num_feasible_nodes_to_find
 
 NOT_HELPFUL = " preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."

@@ -25,11 +25,17 @@ from kschedlab.framework import events as ev
 from kschedlab.framework.events import HintError, QueueingHint, evaluate_hint
 from kschedlab.framework.runtime import Framework
 from kschedlab.framework.types import PodInfo
-from kschedlab.plugins.inter_pod_affinity import InterPodAffinity
-from kschedlab.plugins.pod_topology_spread import PodTopologySpread
+from kschedlab.plugins.inter_pod_affinity import (
+    InterPodAffinity,
+    inter_pod_affinity_after_node_change,
+    inter_pod_affinity_after_pod_change,
+)
+from kschedlab.plugins.pod_topology_spread import (
+    PodTopologySpread,
+    pod_topology_spread_after_node_change,
+    pod_topology_spread_after_pod_change,
+)
 from kschedlab.queue import framework_hints
-from kschedlab.plugins.inter_pod_affinity import inter_pod_affinity_after_node_change, inter_pod_affinity_after_pod_change
-from kschedlab.plugins.pod_topology_spread import pod_topology_spread_after_node_change, pod_topology_spread_after_pod_change
 
 Q, S = QueueingHint.Queue, QueueingHint.QueueSkip
 A = ev.ActionType

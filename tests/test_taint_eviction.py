@@ -16,12 +16,23 @@ from kschedlab.api.admission import admit, default_tolerations
 from kschedlab.api.core import Node, Pod, Taint, Toleration
 from kschedlab.api.loader import load
 from kschedlab.cluster import Cluster
-from kschedlab.features import FeatureGates
 from kschedlab.eviction.disruption import to_seconds
 from kschedlab.eviction.taint_manager import (
-    NoExecuteTaintManager, admit_new_node, daemonset_tolerations, delete_pod_by_taint_manager,
-    get_matching_tolerations, kubelet_registration_taints, min_toleration_seconds, no_execute_taints,
-    pod_toleration_restriction, reconcile_condition_taints, replay, set_node_condition, taints_for_conditions)
+    NoExecuteTaintManager,
+    admit_new_node,
+    daemonset_tolerations,
+    delete_pod_by_taint_manager,
+    get_matching_tolerations,
+    kubelet_registration_taints,
+    min_toleration_seconds,
+    no_execute_taints,
+    pod_toleration_restriction,
+    reconcile_condition_taints,
+    replay,
+    set_node_condition,
+    taints_for_conditions,
+)
+from kschedlab.features import FeatureGates
 
 SEED = Path(__file__).resolve().parent.parent / "datasets" / "seed"
 DATA = Path(__file__).resolve().parent.parent / "datasets" / "eviction"

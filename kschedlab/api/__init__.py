@@ -24,6 +24,7 @@ loaded); collections default to empty and optional scalars to None.
 """
 
 from .admission import admit, admit_pod, default_pod, merge_tolerations, validate_pod
+from .apply import Applied, Refusal, RefusedObjectsWarning
 from .apps import DaemonSet, Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .config import (
@@ -72,7 +73,6 @@ from .core import (
     compute_pod_qos,
     label_selector_matches,
 )
-from .apply import Applied, Refusal, RefusedObjectsWarning
 from .errors import ManifestError
 from .kinds import SkippedKindsWarning
 from .limitrange import LimitRange

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Iterable
+from typing import Annotated, Any, Iterable, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, model_validator
 from pydantic.alias_generators import to_camel
@@ -65,7 +65,7 @@ class K8sModel(BaseModel):
         return data
 
     @classmethod
-    def trusted(cls, **fields):
+    def trusted(cls, **fields: Any) -> Self:
         """The model from field values (by field name) already of the right types, without
         validation; the named fields count as set. For hot paths that build small objects
         from known-good values (``model_construct`` is slower than validating).
@@ -96,7 +96,7 @@ class K8sModel(BaseModel):
         object.__setattr__(obj, "__pydantic_private__", None)
         return obj
 
-    def clone(self):
+    def clone(self) -> Self:
         """A deep copy (much faster than ``model_copy(deep=True)`` for API objects).
 
         >>> from kschedlab.api.core import Pod
@@ -343,7 +343,10 @@ def _quote(v: Any) -> str:
     return str(v)
 
 
-def check_enum(value: Any, allowed: Iterable[str], *, allow_empty: bool = False) -> Any:
+_V = TypeVar("_V")
+
+
+def check_enum(value: _V, allowed: Iterable[str], *, allow_empty: bool = False) -> _V:
     """Raise the API's ``Unsupported value`` error unless value is allowed.
 
     >>> check_enum("Equal", ["Equal", "Exists"])

@@ -62,6 +62,7 @@ import random
 import uuid
 from typing import Any, Iterable, Mapping
 
+from .apply import NOT_SERVED, Refusal
 from .core import (
     Container,
     LabelSelector,
@@ -75,7 +76,6 @@ from .core import (
     Toleration,
     compute_pod_qos,
 )
-from .apply import NOT_SERVED, Refusal
 from .errors import ManifestError, format_path
 from .limitrange import LimitRange, LimitRanger, default_limit_range, limit_range_errors
 from .meta import KubeObject, TypedObject
@@ -84,11 +84,11 @@ from .node_declared_features import validate_declared_features
 from .persistentvolume import PersistentVolumeClaim
 from .quantity import Quantity
 from .resources import aggregate_containers
-from .tolerations import validate_tolerations
 from .scheduling import (
     PriorityClass,
     system_priority_classes,
 )
+from .tolerations import validate_tolerations
 
 __all__ = [
     "admit",

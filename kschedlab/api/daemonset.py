@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from kschedlab.api.tolerations import TaintValueError, find_matching_untolerated_taint
+
 from .apps import DaemonSet
 from .controller_ref import claim
 from .core import (

@@ -73,10 +73,9 @@ import threading
 import time
 from typing import Any, Iterable, Iterator, Mapping
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
 from cel_expr_python import cel as _cel
 from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_strings
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from .dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_cost
 from .quantity import Quantity
@@ -414,17 +413,17 @@ def _regex_find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
 def _functions() -> list[Any]:
     T = _cel.Type
     Q, S = T(_QUANTITY_TYPE), T(_SEMVER_TYPE)
-    O, F = _cel.Overload, _cel.FunctionDecl
+    Ovl, F = _cel.Overload, _cel.FunctionDecl
 
     def member(id_: str, ret: Any, params: list[Any], impl: Any = None) -> Any:
-        return O(id_, ret, params, is_member=True, impl=impl) if impl else O(id_, ret, params, is_member=True)
+        return Ovl(id_, ret, params, is_member=True, impl=impl) if impl else Ovl(id_, ret, params, is_member=True)
 
     # cel-cpp dispatches on runtime kinds: Quantity and Semver are both messages, so the
     # comparisons get one implementation that looks at the message type.
     return [
-        F("quantity", [O("string_to_quantity", Q, [T.STRING], impl=_quantity_fn)]),
-        F("isQuantity", [O("is_quantity_string", T.BOOL, [T.STRING], impl=_is_quantity)]),
-        F("sign", [O("quantity_sign", T.INT, [Q], impl=lambda m: _q_from_msg(m.value).sign())]),
+        F("quantity", [Ovl("string_to_quantity", Q, [T.STRING], impl=_quantity_fn)]),
+        F("isQuantity", [Ovl("is_quantity_string", T.BOOL, [T.STRING], impl=_is_quantity)]),
+        F("sign", [Ovl("quantity_sign", T.INT, [Q], impl=lambda m: _q_from_msg(m.value).sign())]),
         F("isGreaterThan", [member("quantity_is_greater_than", T.BOOL, [Q, Q], lambda a, b: _cmp(a, b) == 1),
                             member("semver_is_greater_than", T.BOOL, [S, S])]),
         F("isLessThan", [member("quantity_is_less_than", T.BOOL, [Q, Q], lambda a, b: _cmp(a, b) == -1),
@@ -436,10 +435,10 @@ def _functions() -> list[Any]:
         F("isInteger", [member("quantity_is_integer", T.BOOL, [Q], _q_is_int)]),
         F("add", [member("quantity_add", Q, [Q, Q], _q_add), member("quantity_add_int", Q, [Q, T.INT], _q_add)]),
         F("sub", [member("quantity_sub", Q, [Q, Q], _q_sub), member("quantity_sub_int", Q, [Q, T.INT], _q_sub)]),
-        F("semver", [O("string_to_semver", S, [T.STRING], impl=_semver_fn),
-                     O("string_bool_to_semver", S, [T.STRING, T.BOOL], impl=_semver_fn)]),
-        F("isSemver", [O("is_semver_string", T.BOOL, [T.STRING], impl=_is_semver),
-                       O("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], impl=_is_semver)]),
+        F("semver", [Ovl("string_to_semver", S, [T.STRING], impl=_semver_fn),
+                     Ovl("string_bool_to_semver", S, [T.STRING, T.BOOL], impl=_semver_fn)]),
+        F("isSemver", [Ovl("is_semver_string", T.BOOL, [T.STRING], impl=_is_semver),
+                       Ovl("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], impl=_is_semver)]),
         F("major", [member("semver_major", T.INT, [S], _major)]),
         F("minor", [member("semver_minor", T.INT, [S], _minor)]),
         F("patch", [member("semver_patch", T.INT, [S], _patch)]),

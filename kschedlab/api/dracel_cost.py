@@ -69,6 +69,7 @@ def _fields(buf: bytes) -> list[tuple[int, Any]]:
     while pos < len(buf):
         key, pos = _varint(buf, pos)
         num, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, pos = _varint(buf, pos)
         elif wire == 1:

@@ -119,7 +119,7 @@ class _KubeletConfigurationBase(TypedObject):
 def _build_model() -> type[_KubeletConfigurationBase]:
     from pydantic import create_model
 
-    return create_model(  # type: ignore[call-overload, no-any-return]
+    return create_model(
         "KubeletConfiguration", __base__=_KubeletConfigurationBase, __module__=__name__, **_other_fields()
     )
 

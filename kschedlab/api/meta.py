@@ -12,7 +12,12 @@ from typing import Any, ClassVar, Mapping
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from ._base import K8sModel, Time, check_enum, format_time, parse_time, time_ns  # noqa: F401 (public here)
+from ._base import K8sModel as K8sModel  # the names below are public here too
+from ._base import Time as Time
+from ._base import check_enum as check_enum
+from ._base import format_time as format_time
+from ._base import parse_time as parse_time
+from ._base import time_ns as time_ns
 
 __all__ = [
     "ObjectMeta",

@@ -136,7 +136,7 @@ ARGS_TYPES: dict[str, type[K8sModel]] = {
 """Plugin name -> its v1 args type."""
 
 
-def args_errors(plugin: str, args: Any) -> list[dict]:
+def args_errors(plugin: str, args: Any) -> list[dict[str, Any]]:
     """pydantic error dicts (``type``, ``loc`` below ``args``, ``input``) of decoding ``args``
     strictly into ``plugin``'s args type; empty when they decode or the plugin has no type here."""
     model = ARGS_TYPES.get(plugin)

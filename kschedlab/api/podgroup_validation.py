@@ -28,7 +28,6 @@ from typing import Any, Iterable, Mapping
 
 from .errors import ManifestError
 from .meta import KubeObject
-from .validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors
 from .podgroup import (
     CompositePodGroup,
     CompositePodGroupSchedulingPolicy,
@@ -40,6 +39,7 @@ from .podgroup import (
     WorkloadReference,
     EmptyMode,
 )
+from .validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors
 from .workloadapi import (
     WORKLOAD_MAX_POD_GROUP_TEMPLATES,
     WORKLOAD_MAX_TREE_DEPTH,

@@ -19,10 +19,9 @@ from .kubeletconfig import KubeletConfiguration
 from .limitrange import LimitRange
 from .meta import TypedObject
 from .node import RuntimeClass
-from .persistentvolume import PersistentVolume, PersistentVolumeClaim
 from .nodestats import NodeStatsSummary
+from .persistentvolume import PersistentVolume, PersistentVolumeClaim
 from .podgroup import CompositePodGroup, PodGroup
-from .resourcequota import ResourceQuota
 from .policy import PodDisruptionBudget
 from .resource import (
     DeviceClass,
@@ -32,6 +31,7 @@ from .resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from .resourcequota import ResourceQuota
 from .scheduling import PriorityClass
 from .simulation import Simulation
 from .storage import CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment

@@ -29,6 +29,7 @@ from .dracel import SELECTOR_MAX_LENGTH, TOO_COMPLEX, CELError, compile_selector
 from .dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST
 from .errors import ManifestError
 from .meta import KubeObject
+from .quantity import Quantity
 from .resource import (
     ADMIN_ACCESS_NAMESPACE_LABEL,
     ALLOCATION_CONFIG_SOURCES,
@@ -50,7 +51,6 @@ from .resource import (
     ResourceSlice,
     RequestFields,
 )
-from .quantity import Quantity
 from .validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 
 __all__ = [

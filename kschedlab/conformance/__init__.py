@@ -12,7 +12,6 @@ against kschedlab.
   allocator).
 """
 
-from kschedlab.conformance.runner import (STAGES, CaseResult, Report, case_files, run_case, run_cases,
-                                          run_paths)
+from kschedlab.conformance.runner import STAGES, CaseResult, Report, case_files, run_case, run_cases, run_paths
 
 __all__ = ["STAGES", "CaseResult", "Report", "case_files", "run_case", "run_cases", "run_paths"]

@@ -60,8 +60,16 @@ def _objects(event: dict) -> tuple[Any, Any]:
 
 
 def _hint_for(plugin, resource: str) -> Callable:
-    from kschedlab.framework.events import (CSI_NODE, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, POD,
-                                            STORAGE_CLASS, TARGET_POD, VOLUME_ATTACHMENT)
+    from kschedlab.framework.events import (
+        CSI_NODE,
+        NODE,
+        PERSISTENT_VOLUME,
+        PERSISTENT_VOLUME_CLAIM,
+        POD,
+        STORAGE_CLASS,
+        TARGET_POD,
+        VOLUME_ATTACHMENT,
+    )
 
     wanted = {"Node": (NODE,), "Pod": (POD, TARGET_POD), "PersistentVolume": (PERSISTENT_VOLUME,),
               "PersistentVolumeClaim": (PERSISTENT_VOLUME_CLAIM,), "StorageClass": (STORAGE_CLASS,),

@@ -11,7 +11,6 @@ from kschedlab.conformance.plugins import fixtures
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import CycleState
 
-
 # -- preemption stages ----------------------------------------------------------------------
 # Upstream's preemption tests build a framework of a few Filter / PreFilter plugins,
 # some of them test doubles of ``pkg/scheduler/testing/framework``; these are the doubles.
@@ -162,8 +161,8 @@ def preemption_fixtures(case: dict):
 
 
 def _node_to_status(spec: dict | None, cluster):
-    from kschedlab.framework.status import Code, Status
     from kschedlab.framework.preemption import NodeToStatus
+    from kschedlab.framework.status import Code, Status
 
     def status(v) -> Status:
         if isinstance(v, dict):

@@ -36,9 +36,20 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kschedlab.api.errors import errors_from_validation
-from kschedlab.conformance import admission, dra, kubelet, placement, plugins, pod_resources, podgroup, preemption, queue
-from kschedlab.conformance import node_declared_features
-from kschedlab.conformance import device_taint_eviction, podgroup_cycle
+from kschedlab.conformance import (
+    admission,
+    device_taint_eviction,
+    dra,
+    kubelet,
+    node_declared_features,
+    placement,
+    plugins,
+    pod_resources,
+    podgroup,
+    podgroup_cycle,
+    preemption,
+    queue,
+)
 from kschedlab.conformance import expected_failures as xf
 from kschedlab.conformance.compare import Mismatch
 

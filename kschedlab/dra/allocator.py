@@ -46,11 +46,21 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from kschedlab.dra.allocator_cache import AllocatorCache
-from kschedlab.dra.device_index import DeviceIndex, combined_match, selector_result_kept
-from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
-from kschedlab.dra.devices import (Claim, Device, DeviceID, Request, Slice, as_dict, device_id_str, read_claim,
-                                   read_slice, tolerates)
+from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
+from kschedlab.dra.device_index import DeviceIndex, combined_match, selector_result_kept
+from kschedlab.dra.devices import (
+    Claim,
+    Device,
+    DeviceID,
+    Request,
+    Slice,
+    as_dict,
+    device_id_str,
+    read_claim,
+    read_slice,
+    tolerates,
+)
 from kschedlab.dra.nodeselector import NodeSelectorError, allocation_node_selector, node_matches
 from kschedlab.dra.pools import GatherError, Pool, gather_pools, node_candidates, searchable_slices
 from kschedlab.dra.trace import AllocationTrace

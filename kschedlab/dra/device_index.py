@@ -85,6 +85,9 @@ def simple_device(s: Slice, d: Device) -> bool:
 class DeviceIndex:
     """Arrays over the devices of ``slices``, in slice order (see the module docstring)."""
 
+    #: the slot arrays as numpy, rebuilt when slots were added (set by ``_reset_slots``)
+    _slot_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+
     def __init__(self, slices: list[Slice]) -> None:
         self.devices: list[Device] = []
         #: id(slice) -> (slice, position of its first device)
@@ -203,8 +206,7 @@ class DeviceIndex:
         self._slot_flat = np.zeros(0, dtype=np.int64)
         #: how many slots ``_slot_flat`` holds
         self._flat_count = 0
-        #: the slot arrays as numpy, rebuilt when slots were added
-        self._slot_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._slot_arrays = None
 
     @property
     def slot_pools(self) -> list[list[Pool]]:

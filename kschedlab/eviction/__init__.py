@@ -12,7 +12,13 @@ Node-pressure eviction by the kubelet is in :mod:`kschedlab.kubelet`.
 """
 
 from kschedlab.eviction.api_initiated import (
-    EvictionResponse, evict, finish_terminations, graceful_delete, pod_phase, update_pod_condition)
+    EvictionResponse,
+    evict,
+    finish_terminations,
+    graceful_delete,
+    pod_phase,
+    update_pod_condition,
+)
 
 __all__ = ["EvictionResponse", "evict", "finish_terminations", "graceful_delete", "pod_phase",
            "update_pod_condition"]

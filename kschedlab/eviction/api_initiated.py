@@ -67,8 +67,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Iterable
 
-from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.core import PodCondition
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.eviction.disruption import is_pod_ready, to_datetime, to_seconds
 
 __all__ = [

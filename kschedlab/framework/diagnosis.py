@@ -21,7 +21,7 @@ NO_NODE_AVAILABLE = "0/{} nodes are available"
 class Diagnosis:
     num_all_nodes: int
     #: reason -> number of explicitly evaluated nodes that failed with it
-    reason_counts: Counter = field(default_factory=Counter)
+    reason_counts: Counter[str] = field(default_factory=Counter)
     #: how many nodes carry an explicit status
     explicit: int = 0
     #: status of the nodes that were not evaluated (PreFilter rejection or PreFilterResult)

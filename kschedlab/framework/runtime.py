@@ -17,12 +17,18 @@ import numpy as np
 
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import (
-    MAX_NODE_SCORE, MIN_NODE_SCORE, REGISTRY, CycleState, Plugin, PreFilterResult, Verdicts)
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    REGISTRY,
+    CycleState,
+    Plugin,
+    PreFilterResult,
+    Verdicts,
+)
 from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ResolvedProfile, resolve_profile
 from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, FrameworkError, Status
 from kschedlab.framework.types import cache_owner
-
 
 #: plugins whose Signature often refuses (asked first by :meth:`Framework.sign_pod`)
 _OFTEN_UNSIGNABLE = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread"})

@@ -25,8 +25,8 @@ from .config import (
     load_kubelet_config,
     node_allocatable,
 )
-from .manager import EvictionState, SyncResult, synchronize
 from .images import ImageGCManager, ImageGCPolicy, image_gc_policy
+from .manager import EvictionState, SyncResult, synchronize
 from .oom import oom_badness, oom_ranking_frame, oom_ranking_table, select_bad_process
 from .qos_policy import container_oom_score_adjust, pod_oom_score_adjusts
 from .ranking import rank_pods, ranking_frame, ranking_table

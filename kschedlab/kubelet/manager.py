@@ -45,8 +45,13 @@ from .ranking import (
     ranking_table,
 )
 from .reclaim import build_signal_to_node_reclaim_funcs, node_reclaim_sufficient
-from .signals import RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, SIGNAL_TO_RESOURCE, SignalObservation, \
-    make_signal_observations
+from .signals import (
+    RESOURCE_EPHEMERAL_STORAGE,
+    RESOURCE_MEMORY,
+    SIGNAL_TO_RESOURCE,
+    SignalObservation,
+    make_signal_observations,
+)
 from .thresholds import (
     Threshold,
     get_reclaimable_threshold,

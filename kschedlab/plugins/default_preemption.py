@@ -22,23 +22,34 @@ Groups with topology constraints are not supported.
 from __future__ import annotations
 
 import random
-
-import numpy as np
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Callable
 
-from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
-from kschedlab.framework.status import Code, Status
+import numpy as np
+
 from kschedlab.eviction.disruption import selects_for_preemption
 from kschedlab.framework import podgroups as pgstate
 from kschedlab.framework.group_reprieve import GroupReprieve, ReprieveError
+from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
 from kschedlab.framework.podgroups import DEFAULT_SCHEDULER_NAME, PodGroupInfo, pod_preemption_policy
 from kschedlab.framework.preemption import (
-    DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER, Candidate, Evaluator, Executor, GroupPreemptor,
-    NodeToStatus, PodGroupPostFilterResult, PreemptionRecord, Victims, importance_key, node_scratch,
-    start_time_ns)
+    DISRUPTION_TARGET,
+    REASON_PREEMPTION_BY_SCHEDULER,
+    Candidate,
+    Evaluator,
+    Executor,
+    GroupPreemptor,
+    NodeToStatus,
+    PodGroupPostFilterResult,
+    PreemptionRecord,
+    Victims,
+    importance_key,
+    node_scratch,
+    start_time_ns,
+)
+from kschedlab.framework.status import Code, Status
 
 NAME = "DefaultPreemption"
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10

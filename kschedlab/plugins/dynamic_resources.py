@@ -38,15 +38,39 @@ from typing import Any
 import numpy as np
 
 from kschedlab.api.resources import pod_requests
-from kschedlab.dra.allocator import (INVALID_POOLS, AllocationError, Allocator, DRAFeatures, FailedAllocationOnNode,
-                                     Screened)
+from kschedlab.dra.allocator import (
+    INVALID_POOLS,
+    AllocationError,
+    Allocator,
+    DRAFeatures,
+    FailedAllocationOnNode,
+    Screened,
+)
 from kschedlab.dra.devices import as_dict, read_claim
-from kschedlab.dra.manager import (EXTENDED_RESOURCE_CLAIM_ANNOTATION, FINALIZER, RESERVED_FOR_MAX_SIZE,
-                                   claim_identity, dra_manager)
+from kschedlab.dra.manager import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    FINALIZER,
+    RESERVED_FOR_MAX_SIZE,
+    claim_identity,
+    dra_manager,
+)
 from kschedlab.dra.nodeselector import NodeSelectorError, selector_mask, selector_matches
 from kschedlab.dra.podgroup_claims import consumer_reference, matching_group_claim, pod_group_of
-from kschedlab.framework.events import (DEVICE_CLASS, NODE, POD, QUEUE, RESOURCE_CLAIM, RESOURCE_SLICE, SKIP,
-                                        ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
+from kschedlab.framework.events import (
+    DEVICE_CLASS,
+    NODE,
+    POD,
+    QUEUE,
+    RESOURCE_CLAIM,
+    RESOURCE_SLICE,
+    SKIP,
+    ActionType,
+    ClusterEvent,
+    HintError,
+    QueueingHint,
+    as_objects,
+    pod_of,
+)
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.normalize_score import default_normalize_score

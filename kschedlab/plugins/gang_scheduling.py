@@ -47,6 +47,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedlab.api.podgroup import composite_pod_group_key, pod_group_key
+from kschedlab.framework import podgroups as pgstate
 from kschedlab.framework.events import (
     ASSIGNED_POD,
     COMPOSITE_POD_GROUP,
@@ -60,7 +61,6 @@ from kschedlab.framework.events import (
 )
 from kschedlab.framework.interface import Plugin, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.framework import podgroups as pgstate
 
 NAME = "GangScheduling"
 GATE_COMPOSITE = "CompositePodGroup"

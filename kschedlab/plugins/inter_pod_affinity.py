@@ -58,13 +58,19 @@ from typing import Any
 
 import numpy as np
 
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of
 from kschedlab.framework.interface import (
-    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, SignFragment, Verdicts, register)
+    MAX_NODE_SCORE,
+    ArgsError,
+    FieldError,
+    Plugin,
+    SignFragment,
+    Verdicts,
+    register,
+)
 from kschedlab.framework.signers import LABELS_SIGNER_NAME
 from kschedlab.framework.status import Code, Status
-from kschedlab.plugins.inter_pod_affinity_terms import (
-    AffinityTerm, merge_namespace_selector, pod_terms)
+from kschedlab.plugins.inter_pod_affinity_terms import AffinityTerm, merge_namespace_selector, pod_terms
 
 NAME = "InterPodAffinity"
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"

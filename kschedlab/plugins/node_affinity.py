@@ -5,9 +5,17 @@ of the profile."""
 import numpy as np
 
 from kschedlab.api.node_selector import NAME_FIELD, RequiredNodeAffinity, match_terms, preferred_score, validate_terms
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of
 from kschedlab.framework.interface import (
-    MAX_NODE_SCORE, ArgsError, FieldError, Plugin, PreFilterResult, SignFragment, Verdicts, register)
+    MAX_NODE_SCORE,
+    ArgsError,
+    FieldError,
+    Plugin,
+    PreFilterResult,
+    SignFragment,
+    Verdicts,
+    register,
+)
 from kschedlab.framework.signers import NODE_AFFINITY_SIGNER_NAME, NODE_SELECTOR_SIGNER_NAME, node_affinity_signer
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper import default_normalize_score

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kschedlab.api.node_declared_features import COMPONENT_VERSION, DEFAULT_FRAMEWORK, FeatureSet, Framework, Version
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects
 from kschedlab.framework.interface import Plugin, SignFragment, Verdicts, register
 from kschedlab.framework.signers import FEATURES_SIGNER_NAME
 from kschedlab.framework.status import Code, Status

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of
 from kschedlab.framework.interface import Plugin, SignFragment, Verdicts, register
 from kschedlab.framework.signers import HOST_PORTS_SIGNER_NAME, host_ports_signer
 from kschedlab.framework.status import Code, Status

@@ -3,10 +3,10 @@ with the pod placed, stay close to each other (low standard deviation)."""
 
 import numpy as np
 
+from kschedlab.api.resources import CPU, MEMORY
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, register
 from kschedlab.framework.status import Status
 from kschedlab.plugins import resource_allocation as ra
-from kschedlab.api.resources import CPU, MEMORY
 
 NAME = "NodeResourcesBalancedAllocation"
 

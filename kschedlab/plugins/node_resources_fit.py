@@ -11,7 +11,7 @@ import numpy as np
 
 from kschedlab.api.labels import is_qualified_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests, resource_list
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.types import cache_owner
@@ -149,8 +149,7 @@ class NodeResourcesFit(Plugin):
         """``EventsToRegister``: a bound pod deleted, a node added or its allocatable changed; with
         DRAExtendedResource a DeviceClass added/updated; with InPlacePodVerticalScaling a bound pod
         or the pod itself scaled down."""
-        from kschedlab.framework.events import (
-            ASSIGNED_POD, DEVICE_CLASS, NODE, TARGET_POD, ActionType, ClusterEvent)
+        from kschedlab.framework.events import ASSIGNED_POD, DEVICE_CLASS, NODE, TARGET_POD, ActionType, ClusterEvent
 
         gates = getattr(self.handle, "gates", None)
 

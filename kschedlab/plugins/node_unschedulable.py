@@ -5,7 +5,7 @@ import numpy as np
 
 from kschedlab.api.core import Taint
 from kschedlab.api.tolerations import tolerations_tolerate_taint
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import Plugin, SignFragment, Verdicts, register
 from kschedlab.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
 from kschedlab.framework.status import Code

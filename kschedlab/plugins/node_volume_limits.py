@@ -54,15 +54,44 @@ import random
 
 import numpy as np
 
-from kschedlab.api.csi_translation import (PORTWORX_IN_TREE, TranslationError, csi_driver_name, in_tree_plugin_name,
-                                           is_inline_migratable, is_migratable_in_tree_plugin, is_pv_migratable,
-                                           translate_inline, translate_pv)
-from kschedlab.framework.events import (CSI_NODE, PERSISTENT_VOLUME_CLAIM, POD, QUEUE, SKIP, VOLUME_ATTACHMENT,
-                                        ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
+from kschedlab.api.csi_translation import (
+    PORTWORX_IN_TREE,
+    TranslationError,
+    csi_driver_name,
+    in_tree_plugin_name,
+    is_inline_migratable,
+    is_migratable_in_tree_plugin,
+    is_pv_migratable,
+    translate_inline,
+    translate_pv,
+)
+from kschedlab.framework.events import (
+    CSI_NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    QUEUE,
+    SKIP,
+    VOLUME_ATTACHMENT,
+    ActionType,
+    ClusterEvent,
+    HintError,
+    QueueingHint,
+    as_objects,
+    pod_of,
+)
 from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Status
-from kschedlab.plugins.helper.volumes import (NotFound, claim_class, ephemeral_claim_name, get_csi_driver,
-                                              get_pv, get_pvc, get_storage_class, sign_volumes, volume_is_for_pod)
+from kschedlab.plugins.helper.volumes import (
+    NotFound,
+    claim_class,
+    ephemeral_claim_name,
+    get_csi_driver,
+    get_pv,
+    get_pvc,
+    get_storage_class,
+    sign_volumes,
+    volume_is_for_pod,
+)
 
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
@@ -216,7 +245,7 @@ class NodeVolumeLimits(Plugin):
         for unique, driver in self.attached_by_volume_attachments(attachments.get(node_name, [])).items():
             if unique not in attached:
                 attached_count[driver] = attached_count.get(driver, 0) + 1
-        new_count: dict[str, int] = {}
+        new_count = {}
         for driver in new_volumes.values():
             new_count[driver] = new_count.get(driver, 0) + 1
         for driver, count in new_count.items():

@@ -53,13 +53,28 @@ from kschedlab.api.core import TopologySpreadConstraint
 from kschedlab.api.labels import is_qualified_name
 from kschedlab.api.node_selector import RequiredNodeAffinity
 from kschedlab.features import FeatureGates
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import MAX_NODE_SCORE, ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.pod_topology_spread_common import (
-    DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, MAX_INT32, SCHEDULE_ANYWAY, CriticalPaths,
-    Selector, SelectorError, SpreadConstraint, counts_towards, default_selector, filter_constraints,
-    go_round_array, node_labels_match, topology_normalizing_weight, untolerated_mask)
+    DO_NOT_SCHEDULE,
+    HONOR,
+    LABEL_HOSTNAME,
+    LABEL_TOPOLOGY_ZONE,
+    MAX_INT32,
+    SCHEDULE_ANYWAY,
+    CriticalPaths,
+    Selector,
+    SelectorError,
+    SpreadConstraint,
+    counts_towards,
+    default_selector,
+    filter_constraints,
+    go_round_array,
+    node_labels_match,
+    topology_normalizing_weight,
+    untolerated_mask,
+)
 
 NAME = "PodTopologySpread"
 #: Filter reason when a node's domain would exceed maxSkew (Unschedulable)
@@ -231,7 +246,7 @@ class PreScoreState:
 
     def as_data(self) -> dict:
         counts = []
-        for i, c in enumerate(self.constraints):
+        for i in range(len(self.constraints)):
             if self.slots[i] is None:
                 counts.append({})
                 continue

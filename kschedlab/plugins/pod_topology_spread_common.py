@@ -36,9 +36,9 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from kschedlab.api.labels import is_qualified_name, is_valid_label_value
 from kschedlab.api.meta import LabelSelector
 from kschedlab.api.tolerations import TaintValueError, find_matching_untolerated_taint
-from kschedlab.api.labels import is_qualified_name, is_valid_label_value
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from kschedlab.api.resources import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import MAX_NODE_SCORE, FieldError, SignFragment
 from kschedlab.framework.signers import RESOURCES_SIGNER_NAME, resources_signer
 from kschedlab.framework.status import Status
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
-from kschedlab.api.resources import CPU, DEFAULT_NON_ZERO, EPHEMERAL_STORAGE, MEMORY, pod_requests
 
 MAX_UTILIZATION = 100
 #: unsignable-pod reason of NodeResourcesFit and NodeResourcesBalancedAllocation

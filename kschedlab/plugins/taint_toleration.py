@@ -8,7 +8,7 @@ broadcast to the nodes sharing it.
 import numpy as np
 
 from kschedlab.api.tolerations import TaintValueError, find_matching_untolerated_taint, tolerates
-from kschedlab.framework.events import HintError, QUEUE, QueueingHint, SKIP, as_objects, pod_of, same_pod
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin, SignFragment, Verdicts, register
 from kschedlab.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signer
 from kschedlab.framework.status import Status

@@ -27,10 +27,9 @@ Upstream builds the candidates from a map (unordered); here they come sorted by 
 
 from __future__ import annotations
 
-
 from kschedlab.framework.interface import Plugin, register
-from kschedlab.framework.status import Status
 from kschedlab.framework.placement import Placement
+from kschedlab.framework.status import Status
 
 NAME = "TopologyPlacementGenerator"
 

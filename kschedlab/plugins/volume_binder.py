@@ -21,12 +21,20 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from kschedlab.api.persistentvolume import (ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, PersistentVolume,
-                                            PersistentVolumeClaim)
+from kschedlab.api.persistentvolume import (
+    ANN_BOUND_BY_CONTROLLER,
+    ANN_SELECTED_NODE,
+    PersistentVolume,
+    PersistentVolumeClaim,
+)
 from kschedlab.api.volume import ObjectReference
 from kschedlab.storage.pv_controller import PersistentVolumeController, capacity_for, is_claim_fully_bound
-from kschedlab.storage.pv_helpers import (NOT_SUPPORTED_PROVISIONER, check_node_affinity, find_matching_volume,
-                                          is_volume_bound_to_claim)
+from kschedlab.storage.pv_helpers import (
+    NOT_SUPPORTED_PROVISIONER,
+    check_node_affinity,
+    find_matching_volume,
+    is_volume_bound_to_claim,
+)
 
 __all__ = ["ConflictReason", "BindingInfo", "DynamicProvision", "PodVolumes", "PodVolumeClaims", "VolumeBinder",
            "BinderError", "claim_key", "claim_name_of", "match_topology_selector_terms"]

@@ -74,17 +74,44 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kschedlab.api.persistentvolume import PersistentVolumeClaim
-from kschedlab.framework.events import (CSI_DRIVER, CSI_NODE, CSI_STORAGE_CAPACITY, NODE, PERSISTENT_VOLUME,
-                                        PERSISTENT_VOLUME_CLAIM, QUEUE, SKIP, STORAGE_CLASS, ActionType,
-                                        ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
-from kschedlab.framework.interface import (MAX_NODE_SCORE, ArgsError, FieldError, Plugin, SignFragment, Verdicts,
-                                           register)
+from kschedlab.framework.events import (
+    CSI_DRIVER,
+    CSI_NODE,
+    CSI_STORAGE_CAPACITY,
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    QUEUE,
+    SKIP,
+    STORAGE_CLASS,
+    ActionType,
+    ClusterEvent,
+    HintError,
+    QueueingHint,
+    as_objects,
+    pod_of,
+)
+from kschedlab.framework.interface import (
+    MAX_NODE_SCORE,
+    ArgsError,
+    FieldError,
+    Plugin,
+    SignFragment,
+    Verdicts,
+    register,
+)
 from kschedlab.framework.signers import VOLUMES_SIGNER_NAME
 from kschedlab.framework.status import Status
 from kschedlab.plugins.helper.shape_score import FunctionShapePoint, build_broken_linear_function
 from kschedlab.plugins.node_resources_fit import MAX_CUSTOM_PRIORITY_SCORE, validate_shape
-from kschedlab.plugins.volume_binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, claim_key, \
-    claim_name_of
+from kschedlab.plugins.volume_binder import (
+    BinderError,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+    claim_key,
+    claim_name_of,
+)
 
 NAME = "VolumeBinding"
 ERR_REASON_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"

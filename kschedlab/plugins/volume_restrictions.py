@@ -28,8 +28,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kschedlab.framework.events import (NODE, PERSISTENT_VOLUME_CLAIM, POD, QUEUE, SKIP, ActionType, ClusterEvent,
-                                        HintError, QueueingHint, as_objects, pod_of)
+from kschedlab.framework.events import (
+    NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    QUEUE,
+    SKIP,
+    ActionType,
+    ClusterEvent,
+    HintError,
+    QueueingHint,
+    as_objects,
+    pod_of,
+)
 from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.volumes import NotFound, get_pvc, sign_volumes

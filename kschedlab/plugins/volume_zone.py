@@ -46,8 +46,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kschedlab.framework.events import (NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, QUEUE, SKIP, STORAGE_CLASS,
-                                        ActionType, ClusterEvent, HintError, QueueingHint, as_objects, pod_of)
+from kschedlab.framework.events import (
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    QUEUE,
+    SKIP,
+    STORAGE_CLASS,
+    ActionType,
+    ClusterEvent,
+    HintError,
+    QueueingHint,
+    as_objects,
+    pod_of,
+)
 from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.volumes import NotFound, claim_class, get_pv, get_pvc, get_storage_class, sign_volumes

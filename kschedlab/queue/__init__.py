@@ -16,9 +16,22 @@ from kschedlab.framework.nominator import MODE_NOOP, MODE_OVERRIDE, NominatingIn
 from kschedlab.queue.heap import Heap
 from kschedlab.queue.hints import framework_hints, plugin_hints
 from kschedlab.queue.scheduling_queue import (
-    ACTIVE, BACKOFF, BACKOFF_ORDERING_WINDOW, DEFAULT_POD_INITIAL_BACKOFF, DEFAULT_POD_MAX_BACKOFF,
-    DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION, GATED, IN_FLIGHT, LEFTOVER_FLUSH_INTERVAL, UNSCHEDULABLE,
-    QueueError, RecordedEvent, SchedulingQueue, Strategy, build_hint_map)
+    ACTIVE,
+    BACKOFF,
+    BACKOFF_ORDERING_WINDOW,
+    DEFAULT_POD_INITIAL_BACKOFF,
+    DEFAULT_POD_MAX_BACKOFF,
+    DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+    GATED,
+    IN_FLIGHT,
+    LEFTOVER_FLUSH_INTERVAL,
+    UNSCHEDULABLE,
+    QueueError,
+    RecordedEvent,
+    SchedulingQueue,
+    Strategy,
+    build_hint_map,
+)
 from kschedlab.queue.types import QueuedPodInfo
 
 __all__ = [

@@ -43,9 +43,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import ClusterEvent, QueueingHint
+from kschedlab.framework.nominator import NominatingInfo, Nominator
 from kschedlab.queue.heap import Heap
 from kschedlab.queue.pool import UnschedulablePool
-from kschedlab.framework.nominator import Nominator, NominatingInfo
 from kschedlab.queue.types import NANOS, QueuedPodInfo, to_nanos
 
 ACTIVE = "active"
@@ -200,7 +200,7 @@ class SchedulingQueue:
         found = self._event_plugins.get(event)
         if found is None:
             found = self._event_plugins[event] = frozenset(
-                plugin for profile in self._hint_maps for plugin, _ in self._hints_for_event(profile, event))
+                plugin for profile in self._hint_maps for plugin, _ in self._hints_for_event(profile, event) or ())
         return found
 
     def _hints_for_event(self, profile, event: ClusterEvent) -> list[tuple[str, HintFn | None]] | None:
@@ -801,7 +801,7 @@ class SchedulingQueue:
         for heap in (self._backoff, self._error_backoff):
             while len(heap):
                 head = heap.peek()
-                if self.is_backing_off(head):
+                if head is None or self.is_backing_off(head):
                     break
                 done.append(heap.pop())
         for qpi in done:

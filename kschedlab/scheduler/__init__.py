@@ -11,8 +11,12 @@
 
 from kschedlab.scheduler.result import ScheduleResult
 from kschedlab.scheduler.schedule_one import (
-    MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASIBLE_NODES_TO_FIND, ConfigError, Scheduler,
-    num_feasible_nodes_to_find)
+    MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
+    MIN_FEASIBLE_NODES_TO_FIND,
+    ConfigError,
+    Scheduler,
+    num_feasible_nodes_to_find,
+)
 
 __all__ = ["Scheduler", "ScheduleResult", "ConfigError", "num_feasible_nodes_to_find",
            "MIN_FEASIBLE_NODES_TO_FIND", "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND"]

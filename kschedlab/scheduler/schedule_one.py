@@ -40,10 +40,10 @@ from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
+from kschedlab.queue.types import QueuedPodInfo
 from kschedlab.scheduler.fast_binding import FastBinding
 from kschedlab.scheduler.fast_path import CyclePlan, FastPath
 from kschedlab.scheduler.result import RunResult, ScheduleResult
-from kschedlab.queue.types import QueuedPodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5

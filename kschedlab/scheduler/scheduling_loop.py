@@ -400,7 +400,7 @@ class SchedulingLoop:
                 continue
             results.append(result)
             pods.append(self._pod_report(key, result))
-        for key, victim in self.victims.items():
+        for key in self.victims:
             if key not in self.last:
                 pods.append(self._pod_report(key, None))
         return RunResult(results, pods=pods, attempts=self.total_attempts, max_attempts=self.max_attempts,

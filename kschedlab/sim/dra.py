@@ -118,7 +118,7 @@ class SimDRA:
     def rules_frame(self) -> pd.DataFrame:
         """Each DeviceTaintRule's ``EvictionInProgress`` condition now (``rule``, ``status``,
         ``reason``, ``message``, ``lastTransitionTime`` in simulated seconds)."""
-        from kschedlab.dra.devicetainteviction import seconds_of, rule_conditions
+        from kschedlab.dra.devicetainteviction import rule_conditions, seconds_of
 
         rows = rule_conditions(r for kind in RULE_KINDS for r in self.sim.cluster.objects.get(kind, {}).values())
         for row in rows:
@@ -139,7 +139,7 @@ class SimDRA:
     # -- binding conditions -------------------------------------------------------------------------
     def _track_binding_waits(self) -> None:
         now = self.sim.now
-        for key, (fw, state, pod_info, node, _trace, plugin) in self.sim.scheduler.binding_waits.items():
+        for key, (fw, _state, _pod_info, node, _trace, plugin) in self.sim.scheduler.binding_waits.items():
             if key in self.binding:
                 continue
             timeout = float(fw.plugins[plugin].args.binding_timeout)

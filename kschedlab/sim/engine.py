@@ -47,8 +47,15 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.result import RunResult
 from kschedlab.scheduler.scheduling_loop import SchedulingLoop
 from kschedlab.sim.quiescence import (
-    DEFAULT_HORIZON, PENDING_COLUMNS, STOP_HORIZON, STOP_MAX_ATTEMPTS, STOP_QUIESCENT, STOP_UNTIL, ChangeTracker,
-    pending_report)
+    DEFAULT_HORIZON,
+    PENDING_COLUMNS,
+    STOP_HORIZON,
+    STOP_MAX_ATTEMPTS,
+    STOP_QUIESCENT,
+    STOP_UNTIL,
+    ChangeTracker,
+    pending_report,
+)
 from kschedlab.sim.records import QueueSizeSamples, ResultCompactor, UtilizationSamples
 
 
@@ -406,7 +413,10 @@ class Simulation:
         then a graceful delete."""
         from kschedlab.eviction.api_initiated import update_pod_condition
         from kschedlab.eviction.taint_manager import (
-            DISRUPTION_TARGET, MESSAGE_DELETION_BY_TAINT_MANAGER, REASON_DELETION_BY_TAINT_MANAGER)
+            DISRUPTION_TARGET,
+            MESSAGE_DELETION_BY_TAINT_MANAGER,
+            REASON_DELETION_BY_TAINT_MANAGER,
+        )
 
         for key, _when in self.taint_manager.due(self.now):
             pod = self.cluster.pods.get(key)
@@ -554,7 +564,7 @@ class Simulation:
             self._on_create_pod((new, duration))
 
     def _on_drain(self, payload) -> None:
-        from kschedlab.eviction.drain import DrainOptions, Drainer
+        from kschedlab.eviction.drain import Drainer, DrainOptions
 
         node, flags = payload
         drainer = Drainer(self.cluster, node, DrainOptions(**flags), remove=self._on_delete_pod,

@@ -29,24 +29,37 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from kschedlab.api.core import normalize_image_name
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.kubeletconfig import KubeletConfiguration
 from kschedlab.api.quantity import Quantity, short_bytes
-from kschedlab.api.usage import NodeKubelet, PodUsage
+from kschedlab.api.usage import FS_LOGS, NodeKubelet, PodUsage
 from kschedlab.kubelet.config import EvictionConfig, eviction_config
-from kschedlab.kubelet.manager import EvictionState, SyncResult, synchronize
-from kschedlab.api.core import normalize_image_name
-from kschedlab.api.usage import FS_LOGS
 from kschedlab.kubelet.container_gc import DeadContainer
 from kschedlab.kubelet.images import IMAGE_GC_PERIOD, Image, image_gc_policy
-from kschedlab.kubelet.oom import (OOM_CONTAINER, OOM_GLOBAL, OOM_KILLED_EXIT_CODE, OOM_KILLED_REASON, OOM_KUBEPODS,
-                                   PAGE_SIZE, oom_processes, oom_ranking_table, select_bad_process)
-from kschedlab.kubelet.ranking import LAYOUT_SINGLE, LAYOUT_SPLIT, is_critical_pod
+from kschedlab.kubelet.manager import EvictionState, SyncResult, synchronize
+from kschedlab.kubelet.oom import (
+    OOM_CONTAINER,
+    OOM_GLOBAL,
+    OOM_KILLED_EXIT_CODE,
+    OOM_KILLED_REASON,
+    OOM_KUBEPODS,
+    PAGE_SIZE,
+    oom_processes,
+    oom_ranking_table,
+    select_bad_process,
+)
+from kschedlab.kubelet.ranking import LAYOUT_SPLIT, is_critical_pod
 from kschedlab.kubelet.reclaim import DELETE_ALL_UNUSED_CONTAINERS, DELETE_UNUSED_IMAGES
-from kschedlab.sim.node_runtime import BACKOFF_RESET_AFTER, ContainerState, NodeRuntime, first_crossing, restart_backoff
-from kschedlab.kubelet.signals import (NODE_DISK_PRESSURE, NODE_MEMORY_PRESSURE, NODE_PID_PRESSURE,
-                                       SYSTEM_CONTAINER_PODS, node_memory_stats)
+from kschedlab.kubelet.signals import (
+    NODE_DISK_PRESSURE,
+    NODE_MEMORY_PRESSURE,
+    NODE_PID_PRESSURE,
+    SYSTEM_CONTAINER_PODS,
+    node_memory_stats,
+)
 from kschedlab.kubelet.thresholds import get_threshold_quantity
+from kschedlab.sim.node_runtime import BACKOFF_RESET_AFTER, ContainerState, NodeRuntime, first_crossing, restart_backoff
 
 __all__ = ["HOUSEKEEPING_INTERVAL", "POD_CLEANUP_TIMEOUT", "CONDITION_REASONS", "REASON_TERMINATION_BY_KUBELET",
            "NodePressureEviction", "kubelet_for_node", "kubelet_configuration_for_node", "replicaset_replacements",

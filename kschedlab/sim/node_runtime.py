@@ -27,13 +27,24 @@ or dead, was made from it -- so deleting dead containers first can make images c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from kschedlab.api.core import normalize_image_name
-from kschedlab.kubelet.container_gc import (CONTAINER_GC_PERIOD, ContainerGCPolicy, DeadContainer,
-                                            evictable_dead_containers)
-from kschedlab.kubelet.images import IMAGE_DETECT_PERIOD, IMAGE_GC_PERIOD, GCResult, Image, ImageGCManager, ImageGCPolicy
+from kschedlab.kubelet.container_gc import (
+    CONTAINER_GC_PERIOD,
+    ContainerGCPolicy,
+    DeadContainer,
+    evictable_dead_containers,
+)
+from kschedlab.kubelet.images import (
+    IMAGE_DETECT_PERIOD,
+    IMAGE_GC_PERIOD,
+    GCResult,
+    Image,
+    ImageGCManager,
+    ImageGCPolicy,
+)
 
 __all__ = ["NodeRuntime", "ContainerState", "INITIAL_RESTART_BACKOFF", "MAX_RESTART_BACKOFF",
            "BACKOFF_RESET_AFTER", "restart_backoff", "first_crossing"]

@@ -13,7 +13,6 @@ from kschedlab.api.simulation import Simulation as SimulationSpecObject
 from kschedlab.api.workloads import expand
 from kschedlab.sim.engine import Simulation
 
-
 #: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes
 APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass")
 

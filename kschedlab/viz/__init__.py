@@ -13,19 +13,40 @@
 """
 
 from kschedlab.viz.calc import (
-    Worksheet, fit_config, parse_shape, rtcr_worksheet, score_worksheet, shape_yaml, to_yaml, what_if)
+    Worksheet,
+    fit_config,
+    parse_shape,
+    rtcr_worksheet,
+    score_worksheet,
+    shape_yaml,
+    to_yaml,
+    what_if,
+)
 from kschedlab.viz.figures import (
-    cluster_picture, filter_grid, filter_outcome, label_colors, node_utilization, pod_label_keys, score_breakdown,
-    shape_function, utilization_table)
+    cluster_picture,
+    filter_grid,
+    filter_outcome,
+    label_colors,
+    node_utilization,
+    pod_label_keys,
+    score_breakdown,
+    shape_function,
+    utilization_table,
+)
 from kschedlab.viz.manifests import yaml_documents
+from kschedlab.viz.preemption import preemption_candidates, preemption_figure, preemption_timeline, preemption_what_if
 from kschedlab.viz.report import render_report, write_report
-from kschedlab.viz.preemption import (
-    preemption_candidates, preemption_figure, preemption_timeline, preemption_what_if)
 from kschedlab.viz.spread import (
-    compare_spread, place_replicas, spread_constraints, spread_table, spread_variants, topology_skew,
-    with_constraint)
-from kschedlab.viz.tables import nodes_table, pods_table, results_table
+    compare_spread,
+    place_replicas,
+    spread_constraints,
+    spread_table,
+    spread_variants,
+    topology_skew,
+    with_constraint,
+)
 from kschedlab.viz.table_style import styled, use_styled_tables
+from kschedlab.viz.tables import nodes_table, pods_table, results_table
 
 __all__ = [
     "node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
@@ -38,11 +59,28 @@ __all__ = [
 ]
 
 from kschedlab.viz.gang import (
-    gang_counts, gang_timeline, min_count_sweep, pod_group_conditions, run_gang_story, runs_summary, story_yaml,
-    sweep_figure)
+    gang_counts,
+    gang_timeline,
+    min_count_sweep,
+    pod_group_conditions,
+    run_gang_story,
+    runs_summary,
+    story_yaml,
+    sweep_figure,
+)
+
+__all__ += ["gang_counts", "gang_timeline", "min_count_sweep", "pod_group_conditions", "run_gang_story",
+            "runs_summary", "story_yaml", "sweep_figure"]
 
 from kschedlab.viz.podgroup import (  # noqa: E402
-    cycle_steps, domain_capacity, hierarchy_tree, placement_scores, pod_attempts, pod_outcomes, search_tree)
+    cycle_steps,
+    domain_capacity,
+    hierarchy_tree,
+    placement_scores,
+    pod_attempts,
+    pod_outcomes,
+    search_tree,
+)
 
 __all__ += ["cycle_steps", "placement_scores", "pod_outcomes", "domain_capacity", "pod_attempts", "hierarchy_tree",
             "search_tree"]

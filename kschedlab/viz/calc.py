@@ -38,14 +38,19 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, to_units
+from kschedlab.api.safe_yaml import safe_load_all
 from kschedlab.framework.interface import MAX_NODE_SCORE, CycleState
 from kschedlab.plugins import resource_allocation as ra
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
 from kschedlab.plugins.node_resources_fit import (
-    LEAST_ALLOCATED, MAX_CUSTOM_PRIORITY_SCORE, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, STRATEGIES,
-    validate_shape)
-from kschedlab.api.safe_yaml import safe_load_all
-from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, to_units
+    LEAST_ALLOCATED,
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    STRATEGIES,
+    validate_shape,
+)
 from kschedlab.viz.common import live_rows
 
 __all__ = ["fit_config", "to_yaml", "normalize_shape", "parse_shape", "parse_weights", "shape_errors", "shape_yaml",

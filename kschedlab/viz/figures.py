@@ -29,13 +29,23 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.cluster import REGION_LABELS, ZONE_LABELS
 from kschedlab.framework.interface import MAX_NODE_SCORE
 from kschedlab.framework.status import Code
-from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.viz.common import (
-    CHOSEN_COLOR, NOT_RUN_COLOR, PASSED_COLOR, REJECTED_COLOR, TEMPLATE, as_int_list, esc, human,
-    live_rows, plugin_color, unit_of)
+    CHOSEN_COLOR,
+    NOT_RUN_COLOR,
+    PASSED_COLOR,
+    REJECTED_COLOR,
+    TEMPLATE,
+    as_int_list,
+    esc,
+    human,
+    live_rows,
+    plugin_color,
+    unit_of,
+)
 
 __all__ = ["node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
            "filter_grid", "utilization_table"]
@@ -297,7 +307,7 @@ def filter_outcome(result, *, title: str | None = None) -> go.Figure:
     symbols = {PASSED: "✓", REJECTED: "✗", NOT_RUN: ""}
     text = [[symbols[c] for c in row] for row in grid["cells"]]
     custom = []
-    for row, (plugin, code, reasons) in zip(grid["cells"], grid["verdicts"]):
+    for row, (_plugin, code, reasons) in zip(grid["cells"], grid["verdicts"]):
         line = []
         for c in row:
             if c == REJECTED:
@@ -514,7 +524,6 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
         where = f"{zone_key}={zone}" if zone_key is not None and not zone.startswith("(no ") else f"zone {zone}"
         add(f"zone/{zone}", zone, "cluster", zone_totals[zone], "#deebf7", esc(where))
     for zone, row, pods, used, alloc, total in entries:
-        node = snap.nodes[row]
         name = snap.names[row]
         cordoned = bool(snap.unschedulable[row])
         tainted = bool(snap.taint_sets[int(snap.taint_group[row])])

@@ -8,8 +8,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kschedlab.scheduler import MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, MIN_FEASIBLE_NODES_TO_FIND, \
-    num_feasible_nodes_to_find
+from kschedlab.scheduler import (
+    MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
+    MIN_FEASIBLE_NODES_TO_FIND,
+    num_feasible_nodes_to_find,
+)
 from kschedlab.viz.common import TEMPLATE
 from kschedlab.viz.palette import BLUE, ORANGE, VERMILLION
 

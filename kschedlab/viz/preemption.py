@@ -44,7 +44,12 @@ from typing import Any, Callable, Iterable, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from kschedlab.framework.preemption import PreemptionRecord, Victims, default_score_funcs, earliest_start_of_highest_priority
+from kschedlab.framework.preemption import (
+    PreemptionRecord,
+    Victims,
+    default_score_funcs,
+    earliest_start_of_highest_priority,
+)
 from kschedlab.viz.common import CHOSEN_COLOR, TEMPLATE, esc
 
 __all__ = ["RULES", "preemption_candidates", "preemption_figure", "preemption_timeline", "PreemptionWhatIf",

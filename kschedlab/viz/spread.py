@@ -59,7 +59,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kschedlab.plugins.pod_topology_spread_common import (
-    DO_NOT_SCHEDULE, MAX_INT32, SCHEDULE_ANYWAY, SpreadConstraint, filter_constraints)
+    DO_NOT_SCHEDULE,
+    MAX_INT32,
+    SCHEDULE_ANYWAY,
+    SpreadConstraint,
+    filter_constraints,
+)
 from kschedlab.viz.common import NOT_RUN_COLOR, TEMPLATE, esc
 
 #: Okabe-Ito blue and vermillion: "may go there" and "full" stay apart for colour-blind readers
@@ -234,7 +239,7 @@ def _add_panel(fig, table: pd.DataFrame, col: int, *, show_legend: bool) -> None
     x = [esc(v) for v in table.index]
     y = [int(v) for v in table["matching pods"]]
     colors, labels, custom = [], [], []
-    for (value, row) in table.iterrows():
+    for _value, row in table.iterrows():
         skew = row["skew if placed"]
         if not row["eligible"]:
             colors.append(NOT_RUN_COLOR)

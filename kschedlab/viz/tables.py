@@ -15,8 +15,8 @@ from typing import Iterable
 
 import pandas as pd
 
-from kschedlab.cluster import BASE_RESOURCES
 from kschedlab.api.resources import CPU, MEMORY, PODS, pod_requests
+from kschedlab.cluster import BASE_RESOURCES
 from kschedlab.viz.common import human, live_rows
 from kschedlab.viz.figures import zone_label
 

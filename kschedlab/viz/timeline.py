@@ -456,7 +456,7 @@ def metric_steps(frame: pd.DataFrame, *, title: str = "", yaxis_title: str = "po
     if "unschedulable" in frame.columns and "scheduled" in frame.columns:
         colors["unschedulable"] = REJECTED_COLOR
     fig = go.Figure()
-    for i, column in enumerate(frame.columns):
+    for column in frame.columns:
         fig.add_trace(go.Scatter(
             x=[float(t) for t in frame.index], y=[int(v) for v in frame[column]], name=esc(column),
             mode="lines", line={"shape": "hv", "color": colors.get(column), "width": 2},

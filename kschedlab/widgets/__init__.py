@@ -17,7 +17,9 @@ from kschedlab.widgets.spread_explorer import SpreadExplorer
 
 __all__ = ["ClusterView", "PreemptionExplorer", "ScoreExplorer", "ShapeEditor", "SpreadExplorer"]
 
-from kschedlab.widgets.gang import GangExplorer
+from kschedlab.widgets.gang import GangExplorer  # noqa: E402
+
+__all__ += ["GangExplorer"]
 from kschedlab.widgets.overhead import OverheadExplorer  # noqa: E402
 
 __all__ += ["OverheadExplorer"]

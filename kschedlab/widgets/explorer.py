@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from kschedlab.plugins.node_resources_fit import LEAST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, STRATEGIES
 from kschedlab.api.resources import CPU, MEMORY, resource_list
-from kschedlab.viz.common import esc
+from kschedlab.plugins.node_resources_fit import LEAST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, STRATEGIES
 from kschedlab.viz.calc import parse_shape, parse_weights, pod_with_requests, to_yaml, what_if
+from kschedlab.viz.common import esc
 from kschedlab.viz.figures import score_breakdown
 from kschedlab.widgets._display import pre, set_figure, set_quietly, table_html
 

@@ -21,8 +21,8 @@ import ipywidgets as widgets
 
 from kschedlab.cluster import Cluster
 from kschedlab.framework.profile import resolve_profile
-from kschedlab.viz.common import esc
 from kschedlab.viz.calc import to_yaml
+from kschedlab.viz.common import esc
 from kschedlab.viz.figures import score_breakdown
 from kschedlab.viz.profiles import schedule_with_profile, score_profile
 from kschedlab.widgets._display import pre, set_figure, set_quietly, table_html

@@ -18,8 +18,8 @@ import ipywidgets as widgets
 import numpy as np
 
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
-from kschedlab.viz.common import esc
 from kschedlab.viz.calc import CURRENT_SCALE, LEGACY_SCALE, SHAPE_PRESETS, parse_shape, shape_errors, shape_yaml
+from kschedlab.viz.common import esc
 from kschedlab.viz.figures import shape_function
 from kschedlab.widgets._display import pre, set_figure, set_quietly
 

@@ -30,8 +30,15 @@ import ipywidgets as widgets
 
 from kschedlab.viz.common import esc
 from kschedlab.viz.spread import (
-    require_pending, add_matching_pod, add_replica, probe, spread_constraints, spread_table, topology_skew,
-    with_constraint)
+    add_matching_pod,
+    add_replica,
+    probe,
+    require_pending,
+    spread_constraints,
+    spread_table,
+    topology_skew,
+    with_constraint,
+)
 from kschedlab.widgets._display import set_figure, set_quietly, table_html
 
 __all__ = ["SpreadExplorer"]

@@ -124,7 +124,7 @@ def test_scopes_select_pods():
     qa = QuotaAdmission([quota])
     burstable = Pod.model_validate({"metadata": {"name": "b", "namespace": "default"},
                                     "spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}]}})
-    for i in range(3):  # not BestEffort: never counted
+    for _ in range(3):  # not BestEffort: never counted
         qa.admit(burstable)
     assert str(quota.status.used["pods"]) == "0"
     qa.admit(Pod.model_validate({"metadata": {"name": "e1", "namespace": "default"}, "spec": {"containers": [{}]}}))

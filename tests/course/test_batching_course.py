@@ -4,8 +4,14 @@ percentageOfNodesToScore explorer."""
 import pytest
 
 from kschedlab.scheduler import num_feasible_nodes_to_find
-from kschedlab.sim.batching import (BATCHING_CONFIG, batching_comparison, batching_gates, batching_run,
-                                    one_pod_per_node, signature_blockers)
+from kschedlab.sim.batching import (
+    BATCHING_CONFIG,
+    batching_comparison,
+    batching_gates,
+    batching_run,
+    one_pod_per_node,
+    signature_blockers,
+)
 from kschedlab.viz.performance import feasible_nodes_figure, feasible_nodes_steps
 from kschedlab.widgets.performance import PercentageExplorer
 

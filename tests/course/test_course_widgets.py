@@ -12,11 +12,10 @@ from kschedlab.api.admission import admit
 from kschedlab.api.core import Taint, Toleration
 from kschedlab.api.loader import load
 from kschedlab.scenarios import path
+from kschedlab.viz.palette import CATEGORICAL
 from kschedlab.viz.profiles import compare_profiles, profile_names, schedule_with_profile, score_profile
 from kschedlab.viz.scheduling_gates import gates_outcome
-from kschedlab.viz.palette import CATEGORICAL
-from kschedlab.viz.taints import (no_execute_verdict, normalize_prefer_no_schedule, taint_score_bars,
-                                  toleration_outcome)
+from kschedlab.viz.taints import no_execute_verdict, normalize_prefer_no_schedule, taint_score_bars, toleration_outcome
 from kschedlab.widgets.pod_explainer import PodExplainer, explain_columns
 from kschedlab.widgets.profiles import ProfileExplorer
 from kschedlab.widgets.scheduling_gates import GateExplorer

@@ -3,8 +3,13 @@
 import pytest
 
 from kschedlab.api.errors import ManifestError
-from kschedlab.viz.placement import (composite_manifests, composite_what_if, group_preemption_what_if,
-                                     placement_what_if, training_manifests)
+from kschedlab.viz.placement import (
+    composite_manifests,
+    composite_what_if,
+    group_preemption_what_if,
+    placement_what_if,
+    training_manifests,
+)
 from kschedlab.widgets.placement import CompositeExplorer, PlacementExplorer
 
 RACKS = [("a1", "rack-a", 4), ("a2", "rack-a", 4), ("a3", "rack-a", 4), ("b1", "rack-b", 3), ("b2", "rack-b", 3),

@@ -10,8 +10,14 @@ import pytest
 
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
-from kschedlab.dra.allocator import (AllocatedState, AllocationError, Allocator, DRAFeatures,
-                                     FailedAllocationOnNode, allocate)
+from kschedlab.dra.allocator import (
+    AllocatedState,
+    AllocationError,
+    Allocator,
+    DRAFeatures,
+    FailedAllocationOnNode,
+    allocate,
+)
 from kschedlab.dra.trace import COLUMNS, AllocationTrace
 
 CASES = {c["id"].removeprefix("dra/allocator/"): c for c in json.loads(

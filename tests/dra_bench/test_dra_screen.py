@@ -150,13 +150,13 @@ def test_screen_equals_the_search(seed):
             assert len(found.kinds) == len(nodes)
             for k, node in enumerate(nodes):
                 answer = found.answer(k)
-                expected = _outcome(lambda: slow.allocate(node, claims, trace=AllocationTrace()))
+                expected = _outcome(lambda: slow.allocate(node, claims, trace=AllocationTrace()))  # noqa: B023 (_outcome calls it at once)
                 if answer is UNDECIDED:
-                    got = _outcome(lambda: fast.allocate_deferred(node, claims))
+                    got = _outcome(lambda: fast.allocate_deferred(node, claims))  # noqa: B023 (_outcome calls it at once)
                 else:
                     answered += 1
-                    got = _outcome(lambda: (_ for _ in ()).throw(answer) if isinstance(answer, Exception)
-                                   else answer)
+                    got = _outcome(lambda: (_ for _ in ()).throw(answer) if isinstance(answer, Exception)  # noqa: B023 (_outcome calls it at once)
+                                   else answer)  # noqa: B023 (_outcome calls it at once)
                 assert got == expected, (seed, round_, attempt, node["metadata"]["name"])
             assert fast.stats == slow.stats, (seed, round_, attempt)
         # the pod lands on the first node that fits: its devices are allocated for the next pod

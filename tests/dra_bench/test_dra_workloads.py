@@ -10,8 +10,14 @@ import pytest
 
 from kschedlab.api.dracel import DeviceView, compile_selector, evaluation_timer
 from kschedlab.cli import main
-from kschedlab.scheduler_perf import (DRA_WORKLOADS, dra_resource_slice, make_dra_nodes, make_dra_pods,
-                                      run_dra_workload, run_workload)
+from kschedlab.scheduler_perf import (
+    DRA_WORKLOADS,
+    dra_resource_slice,
+    make_dra_nodes,
+    make_dra_pods,
+    run_dra_workload,
+    run_workload,
+)
 
 
 def test_shapes_are_upstreams():

@@ -6,8 +6,7 @@ from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
 from kschedlab.cluster import Cluster
 from kschedlab.dra.manager import dra_manager
-from kschedlab.dra.resourceclaim_controller import (POD_CLAIM_NAME_ANNOTATION, ResourceClaimController,
-                                                    pod_runnable)
+from kschedlab.dra.resourceclaim_controller import POD_CLAIM_NAME_ANNOTATION, ResourceClaimController, pod_runnable
 from kschedlab.scheduler import Scheduler
 
 OBJECTS = """

@@ -17,8 +17,10 @@ from kschedlab.framework.status import Code, Status
 SOURCE = ("kubernetes/kubernetes@00fdf757a8e89fb0c7ccad10419ef33a1fa1b1ab "
           "pkg/scheduler/framework/types_test.go :: TestFitError_Error")
 
+UNRESOLVABLE = Status(Code.UnschedulableAndUnresolvable)
 
-def diagnosis(num_all_nodes, node_to_status, absent=Status(Code.UnschedulableAndUnresolvable),
+
+def diagnosis(num_all_nodes, node_to_status, absent=UNRESOLVABLE,
               prefilter_msg="", postfilter_msg=""):
     """Build a Diagnosis the way upstream's NodeToStatus holds it: explicit
     per-node statuses plus the status of the absent nodes."""

@@ -14,16 +14,25 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kschedlab_fw_fakes import (
+    BIND_PLUGIN,
+    INJECT_FILTER_REASON,
+    INJECT_REASON,
+    QUEUE_SORT_PLUGIN,
+    BindPlugin,
+    QueueSortPlugin,
+    bare_framework,
+    fake_reserve,
+    make_node,
+    make_pod,
+    plugin,
+)
 
 from kschedlab.cluster import Cluster
 from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, PreFilterResult
 from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ProfileError, resolve_profile
 from kschedlab.framework.runtime import FrameworkError
 from kschedlab.framework.status import Code, Status
-
-from kschedlab_fw_fakes import (
-    BIND_PLUGIN, INJECT_FILTER_REASON, INJECT_REASON, QUEUE_SORT_PLUGIN, BindPlugin, QueueSortPlugin,
-    bare_framework, fake_reserve, make_node, make_pod, plugin)
 
 SRC = "kubernetes/kubernetes pkg/scheduler/framework/runtime/framework_test.go (index id 51867857282)"
 

@@ -15,15 +15,34 @@ upstream ``FitError.Error()`` (see test_fw_fit_error.py).
 from __future__ import annotations
 
 import pytest
+from kschedlab_fw_fakes import (
+    ERR_PRIORITIZE,
+    ERR_REASON_FAKE,
+    equal_prioritizer,
+    fake_filter,
+    fake_permit,
+    fake_pre_bind,
+    fake_pre_filter,
+    fake_pre_score_and_score,
+    fake_reserve,
+    false_filter,
+    false_map,
+    make_node,
+    make_pod,
+    match_filter,
+    no_pods_filter,
+    numeric_map,
+    plugin,
+    profile,
+    reverse_numeric_map,
+    scheduler,
+    true_filter,
+    true_map,
+)
 
 from kschedlab.framework.interface import PreFilterResult
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import num_feasible_nodes_to_find
-
-from kschedlab_fw_fakes import (
-    ERR_PRIORITIZE, ERR_REASON_FAKE, equal_prioritizer, fake_filter, fake_permit, fake_pre_bind, fake_pre_filter,
-    fake_pre_score_and_score, fake_reserve, false_filter, false_map, make_node, make_pod, match_filter,
-    no_pods_filter, numeric_map, plugin, profile, reverse_numeric_map, scheduler, true_filter, true_map)
 
 COMMIT = "kubernetes/kubernetes@008b3652959ca58af8be3fb5b6ecfe9ae7638282"
 SRC = f"{COMMIT} pkg/scheduler/schedule_one_test.go"

@@ -9,8 +9,13 @@ import pytest
 from kschedlab.api.core import Pod
 from kschedlab.api.loader import load
 from kschedlab.api.nodestats import NodeStatsSummary
-from kschedlab.viz.kubelet_eviction import (disk_layouts_table, oom_score_table, ranking_with_usage, signals_table,
-                                           with_memory_usage)
+from kschedlab.viz.kubelet_eviction import (
+    disk_layouts_table,
+    oom_score_table,
+    ranking_with_usage,
+    signals_table,
+    with_memory_usage,
+)
 from kschedlab.widgets.node_pressure import EvictionRankingExplorer
 
 DATA = Path(__file__).parent.parent.parent / "datasets" / "kubelet" / "13-memory-pressure-ranking.yaml"

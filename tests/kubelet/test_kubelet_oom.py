@@ -5,8 +5,15 @@ import pytest
 from kschedlab.api.core import Pod
 from kschedlab.kubelet.container_gc import DeadContainer, evictable_dead_containers
 from kschedlab.kubelet.images import Image, ImageGCManager, ImageGCPolicy, image_gc_policy
-from kschedlab.kubelet.oom import (PAGE_SIZE, oom_badness, oom_processes, oom_ranking_frame, oom_ranking_table,
-                                   proc_oom_score, select_bad_process)
+from kschedlab.kubelet.oom import (
+    PAGE_SIZE,
+    oom_badness,
+    oom_processes,
+    oom_ranking_frame,
+    oom_ranking_table,
+    proc_oom_score,
+    select_bad_process,
+)
 
 GI = 2**30
 NODE = 8 * GI

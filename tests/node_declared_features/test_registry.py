@@ -8,8 +8,13 @@ from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
-from kschedlab.api.node_declared_features import (COMPONENT_VERSION, DEFAULT_FRAMEWORK, DeclaredFeature, Framework,
-                                                  Version)
+from kschedlab.api.node_declared_features import (
+    COMPONENT_VERSION,
+    DEFAULT_FRAMEWORK,
+    DeclaredFeature,
+    Framework,
+    Version,
+)
 
 
 def required(spec: dict) -> list[str]:

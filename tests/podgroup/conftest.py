@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from kschedlab.api.loader import load_objects
-from kschedlab.conformance import podgroup_doubles as doubles
 from kschedlab.cluster import Cluster
+from kschedlab.conformance import podgroup_doubles as doubles
 from kschedlab.framework.status import Code, Status
-from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
 from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
 
 NS = "default"
 TEST_SCHEDULER = "test-scheduler"

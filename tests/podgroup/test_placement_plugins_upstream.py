@@ -137,8 +137,8 @@ GENERATE_ROWS = (
 
 @pytest.mark.parametrize("row", GENERATE_ROWS, ids=_ids(GENERATE_ROWS))
 def test_generate_placements(row, pgkit):
-    from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
     from kschedlab.framework.placement import Placement
+    from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
 
     nodes = [pgkit.node(n, labels) for n, labels in row["placement_nodes"] + row["other_nodes"]]
     pods = [(f"pod{i}", path, node) for i, (path, node) in enumerate(row["scheduled"])]
@@ -170,8 +170,8 @@ for _r in EMPTY_DOMAIN_ROWS:
 
 @pytest.mark.parametrize("row", EMPTY_DOMAIN_ROWS, ids=_ids(EMPTY_DOMAIN_ROWS))
 def test_scheduled_pods_topology_domain_empty_value(row, pgkit):
-    from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
     from kschedlab.framework.placement import Placement
+    from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
 
     c = pgkit.cluster([pgkit.node("empty-domain-node", {"topology": ""}),
                        pgkit.node("non-empty-domain-node", {"topology": "d1"}),
@@ -213,8 +213,8 @@ PODS_COUNT_ROWS = (
 
 @pytest.mark.parametrize("row", PODS_COUNT_ROWS, ids=_ids(PODS_COUNT_ROWS))
 def test_pods_count_score_placement(row, pgkit):
-    from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
     from kschedlab.framework.placement import Placement, PodGroupAssignments
+    from kschedlab.scheduler.podgroup.algorithm import PodGroupInfo
 
     pods = [(f"assigned-pod{i}", path, node) for i, (path, node) in enumerate(row["assigned"])]
     # assumed pods: members without a nodeName, put into the snapshot on their node below

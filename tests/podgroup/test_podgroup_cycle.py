@@ -28,8 +28,8 @@ from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
 from kschedlab.framework.status import Code
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
-from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
 from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm, PodGroupInfo
 
 GW = {"GenericWorkload": True}
 TAS = {**GW, "TopologyAwareWorkloadScheduling": True}

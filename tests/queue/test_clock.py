@@ -10,10 +10,10 @@ Upstream's ``PriorityQueue.Run`` (scheduling_queue.go, stored copy id 5450648922
 
 from __future__ import annotations
 
+from kschedlab_queue_fakes import FakeClock, info, make_pod, new_queue, pop_pod
+
 from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
-
-from kschedlab_queue_fakes import FakeClock, info, make_pod, new_queue, pop_pod
 
 GATE_OFF = FeatureGates({"SchedulerPopFromBackoffQ": False})
 POD = make_pod("p", "ns", "uid-p")

@@ -10,13 +10,12 @@ fwk; ``updatePodOther`` is the general Update action).
 from __future__ import annotations
 
 import pytest
+from kschedlab_queue_fakes import make_node, make_pod
 
 from kschedlab.api.core import Node, Pod
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import ActionType as A
 from kschedlab.framework.events import ClusterEvent as E
-
-from kschedlab_queue_fakes import make_node, make_pod
 
 POD, ASSIGNED, UNSCHEDULED, TARGET, WILD, NODE = (ev.POD, ev.ASSIGNED_POD, ev.UNSCHEDULED_POD, ev.TARGET_POD,
                                                   ev.WILDCARD, ev.NODE)

@@ -24,27 +24,38 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from kschedlab_queue_fakes import info, make_node, make_pod
 
 from kschedlab.api.core import NodeSelector
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import HintError, QueueingHint, evaluate_hint
 from kschedlab.framework.runtime import Framework
-from kschedlab.plugins.node_affinity import NodeAffinity
+from kschedlab.plugins.node_affinity import NodeAffinity, node_affinity_after_node_change
 from kschedlab.plugins.node_name import NodeName
-from kschedlab.plugins.node_ports import NodePorts
-from kschedlab.plugins.node_resources_fit import NodeResourcesFit
-from kschedlab.plugins.node_unschedulable import NodeUnschedulable
-from kschedlab.plugins.scheduling_gates import SchedulingGates
-from kschedlab.plugins.taint_toleration import TaintToleration
+from kschedlab.plugins.node_ports import NodePorts, node_ports_after_pod_deleted
+from kschedlab.plugins.node_resources_fit import (
+    NodeResourcesFit,
+    fit_after_assigned_pod_delete,
+    fit_after_assigned_pod_scale_down,
+    fit_after_device_class_event,
+    fit_after_node_change,
+    fit_after_pod_event,
+    fit_after_target_pod_scale_down,
+    have_any_requested_resources_increased,
+    is_fit,
+)
+from kschedlab.plugins.node_unschedulable import (
+    NodeUnschedulable,
+    node_unschedulable_after_node_change,
+    node_unschedulable_after_pod_toleration_change,
+)
+from kschedlab.plugins.scheduling_gates import SchedulingGates, scheduling_gates_after_gates_eliminated
+from kschedlab.plugins.taint_toleration import (
+    TaintToleration,
+    taint_toleration_after_node_change,
+    taint_toleration_after_pod_toleration_change,
+)
 from kschedlab.queue import framework_hints
-from kschedlab.plugins.node_affinity import node_affinity_after_node_change
-from kschedlab.plugins.node_ports import node_ports_after_pod_deleted
-from kschedlab.plugins.node_resources_fit import fit_after_assigned_pod_delete, fit_after_assigned_pod_scale_down, fit_after_device_class_event, fit_after_node_change, fit_after_pod_event, fit_after_target_pod_scale_down, have_any_requested_resources_increased, is_fit
-from kschedlab.plugins.node_unschedulable import node_unschedulable_after_node_change, node_unschedulable_after_pod_toleration_change
-from kschedlab.plugins.scheduling_gates import scheduling_gates_after_gates_eliminated
-from kschedlab.plugins.taint_toleration import taint_toleration_after_node_change, taint_toleration_after_pod_toleration_change
-
-from kschedlab_queue_fakes import info, make_node, make_pod
 
 Q, S = QueueingHint.Queue, QueueingHint.QueueSkip
 ERR = "error"

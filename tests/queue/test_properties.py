@@ -17,12 +17,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from kschedlab_queue_fakes import LESS, NODE_ADD, PV_ADD, FakeClock, info, make_pod, new_queue, queue_hint, skip_hint
 
 from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.plugins.scheduling_gates import SchedulingGates
-
-from kschedlab_queue_fakes import LESS, NODE_ADD, PV_ADD, FakeClock, info, make_pod, new_queue, queue_hint, skip_hint
 
 N_PODS = 6
 EVENTS = [NODE_ADD, PV_ADD, ev.EVENT_ASSIGNED_POD_DELETE, ev.EVENT_UNSCHEDULABLE_TIMEOUT,

@@ -9,20 +9,46 @@ neither). Test names keep the upstream function name.
 from __future__ import annotations
 
 import pytest
+from kschedlab_queue_fakes import (
+    CSI_NODE_UPDATE,
+    HIGH,
+    HPP,
+    HPP_NOMINATED,
+    MID,
+    MPP,
+    NODE_ADD,
+    PV_ADD,
+    PV_UPDATE,
+    PVC_ADD,
+    UP,
+    FakeClock,
+    PreEnqueuePlugins,
+    by_event,
+    info,
+    lookup,
+    make_node,
+    make_pod,
+    names,
+    new_qpi,
+    new_queue,
+    pop_pod,
+    put_active,
+    put_backoff,
+    put_unschedulable,
+    queue_hint,
+    requeue,
+    set_gated,
+    skip_hint,
+)
 
 from kschedlab.api.core import Pod
 from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.framework.events import QueueingHint
-from kschedlab.plugins.scheduling_gates import SchedulingGates
-from kschedlab.queue import QueueError, QueuedPodInfo, RecordedEvent, Strategy
 from kschedlab.framework.nominator import MODE_NOOP, MODE_OVERRIDE, NominatingInfo
+from kschedlab.plugins.scheduling_gates import SchedulingGates
+from kschedlab.queue import QueuedPodInfo, QueueError, RecordedEvent, Strategy
 from kschedlab.queue.scheduling_queue import DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
-
-from kschedlab_queue_fakes import (
-    CSI_NODE_UPDATE, HIGH, HPP, HPP_NOMINATED, MID, MPP, NODE_ADD, PV_ADD, PV_UPDATE, PVC_ADD, UP, FakeClock,
-    PreEnqueuePlugins, by_event, info, lookup, make_node, make_pod, names, new_qpi, new_queue, pop_pod, put_active,
-    put_backoff, put_unschedulable, queue_hint, requeue, set_gated, skip_hint)
 
 GATE_OFF = FeatureGates({"SchedulerPopFromBackoffQ": False})
 MAX_BACKOFF = 10.0

@@ -17,9 +17,9 @@ import pytest
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.cluster import Cluster
+from kschedlab.framework.interface import CycleState
 from kschedlab.framework.preemption import NodeToStatus
 from kschedlab.framework.runtime import Framework
-from kschedlab.framework.interface import CycleState
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
 

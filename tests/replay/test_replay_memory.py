@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kschedlab.research import Run, Variant, Workload, execute
-from kschedlab.research.trace import PAI_2020, arrivals, generate_trace, make_nodes
-from kschedlab.research.run import NODE_DEFAULTS
 from kschedlab.api.quantity import parse_quantity as parse
+from kschedlab.research import Run, Variant, Workload, execute
+from kschedlab.research.run import NODE_DEFAULTS
+from kschedlab.research.trace import PAI_2020, TRACE_GATES, arrivals, generate_trace, make_nodes
 from kschedlab.sim import Simulation
-from kschedlab.research.trace import TRACE_GATES
 
 
 def replay(keep_history: bool, pods: int = 300, nodes: int = 6):

@@ -7,8 +7,18 @@ import pytest
 
 from kschedlab.api.errors import ManifestError
 from kschedlab.research.trace import (
-    GPU_RESOURCE, PAI_2020, SAMPLE, TRACE_COLUMNS, TraceShape, arrivals, generate_trace, make_nodes, read_trace,
-    trace_pods, write_trace)
+    GPU_RESOURCE,
+    PAI_2020,
+    SAMPLE,
+    TRACE_COLUMNS,
+    TraceShape,
+    arrivals,
+    generate_trace,
+    make_nodes,
+    read_trace,
+    trace_pods,
+    write_trace,
+)
 from kschedlab.sim import Simulation
 
 

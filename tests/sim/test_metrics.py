@@ -12,8 +12,15 @@ from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Status
 from kschedlab.sim import Simulation
 from kschedlab.sim.metrics import (
-    QUEUES, RESULTS, exposition, pending_pods, pod_status_timeline, schedule_attempts, schedule_attempts_total,
-    scheduling_latency)
+    QUEUES,
+    RESULTS,
+    exposition,
+    pending_pods,
+    pod_status_timeline,
+    schedule_attempts,
+    schedule_attempts_total,
+    scheduling_latency,
+)
 
 
 def node(name, cpu="1"):

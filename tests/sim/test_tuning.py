@@ -11,8 +11,13 @@ from kschedlab import Cluster, Scheduler
 from kschedlab.api.admission import admit
 from kschedlab.api.loader import load
 from kschedlab.sim.tuning import (
-    adaptive_percentage, all_feasible_scores, num_feasible_nodes_to_find, percentage_sweep, sweep_summary,
-    synthetic_cluster)
+    adaptive_percentage,
+    all_feasible_scores,
+    num_feasible_nodes_to_find,
+    percentage_sweep,
+    sweep_summary,
+    synthetic_cluster,
+)
 
 SEED = Path(__file__).resolve().parents[2] / "datasets" / "seed"
 

@@ -8,7 +8,15 @@ from kschedlab.cli import main
 from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf import (
-    BENCH_SHAPES, WORKLOADS, make_nodes, make_pods, numpy_reference, run_bench, run_workload, scaling_runs)
+    BENCH_SHAPES,
+    WORKLOADS,
+    make_nodes,
+    make_pods,
+    numpy_reference,
+    run_bench,
+    run_workload,
+    scaling_runs,
+)
 
 
 def test_bench_runs_every_shape_and_prints_one_table(capsys):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.loader import load_text
 from kschedlab.api.manifests import load_manifests
 from kschedlab.cli import main
 from kschedlab.cluster import Cluster

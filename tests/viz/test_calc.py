@@ -11,8 +11,15 @@ from kschedlab import Cluster, Scheduler
 from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
 from kschedlab.scenarios import path
-from kschedlab.viz.calc import (CURRENT_SCALE, LEGACY_SCALE, fit_config, parse_shape, rtcr_worksheet,
-                                score_worksheet, what_if)
+from kschedlab.viz.calc import (
+    CURRENT_SCALE,
+    LEGACY_SCALE,
+    fit_config,
+    parse_shape,
+    rtcr_worksheet,
+    score_worksheet,
+    what_if,
+)
 
 # "Оцінка вузла для розподілу потужностей" (section 11 of the seed), with Mi/Gi for MB/GB.
 POD = {"intel.com/foo": 2, "memory": "256Mi", "cpu": 2}

@@ -6,8 +6,18 @@ import pytest
 
 from kschedlab import Scheduler
 from kschedlab.dra.manager import dra_manager
-from kschedlab.viz.dra import (allocate_on, claim_of, counter_table, device_map, device_table, dra_cluster,
-                               search_tree, search_tree_figure, selector_table, try_claim)
+from kschedlab.viz.dra import (
+    allocate_on,
+    claim_of,
+    counter_table,
+    device_map,
+    device_table,
+    dra_cluster,
+    search_tree,
+    search_tree_figure,
+    selector_table,
+    try_claim,
+)
 from kschedlab.widgets.dra import ClaimEditor
 
 DATA = Path(__file__).resolve().parents[2] / "datasets"

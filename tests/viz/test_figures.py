@@ -6,16 +6,23 @@ import json
 
 import numpy as np
 import pytest
+from vizcases import EVIL_NODE, EVIL_POD, evil_cluster, node, pod
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.framework.status import Code
 from kschedlab.plugins.helper import FunctionShapePoint, build_broken_linear_function
 from kschedlab.scenarios import path
-from kschedlab.viz import (cluster_picture, filter_grid, filter_outcome, node_utilization, score_breakdown,
-                           shape_function)
+from kschedlab.viz import (
+    cluster_picture,
+    filter_grid,
+    filter_outcome,
+    node_utilization,
+    score_breakdown,
+    shape_function,
+)
 from kschedlab.viz.common import esc
 from kschedlab.viz.figures import NOT_RUN, PASSED, REJECTED
-from vizcases import EVIL_NODE, EVIL_POD, evil_cluster, node, pod
+
 
 @pytest.fixture
 def demo():
@@ -106,7 +113,7 @@ def test_filter_outcome_matches_trace(demo, key):
     heat = fig.data[0]
     assert list(heat.x) == plugins and list(heat.y) == list(statuses)
     notes = [a.text for a in fig.layout.annotations if a.yref == "y"]
-    for row, (name, st), note in zip(heat.z, statuses.items(), notes):
+    for row, st, note in zip(heat.z, statuses.values(), notes):
         if st.is_success():
             assert list(row) == [PASSED] * len(plugins) and note == "<b>feasible</b>"
         else:

@@ -7,21 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
+from vizcases import EVIL_NODE, EVIL_POD
 
 from kschedlab import Cluster, Scheduler
-from kschedlab.eviction import disruption as pdbmod
 from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.api.workloads import expand
+from kschedlab.eviction import disruption as pdbmod
 from kschedlab.framework.preemption import pick_one_node_for_preemption
 from kschedlab.sim.observe import transitions, watch
 from kschedlab.sim.scenario import from_files
-from kschedlab.viz import (preemption_candidates, preemption_figure, preemption_timeline, preemption_what_if)
+from kschedlab.viz import preemption_candidates, preemption_figure, preemption_timeline, preemption_what_if
 from kschedlab.viz.common import esc
 from kschedlab.viz.preemption import RULES
 from kschedlab.widgets import PreemptionExplorer
-from vizcases import EVIL_NODE, EVIL_POD
 
 DATA = Path(__file__).resolve().parents[2] / "datasets" / "preemption"
 ORDERING = DATA / "12-candidate-ordering.yaml"

@@ -7,13 +7,12 @@ import re
 from html.parser import HTMLParser
 
 from plotly.offline import get_plotlyjs
+from vizcases import EVIL_NODE, EVIL_POD, MARKUP, evil_cluster, markup_everywhere_cluster
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.scenarios import path
 from kschedlab.viz import write_report
 from kschedlab.viz.common import esc
-
-from vizcases import EVIL_NODE, EVIL_POD, MARKUP, evil_cluster, markup_everywhere_cluster
 
 
 def run_demo():

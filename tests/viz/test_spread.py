@@ -14,8 +14,16 @@ from kschedlab import Cluster, Scheduler
 from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
 from kschedlab.viz import (
-    cluster_picture, compare_spread, label_colors, place_replicas, spread_constraints, spread_table, spread_variants,
-    topology_skew, yaml_documents)
+    cluster_picture,
+    compare_spread,
+    label_colors,
+    place_replicas,
+    spread_constraints,
+    spread_table,
+    spread_variants,
+    topology_skew,
+    yaml_documents,
+)
 from kschedlab.viz.spread import probe, with_constraint
 from kschedlab.widgets import ClusterView, SpreadExplorer
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from vizcases import EVIL_POD, node, pod
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.framework.interface import Plugin
@@ -13,9 +14,14 @@ from kschedlab.scenarios import path
 from kschedlab.sim import Simulation
 from kschedlab.viz.common import esc
 from kschedlab.viz.timeline import (
-    EXTENSION_POINTS, QUEUE_COLORS, STATUS_COLORS, extension_point_steps, extension_point_timeline, queue_segments,
-    queue_timeline)
-from vizcases import EVIL_POD, node, pod
+    EXTENSION_POINTS,
+    QUEUE_COLORS,
+    STATUS_COLORS,
+    extension_point_steps,
+    extension_point_timeline,
+    queue_segments,
+    queue_timeline,
+)
 
 
 def gated_sim():

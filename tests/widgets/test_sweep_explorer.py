@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin
-from kschedlab.research import Run, Variant, Workload, execute
+from kschedlab.research import Variant, Workload, execute
 from kschedlab.research.compare import compare_arms, higher_is_better, scalar_metrics
 from kschedlab.research.sweep import plan, summary_table
 from kschedlab.viz.research import box_by_config

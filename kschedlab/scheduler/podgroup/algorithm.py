@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 
+from kschedlab.framework import podgroups as pgstate
 from kschedlab.framework.interface import CycleState
+from kschedlab.framework.placement import Placement, PodGroupAssignments
+from kschedlab.framework.podgroups import PodGroupInfo
 from kschedlab.framework.runtime import FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
-from kschedlab.framework import podgroups as pgstate
-from kschedlab.framework.placement import Placement, PodGroupAssignments
-from kschedlab.framework.podgroups import PodGroupInfo
 
 __all__ = ["PodGroupInfo", "PodResult", "GroupResult", "PodGroupAlgorithm", "placement_fit_error",
            "proposed_assignments", "successful_leaves"]

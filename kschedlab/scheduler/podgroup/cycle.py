@@ -51,10 +51,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from kschedlab.framework import podgroups as pgstate
 from kschedlab.framework.interface import CycleState
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler.podgroup import conditions as cond
-from kschedlab.framework import podgroups as pgstate
 from kschedlab.scheduler.podgroup.algorithm import GroupResult, PodGroupAlgorithm, PodGroupInfo, PodResult
 from kschedlab.scheduler.podgroup.cycle_validation import validate_hierarchy
 

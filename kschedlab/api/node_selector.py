@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kschedlab.api.tolerations import parse_int64
 from kschedlab.api.labels import is_qualified_name, is_valid_label_value
+from kschedlab.api.tolerations import parse_int64
 
 NAME_FIELD = "metadata.name"
 

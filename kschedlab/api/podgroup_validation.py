@@ -32,12 +32,12 @@ from .podgroup import (
     CompositePodGroup,
     CompositePodGroupSchedulingPolicy,
     DisruptionMode,
+    EmptyMode,
     PodGroup,
     PodGroupResourceClaim,
     PodGroupSchedulingConstraints,
     PodGroupSchedulingPolicy,
     WorkloadReference,
-    EmptyMode,
 )
 from .validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors
 from .workloadapi import (

@@ -45,11 +45,11 @@ from .resource import (
     DeviceTaintRuleV1beta2,
     DeviceToleration,
     OpaqueDeviceConfiguration,
+    RequestFields,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceClaimTemplate,
     ResourceSlice,
-    RequestFields,
 )
 from .validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 

@@ -65,14 +65,36 @@ from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingG
 from .meta import KubeObject, TypedObject
 from .object_validation import check_objects, pod_bound_error
 from .object_validation import max_pods as default_max_pods
+from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
+    ALPHANUMS,
+    ANN_DESIRED_REPLICAS,
+    ANN_LAST_APPLIED,
+    ANN_MAX_REPLICAS,
+    ANN_REVISION,
+    JOB_COMPLETION_INDEX,
+    JOB_TRACKING_FINALIZER,
+    LABEL_CONTROLLER_REVISION_HASH,
+    LABEL_CONTROLLER_UID,
+    LABEL_JOB_NAME,
+    LABEL_LEGACY_CONTROLLER_UID,
+    LABEL_LEGACY_JOB_NAME,
+    LABEL_POD_INDEX,
+    LABEL_POD_TEMPLATE_HASH,
+    LABEL_STS_POD_NAME,
+    MAX_GENERATED_NAME_LENGTH,
+    controller_ref,
+    controller_revision_hash,
+    ensure_uid,
+    fnv32a,
+    generated_name,
+    object_uid,
+    owner_rng,
+    pod_from_template,
+    pod_template_hash,
+    safe_encode_string,
+)
 from .volume import PersistentVolumeClaimVolumeSource, Volume
 from .volume_claims import create_claims, statefulset_claim_name
-from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
-    ALPHANUMS, ANN_DESIRED_REPLICAS, ANN_LAST_APPLIED, ANN_MAX_REPLICAS, ANN_REVISION, JOB_COMPLETION_INDEX,
-    JOB_TRACKING_FINALIZER, LABEL_CONTROLLER_REVISION_HASH, LABEL_CONTROLLER_UID, LABEL_JOB_NAME,
-    LABEL_LEGACY_CONTROLLER_UID, LABEL_LEGACY_JOB_NAME, LABEL_POD_INDEX, LABEL_POD_TEMPLATE_HASH,
-    LABEL_STS_POD_NAME, MAX_GENERATED_NAME_LENGTH, controller_revision_hash, pod_template_hash,
-    controller_ref, ensure_uid, fnv32a, generated_name, object_uid, owner_rng, pod_from_template, safe_encode_string)
 
 __all__ = [
     "expand",

@@ -57,8 +57,15 @@ import numpy as np
 
 from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.framework.interface import MAX_NODE_SCORE, PreFilterResult
-from kschedlab.framework.runtime import (FilterOutcome, Framework, ScoreOutcome, check_score_range, filter_verdicts,
-                                        normalize_score, score_plugin)
+from kschedlab.framework.runtime import (
+    FilterOutcome,
+    Framework,
+    ScoreOutcome,
+    check_score_range,
+    filter_verdicts,
+    normalize_score,
+    score_plugin,
+)
 from kschedlab.framework.status import Code, FrameworkError, Status
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.image_locality import ImageLocality

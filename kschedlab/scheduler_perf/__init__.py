@@ -18,14 +18,40 @@ The names below are the package's API (``from kschedlab.scheduler_perf import ru
 
 from kschedlab.scheduler_perf.bench import BENCH_SHAPES, bench_table, run_bench, run_shape, scaling_runs
 from kschedlab.scheduler_perf.dra import (
-    DRA_WORKLOADS, DRAWorkload, dra_resource_slice, make_dra_nodes, make_dra_objects, make_dra_pods, run_dra_workload)
+    DRA_WORKLOADS,
+    DRAWorkload,
+    dra_resource_slice,
+    make_dra_nodes,
+    make_dra_objects,
+    make_dra_pods,
+    run_dra_workload,
+)
 from kschedlab.scheduler_perf.gang import (
-    GANG_WORKLOADS, LABEL_RACK, GangWorkload, group_sizes, groups_for_pods, make_domain_nodes, make_gang_pods, make_pod_groups,
-    run_gang_workload)
+    GANG_WORKLOADS,
+    LABEL_RACK,
+    GangWorkload,
+    group_sizes,
+    groups_for_pods,
+    make_domain_nodes,
+    make_gang_pods,
+    make_pod_groups,
+    run_gang_workload,
+)
 from kschedlab.scheduler_perf.measure import MEASURED_GC_THRESHOLDS, peak_rss_mb
 from kschedlab.scheduler_perf.templates import (
-    LABEL_HOSTNAME, LABEL_ZONE, NODE_DEFAULT, POD_DEFAULT, POD_HIGH_PRIORITY, POD_HIGH_PRIORITY_LARGE_CPU, POD_LOW_PRIORITY,
-    POD_WITH_POD_AFFINITY, POD_WITH_POD_ANTI_AFFINITY, POD_WITH_TOPOLOGY_SPREADING, make_nodes, make_pods)
+    LABEL_HOSTNAME,
+    LABEL_ZONE,
+    NODE_DEFAULT,
+    POD_DEFAULT,
+    POD_HIGH_PRIORITY,
+    POD_HIGH_PRIORITY_LARGE_CPU,
+    POD_LOW_PRIORITY,
+    POD_WITH_POD_AFFINITY,
+    POD_WITH_POD_ANTI_AFFINITY,
+    POD_WITH_TOPOLOGY_SPREADING,
+    make_nodes,
+    make_pods,
+)
 from kschedlab.scheduler_perf.workloads import WORKLOADS, Churn, Workload, numpy_reference, run_workload
 
 __all__ = [

@@ -10,7 +10,6 @@ from kschedlab.scheduler_perf.dra import DRA_WORKLOADS, run_dra_workload
 from kschedlab.scheduler_perf.gang import GANG_WORKLOADS, run_gang_workload
 from kschedlab.scheduler_perf.workloads import WORKLOADS, run_workload
 
-
 #: the shapes ``kschedlab bench`` runs, in its table's order
 BENCH_SHAPES = ("SchedulingBasic", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", "TopologySpreading",
                 "PreemptionBasic", "Unschedulable", "SchedulingWithMixedChurn", "GangScheduling",

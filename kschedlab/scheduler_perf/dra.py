@@ -31,7 +31,6 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.measure import peak_rss_mb, per_second, window_times
 from kschedlab.scheduler_perf.templates import LABEL_HOSTNAME, make_nodes, make_pods
 
-
 DRA_DRIVER = "test-driver.cdi.k8s.io"
 #: dra/templates/deviceclass.yaml
 DEVICE_CLASS = {

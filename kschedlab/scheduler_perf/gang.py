@@ -32,7 +32,6 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.measure import peak_rss_mb, per_second, percentile_ms, window_times
 from kschedlab.scheduler_perf.templates import LABEL_ZONE, make_nodes, make_pods
 
-
 LABEL_RACK = "topology.kubernetes.io/rack"
 GANG_GATES = {"GenericWorkload": True}
 TAS_GATES = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}

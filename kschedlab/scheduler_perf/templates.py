@@ -13,7 +13,6 @@ from __future__ import annotations
 from kschedlab.api.admission import admit_pod
 from kschedlab.api.core import Node, Pod
 
-
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_ZONE = "topology.kubernetes.io/zone"
 

@@ -65,9 +65,19 @@ from kschedlab.scheduler_perf.dra import DRA_WORKLOADS, run_dra_workload
 from kschedlab.scheduler_perf.gang import GANG_WORKLOADS, run_gang_workload
 from kschedlab.scheduler_perf.measure import MEASURED_GC_THRESHOLDS, peak_rss_mb, per_second, window_times
 from kschedlab.scheduler_perf.templates import (
-    LABEL_ZONE, NODE_CHURN, POD_DEFAULT, POD_HIGH_PRIORITY, POD_HIGH_PRIORITY_LARGE_CPU, POD_LOW_PRIORITY,
-    POD_WITH_POD_AFFINITY, POD_WITH_POD_ANTI_AFFINITY, POD_WITH_TOPOLOGY_SPREADING, SERVICE_CHURN, make_nodes,
-    make_pods)
+    LABEL_ZONE,
+    NODE_CHURN,
+    POD_DEFAULT,
+    POD_HIGH_PRIORITY,
+    POD_HIGH_PRIORITY_LARGE_CPU,
+    POD_LOW_PRIORITY,
+    POD_WITH_POD_AFFINITY,
+    POD_WITH_POD_ANTI_AFFINITY,
+    POD_WITH_TOPOLOGY_SPREADING,
+    SERVICE_CHURN,
+    make_nodes,
+    make_pods,
+)
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,8 @@ import pandas as pd
 
 from kschedlab.api.simulation import finite_seconds
 from kschedlab.cluster import Cluster
-from kschedlab.framework.status import Code
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
+from kschedlab.framework.status import Code
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.result import RunResult
 from kschedlab.scheduler.scheduling_loop import SchedulingLoop

@@ -30,7 +30,7 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from kschedlab.viz.common import esc
-from kschedlab.viz.figures import no_trace, cluster_picture, filter_outcome, node_utilization, score_breakdown
+from kschedlab.viz.figures import cluster_picture, filter_outcome, no_trace, node_utilization, score_breakdown
 
 __all__ = ["write_report", "render_report"]
 

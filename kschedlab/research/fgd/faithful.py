@@ -25,8 +25,7 @@ import pandas as pd
 
 from kschedlab.research.fgd.experiment import DEFAULT_INFLATE, Result, prepare, record_fragmentation
 from kschedlab.research.fgd.model import access_rows, frag_scores, gpu_matrix
-from kschedlab.research.fgd.plugins import (
-    GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, REGISTRY, node_state, profile)
+from kschedlab.research.fgd.plugins import GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, REGISTRY, node_state, profile
 
 __all__ = ["FirstOfTies", "run_scheduler", "api_node", "api_pod"]
 

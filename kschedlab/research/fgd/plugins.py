@@ -30,10 +30,8 @@ import numpy as np
 from kschedlab.framework.events import ASSIGNED_POD, NODE, QUEUE, SKIP, ActionType, ClusterEvent, HintError, as_objects
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin
 from kschedlab.framework.status import Code, Status
-from kschedlab.research.fgd.model import (
-    MILLI, NodeRes, PodRes, TypicalPod, accessible, affinity_tag, can_host)
-from kschedlab.research.fgd.policies import (
-    FGD, BestFit, DotProduct, GpuClustering, GpuPacking, Policy, Random)
+from kschedlab.research.fgd.model import MILLI, NodeRes, PodRes, TypicalPod, accessible, affinity_tag, can_host
+from kschedlab.research.fgd.policies import FGD, BestFit, DotProduct, GpuClustering, GpuPacking, Policy, Random
 
 __all__ = ["GPU_MILLI", "GPU_COUNT", "GPU_MODEL", "GPU_INDEX", "OpenGpuShare", "PolicyScore", "RandomScore",
            "DotProductScore", "GpuClusteringScore", "GpuPackingScore", "BestFitScore", "FGDScore", "REGISTRY",

@@ -24,8 +24,21 @@ from __future__ import annotations
 import numpy as np
 
 from kschedlab.research.fgd.model import (
-    MAX_SPEC_CPU, MAX_SPEC_GPU, MILLI, NodeRes, PodRes, TypicalPod, access_rows, affinity_tag, ascending,
-    best_fit_gpu, frag_scores, gpu_matrix, random_fit_gpu, sigmoid)
+    MAX_SPEC_CPU,
+    MAX_SPEC_GPU,
+    MILLI,
+    NodeRes,
+    PodRes,
+    TypicalPod,
+    access_rows,
+    affinity_tag,
+    ascending,
+    best_fit_gpu,
+    frag_scores,
+    gpu_matrix,
+    random_fit_gpu,
+    sigmoid,
+)
 
 __all__ = ["Policy", "Random", "DotProduct", "GpuClustering", "GpuPacking", "BestFit", "FGD", "POLICIES",
            "make_policy", "MAX_NODE_SCORE", "MIN_NODE_SCORE"]

@@ -15,7 +15,13 @@ from kschedlab.research.fgd.engine import Engine, EngineNode
 from kschedlab.research.fgd.experiment import PAPER_TABLE, bucket, inflate, prepare, run
 from kschedlab.research.fgd.model import PodRes
 from kschedlab.research.fgd.openb import (
-    DEFAULT_NODES, DEFAULT_PODS, generate_sample, read_nodes, read_pods, sample_frames)
+    DEFAULT_NODES,
+    DEFAULT_PODS,
+    generate_sample,
+    read_nodes,
+    read_pods,
+    sample_frames,
+)
 from kschedlab.research.fgd.policies import make_policy
 from kschedlab.research.sweep import load_spec
 

@@ -9,9 +9,29 @@ import numpy as np
 import pytest
 
 from kschedlab.research.fgd.model import (
-    NO_ACCESS, Q1_LACK_BOTH, Q2_LACK_GPU, Q3_SATISFIED, Q4_LACK_CPU, XL_SATISFIED, XR_LACK_CPU, NodeRes, PodRes,
-    TypicalPod, access_rows, accessible, best_fit_gpu, exclusive_gpus, frag_amount, frag_score, frag_scores,
-    frag_type, gpu_matrix, random_fit_gpu, sub, typical_pods)
+    NO_ACCESS,
+    Q1_LACK_BOTH,
+    Q2_LACK_GPU,
+    Q3_SATISFIED,
+    Q4_LACK_CPU,
+    XL_SATISFIED,
+    XR_LACK_CPU,
+    NodeRes,
+    PodRes,
+    TypicalPod,
+    access_rows,
+    accessible,
+    best_fit_gpu,
+    exclusive_gpus,
+    frag_amount,
+    frag_score,
+    frag_scores,
+    frag_type,
+    gpu_matrix,
+    random_fit_gpu,
+    sub,
+    typical_pods,
+)
 
 NODE = NodeRes(cpu_left=10000, gpu_left=(1000, 700, 200, 0), gpu_type="T4")
 

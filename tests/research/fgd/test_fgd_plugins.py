@@ -11,8 +11,7 @@ from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.research.fgd.engine import EngineNode
 from kschedlab.research.fgd.faithful import api_node, api_pod
 from kschedlab.research.fgd.model import PodRes, TypicalPod
-from kschedlab.research.fgd.plugins import (
-    GPU_INDEX, REGISTRY, OpenGpuShare, gpus_freed, node_state, profile)
+from kschedlab.research.fgd.plugins import GPU_INDEX, REGISTRY, OpenGpuShare, gpus_freed, node_state, profile
 from kschedlab.scheduler import Scheduler
 
 

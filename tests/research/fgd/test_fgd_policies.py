@@ -6,7 +6,15 @@ import pytest
 
 from kschedlab.research.fgd.model import NodeRes, PodRes, TypicalPod
 from kschedlab.research.fgd.policies import (
-    FGD, POLICIES, BestFit, DotProduct, GpuClustering, GpuPacking, Random, make_policy)
+    FGD,
+    POLICIES,
+    BestFit,
+    DotProduct,
+    GpuClustering,
+    GpuPacking,
+    Random,
+    make_policy,
+)
 
 SHARE = PodRes(4000, 500, 1)
 WHOLE2 = PodRes(16000, 1000, 2)

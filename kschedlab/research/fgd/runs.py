@@ -117,7 +117,7 @@ def summary(results: pd.DataFrame) -> pd.DataFrame:
         values = g["unallocated_100"]
         rows.append({"trace": trace, "policy": policy, "seeds": len(g), "median": round(float(values.median()), 2),
                      "min": float(values.min()), "max": float(values.max()),
-                     "paper": PAPER_TABLE.get(policy) if (g["family"].iloc[0] == "default"
+                     "paper": PAPER_TABLE.get(str(policy)) if (g["family"].iloc[0] == "default"
                                                            and g["gpus"].iloc[0] == OPENB_GPUS) else None,
                      "seconds": round(float(g["wall_seconds"].mean()), 2)})
     out = pd.DataFrame(rows)

@@ -17,28 +17,33 @@ same answer always gets the same verdict.
 ...               hints=["Add the containers' requests.", "Then add the RuntimeClass overhead."],
 ...               solution="500m + 1500m + 250m = 2250m", explanation="The overhead is part of the request.")
 >>> ex.check(...)
-⏳ Not answered yet: replace ... with your answer and run the cell again.
+Not answered yet: replace ... with your answer and run the cell again.
 False
 >>> ex.check(2000)
-❌ Not quite: 2000 is not the expected value. Try again, or ask for a hint with .hint().
+✗ Not quite: 2000 is not the expected value. Try again, or ask for a hint with .hint().
 False
 >>> ex.hint()
-💡 Hint 1/2: Add the containers' requests.
+Hint 1/2: Add the containers' requests.
 >>> ex.hint()
-💡 Hint 2/2: Then add the RuntimeClass overhead.
+Hint 2/2: Then add the RuntimeClass overhead.
 >>> ex.hint()
 No more hints: .solution() shows the worked answer.
 >>> ex.check("2250")
-✅ Correct: 2250 millicores. The overhead is part of the request.
+✓ Correct: 2250 millicores. The overhead is part of the request.
 True
 >>> ex.solution()
-📖 Solution: 500m + 1500m + 250m = 2250m
+Solution: 500m + 1500m + 250m = 2250m
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
+
+import yaml
 
 from kschedlab.api.quantity import Quantity
 
@@ -50,7 +55,15 @@ __all__ = [
     "quantity_equals",
     "text_equals",
     "one_of",
+    "answer_key",
+    "answer_digest",
+    "digest_equals",
+    "exercise",
+    "BOOK",
 ]
+
+#: where the course's exercises live, one YAML file per notebook (answers only as digests)
+BOOK = Path(__file__).resolve().parent / "exercise_book"
 
 #: what a student's answer variable holds before they answer
 NOT_ANSWERED = ...
@@ -161,6 +174,77 @@ def one_of(choices: Sequence[str], correct: str | Iterable[str]) -> Callable[[An
     return check
 
 
+def answer_key(kind: str, answer: Any, choices: Sequence[str] = ()) -> str | None:
+    """The canonical text of ``answer`` read as a ``kind`` answer, or None when it is not one.
+
+    Kinds: ``number``, ``quantity`` (compared in nanounits), ``text`` (case and spaces do not
+    matter) and ``choice`` (a letter or the text of one of ``choices``).
+
+    >>> answer_key("number", " 2 "), answer_key("quantity", "320Mi") == answer_key("quantity", 335544320)
+    ('2.0', True)
+    >>> answer_key("choice", "B", ["node-a", "node-b"]), answer_key("choice", "z", ["node-a"])
+    ('node-b', None)
+    """
+    if is_unanswered(answer):
+        return None
+    if kind == "number":
+        got = _as_number(answer)
+        return None if got is None else repr(got)
+    if kind == "quantity":
+        if isinstance(answer, bool) or not isinstance(answer, (str, int, Quantity)):
+            return None
+        try:
+            q = answer if isinstance(answer, Quantity) else Quantity(answer.strip() if isinstance(answer, str)
+                                                                     else answer)
+        except ValueError:
+            return None
+        return str(q.nanos)
+    if kind == "text":
+        return _normalise(answer)
+    if kind == "choice":
+        a = _normalise(answer)
+        letters = "abcdefghijklmnopqrstuvwxyz"[: len(choices)]
+        if len(a) == 1 and a in letters:
+            return _normalise(choices[letters.index(a)])
+        return a if a in {_normalise(c) for c in choices} else None
+    raise ValueError(f"unknown answer kind {kind!r}")
+
+
+def answer_digest(salt: str, key: str) -> str:
+    """The SHA-256 digest stored for an answer whose canonical text is ``key``.
+
+    >>> d = answer_digest("00-tour#1", "2.0")
+    >>> len(d), d == answer_digest("00-tour#1", "2.0"), d == answer_digest("00-tour#2", "2.0")
+    (64, True, False)
+    """
+    return hashlib.sha256(f"{salt}\n{key}".encode()).hexdigest()
+
+
+_WRONG = {"number": "{a} is not the expected value.", "quantity": "{a} is not the expected amount.",
+          "text": '"{a}" is not the expected answer.', "choice": '"{a}" is not the right choice.'}
+_UNREADABLE = {"number": '"{a}" is not a number.',
+               "quantity": '"{a}" is not a quantity (write it like 250m, 320Mi or 2).',
+               "text": '"{a}" is not the expected answer.',
+               "choice": '"{a}" is not one of the choices.'}
+
+
+def digest_equals(kind: str, digest: str, salt: str, choices: Sequence[str] = ()) -> Callable[[Any], tuple[bool, str]]:
+    """A check against a stored digest: the expected answer itself is not kept anywhere.
+
+    >>> check = digest_equals("number", answer_digest("demo#1", "4.0"), "demo#1")
+    >>> check("4"), check(5), check("four")
+    ((True, ''), (False, '5 is not the expected value.'), (False, '"four" is not a number.'))
+    """
+    def check(answer: Any) -> tuple[bool, str]:
+        key = answer_key(kind, answer, choices)
+        if key is None:
+            return False, _UNREADABLE[kind].format(a=answer)
+        if answer_digest(salt, key) == digest:
+            return True, ""
+        return False, _WRONG[kind].format(a=answer)
+    return check
+
+
 class Exercise:
     """One exercise: ``question``, a check, ``hints`` (shown one at a time), a ``solution``.
 
@@ -176,7 +260,7 @@ class Exercise:
       a) the scheduler
       b) the RuntimeClass admission
     >>> quiz.check("b")
-    ✅ Correct.
+    ✓ Correct.
     True
     """
 
@@ -225,19 +309,19 @@ class Exercise:
         """``(correct, message)`` without printing; ``correct`` is None when unanswered.
 
         >>> Exercise("2 + 2?", answer=4).verdict("4")
-        (True, '✅ Correct.')
+        (True, '✓ Correct.')
         """
         if is_unanswered(answer):
-            return None, "⏳ Not answered yet: replace ... with your answer and run the cell again."
+            return None, "Not answered yet: replace ... with your answer and run the cell again."
         result = self._check(answer)
         ok, feedback = result if isinstance(result, tuple) else (bool(result), "")
         if ok:
             shown = f": {answer} {self.unit}".rstrip() + "." if self.unit else "."
-            msg = "✅ Correct" + shown
+            msg = "✓ Correct" + shown
             if self.explanation:
                 msg += " " + self.explanation
             return True, msg
-        msg = "❌ Not quite" + (f": {feedback}" if feedback else ".")
+        msg = "✗ Not quite" + (f": {feedback}" if feedback else ".")
         msg += " Try again, or ask for a hint with .hint()." if self.hints else " Try again."
         return False, msg
 
@@ -256,8 +340,30 @@ class Exercise:
             print("No more hints: .solution() shows the worked answer.")
             return
         self._hints_shown += 1
-        print(f"💡 Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
+        print(f"Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
 
     def solution(self) -> None:
         """Print the worked solution."""
-        print(f"📖 Solution: {self.solution_text or self.answer}")
+        print(f"Solution: {self.solution_text or self.answer}")
+
+
+def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
+    """Exercise ``number`` (from 1) of ``notebook``, read from the exercise book.
+
+    The book stores each answer as a digest and each solution base64-encoded, so neither
+    appears in the notebook nor catches the eye in the file; ``.solution()`` decodes it.
+
+    >>> ex = exercise("00-tour", 1)
+    >>> ex.check(...)
+    Not answered yet: replace ... with your answer and run the cell again.
+    False
+    """
+    data = yaml.safe_load((book / f"{notebook}.yaml").read_text(encoding="utf-8"))
+    entry = data["exercises"][number - 1]
+    salt = f"{notebook}#{number}"
+    choices = entry.get("choices", [])
+    return Exercise(entry["question"], choices=choices,
+                    check=digest_equals(entry["kind"], entry["answer_sha256"], salt, choices),
+                    hints=entry.get("hints", []), explanation=entry.get("explanation", ""),
+                    unit=entry.get("unit", ""),
+                    solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))

@@ -43,9 +43,8 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import yaml
-
 from kschedlab.api.quantity import Quantity
+from kschedlab.api.safe_yaml import safe_load
 
 __all__ = [
     "Exercise",
@@ -58,12 +57,16 @@ __all__ = [
     "answer_key",
     "answer_digest",
     "digest_equals",
+    "plugin_task",
     "exercise",
     "BOOK",
+    "DATASETS",
 ]
 
 #: where the course's exercises live, one YAML file per notebook (answers only as digests)
 BOOK = Path(__file__).resolve().parent / "exercise_book"
+#: the manifests the coding tasks run on
+DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 
 #: what a student's answer variable holds before they answer
 NOT_ANSWERED = ...
@@ -245,13 +248,88 @@ def digest_equals(kind: str, digest: str, salt: str, choices: Sequence[str] = ()
     return check
 
 
+def _plugin_run(manifests: Path, pod: str, point: str, reference: str, plugin: type | None):
+    """Schedule ``pod``; with ``plugin``, it replaces ``reference`` at ``point`` in the default profile."""
+    from kschedlab.cluster import Cluster
+    from kschedlab.scheduler import Scheduler
+
+    config, registry = None, None
+    if plugin is not None:
+        entry = {"name": plugin.name, **({"weight": 1} if point == "score" else {})}
+        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                  "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+                      point: {"disabled": [{"name": reference}], "enabled": [entry]}}}]}
+        registry = {plugin.name: plugin}
+    return Scheduler(Cluster.from_manifests(manifests), config, registry=registry, seed=0).schedule_one(pod)
+
+
+def _plugin_view(result, point: str, name: str) -> dict[str, Any]:
+    if point == "filter":
+        return {node: "rejects" if st.plugin == name else "passes"
+                for node, st in result.trace.filter_statuses().items()}
+    return {node: (row[name]["raw"], row[name]["normalized"]) for node, row in result.trace.scores().items()
+            if name in row}
+
+
+def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a Filter or Score plugin class that must agree with ``reference``.
+
+    Each pod of ``manifests`` (under :data:`DATASETS`) is scheduled twice with the default
+    profile: as is, and with the student's plugin in place of the in-tree ``reference`` at
+    ``point``. The verdicts per node (Filter) or raw and normalized scores per node (Score)
+    must be the same.
+
+    >>> from kschedlab.plugins.node_unschedulable import NodeUnschedulable
+    >>> class Cordon(NodeUnschedulable):
+    ...     name = "Cordon"
+    >>> check = plugin_task("filter", "NodeUnschedulable", "course/00-cordoned.yaml", ["default/web"])
+    >>> check(Cordon)
+    (True, '')
+    >>> check(42)
+    (False, 'give a plugin class (class MyPlugin(Plugin): ...), not 42.')
+    """
+    path = DATASETS / manifests
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, type) or not (hasattr(answer, point) or hasattr(answer, f"{point}_nodes")):
+            return False, f"give a plugin class (class MyPlugin(Plugin): ...), not {answer!r}."
+        if getattr(answer, "name", reference) == reference:
+            return False, f"give your plugin a name of its own (not {reference!r})."
+        for pod in pods:
+            want = _plugin_view(_plugin_run(path, pod, point, reference, None), point, reference)
+            try:
+                got = _plugin_view(_plugin_run(path, pod, point, reference, answer), point, answer.name)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}"
+            for node in sorted(set(want) | set(got)):
+                if want.get(node) != got.get(node):
+                    what = "verdict" if point == "filter" else "(raw, normalized) score"
+                    return False, (f"for {pod} on {node} your plugin's {what} is {got.get(node)}; "
+                                   f"{reference}'s is {want.get(node)}.")
+        return True, ""
+    return check
+
+
+def explanation_given(answer: Any) -> tuple[bool, str]:
+    """The check of an "explain why" exercise: any explanation of a few words is taken.
+
+    >>> explanation_given("because the taint is NoExecute"), explanation_given("yes")[0]
+    ((True, ''), False)
+    """
+    if isinstance(answer, str) and len(answer.split()) >= 3:
+        return True, ""
+    return False, "write your explanation as a sentence, in a string."
+
+
 class Exercise:
     """One exercise: ``question``, a check, ``hints`` (shown one at a time), a ``solution``.
 
     Give either ``answer`` (compared as a number when it is one, else as text; a ``unit`` is
     printed with it) or ``check``: a function of the answer returning a bool or
     ``(bool, feedback)``. ``choices`` turns the question into a multiple choice (``answer``
-    is then the right choice). ``explanation`` is printed after a correct answer.
+    is then the right choice). ``explanation`` is printed after a correct answer. An
+    ``open_ended`` exercise ("explain why") has no right answer to match: once answered, it
+    points to the model answer in ``solution``.
 
     >>> quiz = Exercise("Who adds spec.overhead?", choices=["the scheduler", "the RuntimeClass admission"],
     ...                 answer="the RuntimeClass admission")
@@ -266,7 +344,7 @@ class Exercise:
 
     def __init__(self, question: str, *, answer: Any = None, check: Callable[[Any], Any] | None = None,
                  hints: Sequence[str] = (), solution: str = "", explanation: str = "", unit: str = "",
-                 choices: Sequence[str] = ()) -> None:
+                 choices: Sequence[str] = (), open_ended: bool = False) -> None:
         if (answer is None) == (check is None):
             raise ValueError("an Exercise needs exactly one of answer= or check=")
         self.question = question
@@ -285,6 +363,7 @@ class Exercise:
                 check = text_equals(str(answer))
         self._check = check
         self._hints_shown = 0
+        self.open_ended = open_ended
 
     # --------------------------------------------------------------- display
 
@@ -315,6 +394,8 @@ class Exercise:
             return None, "Not answered yet: replace ... with your answer and run the cell again."
         result = self._check(answer)
         ok, feedback = result if isinstance(result, tuple) else (bool(result), "")
+        if ok and self.open_ended:
+            return True, "Written down. Now compare it with the model answer: call .solution()."
         if ok:
             shown = f": {answer} {self.unit}".rstrip() + "." if self.unit else "."
             msg = "✓ Correct" + shown
@@ -358,12 +439,19 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
     Not answered yet: replace ... with your answer and run the cell again.
     False
     """
-    data = yaml.safe_load((book / f"{notebook}.yaml").read_text(encoding="utf-8"))
+    path = book / f"{notebook}.yaml"
+    data = safe_load(path.read_text(encoding="utf-8"), source=str(path))
     entry = data["exercises"][number - 1]
     salt = f"{notebook}#{number}"
     choices = entry.get("choices", [])
-    return Exercise(entry["question"], choices=choices,
-                    check=digest_equals(entry["kind"], entry["answer_sha256"], salt, choices),
+    kind = entry["kind"]
+    if kind == "explain":
+        check = explanation_given
+    elif kind == "plugin":
+        check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"])
+    else:
+        check = digest_equals(kind, entry["answer_sha256"], salt, choices)
+    return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",
                     hints=entry.get("hints", []), explanation=entry.get("explanation", ""),
                     unit=entry.get("unit", ""),
                     solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))

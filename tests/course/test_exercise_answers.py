@@ -17,6 +17,8 @@ import pytest
 import yaml
 
 from kschedlab.exercises import BOOK, exercise
+from tests.course import model_plugins
+from tests.course.model_plugins import RejectEverything
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -57,8 +59,11 @@ def test_every_notebook_with_exercises_is_in_the_book():
 def test_digests_accept_the_answer_and_reject_others(notebook, capsys):
     for number, plain in enumerate(ANSWERS[notebook], start=1):
         ex = exercise(notebook, number)
-        assert ex.verdict(plain["answer"])[0] is True, (notebook, number)
-        wrong = {"number": 123456789, "quantity": "123456789", "text": "not-this", "choice": "zzz"}[plain["kind"]]
+        right, wrong = plain["answer"], {"number": 123456789, "quantity": "123456789", "text": "not-this",
+                                         "choice": "zzz", "explain": "yes", "plugin": RejectEverything}[plain["kind"]]
+        if plain["kind"] == "plugin":
+            right = getattr(model_plugins, right)
+        assert ex.verdict(right)[0] is True, (notebook, number)
         assert ex.verdict(wrong)[0] is False
         ex.solution()
         assert capsys.readouterr().out == f"Solution: {plain['solution']}\n"
@@ -76,6 +81,8 @@ def test_no_answer_in_a_notebook(path):
             if re.search(pattern, text, re.M):
                 found.append(f"{where}: {pattern}")
         for number, plain in enumerate(ANSWERS.get(path.stem, []), start=1):
+            if plain["kind"] in ("plugin", "explain"):
+                continue
             if re.search(rf"answer_{number}\s*=\s*(?!\.\.\.)", text):
                 ex = exercise(path.stem, number)
                 value = re.search(rf"answer_{number}\s*=\s*([^#\n]+)", text).group(1).strip()

@@ -157,13 +157,12 @@ def _fit_filter_figure(fig):
     return fig
 
 
-def _explain_table(result) -> str:
-    import pandas as pd
+def _explain_table(result, i: int) -> str:
+    from kschedlab.viz.table_style import table_html
 
     df = result.explain()
     cols = [c for c in ("filter", "code", "reasons", "total", "rank", "chosen") if c in df]
-    with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.max_columns", None):
-        return df[cols].to_html(escape=True, na_rep="", border=0)
+    return table_html(df[cols], uuid=f"kschedlab-pod-{i}-table")
 
 
 def _pod_section(i: int, result, report=None) -> str:
@@ -179,7 +178,7 @@ def _pod_section(i: int, result, report=None) -> str:
     if result.trace is None:
         parts.append(f'<p class="note">{esc(_no_trace(result))}</p>')
         return "\n".join(parts)
-    parts.append(_explain_table(result))
+    parts.append(_explain_table(result, i))
     parts.append(_figure_div(_fit_filter_figure(filter_outcome(result)), f"kschedlab-pod-{i}-filter"))
     if result.trace.score is not None:
         parts.append(_figure_div(score_breakdown(result), f"kschedlab-pod-{i}-score"))

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from kschedlab.exercises import BOOK, exercise
-from tests.course import model_plugins
-from tests.course.model_plugins import RejectEverything
+from . import model_plugins
+from .model_plugins import RejectEverything
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"

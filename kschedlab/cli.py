@@ -146,7 +146,7 @@ def pod_group_line(group: dict) -> str:
     return f"{group.get('kind', '').lower()} {name}: {', '.join(conditions) or 'no conditions'}"
 
 
-def _schedule(args, paths: list[str]) -> int:
+def _schedule(args, paths: list[str], title: str | None = None) -> int:
     from kschedlab.framework.podgroups import describe_pod_groups
     from kschedlab.scheduler import Scheduler
 
@@ -214,7 +214,7 @@ def _schedule(args, paths: list[str]) -> int:
 
         from kschedlab.viz.report import write_report
 
-        path = write_report(args.report, cluster, run, title=", ".join(Path(p).name for p in paths))
+        path = write_report(args.report, cluster, run, title=title or ", ".join(Path(p).name for p in paths))
         print(f"report written to {path}", file=sys.stderr)
     return _exit_status(cluster)
 
@@ -246,7 +246,7 @@ def cmd_demo(args) -> int:
     from kschedlab.scenarios import path
 
     args.config, args.explain = None, True
-    return _schedule(args, [path("default")])
+    return _schedule(args, [path("default")], title="kschedlab demo: the built-in scenario default.yaml")
 
 
 def cmd_schedule(args) -> int:

@@ -17,30 +17,34 @@ same answer always gets the same verdict.
 ...               hints=["Add the containers' requests.", "Then add the RuntimeClass overhead."],
 ...               solution="500m + 1500m + 250m = 2250m", explanation="The overhead is part of the request.")
 >>> ex.check(...)
-⏳ Not answered yet: replace ... with your answer and run the cell again.
+Not answered yet: replace ... with your answer and run the cell again.
 False
 >>> ex.check(2000)
-❌ Not quite: 2000 is not the expected value. Try again, or ask for a hint with .hint().
+✗ Not quite: 2000 is not the expected value. Try again, or ask for a hint with .hint().
 False
 >>> ex.hint()
-💡 Hint 1/2: Add the containers' requests.
+Hint 1/2: Add the containers' requests.
 >>> ex.hint()
-💡 Hint 2/2: Then add the RuntimeClass overhead.
+Hint 2/2: Then add the RuntimeClass overhead.
 >>> ex.hint()
 No more hints: .solution() shows the worked answer.
 >>> ex.check("2250")
-✅ Correct: 2250 millicores. The overhead is part of the request.
+✓ Correct: 2250 millicores. The overhead is part of the request.
 True
 >>> ex.solution()
-📖 Solution: 500m + 1500m + 250m = 2250m
+Solution: 500m + 1500m + 250m = 2250m
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from kschedlab.api.quantity import Quantity
+from kschedlab.api.safe_yaml import safe_load
 
 __all__ = [
     "Exercise",
@@ -50,7 +54,19 @@ __all__ = [
     "quantity_equals",
     "text_equals",
     "one_of",
+    "answer_key",
+    "answer_digest",
+    "digest_equals",
+    "plugin_task",
+    "exercise",
+    "BOOK",
+    "DATASETS",
 ]
+
+#: where the course's exercises live, one YAML file per notebook (answers only as digests)
+BOOK = Path(__file__).resolve().parent / "exercise_book"
+#: the manifests the coding tasks run on
+DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 
 #: what a student's answer variable holds before they answer
 NOT_ANSWERED = ...
@@ -161,13 +177,159 @@ def one_of(choices: Sequence[str], correct: str | Iterable[str]) -> Callable[[An
     return check
 
 
+def answer_key(kind: str, answer: Any, choices: Sequence[str] = ()) -> str | None:
+    """The canonical text of ``answer`` read as a ``kind`` answer, or None when it is not one.
+
+    Kinds: ``number``, ``quantity`` (compared in nanounits), ``text`` (case and spaces do not
+    matter) and ``choice`` (a letter or the text of one of ``choices``).
+
+    >>> answer_key("number", " 2 "), answer_key("quantity", "320Mi") == answer_key("quantity", 335544320)
+    ('2.0', True)
+    >>> answer_key("choice", "B", ["node-a", "node-b"]), answer_key("choice", "z", ["node-a"])
+    ('node-b', None)
+    """
+    if is_unanswered(answer):
+        return None
+    if kind == "number":
+        got = _as_number(answer)
+        return None if got is None else repr(got)
+    if kind == "quantity":
+        if isinstance(answer, bool) or not isinstance(answer, (str, int, Quantity)):
+            return None
+        try:
+            q = answer if isinstance(answer, Quantity) else Quantity(answer.strip() if isinstance(answer, str)
+                                                                     else answer)
+        except ValueError:
+            return None
+        return str(q.nanos)
+    if kind == "text":
+        return _normalise(answer)
+    if kind == "choice":
+        a = _normalise(answer)
+        letters = "abcdefghijklmnopqrstuvwxyz"[: len(choices)]
+        if len(a) == 1 and a in letters:
+            return _normalise(choices[letters.index(a)])
+        return a if a in {_normalise(c) for c in choices} else None
+    raise ValueError(f"unknown answer kind {kind!r}")
+
+
+def answer_digest(salt: str, key: str) -> str:
+    """The SHA-256 digest stored for an answer whose canonical text is ``key``.
+
+    >>> d = answer_digest("00-tour#1", "2.0")
+    >>> len(d), d == answer_digest("00-tour#1", "2.0"), d == answer_digest("00-tour#2", "2.0")
+    (64, True, False)
+    """
+    return hashlib.sha256(f"{salt}\n{key}".encode()).hexdigest()
+
+
+_WRONG = {"number": "{a} is not the expected value.", "quantity": "{a} is not the expected amount.",
+          "text": '"{a}" is not the expected answer.', "choice": '"{a}" is not the right choice.'}
+_UNREADABLE = {"number": '"{a}" is not a number.',
+               "quantity": '"{a}" is not a quantity (write it like 250m, 320Mi or 2).',
+               "text": '"{a}" is not the expected answer.',
+               "choice": '"{a}" is not one of the choices.'}
+
+
+def digest_equals(kind: str, digest: str, salt: str, choices: Sequence[str] = ()) -> Callable[[Any], tuple[bool, str]]:
+    """A check against a stored digest: the expected answer itself is not kept anywhere.
+
+    >>> check = digest_equals("number", answer_digest("demo#1", "4.0"), "demo#1")
+    >>> check("4"), check(5), check("four")
+    ((True, ''), (False, '5 is not the expected value.'), (False, '"four" is not a number.'))
+    """
+    def check(answer: Any) -> tuple[bool, str]:
+        key = answer_key(kind, answer, choices)
+        if key is None:
+            return False, _UNREADABLE[kind].format(a=answer)
+        if answer_digest(salt, key) == digest:
+            return True, ""
+        return False, _WRONG[kind].format(a=answer)
+    return check
+
+
+def _plugin_run(manifests: Path, pod: str, point: str, reference: str, plugin: type | None):
+    """Schedule ``pod``; with ``plugin``, it replaces ``reference`` at ``point`` in the default profile."""
+    from kschedlab.cluster import Cluster
+    from kschedlab.scheduler import Scheduler
+
+    config, registry = None, None
+    if plugin is not None:
+        entry = {"name": plugin.name, **({"weight": 1} if point == "score" else {})}
+        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                  "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+                      point: {"disabled": [{"name": reference}], "enabled": [entry]}}}]}
+        registry = {plugin.name: plugin}
+    return Scheduler(Cluster.from_manifests(manifests), config, registry=registry, seed=0).schedule_one(pod)
+
+
+def _plugin_view(result, point: str, name: str) -> dict[str, Any]:
+    if point == "filter":
+        return {node: "rejects" if st.plugin == name else "passes"
+                for node, st in result.trace.filter_statuses().items()}
+    return {node: (row[name]["raw"], row[name]["normalized"]) for node, row in result.trace.scores().items()
+            if name in row}
+
+
+def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a Filter or Score plugin class that must agree with ``reference``.
+
+    Each pod of ``manifests`` (under :data:`DATASETS`) is scheduled twice with the default
+    profile: as is, and with the student's plugin in place of the in-tree ``reference`` at
+    ``point``. The verdicts per node (Filter) or raw and normalized scores per node (Score)
+    must be the same.
+
+    >>> from kschedlab.plugins.node_unschedulable import NodeUnschedulable
+    >>> class Cordon(NodeUnschedulable):
+    ...     name = "Cordon"
+    >>> check = plugin_task("filter", "NodeUnschedulable", "course/00-cordoned.yaml", ["default/web"])
+    >>> check(Cordon)
+    (True, '')
+    >>> check(42)
+    (False, 'give a plugin class (class MyPlugin(Plugin): ...), not 42.')
+    """
+    path = DATASETS / manifests
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, type) or not (hasattr(answer, point) or hasattr(answer, f"{point}_nodes")):
+            return False, f"give a plugin class (class MyPlugin(Plugin): ...), not {answer!r}."
+        if getattr(answer, "name", reference) == reference:
+            return False, f"give your plugin a name of its own (not {reference!r})."
+        for pod in pods:
+            want = _plugin_view(_plugin_run(path, pod, point, reference, None), point, reference)
+            try:
+                got = _plugin_view(_plugin_run(path, pod, point, reference, answer), point, answer.name)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}"
+            for node in sorted(set(want) | set(got)):
+                if want.get(node) != got.get(node):
+                    what = "verdict" if point == "filter" else "(raw, normalized) score"
+                    return False, (f"for {pod} on {node} your plugin's {what} is {got.get(node)}; "
+                                   f"{reference}'s is {want.get(node)}.")
+        return True, ""
+    return check
+
+
+def explanation_given(answer: Any) -> tuple[bool, str]:
+    """The check of an "explain why" exercise: any explanation of a few words is taken.
+
+    >>> explanation_given("because the taint is NoExecute"), explanation_given("yes")[0]
+    ((True, ''), False)
+    """
+    if isinstance(answer, str) and len(answer.split()) >= 3:
+        return True, ""
+    return False, "write your explanation as a sentence, in a string."
+
+
 class Exercise:
     """One exercise: ``question``, a check, ``hints`` (shown one at a time), a ``solution``.
 
     Give either ``answer`` (compared as a number when it is one, else as text; a ``unit`` is
     printed with it) or ``check``: a function of the answer returning a bool or
     ``(bool, feedback)``. ``choices`` turns the question into a multiple choice (``answer``
-    is then the right choice). ``explanation`` is printed after a correct answer.
+    is then the right choice). ``explanation`` is printed after a correct answer. An
+    ``open_ended`` exercise ("explain why") has no right answer to match: once answered, it
+    points to the model answer in ``solution``.
 
     >>> quiz = Exercise("Who adds spec.overhead?", choices=["the scheduler", "the RuntimeClass admission"],
     ...                 answer="the RuntimeClass admission")
@@ -176,13 +338,13 @@ class Exercise:
       a) the scheduler
       b) the RuntimeClass admission
     >>> quiz.check("b")
-    ✅ Correct.
+    ✓ Correct.
     True
     """
 
     def __init__(self, question: str, *, answer: Any = None, check: Callable[[Any], Any] | None = None,
                  hints: Sequence[str] = (), solution: str = "", explanation: str = "", unit: str = "",
-                 choices: Sequence[str] = ()) -> None:
+                 choices: Sequence[str] = (), open_ended: bool = False) -> None:
         if (answer is None) == (check is None):
             raise ValueError("an Exercise needs exactly one of answer= or check=")
         self.question = question
@@ -201,6 +363,7 @@ class Exercise:
                 check = text_equals(str(answer))
         self._check = check
         self._hints_shown = 0
+        self.open_ended = open_ended
 
     # --------------------------------------------------------------- display
 
@@ -225,19 +388,21 @@ class Exercise:
         """``(correct, message)`` without printing; ``correct`` is None when unanswered.
 
         >>> Exercise("2 + 2?", answer=4).verdict("4")
-        (True, '✅ Correct.')
+        (True, '✓ Correct.')
         """
         if is_unanswered(answer):
-            return None, "⏳ Not answered yet: replace ... with your answer and run the cell again."
+            return None, "Not answered yet: replace ... with your answer and run the cell again."
         result = self._check(answer)
         ok, feedback = result if isinstance(result, tuple) else (bool(result), "")
+        if ok and self.open_ended:
+            return True, "Written down. Now compare it with the model answer: call .solution()."
         if ok:
             shown = f": {answer} {self.unit}".rstrip() + "." if self.unit else "."
-            msg = "✅ Correct" + shown
+            msg = "✓ Correct" + shown
             if self.explanation:
                 msg += " " + self.explanation
             return True, msg
-        msg = "❌ Not quite" + (f": {feedback}" if feedback else ".")
+        msg = "✗ Not quite" + (f": {feedback}" if feedback else ".")
         msg += " Try again, or ask for a hint with .hint()." if self.hints else " Try again."
         return False, msg
 
@@ -256,8 +421,37 @@ class Exercise:
             print("No more hints: .solution() shows the worked answer.")
             return
         self._hints_shown += 1
-        print(f"💡 Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
+        print(f"Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
 
     def solution(self) -> None:
         """Print the worked solution."""
-        print(f"📖 Solution: {self.solution_text or self.answer}")
+        print(f"Solution: {self.solution_text or self.answer}")
+
+
+def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
+    """Exercise ``number`` (from 1) of ``notebook``, read from the exercise book.
+
+    The book stores each answer as a digest and each solution base64-encoded, so neither
+    appears in the notebook nor catches the eye in the file; ``.solution()`` decodes it.
+
+    >>> ex = exercise("00-tour", 1)
+    >>> ex.check(...)
+    Not answered yet: replace ... with your answer and run the cell again.
+    False
+    """
+    path = book / f"{notebook}.yaml"
+    data = safe_load(path.read_text(encoding="utf-8"), source=str(path))
+    entry = data["exercises"][number - 1]
+    salt = f"{notebook}#{number}"
+    choices = entry.get("choices", [])
+    kind = entry["kind"]
+    if kind == "explain":
+        check = explanation_given
+    elif kind == "plugin":
+        check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"])
+    else:
+        check = digest_equals(kind, entry["answer_sha256"], salt, choices)
+    return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",
+                    hints=entry.get("hints", []), explanation=entry.get("explanation", ""),
+                    unit=entry.get("unit", ""),
+                    solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))

@@ -45,7 +45,11 @@ def test_demo_prints_explanations_and_writes_a_report(tmp_path, capsys):
     assert re.search(r"^default/trainer-0 +Running +gpu-b3 ", out, re.M)
     assert "0/5 nodes are available:" in out
     assert "<NA>" not in out and "NaN" not in out and "None" not in out
-    assert report.read_text().startswith("<!DOCTYPE html>")
+    text = report.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "<title>kschedlab demo: the built-in scenario default.yaml</title>" in text
+    tables = text.split('<h2 id="kschedlab-pod-0">', 1)[1]
+    assert "&lt;NA&gt;" not in tables and ">True<" not in tables and ">False<" not in tables
 
 
 def test_schedule_json_keeps_its_shape(tmp_path, capsys):
@@ -377,12 +381,12 @@ def test_report_keeps_long_reasons_whole_and_node_names_on_one_line(tmp_path, ca
     assert main(["schedule", str(f), "--report", str(report)]) == 0
     text = report.read_text()
     reasons = "Insufficient cpu; Insufficient memory; Insufficient example.com/a-very-long-extended-resource-name"
-    assert f"<td>{reasons}</td>" in text  # the explain table: whole
+    assert f'col2" >{reasons}</td>' in text  # the explain table: whole
     # beside the filter grid the verdict is wrapped, not cut, and the margin makes room for it
     assert ("Insufficient cpu; Insufficient memory;\\u003cbr\\u003eInsufficient "
             "example.com\\u002fa-very-long-extended-resource-name") in text
     assert "td.nowrap, tbody th { white-space: nowrap; }" in text
-    assert '<th>a-node-with-a-name-long-enough-to-wrap-at-its-hyphens</th>' in text
+    assert 'row0" >a-node-with-a-name-long-enough-to-wrap-at-its-hyphens</th>' in text
 
 
 def test_explain_shows_every_attempt_and_the_preemption(capsys):

@@ -10,81 +10,53 @@
 >>> fig = viz.node_utilization(cluster)
 >>> fig.layout.title.text
 'Requested vs allocatable per node'
+
+Importing ``kschedlab.viz`` is light: each name is imported from its module (plotly, pandas,
+networkx behind it) the first time it is used.
 """
 
-from kschedlab.viz.calc import (
-    Worksheet,
-    fit_config,
-    parse_shape,
-    rtcr_worksheet,
-    score_worksheet,
-    shape_yaml,
-    to_yaml,
-    what_if,
-)
-from kschedlab.viz.figures import (
-    cluster_picture,
-    filter_grid,
-    filter_outcome,
-    label_colors,
-    node_utilization,
-    pod_label_keys,
-    score_breakdown,
-    shape_function,
-    utilization_table,
-)
-from kschedlab.viz.manifests import yaml_documents
-from kschedlab.viz.preemption import preemption_candidates, preemption_figure, preemption_timeline, preemption_what_if
-from kschedlab.viz.report import render_report, write_report
-from kschedlab.viz.spread import (
-    compare_spread,
-    place_replicas,
-    spread_constraints,
-    spread_table,
-    spread_variants,
-    topology_skew,
-    with_constraint,
-)
-from kschedlab.viz.table_style import styled, use_styled_tables
-from kschedlab.viz.tables import nodes_table, pods_table, results_table
+from importlib import import_module
+from importlib.util import find_spec
 
-__all__ = [
-    "node_utilization", "score_breakdown", "filter_outcome", "shape_function", "cluster_picture",
-    "filter_grid", "utilization_table", "write_report", "render_report", "Worksheet", "fit_config", "to_yaml",
-    "parse_shape", "shape_yaml", "score_worksheet", "rtcr_worksheet", "what_if", "nodes_table", "pods_table",
-    "results_table", "label_colors", "pod_label_keys", "spread_constraints", "spread_table", "topology_skew",
-    "with_constraint", "spread_variants", "compare_spread", "place_replicas", "yaml_documents",
-    "preemption_candidates", "preemption_figure", "preemption_timeline", "preemption_what_if", "styled",
-    "use_styled_tables",
-]
+#: module (under ``kschedlab.viz``) -> the names it gives this package
+_EXPORTS = {
+    "calc": (
+        "Worksheet", "fit_config", "parse_shape", "rtcr_worksheet", "score_worksheet", "shape_yaml",
+        "to_yaml", "what_if"),
+    "figures": (
+        "cluster_picture", "filter_grid", "filter_outcome", "label_colors", "node_utilization",
+        "pod_label_keys", "score_breakdown", "shape_function", "utilization_table"),
+    "manifests": ("yaml_documents",),
+    "report": ("render_report", "write_report"),
+    "preemption": ("preemption_candidates", "preemption_figure", "preemption_timeline", "preemption_what_if"),
+    "spread": (
+        "compare_spread", "place_replicas", "spread_constraints", "spread_table", "spread_variants",
+        "topology_skew", "with_constraint"),
+    "tables": ("nodes_table", "pods_table", "results_table"),
+    "table_style": ("styled", "use_styled_tables"),
+    "gang": (
+        "gang_counts", "gang_timeline", "min_count_sweep", "pod_group_conditions", "run_gang_story",
+        "runs_summary", "story_yaml", "sweep_figure"),
+    "podgroup": (
+        "cycle_steps", "domain_capacity", "hierarchy_tree", "placement_scores", "pod_attempts",
+        "pod_outcomes", "search_tree"),
+    "overhead": ("describe_percent", "overhead_bars", "overhead_outcome"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-from kschedlab.viz.gang import (
-    gang_counts,
-    gang_timeline,
-    min_count_sweep,
-    pod_group_conditions,
-    run_gang_story,
-    runs_summary,
-    story_yaml,
-    sweep_figure,
-)
+__all__ = sorted(_WHERE)
 
-__all__ += ["gang_counts", "gang_timeline", "min_count_sweep", "pod_group_conditions", "run_gang_story",
-            "runs_summary", "story_yaml", "sweep_figure"]
 
-from kschedlab.viz.podgroup import (  # noqa: E402
-    cycle_steps,
-    domain_capacity,
-    hierarchy_tree,
-    placement_scores,
-    pod_attempts,
-    pod_outcomes,
-    search_tree,
-)
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        if not name.startswith("_") and find_spec(f"{__name__}.{name}") is not None:
+            return import_module(f"{__name__}.{name}")  # a submodule, as ``viz.figures``
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
-__all__ += ["cycle_steps", "placement_scores", "pod_outcomes", "domain_capacity", "pod_attempts", "hierarchy_tree",
-            "search_tree"]
 
-from kschedlab.viz.overhead import describe_percent, overhead_bars, overhead_outcome  # noqa: E402
-
-__all__ += ["overhead_outcome", "overhead_bars", "describe_percent"]
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -49,6 +49,8 @@ __all__ = ["dra_cluster", "claim_of", "device_table", "device_map", "selector_ta
 COLORS = {"free": "#9ecae1", "allocated": "#0072B2", "rejected": "#D55E00", "rolled back": "#E69F00",
           "backtrack": "#969696", "subrequest": "#CC79A7", "result": "#252525", "claims": "#252525",
           "tried": "#bdbdbd"}
+#: search tree markers: the root (the claims) and a found result differ in shape, not only in name
+SYMBOLS = {"claims": "square", "result": "star", "backtrack": "x", "rejected": "x-thin-open"}
 
 
 def dra_cluster(*paths: str | Path, seed: int = 0) -> tuple[Cluster, list]:
@@ -139,8 +141,10 @@ def device_map(cluster: Cluster, title: str = "Devices per node (ResourceSlices)
             hovertemplate="%{text}<br>%{customdata[0]} / %{customdata[1]}<br>%{customdata[2]}"
                           "<br>claim: %{customdata[3]}<extra></extra>"))
     fig.update_layout(title=title, height=140 + 80 * len(nodes), template="plotly_white",
-                      xaxis={"title": "device", "showticklabels": False, "range": [-0.7, max(2, len(table)) - 0.3]},
-                      yaxis={"categoryorder": "array", "categoryarray": nodes[::-1]})
+                      xaxis={"title": "device", "showticklabels": False, "range": [-0.9, max(2, len(table)) - 0.1]},
+                      yaxis={"categoryorder": "array", "categoryarray": nodes[::-1],
+                             "range": [-0.8, len(nodes) - 0.4]},  # room for the labels under the last row
+                      margin={"b": 60})
     return fig
 
 
@@ -295,7 +299,8 @@ def search_tree_figure(trace: AllocationTrace, title: str = "The allocator's sea
             text=[f"{q}<br>{lab}" if st in _DEVICE_STATES else lab
                   for q, lab, st in zip(part.request, part.label, part.status)],
             textposition="bottom center",
-            marker={"size": 16, "color": COLORS.get(status, "#636363")},
+            marker={"size": 16, "color": COLORS.get(status, "#636363"), "symbol": SYMBOLS.get(status, "circle"),
+                    "line": {"width": 2, "color": COLORS.get(status, "#636363")}},
             customdata=list(zip(part.request, part.reason)),
             hovertemplate="%{text}<br>%{customdata[1]}<extra></extra>"))
     depth = max(level.values())

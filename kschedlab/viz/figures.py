@@ -443,9 +443,16 @@ def pod_label_keys(cluster) -> list[str]:
     return sorted({k for p in cluster.pods.values() for k in p.metadata.labels})
 
 
+#: ``cluster_picture(size_by=COUNT)``: every pod the same size
+COUNT = "count"
+
+
 def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None, zone_key: str | None = None,
                     title: str = "Cluster: zones, nodes and their pods") -> go.Figure:
     """Nodes grouped by zone with their pods, as a treemap sized by ``size_by``.
+
+    ``size_by="count"`` gives every pod the same size (an empty node one empty cell): the
+    picture for a lesson that counts pods, as topology spread does.
 
     A node's box is its allocatable ``size_by`` (or the sum of its pods' if
     larger), split into its pods and the free remainder; pending pods sit in
@@ -469,12 +476,17 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
     >>> colors = dict(zip(fig.data[0].ids, fig.data[0].marker.colors))
     >>> colors["pod/default/web-0"] == label_colors(Cluster.from_manifests(path("default")), "app")["web"]
     True
+    >>> fig = cluster_picture(Cluster.from_manifests(path("default")), size_by="count")
+    >>> sizes = dict(zip(fig.data[0].ids, fig.data[0].values))
+    >>> sizes["pod/default/web-0"], fig.layout.title.text
+    (1, 'Cluster: zones, nodes and their pods (sized by pod count)')
     """
     from kschedlab.api.resources import DEFAULT_NON_ZERO, pod_requests
 
     snap = cluster.snapshot
     ids, labels, parents, values, colors, hover = [], [], [], [], [], []
     palette = label_colors(cluster, color_by) if color_by else {}
+    by_count = size_by == COUNT
 
     def add(id_, label, parent, value, color, text):
         ids.append(esc(id_))
@@ -485,6 +497,8 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
         hover.append(text)
 
     def pod_size(pod) -> int:
+        if by_count:
+            return 1
         reqs = pod_requests(pod, non_missing=DEFAULT_NON_ZERO if size_by in (CPU, MEMORY) else None)
         return int(reqs.get(size_by, 0))
 
@@ -495,7 +509,7 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
         return palette[value] if value is not None else UNLABELLED_COLOR
 
     def pod_hover(info, size: int, state: str = "") -> str:
-        text = esc(f"{info.key}{state}: requests {human(size, size_by)} {size_by}")
+        text = esc(f"{info.key}{state}" if by_count else f"{info.key}{state}: requests {human(size, size_by)} {size_by}")
         if color_by:  # without color_by the hover stays as it always was
             shown = ", ".join(f"{k}={v}" for k, v in sorted(info.pod.metadata.labels.items())) or "none"
             text += "<br>labels: " + esc(shown)
@@ -511,8 +525,8 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
         for row in rows:
             pods = [(info, pod_size(info.pod)) for info in snap.pods[row]]
             used = sum(s for _, s in pods)
-            alloc = int(snap.allocatable[col, row]) if col is not None else 0
-            total = max(alloc, used)
+            alloc = int(snap.allocatable[col, row]) if col is not None and not by_count else 0
+            total = max(alloc, used, 1 if by_count else 0)  # by count, an empty node keeps one empty cell
             entries.append((zone, row, pods, used, alloc, total))
             zone_totals[zone] = zone_totals.get(zone, 0) + total
     pending = [(info, pod_size(info.pod)) for key, info in cluster.pod_infos.items()
@@ -530,13 +544,14 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
         color = "#bdbdbd" if cordoned else ("#fdd0a2" if tainted else "#9ecae1")
         notes = (" (cordoned)" if cordoned else "") + (" (tainted)" if tainted else "")
         add(f"node/{name}", name + notes, f"zone/{zone}", total, color,
-            esc(f"{name}: {human(used, size_by)} of {human(alloc, size_by)} {size_by} requested{notes}"))
+            esc(f"{name}: {used} pod{'s' if used != 1 else ''}{notes}" if by_count else
+                f"{name}: {human(used, size_by)} of {human(alloc, size_by)} {size_by} requested{notes}"))
         for info, size in pods:
             add(f"pod/{info.key}", info.name, f"node/{name}", size, pod_color(info, POD_COLOR),
                 pod_hover(info, size))
         if total > used:
-            add(f"free/{name}", "free", f"node/{name}", total - used, "#f7f7f7",
-                esc(f"{name}: {human(total - used, size_by)} {size_by} free"))
+            add(f"free/{name}", "no pods" if by_count else "free", f"node/{name}", total - used, "#f7f7f7",
+                esc(f"{name}: no pods" if by_count else f"{name}: {human(total - used, size_by)} {size_by} free"))
     if pending:
         add("pending", "pending pods", "cluster", pending_total, "#fee6ce", "pods not bound to any node")
         for info, size in pending:
@@ -547,7 +562,7 @@ def cluster_picture(cluster, *, size_by: str = CPU, color_by: str | None = None,
     fig = go.Figure(go.Treemap(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
                                sort=False, marker={"colors": colors}, customdata=hover, maxdepth=4,
                                hovertemplate="%{customdata}<extra></extra>", textinfo="label"))
-    heading = f"{title} (sized by {size_by}" + (f", pods coloured by {color_by})" if color_by else ")")
+    heading = f"{title} (sized by {'pod count' if by_count else size_by}" + (f", pods coloured by {color_by})" if color_by else ")")
     fig.update_layout(template=TEMPLATE, title=esc(heading), height=520,
                       margin={"t": 90 if color_by else 60, "l": 10, "r": 10, "b": 10})
     if color_by:

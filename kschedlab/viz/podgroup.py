@@ -505,11 +505,13 @@ def pod_attempts(result, group: str | None = None, title: str | None = None) -> 
                                  marker=dict(symbol="square", size=12, color=VERDICT_COLORS[name])))
     fig.update_layout(
         template=TEMPLATE,
-        title=title or "Pod attempts per candidate placement (colour: PlacementFeasible after the pod)",
-        height=max(240, 110 + 38 * len(rows)), xaxis=dict(side="top", title="pod, in the order tried"),
-        yaxis=dict(autorange="reversed", title="group @ candidate placement"),
+        title=dict(text=title or "Pod attempts per candidate placement<br><sup>colour: PlacementFeasible after "
+                   "the pod</sup>", y=0.98, yanchor="top"),
+        height=max(280, 150 + 38 * len(rows)),
+        xaxis=dict(side="top", title=dict(text="pod, in the order tried", standoff=8), automargin=True),
+        yaxis=dict(autorange="reversed", title="group @ candidate placement", automargin=True),
         legend=dict(orientation="h", y=-0.05, x=0, title="PlacementFeasible"),
-        margin=dict(l=10, r=10, t=110, b=40))
+        margin=dict(l=20, r=20, t=150, b=40))
     return fig
 
 

@@ -1,11 +1,14 @@
 """A self-contained HTML report of a scheduling run.
 
-One file, plotly.js embedded once in the head, every figure a ``<div>`` with
-a fixed id (``kschedlab-utilization``, ``kschedlab-pod-<i>-score`` ...), no
-timestamps: the same cluster and results always give the same bytes.  Every
-user-provided string (title, pod and node names, messages, reasons) is
-escaped with :func:`html.escape`; the figure JSON plotly writes escapes
-``<``, ``>`` and ``/`` as well.
+One file that opens offline: plotly.js is embedded once in the head, as the
+cartesian bundle (bar, heatmap, scatter: what the report draws) compressed
+with gzip and base64-encoded (``assets/``, MIT licence beside it); the browser
+inflates it with ``DecompressionStream`` and draws each figure from its JSON.
+Every figure is a ``<div>`` with a fixed id (``kschedlab-utilization``,
+``kschedlab-pod-<i>-score`` ...), no timestamps: the same cluster and results
+always give the same bytes.  Every user-provided string (title, pod and node
+names, messages, reasons) is escaped with :func:`html.escape`; in the figure
+JSON ``<``, ``>``, ``&`` and ``/`` are escaped as well.
 
 >>> import tempfile, pathlib
 >>> from kschedlab import Cluster, Scheduler
@@ -16,23 +19,31 @@ escaped with :func:`html.escape`; the figure JSON plotly writes escapes
 >>> text = out.read_text()
 >>> "<title>demo &lt;1&gt;</title>" in text
 True
->>> text.count("<script") == text.count("Plotly.newPlot(") + 1   # plotly.js once, then one per figure
+>>> text.count('<script type="application/json" data-figure=') == text.count('class="kschedlab-figure"')
+True
+>>> len(text) < 1_500_000
 True
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 from pathlib import Path
 from typing import Iterable
 
+import plotly.graph_objects as go
 import plotly.io as pio
-from plotly.offline import get_plotlyjs
 
-from kschedlab.viz.common import esc
-from kschedlab.viz.figures import cluster_picture, filter_outcome, no_trace, node_utilization, score_breakdown
+from kschedlab.api.resources import DEFAULT_NON_ZERO, pod_requests
+from kschedlab.viz.common import TEMPLATE, esc, live_rows
+from kschedlab.viz.figures import filter_outcome, no_trace, node_utilization, score_breakdown
 
-__all__ = ["write_report", "render_report"]
+#: plotly.js, the cartesian bundle of the version the plotly package draws with, gzip-compressed
+PLOTLY_BUNDLE = Path(__file__).resolve().parent / "assets" / "plotly-cartesian.min.js.gz"
+
+__all__ = ["write_report", "render_report", "cluster_bars"]
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1200px;
@@ -51,9 +62,80 @@ code { background: #f6f8fa; padding: 0 0.2em; }
 _PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 
 
+#: inflates the bundle, runs it, then draws every figure from its JSON block
+_LOADER = """
+(async () => {
+  const packed = document.getElementById("kschedlab-plotly").textContent.trim();
+  const bytes = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const code = document.createElement("script");
+  code.text = await new Response(stream).text();
+  document.head.appendChild(code);
+  for (const block of document.querySelectorAll("script[data-figure]")) {
+    const fig = JSON.parse(block.textContent);
+    Plotly.newPlot(block.dataset.figure, fig.data, fig.layout, %s);
+  }
+})();
+""" % json.dumps(_PLOTLY_CONFIG)
+
+
 def _figure_div(fig, div_id: str) -> str:
-    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id, config=_PLOTLY_CONFIG,
-                       validate=False)
+    text = pio.to_json(fig, validate=False)
+    for raw, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"), ("/", "\\u002f")):
+        text = text.replace(raw, escaped)  # nothing in the JSON can close the script block
+    height = fig.layout.height or 450
+    return (f'<div id="{esc(div_id)}" class="kschedlab-figure" style="height:{int(height)}px"></div>\n'
+            f'<script type="application/json" data-figure="{esc(div_id)}">{text}</script>')
+
+
+def _plotly_head() -> str:
+    packed = base64.b64encode(PLOTLY_BUNDLE.read_bytes()).decode("ascii")
+    return (f'<script type="application/gzip-base64" id="kschedlab-plotly">{packed}</script>\n'
+            f"<script>{_LOADER}</script>")
+
+
+def cluster_bars(cluster, title: str = "Cluster: nodes and their pods (CPU requested)") -> go.Figure:
+    """One bar per node, cut into its pods (sized by their CPU request, as scoring counts it,
+    each labelled with its name) and the free rest: the report's cluster picture.
+
+    >>> from kschedlab import Cluster
+    >>> from kschedlab.scenarios import path
+    >>> fig = cluster_bars(Cluster.from_manifests(path("default")))
+    >>> fig.data[0].name, fig.data[1].name, len(fig.data[1].y) == len(fig.data[1].x) > 0
+    ('pods', 'free', True)
+    """
+    snap = cluster.snapshot
+    rows = live_rows(snap)
+    names = [esc(snap.names[r]) for r in rows]  # tick labels: plotly reads markup in them
+    col = snap.res_index.get("cpu")
+    y, base, width, text, hover = [], [], [], [], []
+    free_y, free_base, free_width = [], [], []
+    for row, name in zip(rows, names):
+        at = 0
+        for info in snap.pods[row]:
+            cpu = int(pod_requests(info.pod, non_missing=DEFAULT_NON_ZERO).get("cpu", 0)) / 1000
+            y.append(name)
+            base.append(at)
+            width.append(cpu)
+            text.append(info.name)
+            hover.append(esc(f"{info.key}: {cpu:g} CPU"))
+            at += cpu
+        alloc = int(snap.allocatable[col, row]) / 1000 if col is not None else 0
+        if alloc > at:
+            free_y.append(name)
+            free_base.append(at)
+            free_width.append(alloc - at)
+    fig = go.Figure([
+        go.Bar(name="pods", orientation="h", y=y, x=width, base=base, text=[esc(t) for t in text],
+               textposition="inside", insidetextanchor="middle", textangle=0, constraintext="none",
+               marker={"color": "#9ecae1", "line": {"color": "#ffffff", "width": 1}},
+               customdata=hover, hovertemplate="%{customdata}<extra></extra>"),
+        go.Bar(name="free", orientation="h", y=free_y, x=free_width, base=free_base, marker={"color": "#f0f0f0"},
+               hovertemplate="%{y}: %{x:g} CPU free<extra></extra>")])
+    fig.update_layout(template=TEMPLATE, title=esc(title), barmode="overlay", height=120 + 40 * len(names),
+                      uniformtext={"minsize": 9, "mode": "show"}, xaxis={"title": "CPU (cores)"},
+                      yaxis={"autorange": "reversed", "automargin": True}, margin={"t": 60, "l": 10, "r": 10, "b": 40})
+    return fig
 
 
 def _results_table(results) -> str:
@@ -157,13 +239,12 @@ def _fit_filter_figure(fig):
     return fig
 
 
-def _explain_table(result) -> str:
-    import pandas as pd
+def _explain_table(result, i: int) -> str:
+    from kschedlab.viz.table_style import table_html
 
     df = result.explain()
     cols = [c for c in ("filter", "code", "reasons", "total", "rank", "chosen") if c in df]
-    with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.max_columns", None):
-        return df[cols].to_html(escape=True, na_rep="", border=0)
+    return table_html(df[cols], uuid=f"kschedlab-pod-{i}-table")
 
 
 def _pod_section(i: int, result, report=None) -> str:
@@ -179,7 +260,7 @@ def _pod_section(i: int, result, report=None) -> str:
     if result.trace is None:
         parts.append(f'<p class="note">{esc(no_trace(result))}</p>')
         return "\n".join(parts)
-    parts.append(_explain_table(result))
+    parts.append(_explain_table(result, i))
     parts.append(_figure_div(_fit_filter_figure(filter_outcome(result)), f"kschedlab-pod-{i}-filter"))
     if result.trace.score is not None:
         parts.append(_figure_div(score_breakdown(result), f"kschedlab-pod-{i}-score"))
@@ -216,13 +297,13 @@ def render_report(cluster, results: Iterable, title: str = "kschedlab report") -
         f'{esc(attempts)}.</p>',
         "<h2>Results</h2>", table, _pod_groups_section(cluster),
         "<h2>Cluster</h2>", _figure_div(node_utilization(cluster), "kschedlab-utilization"),
-        _figure_div(cluster_picture(cluster), "kschedlab-cluster"),
+        _figure_div(cluster_bars(cluster), "kschedlab-cluster"),
     ]
     by_name = {p.name: p for p in pods or ()}
     body.extend(_pod_section(i, r, by_name.get(r.pod)) for i, r in enumerate(results))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n"
-            f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n'
+            f"{_plotly_head()}\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 
 
@@ -232,7 +313,7 @@ def write_report(path, cluster, results: Iterable, title: str = "kschedlab repor
     A results table (pod, kubectl status, node, nominated node, attempts, message), the pod groups'
     conditions and objects (when there are any), the node utilization and
     cluster figures, then per pod its explain() table, filter outcome and
-    score breakdown.  Works offline (plotly.js is inlined once).  The file is written whole or
+    score breakdown.  Works offline (plotly.js is inlined once, compressed).  The file is written whole or
     not at all (a temporary file beside it, renamed), so an interrupted run leaves no half report.
     """
     path = Path(path)

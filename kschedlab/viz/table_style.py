@@ -28,7 +28,7 @@ import pandas as pd
 
 from kschedlab.viz.palette import BLUES
 
-__all__ = ["styled", "use_styled_tables", "format_number"]
+__all__ = ["styled", "use_styled_tables", "format_number", "table_html"]
 
 #: columns whose true value marks the row a table is about
 MARK_COLUMNS = ("chosen",)
@@ -100,6 +100,33 @@ def styled(table: pd.DataFrame, *, caption: str | None = None, uuid: str | None 
     if caption:
         styler = styler.set_caption(caption)
     return styler
+
+
+def table_html(table: pd.DataFrame, *, caption: str | None = None, uuid: str | None = None) -> str:
+    """``table`` as standalone HTML in the course's look, for widgets and the HTML report.
+
+    The same :func:`styled` table a notebook shows, with the index's name in the header's corner
+    (one header row, not two), a plain row count hidden, and true / false written as yes / no.
+
+    >>> table = pd.DataFrame({"node": ["a", "b"], "score": [1.5, None], "chosen": [False, True]}).set_index("node")
+    >>> html = table_html(table, uuid="doc")
+    >>> html.count("<tr"), "yes" in html, "True" in html, "–" in html, "&lt;NA&gt;" in html
+    (3, True, False, True, False)
+    """
+    if table.index.nlevels == 1 and table.index.name is not None and table.columns.nlevels == 1:
+        table = table.rename_axis(index=None, columns=str(table.index.name))  # its name in the corner cell
+    booleans = [c for c in table.columns if table[c].dtype == bool]
+    if not (table.index.is_unique and table.columns.is_unique):  # Styler cannot style repeated labels
+        words = table.astype({c: object for c in booleans})
+        for c in booleans:
+            words[c] = table[c].map({True: "yes", False: "no"})
+        return words.to_html(escape=True, na_rep=MISSING, border=0, index=not isinstance(table.index, pd.RangeIndex))
+    styler = styled(table, caption=caption, uuid=uuid)
+    if booleans:
+        styler = styler.format(lambda v: "yes" if v else "no", subset=booleans)
+    if isinstance(table.index, pd.RangeIndex):
+        styler = styler.hide(axis="index")
+    return styler.to_html()
 
 
 def _html(table: pd.DataFrame, uuid: str) -> str:

@@ -33,9 +33,12 @@ def set_figure(output, fig) -> None:
 
 
 def table_html(df, caption: str = "") -> str:
-    """A DataFrame as an escaped HTML table with an escaped caption."""
+    """A DataFrame as an escaped HTML table with an escaped caption, in the look of the notebooks'
+    own tables (:func:`kschedlab.viz.table_style.table_html`)."""
+    from kschedlab.viz.table_style import table_html as styled_html
+
     head = f"<p><b>{esc(caption)}</b></p>" if caption else ""
-    return head + df.to_html(escape=True, na_rep="", border=0)
+    return head + styled_html(df, uuid="widget")
 
 
 def pre(text: str) -> str:

@@ -51,7 +51,7 @@ class ClaimEditor(widgets.VBox):
         style = {"description_width": "90px"}
         self.node = widgets.Dropdown(options=sorted(cluster.nodes), value=node, description="node", style=style)
         self.count = widgets.IntSlider(value=count, min=1, max=max_count, description="count",
-                                       continuous_update=False, style=style)
+                                       continuous_update=False, style=style, layout=widgets.Layout(width="420px"))
         self.selector = widgets.Textarea(value=selector, description="CEL selector", style=style,
                                          layout=widgets.Layout(width="720px", height="60px"),
                                          continuous_update=False)
@@ -78,7 +78,10 @@ class ClaimEditor(widgets.VBox):
     def _update(self) -> None:
         self.last = attempt = try_claim(self.cluster, self.node.value, self.device_class, self.count.value,
                                         self.selector.value)
-        reasons = ", ".join(f"{k}: {v}" for k, v in attempt.trace.rejections().items()) or "none"
+        reasons = ", ".join(f"{k}: {v}" for k, v in attempt.trace.rejections().items())
+        if not reasons:
+            reasons = ("none" if attempt.devices else
+                       "none: no device was turned down, there are fewer candidate devices than the count asks for")
         self.summary.value = (f"<pre>{esc(attempt.message)}\nrejections: {esc(reasons)}</pre>")
         if attempt.trace.rows:
             set_figure(self.figure, search_tree_figure(attempt.trace, title=f"search on {self.node.value}"))
@@ -97,10 +100,11 @@ class BindingWaitExplorer(widgets.VBox):
 
     def __init__(self, *, ready_at: int = 32, timeout: int = 60):
         style = {"description_width": "150px"}
+        wide = widgets.Layout(width="560px")  # a track long enough to aim at one second
         self.ready_at = widgets.IntSlider(value=ready_at, min=1, max=120, description="driver ready at (s)",
-                                          continuous_update=False, style=style)
+                                          continuous_update=False, style=style, layout=wide)
         self.timeout = widgets.IntSlider(value=timeout, min=5, max=120, step=5, description="bindingTimeout (s)",
-                                         continuous_update=False, style=style)
+                                         continuous_update=False, style=style, layout=widgets.Layout(width="560px"))
         self.summary = widgets.HTML()
         self.last: tuple[str, float] | None = None
         for w in (self.ready_at, self.timeout):

@@ -75,7 +75,8 @@ class PodExplainer(widgets.VBox):
 
     def text(self) -> str:
         """The verdict and the compact table as plain text (what a headless run prints)."""
-        return self.verdict() + "\n" + explain_columns(self.last).to_string()
+        table = explain_columns(self.last).astype(object)
+        return self.verdict() + "\n" + table.where(table.notna(), "–").to_string()
 
     def update(self, *_) -> None:
         """Show the picked pod."""

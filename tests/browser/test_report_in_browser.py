@@ -39,3 +39,28 @@ def test_markup_in_the_report_stays_text(browser, tmp_path, artifacts):
     assert found["evil"] is None and found["elements"] == 0 and found["links"] == 0 and found["bold"] == 0
     assert found["shown"], "the markup is shown as text"
     assert found["figures"] >= 2 and not errors
+
+
+def test_the_demo_report_draws_every_figure_offline(browser, tmp_path, artifacts):
+    """The demo's report (under 1.5 MB: plotly.js compressed) draws all its figures, and asks
+    nothing of the network."""
+    from kschedlab import Cluster
+    from kschedlab.scenarios import path
+
+    cluster = Cluster.from_manifests(path("default"))
+    report = write_report(tmp_path / "demo.html", cluster, Scheduler(cluster, seed=0).run(), title="demo")
+    assert report.stat().st_size < 1_500_000
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=True)
+    page = context.new_page()
+    outside: list[str] = []
+    page.on("request", lambda req: None if req.url.startswith(("file:", "data:", "blob:")) else outside.append(req.url))
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(report.as_uri())
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length"
+                           " >= document.querySelectorAll('.kschedlab-figure').length")
+    page.screenshot(path=str(artifacts / "report-demo.png"), full_page=True)
+    drawn, wanted = page.evaluate("() => [document.querySelectorAll('.js-plotly-plot').length,"
+                                  " document.querySelectorAll('.kschedlab-figure').length]")
+    context.close()
+    assert drawn == wanted > 5 and not errors and not outside

@@ -62,6 +62,8 @@ def test_backtracking_tree_rolls_back_both_choices():
     assert top.status.tolist()[:2] == ["rolled back", "rolled back"]
     fig = search_tree_figure(trace)
     assert {t.name for t in fig.data if t.name} == {"claims", "rolled back", "rejected", "backtrack", "result"}
+    shapes = {t.name: (t.marker.symbol, t.marker.color) for t in fig.data if t.name}
+    assert len(set(shapes.values())) == len(shapes)  # no two meanings share a marker
 
 
 def test_device_map_has_one_square_per_device():

@@ -6,13 +6,18 @@ import hashlib
 import re
 from html.parser import HTMLParser
 
-from plotly.offline import get_plotlyjs
 from vizcases import EVIL_NODE, EVIL_POD, MARKUP, evil_cluster, markup_everywhere_cluster
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.scenarios import path
 from kschedlab.viz import write_report
 from kschedlab.viz.common import esc
+from kschedlab.viz.report import PLOTLY_BUNDLE
+
+
+def without_plotly(text: str) -> str:
+    """The report less its embedded plotly.js (one base64 block)."""
+    return re.sub(r'<script type="application/gzip-base64" id="kschedlab-plotly">[^<]*</script>', "", text)
 
 
 def run_demo():
@@ -36,9 +41,10 @@ def test_report_is_deterministic(tmp_path):
 def test_report_is_self_contained(tmp_path):
     cluster, results = run_demo()
     text = write_report(tmp_path / "sub" / "r.html", cluster, results).read_text()
-    assert text.count(get_plotlyjs()) == 1
-    body = text.replace(get_plotlyjs(), "")
-    assert "cdn.plot.ly" not in body and "<script src=" not in body
+    assert text.count('id="kschedlab-plotly"') == 1
+    body = without_plotly(text)
+    assert "cdn.plot.ly" not in body and "<script src=" not in body and "https:" not in body
+    assert len(text) < 1_500_000
     assert text.startswith("<!DOCTYPE html>")
     for r in results:
         assert esc(r.pod) in text
@@ -51,13 +57,13 @@ def test_report_escapes_malicious_names(tmp_path):
     cluster = evil_cluster()
     results = Scheduler(cluster).run()
     text = write_report(tmp_path / "evil.html", cluster, results, title="<script>evil()</script>").read_text()
-    body = text.replace(get_plotlyjs(), "")
+    body = without_plotly(text)
     for raw in (EVIL_POD, EVIL_NODE, "<script>evil()</script>", "<b>zone</b>", "bound&co"):
         assert raw not in body
     assert "<title>&lt;script&gt;evil()&lt;/script&gt;</title>" in body
     assert esc(EVIL_POD) in body and esc(EVIL_NODE) in body
-    # only our own script tags remain: the plotly.js bundle and one per figure
-    assert body.count("<script") == body.count("Plotly.newPlot(") + 1
+    # only our own script tags remain: the loader and one JSON block per figure
+    assert body.count("<script") == body.count("<script type=\"application/json\" data-figure=") + 1
 
 
 class _Elements(HTMLParser):
@@ -84,16 +90,26 @@ def test_markup_in_every_user_string_stays_text(tmp_path):
     cluster = markup_everywhere_cluster()
     run = Scheduler(cluster, seed=0).run()
     text = write_report(tmp_path / "markup.html", cluster, run, title=f"title{MARKUP}").read_text()
-    body = text.replace(get_plotlyjs(), "")
+    body = without_plotly(text)
     parsed = _Elements()
     parsed.feed(body)
     assert "kschedlab-evil" not in parsed.tags and "img" not in parsed.tags and "b" not in parsed.tags
     assert not [a for a in parsed.attrs if a[0] in ("onerror", "data-evil") or "javascript:" in (a[1] or "")]
     assert not [s for s in parsed.scripts if "__kschedlabEvil=1</script>" in s]
     # inside the figures' JSON the strings are HTML-escaped too, so plotly draws them as text
-    figures = "".join(s for s in parsed.scripts if "Plotly.newPlot(" in s)
+    figures = "".join(s for s in parsed.scripts if s.lstrip().startswith("{"))
     decoded = figures.encode().decode("unicode_escape")
     for raw in ("<kschedlab-evil", "<img", "<script>", '<b data-evil', '<a href="javascript'):
         assert raw not in decoded
     assert decoded.count("&lt;kschedlab-evil") > 5
-    assert body.count("<script") == body.count("Plotly.newPlot(") + 1
+    assert body.count("<script") == body.count("<script type=\"application/json\" data-figure=") + 1
+
+
+def test_the_embedded_plotly_is_the_version_plotly_draws_with():
+    import gzip
+
+    from plotly.offline import get_plotlyjs
+
+    ours = gzip.decompress(PLOTLY_BUNDLE.read_bytes())[:200].decode()
+    version = re.search(r"plotly\.js v(\S+)", get_plotlyjs()[:200]).group(1)
+    assert f"(cartesian - minified) v{version}" in ours

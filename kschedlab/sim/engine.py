@@ -171,7 +171,8 @@ class Simulation:
 
     def create_object(self, obj, *, at: float | None = None) -> None:
         """Create (or replace, as ``kubectl apply``) a stored object such as a DeviceTaintRule,
-        ResourceSlice or ResourceClaim at ``at`` (:meth:`kschedlab.sim.dra.SimDRA.apply`)."""
+        ResourceSlice or ResourceClaim at ``at`` (:meth:`kschedlab.sim.dra.SimDRA.apply`), or a
+        storage object (:func:`kschedlab.sim.storage.apply_storage`)."""
         self._at(at, "create_object", obj)
 
     def set_device_conditions(self, conditions: list, *, claim: str | None = None, pod: str | None = None,
@@ -427,7 +428,12 @@ class Simulation:
             self._graceful_delete(key, self.cluster.pod_infos[key], preempted=False)
 
     def _on_create_object(self, obj) -> None:
-        self.dra.apply(obj)
+        from kschedlab.sim.storage import STORAGE_RESOURCES, apply_storage
+
+        if type(obj).__name__ in STORAGE_RESOURCES:
+            apply_storage(self, obj)
+        else:
+            self.dra.apply(obj)
 
     def _on_set_device_conditions(self, payload) -> None:
         conditions, claim, pod, pod_claim, device = payload

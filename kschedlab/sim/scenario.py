@@ -14,7 +14,9 @@ from kschedlab.api.workloads import expand
 from kschedlab.sim.engine import Simulation
 
 #: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes
-APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass")
+APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass",
+                 "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                 "CSIStorageCapacity")
 
 
 def _one(objects, kind, what: str):

@@ -138,9 +138,9 @@ class SimStorage:
                                               if k != ANN_SELECTED_NODE}
                 sim.queue.move_all_to_active_or_backoff(event_of("PersistentVolumeClaim", claim), claim, claim)
                 continue
-            PersistentVolumeController(sim.cluster).sync_claim(claim)
-            pv = sim.cluster.get("PersistentVolume", claim.spec.volume_name)
-            sim.queue.move_all_to_active_or_backoff(event_of("PersistentVolume", None), None, pv)
+            if PersistentVolumeController(sim.cluster).sync_claim(claim):
+                pv = sim.cluster.get("PersistentVolume", claim.spec.volume_name)
+                sim.queue.move_all_to_active_or_backoff(event_of("PersistentVolume", None), None, pv)
             sim.queue.move_all_to_active_or_backoff(event_of("PersistentVolumeClaim", claim), claim, claim)
 
     def _track_binding_waits(self) -> None:

@@ -372,6 +372,7 @@ def cmd_simulate(args) -> int:
 
             out["kubelet"] = report(sim.kubelet)
         out.update(sim.dra.report())
+        out.update(sim.storage.report())
         out.update({"stopReason": result.stop_reason, "horizon": result.horizon,
                     "quiescentAt": result.quiescent_at,
                     "pending": json.loads(result.pending.to_json(orient="records"))})

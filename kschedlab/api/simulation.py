@@ -29,7 +29,8 @@ from .core import Taint
 from .meta import KubeObject
 from .usage import NodeKubelet, PodUsage
 
-__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange", "DeviceConditions"]
+__all__ = ["Simulation", "SimulationSpec", "SimulationEvent", "GateRemoval", "TaintChange", "DeviceConditions",
+           "SimulationStorage", "ProvisionerTiming"]
 
 
 def finite_seconds(value: float | None) -> float | None:
@@ -116,6 +117,21 @@ class SimulationEvent(K8sModel):
         return self
 
 
+class ProvisionerTiming(K8sModel):
+    """``spec.storage.provisioners.<name>``: the external provisioner ``name`` answers
+    ``delaySeconds`` after it sees a claim the scheduler chose a node for, with a volume, or
+    (``fail``) by giving the claim back to the scheduler."""
+
+    delay_seconds: Seconds = 0.0
+    fail: bool = False
+
+
+class SimulationStorage(K8sModel):
+    """``spec.storage``: provisioners on the simulation clock (others answer at once)."""
+
+    provisioners: dict[str, ProvisionerTiming] = {}
+
+
 class SimulationSpec(K8sModel):
     feature_gates: dict[str, bool] = {}
     until: Seconds | None = None
@@ -129,6 +145,8 @@ class SimulationSpec(K8sModel):
     usage: list[PodUsage] = []
     #: the nodes' kubelets (KubeletConfiguration and what the node uses outside pods)
     kubelet: list[NodeKubelet] = []
+    #: storage on the clock (provisioners that take time)
+    storage: SimulationStorage = SimulationStorage()
 
 
 class Simulation(KubeObject):

@@ -126,6 +126,8 @@ class VolumeBinder:
     def __init__(self, cluster, bind_timeout_seconds: int = 600):
         self.cluster = cluster
         self.bind_timeout_seconds = bind_timeout_seconds
+        #: provisioners that do not answer at once (a simulation's ``spec.storage.provisioners``)
+        self.delayed_provisioners: frozenset[str] = frozenset()
         self.assumed_pvs: dict[str, PersistentVolume] = {}
         self.assumed_pvcs: dict[str, PersistentVolumeClaim] = {}
 
@@ -307,8 +309,17 @@ class VolumeBinder:
 
     # -- PreBind --------------------------------------------------------------------------------
     def bind_pod_volumes(self, pod, node_name: str, volumes: PodVolumes) -> None:
-        """``BindPodVolumes``: write the assumed objects, let the PV controller bind them, check
-        that every claim ended bound on a volume the node reaches (raises :class:`BinderError`)."""
+        """``BindPodVolumes`` without a clock: write the assumed objects, let the PV controller
+        bind them, and check once that every claim ended bound on a volume the node reaches
+        (raises :class:`BinderError`): a claim not bound now never will be."""
+        node = self.bind_api_update(node_name, volumes)
+        if not self.check_bindings(node, volumes):
+            raise BinderError("binding volumes: context deadline exceeded")
+
+    def bind_api_update(self, node_name: str, volumes: PodVolumes):
+        """``bindAPIUpdate``: write the assumed volumes and claims; the PV controller binds them
+        at once, except the claims whose provisioner is in ``delayed_provisioners`` (a simulation
+        provisions those on its clock).  Returns the node."""
         for b in volumes.static_bindings:
             self.cluster.add(b.pv)
             self.assumed_pvs.pop(b.pv.name, None)
@@ -325,13 +336,14 @@ class VolumeBinder:
                 controller.sync_claim(pvc)
         for p in volumes.dynamic_provisions:
             pvc = self.cluster.get("PersistentVolumeClaim", p.pvc.key)
-            if pvc is not None:
+            sc = self.cluster.get("StorageClass", p.pvc.storage_class())
+            if pvc is not None and (sc is None or sc.provisioner not in self.delayed_provisioners):
                 controller.sync_claim(pvc)
-        self._check_bindings(node, volumes)
+        return node
 
-    def _check_bindings(self, node, volumes: PodVolumes) -> None:
-        """``checkBindings``, once: the controller has answered already, so a claim not bound now
-        never will be within ``bindTimeoutSeconds``."""
+    def check_bindings(self, node, volumes: PodVolumes) -> bool:
+        """``checkBindings``: True when every claim is bound, False while one is still waiting;
+        raises :class:`BinderError` when one never will be."""
         for b in volumes.static_bindings:
             pv = self.cluster.get("PersistentVolume", b.pv.name)
             pvc = self.cluster.get("PersistentVolumeClaim", b.pvc.key)
@@ -343,7 +355,7 @@ class VolumeBinder:
             if pv.spec.claim_ref is None or (not pv.spec.claim_ref.uid and pvc.metadata.uid):
                 raise BinderError(f'binding volumes: ClaimRef got reset for pv "{pv.name}"')
             if not is_claim_fully_bound(pvc):
-                raise BinderError("binding volumes: context deadline exceeded")
+                return False
         for p in volumes.dynamic_provisions:
             pvc = self.cluster.get("PersistentVolumeClaim", p.pvc.key)
             if pvc is None:
@@ -356,7 +368,8 @@ class VolumeBinder:
                     raise BinderError(f'binding volumes: pv "{pv.name}" node affinity doesn\'t match node '
                                       f'"{node.metadata.name}": no matching NodeSelectorTerms')
             if not is_claim_fully_bound(pvc):
-                raise BinderError("binding volumes: context deadline exceeded")
+                return False
+        return True
 
 
 def _reasons(bound_ok: bool, unbound_ok: bool, sufficient: bool, pvs_found: bool) -> list[str]:

@@ -16,7 +16,10 @@
   else the CSIStorageCapacity found for the node) through the ``shape`` function (default: 0%
   used scores 10, 100% used scores 0, times 10), averaged over the classes and rounded.
 * Reserve assumes the choice, Unreserve forgets it, PreBind writes it; the PV controller and
-  external provisioner (:mod:`kschedlab.storage.pv_controller`) then bind the claims.
+  external provisioner (:mod:`kschedlab.storage.pv_controller`) then bind the claims.  Without a
+  clock they answer at once; in a simulation (:mod:`kschedlab.sim.storage`) PreBind waits on the
+  virtual clock, the claims checked every second (:data:`BIND_POLL_SECONDS`), until all are bound
+  or ``bindTimeoutSeconds`` passed (``binding volumes: context deadline exceeded``).
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
@@ -101,7 +104,7 @@ from kschedlab.framework.interface import (
     register,
 )
 from kschedlab.framework.signers import VOLUMES_SIGNER_NAME
-from kschedlab.framework.status import Status
+from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.shape_score import FunctionShapePoint, build_broken_linear_function
 from kschedlab.plugins.node_resources_fit import MAX_CUSTOM_PRIORITY_SCORE, validate_shape
 from kschedlab.plugins.volume_binder import (
@@ -213,6 +216,8 @@ class VolumeBindingState:
     by_node: dict[str, PodVolumes] = field(default_factory=dict)
     has_static_bindings: bool = False
     all_bound: bool = False
+    #: when PreBind's wait for the claims to bind began (simulation clock)
+    wait_started: float = 0.0
 
 
 #: the cycle state of every pod without claims (never changed: the extension points read it only)
@@ -224,6 +229,10 @@ def volumes_signer(pod) -> list[dict]:
     downwardAPI, projected, emptyDir), as JSON."""
     return [v.model_dump(mode="json", by_alias=True, exclude_none=True) for v in pod.spec.volumes
             if all(getattr(v, s) is None for s in _SYNTHETIC_SOURCES)]
+
+
+#: how often PreBind checks the claims while it waits (``wait.PollUntilContextTimeout``'s interval)
+BIND_POLL_SECONDS = 1
 
 
 @register
@@ -396,11 +405,38 @@ class VolumeBinding(Plugin):
         volumes = s.by_node.get(node_name)
         if volumes is None:
             return Status.error(f'no pod volumes found for node "{node_name}"')
+        extra = getattr(self.handle, "extra", None) or {}
         try:
-            self.binder.bind_pod_volumes(pod_info.pod, node_name, volumes)
+            if not (extra.get("volume_binding_waits") and "clock" in extra):
+                self.binder.bind_pod_volumes(pod_info.pod, node_name, volumes)
+                return Status()
+            # a simulation: the provisioners answer on its clock, PreBind polls (poll_pre_bind)
+            self.binder.delayed_provisioners = frozenset(extra["volume_binding_waits"])
+            node = self.binder.bind_api_update(node_name, volumes)
+            if self.binder.check_bindings(node, volumes):
+                return Status()
         except BinderError as err:
             return Status.error(str(err))
-        return Status()
+        s.wait_started = float(extra["clock"]())
+        return Status(Code.Wait, (f"waiting for the volumes of the pod to be bound on node {node_name}",))
+
+    def poll_pre_bind(self, state, pod_info, node_name: str) -> Status:
+        """One poll of PreBind's wait on the simulation clock (``wait.PollUntilContextTimeout``
+        every :data:`BIND_POLL_SECONDS`): all claims bound -> Success; one that never will be, or
+        ``bindTimeoutSeconds`` after the wait began -> Error; else Wait."""
+        s: VolumeBindingState = state.get(NAME)
+        now = float(self.handle.extra["clock"]())
+        node = self.handle.cluster.nodes.get(node_name)
+        try:
+            if node is None:
+                raise BinderError(f'failed to get node "{node_name}": node "{node_name}" not found')
+            if self.binder.check_bindings(node, s.by_node[node_name]):
+                return Status()
+        except BinderError as err:
+            return Status.error(str(err))
+        if now >= s.wait_started + self.args.bind_timeout_seconds:
+            return Status.error("binding volumes: context deadline exceeded")
+        return Status(Code.Wait, (f"waiting for the volumes of the pod to be bound on node {node_name}",))
 
     # -- EventsToRegister ------------------------------------------------------------------------------
     def events_to_register(self):

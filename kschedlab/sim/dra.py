@@ -138,9 +138,11 @@ class SimDRA:
 
     # -- binding conditions -------------------------------------------------------------------------
     def _track_binding_waits(self) -> None:
+        from kschedlab.plugins.dynamic_resources import NAME as DRA_NAME
+
         now = self.sim.now
         for key, (fw, _state, _pod_info, node, _trace, plugin) in self.sim.scheduler.binding_waits.items():
-            if key in self.binding:
+            if key in self.binding or plugin != DRA_NAME:  # VolumeBinding's waits: kschedlab.sim.storage
                 continue
             timeout = float(fw.plugins[plugin].args.binding_timeout)
             from kschedlab.plugins.dynamic_resources import BINDING_POLL_SECONDS
@@ -175,12 +177,7 @@ class SimDRA:
                 continue
             self.binding_records.append({"time": sim.now, "pod": key, "node": node, "event": "Failed",
                                          "message": result.message})
-            row = sim._timeline.get(key)
-            if row is not None:  # that placement did not hold
-                row["scheduled"] = None
-            sim._wait_started.pop(key, None)  # the loop heard the failure and requeued the pod
-            # the assumed pod is forgotten: its node and its claim's reservation are free again
-            sim.loop.unreserved(key, pod)
+            sim.pre_bind_failed(key, pod)
 
     def binding_frame(self) -> pd.DataFrame:
         """The PreBind waits: ``BindingConditionsPending`` when one starts, then ``Bound`` or

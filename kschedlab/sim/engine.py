@@ -106,7 +106,7 @@ class Simulation:
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
                  binding_delay: float = 0.0, pod_group_cycle: bool | None = None, utilization=None,
-                 keep_history: bool = True):
+                 keep_history: bool = True, provisioners: dict | None = None):
         self.now = 0.0
         self.seed = seed
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
@@ -156,6 +156,10 @@ class Simulation:
         from kschedlab.sim.dra import SimDRA
 
         self.dra = SimDRA(self)
+        #: provisioners on the clock and VolumeBinding's PreBind waits (kschedlab.sim.storage)
+        from kschedlab.sim.storage import SimStorage
+
+        self.storage = SimStorage(self, provisioners)
         self._refresh_budgets()
         for qpi in self.scheduler.queue():  # the pending pods, in the order ``schedule`` queues them
             self._track(qpi.pod_info.key)
@@ -171,7 +175,8 @@ class Simulation:
 
     def create_object(self, obj, *, at: float | None = None) -> None:
         """Create (or replace, as ``kubectl apply``) a stored object such as a DeviceTaintRule,
-        ResourceSlice or ResourceClaim at ``at`` (:meth:`kschedlab.sim.dra.SimDRA.apply`)."""
+        ResourceSlice or ResourceClaim at ``at`` (:meth:`kschedlab.sim.dra.SimDRA.apply`), or a
+        storage object (:func:`kschedlab.sim.storage.apply_storage`)."""
         self._at(at, "create_object", obj)
 
     def set_device_conditions(self, conditions: list, *, claim: str | None = None, pod: str | None = None,
@@ -246,6 +251,7 @@ class Simulation:
             self._process_due_events()
             self._kubelet_housekeeping()
             self.dra.step()
+            self.storage.step()
             self.queue.flush()
             if limit is not None and self.now > limit:  # attempts that take time ran past the limit
                 reason = limit_reason
@@ -259,7 +265,7 @@ class Simulation:
                 continue
             timers = [t for t in (self._events[0].time if self._events else None, self._next_permit_timeout(),
                                   self.taint_manager.next_deadline(), *self._drain_wakeups(),
-                                  self._kubelet_wakeup(), *self.dra.wakeups())
+                                  self._kubelet_wakeup(), *self.dra.wakeups(), *self.storage.wakeups())
                       if t is not None and t > self.now]
             wakeup = self.queue.next_wakeup()
             upcoming = timers + ([wakeup] if wakeup is not None and wakeup > self.now else [])
@@ -426,8 +432,23 @@ class Simulation:
                                  MESSAGE_DELETION_BY_TAINT_MANAGER, datetime.fromtimestamp(self.now, timezone.utc))
             self._graceful_delete(key, self.cluster.pod_infos[key], preempted=False)
 
+    def pre_bind_failed(self, key: str, pod) -> None:
+        """A PreBind wait on the clock ended in an error: the placement did not hold, the loop
+        heard the failure and requeued the pod, and the assumed pod is forgotten (its node and
+        what it reserved are free again)."""
+        row = self._timeline.get(key)
+        if row is not None:
+            row["scheduled"] = None
+        self._wait_started.pop(key, None)
+        self.loop.unreserved(key, pod)
+
     def _on_create_object(self, obj) -> None:
-        self.dra.apply(obj)
+        from kschedlab.sim.storage import STORAGE_RESOURCES, apply_storage
+
+        if type(obj).__name__ in STORAGE_RESOURCES:
+            apply_storage(self, obj)
+        else:
+            self.dra.apply(obj)
 
     def _on_set_device_conditions(self, payload) -> None:
         conditions, claim, pod, pod_claim, device = payload

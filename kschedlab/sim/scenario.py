@@ -14,7 +14,9 @@ from kschedlab.api.workloads import expand
 from kschedlab.sim.engine import Simulation
 
 #: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes
-APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass")
+APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass",
+                 "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                 "CSIStorageCapacity")
 
 
 def _one(objects, kind, what: str):
@@ -87,7 +89,8 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
     sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed, strict=strict), config, gates=gates,
                      seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
-                     keep_traces=keep_traces, registry=registry, utilization=utilization)
+                     keep_traces=keep_traces, registry=registry, utilization=utilization,
+                     provisioners={name: (p.delay_seconds, p.fail) for name, p in spec.storage.provisioners.items()})
     if spec.usage or spec.kubelet or kubelet_config is not None:
         _enable_kubelet(sim, spec, kubelet_config)
     classes = [o for o in cluster_objects if type(o).__name__ in ("PriorityClass", "RuntimeClass")]

@@ -34,11 +34,12 @@ status: {{allocatable: {{cpu: 500m, memory: 1Gi, pods: "110"}}}}
 
 
 def _timed(path: Path) -> bool:
-    """The file's Simulation has events, usage, kubelets or an attempt duration: time matters."""
+    """The file's Simulation has events, usage, kubelets, provisioners on the clock or an attempt
+    duration: time matters."""
     for doc in yaml.safe_load_all(path.read_text()):
         if isinstance(doc, dict) and doc.get("kind") == "Simulation":
             spec = doc.get("spec") or {}
-            if any(spec.get(k) for k in ("events", "usage", "kubelet", "attemptDuration")):
+            if any(spec.get(k) for k in ("events", "usage", "kubelet", "storage", "attemptDuration")):
                 return True
     return False
 

@@ -9,7 +9,7 @@ the totals and the chosen node move.
 >>> ex.set(weights={"NodeResourcesFit": 0}).last.explain().filter(like="NodeResourcesFit").shape[1]
 0
 >>> ex.set(weights={"TaintToleration": 0, "NodeAffinity": 0, "PodTopologySpread": 0, "InterPodAffinity": 0,
-...                 "DynamicResources": 0, "ImageLocality": 0})
+...                 "DynamicResources": 0, "ImageLocality": 0, "VolumeBinding": 0})
 ProfileExplorer(pod='default/web-0', weights={'NodeResourcesBalancedAllocation': 1}) -> node-b2
 """
 

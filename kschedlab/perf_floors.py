@@ -52,6 +52,28 @@ MAX_SKEW = 5
 AFFINITY_WEIGHT = 2
 
 
+def resource_totals(alloc: np.ndarray, alloc_f: np.ndarray, used: np.ndarray, want: np.ndarray,
+                    feasible: np.ndarray) -> np.ndarray:
+    """The summed scores of the default profile's resource plugins for one pod on the ``feasible``
+    columns: LeastAllocated (cpu, memory, weight 1, ``// 2`` of the sum) plus BalancedAllocation
+    (weight 1) after the other Score plugins' constant 50s, as the scheduler adds them. ``alloc`` /
+    ``used`` are int64 ``[2, nodes]`` (cpu, memory), ``alloc_f`` the same as floats, ``want`` the pod's
+    requests.
+
+    >>> alloc = np.array([[4000, 4000], [8, 8]]); used = np.array([[0, 2000], [0, 4]])
+    >>> resource_totals(alloc, alloc.astype(float), used, np.array([1000, 2]), np.array([0, 1])).tolist()
+    [150, 100]
+    """
+    a, u = alloc[:, feasible], used[:, feasible]
+    r = u + want[:, None]
+    least = np.where(r > a, 0, (a - r) * 100 // a).sum(axis=0) // 2
+    af = alloc_f[:, feasible]
+    bal_with = np.trunc((1 - np.abs(np.minimum(r[0] / af[0], 1.0) - np.minimum(r[1] / af[1], 1.0)) / 2) * 100.0)
+    bal_without = np.trunc((1 - np.abs(np.minimum(u[0] / af[0], 1.0) - np.minimum(u[1] / af[1], 1.0)) / 2) * 100.0)
+    diff = 50 + bal_with.astype(np.int64) - bal_without.astype(np.int64)
+    return least + 50 + np.sign(diff) * (np.abs(diff) // 2)
+
+
 def _domains(kind: str, nodes: int) -> np.ndarray:
     if kind == "hostname":
         return np.arange(nodes)
@@ -101,14 +123,7 @@ def shape_floor(name: str, nodes: int, init_pods: int, measure_pods: int, *, see
             continue
         processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
         start = (start + processed) % nodes
-        a, u = alloc[:, feasible], used[:, feasible]
-        r = u + want[:, None]
-        least = np.where(r > a, 0, (a - r) * 100 // a).sum(axis=0) // 2
-        af = alloc_f[:, feasible]
-        bal_with = np.trunc((1 - np.abs(np.minimum(r[0] / af[0], 1.0) - np.minimum(r[1] / af[1], 1.0)) / 2) * 100.0)
-        bal_without = np.trunc((1 - np.abs(np.minimum(u[0] / af[0], 1.0) - np.minimum(u[1] / af[1], 1.0)) / 2) * 100.0)
-        diff = 50 + bal_with.astype(np.int64) - bal_without.astype(np.int64)
-        total = least + 50 + np.sign(diff) * (np.abs(diff) // 2)
+        total = resource_totals(alloc, alloc_f, used, want, feasible)
         if rule == "affinity" and counts.any():
             raw = counts[dom[feasible]]
             lo, hi = int(raw.min()), int(raw.max())

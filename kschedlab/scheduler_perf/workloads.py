@@ -59,7 +59,7 @@ from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace, Node
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
-from kschedlab.perf_floors import FLOOR_SHAPES, shape_floor
+from kschedlab.perf_floors import FLOOR_SHAPES, resource_totals, shape_floor
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.dra import DRA_WORKLOADS, run_dra_workload
 from kschedlab.scheduler_perf.gang import GANG_WORKLOADS, run_gang_workload
@@ -200,14 +200,7 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
             continue
         processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
         start = (start + processed) % nodes
-        a, u = alloc[:, feasible], used[:, feasible]
-        r = u + want[:, None]
-        least = np.where(r > a, 0, (a - r) * 100 // a).sum(axis=0) // 2
-        af = alloc_f[:, feasible]
-        bal_with = np.trunc((1 - np.abs(np.minimum(r[0] / af[0], 1.0) - np.minimum(r[1] / af[1], 1.0)) / 2) * 100.0)
-        bal_without = np.trunc((1 - np.abs(np.minimum(u[0] / af[0], 1.0) - np.minimum(u[1] / af[1], 1.0)) / 2) * 100.0)
-        diff = 50 + bal_with.astype(np.int64) - bal_without.astype(np.int64)
-        total = least + 50 + np.sign(diff) * (np.abs(diff) // 2)
+        total = resource_totals(alloc, alloc_f, used, want, feasible)
         ties = np.flatnonzero(total == total.max())
         pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
         used[:, pick] += want

@@ -56,6 +56,7 @@ import hashlib
 import uuid
 
 from kschedlab.api.core import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from kschedlab.api.csi_translation import CSI_DRIVER_OF
 from kschedlab.api.persistentvolume import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
@@ -69,19 +70,10 @@ from kschedlab.api.quantity import Quantity
 from kschedlab.api.volume import CSIPersistentVolumeSource, ObjectReference
 from kschedlab.storage.pv_helpers import NOT_SUPPORTED_PROVISIONER, find_matching_volume
 
-__all__ = ["PersistentVolumeController", "IN_TREE_TO_CSI", "ANN_PROVISIONED_BY", "is_claim_fully_bound",
+__all__ = ["PersistentVolumeController", "ANN_PROVISIONED_BY", "is_claim_fully_bound",
            "capacity_for", "describe_volume_claims"]
 
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
-#: in-tree provisioner -> the CSI driver CSI migration hands its volumes to
-IN_TREE_TO_CSI = {
-    "kubernetes.io/gce-pd": "pd.csi.storage.gke.io",
-    "kubernetes.io/aws-ebs": "ebs.csi.aws.com",
-    "kubernetes.io/azure-disk": "disk.csi.azure.com",
-    "kubernetes.io/cinder": "cinder.csi.openstack.org",
-    "kubernetes.io/portworx-volume": "pxd.portworx.com",
-    "kubernetes.io/vsphere-volume": "csi.vsphere.vmware.com",
-}
 
 
 def is_claim_fully_bound(claim: PersistentVolumeClaim) -> bool:
@@ -184,7 +176,7 @@ class PersistentVolumeController:
         (None: a claim that binds immediately), stored in the cluster."""
         uid = claim.metadata.uid or str(uuid.UUID(bytes=hashlib.sha256(
             f"kschedlab/PersistentVolumeClaim/{claim.key}".encode()).digest()[:16], version=4))
-        driver = IN_TREE_TO_CSI.get(sc.provisioner, sc.provisioner)
+        driver = CSI_DRIVER_OF.get(sc.provisioner, sc.provisioner)
         labels = {}
         node = self.cluster.nodes.get(node_name) if node_name else None
         if node is not None:

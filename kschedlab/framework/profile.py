@@ -119,6 +119,8 @@ class ResolvedProfile:
     needed: list[str] = field(default_factory=list)
     #: PlacementScore weights (the same ``weight`` field as Score, 1 when unset)
     placement_weights: dict[str, int] = field(default_factory=dict)
+    #: the profile's ``percentageOfPlacementsToScore`` (None: the configuration's)
+    percentage_of_placements_to_score: int | None = None
 
 
 def default_plugins(registry: dict, gates=None) -> list[dict]:
@@ -268,4 +270,5 @@ def resolve_profile(profile: dict, registry: dict | None = None, gates=None) -> 
     for names in points.values():
         needed.extend(n for n in names if n not in needed)
     return ResolvedProfile(scheduler_name, points, weights, plugin_config,
-                           profile.get("percentageOfNodesToScore"), needed, placement_weights)
+                           profile.get("percentageOfNodesToScore"), needed, placement_weights,
+                           profile.get("percentageOfPlacementsToScore"))

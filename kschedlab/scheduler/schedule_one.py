@@ -150,6 +150,11 @@ class Scheduler:
         if not 0 <= self.percentage_of_nodes_to_score <= 100:
             raise ConfigError(f"percentageOfNodesToScore: Invalid value: {self.percentage_of_nodes_to_score}: "
                               f"not in valid range [0-100]")
+        #: the configuration's ``percentageOfPlacementsToScore`` (0: adaptive; a profile's own value wins)
+        self.percentage_of_placements_to_score = int(cfg.get("percentageOfPlacementsToScore") or 0)
+        if not 0 <= self.percentage_of_placements_to_score <= 100:
+            raise ConfigError(f"percentageOfPlacementsToScore: Invalid value: "
+                              f"{self.percentage_of_placements_to_score}: not in valid range [0-100]")
         self.profiles: dict[str, Framework] = {}
         for i, profile in enumerate(cfg.get("profiles") or [{}]):
             try:
@@ -162,6 +167,10 @@ class Scheduler:
             pct = fw.profile.percentage_of_nodes_to_score
             if pct is not None and not 0 <= pct <= 100:
                 raise ConfigError(f"profiles[{i}].percentageOfNodesToScore: Invalid value: {pct}: "
+                                  f"not in valid range [0-100]")
+            pct = fw.profile.percentage_of_placements_to_score
+            if pct is not None and not 0 <= pct <= 100:
+                raise ConfigError(f"profiles[{i}].percentageOfPlacementsToScore: Invalid value: {pct}: "
                                   f"not in valid range [0-100]")
             self.profiles[name] = fw
         #: profile name -> its fused fast path (None: the profile always runs plugin by plugin)
@@ -331,7 +340,7 @@ class Scheduler:
         if fw.batch is not None:  # (upstream signs the pod when it enters the queue)
             trace.batch = BatchRecord()
             signature = trace.batch.signature = fw.sign_pod(pod_info)
-        fast = self.fast_paths.get(fw.profile.scheduler_name) if restrict is None else None
+        fast = self.fast_paths.get(fw.profile.scheduler_name)
         plan = fast.plan(pod_info, snapshot) if fast is not None and fast.fw is fw else None
         if plan is not None:
             pre_res, status, log, with_nodes = fast.run_pre_filter(plan, state, pod_info)

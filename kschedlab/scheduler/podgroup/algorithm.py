@@ -12,11 +12,17 @@ hierarchy — would go, worked out on the snapshot and fully rolled back afterwa
   is reverted; ``PlacementScore`` ranks the feasible ones (a single feasible one is taken
   without scoring; equal totals go to a seeded random pick); the winner's pods are assumed
   again. A standalone PodGroup whose pods carry a nominated node tries the one placement
-  holding it first and keeps it when it works.
+  holding it first and keeps it when it works. The search stops once
+  :func:`num_feasible_placements_to_find` placements were found feasible
+  (``percentageOfPlacementsToScore``, KEP-5732's limit on the placements checked; 1 when the
+  profile has no PlacementScore plugin); when that bound leaves placements out, the candidates
+  are first shuffled with the scheduler's seeded ``rng``, so the ones tried do not depend on the
+  order PlacementGenerate returned them in.
 * **CompositePodGroup** (gate CompositePodGroup): always the placement algorithm; inside a
   candidate the children (sorted by key) are scheduled recursively, ``PlacementFeasible``
   with ``minGroupCount`` after each child, stopping and rolling back as soon as the policy
-  cannot be met; feasible candidates are scored over the combined leaf assignments.
+  cannot be met; feasible candidates (as many as the same limit allows) are scored over the
+  combined leaf assignments.
 * the root: a Success with no pod newly placed becomes "no pods were schedulable".
 
 Every step is logged in :attr:`PodGroupAlgorithm.log` (the search tree the notebooks draw); the
@@ -40,12 +46,32 @@ from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
 
 __all__ = ["PodGroupInfo", "PodResult", "GroupResult", "PodGroupAlgorithm", "placement_fit_error",
-           "proposed_assignments", "successful_leaves"]
+           "num_feasible_placements_to_find", "proposed_assignments", "successful_leaves"]
 
 GATE_TAS = "TopologyAwareWorkloadScheduling"
 GATE_COMPOSITE = "CompositePodGroup"
 MSG_NO_PODS_SCHEDULABLE = "no pods were schedulable"
 MSG_NOMINATED_NOTHING = "nominated placement is feasible but no pending pod was scheduled"
+#: the fewest feasible placements searched for, whatever the percentage
+MIN_FEASIBLE_PLACEMENTS_TO_FIND = 1
+#: the adaptive percentage's floor (a configured percentage may be lower)
+MIN_FEASIBLE_PLACEMENTS_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_placements_to_find(percentage: int, num_placements: int, num_nodes: int) -> int:
+    """How many feasible placements the placement algorithm looks for before it scores them:
+    ``percentage`` of the ``num_placements`` generated, at least one. ``percentage`` 0 is
+    adaptive: 100% falling linearly to 10% as ``num_nodes`` (the nodes summed over the generated
+    placements, which may overlap or leave nodes out) grows from 0 to 5,000, never below 5%.
+
+    >>> [num_feasible_placements_to_find(0, 50, n) for n in (0, 500, 2500, 5000, 10000)]
+    [50, 45, 27, 5, 2]
+    >>> num_feasible_placements_to_find(30, 500, 50000), num_feasible_placements_to_find(3, 10, 100)
+    (150, 1)
+    """
+    if percentage == 0:
+        percentage = max(100 - num_nodes * 9 // 500, MIN_FEASIBLE_PLACEMENTS_PERCENTAGE_TO_FIND)
+    return max(num_placements * percentage // 100, MIN_FEASIBLE_PLACEMENTS_TO_FIND)
 
 
 def placement_fit_error(message: str, num_placements: int) -> str:
@@ -285,7 +311,8 @@ class PodGroupAlgorithm:
             if result.status.is_success() and result.any_scheduled:
                 successes.append((nominated, result))
         if not successes:
-            for placement in placements:
+            to_find, order = self._search_order(placements)
+            for placement in order:
                 if placement is nominated:
                     continue
                 result = self._evaluate(info, placement)
@@ -294,6 +321,8 @@ class PodGroupAlgorithm:
                 any_result = any_result or result
                 if result.status.is_success():
                     successes.append((placement, result))
+                    if len(successes) >= to_find:
+                        break
         if not successes:
             message = any_result.status.message()
             if any_result.status.is_success():
@@ -308,6 +337,23 @@ class PodGroupAlgorithm:
         if err is not None:
             return GroupResult(info, Status.error(f"failed to assume the subtree: {err}")), _Reverts()
         return result, reverts
+
+    def _search_order(self, placements: list[Placement]) -> tuple[int, list[Placement]]:
+        """(feasible placements to find, the order to try them in): one when the profile has no
+        PlacementScore plugin, else :func:`num_feasible_placements_to_find` with the profile's
+        ``percentageOfPlacementsToScore`` or the configuration's; the candidates shuffled with
+        the scheduler's ``rng`` when that leaves some out, as generated otherwise."""
+        to_find = MIN_FEASIBLE_PLACEMENTS_TO_FIND
+        if self.fw.points["placementScore"]:
+            pct = self.fw.profile.percentage_of_placements_to_score
+            if pct is None:
+                pct = self.scheduler.percentage_of_placements_to_score
+            to_find = num_feasible_placements_to_find(pct, len(placements), sum(len(p.rows) for p in placements))
+        if to_find >= len(placements):
+            return to_find, placements
+        order = list(placements)
+        self.scheduler.rng.shuffle(order)
+        return to_find, order
 
     def _evaluate(self, info: PodGroupInfo, placement: Placement) -> GroupResult:
         """The default algorithm inside ``placement``, reverted afterwards."""
@@ -397,7 +443,8 @@ class PodGroupAlgorithm:
             return results[info.key], _Reverts()
         any_subtree = None
         successes: list[tuple[Placement, dict]] = []
-        for placement in placements:
+        to_find, order = self._search_order(placements)
+        for placement in order:
             subtree: dict[str, GroupResult] = {}
             with self._in_placement(placement, info):
                 result, reverts = self._composite_default(info, subtree)
@@ -410,6 +457,8 @@ class PodGroupAlgorithm:
             any_subtree = any_subtree or subtree
             if result.status.is_success():
                 successes.append((placement, subtree))
+                if len(successes) >= to_find:
+                    break
         if not successes:
             root = any_subtree[info.key]
             root.status = Status.unschedulable(placement_fit_error(root.status.message(), len(placements)))

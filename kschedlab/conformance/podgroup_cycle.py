@@ -42,6 +42,10 @@ Stages and their extra input keys (beyond CASES.md):
     ``lookupKey``.
 ``topology-scheduled-domain``
     the placed ``existingPods`` in order; ``topologyKey``.
+``scheduler:numFeasiblePlacementsToFind``
+    :func:`~kschedlab.scheduler.podgroup.algorithm.num_feasible_placements_to_find` of
+    ``percentageOfPlacementsToScore`` (0: adaptive), ``numPlacements`` and ``numNodes`` (the
+    nodes summed over the generated placements); ``expected.other.numPlacementsToFind``.
 
 >>> case = {"id": "x", "stage": "helper:MatchingSchedulingGroup", "plugin": "helper",
 ...         "pod": {"metadata": {"name": "a", "namespace": "t"}, "spec": {"schedulingGroup": {"podGroupName": "g"}}},
@@ -559,6 +563,14 @@ def stage_topology_scheduled_domain(case: dict, diffs: list[str]) -> None:
     check(diffs, "domain", domain, want.get("domain"))
 
 
+def stage_num_feasible_placements_to_find(case: dict, diffs: list[str]) -> None:
+    from kschedlab.scheduler.podgroup.algorithm import num_feasible_placements_to_find
+
+    got = num_feasible_placements_to_find(int(case.get("percentageOfPlacementsToScore") or 0),
+                                          int(case["numPlacements"]), int(case.get("numNodes") or 0))
+    check(diffs, "numPlacementsToFind", got, _other(case).get("numPlacementsToFind"))
+
+
 STAGES: dict[str, Callable] = {
     "podgroup-algorithm": stage_podgroup_algorithm,
     "podgroup-placement-algorithm": stage_podgroup_placement_algorithm,
@@ -573,4 +585,5 @@ STAGES: dict[str, Callable] = {
     "hierarchy-tracker": stage_hierarchy_tracker,
     "hierarchy-root-readiness": stage_hierarchy_root_readiness,
     "topology-scheduled-domain": stage_topology_scheduled_domain,
+    "scheduler:numFeasiblePlacementsToFind": stage_num_feasible_placements_to_find,
 }

@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-__all__ = ["FLOOR_SHAPES", "shape_floor"]
+__all__ = ["FLOOR_SHAPES", "GANG_FLOOR_SHAPES", "gang_floor", "shape_floor"]
 
 #: shape -> (domains of the nodes: "hostname", "zone1" or "moon"; the rule of the init pods; of the
 #: measured pods). Rules: None (resources only), "anti", "affinity", "spread".
@@ -140,4 +140,141 @@ def shape_floor(name: str, nodes: int, init_pods: int, measure_pods: int, *, see
     cpu = time.process_time() - cpu_start
     return {"pods": measure_pods, "cpu_seconds": round(cpu, 3),
             "pods_per_cpu_second": round(measure_pods / cpu, 1) if cpu > 0 and measure_pods else None,
+            "placements": placements}
+
+
+#: the gang shapes with a floor (:func:`gang_floor`)
+GANG_FLOOR_SHAPES = ("GangScheduling", "TopologyAwareScheduling")
+
+
+def _visit(rows: np.ndarray, fits: np.ndarray, start: int, to_find: int) -> tuple[np.ndarray, int]:
+    """The first ``to_find`` rows of ``rows`` (visited from index ``start`` round the end) whose
+    ``fits`` is set, and how many rows were visited to find them."""
+    n = len(rows)
+    order = np.concatenate([np.arange(start, n), np.arange(start)])
+    ok = np.flatnonzero(fits[rows[order]])
+    if len(ok) >= to_find:
+        return rows[order[ok[:to_find]]], int(ok[to_find - 1]) + 1
+    return rows[order[ok]], n
+
+
+def gang_floor(name: str, nodes: int, sizes: list[int], *, per_domain: int = 100, seed: int = 0,
+               cpu_milli: int = 100, memory: int = 100 * 2**20) -> dict:
+    """Place the gangs of ``sizes`` (GangScheduling or TopologyAwareScheduling, 100m / 100Mi pods)
+    on ``nodes`` node-default.yaml nodes as the PodGroup cycle does; returns ``pods_per_cpu_second``
+    and every pod's row (gang by gang, -1 where the gang did not fit).
+
+    GangScheduling: each pod as :func:`~kschedlab.scheduler_perf.numpy_reference` places a pod
+    (NodeResourcesFit's check, ``numFeasibleNodesToFind`` nodes from the rotating start,
+    LeastAllocated + BalancedAllocation, ties drawn as the scheduler draws them), the gang's pods one
+    after the other. TopologyAwareScheduling: the racks (``per_domain`` nodes each, in the label's
+    sorted order) as TopologyPlacementGenerator lists them, shuffled with the scheduler's draws when
+    ``numFeasiblePlacementsToFind`` (adaptive, 5 of 50 racks at 5,000 nodes) leaves some out; in
+    each rack tried the gang's pods placed tentatively as above, then taken back; the feasible racks
+    ranked by the default PlacementScore plugins (NodeResourcesFit's MostAllocated over the rack's
+    summed requests and capacity; PodGroupPodsCount, equal for every rack holding the whole gang)
+    with the scheduler's random tie-break; the gang placed in the best one.
+
+    What it leaves out: plugins, statuses, traces, API objects, the queue, Reserve / Permit /
+    binding; a gang is all or nothing with ``minCount`` = its size, so PlacementFeasible is "every
+    pod placed"; the other default plugins give every node the same answer here (no taints,
+    selectors, images, ports or Services), so they are not run. The rows visited to find the
+    feasible nodes are counted one by one (the scheduler's chunks may visit a few more when a rack
+    or the cluster is nearly full, which these shapes never are). It is a floor for these two
+    workloads, not a scheduler.
+
+    >>> r = gang_floor("TopologyAwareScheduling", 40, [3, 5, 2], per_domain=10)
+    >>> len(r["placements"]), len({p // 10 for p in r["placements"][:3]})
+    (10, 1)
+    """
+    from kschedlab.plugins.resource_allocation import most_allocated
+    from kschedlab.scheduler import num_feasible_nodes_to_find
+    from kschedlab.scheduler.podgroup.algorithm import num_feasible_placements_to_find
+
+    rng = random.Random(seed)
+    alloc = np.empty((2, nodes), np.int64)
+    alloc[0], alloc[1] = 4000, 32 * 2**30
+    alloc_f = alloc.astype(np.float64)
+    used = np.zeros((2, nodes), np.int64)
+    count = np.zeros(nodes, np.int64)
+    want = np.array([cpu_milli, memory], np.int64)
+    weights = np.ones(2, np.int64)
+    racks: list[np.ndarray] = []
+    if name == "TopologyAwareScheduling":
+        domain = np.arange(nodes) // per_domain
+        racks = [np.flatnonzero(domain == d) for d in sorted(set(domain.tolist()), key=lambda d: f"rack-{d}")]
+    start = 0
+
+    def place(rows: np.ndarray, size: int) -> list[int] | None:
+        """The gang's pods one by one inside ``rows`` (kept in ``used``); None when one does not fit."""
+        nonlocal start
+        n = len(rows)
+        to_find = num_feasible_nodes_to_find(0, n)
+        picks: list[int] = []
+        for _ in range(size):
+            fits = (used[0] + want[0] <= alloc[0]) & (used[1] + want[1] <= alloc[1]) & (count < 110)
+            feasible, visited = _visit(rows, fits, start % n, to_find)
+            start = (start + visited) % n
+            if not len(feasible):
+                take_back(picks)
+                return None
+            if len(feasible) == 1:
+                pick = int(feasible[0])
+            else:
+                total = resource_totals(alloc, alloc_f, used, want, feasible)
+                ties = np.flatnonzero(total == total.max())
+                pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+            used[:, pick] += want
+            count[pick] += 1
+            picks.append(pick)
+        return picks
+
+    def take_back(picks: list[int]) -> None:
+        for pick in picks:
+            used[:, pick] -= want
+            count[pick] -= 1
+
+    placements: list[int] = []
+    cpu_start = time.process_time()
+    for size in sizes:
+        if not racks:
+            picks = place(np.arange(nodes), size)
+            if picks is None:
+                placements.extend([-1] * size)  # (the cycle reverts a gang that does not fit)
+                continue
+            placements.extend(picks)
+            continue
+        to_find = num_feasible_placements_to_find(0, len(racks), sum(len(r) for r in racks))
+        order = list(range(len(racks)))
+        if to_find < len(racks):
+            rng.shuffle(order)
+        found: list[tuple[int, list[int]]] = []
+        for r in order:
+            picks = place(racks[r], size)
+            if picks is not None:
+                found.append((r, picks))
+                take_back(picks)
+            if len(found) >= to_find:
+                break
+        if not found:
+            placements.extend([-1] * size)
+            continue
+        best = found[0]
+        if len(found) > 1:
+            best_key = None
+            for r, picks in found:
+                rows = racks[r]
+                requested = used[:, rows].sum(axis=1) + want * size
+                score = int(most_allocated(requested[:, None], None, alloc[:, rows].sum(axis=1)[:, None], weights)[0])
+                key = (score + 100, rng.getrandbits(62))  # + PodGroupPodsCount: 100 for every rack
+                if best_key is None or key > best_key:
+                    best, best_key = (r, picks), key
+        for pick in best[1]:
+            used[:, pick] += want
+            count[pick] += 1
+        placements.extend(best[1])
+    cpu = time.process_time() - cpu_start
+    pods = sum(sizes)
+    return {"pods": pods, "cpu_seconds": round(cpu, 3),
+            "pods_per_cpu_second": round(pods / cpu, 1) if cpu > 0 and pods else None,
             "placements": placements}

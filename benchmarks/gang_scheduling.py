@@ -45,7 +45,7 @@ def main(argv=None) -> int:
         profile = cProfile.Profile() if args.profile else None
         result = run_gang_workload(name, nodes=args.nodes, groups=args.groups, min_size=lo, max_size=hi,
                                    nodes_per_domain=args.nodes_per_domain, keep_traces=args.keep_traces,
-                                   seed=args.seed, profile=profile,
+                                   seed=args.seed, profile=profile, reference=True,
                                    progress=sys.stderr.isatty())
         print(json.dumps(result), flush=True)
         if profile is not None:

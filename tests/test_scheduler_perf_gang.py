@@ -37,6 +37,7 @@ def test_gang_workloads_shape():
                                     {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}),
     }
     assert GANG_WORKLOADS["GangScheduling"].measure_groups == 1000
+    assert GANG_WORKLOADS["TopologyAwareScheduling"].measure_groups == 750  # upstream's 5000Nodes_750Gangs
     assert not set(GANG_WORKLOADS) & set(WORKLOADS)
 
 
@@ -109,3 +110,10 @@ def test_unknown_gang_workload_and_both_counts():
         run_gang_workload("SchedulingBasic")
     with pytest.raises(ValueError, match="not both"):
         run_gang_workload("GangScheduling", nodes=5, groups=2, measure_pods=10)
+
+
+def test_gang_workload_reports_its_floor_ratio():
+    r = run_gang_workload("TopologyAwareScheduling", nodes=40, groups=4, min_size=2, max_size=5,
+                          nodes_per_domain=10, reference=True)
+    assert r["reference_pods_per_cpu_second"] > 0 and r["reference_ratio"] > 0
+    assert run_gang_workload("GangScheduling", nodes=20, groups=2, min_size=2, max_size=3)["reference_ratio"] is None

@@ -26,8 +26,9 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
     measured pods; gangs: nodes, groups and nodes per rack; DRA: nodes with devices and pods), as
     one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
     ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
-    SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference` or
-    :func:`kschedlab.perf_floors.shape_floor`, same run). ``gates`` (FeatureGates
+    SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference`,
+    :func:`kschedlab.perf_floors.shape_floor` or, for the gang shapes,
+    :func:`kschedlab.perf_floors.gang_floor`; same run). ``gates`` (FeatureGates
     or a dict) override the shape's feature gates.
 
     >>> row = run_shape("SchedulingBasic", 0.004)
@@ -44,7 +45,7 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
         g = GANG_WORKLOADS[name]
         r = run_gang_workload(name, nodes=_scaled(g.nodes, scale), groups=_scaled(g.measure_groups, scale),
                               nodes_per_domain=_scaled(g.nodes_per_domain, scale, least=5), keep_traces=keep_traces,
-                              seed=seed, gates=gates)
+                              seed=seed, gates=gates, reference=True)
         nodes = r["nodes"]
     elif name in DRA_WORKLOADS:
         d = DRA_WORKLOADS[name]

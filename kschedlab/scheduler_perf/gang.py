@@ -9,14 +9,14 @@
 workload                  nodes   node labels                 measured  group size   topology constraint
 ========================  ======  ==========================  ========  ===========  ====================
 GangScheduling            5,000   --                          1,000     8-64 seeded  --
-TopologyAwareScheduling   5,000   zone-/rack-{i/100} (50)     150       8-64 seeded  topology.kubernetes.io/rack
+TopologyAwareScheduling   5,000   zone-/rack-{i/100} (50)     750       8-64 seeded  topology.kubernetes.io/rack
 ========================  ======  ==========================  ========  ===========  ====================
 
 Upstream's cases have fixed sizes (``5000Nodes_1000Gangs_3000Pods``: 3 pods a gang;
 ``5000Nodes_750Gangs_3000Pods``: 4) and no threshold; the sizes here are 8 to 64 pods drawn from
-the seed (``min_size == max_size`` replays a fixed size). TopologyAwareScheduling measures 150
-groups instead of 750: every group is tried in each of the 50 racks (upstream's adaptive
-``percentageOfPlacementsToScore`` is not modelled), so one group costs about a second.
+the seed (``min_size == max_size`` replays a fixed size). TopologyAwareScheduling measures
+upstream's 750 groups: with the adaptive ``percentageOfPlacementsToScore`` (50 racks of 100 nodes:
+10%) a group is tried in racks until 5 are found feasible, not in all 50.
 With ``--pods`` a gang workload takes the fewest seeded groups holding that many pods.
 """
 
@@ -87,10 +87,10 @@ GANG_WORKLOADS: dict[str, GangWorkload] = {
         upstream="podgroup/gangscheduling/performance-config.yaml GangScheduling/5000Nodes_1000Gangs_3000Pods "
                  "(1,000 gangs as upstream; 8-64 pods each instead of 3)"),
     "TopologyAwareScheduling": GangWorkload(
-        5000, 150, topology_key=LABEL_RACK, nodes_per_domain=100, namespace="tas-ns-0",
+        5000, 750, topology_key=LABEL_RACK, nodes_per_domain=100, namespace="tas-ns-0",
         pod_template=TAS_GANG_POD, gates=dict(TAS_GATES),
         upstream="podgroup/tas/performance-config.yaml TopologyAwareScheduling/5000Nodes_750Gangs_3000Pods "
-                 "(150 gangs of 8-64 pods instead of 750 of 4: every rack is tried per gang)"),
+                 "(750 gangs as upstream; 8-64 pods each instead of 4)"),
 }
 
 
@@ -170,7 +170,8 @@ def run_gang_workload(name: str = "GangScheduling", *, nodes: int | None = None,
                       measure_pods: int | None = None, min_size: int | None = None, max_size: int | None = None,
                       init_pods: int | None = None, topology_key: str | None = None,
                       nodes_per_domain: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
-                      window: int = 100, progress: bool = False, gates=None, profile=None) -> dict:
+                      window: int = 100, progress: bool = False, gates=None, profile=None,
+                      reference: bool = False) -> dict:
     """Build a gang workload, then time its groups, one PodGroup cycle each.
 
     ``groups`` overrides the number of measured groups; ``measure_pods`` (``kschedlab bench
@@ -188,6 +189,10 @@ def run_gang_workload(name: str = "GangScheduling", *, nodes: int | None = None,
     groups, and ``group_latency_ms`` has the p50/p90/p99 of one cycle. ``domains_per_group``
     is the most distinct topology values (``topology_key``, else none) any one group's pods use.
     ``profile`` (a ``cProfile.Profile``) is enabled around the measured cycles only.
+    ``reference`` (without init pods) also runs the workload's floor,
+    :func:`kschedlab.perf_floors.gang_floor`, on the same sizes in the same process and reports its
+    ``reference_pods_per_cpu_second`` and ``reference_ratio`` (its rate over this one, both per CPU
+    second).
 
     >>> r = run_gang_workload("TopologyAwareScheduling", nodes=20, groups=3, min_size=2, max_size=4,
     ...                       nodes_per_domain=5)
@@ -269,6 +274,15 @@ def run_gang_workload(name: str = "GangScheduling", *, nodes: int | None = None,
     if profile is not None:
         profile.disable()
     elapsed, k, first, last = window_times(stamps, start, window)
+    floor: dict = {}
+    if reference and not n_init:
+        from kschedlab.perf_floors import gang_floor
+
+        kind = "TopologyAwareScheduling" if topology is not None and per_domain and fg.enabled(
+            "TopologyAwareWorkloadScheduling") else "GangScheduling"
+        floor = gang_floor(kind, n_nodes, sizes, per_domain=per_domain, seed=seed)
+    floor_rate = floor.get("pods_per_cpu_second")
+    rate = per_second(pods_total, cpu)
     return {
         "workload": name,
         "nodes": n_nodes,
@@ -298,7 +312,9 @@ def run_gang_workload(name: str = "GangScheduling", *, nodes: int | None = None,
         "keep_traces": keep_traces,
         "cpu_seconds": round(cpu, 3),
         "groups_per_cpu_second": per_second(len(stamps), cpu),
-        "pods_per_cpu_second": per_second(pods_total, cpu),
+        "pods_per_cpu_second": rate,
+        "reference_pods_per_cpu_second": floor_rate,
+        "reference_ratio": round(floor_rate / rate, 2) if floor_rate and rate else None,
         "gates": {g: v for g, v in fg.as_dict().items()
                   if g in ("GenericWorkload", "TopologyAwareWorkloadScheduling", "CompositePodGroup")},
     }

@@ -254,7 +254,7 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     if name in GANG_WORKLOADS:  # gang workloads: ``measure_pods`` is a pod budget, ``window`` counts groups
         return run_gang_workload(name, nodes=nodes, init_pods=init_pods, measure_pods=measure_pods,
                                  keep_traces=keep_traces, seed=seed, progress=progress, gates=gates,
-                                 **({} if window is None else {"window": window}))
+                                 reference=reference, **({} if window is None else {"window": window}))
     if name in DRA_WORKLOADS:  # DRA workloads: ``nodes`` counts the nodes with a ResourceSlice
         return run_dra_workload(name, nodes=nodes, init_pods=init_pods, measure_pods=measure_pods,
                                 keep_traces=keep_traces, seed=seed, progress=progress, gates=gates,

@@ -9,8 +9,9 @@ TopologyAwareWorkloadScheduling gate on.
 Run: ``.venv/bin/python benchmarks/gang_scheduling.py [GangScheduling|TopologyAwareScheduling ...]
 [--groups N] [--nodes N] [--sizes MIN MAX] [--keep-traces N] [--profile [TOP]]``
 (default: both workloads; same as ``kschedlab bench GangScheduling -o json``).  Prints one JSON
-line per workload with groups_per_second, pods_per_second, the group latency percentiles and
-peak_rss_mb; ``--profile`` adds a cProfile of the measured cycles (top TOP functions by
+line per workload with groups_per_second, pods_per_second, the group latency percentiles,
+peak_rss_mb and the floor's rate and ``reference_ratio`` (:func:`kschedlab.perf_floors.gang_floor`, same
+process); ``--profile`` adds a cProfile of the measured cycles (top TOP functions by
 cumulative time, default 15) on stderr.  Numbers are for reading, never asserted.
 """
 

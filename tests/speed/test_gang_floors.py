@@ -40,3 +40,11 @@ def test_gang_floor_places_every_pod_where_the_cycle_does(monkeypatch, name, nod
     got = gang_floor(name, nodes, group_sizes(groups, lo, hi), per_domain=per_domain)["placements"]
     assert got == want
     assert -1 in want or nodes >= 300  # the small clusters do leave gangs out
+
+
+@pytest.mark.parametrize("name", ["GangScheduling", "TopologyAwareScheduling"])
+def test_bench_row_of_a_gang_shape_has_the_floor_ratio(name):
+    from kschedlab.scheduler_perf import run_shape
+
+    row = run_shape(name, 0.01)
+    assert row["scheduled"] == row["pods"] and row["reference_ratio"] > 0

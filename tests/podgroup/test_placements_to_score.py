@@ -108,3 +108,39 @@ def test_out_of_range_percentage_is_refused(config, where):
     with pytest.raises(ConfigError, match=r"not in valid range \[0-100\]") as err:
         Scheduler(Cluster([]), config)
     assert where in str(err.value)
+
+
+def _two_zone_job() -> Cluster:
+    """2 zones x 2 racks x 2 nodes of 4 CPU; a CompositePodGroup ``job`` (zone, minGroupCount 2) of two
+    replicas (rack, minCount 4) of 4 workers x 2 CPU: every zone and every rack can host its part."""
+    from kschedlab.api.loader import load_objects
+
+    objs: list[dict] = [
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": f"z{z}-r{r}-n{i}", "labels": {"zone": f"z{z}", "rack": f"z{z}-r{r}"}},
+         "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}
+        for z in range(2) for r in range(2) for i in range(2)]
+    objs.append({"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup",
+                 "metadata": {"name": "job", "namespace": "ml"},
+                 "spec": {"schedulingPolicy": {"gang": {"minGroupCount": 2}},
+                          "schedulingConstraints": {"topology": [{"key": "zone"}]}}})
+    for rep in range(2):
+        objs.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                     "metadata": {"name": f"rep{rep}", "namespace": "ml"},
+                     "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}, "parentCompositePodGroupName": "job",
+                              "schedulingConstraints": {"topology": [{"key": "rack"}]}}})
+        objs += [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"rep{rep}-w{i}", "namespace": "ml"},
+                  "spec": {"schedulingGroup": {"podGroupName": f"rep{rep}"},
+                           "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+                 for i in range(4)]
+    return Cluster(load_objects(objs))
+
+
+@pytest.mark.parametrize("pct, zones_tried", [(50, 1), (100, 2)])
+def test_composite_pod_group_search_is_bounded_too(pct, zones_tried):
+    cluster = _two_zone_job()
+    gates = {**TAS_GATES, "CompositePodGroup": True}
+    sched = Scheduler(cluster, {"percentageOfPlacementsToScore": pct}, gates=FeatureGates(gates))
+    out = sched.schedule_pod_group("compositepodgroup/ml/job")
+    zones = [s["placement"] for s in out.log if s["step"] == "placement" and s["depth"] == 1]
+    assert out.status.is_success() and len(zones) == zones_tried

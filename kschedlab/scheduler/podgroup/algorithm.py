@@ -280,7 +280,14 @@ class PodGroupAlgorithm:
         if status.is_success():
             self.metrics["generatedPlacements"] += len(placements)
         order = self.snapshot.order
-        return [p if p is self._placement else Placement(p.name, order[np.isin(order, p.rows)])
+        position = np.full(len(self.snapshot.names), -1, np.int64)
+        position[order] = np.arange(len(order))
+
+        def in_order(rows: np.ndarray) -> np.ndarray:
+            rows = rows[position[rows] >= 0]
+            return rows[np.argsort(position[rows], kind="stable")]
+
+        return [p if p is self._placement else Placement(p.name, in_order(np.asarray(p.rows, np.int64)))
                 for p in placements], status
 
     @contextmanager

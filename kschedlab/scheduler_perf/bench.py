@@ -26,8 +26,9 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
     measured pods; gangs: nodes, groups and nodes per rack; DRA: nodes with devices and pods), as
     one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
     ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
-    SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference` or
-    :func:`kschedlab.perf_floors.shape_floor`, same run). ``gates`` (FeatureGates
+    SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference`,
+    :func:`kschedlab.perf_floors.shape_floor` or, for the DRA shapes,
+    :func:`kschedlab.scheduler_perf.dra.dra_floor`, same run). ``gates`` (FeatureGates
     or a dict) override the shape's feature gates.
 
     >>> row = run_shape("SchedulingBasic", 0.004)
@@ -50,7 +51,7 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
         d = DRA_WORKLOADS[name]
         r = run_dra_workload(name, nodes=_scaled(d.nodes_with_dra, scale), init_pods=_scaled(d.init_pods, scale),
                              measure_pods=_scaled(d.measure_pods, scale), keep_traces=keep_traces, seed=seed,
-                             gates=gates)
+                             gates=gates, reference=True)
         nodes = r["nodes"]
     else:
         raise ValueError(f"unknown shape {name!r}; known: {', '.join(BENCH_SHAPES)}")

@@ -434,8 +434,7 @@ class _ExclusiveDevices:
         n = len(old)
         if len(objects) < n:
             return False
-        changed = list(itertools.compress(range(n), map(operator.is_not, old, objects[:n] if len(objects) > n
-                                                                                else objects)))
+        changed = _replaced(old, objects)
         news = [read_claim(objects[i]) for i in changed]
         for i, (identity, found) in zip(changed, news):
             if identity != self.read[i][0] or any(share_id for _, share_id, _ in found):
@@ -487,6 +486,24 @@ class _ExclusiveDevices:
                 touched.add(dev)
                 devices.add(dev)
         return devices, touched
+
+
+def _replaced(old: list, objects: list, block: int = 128) -> list[int]:
+    """The positions of ``old`` whose object ``objects`` replaced (``objects`` may be longer). A
+    block of equal lists is passed over at once (the list comparison tries identity first); an
+    object replaced by an equal one may be passed over with it: what is read of it is the same.
+
+    >>> a, b = {"x": 1}, {"x": 2}
+    >>> _replaced([a, a, b], [a, b, b, a], block=2), _replaced([a], [dict(a)])
+    ([1], [])
+    """
+    out: list[int] = []
+    for i in range(0, len(old), block):
+        x = old[i:i + block]
+        y = objects[i:i + len(x)]
+        if x != y:
+            out.extend(itertools.compress(range(i, i + len(x)), map(operator.is_not, x, y)))
+    return out
 
 
 def controller_uids(obj) -> tuple[str, ...]:

@@ -13,14 +13,19 @@ Run: ``.venv/bin/python benchmarks/dra_scheduling.py [SchedulingWithResourceClai
 the same without CEL timing).  Prints one JSON line per workload with pods_per_second beside
 upstream_threshold, their CPU-time twins, and the CEL share: ``cel_evaluations``,
 ``cel_seconds`` (selector evaluations timed by ``kschedlab.api.dracel.evaluation_timer``) and
-``cel_share`` of the measured CPU time.  ``--profile`` adds a cProfile of the measured pods (top
-TOP functions by cumulative time, default 20) on stderr.  Numbers are for reading, never asserted.
+``cel_share`` of the measured CPU time; the workload's floor
+(``kschedlab.scheduler_perf.dra.dra_floor``, run after it in the same process) as
+``reference_pods_per_cpu_second``, ``reference_ratio`` (floor / workload, per CPU second) and
+``reference_same_placements`` (every pod on the same node and device); the load average.
+``--profile`` adds a cProfile of the measured pods (top TOP functions by cumulative time,
+default 20) on stderr.  Numbers are for reading, never asserted.
 """
 
 import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import sys
 
@@ -49,8 +54,10 @@ def main(argv=None) -> int:
         result = run_dra_workload(name, nodes=args.nodes, init_pods=args.init_pods, measure_pods=args.pods,
                                   max_claims_per_node=args.devices, keep_traces=args.keep_traces, seed=args.seed,
                                   cel_timing=not args.no_cel_timing, profile=profile,
-                                  progress=sys.stderr.isatty())
-        print(json.dumps(result), flush=True)
+                                  progress=sys.stderr.isatty(), reference=True)
+        placements, floor = result.pop("placements"), result.pop("reference_placements")
+        result["reference_same_placements"] = placements == floor
+        print(json.dumps({**result, "load_average": os.getloadavg()[0]}), flush=True)
         if profile is not None:
             out = io.StringIO()
             pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.profile)

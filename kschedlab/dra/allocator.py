@@ -492,19 +492,31 @@ class Allocator:
         flat, lengths, invalid = index.gather(slots)
         gathered = slots >= 0
         free = ~index.allocated[flat]
-        match = index.matches(plan.key, plan.combine, flat[free])[flat]
         simple = index.simple[flat]
-        pick = free & simple & (match == 1)
-        stop = free & ~(simple & (match >= 0))
         # per node: the devices taken before the first device only the search can judge
         segment = np.repeat(np.arange(n), lengths)
-        stops_before = np.cumsum(stop) - stop
         starts = np.cumsum(lengths) - lengths
-        first = np.zeros(n, dtype=np.int64)
         has = lengths > 0
-        first[has] = stops_before[starts[has]]
-        clean = stops_before == first[segment]
-        taken = np.bincount(segment[pick & clean], minlength=n)
+        stuck = np.zeros(len(flat), dtype=bool)  # an evaluation raised there: left to the search
+        while True:
+            match = index.matches(plan.key, plan.combine, flat[free])[flat]
+            pick = free & simple & (match == 1)
+            stop = free & ~(simple & (match >= 0))
+            stops_before = np.cumsum(stop) - stop
+            first = np.zeros(n, dtype=np.int64)
+            first[has] = stops_before[starts[has]]
+            clean = stops_before == first[segment]
+            taken = np.bincount(segment[pick & clean], minlength=n)
+            # a node's first stop that is a simple device not evaluated yet, on a node that still
+            # needs devices there: the search evaluates its selectors next, so they are evaluated
+            # here (once per device, kept on it as the search keeps them) and the node looked at again
+            due = np.flatnonzero(stop & clean & simple & (match == -1) & ~stuck
+                                 & (taken[segment] < plan.count) & gathered[segment])
+            if not len(due):
+                break
+            for p in due.tolist():
+                if not self._evaluate_screened(plan, index.devices[int(flat[p])]):
+                    stuck[p] = True
         stops = np.bincount(segment[stop], minlength=n)
         fit = gathered & (taken >= plan.count)
         no_fit = gathered & ~fit & (stops == 0)
@@ -517,6 +529,22 @@ class Allocator:
             np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
         pools = index.slot_pools
         return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+
+    def _evaluate_screened(self, plan: "_ScreenPlan", device: Device) -> bool:
+        """Evaluate the class selectors, then (when they match) the request's, on ``device`` as
+        the search does (``_Run._unselectable``), keeping the results on it. False when an
+        evaluation raised: the search raises it again on that node (the statistics are put back,
+        so that they count its evaluations once)."""
+        stats = dict(self.stats)
+        try:
+            if self._cached_match(plan.class_exprs, plan.class_selectors, device, f"class {plan.class_name}") \
+                    and plan.request_selectors:
+                self._cached_match(_expressions(plan.request_selectors), plan.request_selectors, device,
+                                   f"claim {plan.claim}")
+        except AllocationError:
+            self.stats.update(stats)
+            return False
+        return True
 
     def _device_index(self) -> DeviceIndex:
         cache = self._cache
@@ -549,8 +577,14 @@ class Allocator:
                     class_sels = (cls.get("spec") or {}).get("selectors") or []
                     class_key = (self._compile_fn, _expressions(class_sels)) if class_sels else None
                     request_key = (self._compile_fn, _expressions(req.selectors)) if req.selectors else None
+                    cname = (cls.get("metadata") or {}).get("name", "")
+                    class_exprs = self._class_exprs.get(cname)
+                    if class_exprs is None:
+                        class_exprs = self._class_exprs[cname] = _expressions(class_sels)
                     plan = _ScreenPlan(count=req.count, key=(class_key, request_key),
-                                       combine=combined_match(class_key, request_key))
+                                       combine=combined_match(class_key, request_key), class_name=cname,
+                                       class_exprs=class_exprs, class_selectors=class_sels,
+                                       request_selectors=req.selectors or [], claim=claims[0].kobj)
         self._screens[key] = plan
         self._screen_claims.append(claims)
         return plan
@@ -622,6 +656,12 @@ class _ScreenPlan:
     count: int
     key: tuple
     combine: Callable[[Device], int]
+    #: what the search evaluates on a device (``_Run._unselectable``), and the names in its errors
+    class_name: str
+    class_exprs: tuple[str, ...]
+    class_selectors: list[dict]
+    request_selectors: list[dict]
+    claim: str
 
 
 class _Run:

@@ -155,7 +155,17 @@ class DRAManager:
         from kschedlab.api.resource import ResourceClaim
 
         obj = ResourceClaim.model_validate(claim)
-        self.cluster.objects.setdefault("ResourceClaim", {})[claim_key(claim)] = obj
+        store = self.cluster.objects.setdefault("ResourceClaim", {})
+        key = claim_key(claim)
+        old = store.get(key)
+        if old is not None and old is not obj:
+            hit = self._claim_devices.get(id(old))
+            if hit is not None and hit[0] is old:
+                del self._claim_devices[id(old)]
+        store[key] = obj
+        # what allocated_state reads of the new object, from the dict it was validated from (the
+        # fields read are kept as they are), so that the next pod does not dump it again
+        self._claim_devices[id(obj)] = (obj, (claim_identity(claim), _allocated_devices(claim)))
 
     def delete_claim(self, claim: dict) -> None:
         """Remove a claim from the cluster (no-op when it is gone)."""
@@ -170,7 +180,8 @@ class DRAManager:
         While no allocation has a ``shareID`` and no two stored claims share an identity, the
         devices are kept from the previous call and only the replaced claims are read again
         (:class:`_ExclusiveDevices`); otherwise every claim is gone through
-        (:meth:`allocated_state_full`). Both give the same state."""
+        (:meth:`allocated_state_full`). Both give the same state. The state's devices are valid
+        until the next call (they may be the kept set itself, changed by that call)."""
         objs = list(self.claim_objects().values())
         ex = self._exclusive
         if ex is None or not ex.update(objs, self._read_claim):
@@ -375,13 +386,15 @@ class _ExclusiveDevices:
     order (kept, so that a replaced object is told apart by identity), ``read`` what each holds,
     ``count`` how many claims hold each device."""
 
-    __slots__ = ("objects", "read", "identities", "count", "changed")
+    __slots__ = ("objects", "read", "identities", "count", "devices", "changed")
 
     def __init__(self) -> None:
         self.objects: list = []
         self.read: list[tuple] = []
         self.identities: dict[str, int] = {}
         self.count: dict[tuple, int] = {}
+        #: the devices of ``count`` (held by some claim), kept beside it
+        self.devices: set[tuple] = set()
         #: devices that came into ``count`` or left it since :meth:`drain_changed`
         self.changed: set[tuple] = set()
 
@@ -409,6 +422,7 @@ class _ExclusiveDevices:
                 n = self.count.get(dev, 0)
                 if not n:
                     self.changed.add(dev)
+                    self.devices.add(dev)
                 self.count[dev] = n + 1
         return True
 
@@ -420,8 +434,7 @@ class _ExclusiveDevices:
         n = len(old)
         if len(objects) < n:
             return False
-        changed = list(itertools.compress(range(n), map(operator.is_not, old, objects[:n] if len(objects) > n
-                                                                                else objects)))
+        changed = _replaced(old, objects)
         news = [read_claim(objects[i]) for i in changed]
         for i, (identity, found) in zip(changed, news):
             if identity != self.read[i][0] or any(share_id for _, share_id, _ in found):
@@ -435,10 +448,12 @@ class _ExclusiveDevices:
                 else:
                     del count[dev]
                     self.changed.add(dev)
+                    self.devices.discard(dev)
             for dev, _, _ in found:
                 held = count.get(dev, 0)
                 if not held:
                     self.changed.add(dev)
+                    self.devices.add(dev)
                 count[dev] = held + 1
             self.read[i] = (identity, found)
             old[i] = objects[i]
@@ -447,11 +462,12 @@ class _ExclusiveDevices:
     def with_in_flight(self, in_flight: dict[str, dict]) -> tuple[set | None, set]:
         """The exclusively held devices, the in-flight allocations replacing the stored ones of
         the same claims (None when an in-flight allocation is shared), and the devices those
-        allocations and the claims they replace name."""
-        devices = set(self.count)
+        allocations and the claims they replace name. Without in-flight allocations the set
+        handed out is the kept one itself (no copy: it is changed by the next :meth:`update`)."""
         touched: set = set()
         if not in_flight:
-            return devices, touched
+            return self.devices, touched
+        devices = set(self.devices)
         flying = [(identity, _allocated_devices(claim)) for identity, claim in in_flight.items()]
         left: dict[tuple, int] = {}
         for identity, found in flying:
@@ -470,6 +486,24 @@ class _ExclusiveDevices:
                 touched.add(dev)
                 devices.add(dev)
         return devices, touched
+
+
+def _replaced(old: list, objects: list, block: int = 128) -> list[int]:
+    """The positions of ``old`` whose object ``objects`` replaced (``objects`` may be longer). A
+    block of equal lists is passed over at once (the list comparison tries identity first); an
+    object replaced by an equal one may be passed over with it: what is read of it is the same.
+
+    >>> a, b = {"x": 1}, {"x": 2}
+    >>> _replaced([a, a, b], [a, b, b, a], block=2), _replaced([a], [dict(a)])
+    ([1], [])
+    """
+    out: list[int] = []
+    for i in range(0, len(old), block):
+        x = old[i:i + block]
+        y = objects[i:i + len(x)]
+        if x != y:
+            out.extend(itertools.compress(range(i, i + len(x)), map(operator.is_not, x, y)))
+    return out
 
 
 def controller_uids(obj) -> tuple[str, ...]:

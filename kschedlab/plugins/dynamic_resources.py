@@ -1003,7 +1003,8 @@ class DynamicResources(Plugin):
                 finalizers = current["metadata"].setdefault("finalizers", [])
                 if FINALIZER not in finalizers:
                     finalizers.append(FINALIZER)
-                status["allocation"] = copy.deepcopy(allocation)
+                # stored through validation (a copy); only the timestamp below is added to it
+                status["allocation"] = dict(allocation)
             status.setdefault("reservedFor", [])
             group = self._claims_group(pod)
             consumer = consumer_reference(group) if self._group_claim(pod, group, current) else {

@@ -27,8 +27,9 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
     one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
     ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
     SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference`,
-    :func:`kschedlab.perf_floors.shape_floor` or, for the gang shapes,
-    :func:`kschedlab.perf_floors.gang_floor`; same run). ``gates`` (FeatureGates
+    :func:`kschedlab.perf_floors.shape_floor`, for the gang shapes
+    :func:`kschedlab.perf_floors.gang_floor` or, for the DRA shapes,
+    :func:`kschedlab.scheduler_perf.dra.dra_floor`; same run). ``gates`` (FeatureGates
     or a dict) override the shape's feature gates.
 
     >>> row = run_shape("SchedulingBasic", 0.004)
@@ -51,7 +52,7 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
         d = DRA_WORKLOADS[name]
         r = run_dra_workload(name, nodes=_scaled(d.nodes_with_dra, scale), init_pods=_scaled(d.init_pods, scale),
                              measure_pods=_scaled(d.measure_pods, scale), keep_traces=keep_traces, seed=seed,
-                             gates=gates)
+                             gates=gates, reference=True)
         nodes = r["nodes"]
     else:
         raise ValueError(f"unknown shape {name!r}; known: {', '.join(BENCH_SHAPES)}")

@@ -20,6 +20,7 @@ fill the cluster's devices completely.)
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from kschedlab.api.core import Namespace, Node
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
 from kschedlab.scheduler import Scheduler
-from kschedlab.scheduler_perf.measure import peak_rss_mb, per_second, window_times
+from kschedlab.scheduler_perf.measure import MEASURED_GC_THRESHOLDS, peak_rss_mb, per_second, window_times
 from kschedlab.scheduler_perf.templates import LABEL_HOSTNAME, make_nodes, make_pods
 
 DRA_DRIVER = "test-driver.cdi.k8s.io"
@@ -188,7 +189,7 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
                      init_pods: int | None = None, measure_pods: int | None = None,
                      max_claims_per_node: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
                      window: int = 500, progress: bool = False, gates=None, cel_timing: bool = False,
-                     profile=None) -> dict:
+                     profile=None, reference: bool = False) -> dict:
     """Build a DRA workload, schedule the init pods, then time the measured pods.
 
     ``nodes`` overrides the number of DRA nodes, ``max_claims_per_node`` the devices in each
@@ -200,12 +201,20 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
     Filter / Reserve and writing the claim at PreBind. ``cel_timing`` times every selector
     evaluation (:func:`kschedlab.api.dracel.evaluation_timer`): ``cel_evaluations``,
     ``cel_seconds`` and ``cel_share`` (of the measured CPU time). ``profile`` (a
-    ``cProfile.Profile``) is enabled around the measured pods only.
+    ``cProfile.Profile``) is enabled around the measured pods only. ``reference`` also runs
+    :func:`dra_floor` with the same counts in the same process: ``reference_pods_per_cpu_second``,
+    ``reference_ratio`` (its rate over this one, both per CPU second), ``placements`` (per pod,
+    init pods first, ``(node row, device index)`` of its claim's device, or None) and
+    ``reference_placements`` (the floor's).
 
     >>> r = run_dra_workload("SchedulingWithResourceClaimTemplate", nodes=3, init_pods=4, measure_pods=5,
     ...                      max_claims_per_node=3)
     >>> r["init_scheduled"], r["scheduled"], r["unschedulable"], r["claims_allocated"]
     (4, 5, 0, 9)
+    >>> r = run_dra_workload("SchedulingWithResourceClaim", nodes=3, init_pods=10, measure_pods=10,
+    ...                      max_claims_per_node=2, reference=True)
+    >>> r["placements"] == r["reference_placements"], r["placements"][:6]
+    (True, [(1, 0), (1, 0), (1, 0), (1, 0), (1, 0), (2, 0)])
     """
     from kschedlab.api.dracel import evaluation_timer
     from kschedlab.dra.resourceclaim_controller import ResourceClaimController
@@ -249,6 +258,12 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
         queue = tqdm(queue, desc=name, unit="pod")
     results, stamps, cpu_stamps = [], [], []
     clock = time.perf_counter
+    # as run_workload: the objects built so far stay for the whole run, so the cyclic garbage
+    # collector is kept from walking them again and again while the measured pods run
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*MEASURED_GC_THRESHOLDS)
     with evaluation_timer(cel_timing) as cel:
         if profile is not None:
             profile.enable()
@@ -261,9 +276,19 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
         cpu = time.process_time() - cpu_start
         if profile is not None:
             profile.disable()
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
     elapsed, k, first, last = window_times(stamps, start, window)
     _, _, cpu_first, cpu_last = window_times(cpu_stamps, cpu_start, window)
     claims = cluster.objects.get("ResourceClaim", {}).values()
+    extra: dict = {}
+    if reference:
+        floor = dra_floor(name, n_dra, n_init, n_measure, per_node, seed=seed)
+        rate = per_second(len(results), cpu)
+        extra = {"reference_pods_per_cpu_second": floor["pods_per_cpu_second"],
+                 "reference_ratio": round(floor["pods_per_cpu_second"] / rate, 2) if rate else None,
+                 "placements": _placements(cluster, node_objs, [*init_results, *results]),
+                 "reference_placements": floor["placements"]}
     return {
         "workload": name,
         "nodes": n_dra + w.nodes_without_dra,
@@ -294,4 +319,119 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
         "cel_share": round(cel.seconds / cpu, 3) if cel_timing and cpu > 0 else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "keep_traces": keep_traces,
+        **extra,
     }
+
+
+def _placements(cluster: Cluster, nodes: list, results: list) -> list[tuple[int, int] | None]:
+    """Per result, ``(node row, device index)`` of the device its pod's (only) claim holds."""
+    rows = {n.metadata.name: i for i, n in enumerate(nodes)}
+    claims = cluster.objects.get("ResourceClaim", {})
+    out: list[tuple[int, int] | None] = []
+    for r in results:
+        if r.node is None:
+            out.append(None)
+            continue
+        pod = cluster.pods[r.pod]
+        statuses = {s.name: s.resource_claim_name for s in pod.status.resource_claim_statuses}
+        ref = pod.spec.resource_claims[0]
+        claim = claims[f"{pod.metadata.namespace}/{ref.resource_claim_name or statuses[ref.name]}"]
+        device = claim.status.allocation.devices.results[0].device
+        out.append((rows[r.node], int(device.removeprefix("instance-"))))
+    return out
+
+
+def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 500, init_pods: int = 2500,
+              measure_pods: int = 2500, max_claims_per_node: int | None = None, *, seed: int = 0) -> dict:
+    """The floor of a DRA workload: the least vectorized work giving the scheduler's placements
+    and device choices, in numpy alone. The devices are one boolean array (``allocated``) beside
+    the class selector's verdict per device (``device.driver == ...``, computed once, as the
+    allocator keeps CEL results per device); per pod whose claim is still to be allocated, a
+    node passes when it has a free matching device and room for a pod, the first
+    ``numFeasibleNodesToFind`` such nodes from the rotating start are scored with
+    LeastAllocated + BalancedAllocation on the pod's non-zero default requests
+    (:func:`kschedlab.perf_floors.resource_totals`; DynamicResources scores 0 without
+    ``firstAvailable``), ties are drawn as the scheduler draws them, and the node's first free
+    device is taken. A pod whose claim another pod allocated goes to that claim's node.
+
+    What it leaves out: plugins, statuses, traces, the queue, the API objects (no claim is
+    created, written or read: the ResourceClaim controller, Reserve and PreBind are not modelled),
+    the structured allocator's generality (one ``ExactCount`` request of one device, no
+    constraints, capacity, taints or admin access) and the other default plugins, which give
+    every node the same answer here. Returns ``pods_per_cpu_second`` over the measured pods and
+    ``placements``: per pod, init pods first, ``(node row, device index)`` or None.
+
+    >>> r = dra_floor("SchedulingWithResourceClaimTemplate", 3, 4, 5, 3)
+    >>> r["pods"], r["placements"][:3]
+    (5, [(1, 0), (2, 0), (0, 0)])
+    >>> dra_floor("SchedulingWithResourceClaim", 2, 4, 4, 2)["placements"][:6]
+    [(1, 0), (1, 0), (1, 0), (1, 0), (0, 0), (0, 0)]
+    """
+    import random
+
+    import numpy as np
+
+    from kschedlab.api.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+    from kschedlab.perf_floors import resource_totals
+    from kschedlab.scheduler import num_feasible_nodes_to_find
+
+    w = DRA_WORKLOADS[name]
+    per_node = w.max_claims_per_node if max_claims_per_node is None else max_claims_per_node
+    rng = random.Random(seed)
+    drivers = np.array([DRA_DRIVER] * (nodes * per_node))
+    matches = (drivers == DRA_DRIVER).reshape(nodes, per_node)
+    allocated = np.zeros((nodes, per_node), dtype=bool)
+    alloc = np.empty((2, nodes), np.int64)
+    alloc[0], alloc[1] = 4000, 32 * 2**30
+    alloc_f = alloc.astype(np.float64)
+    used = np.zeros((2, nodes), np.int64)
+    count = np.zeros(nodes, np.int64)
+    want = np.array([DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST], np.int64)
+    to_find = num_feasible_nodes_to_find(0, nodes)
+    start = 0
+    placements: list[tuple[int, int] | None] = []
+    claims: dict[tuple[int, int], tuple[int, int]] = {}
+    cpu_start = 0.0
+    for i in range(init_pods + measure_pods):
+        if i == init_pods:
+            cpu_start = time.process_time()
+        measured = i >= init_pods
+        j = i - init_pods if measured else i
+        claim = (measured, j // w.pods_per_claim) if w.pods_per_claim else None
+        held = claims.get(claim) if claim is not None else None
+        if held is not None:
+            # the claim is allocated: only its node passes (the scheduler scores no single node)
+            if count[held[0]] >= 110:
+                placements.append(None)
+                continue
+            feasible = np.array([held[0]])
+            processed = nodes
+        else:
+            free = matches & ~allocated
+            fits = free.any(axis=1) & (count < 110)
+            feasible = np.flatnonzero(fits)
+            k = int(np.searchsorted(feasible, start))
+            feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+            processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
+        if not len(feasible):
+            placements.append(None)
+            continue
+        start = (start + processed) % nodes
+        if len(feasible) > 1:
+            total = resource_totals(alloc, alloc_f, used, want, feasible)
+            ties = np.flatnonzero(total == total.max())
+            pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+        else:
+            pick = int(feasible[0])
+        if held is None:
+            device = int(np.argmax(matches[pick] & ~allocated[pick]))
+            allocated[pick, device] = True
+            held = (pick, device)
+            if claim is not None:
+                claims[claim] = held
+        used[:, pick] += want
+        count[pick] += 1
+        placements.append(held)
+    cpu = time.process_time() - cpu_start
+    return {"pods": measure_pods, "cpu_seconds": round(cpu, 3),
+            "pods_per_cpu_second": per_second(measure_pods, cpu), "placements": placements}

@@ -177,26 +177,48 @@ def test_screen_equals_the_search(seed):
 
 
 def test_screen_answers_without_the_search():
-    slices = [read_slice({"metadata": {"name": f"n{i}"}, "spec": {
-        "driver": DRIVER, "nodeName": f"n{i}", "pool": {"name": f"n{i}", "generation": 1, "resourceSliceCount": 1},
-        "devices": [{"name": f"d{j}"} for j in range(3)]}}) for i in range(3)]
+    def slices():  # each allocator its own devices: CEL results are kept apart
+        return [read_slice({"metadata": {"name": f"n{i}"}, "spec": {
+            "driver": DRIVER, "nodeName": f"n{i}", "pool": {"name": f"n{i}", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"d{j}"} for j in range(3)]}}) for i in range(3)]
+
     nodes = [{"metadata": {"name": f"n{i}"}} for i in range(3)]
     claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [
         {"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2}}]}}})
     full = {(DRIVER, "n0", f"d{j}") for j in range(3)} | {(DRIVER, "n1", "d0"), (DRIVER, "n1", "d1")}
-    a = Allocator(None, AllocatedState(full), CLASSES, slices)
+    a = Allocator(None, AllocatedState(full), CLASSES, slices())
+    search = Allocator(None, AllocatedState(full), CLASSES, slices())
     first = a.screen(nodes, [claim])
-    # the class selector was never evaluated: only the search can answer nodes with free devices
-    assert first.kinds.tolist() == [Screened.NO_FIT, Screened.UNDECIDED, Screened.UNDECIDED]
-    for node in nodes[1:]:
-        a.allocate_deferred(node, [claim])
-    calls = a.stats["allocate_one"]
+    # the class selector is evaluated on the free devices the search would evaluate (n1: d2; n2: d0,
+    # d1), once each: n0 has nothing free, n1 one device of two, n2 its first two devices
+    assert first.kinds.tolist() == [Screened.NO_FIT, Screened.NO_FIT, Screened.FIT]
+    for node in nodes:
+        search.allocate(node, [claim], trace=AllocationTrace())
+    # n0: nothing free (1 call); n1: one device of two (every subset: 2 calls); n2: 2 taken + 3
+    assert a.stats == search.stats == {"allocate_one": 1 + 2 + 5, "cel_evaluations": 3}
     second = a.screen(nodes, [claim])
     assert second.kinds.tolist() == [Screened.NO_FIT, Screened.NO_FIT, Screened.FIT]
-    # n0: nothing free (1 call); n1: one device of two (every subset: 2 calls); n2: 2 taken + 3
-    assert a.stats["allocate_one"] - calls == 1 + 2 + 5
+    assert a.stats == {"allocate_one": 2 * 8, "cel_evaluations": 3}  # nothing evaluated again
     assert [r["device"] for r in second.builder(2)()[0]["devices"]["results"]] == ["d0", "d1"]
-    assert a.stats["allocate_one"] - calls == 8  # building is not counted again
+    assert a.stats["allocate_one"] == 16  # building is not counted again
+
+
+def test_screen_leaves_a_node_whose_evaluation_raises_to_the_search():
+    def slices():
+        return [read_slice({"metadata": {"name": "n0"}, "spec": {
+            "driver": DRIVER, "nodeName": "n0", "pool": {"name": "n0", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "d0"}, {"name": "d1", "attributes": {"numa": {"int": 1}}}]}})]
+
+    node = {"metadata": {"name": "n0"}}
+    claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [
+        {"name": "r", "exactly": {"deviceClassName": "numa", "allocationMode": "ExactCount", "count": 1}}]}}})
+    a = Allocator(None, AllocatedState(), CLASSES, slices())
+    search = Allocator(None, AllocatedState(), CLASSES, slices())
+    assert a.screen([node], [claim]).kinds.tolist() == [Screened.UNDECIDED]  # d0 has no numa attribute
+    assert a.stats == {"allocate_one": 0, "cel_evaluations": 0}
+    assert _outcome(lambda: a.allocate_deferred(node, [claim])) == _outcome(
+        lambda: search.allocate(node, [claim], trace=AllocationTrace()))
+    assert a.stats == search.stats
 
 
 def test_device_index_follows_the_allocated_devices():

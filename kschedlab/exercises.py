@@ -58,6 +58,9 @@ __all__ = [
     "answer_digest",
     "digest_equals",
     "plugin_task",
+    "hint_task",
+    "placement_task",
+    "policy_task",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -248,18 +251,24 @@ def digest_equals(kind: str, digest: str, salt: str, choices: Sequence[str] = ()
     return check
 
 
-def _plugin_run(manifests: Path, pod: str, point: str, reference: str, plugin: type | None):
-    """Schedule ``pod``; with ``plugin``, it replaces ``reference`` at ``point`` in the default profile."""
+def _plugin_run(manifests: Path, pod: str, point: str, reference: str, plugin: type | None,
+                plugin_config: Sequence[dict] = ()):
+    """Schedule ``pod``; with ``plugin``, it replaces ``reference`` at ``point`` in the default profile
+    (``plugin_config``: the profile's ``pluginConfig``, for both runs)."""
     from kschedlab.cluster import Cluster
     from kschedlab.scheduler import Scheduler
 
     config, registry = None, None
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler"}
+    if plugin_config:
+        profile["pluginConfig"] = list(plugin_config)
     if plugin is not None:
         entry = {"name": plugin.name, **({"weight": 1} if point == "score" else {})}
-        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                  "profiles": [{"schedulerName": "default-scheduler", "plugins": {
-                      point: {"disabled": [{"name": reference}], "enabled": [entry]}}}]}
+        profile["plugins"] = {point: {"disabled": [{"name": reference}], "enabled": [entry]}}
         registry = {plugin.name: plugin}
+    if len(profile) > 1:
+        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                  "profiles": [profile]}
     return Scheduler(Cluster.from_manifests(manifests), config, registry=registry, seed=0).schedule_one(pod)
 
 
@@ -271,13 +280,15 @@ def _plugin_view(result, point: str, name: str) -> dict[str, Any]:
             if name in row}
 
 
-def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str]) -> Callable[[Any], tuple[bool, str]]:
+def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str],
+                plugin_config: Sequence[dict] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A check for a coding task: a Filter or Score plugin class that must agree with ``reference``.
 
     Each pod of ``manifests`` (under :data:`DATASETS`) is scheduled twice with the default
     profile: as is, and with the student's plugin in place of the in-tree ``reference`` at
     ``point``. The verdicts per node (Filter) or raw and normalized scores per node (Score)
-    must be the same.
+    must be the same. ``plugin_config`` (a profile's ``pluginConfig``) configures both runs, for
+    instance NodeResourcesFit's scoring strategy.
 
     >>> from kschedlab.plugins.node_unschedulable import NodeUnschedulable
     >>> class Cordon(NodeUnschedulable):
@@ -296,9 +307,10 @@ def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequenc
         if getattr(answer, "name", reference) == reference:
             return False, f"give your plugin a name of its own (not {reference!r})."
         for pod in pods:
-            want = _plugin_view(_plugin_run(path, pod, point, reference, None), point, reference)
+            want = _plugin_view(_plugin_run(path, pod, point, reference, None, plugin_config), point, reference)
             try:
-                got = _plugin_view(_plugin_run(path, pod, point, reference, answer), point, answer.name)
+                got = _plugin_view(_plugin_run(path, pod, point, reference, answer, plugin_config), point,
+                                   answer.name)
             except Exception as err:  # the student's code: report its error instead of raising
                 return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}"
             for node in sorted(set(want) | set(got)):
@@ -306,6 +318,146 @@ def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequenc
                     what = "verdict" if point == "filter" else "(raw, normalized) score"
                     return False, (f"for {pod} on {node} your plugin's {what} is {got.get(node)}; "
                                    f"{reference}'s is {want.get(node)}.")
+        return True, ""
+    return check
+
+
+def hint_task(plugin: str, event: str, manifests: str | Path, pod: str,
+              deleted: Sequence[str]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a QueueingHint that must agree with ``plugin``'s hint for ``event``.
+
+    ``pod`` of ``manifests`` (under :data:`DATASETS`) waits, rejected by ``plugin``; each pod of
+    ``deleted`` is deleted in turn, and the student's hint ``hint(pod_info, old_obj, new_obj)``
+    and the in-tree one are asked whether that deletion may make ``pod`` schedulable. Both
+    must say the same (``QueueingHint.Queue`` or ``QueueingHint.QueueSkip``) every time.
+
+    >>> from kschedlab.framework.events import QueueingHint
+    >>> check = hint_task("NodeResourcesFit", "AssignedPodDelete", "course/12-deleted-pods.yaml",
+    ...                   "default/preemptor", ["default/bound", "default/pending"])
+    >>> check(lambda pod_info, old_obj, new_obj: QueueingHint.Queue)
+    (False, "when default/pending is deleted your hint says Queue; NodeResourcesFit's says QueueSkip.")
+    >>> check("Queue")
+    (False, "give a function hint(pod_info, old_obj, new_obj), not 'Queue'.")
+    """
+    from kschedlab.cluster import Cluster
+    from kschedlab.framework.events import QueueingHint
+    from kschedlab.framework.runtime import Framework
+    from kschedlab.framework.types import PodInfo
+    from kschedlab.queue.hints import plugin_hints
+
+    framework = Framework({})
+    reference = next(fn for ev, fn in plugin_hints(framework.plugins[plugin]) or [] if ev.label == event)
+    cluster = Cluster.from_manifests(DATASETS / manifests)
+    waiting = PodInfo.of(cluster.pods[pod])
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not callable(answer) or isinstance(answer, type):
+            return False, f"give a function hint(pod_info, old_obj, new_obj), not {answer!r}."
+        for name in deleted:
+            gone = cluster.pods[name]
+            want = QueueingHint(int(reference(waiting, gone, None)))
+            try:
+                got = QueueingHint(int(answer(waiting, gone, None)))
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"when {name} is deleted your hint raised {type(err).__name__}: {err}"
+            if got != want:
+                return False, f"when {name} is deleted your hint says {got.name}; {plugin}'s says {want.name}."
+        return True, ""
+    return check
+
+
+def placement_task(reference: str, manifests: str | Path, groups: Sequence[str],
+                   gates: dict[str, bool]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a PlacementScore plugin class that must agree with ``reference``.
+
+    Each PodGroup of ``groups`` in ``manifests`` (under :data:`DATASETS`, loaded with ``gates``)
+    is scheduled on a fresh cluster twice: with the default profile, and with the student's
+    plugin in place of ``reference`` at ``placementScore`` (weight 1). Every candidate placement
+    must get the same weighted score (after ``normalize_placement_score``).
+
+    >>> from kschedlab.plugins.podgroup_pods_count import PodGroupPodsCount
+    >>> class Count(PodGroupPodsCount):
+    ...     name = "Count"
+    >>> gates = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
+    >>> check = placement_task("PodGroupPodsCount", "course/16-racks.yaml", ["podgroup/ml/training"], gates)
+    >>> check(Count)
+    (True, '')
+    """
+    path = DATASETS / manifests
+
+    def scores(group: str, plugin: type | None) -> dict[str, Any]:
+        import pandas as pd
+
+        from kschedlab.cluster import Cluster
+        from kschedlab.scheduler import Scheduler
+        from kschedlab.viz.podgroup import placement_scores
+
+        config, registry, column = None, None, reference
+        if plugin is not None:
+            config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                      "profiles": [{"schedulerName": "default-scheduler", "plugins": {"placementScore": {
+                          "disabled": [{"name": reference}], "enabled": [{"name": plugin.name, "weight": 1}]}}}]}
+            registry, column = {plugin.name: plugin}, plugin.name
+        cluster = Cluster.from_manifests(path, feature_gates=gates)
+        result = Scheduler(cluster, config, registry=registry, gates=gates, seed=0).schedule_pod_group(group)
+        table = placement_scores(result)
+        if column not in table:
+            return {}
+        return {row["placement"]: None if pd.isna(row[column]) else int(row[column]) for _, row in table.iterrows()}
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, type) or not hasattr(answer, "score_placement"):
+            return False, f"give a plugin class with score_placement (class MyScore(Plugin): ...), not {answer!r}."
+        if getattr(answer, "name", reference) == reference:
+            return False, f"give your plugin a name of its own (not {reference!r})."
+        for group in groups:
+            want = scores(group, None)
+            try:
+                got = scores(group, answer)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"scheduling {group}, your plugin raised {type(err).__name__}: {err}"
+            for placement in sorted(set(want) | set(got)):
+                if want.get(placement) != got.get(placement):
+                    return False, (f"for {group} in {placement} your plugin's weighted score is "
+                                   f"{got.get(placement)}; {reference}'s is {want.get(placement)}.")
+        return True, ""
+    return check
+
+
+def policy_task(reference: str, seed: int, nodes: int, pods: int) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task of notebook 19: a packing policy that must place every pod as
+    ``reference`` does, on the synthetic openb sample ``sample_frames(seed, nodes, pods)``.
+
+    The policy is a :class:`~kschedlab.research.fgd.policies.Policy` class; its constructor may
+    take the typical pods (as FGD's does) or nothing.
+
+    >>> from kschedlab.research.fgd.policies import DotProduct
+    >>> class Tetris(DotProduct):
+    ...     name = "Tetris"
+    >>> policy_task("DotProduct", 5, 20, 90)(Tetris)
+    (True, '')
+    """
+    from kschedlab.research.fgd.experiment import run
+    from kschedlab.research.fgd.openb import sample_frames
+
+    node_frame, pod_frame = sample_frames(seed=seed, nodes=nodes, pods=pods)
+
+    def check(answer: Any) -> tuple[bool, str]:
+        import inspect
+
+        if not isinstance(answer, type) or not hasattr(answer, "score"):
+            return False, f"give a policy class (class MyPolicy(Policy): ...), not {answer!r}."
+        takes_typical = len(inspect.signature(answer).parameters) > 0
+        want = run(node_frame, pod_frame, reference, seed=42, keep_placements=True).placements
+        try:
+            got = run(node_frame, pod_frame, lambda typical: answer(typical) if takes_typical else answer(),
+                      seed=42, keep_placements=True).placements
+        except Exception as err:  # the student's code: report its error instead of raising
+            return False, f"your policy raised {type(err).__name__}: {err}"
+        for pod in sorted(set(want) | set(got)):
+            if got.get(pod) != want.get(pod):
+                return False, (f"{pod}: your policy places it at {got.get(pod, 'nothing')}; "
+                               f"{reference} at {want.get(pod, 'nothing')} (node, GPUs).")
         return True, ""
     return check
 
@@ -448,7 +600,14 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
     if kind == "explain":
         check = explanation_given
     elif kind == "plugin":
-        check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"])
+        check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"],
+                            entry.get("plugin_config", ()))
+    elif kind == "hint":
+        check = hint_task(entry["plugin"], entry["event"], entry["manifests"], entry["pod"], entry["deleted"])
+    elif kind == "placement":
+        check = placement_task(entry["reference"], entry["manifests"], entry["groups"], entry["gates"])
+    elif kind == "policy":
+        check = policy_task(entry["reference"], entry["seed"], entry["nodes"], entry["pods"])
     else:
         check = digest_equals(kind, entry["answer_sha256"], salt, choices)
     return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",

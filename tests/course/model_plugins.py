@@ -3,9 +3,12 @@ plugin that is always wrong; tests/course/test_exercise_answers.py checks both a
 
 from __future__ import annotations
 
+from kschedlab.api.meta import label_selector_matches
 from kschedlab.api.tolerations import tolerates
 from kschedlab.framework.interface import Plugin
 from kschedlab.framework.status import Status
+from kschedlab.research.fgd.model import MAX_SPEC_CPU, MAX_SPEC_GPU
+from kschedlab.research.fgd.policies import Policy
 
 
 class MyCordon(Plugin):
@@ -66,3 +69,108 @@ class RejectEverything(Plugin):
 
     def filter(self, state, pod_info, node_info):
         return Status.unschedulable("no")
+
+
+class MyMostAllocated(Plugin):
+    """NodeResourcesFit's MostAllocated score, cpu and memory with weight 1 each."""
+
+    name = "MyMostAllocated"
+
+    def score(self, state, pod_info, node_info):
+        total = 0
+        for resource in ("cpu", "memory"):
+            capacity = node_info.allocatable.get(resource, 0)
+            requested = node_info.requested.get(resource, 0) + pod_info.requests.get(resource, 0)
+            total += min(requested, capacity) * 100 // capacity if capacity else 0
+        return total // 2, Status()
+
+
+def my_fit_hint(pod_info, old_obj, new_obj):
+    """NodeResourcesFit's hint for a deleted pod: it frees room only if it was bound or nominated."""
+    from kschedlab.framework.events import QueueingHint
+
+    if old_obj.spec.node_name or old_obj.status.nominated_node_name:
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def queue_always(pod_info, old_obj, new_obj):
+    """A wrong answer to every QueueingHint task."""
+    from kschedlab.framework.events import QueueingHint
+
+    return QueueingHint.Queue
+
+
+class MyPodsCount(Plugin):
+    """PodGroupPodsCount: the pods a placement would hold, scaled so the best placement gets 100."""
+
+    name = "MyPodsCount"
+
+    def score_placement(self, state, group, assignments):
+        return len(group.scheduled_pod_keys(self.handle.cluster)) + len(assignments.proposed), Status()
+
+    def normalize_placement_score(self, state, group, scores):
+        top = max(scores)
+        for i, value in enumerate(scores):
+            scores[i] = value * 100 // top
+        return None
+
+
+class ScoreNothing(Plugin):
+    """A wrong answer to every PlacementScore task."""
+
+    name = "ScoreNothing"
+
+    def score_placement(self, state, group, assignments):
+        return 0, Status()
+
+
+class MyDotProduct(Policy):
+    """The simulator's DotProduct (Tetris): the smaller the free x wanted product, the higher the score."""
+
+    name = "MyDotProduct"
+
+    def score(self, node, pod):
+        if node.cpu_left < pod.milli_cpu:
+            return 0
+        free = (node.cpu_left / MAX_SPEC_CPU, node.total_gpu_left / MAX_SPEC_GPU)
+        want = (pod.milli_cpu / MAX_SPEC_CPU, pod.total_milli_gpu / MAX_SPEC_GPU)
+        dot = (free[0] * want[0] + free[1] * want[1]) / 2
+        return int(100 * (1 - dot))
+
+
+class ScoreZero(Policy):
+    """A wrong answer to every policy task."""
+
+    name = "ScoreZero"
+
+    def score(self, node, pod):
+        return 0
+
+
+class MySpread(Plugin):
+    """PodTopologySpread's Filter for DoNotSchedule constraints (every node has the keys, no policies)."""
+
+    name = "MySpread"
+
+    def filter(self, state, pod_info, node_info):
+        pod, cluster = pod_info.pod, self.handle.cluster
+        nodes = cluster.nodes  # name -> Node
+        for constraint in pod.spec.topology_spread_constraints:
+            if constraint.when_unsatisfiable != "DoNotSchedule":
+                continue
+            key = constraint.topology_key
+            here = node_info.node.metadata.labels.get(key)
+            if here is None:
+                return Status.unresolvable("node(s) didn't match pod topology spread constraints (missing required label)")
+            counts = {node.metadata.labels[key]: 0 for node in nodes.values() if key in node.metadata.labels}
+            for other in cluster.pods.values():
+                node = nodes.get(other.spec.node_name)
+                if (node is not None and key in node.metadata.labels
+                        and other.metadata.namespace == pod.metadata.namespace
+                        and label_selector_matches(constraint.label_selector, other.metadata.labels)):
+                    counts[node.metadata.labels[key]] += 1
+            self_match = 1 if label_selector_matches(constraint.label_selector, pod.metadata.labels) else 0
+            if counts[here] + self_match - min(counts.values()) > constraint.max_skew:
+                return Status.unschedulable("node(s) didn't match pod topology spread constraints")
+        return Status()

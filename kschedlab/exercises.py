@@ -312,7 +312,7 @@ def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequenc
                 got = _plugin_view(_plugin_run(path, pod, point, reference, answer, plugin_config), point,
                                    answer.name)
             except Exception as err:  # the student's code: report its error instead of raising
-                return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}"
+                return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}."
             for node in sorted(set(want) | set(got)):
                 if want.get(node) != got.get(node):
                     what = "verdict" if point == "filter" else "(raw, normalized) score"
@@ -359,7 +359,7 @@ def hint_task(plugin: str, event: str, manifests: str | Path, pod: str,
             try:
                 got = QueueingHint(int(answer(waiting, gone, None)))
             except Exception as err:  # the student's code: report its error instead of raising
-                return False, f"when {name} is deleted your hint raised {type(err).__name__}: {err}"
+                return False, f"when {name} is deleted your hint raised {type(err).__name__}: {err}."
             if got != want:
                 return False, f"when {name} is deleted your hint says {got.name}; {plugin}'s says {want.name}."
         return True, ""
@@ -415,7 +415,7 @@ def placement_task(reference: str, manifests: str | Path, groups: Sequence[str],
             try:
                 got = scores(group, answer)
             except Exception as err:  # the student's code: report its error instead of raising
-                return False, f"scheduling {group}, your plugin raised {type(err).__name__}: {err}"
+                return False, f"scheduling {group}, your plugin raised {type(err).__name__}: {err}."
             for placement in sorted(set(want) | set(got)):
                 if want.get(placement) != got.get(placement):
                     return False, (f"for {group} in {placement} your plugin's weighted score is "
@@ -453,7 +453,7 @@ def policy_task(reference: str, seed: int, nodes: int, pods: int) -> Callable[[A
             got = run(node_frame, pod_frame, lambda typical: answer(typical) if takes_typical else answer(),
                       seed=42, keep_placements=True).placements
         except Exception as err:  # the student's code: report its error instead of raising
-            return False, f"your policy raised {type(err).__name__}: {err}"
+            return False, f"your policy raised {type(err).__name__}: {err}."
         for pod in sorted(set(want) | set(got)):
             if got.get(pod) != want.get(pod):
                 return False, (f"{pod}: your policy places it at {got.get(pod, 'nothing')}; "

@@ -61,6 +61,8 @@ __all__ = [
     "hint_task",
     "placement_task",
     "policy_task",
+    "pre_enqueue_task",
+    "function_task",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -462,6 +464,97 @@ def policy_task(reference: str, seed: int, nodes: int, pods: int) -> Callable[[A
     return check
 
 
+def pre_enqueue_task(reference: str, manifests: str | Path, pods: Sequence[str],
+                     gates: dict[str, bool] | None = None) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a PreEnqueue plugin class that must agree with ``reference``.
+
+    The cluster of ``manifests`` (under :data:`DATASETS`, loaded with ``gates``) is built once;
+    ``reference`` and the student's plugin, both over that cluster, are asked about each pod of
+    ``pods``. Their status codes must be the same (``Success`` lets the pod into the queue,
+    ``UnschedulableAndUnresolvable`` holds it back).
+
+    >>> from kschedlab.plugins.scheduling_gates import SchedulingGates
+    >>> class Gate(SchedulingGates):
+    ...     name = "Gate"
+    >>> check = pre_enqueue_task("SchedulingGates", "course/04-gates.yaml", ["default/two-gates", "default/ungated"])
+    >>> check(Gate)
+    (True, '')
+    >>> check(SchedulingGates)
+    (False, "give your plugin a name of its own (not 'SchedulingGates').")
+    """
+    from kschedlab.cluster import Cluster
+    from kschedlab.features import FeatureGates
+    from kschedlab.framework.runtime import Handle
+    from kschedlab.framework.types import PodInfo
+    from kschedlab.plugins import in_tree_registry
+
+    cluster = Cluster.from_manifests(DATASETS / manifests, feature_gates=gates)
+    handle = Handle(FeatureGates(gates or {}), None, cluster)
+    in_tree = in_tree_registry()[reference].build(None, handle)
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, type) or not hasattr(answer, "pre_enqueue"):
+            return False, f"give a plugin class with pre_enqueue (class MyGate(Plugin): ...), not {answer!r}."
+        if getattr(answer, "name", reference) == reference:
+            return False, f"give your plugin a name of its own (not {reference!r})."
+        for pod in pods:
+            info = PodInfo.of(cluster.pods[pod])
+            want = in_tree.pre_enqueue(info).code
+            try:
+                got = answer(None, handle).pre_enqueue(info).code
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"asked about {pod}, your plugin raised {type(err).__name__}: {err}."
+            if got != want:
+                return False, f"for {pod} your plugin returns {got.name}; {reference} returns {want.name}."
+        return True, ""
+    return check
+
+
+def function_task(reference: str, cases: Sequence[Sequence[Any]],
+                  manifests: str | Path | None = None) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a function that must return what ``reference`` returns.
+
+    ``reference`` is ``"module:function"`` in kschedlab; the student's function and it are
+    called with the arguments of each of ``cases`` and must give equal results (of the same
+    type: Go's integers stay ints). With ``manifests`` (under :data:`DATASETS`), each case
+    names pods of that cluster, and the functions get those Pod objects (admitted, so with
+    their RuntimeClass overhead).
+
+    >>> check = function_task("kschedlab.scheduler.schedule_one:num_feasible_nodes_to_find", [[0, 50], [0, 1000]])
+    >>> check(lambda percentage, num_all_nodes: num_all_nodes)
+    (False, 'for (0, 1000) your function returns 1000; num_feasible_nodes_to_find returns 420.')
+    >>> check("420")
+    (False, "give a function, not '420'.")
+    >>> pods = function_task("kschedlab.api.resources:pod_requests", [["default/bare"]], "course/03-requests.yaml")
+    >>> ok, message = pods(lambda pod: {"cpu": 0, "memory": 0})
+    >>> ok, message.split("; ")[1]
+    (False, "pod_requests returns {'cpu': 100, 'memory': 41943040}.")
+    """
+    import importlib
+
+    module, name = reference.split(":")
+    in_tree = getattr(importlib.import_module(module), name)
+    calls: list[tuple[str, list[Any]]] = [(str(tuple(args)), list(args)) for args in cases]
+    if manifests is not None:
+        from kschedlab.cluster import Cluster
+
+        cluster = Cluster.from_manifests(DATASETS / manifests)
+        calls = [(", ".join(args), [cluster.pods[key] for key in args]) for args in cases]
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not callable(answer) or isinstance(answer, type):
+            return False, f"give a function, not {answer!r}."
+        for label, args in calls:
+            want = in_tree(*args)
+            try:
+                got = answer(*args)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"for {label} your function raised {type(err).__name__}: {err}."
+            if got != want or type(got) is not type(want):
+                return False, f"for {label} your function returns {got!r}; {name} returns {want!r}."
+        return True, ""
+    return check
+
 def explanation_given(answer: Any) -> tuple[bool, str]:
     """The check of an "explain why" exercise: any explanation of a few words is taken.
 
@@ -608,6 +701,10 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
         check = placement_task(entry["reference"], entry["manifests"], entry["groups"], entry["gates"])
     elif kind == "policy":
         check = policy_task(entry["reference"], entry["seed"], entry["nodes"], entry["pods"])
+    elif kind == "pre_enqueue":
+        check = pre_enqueue_task(entry["reference"], entry["manifests"], entry["pods"], entry.get("gates"))
+    elif kind == "function":
+        check = function_task(entry["reference"], entry["cases"], entry.get("manifests"))
     else:
         check = digest_equals(kind, entry["answer_sha256"], salt, choices)
     return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",

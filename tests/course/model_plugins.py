@@ -4,8 +4,10 @@ plugin that is always wrong; tests/course/test_exercise_answers.py checks both a
 from __future__ import annotations
 
 from kschedlab.api.meta import label_selector_matches
+from kschedlab.api.resources import resource_list
 from kschedlab.api.tolerations import tolerates
 from kschedlab.framework.interface import Plugin
+from kschedlab.framework.podgroups import get_pod_group, members
 from kschedlab.framework.status import Status
 from kschedlab.research.fgd.model import MAX_SPEC_CPU, MAX_SPEC_GPU
 from kschedlab.research.fgd.policies import Policy
@@ -174,3 +176,115 @@ class MySpread(Plugin):
             if counts[here] + self_match - min(counts.values()) > constraint.max_skew:
                 return Status.unschedulable("node(s) didn't match pod topology spread constraints")
         return Status()
+
+
+class MyPreferTaints(Plugin):
+    """TaintToleration's Score: count the PreferNoSchedule taints the pod does not tolerate; fewer is better."""
+
+    name = "MyPreferTaints"
+
+    def score(self, state, pod_info, node_info):
+        tolerations = [t for t in pod_info.pod.spec.tolerations if t.effect in (None, "", "PreferNoSchedule")]
+        count = sum(1 for taint in node_info.node.spec.taints if taint.effect == "PreferNoSchedule"
+                    and not any(tolerates(tol, taint) for tol in tolerations))
+        return count, Status()
+
+    def normalize_score(self, state, pod_info, scores):
+        highest = int(scores.max()) if len(scores) else 0
+        if highest == 0:
+            scores[:] = 100
+        else:
+            scores[:] = 100 - scores * 100 // highest
+        return Status()
+
+
+class MyGates(Plugin):
+    """SchedulingGates: hold a pod back while it has scheduling gates."""
+
+    name = "MyGates"
+
+    def pre_enqueue(self, pod_info):
+        gates = [gate.name for gate in pod_info.pod.spec.scheduling_gates]
+        if gates:
+            return Status.unresolvable(f"waiting for scheduling gates: [{' '.join(gates)}]")
+        return Status()
+
+
+class MyGang(Plugin):
+    """GangScheduling's PreEnqueue: a gang's pod waits until its PodGroup and minCount of its pods exist."""
+
+    name = "MyGang"
+
+    def pre_enqueue(self, pod_info):
+        pod = pod_info.pod
+        if pod.spec.scheduling_group is None:
+            return Status()
+        cluster, namespace = self.handle.cluster, pod.metadata.namespace or ""
+        name = pod.spec.scheduling_group.pod_group_name
+        group = get_pod_group(cluster, namespace, name)
+        if group is None:
+            return Status.unresolvable(f'waiting for pod\'s pod group "{name}" to appear in scheduling queue')
+        gang = group.spec.scheduling_policy.gang
+        if gang is not None and len(members(cluster, namespace, name)) < (gang.min_count or 0):
+            return Status.unresolvable("waiting for minCount pods from a gang to appear in scheduling queue")
+        return Status()
+
+
+class AdmitEverything(Plugin):
+    """A wrong answer to every PreEnqueue task."""
+
+    name = "AdmitEverything"
+
+    def pre_enqueue(self, pod_info):
+        return Status()
+
+
+def my_num_feasible_nodes_to_find(percentage, num_all_nodes):
+    """numFeasibleNodesToFind: every node below 100 nodes, else a share (adaptive when 0), at least 100."""
+    if num_all_nodes < 100:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, 5)
+    return max(num_all_nodes * percentage // 100, 100)
+
+
+def all_nodes(percentage, num_all_nodes):
+    """A wrong answer to the numFeasibleNodesToFind task: every node."""
+    return num_all_nodes
+
+
+def my_pod_requests(pod):
+    """A pod's requests as the scheduler counts them (no init containers): the containers' sum plus the overhead."""
+    total = {}
+    for container in pod.spec.containers:
+        for name, value in resource_list(container.resources.requests if container.resources else {}).items():
+            total[name] = total.get(name, 0) + value
+    for name, value in resource_list(pod.spec.overhead or {}).items():
+        total[name] = total.get(name, 0) + value
+    return total
+
+
+def my_scaled_value(value, total, round_up):
+    """intstr.GetScaledValueFromIntOrPercent: an int as is, a percentage of total rounded up or down."""
+    if isinstance(value, int):
+        return value
+    scaled = int(value[:-1]) * total
+    return -(-scaled // 100) if round_up else scaled // 100
+
+
+class MyPlacementFit(Plugin):
+    """NodeResourcesFit's PlacementScore: MostAllocated over the placement's summed cpu and memory."""
+
+    name = "MyPlacementFit"
+
+    def score_placement(self, state, group, assignments):
+        snapshot = self.handle.cluster.snapshot
+        nodes = [snapshot.node_info(name) for name in assignments.placement.node_names(snapshot)]
+        total = 0
+        for resource in ("cpu", "memory"):
+            capacity = sum(node.allocatable.get(resource, 0) for node in nodes)
+            requested = sum(node.requested.get(resource, 0) for node in nodes)
+            default = {"cpu": 100, "memory": 200 * 1024 * 1024}[resource]  # a pod asking for none counts as this
+            requested += sum(pod_info.requests.get(resource) or default for pod_info, _node in assignments.proposed)
+            total += min(requested, capacity) * 100 // capacity if capacity else 0
+        return total // 2, Status()

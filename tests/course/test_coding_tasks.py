@@ -28,6 +28,24 @@ class _RaisingPolicy(Policy):
         raise ValueError("no score")
 
 
+class _RaisingGate(Plugin):
+    name = "RaisingGate"
+
+    def pre_enqueue(self, pod_info):
+        return Status() if pod_info.pod.spec.scheduling_group is None else self.handle.no_such_field
+
+
+class _HoldEverything(Plugin):
+    name = "HoldEverything"
+
+    def pre_enqueue(self, pod_info):
+        return Status.unresolvable("held")
+
+
+def _float_share(percentage, num_all_nodes):
+    return num_all_nodes if num_all_nodes < 100 else max(num_all_nodes * max(percentage or 50, 5) / 100, 100)
+
+
 class _SameName(Plugin):
     name = "PodGroupPodsCount"
 
@@ -42,6 +60,14 @@ class _SameName(Plugin):
     ("16-podgroups-and-placement", 5, _SameName, "give your plugin a name of its own (not 'PodGroupPodsCount')"),
     ("16-podgroups-and-placement", 5, "MyPodsCount", "give a plugin class with score_placement"),
     ("19-reproducing-a-paper", 4, _RaisingPolicy, "your policy raised ValueError: no score."),
+    ("04-scheduling-readiness", 4, _HoldEverything,
+     "for default/ungated your plugin returns UnschedulableAndUnresolvable; SchedulingGates returns Success."),
+    ("04-scheduling-readiness", 4, "MyGates", "give a plugin class with pre_enqueue"),
+    ("09-gang-scheduling", 4, _RaisingGate, "asked about default/small-0, your plugin raised AttributeError"),
+    ("10-performance-tuning", 5, _float_share, "for (0, 1000) your function returns 500.0; "
+                                               "num_feasible_nodes_to_find returns 420."),
+    ("10-performance-tuning", 5, lambda percentage: 100, "for (0, 50) your function raised TypeError"),
+    ("07-framework", 4, Plugin, "give a plugin class"),
     ("19-reproducing-a-paper", 4, 3, "give a policy class (class MyPolicy(Policy): ...), not 3."),
 ])
 def test_a_wrong_answer_gets_a_sentence(notebook, number, answer, said):

@@ -63,6 +63,7 @@ __all__ = [
     "policy_task",
     "pre_enqueue_task",
     "function_task",
+    "selector_task",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -555,6 +556,52 @@ def function_task(reference: str, cases: Sequence[Sequence[Any]],
         return True, ""
     return check
 
+def selector_task(manifests: str | Path, digest: str, salt: str) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a DRA device selector (a CEL expression) that must pick exactly
+    the devices the exercise asks for.
+
+    The selector is compiled and evaluated, as the structured allocator does, on every device
+    of the ResourceSlices of ``manifests`` (under :data:`DATASETS`); the devices it picks
+    (``pool/device``, sorted, joined by commas) must have ``digest`` (salted with ``salt``), so
+    the expected devices are not stored anywhere. A compile or runtime error is reported in
+    CEL's words, as upstream would fail the claim.
+
+    >>> key = "node-1/gpu-0,node-1/gpu-1,node-2/gpu-0"
+    >>> check = selector_task("course/08-devices.yaml", answer_digest("demo#1", key), "demo#1")
+    >>> check('device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"')
+    (True, '')
+    >>> check('device.attributes["gpu.example.com"].model == "a100"')
+    (False, 'on node-2-nics/nic-0 your selector fails: no such key: model.')
+    >>> check('device.driver == "gpu.example.com"')[1]
+    'your selector picks node-1/gpu-0, node-1/gpu-1, node-1/gpu-2, node-2/gpu-0, node-2/gpu-1: not the devices asked for.'
+    """
+    from kschedlab.api.dracel import CELError, compile_selector, device_view
+    from kschedlab.cluster import Cluster
+
+    cluster = Cluster.from_manifests(DATASETS / manifests)
+    devices = [(f"{sl.spec.pool.name}/{d.name}", device_view(sl.spec.driver, d))
+               for sl in (cluster.objects.get("ResourceSlice") or {}).values() for d in sl.spec.devices]
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, str):
+            return False, f"give the selector as a string of CEL, not {answer!r}."
+        try:
+            selector = compile_selector(answer)
+        except CELError as err:
+            return False, f"your selector does not compile: {err}."
+        picked = []
+        for name, view in devices:
+            try:
+                if selector.matches(view):
+                    picked.append(name)
+            except CELError as err:
+                return False, f"on {name} your selector fails: {err}."
+        if answer_digest(salt, ",".join(sorted(picked))) == digest:
+            return True, ""
+        return False, f"your selector picks {', '.join(sorted(picked)) or 'no device'}: not the devices asked for."
+    return check
+
+
 def explanation_given(answer: Any) -> tuple[bool, str]:
     """The check of an "explain why" exercise: any explanation of a few words is taken.
 
@@ -703,6 +750,8 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
         check = policy_task(entry["reference"], entry["seed"], entry["nodes"], entry["pods"])
     elif kind == "pre_enqueue":
         check = pre_enqueue_task(entry["reference"], entry["manifests"], entry["pods"], entry.get("gates"))
+    elif kind == "selector":
+        check = selector_task(entry["manifests"], entry["answer_sha256"], salt)
     elif kind == "function":
         check = function_task(entry["reference"], entry["cases"], entry.get("manifests"))
     else:

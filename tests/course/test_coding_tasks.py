@@ -68,6 +68,12 @@ class _SameName(Plugin):
                                                "num_feasible_nodes_to_find returns 420."),
     ("10-performance-tuning", 5, lambda percentage: 100, "for (0, 50) your function raised TypeError"),
     ("07-framework", 4, Plugin, "give a plugin class"),
+    ("08-dynamic-resource-allocation", 6, 'device.attributes["gpu.example.com"].model == "a100"',
+     "on node-2-nics/nic-0 your selector fails: no such key: model."),
+    ("08-dynamic-resource-allocation", 6, 'device.driver = "gpu.example.com"', "your selector does not compile"),
+    ("08-dynamic-resource-allocation", 6,
+     'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"',
+     "your selector picks node-1/gpu-0, node-1/gpu-1, node-2/gpu-0: not the devices asked for."),
     ("19-reproducing-a-paper", 4, 3, "give a policy class (class MyPolicy(Policy): ...), not 3."),
 ])
 def test_a_wrong_answer_gets_a_sentence(notebook, number, answer, said):

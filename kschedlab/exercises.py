@@ -58,6 +58,12 @@ __all__ = [
     "answer_digest",
     "digest_equals",
     "plugin_task",
+    "hint_task",
+    "placement_task",
+    "policy_task",
+    "pre_enqueue_task",
+    "function_task",
+    "selector_task",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -248,18 +254,24 @@ def digest_equals(kind: str, digest: str, salt: str, choices: Sequence[str] = ()
     return check
 
 
-def _plugin_run(manifests: Path, pod: str, point: str, reference: str, plugin: type | None):
-    """Schedule ``pod``; with ``plugin``, it replaces ``reference`` at ``point`` in the default profile."""
+def _plugin_run(manifests: Path, pod: str, point: str, reference: str, plugin: type | None,
+                plugin_config: Sequence[dict] = ()):
+    """Schedule ``pod``; with ``plugin``, it replaces ``reference`` at ``point`` in the default profile
+    (``plugin_config``: the profile's ``pluginConfig``, for both runs)."""
     from kschedlab.cluster import Cluster
     from kschedlab.scheduler import Scheduler
 
     config, registry = None, None
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler"}
+    if plugin_config:
+        profile["pluginConfig"] = list(plugin_config)
     if plugin is not None:
         entry = {"name": plugin.name, **({"weight": 1} if point == "score" else {})}
-        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                  "profiles": [{"schedulerName": "default-scheduler", "plugins": {
-                      point: {"disabled": [{"name": reference}], "enabled": [entry]}}}]}
+        profile["plugins"] = {point: {"disabled": [{"name": reference}], "enabled": [entry]}}
         registry = {plugin.name: plugin}
+    if len(profile) > 1:
+        config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                  "profiles": [profile]}
     return Scheduler(Cluster.from_manifests(manifests), config, registry=registry, seed=0).schedule_one(pod)
 
 
@@ -271,13 +283,15 @@ def _plugin_view(result, point: str, name: str) -> dict[str, Any]:
             if name in row}
 
 
-def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str]) -> Callable[[Any], tuple[bool, str]]:
+def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str],
+                plugin_config: Sequence[dict] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A check for a coding task: a Filter or Score plugin class that must agree with ``reference``.
 
     Each pod of ``manifests`` (under :data:`DATASETS`) is scheduled twice with the default
     profile: as is, and with the student's plugin in place of the in-tree ``reference`` at
     ``point``. The verdicts per node (Filter) or raw and normalized scores per node (Score)
-    must be the same.
+    must be the same. ``plugin_config`` (a profile's ``pluginConfig``) configures both runs, for
+    instance NodeResourcesFit's scoring strategy.
 
     >>> from kschedlab.plugins.node_unschedulable import NodeUnschedulable
     >>> class Cordon(NodeUnschedulable):
@@ -296,17 +310,295 @@ def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequenc
         if getattr(answer, "name", reference) == reference:
             return False, f"give your plugin a name of its own (not {reference!r})."
         for pod in pods:
-            want = _plugin_view(_plugin_run(path, pod, point, reference, None), point, reference)
+            want = _plugin_view(_plugin_run(path, pod, point, reference, None, plugin_config), point, reference)
             try:
-                got = _plugin_view(_plugin_run(path, pod, point, reference, answer), point, answer.name)
+                got = _plugin_view(_plugin_run(path, pod, point, reference, answer, plugin_config), point,
+                                   answer.name)
             except Exception as err:  # the student's code: report its error instead of raising
-                return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}"
+                return False, f"scheduling {pod}, your plugin raised {type(err).__name__}: {err}."
             for node in sorted(set(want) | set(got)):
                 if want.get(node) != got.get(node):
                     what = "verdict" if point == "filter" else "(raw, normalized) score"
                     return False, (f"for {pod} on {node} your plugin's {what} is {got.get(node)}; "
                                    f"{reference}'s is {want.get(node)}.")
         return True, ""
+    return check
+
+
+def hint_task(plugin: str, event: str, manifests: str | Path, pod: str,
+              deleted: Sequence[str]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a QueueingHint that must agree with ``plugin``'s hint for ``event``.
+
+    ``pod`` of ``manifests`` (under :data:`DATASETS`) waits, rejected by ``plugin``; each pod of
+    ``deleted`` is deleted in turn, and the student's hint ``hint(pod_info, old_obj, new_obj)``
+    and the in-tree one are asked whether that deletion may make ``pod`` schedulable. Both
+    must say the same (``QueueingHint.Queue`` or ``QueueingHint.QueueSkip``) every time.
+
+    >>> from kschedlab.framework.events import QueueingHint
+    >>> check = hint_task("NodeResourcesFit", "AssignedPodDelete", "course/12-deleted-pods.yaml",
+    ...                   "default/preemptor", ["default/bound", "default/pending"])
+    >>> check(lambda pod_info, old_obj, new_obj: QueueingHint.Queue)
+    (False, "when default/pending is deleted your hint says Queue; NodeResourcesFit's says QueueSkip.")
+    >>> check("Queue")
+    (False, "give a function hint(pod_info, old_obj, new_obj), not 'Queue'.")
+    """
+    from kschedlab.cluster import Cluster
+    from kschedlab.framework.events import QueueingHint
+    from kschedlab.framework.runtime import Framework
+    from kschedlab.framework.types import PodInfo
+    from kschedlab.queue.hints import plugin_hints
+
+    framework = Framework({})
+    reference = next(fn for ev, fn in plugin_hints(framework.plugins[plugin]) or [] if ev.label == event)
+    cluster = Cluster.from_manifests(DATASETS / manifests)
+    waiting = PodInfo.of(cluster.pods[pod])
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not callable(answer) or isinstance(answer, type):
+            return False, f"give a function hint(pod_info, old_obj, new_obj), not {answer!r}."
+        for name in deleted:
+            gone = cluster.pods[name]
+            want = QueueingHint(int(reference(waiting, gone, None)))
+            try:
+                got = QueueingHint(int(answer(waiting, gone, None)))
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"when {name} is deleted your hint raised {type(err).__name__}: {err}."
+            if got != want:
+                return False, f"when {name} is deleted your hint says {got.name}; {plugin}'s says {want.name}."
+        return True, ""
+    return check
+
+
+def placement_task(reference: str, manifests: str | Path, groups: Sequence[str],
+                   gates: dict[str, bool]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a PlacementScore plugin class that must agree with ``reference``.
+
+    Each PodGroup of ``groups`` in ``manifests`` (under :data:`DATASETS`, loaded with ``gates``)
+    is scheduled on a fresh cluster twice: with the default profile, and with the student's
+    plugin in place of ``reference`` at ``placementScore`` (weight 1). Every candidate placement
+    must get the same weighted score (after ``normalize_placement_score``).
+
+    >>> from kschedlab.plugins.podgroup_pods_count import PodGroupPodsCount
+    >>> class Count(PodGroupPodsCount):
+    ...     name = "Count"
+    >>> gates = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
+    >>> check = placement_task("PodGroupPodsCount", "course/16-racks.yaml", ["podgroup/ml/training"], gates)
+    >>> check(Count)
+    (True, '')
+    """
+    path = DATASETS / manifests
+
+    def scores(group: str, plugin: type | None) -> dict[str, Any]:
+        import pandas as pd
+
+        from kschedlab.cluster import Cluster
+        from kschedlab.scheduler import Scheduler
+        from kschedlab.viz.podgroup import placement_scores
+
+        config, registry, column = None, None, reference
+        if plugin is not None:
+            config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                      "profiles": [{"schedulerName": "default-scheduler", "plugins": {"placementScore": {
+                          "disabled": [{"name": reference}], "enabled": [{"name": plugin.name, "weight": 1}]}}}]}
+            registry, column = {plugin.name: plugin}, plugin.name
+        cluster = Cluster.from_manifests(path, feature_gates=gates)
+        result = Scheduler(cluster, config, registry=registry, gates=gates, seed=0).schedule_pod_group(group)
+        table = placement_scores(result)
+        if column not in table:
+            return {}
+        return {row["placement"]: None if pd.isna(row[column]) else int(row[column]) for _, row in table.iterrows()}
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, type) or not hasattr(answer, "score_placement"):
+            return False, f"give a plugin class with score_placement (class MyScore(Plugin): ...), not {answer!r}."
+        if getattr(answer, "name", reference) == reference:
+            return False, f"give your plugin a name of its own (not {reference!r})."
+        for group in groups:
+            want = scores(group, None)
+            try:
+                got = scores(group, answer)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"scheduling {group}, your plugin raised {type(err).__name__}: {err}."
+            for placement in sorted(set(want) | set(got)):
+                if want.get(placement) != got.get(placement):
+                    return False, (f"for {group} in {placement} your plugin's weighted score is "
+                                   f"{got.get(placement)}; {reference}'s is {want.get(placement)}.")
+        return True, ""
+    return check
+
+
+def policy_task(reference: str, seed: int, nodes: int, pods: int) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task of notebook 19: a packing policy that must place every pod as
+    ``reference`` does, on the synthetic openb sample ``sample_frames(seed, nodes, pods)``.
+
+    The policy is a :class:`~kschedlab.research.fgd.policies.Policy` class; its constructor may
+    take the typical pods (as FGD's does) or nothing.
+
+    >>> from kschedlab.research.fgd.policies import DotProduct
+    >>> class Tetris(DotProduct):
+    ...     name = "Tetris"
+    >>> policy_task("DotProduct", 5, 20, 90)(Tetris)
+    (True, '')
+    """
+    from kschedlab.research.fgd.experiment import run
+    from kschedlab.research.fgd.openb import sample_frames
+
+    node_frame, pod_frame = sample_frames(seed=seed, nodes=nodes, pods=pods)
+
+    def check(answer: Any) -> tuple[bool, str]:
+        import inspect
+
+        if not isinstance(answer, type) or not hasattr(answer, "score"):
+            return False, f"give a policy class (class MyPolicy(Policy): ...), not {answer!r}."
+        takes_typical = len(inspect.signature(answer).parameters) > 0
+        want = run(node_frame, pod_frame, reference, seed=42, keep_placements=True).placements
+        try:
+            got = run(node_frame, pod_frame, lambda typical: answer(typical) if takes_typical else answer(),
+                      seed=42, keep_placements=True).placements
+        except Exception as err:  # the student's code: report its error instead of raising
+            return False, f"your policy raised {type(err).__name__}: {err}."
+        for pod in sorted(set(want) | set(got)):
+            if got.get(pod) != want.get(pod):
+                return False, (f"{pod}: your policy places it at {got.get(pod, 'nothing')}; "
+                               f"{reference} at {want.get(pod, 'nothing')} (node, GPUs).")
+        return True, ""
+    return check
+
+
+def pre_enqueue_task(reference: str, manifests: str | Path, pods: Sequence[str],
+                     gates: dict[str, bool] | None = None) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a PreEnqueue plugin class that must agree with ``reference``.
+
+    The cluster of ``manifests`` (under :data:`DATASETS`, loaded with ``gates``) is built once;
+    ``reference`` and the student's plugin, both over that cluster, are asked about each pod of
+    ``pods``. Their status codes must be the same (``Success`` lets the pod into the queue,
+    ``UnschedulableAndUnresolvable`` holds it back).
+
+    >>> from kschedlab.plugins.scheduling_gates import SchedulingGates
+    >>> class Gate(SchedulingGates):
+    ...     name = "Gate"
+    >>> check = pre_enqueue_task("SchedulingGates", "course/04-gates.yaml", ["default/two-gates", "default/ungated"])
+    >>> check(Gate)
+    (True, '')
+    >>> check(SchedulingGates)
+    (False, "give your plugin a name of its own (not 'SchedulingGates').")
+    """
+    from kschedlab.cluster import Cluster
+    from kschedlab.features import FeatureGates
+    from kschedlab.framework.runtime import Handle
+    from kschedlab.framework.types import PodInfo
+    from kschedlab.plugins import in_tree_registry
+
+    cluster = Cluster.from_manifests(DATASETS / manifests, feature_gates=gates)
+    handle = Handle(FeatureGates(gates or {}), None, cluster)
+    in_tree = in_tree_registry()[reference].build(None, handle)
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, type) or not hasattr(answer, "pre_enqueue"):
+            return False, f"give a plugin class with pre_enqueue (class MyGate(Plugin): ...), not {answer!r}."
+        if getattr(answer, "name", reference) == reference:
+            return False, f"give your plugin a name of its own (not {reference!r})."
+        for pod in pods:
+            info = PodInfo.of(cluster.pods[pod])
+            want = in_tree.pre_enqueue(info).code
+            try:
+                got = answer(None, handle).pre_enqueue(info).code
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"asked about {pod}, your plugin raised {type(err).__name__}: {err}."
+            if got != want:
+                return False, f"for {pod} your plugin returns {got.name}; {reference} returns {want.name}."
+        return True, ""
+    return check
+
+
+def function_task(reference: str, cases: Sequence[Sequence[Any]],
+                  manifests: str | Path | None = None) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a function that must return what ``reference`` returns.
+
+    ``reference`` is ``"module:function"`` in kschedlab; the student's function and it are
+    called with the arguments of each of ``cases`` and must give equal results (of the same
+    type: Go's integers stay ints). With ``manifests`` (under :data:`DATASETS`), each case
+    names pods of that cluster, and the functions get those Pod objects (admitted, so with
+    their RuntimeClass overhead).
+
+    >>> check = function_task("kschedlab.scheduler.schedule_one:num_feasible_nodes_to_find", [[0, 50], [0, 1000]])
+    >>> check(lambda percentage, num_all_nodes: num_all_nodes)
+    (False, 'for (0, 1000) your function returns 1000; num_feasible_nodes_to_find returns 420.')
+    >>> check("420")
+    (False, "give a function, not '420'.")
+    >>> pods = function_task("kschedlab.api.resources:pod_requests", [["default/bare"]], "course/03-requests.yaml")
+    >>> ok, message = pods(lambda pod: {"cpu": 0, "memory": 0})
+    >>> ok, message.split("; ")[1]
+    (False, "pod_requests returns {'cpu': 100, 'memory': 41943040}.")
+    """
+    import importlib
+
+    module, name = reference.split(":")
+    in_tree = getattr(importlib.import_module(module), name)
+    calls: list[tuple[str, list[Any]]] = [(str(tuple(args)), list(args)) for args in cases]
+    if manifests is not None:
+        from kschedlab.cluster import Cluster
+
+        cluster = Cluster.from_manifests(DATASETS / manifests)
+        calls = [(", ".join(args), [cluster.pods[key] for key in args]) for args in cases]
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not callable(answer) or isinstance(answer, type):
+            return False, f"give a function, not {answer!r}."
+        for label, args in calls:
+            want = in_tree(*args)
+            try:
+                got = answer(*args)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"for {label} your function raised {type(err).__name__}: {err}."
+            if got != want or type(got) is not type(want):
+                return False, f"for {label} your function returns {got!r}; {name} returns {want!r}."
+        return True, ""
+    return check
+
+def selector_task(manifests: str | Path, digest: str, salt: str) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a DRA device selector (a CEL expression) that must pick exactly
+    the devices the exercise asks for.
+
+    The selector is compiled and evaluated, as the structured allocator does, on every device
+    of the ResourceSlices of ``manifests`` (under :data:`DATASETS`); the devices it picks
+    (``pool/device``, sorted, joined by commas) must have ``digest`` (salted with ``salt``), so
+    the expected devices are not stored anywhere. A compile or runtime error is reported in
+    CEL's words, as upstream would fail the claim.
+
+    >>> key = "node-1/gpu-0,node-1/gpu-1,node-2/gpu-0"
+    >>> check = selector_task("course/08-devices.yaml", answer_digest("demo#1", key), "demo#1")
+    >>> check('device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"')
+    (True, '')
+    >>> check('device.attributes["gpu.example.com"].model == "a100"')
+    (False, 'on node-2-nics/nic-0 your selector fails: no such key: model.')
+    >>> check('device.driver == "gpu.example.com"')[1]
+    'your selector picks node-1/gpu-0, node-1/gpu-1, node-1/gpu-2, node-2/gpu-0, node-2/gpu-1: not the devices asked for.'
+    """
+    from kschedlab.api.dracel import CELError, compile_selector, device_view
+    from kschedlab.cluster import Cluster
+
+    cluster = Cluster.from_manifests(DATASETS / manifests)
+    devices = [(f"{sl.spec.pool.name}/{d.name}", device_view(sl.spec.driver, d))
+               for sl in (cluster.objects.get("ResourceSlice") or {}).values() for d in sl.spec.devices]
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not isinstance(answer, str):
+            return False, f"give the selector as a string of CEL, not {answer!r}."
+        try:
+            selector = compile_selector(answer)
+        except CELError as err:
+            return False, f"your selector does not compile: {err}."
+        picked = []
+        for name, view in devices:
+            try:
+                if selector.matches(view):
+                    picked.append(name)
+            except CELError as err:
+                return False, f"on {name} your selector fails: {err}."
+        if answer_digest(salt, ",".join(sorted(picked))) == digest:
+            return True, ""
+        return False, f"your selector picks {', '.join(sorted(picked)) or 'no device'}: not the devices asked for."
     return check
 
 
@@ -448,7 +740,20 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
     if kind == "explain":
         check = explanation_given
     elif kind == "plugin":
-        check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"])
+        check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"],
+                            entry.get("plugin_config", ()))
+    elif kind == "hint":
+        check = hint_task(entry["plugin"], entry["event"], entry["manifests"], entry["pod"], entry["deleted"])
+    elif kind == "placement":
+        check = placement_task(entry["reference"], entry["manifests"], entry["groups"], entry["gates"])
+    elif kind == "policy":
+        check = policy_task(entry["reference"], entry["seed"], entry["nodes"], entry["pods"])
+    elif kind == "pre_enqueue":
+        check = pre_enqueue_task(entry["reference"], entry["manifests"], entry["pods"], entry.get("gates"))
+    elif kind == "selector":
+        check = selector_task(entry["manifests"], entry["answer_sha256"], salt)
+    elif kind == "function":
+        check = function_task(entry["reference"], entry["cases"], entry.get("manifests"))
     else:
         check = digest_equals(kind, entry["answer_sha256"], salt, choices)
     return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",

@@ -14,7 +14,8 @@ What keeps the files stable from run to run:
 - no execution timestamps (``record_timing=False``) and no widget state;
 - the random ``model_id`` of displayed widgets is dropped (nbval ignores
   it anyway; the widgets' text repr stays and is compared);
-- the kernel runs with the notebook's directory as working directory.
+- the kernel runs with the notebook's directory as working directory;
+- consecutive stream outputs are merged (a busy kernel splits prints differently).
 """
 
 from __future__ import annotations
@@ -37,11 +38,32 @@ def execute(path: Path, timeout: int = 600) -> None:
     client.execute()
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if "outputs" in cell:
+            cell.outputs = _coalesce_streams(cell.outputs)
         for out in cell.get("outputs", []):
             if "data" in out:
                 out["data"].pop(WIDGET_VIEW, None)
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, path)
+
+
+def _coalesce_streams(outputs: list) -> list:
+    """One stream output per run of ``print``s: how a busy kernel splits them into messages varies.
+
+    >>> import nbformat
+    >>> outs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in ("a", "b\\n")]
+    >>> [o.text for o in _coalesce_streams(outs)]
+    ['ab\\n']
+    """
+    merged: list = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
+                and last.get("name") == out.get("name")):
+            last["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
 
 
 def main(argv: list[str]) -> int:

@@ -19,9 +19,9 @@ the same Filter outcome (a node the fused check does not clear is filtered again
 themselves, so every failure keeps its plugin, code and reasons), the same raw and normalized
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
-Score plugins of one's own (a researcher's, at no other of these points) are called as the
-framework calls them, beside the fused answers. InterPodAffinity and PodTopologySpread
-(:data:`LIVE`) likewise, when the pod has pod affinity, anti-affinity or spread constraints,
+Score plugins of one's own (a researcher's) are called as the framework calls them, beside the
+fused answers; so are PreFilter, Filter and PreScore plugins of one's own, in every cycle, and
+InterPodAffinity and PodTopologySpread (:data:`LIVE`) when the pod has pod affinity, anti-affinity or spread constraints,
 default spreading selects it, or placed pods have affinity: their PreFilter, Filter, PreScore,
 Score and NormalizeScore run by themselves, the fused check clears the other plugins, and a node
 it clears takes its status from the live plugins' verdicts (:attr:`CyclePlan.live`). Any other
@@ -178,6 +178,8 @@ class FastPath:
         self._plans: dict[tuple, CyclePlan] = {}
         #: Score plugins of one's own (called as the framework calls them)
         self.custom_scores = _custom_scores(fw)
+        #: PreFilter, Filter and PreScore plugins of one's own: live in every cycle (see :data:`LIVE`)
+        self.custom_live = frozenset(_custom_plugins(fw))
         #: the resource scores are LeastAllocated over cpu and memory and BalancedAllocation (kept per node)
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
@@ -195,18 +197,18 @@ class FastPath:
     def for_framework(cls, fw: Framework) -> "FastPath | None":
         """The fast path of ``fw``, or None when its profile is outside what the path models.
 
-        Plugins of the path's points must be the in-tree ones it knows, but for Score plugins of
-        one's own (at no other of these points): the path calls them as the framework would."""
+        Plugins of the path's points are the in-tree ones it knows, or plugins of one's own (under
+        a name no in-tree plugin of these points has): the path calls those as the framework would,
+        a PreFilter, Filter or PreScore of one's own in every cycle beside the fused answers, as the
+        plugins of :data:`LIVE` run."""
         for point in ("preFilter", "filter", "preScore"):
             for plugin in fw.points[point]:
-                if type(plugin) is not KNOWN.get(plugin.name):
+                if plugin.name in KNOWN and type(plugin) is not KNOWN[plugin.name]:
                     return None
-        custom = _custom_scores(fw)
-        if custom & {p.name for p in fw.points["preFilter"] + fw.points["filter"]}:
-            return None
+        custom = _custom_scores(fw) | _custom_plugins(fw)
         names = {point: {p.name for p in fw.points[point]} for point in ("preFilter", "filter", "preScore", "score")}
         # a plugin skipped by its PreFilter / PreScore must run that point to be skipped
-        if not (names["filter"] - _FILTER_FUSED) <= (names["preFilter"] & _PRE_FILTER_SKIP):
+        if not (names["filter"] - _FILTER_FUSED - custom) <= (names["preFilter"] & _PRE_FILTER_SKIP):
             return None
         if not (names["score"] - _SCORE_FUSED - custom) <= (names["preScore"] & _PRE_SCORE_SKIP):
             return None
@@ -311,7 +313,7 @@ class FastPath:
         """The plugins of :data:`LIVE` that may have work for ``pod`` in this cycle (they then run
         by themselves and answer Skip or not, as on the plugin-by-plugin path); None when the
         pod must take that path."""
-        live = set()
+        live = set(self.custom_live)
         plugins = self.plugins
         ipa = plugins.get(InterPodAffinity.name)
         if ipa is not None:
@@ -334,7 +336,7 @@ class FastPath:
                     live.add(PodTopologySpread.name)
             except ValueError:
                 return None
-        if live and not self._live_points(live):
+        if not self._live_points(live - self.custom_live):
             return None
         return frozenset(live)
 
@@ -492,21 +494,34 @@ class FastPath:
 
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
-        the fused check clears the nodes that pass; the plugins filter the others."""
+        the fused check clears the nodes that pass, and the live plugins, in Filter order, see those
+        a live plugin before them passed (the nodes the framework would hand them); the plugins
+        filter the nodes the fused check does not clear. A live verdict of Error makes the
+        framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        live = [(plan.filter_names.index(name), filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows))
-                for name in plan.live_filter]
-        if any((v.codes == Code.Error).any() for _, v in live):  # the framework reports it (or not) in order
-            live_ok = np.logical_and.reduce([v.codes == 0 for _, v in live])
-            ok, live = live_ok if ok is None else ok & live_ok, []
-        if ok is None and all(v.all_pass for _, v in live):
+        live = []  # (plugin index, positions in rows, verdicts there)
+        at = None if ok is None else np.flatnonzero(ok)
+        for name in plan.live_filter:
+            if at is not None and not len(at):
+                break
+            verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
+            if verdicts.all_pass:
+                continue
+            codes = verdicts.codes
+            if (codes == Code.Error).any():
+                return self.fw.run_filter(state, pod_info, snapshot, rows)
+            where = np.arange(n) if at is None else at
+            failed = codes != 0
+            live.append((plan.filter_names.index(name), where[failed], verdicts, failed))
+            at = where[~failed]
+        if ok is None and not live:
             return self.all_passed(plan, rows)
         fail_plugin = np.full(n, -1, np.int16)
         fail_code = np.zeros(n, np.int8)
         fail_reason = np.full(n, -1, np.int32)
         reasons: list = []
-        if ok is not None:  # the plugins filter the nodes the fused check does not clear
+        if ok is not None and not ok.all():  # the plugins filter the nodes the fused check does not clear
             doubtful = np.flatnonzero(~ok)
             checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
             fail_plugin[doubtful] = checked.fail_plugin
@@ -514,17 +529,12 @@ class FastPath:
             fail_reason[doubtful] = checked.fail_reason
             reasons = list(checked.reasons)
         # a node every fused plugin passes fails at the first live plugin that rejects it
-        remaining = np.ones(n, bool) if ok is None else ok.copy()
-        for index, verdicts in live:
-            failed = np.flatnonzero(remaining & (verdicts.codes != 0))
-            if not len(failed):
-                continue
-            fail_plugin[failed] = index
-            fail_code[failed] = verdicts.codes[failed]
+        for index, failed_at, verdicts, failed in live:
+            fail_plugin[failed_at] = index
+            fail_code[failed_at] = verdicts.codes[failed]
             r = verdicts.reason_idx[failed]
-            fail_reason[failed] = np.where(r >= 0, r + len(reasons), -1)
+            fail_reason[failed_at] = np.where(r >= 0, r + len(reasons), -1)
             reasons.extend(verdicts.reasons)
-            remaining[failed] = False
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
@@ -674,6 +684,12 @@ def _all_passed(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _custom_scores(fw: Framework) -> set[str]:
     """The names of ``fw``'s Score plugins that are not the in-tree ones the path knows."""
     return {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
+
+
+def _custom_plugins(fw: Framework) -> set[str]:
+    """The names of ``fw``'s PreFilter, Filter and PreScore plugins that are not in-tree ones."""
+    return {p.name for point in ("preFilter", "filter", "preScore") for p in fw.points[point]
+            if type(p) is not KNOWN.get(p.name)}
 
 
 def _keep(store: dict, key, value):

@@ -452,6 +452,8 @@ class Scheduler:
         parts = []
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
+        if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
+            size = max(size, fast.first_chunk(to_find, n))
         while begin < n and found < to_find:
             chunk = _rotated(rows, start, begin, size)
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
@@ -459,6 +461,8 @@ class Scheduler:
             parts.append(part)
             passed = int(part.passed.sum())
             if not parts[1:] and passed == len(chunk):  # the first nodes all passed
+                if fast is not None and plan.live_filter:
+                    fast.filtered(passed, passed)
                 outcome = part.head(to_find) if len(chunk) > to_find else part
                 trace.filter = outcome
                 return outcome.rows
@@ -467,6 +471,8 @@ class Scheduler:
             size *= 2
         outcome = FilterOutcome.concat(parts)
         passed = np.flatnonzero(outcome.passed)
+        if fast is not None and plan.live_filter:
+            fast.filtered(len(passed), len(outcome.rows))
         if len(passed) > to_find:
             outcome = outcome.head(int(passed[to_find - 1]) + 1)
             passed = passed[:to_find]

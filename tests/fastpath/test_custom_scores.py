@@ -1,7 +1,7 @@
 """Score plugins of one's own on the fused fast path: the path keeps serving the in-tree plugins
 and calls the custom ones as the framework does (raw scores, NormalizeScore, range check), so
-every attempt reads the same as on the plugin-by-plugin path; a custom plugin at any other of the
-path's points turns the path off."""
+every attempt reads the same as on the plugin-by-plugin path (custom PreFilter, Filter and PreScore
+plugins: ``test_custom_filters``)."""
 
 from __future__ import annotations
 

@@ -155,6 +155,9 @@ class CyclePlan:
     #: the live plugins left at Filter and at Score once their PreFilter / PreScore answered
     live_filter: tuple = ()
     live_score: tuple = ()
+    #: the live plugins' PreFilter answers of this cycle (name -> (result, status)), their data in
+    #: the cycle state; None once the framework's whole PreFilter ran (the state is then complete)
+    pre_filter_ran: dict | None = None
 
 
 class FastPath:
@@ -391,12 +394,14 @@ class FastPath:
     def run_pre_filter(self, plan: CyclePlan, state, pod_info):
         """As :meth:`Framework.run_pre_filter` returns for this pod: all nodes, Success, the log.
         The live plugins' PreFilter runs here; when one answers neither Success nor Skip, or
-        names nodes, the framework runs the whole PreFilter again and its answer is returned."""
+        names nodes, the framework runs the whole PreFilter (:meth:`complete_pre_filter`: the live
+        plugins already called are not called again) and its answer is returned."""
         state.skip_filter.update(plan.skip_filter)
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
         if VolumeBinding.name in self.pre_filter:
             state[VolumeBinding.name] = SKIP_STATE
+        ran = plan.pre_filter_ran = {}
         if not plan.live:
             return PreFilterResult(), Status(), list(plan.pre_filter_log), []
         log = []
@@ -405,17 +410,29 @@ class FastPath:
             if status is None:
                 res, status = self.plugins[name].pre_filter(state, pod_info, plan.snapshot)
                 status = (status or Status()).with_plugin(name)
+                ran[name] = (res, status)
                 if status.is_skip():
                     state.skip_filter.add(name)
                 elif not status.is_success() or (res is not None and not res.all_nodes()):
-                    state.clear()
-                    state.skip_filter.clear()
-                    answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot)
+                    answer = self.complete_pre_filter(plan, state, pod_info)
                     break
             log.append((name, status))
         plan.filter_names = [n for n in self.filter if n not in state.skip_filter]
         plan.live_filter = tuple(n for n in plan.filter_names if n in plan.live)
         return answer if answer is not None else (PreFilterResult(), Status(), log, [])
+
+    def complete_pre_filter(self, plan: CyclePlan, state, pod_info):
+        """Run the framework's PreFilter for this cycle, the live plugins answering from
+        :attr:`CyclePlan.pre_filter_ran` (each PreFilter is called once a cycle), so the cycle
+        state is the plugin-by-plugin path's; its answer, or None when it had run already."""
+        if plan.pre_filter_ran is None:
+            return None
+        for name in (NodeResourcesFit.name, VolumeBinding.name):  # the fused answers' entries
+            state.pop(name, None)
+        state.skip_filter.clear()
+        answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot, ran=plan.pre_filter_ran)
+        plan.pre_filter_ran = None
+        return answer
 
     # -- Filter ------------------------------------------------------------------------------
     def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:

@@ -400,7 +400,9 @@ class Scheduler:
         trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:
             if plan is not None:  # PostFilter reads what the PreFilter plugins leave in the cycle state
-                self._complete_state(fw, state, pod_info, snapshot, trace)
+                answer = fast.complete_pre_filter(plan, state, pod_info)
+                if answer is not None:
+                    trace.prefilter = answer[2]
             return None, diagnosis
         node = self._select(fw, state, pod_info, snapshot, feasible, trace, plan)
         if fw.batch is not None:
@@ -416,15 +418,6 @@ class Scheduler:
         if fw.batch is not None:
             fw.batch.store_schedule_results(signature, hint, node, others, self.scheduling_cycle, self.clock(),
                                             trace.batch)
-
-    @staticmethod
-    def _complete_state(fw, state, pod_info, snapshot, trace: CycleTrace) -> None:
-        """After a fast cycle found no node: run the PreFilter plugins themselves, so that the
-        cycle state PostFilter reads is the one of the plugin-by-plugin path (same statuses)."""
-        state.clear()
-        state.skip_filter.clear()
-        _, _, log, _ = fw.run_pre_filter(state, pod_info, snapshot)
-        trace.prefilter = log
 
     def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace,
                                       plan: CyclePlan | None = None):

@@ -159,3 +159,30 @@ def test_a_custom_plugin_under_an_in_tree_name_keeps_the_plugin_by_plugin_path()
     cluster = Cluster([node(i, ZONES[i % 3]) for i in range(4)])
     assert Scheduler(cluster, registry={"NodeResourcesFit": MyFit}).fast_paths["default-scheduler"] is None
     assert Scheduler(cluster, config("ZoneGate"), registry=REGISTRY).fast_paths["default-scheduler"] is not None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_each_prefilter_is_called_once_a_cycle(seed, monkeypatch):
+    """Upstream calls PreFilter once a scheduling cycle: the fast path too, also when the cycle finds
+    no node (PostFilter then reads the live plugins' data from that one call) or when a live plugin's
+    answer sends the cycle to the framework's PreFilter. Counted per pod on both paths."""
+    from collections import Counter
+
+    from kschedlab.plugins.inter_pod_affinity import InterPodAffinity
+
+    calls: dict[bool, Counter] = {}
+    for fast in (True, False):
+        counted = calls[fast] = Counter()
+        for cls in (ZoneGate, InterPodAffinity):
+            monkeypatch.setattr(cls, "pre_filter", lambda self, state, info, snap, _f=cls.pre_filter, _c=counted: (
+                _c.update([(self.name, info.key)]), _f(self, state, info, snap))[1])
+        results = run(seed, ("ZoneGate", "RoomyNodes"), fast)
+        monkeypatch.undo()
+        if fast:
+            failed = [r for r in results if r.node is None and r.trace is not None and r.trace.filter is not None]
+            assert failed
+    # the custom plugin is called in every cycle; an in-tree one whose answer is fused may not be
+    assert Counter({k: n for k, n in calls[True].items() if k[0] == "ZoneGate"}) == \
+        Counter({k: n for k, n in calls[False].items() if k[0] == "ZoneGate"})
+    assert all(n <= calls[False][k] for k, n in calls[True].items())
+    assert any(k[0] == "InterPodAffinity" for k in calls[True])

@@ -657,17 +657,19 @@ class Cluster:
         """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod.
 
         ``labels`` are the Binding's labels (the topology labels admission copied from the node);
-        with ``PodTopologyLabelsAdmission`` they land on the pod, and an assumed pod is accounted
-        again with them (the cache sees the bound pod as the API server stored it)."""
+        with ``PodTopologyLabelsAdmission`` they land on the pod, and an assumed pod's entries in the
+        pod indexes are updated in place (the cache sees the bound pod as the API server stored it)."""
         pod = self.pods[key]
-        before = pod.metadata.labels  # bind_pod replaces the labels dict when it merges, never changes it
-        bind_pod(pod, node_name, labels=labels, gates=gates)
+        snapshot = self.snapshot
+        old = pod.metadata.labels or {}
+        if key in snapshot.pod_row and labels and any(old.get(k) != v for k, v in labels.items()):
+            # assumed with other labels: it leaves the label indexes as assumed, joins them as bound
+            snapshot.change_pod(key, lambda: bind_pod(pod, node_name, labels=labels, gates=gates))
+        else:
+            bind_pod(pod, node_name, labels=labels, gates=gates)
         self.nominator.delete_nominated_pod_if_exists(key)
-        after = pod.metadata.labels
-        if key in self.snapshot.pod_row and after is not before and (after or {}) != (before or {}):
-            self.snapshot.remove_pod(key)
-        if key not in self.snapshot.pod_row:
-            self.snapshot.add_pod(self.pod_infos[key], node_name)
+        if key not in snapshot.pod_row:
+            snapshot.add_pod(self.pod_infos[key], node_name)
 
     def nominate(self, key: str, node: str | None) -> None:
         """Set (or clear, with None) a pending pod's ``status.nominatedNodeName``."""

@@ -84,3 +84,26 @@ def test_pod_indexes_follow_a_pod_marked_terminating():
     assert snap.matching_pod_counts("alive-web", alive)[0] == 1
     cluster.remove_pod("default/a2")
     assert snap.matching_pod_counts("alive-web", alive)[0] == 0
+
+
+def test_pod_indexes_follow_labels_a_binding_adds_to_an_assumed_pod():
+    """An assumed pod whose Binding brings topology labels (PodTopologyLabelsAdmission) leaves every
+    index as it was assumed and joins it as it is bound: an index on the new label counts it once,
+    an index on a label the binding overwrote no longer counts or lists it."""
+    zone = "topology.kubernetes.io/zone"
+    cluster = Cluster([_node("n1"), _pod("a1", "web")])
+    snap = cluster.snapshot
+    pod = cluster.pods["default/a1"]
+    pod.metadata.labels = {"app": "web", zone: "stale"}
+    in_a = lambda p: p.labels.get(zone) == "a"  # noqa: E731
+    stale = lambda p: p.labels.get(zone) == "stale"  # noqa: E731
+    snap.matching_pod_counts("in-a", in_a)
+    snap.matching_pods("stale", stale)
+    snap.add_pod(cluster.pod_infos["default/a1"], "n1")  # assumed
+    assert snap.matching_pod_counts("stale", stale)[0] == 1 and set(snap.matching_pods("stale", None))
+    cluster.bind("default/a1", "n1", labels={zone: "a"})
+    assert pod.metadata.labels[zone] == "a"
+    assert snap.matching_pod_counts("in-a", None)[0] == 1
+    assert snap.matching_pod_counts("stale", None)[0] == 0
+    assert snap.matching_pods("stale", None) == {}
+    assert snap.pod_row["default/a1"] == 0 and snap.pod_count[0] == 1

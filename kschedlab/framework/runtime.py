@@ -10,6 +10,7 @@ extension point with upstream's semantics, answering for many nodes at once.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -260,14 +261,18 @@ class Framework:
         return self.points["queueSort"][0].less(a, b)
 
     # -- filtering -------------------------------------------------------------
-    def run_pre_filter(self, state: CycleState, pod, snapshot):
-        """Returns (PreFilterResult, Status, [(plugin, status)], plugins_with_nodes)."""
+    def run_pre_filter(self, state: CycleState, pod, snapshot, ran: Mapping | None = None):
+        """Returns (PreFilterResult, Status, [(plugin, status)], plugins_with_nodes).
+
+        ``ran`` (plugin name -> (result, status)) holds the answers of plugins already called in
+        this cycle (their data is in ``state``): they are not called again, their answers count."""
         result = PreFilterResult()
         final = Status()
         log: list[tuple[str, Status]] = []
         with_nodes: list[str] = []
         for plugin in self.points["preFilter"]:
-            res, status = plugin.pre_filter(state, pod, snapshot)
+            answer = ran.get(plugin.name) if ran else None
+            res, status = answer if answer is not None else plugin.pre_filter(state, pod, snapshot)
             status = (status or Status()).with_plugin(plugin.name)
             log.append((plugin.name, status))
             if status.is_skip():

@@ -19,9 +19,9 @@ the same Filter outcome (a node the fused check does not clear is filtered again
 themselves, so every failure keeps its plugin, code and reasons), the same raw and normalized
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
-Score plugins of one's own (a researcher's, at no other of these points) are called as the
-framework calls them, beside the fused answers. InterPodAffinity and PodTopologySpread
-(:data:`LIVE`) likewise, when the pod has pod affinity, anti-affinity or spread constraints,
+Score plugins of one's own (a researcher's) are called as the framework calls them, beside the
+fused answers; so are PreFilter, Filter and PreScore plugins of one's own, in every cycle, and
+InterPodAffinity and PodTopologySpread (:data:`LIVE`) when the pod has pod affinity, anti-affinity or spread constraints,
 default spreading selects it, or placed pods have affinity: their PreFilter, Filter, PreScore,
 Score and NormalizeScore run by themselves, the fused check clears the other plugins, and a node
 it clears takes its status from the live plugins' verdicts (:attr:`CyclePlan.live`). Any other
@@ -155,6 +155,9 @@ class CyclePlan:
     #: the live plugins left at Filter and at Score once their PreFilter / PreScore answered
     live_filter: tuple = ()
     live_score: tuple = ()
+    #: the live plugins' PreFilter answers of this cycle (name -> (result, status)), their data in
+    #: the cycle state; None once the framework's whole PreFilter ran (the state is then complete)
+    pre_filter_ran: dict | None = None
 
 
 class FastPath:
@@ -178,6 +181,8 @@ class FastPath:
         self._plans: dict[tuple, CyclePlan] = {}
         #: Score plugins of one's own (called as the framework calls them)
         self.custom_scores = _custom_scores(fw)
+        #: PreFilter, Filter and PreScore plugins of one's own: live in every cycle (see :data:`LIVE`)
+        self.custom_live = frozenset(_custom_plugins(fw))
         #: the resource scores are LeastAllocated over cpu and memory and BalancedAllocation (kept per node)
         self.kept_scores = self.default_resources and (
             self.fit is None or self.fit.scorer.scorer is least_allocated)
@@ -187,6 +192,9 @@ class FastPath:
         #: the shapes of the pods seen, by their answers and by their requests (see :meth:`_shape`)
         self._shapes: dict[tuple, PodShape] = {}
         self._shapes_by_requests: dict[tuple, PodShape | None] = {}
+        #: the share of nodes the last cycle with live Filter plugins found feasible, when it
+        #: needed more than one chunk (see :meth:`first_chunk`)
+        self.pass_rate = 1.0
         pts = fw.plugins.get(PodTopologySpread.name)
         #: default spread constraints with matchLabelKeys (their selector depends on the pod's labels)
         self._pts_label_keys = pts is not None and any(c.match_label_keys for c in pts.default_constraints)
@@ -195,18 +203,18 @@ class FastPath:
     def for_framework(cls, fw: Framework) -> "FastPath | None":
         """The fast path of ``fw``, or None when its profile is outside what the path models.
 
-        Plugins of the path's points must be the in-tree ones it knows, but for Score plugins of
-        one's own (at no other of these points): the path calls them as the framework would."""
+        Plugins of the path's points are the in-tree ones it knows, or plugins of one's own (under
+        a name no in-tree plugin of these points has): the path calls those as the framework would,
+        a PreFilter, Filter or PreScore of one's own in every cycle beside the fused answers, as the
+        plugins of :data:`LIVE` run."""
         for point in ("preFilter", "filter", "preScore"):
             for plugin in fw.points[point]:
-                if type(plugin) is not KNOWN.get(plugin.name):
+                if plugin.name in KNOWN and type(plugin) is not KNOWN[plugin.name]:
                     return None
-        custom = _custom_scores(fw)
-        if custom & {p.name for p in fw.points["preFilter"] + fw.points["filter"]}:
-            return None
+        custom = _custom_scores(fw) | _custom_plugins(fw)
         names = {point: {p.name for p in fw.points[point]} for point in ("preFilter", "filter", "preScore", "score")}
         # a plugin skipped by its PreFilter / PreScore must run that point to be skipped
-        if not (names["filter"] - _FILTER_FUSED) <= (names["preFilter"] & _PRE_FILTER_SKIP):
+        if not (names["filter"] - _FILTER_FUSED - custom) <= (names["preFilter"] & _PRE_FILTER_SKIP):
             return None
         if not (names["score"] - _SCORE_FUSED - custom) <= (names["preScore"] & _PRE_SCORE_SKIP):
             return None
@@ -311,7 +319,7 @@ class FastPath:
         """The plugins of :data:`LIVE` that may have work for ``pod`` in this cycle (they then run
         by themselves and answer Skip or not, as on the plugin-by-plugin path); None when the
         pod must take that path."""
-        live = set()
+        live = set(self.custom_live)
         plugins = self.plugins
         ipa = plugins.get(InterPodAffinity.name)
         if ipa is not None:
@@ -334,7 +342,7 @@ class FastPath:
                     live.add(PodTopologySpread.name)
             except ValueError:
                 return None
-        if live and not self._live_points(live):
+        if not self._live_points(live - self.custom_live):
             return None
         return frozenset(live)
 
@@ -386,12 +394,14 @@ class FastPath:
     def run_pre_filter(self, plan: CyclePlan, state, pod_info):
         """As :meth:`Framework.run_pre_filter` returns for this pod: all nodes, Success, the log.
         The live plugins' PreFilter runs here; when one answers neither Success nor Skip, or
-        names nodes, the framework runs the whole PreFilter again and its answer is returned."""
+        names nodes, the framework runs the whole PreFilter (:meth:`complete_pre_filter`: the live
+        plugins already called are not called again) and its answer is returned."""
         state.skip_filter.update(plan.skip_filter)
         if NodeResourcesFit.name in self.pre_filter:
             state[NodeResourcesFit.name] = pod_info.requests
         if VolumeBinding.name in self.pre_filter:
             state[VolumeBinding.name] = SKIP_STATE
+        ran = plan.pre_filter_ran = {}
         if not plan.live:
             return PreFilterResult(), Status(), list(plan.pre_filter_log), []
         log = []
@@ -400,17 +410,29 @@ class FastPath:
             if status is None:
                 res, status = self.plugins[name].pre_filter(state, pod_info, plan.snapshot)
                 status = (status or Status()).with_plugin(name)
+                ran[name] = (res, status)
                 if status.is_skip():
                     state.skip_filter.add(name)
                 elif not status.is_success() or (res is not None and not res.all_nodes()):
-                    state.clear()
-                    state.skip_filter.clear()
-                    answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot)
+                    answer = self.complete_pre_filter(plan, state, pod_info)
                     break
             log.append((name, status))
         plan.filter_names = [n for n in self.filter if n not in state.skip_filter]
         plan.live_filter = tuple(n for n in plan.filter_names if n in plan.live)
         return answer if answer is not None else (PreFilterResult(), Status(), log, [])
+
+    def complete_pre_filter(self, plan: CyclePlan, state, pod_info):
+        """Run the framework's PreFilter for this cycle, the live plugins answering from
+        :attr:`CyclePlan.pre_filter_ran` (each PreFilter is called once a cycle), so the cycle
+        state is the plugin-by-plugin path's; its answer, or None when it had run already."""
+        if plan.pre_filter_ran is None:
+            return None
+        for name in (NodeResourcesFit.name, VolumeBinding.name):  # the fused answers' entries
+            state.pop(name, None)
+        state.skip_filter.clear()
+        answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot, ran=plan.pre_filter_ran)
+        plan.pre_filter_ran = None
+        return answer
 
     # -- Filter ------------------------------------------------------------------------------
     def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
@@ -486,27 +508,60 @@ class FastPath:
             return None
         return ok
 
+    def first_chunk(self, to_find: int, n: int) -> int:
+        """How many nodes to filter at once first, when live plugins filter: enough to find
+        ``to_find`` feasible nodes at the last such cycle's rate of feasible nodes (the scheduler
+        keeps the outcome of the first ``to_find`` feasible nodes whatever the chunks; a larger
+        first chunk saves the calls of a second one, as pods placed one per node fill the cluster).
+
+        >>> fast = FastPath.__new__(FastPath)
+        >>> fast.pass_rate = 1.0
+        >>> fast.first_chunk(500, 5000)
+        578
+        >>> fast.filtered(250, 1000)
+        >>> fast.first_chunk(500, 5000)
+        2266
+        """
+        return min(n, int(to_find * 1.125 / max(self.pass_rate, 0.01)) + 16)
+
+    def filtered(self, feasible: int, visited: int) -> None:
+        """Note a cycle's feasible and visited nodes (one that needed more than one chunk)."""
+        self.pass_rate = feasible / visited if visited else 1.0
+
     def all_passed(self, plan: CyclePlan, rows: np.ndarray) -> FilterOutcome:
         """The Filter outcome of ``rows`` when every one passed."""
         return FilterOutcome(rows, *_all_passed(len(rows)), [], plan.filter_names)
 
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
-        the fused check clears the nodes that pass; the plugins filter the others."""
+        the fused check clears the nodes that pass, and the live plugins, in Filter order, see those
+        a live plugin before them passed (the nodes the framework would hand them); the plugins
+        filter the nodes the fused check does not clear. A live verdict of Error makes the
+        framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        live = [(plan.filter_names.index(name), filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows))
-                for name in plan.live_filter]
-        if any((v.codes == Code.Error).any() for _, v in live):  # the framework reports it (or not) in order
-            live_ok = np.logical_and.reduce([v.codes == 0 for _, v in live])
-            ok, live = live_ok if ok is None else ok & live_ok, []
-        if ok is None and all(v.all_pass for _, v in live):
+        live = []  # (plugin index, positions in rows, verdicts there)
+        at = None if ok is None else np.flatnonzero(ok)
+        for name in plan.live_filter:
+            if at is not None and not len(at):
+                break
+            verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
+            if verdicts.all_pass:
+                continue
+            codes = verdicts.codes
+            if (codes == Code.Error).any():
+                return self.fw.run_filter(state, pod_info, snapshot, rows)
+            where = np.arange(n) if at is None else at
+            failed = codes != 0
+            live.append((plan.filter_names.index(name), where[failed], verdicts, failed))
+            at = where[~failed]
+        if ok is None and not live:
             return self.all_passed(plan, rows)
         fail_plugin = np.full(n, -1, np.int16)
         fail_code = np.zeros(n, np.int8)
         fail_reason = np.full(n, -1, np.int32)
         reasons: list = []
-        if ok is not None:  # the plugins filter the nodes the fused check does not clear
+        if ok is not None and not ok.all():  # the plugins filter the nodes the fused check does not clear
             doubtful = np.flatnonzero(~ok)
             checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
             fail_plugin[doubtful] = checked.fail_plugin
@@ -514,17 +569,12 @@ class FastPath:
             fail_reason[doubtful] = checked.fail_reason
             reasons = list(checked.reasons)
         # a node every fused plugin passes fails at the first live plugin that rejects it
-        remaining = np.ones(n, bool) if ok is None else ok.copy()
-        for index, verdicts in live:
-            failed = np.flatnonzero(remaining & (verdicts.codes != 0))
-            if not len(failed):
-                continue
-            fail_plugin[failed] = index
-            fail_code[failed] = verdicts.codes[failed]
+        for index, failed_at, verdicts, failed in live:
+            fail_plugin[failed_at] = index
+            fail_code[failed_at] = verdicts.codes[failed]
             r = verdicts.reason_idx[failed]
-            fail_reason[failed] = np.where(r >= 0, r + len(reasons), -1)
+            fail_reason[failed_at] = np.where(r >= 0, r + len(reasons), -1)
             reasons.extend(verdicts.reasons)
-            remaining[failed] = False
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
@@ -674,6 +724,12 @@ def _all_passed(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _custom_scores(fw: Framework) -> set[str]:
     """The names of ``fw``'s Score plugins that are not the in-tree ones the path knows."""
     return {p.name for p in fw.points["score"] if type(p) is not KNOWN.get(p.name)}
+
+
+def _custom_plugins(fw: Framework) -> set[str]:
+    """The names of ``fw``'s PreFilter, Filter and PreScore plugins that are not in-tree ones."""
+    return {p.name for point in ("preFilter", "filter", "preScore") for p in fw.points[point]
+            if type(p) is not KNOWN.get(p.name)}
 
 
 def _keep(store: dict, key, value):

@@ -409,7 +409,9 @@ class Scheduler:
         trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:
             if plan is not None:  # PostFilter reads what the PreFilter plugins leave in the cycle state
-                self._complete_state(fw, state, pod_info, snapshot, trace)
+                answer = fast.complete_pre_filter(plan, state, pod_info)
+                if answer is not None:
+                    trace.prefilter = answer[2]
             return None, diagnosis
         node = self._select(fw, state, pod_info, snapshot, feasible, trace, plan)
         if fw.batch is not None:
@@ -425,15 +427,6 @@ class Scheduler:
         if fw.batch is not None:
             fw.batch.store_schedule_results(signature, hint, node, others, self.scheduling_cycle, self.clock(),
                                             trace.batch)
-
-    @staticmethod
-    def _complete_state(fw, state, pod_info, snapshot, trace: CycleTrace) -> None:
-        """After a fast cycle found no node: run the PreFilter plugins themselves, so that the
-        cycle state PostFilter reads is the one of the plugin-by-plugin path (same statuses)."""
-        state.clear()
-        state.skip_filter.clear()
-        _, _, log, _ = fw.run_pre_filter(state, pod_info, snapshot)
-        trace.prefilter = log
 
     def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace,
                                       plan: CyclePlan | None = None):
@@ -461,6 +454,8 @@ class Scheduler:
         parts = []
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
+        if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
+            size = max(size, fast.first_chunk(to_find, n))
         while begin < n and found < to_find:
             chunk = _rotated(rows, start, begin, size)
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
@@ -468,6 +463,8 @@ class Scheduler:
             parts.append(part)
             passed = int(part.passed.sum())
             if not parts[1:] and passed == len(chunk):  # the first nodes all passed
+                if fast is not None and plan.live_filter:
+                    fast.filtered(passed, passed)
                 outcome = part.head(to_find) if len(chunk) > to_find else part
                 trace.filter = outcome
                 return outcome.rows
@@ -476,6 +473,8 @@ class Scheduler:
             size *= 2
         outcome = FilterOutcome.concat(parts)
         passed = np.flatnonzero(outcome.passed)
+        if fast is not None and plan.live_filter:
+            fast.filtered(len(passed), len(outcome.rows))
         if len(passed) > to_find:
             outcome = outcome.head(int(passed[to_find - 1]) + 1)
             passed = passed[:to_find]

@@ -214,7 +214,8 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
 def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, init_pods: int | None = None,
                  measure_pods: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
                  window: int | None = None, progress: bool = False, gates=None, reference: bool = False,
-                 profile=None, churn_interval_ms: int | None = None) -> dict:
+                 profile=None, churn_interval_ms: int | None = None, config=None, registry: dict | None = None,
+                 fast_path: bool = True) -> dict:
     """Build the workload, schedule the init pods, then time the measured pods.
 
     ``gates`` (FeatureGates or a dict) overrides the v1.37 feature gates.  Opportunistic
@@ -231,6 +232,8 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     :func:`kschedlab.perf_floors.shape_floor`) with the same counts in the same process and reports
     its ``reference_pods_per_cpu_second`` and
     ``reference_ratio`` (its rate over this one, both per CPU second: steady on a busy machine).
+    ``config`` (a KubeSchedulerConfiguration), ``registry`` (plugins of one's own) and ``fast_path``
+    are handed to the :class:`~kschedlab.scheduler.Scheduler`.
     ``profile`` (a ``cProfile.Profile``) is enabled around the measured pods only. The objects
     built before the measured pods are frozen out of the cyclic garbage collector meanwhile
     (``gc.freeze``; walking them on every full collection slowed the last measured pods) and the
@@ -271,7 +274,8 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     cluster = Cluster(make_nodes(n_nodes, w.node_labels))
     for ns in admit([Namespace.model_validate({"metadata": {"name": ns}}) for ns in w.namespaces]):
         cluster.add(ns)
-    scheduler = Scheduler(cluster, seed=seed, keep_traces=keep_traces, gates=gates, clock=time.monotonic)
+    scheduler = Scheduler(cluster, config, seed=seed, keep_traces=keep_traces, gates=gates, clock=time.monotonic,
+                          registry=registry, fast_path=fast_path)
     for pod in make_pods(n_init, "init", w.init_template, w.init_namespace):
         cluster.add(pod)
     init_results = scheduler.run()

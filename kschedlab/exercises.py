@@ -58,6 +58,7 @@ __all__ = [
     "answer_digest",
     "digest_equals",
     "plugin_task",
+    "function_task",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -310,6 +311,39 @@ def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequenc
     return check
 
 
+def function_task(reference: str, cases: Sequence[Sequence[Any]]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task: a function that must return what the library's ``reference``
+    (``"module:function"``) returns for each list of arguments in ``cases``.
+
+    >>> check = function_task("kschedlab.kubelet.oom:oom_badness", [[2**30, 0, 2**21], [2**30, -1000, 2**21]])
+    >>> check(lambda rss, adj, total: None if adj == -1000 else rss // 4096 + adj * (total // 1000))
+    (True, '')
+    >>> check(lambda rss, adj, total: rss // 4096)
+    (False, 'oom_badness(1073741824, -1000, 2097152) is None; yours gives 262144.')
+    >>> check("262144")
+    (False, "give a function (def my_function(...): ...), not '262144'.")
+    """
+    import importlib
+
+    module, name = reference.split(":")
+    want = getattr(importlib.import_module(module), name)
+
+    def check(answer: Any) -> tuple[bool, str]:
+        if not callable(answer) or isinstance(answer, type):
+            return False, f"give a function (def my_function(...): ...), not {answer!r}."
+        for args in cases:
+            shown = f"{name}({', '.join(map(repr, args))})"
+            try:
+                got = answer(*args)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"{shown}: your function raised {type(err).__name__}: {err}"
+            expected = want(*args)
+            if got != expected or type(got) is bool:
+                return False, f"{shown} is {expected!r}; yours gives {got!r}."
+        return True, ""
+    return check
+
+
 def explanation_given(answer: Any) -> tuple[bool, str]:
     """The check of an "explain why" exercise: any explanation of a few words is taken.
 
@@ -449,6 +483,8 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
         check = explanation_given
     elif kind == "plugin":
         check = plugin_task(entry["point"], entry["reference"], entry["manifests"], entry["pods"])
+    elif kind == "function":
+        check = function_task(entry["reference"], entry["cases"])
     else:
         check = digest_equals(kind, entry["answer_sha256"], salt, choices)
     return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",

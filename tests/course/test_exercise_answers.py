@@ -19,7 +19,7 @@ import yaml
 from kschedlab.exercises import BOOK, exercise
 
 from . import model_plugins
-from .model_plugins import RejectEverything
+from .model_plugins import RejectEverything, always_zero
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -62,8 +62,9 @@ def test_digests_accept_the_answer_and_reject_others(notebook, capsys):
     for number, plain in enumerate(ANSWERS[notebook], start=1):
         ex = exercise(notebook, number)
         right, wrong = plain["answer"], {"number": 123456789, "quantity": "123456789", "text": "not-this",
-                                         "choice": "zzz", "explain": "yes", "plugin": RejectEverything}[plain["kind"]]
-        if plain["kind"] == "plugin":
+                                         "choice": "zzz", "explain": "yes", "plugin": RejectEverything,
+                                         "function": always_zero}[plain["kind"]]
+        if plain["kind"] in ("plugin", "function"):
             right = getattr(model_plugins, right)
         assert ex.verdict(right)[0] is True, (notebook, number)
         assert ex.verdict(wrong)[0] is False
@@ -71,9 +72,9 @@ def test_digests_accept_the_answer_and_reject_others(notebook, capsys):
         assert capsys.readouterr().out == f"Solution: {plain['solution']}\n"
 
 
-@pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.stem)
-def test_no_answer_in_a_notebook(path):
-    """No exercise's answer, solution or verdict is in the notebook's source or outputs."""
+def answers_given_away(path: Path) -> list[str]:
+    """Where ``path`` shows an exercise's answer, solution or verdict, in a cell's source or
+    outputs (the exercises of the notebook named like ``path``'s stem)."""
     found = []
     solutions = [p["solution"] for p in ANSWERS.get(path.stem, [])]
     for where, text in _texts(path):
@@ -83,7 +84,7 @@ def test_no_answer_in_a_notebook(path):
             if re.search(pattern, text, re.M):
                 found.append(f"{where}: {pattern}")
         for number, plain in enumerate(ANSWERS.get(path.stem, []), start=1):
-            if plain["kind"] in ("plugin", "explain"):
+            if plain["kind"] in ("plugin", "function", "explain"):
                 continue
             if re.search(rf"answer_{number}\s*=\s*(?!\.\.\.)", text):
                 ex = exercise(path.stem, number)
@@ -97,7 +98,13 @@ def test_no_answer_in_a_notebook(path):
         for solution in solutions:
             if " ".join(solution.split()) in flat:
                 found.append(f"{where}: a solution")
-    assert not found, found
+    return found
+
+
+@pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.stem)
+def test_no_answer_in_a_notebook(path):
+    """No exercise's answer, solution or verdict is in the notebook's source or outputs."""
+    assert answers_given_away(path) == []
 
 
 @pytest.mark.parametrize("teacher", sorted(TEACHERS.glob("nb_*.py")), ids=lambda p: p.stem)

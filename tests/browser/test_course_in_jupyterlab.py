@@ -178,6 +178,8 @@ def move(page, scope, control: dict) -> None:
         scope.locator(".widget-dropdown select").nth(index).select_option(label=value)
     elif kind == "checkbox":
         scope.locator(".widget-checkbox").nth(index).locator("input").click()
+    elif kind == "button":
+        scope.locator("button.widget-button").nth(index).click()
     else:
         scope.locator(".widget-toggle-buttons").nth(index).locator(
             "button", has_text=re.compile(f"^{re.escape(value)}$")).click()
@@ -220,7 +222,7 @@ def test_notebook_runs_in_jupyterlab(browser, lab, name):
         assert oracle.returncode == 0, stderr[-3000:]
         expected = json.loads(stdout)
         assert expected["cell"] is not None, f"{name} shows no widget"
-        assert expected["control"] is not None, f"{name}: no control of its first widget changes its text"
+        assert expected["control"] is not None, f"{name}: no control of its widgets changes their text"
         assert page.evaluate(WIDGET_TEXTS_JS, expected["cell"]) == expected["before"]
         scope = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(expected["cell"])
         scope.scroll_into_view_if_needed()

@@ -1,20 +1,23 @@
-"""What the library shows in a notebook's first widget after one change of one control, for the
+"""What the library shows in a notebook's widget after one change of one control, for the
 JupyterLab test (tests/browser/test_course_in_jupyterlab.py) to compare with the page.
 
 Run as ``python -m tests.browser.widget_oracle NOTEBOOK.ipynb`` (from the repository root): it
-executes the notebook's code cells in this process, in the notebook's folder, up to the first cell
-whose value is a widget, then the later cells that name that widget's variable (they may move it,
-as the page's Run All does), and prints one JSON object:
+executes the notebook's code cells in this process, in the notebook's folder. Each cell whose value
+is a widget is tried once the last cell naming that widget has run (a later cell may move it, as
+the page's Run All does): the first widget one of whose controls changes its HTML text is the one
+reported, in one JSON object:
 
-- ``cell``: the index of that cell in the notebook (markdown cells counted);
+- ``cell``: the index of the cell showing it (markdown cells counted);
 - ``before``: the text of each HTML view of the widget, in tree order;
-- ``control``: the first control (in tree order) whose change alters that text: ``kind`` (``slider``, ``dropdown``,
-  ``checkbox`` or ``toggle``), ``index`` (among the widget's controls of that kind), ``value``
-  (the number, or the option's label, set; None for a checkbox: it is clicked);
+- ``control``: the first control (in tree order) whose change alters that text: ``kind`` (``slider``,
+  ``dropdown``, ``checkbox``, ``toggle`` or ``button``), ``index`` (among the widget's controls of
+  that kind), ``value`` (the number, or the option's label, set; None for a checkbox or a button:
+  it is clicked);
 - ``after``: the text of each HTML view once that control holds that value.
 
-A notebook without a widget prints ``{"cell": null}``. Texts are compared without whitespace
-(the page's ``innerText`` lays out tables with tabs and newlines).
+When no widget has such a control, ``control`` is null (and ``cell`` the first widget's, or null).
+Texts are compared without whitespace (the page's ``innerText`` lays out tables with tabs and
+newlines).
 """
 
 from __future__ import annotations
@@ -73,11 +76,12 @@ def texts(widget) -> list[str]:
 
 
 KINDS = {widgets.IntSlider: "slider", widgets.Dropdown: "dropdown", widgets.Checkbox: "checkbox",
-         widgets.ToggleButtons: "toggle"}
+         widgets.ToggleButtons: "toggle", widgets.Button: "button"}
 #: the DOM family a control is counted in (its view's CSS class in the page)
 FAMILY = {"slider": (widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider, widgets.IntRangeSlider,
                      widgets.FloatRangeSlider, widgets.SelectionRangeSlider),
-          "dropdown": (widgets.Dropdown,), "checkbox": (widgets.Checkbox,), "toggle": (widgets.ToggleButtons,)}
+          "dropdown": (widgets.Dropdown,), "checkbox": (widgets.Checkbox,), "toggle": (widgets.ToggleButtons,),
+          "button": (widgets.Button,)}
 
 
 def _candidates(control):
@@ -87,13 +91,17 @@ def _candidates(control):
         return [lo + (v - lo) // step * step for v in spots if lo + (v - lo) // step * step != control.value]
     if isinstance(control, widgets.Checkbox):
         return [not control.value]
+    if isinstance(control, widgets.Button):
+        return [None]
     labels = list(control._options_labels)
     current = control.label
     return [label for label in labels if label != current]
 
 
 def _set(control, candidate) -> None:
-    if isinstance(control, (widgets.IntSlider, widgets.Checkbox)):
+    if isinstance(control, widgets.Button):
+        control.click()
+    elif isinstance(control, (widgets.IntSlider, widgets.Checkbox)):
         control.value = candidate
     else:
         control.label = candidate
@@ -111,45 +119,48 @@ def change(widget) -> dict | None:
         seen[family] = index + 1
         if type(control) not in KINDS or control.disabled:
             continue
-        start = control.value
+        start = getattr(control, "value", None)
         for candidate in _candidates(control):
             _set(control, candidate)
             after = texts(widget)
             if after != before:
-                value = None if isinstance(control, widgets.Checkbox) else candidate
+                value = None if isinstance(control, (widgets.Checkbox, widgets.Button)) else candidate
                 return {"before": before, "after": after,
                         "control": {"kind": KINDS[type(control)], "index": index, "value": value,
                                     "description": control.description}}
-        control.value = start
+        if not isinstance(control, widgets.Button):
+            control.value = start
     return None
 
 
 def run(path: Path) -> dict:
     """Execute ``path``'s code as described in the module docstring; the result as a dict."""
-    cells = nbformat.read(path, as_version=4).cells
     from IPython.display import display
 
+    cells = nbformat.read(path, as_version=4).cells
     namespace: dict = {"__name__": "__main__", "display": display}
     os.chdir(path.parent)
-    widget, at, last = None, None, len(cells) - 1
+    waiting: list[tuple[int, int, object]] = []  # (cell shown in, last cell naming it, widget)
+    first = None
     for i, cell in enumerate(cells):
         if cell.cell_type != "code":
             continue
-        if widget is not None and i > last:
-            break
         tree = ast.parse(cell.source)
         tail = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, f"<cell {i}>", "exec"), namespace)  # noqa: S102 - the course's own cells
         value = eval(compile(ast.Expression(tail.value), f"<cell {i}>", "eval"), namespace) if tail else None
-        if widget is None and isinstance(value, widgets.DOMWidget):
-            widget, at = value, i
+        if isinstance(value, widgets.DOMWidget):
             name = ast.unparse(tail.value)
             later = [j for j in range(i + 1, len(cells)) if cells[j].cell_type == "code"
                      and re.search(rf"\b{re.escape(name)}\b", cells[j].source)]
-            last = max(later, default=i)
-    if widget is None:
-        return {"cell": None}
-    return {"cell": at, **(change(widget) or {"before": texts(widget), "control": None, "after": None})}
+            waiting.append((i, max(later, default=i), value))
+            first = first if first is not None else i
+        for shown, last, widget in [w for w in waiting if w[1] <= i]:
+            waiting.remove((shown, last, widget))
+            found = change(widget)
+            if found:
+                return {"cell": shown, **found}
+    return {"cell": first, "control": None, "before": None, "after": None}
 
 
 if __name__ == "__main__":

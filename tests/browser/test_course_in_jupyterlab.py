@@ -55,7 +55,7 @@ def start_lab(root: Path, log: Path, timeout: float = 180.0):
     lab = Path(sys.executable).with_name("jupyter-lab")
     cmd = [str(lab) if lab.exists() else "jupyter-lab", "--no-browser", f"--ServerApp.port={port}",
            "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-           "--ServerApp.port_retries=0", "--ServerApp.allow_root=True", "--LabApp.extension_manager=readonly",
+           "--ServerApp.port_retries=0", "--ServerApp.allow_root=True", "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
            f"--ServerApp.root_dir={root}"]
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTERLAB_WORKSPACES_DIR": str(root.parent / "lab-workspaces"),
@@ -110,7 +110,7 @@ KERNEL_JS = """() => {
 def run_all(page, url: str, name: str, timeout: float = 900.0) -> None:
     """Open ``name``, wait for its kernel, Run All from the menu, wait until every code cell ran,
     and save."""
-    page.goto(f"{url}/lab/tree/{name}", timeout=300_000, wait_until="load")
+    page.goto(f"{url}/lab/tree/{name}?reset", timeout=300_000, wait_until="load")  # no other tab restored
     page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell", timeout=300_000)
     # the toolbar says "No Kernel" (and idle) until the notebook's kernel has started; JupyterLab may
     # also ask which kernel to start: take the one it proposes, the notebook's (python3)
@@ -134,6 +134,15 @@ def run_all(page, url: str, name: str, timeout: float = 900.0) -> None:
     assert dialogs.count() == 0, f"{name}: JupyterLab shows a dialog: {dialogs.first.inner_text()}"
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
+
+
+def shut_down_kernels(url: str) -> None:
+    """End every session of the server, and so its kernel (a student closing the notebook)."""
+    with urllib.request.urlopen(f"{url}/api/sessions", timeout=30) as answer:
+        sessions = json.load(answer)
+    for session in sessions:
+        request = urllib.request.Request(f"{url}/api/sessions/{session['id']}", method="DELETE")
+        urllib.request.urlopen(request, timeout=60).close()
 
 
 def saved(path: Path, timeout: float = 60.0) -> nbformat.NotebookNode:
@@ -161,7 +170,11 @@ def error_outputs(nb) -> list[str]:
 
 WIDGET_TEXTS_JS = """(cell) => {
   const el = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[cell];
-  return [...el.querySelectorAll('.jp-OutputArea .widget-html')].map(e => e.innerText.replace(/\\s+/g, ''));
+  return [...el.querySelectorAll('.jp-OutputArea .widget-html')].map(e => {
+    const copy = e.cloneNode(true);
+    copy.querySelectorAll('style, script').forEach(s => s.remove());
+    return copy.textContent.replace(/\\s+/g, '');
+  });
 }"""
 
 
@@ -235,3 +248,4 @@ def test_notebook_runs_in_jupyterlab(browser, lab, name):
         if oracle.poll() is None:
             oracle.kill()
         context.close()
+        shut_down_kernels(url)

@@ -16,8 +16,7 @@ reported, in one JSON object:
 - ``after``: the text of each HTML view once that control holds that value.
 
 When no widget has such a control, ``control`` is null (and ``cell`` the first widget's, or null).
-Texts are compared without whitespace (the page's ``innerText`` lays out tables with tabs and
-newlines).
+Texts are compared without whitespace (the page lays out tables with tabs and newlines).
 """
 
 from __future__ import annotations
@@ -52,7 +51,8 @@ class _Text(HTMLParser):
 
 
 def html_text(markup: str) -> str:
-    """The text of ``markup`` without any whitespace (what ``innerText`` shows, spaces aside).
+    """The text of ``markup`` without any whitespace and without its style sheets (what the page's
+    ``textContent`` holds once its ``<style>`` elements are dropped).
 
     >>> html_text("<style>td {x: 1}</style><table><tr><td>a b</td><td>&lt;c&gt;</td></tr></table>")
     'ab<c>'

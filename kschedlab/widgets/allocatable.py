@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 import ipywidgets as widgets
 
+from kschedlab.api.quantity import Quantity
 from kschedlab.kubelet import eviction_config, kubelet_config_from_flags, make_signal_observations, node_allocatable
 from kschedlab.kubelet.thresholds import get_threshold_quantity, thresholds_met
 from kschedlab.viz.common import esc
@@ -53,8 +54,8 @@ class AllocatableExplorer(widgets.VBox):
                                       description="--eviction-hard memory.available (Mi)", continuous_update=False,
                                       layout=layout)
         self.summary = widgets.HTML()
-        self.allocatable = None
-        self.met = None
+        self.allocatable: Quantity | None = None
+        self.met: bool | None = None
         super().__init__(children=[self.reserved, self.hard, self.summary])
         self.add_class("kschedlab-AllocatableExplorer")
         for control in (self.reserved, self.hard):

@@ -178,24 +178,31 @@ WIDGET_TEXTS_JS = """(cell) => {
 }"""
 
 
+#: the element a control's view is drawn in, by kind (tests/browser/widget_oracle.py)
+CONTROL_CSS = {"slider": ".widget-slider", "dropdown": ".widget-dropdown", "checkbox": ".widget-checkbox",
+               "toggle": ".widget-toggle-buttons", "button": "button.widget-button"}
+
+
 def move(page, scope, control: dict) -> None:
-    """Do to the page's control what the oracle did to the library's widget."""
-    kind, index, value = control["kind"], control["index"], control["value"]
+    """Do to the page's control what the oracle did to the library's widget. The control is found
+    by its description (a tab's controls need not come in the page in the order of the widget
+    tree), else by its place among the controls of its kind."""
+    kind, value, description = control["kind"], control["value"], control["description"]
+    views = scope.locator(CONTROL_CSS[kind])
+    view = views.filter(has_text=description).first if description else views.nth(control["index"])
     if kind == "slider":
-        readout = scope.locator(".widget-slider").nth(index).locator(".widget-readout")
-        readout.click()
+        view.locator(".widget-readout").click()
         page.keyboard.press("Control+A")
         page.keyboard.type(str(value))
         page.keyboard.press("Enter")
     elif kind == "dropdown":
-        scope.locator(".widget-dropdown select").nth(index).select_option(label=value)
+        view.locator("select").select_option(label=value)
     elif kind == "checkbox":
-        scope.locator(".widget-checkbox").nth(index).locator("input").click()
+        view.locator("input").click()
     elif kind == "button":
-        scope.locator("button.widget-button").nth(index).click()
+        view.click()
     else:
-        scope.locator(".widget-toggle-buttons").nth(index).locator(
-            "button", has_text=re.compile(f"^{re.escape(value)}$")).click()
+        view.locator("button", has_text=re.compile(f"^{re.escape(value)}$")).click()
 
 
 def screenshots(page, out: Path, stem: str) -> list[Path]:

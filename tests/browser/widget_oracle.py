@@ -9,7 +9,8 @@ reported, in one JSON object:
 
 - ``cell``: the index of the cell showing it (markdown cells counted);
 - ``before``: the text of each HTML view of the widget, in tree order;
-- ``control``: the first control (in tree order) whose change alters that text: ``kind`` (``slider``,
+- ``control``: the first control on screen (in tree order; not on a tab's other pages) whose
+  change alters that text: ``kind`` (``slider``,
   ``dropdown``, ``checkbox``, ``toggle`` or ``button``), ``index`` (among the widget's controls of
   that kind), ``value`` (the number, or the option's label, set; None for a checkbox or a button:
   it is clicked);
@@ -71,6 +72,17 @@ def descendants(widget) -> list:
     return out
 
 
+def shown(widget, visible: bool = True) -> list[tuple[object, bool]]:
+    """:func:`descendants` with whether each is on screen: a tab's (or an accordion's) other
+    pages, and a widget whose layout says ``display: none``, are not."""
+    visible = visible and getattr(getattr(widget, "layout", None), "display", None) != "none"
+    out = [(widget, visible)]
+    pages = isinstance(widget, (widgets.Tab, widgets.Accordion, widgets.Stack))
+    for i, child in enumerate(getattr(widget, "children", ()) or ()):
+        out += shown(child, visible and (not pages or i == widget.selected_index))
+    return out
+
+
 def texts(widget) -> list[str]:
     return [html_text(w.value) for w in descendants(widget) if type(w) is widgets.HTML]
 
@@ -111,13 +123,13 @@ def change(widget) -> dict | None:
     """The first (control, value) that changes what ``widget``'s HTML views show."""
     before = texts(widget)
     seen: dict[str, int] = {}
-    for control in descendants(widget):
+    for control, visible in shown(widget):
         family = next((name for name, types in FAMILY.items() if isinstance(control, types)), None)
         if family is None:
             continue
         index = seen.get(family, 0)
         seen[family] = index + 1
-        if type(control) not in KINDS or control.disabled:
+        if type(control) not in KINDS or control.disabled or not visible:
             continue
         start = getattr(control, "value", None)
         for candidate in _candidates(control):

@@ -45,8 +45,8 @@ class AllocatableExplorer(widgets.VBox):
                  hard_mib: int = 500, max_mib: int = 4096):
         self.capacity = dict(capacity)
         self.observation = make_signal_observations(stats)["memory.available"]
-        style = {"description_width": "260px"}
-        layout = widgets.Layout(width="640px")
+        style = {"description_width": "300px"}
+        layout = widgets.Layout(width="700px")
         self.reserved = widgets.IntSlider(value=system_reserved_mib, min=0, max=max_mib, step=1, style=style,
                                           description="--system-reserved memory (Mi)", continuous_update=False,
                                           layout=layout)

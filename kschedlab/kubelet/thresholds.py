@@ -47,7 +47,7 @@ __all__ = [
     "ThresholdValue", "Threshold", "ThresholdConfigError", "UNSUPPORTED_EVICTION_SIGNAL",
     "parse_percentage", "parse_threshold_statement", "parse_threshold_statements", "parse_grace_periods",
     "parse_minimum_reclaims", "parse_threshold_config", "add_allocatable_thresholds",
-    "update_containerfs_thresholds", "is_hard_eviction_threshold", "get_threshold_quantity",
+    "update_containerfs_thresholds", "is_hard_eviction_threshold", "get_threshold_quantity", "threshold_bytes",
     "thresholds_met", "thresholds_updated_stats", "thresholds_first_observed_at",
     "thresholds_met_grace_period", "node_conditions", "node_conditions_last_observed_at",
     "node_conditions_observed_since", "merge_thresholds", "has_threshold", "compare_threshold_value",
@@ -158,6 +158,20 @@ class ThresholdConfigError(ValueError):
         self.message = message
         self.field = field
         self.key = key
+
+
+def threshold_bytes(value: str, capacity: int) -> int:
+    """A threshold written as in a KubeletConfiguration (``"10%"`` or ``"1Gi"``) as a number of
+    bytes of ``capacity`` bytes, computed as the kubelet does (:func:`get_threshold_quantity`).
+
+    >>> threshold_bytes("10%", 10 * 2**30), threshold_bytes("1Gi", 10 * 2**30)
+    (1073741840, 1073741824)
+    """
+    if value.endswith("%"):
+        parsed = ThresholdValue(percentage=parse_percentage(value))
+    else:
+        parsed = ThresholdValue(quantity=Quantity(value))
+    return get_threshold_quantity(parsed, Quantity.from_int(capacity, BINARY_SI)).value()
 
 
 def parse_percentage(text: str) -> float:

@@ -280,6 +280,25 @@ def filter_grid(result) -> dict:
     return {"nodes": nodes, "columns": columns, "cells": cells, "verdicts": verdicts}
 
 
+def _wrap_names(head: str, names: Sequence[str], width: int = 90) -> list[str]:
+    """``head`` and the comma-separated ``names`` in lines of at most ``width`` characters (a name
+    longer than that has a line of its own), so a note under a figure stays within a notebook's
+    output area.
+
+    >>> _wrap_names("skipped:", ["NodeAffinity", "NodePorts", "VolumeBinding"], width=30)
+    ['skipped: NodeAffinity,', 'NodePorts, VolumeBinding']
+    """
+    lines, line = [], head
+    for i, name in enumerate(names):
+        word = name + ("," if i < len(names) - 1 else "")
+        if len(line) + 1 + len(word) > width and line:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line]
+
+
 def filter_outcome(result, *, title: str | None = None) -> go.Figure:
     """Which Filter plugin rejected which node, and why.
 
@@ -334,12 +353,14 @@ def filter_outcome(result, *, title: str | None = None) -> go.Figure:
                            align="left", font={"size": 11})
     trace = result.trace
     skipped = [name for name, st in trace.prefilter if st.is_skip()]
-    if skipped:
-        fig.add_annotation(text="skipped at Filter (PreFilter returned Skip): " + esc(", ".join(skipped)),
+    lines = _wrap_names("skipped at Filter (PreFilter returned Skip):", skipped) if skipped else []
+    if lines:
+        fig.add_annotation(text="<br>".join(esc(line) for line in lines),
                            x=0, y=0, xref="paper", yref="paper", yshift=-12, xanchor="left", yanchor="top",
-                           showarrow=False, font={"size": 11, "color": "#666"})
+                           align="left", showarrow=False, font={"size": 11, "color": "#666"})
     fig.update_layout(template=TEMPLATE, title={"text": title, "y": 0.98, "yanchor": "top"},
-                      height=200 + 36 * len(nodes), margin={"r": 420, "l": 120, "t": 150, "b": 40},
+                      height=200 + 36 * len(nodes) + 14 * max(len(lines) - 1, 0),
+                      margin={"r": 420, "l": 120, "t": 150, "b": 40 + 14 * max(len(lines) - 1, 0)},
                       xaxis={"side": "top", "tickangle": -30}, yaxis={"autorange": "reversed"})
     return fig
 

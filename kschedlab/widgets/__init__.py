@@ -38,3 +38,6 @@ __all__ += ["SweepExplorer"]
 from kschedlab.widgets.packing_explorer import PackingExplorer  # noqa: E402
 
 __all__ += ["PackingExplorer"]
+from kschedlab.widgets.allocatable import AllocatableExplorer  # noqa: E402
+
+__all__ += ["AllocatableExplorer"]

@@ -174,7 +174,7 @@ def test_memory_usage_slider_moves_the_pod_in_the_eviction_ranking(page, voila_u
     stats = next(o for o in objects if isinstance(o, NodeStatsSummary)).summary()["pods"]
     explorer = EvictionRankingExplorer(pods, stats, "api-burstable-under", max_mib=2048)
 
-    render(page, voila_url, "13-node-pressure-eviction.ipynb")
+    render(page, voila_url, "13b-eviction-ranking-and-oom.ipynb")
     scope = ".kschedlab-EvictionRankingExplorer"
     summary = page.locator(f"{scope} .widget-html").first
     # the notebook may have moved the slider after displaying it: start from what the page shows
@@ -190,7 +190,7 @@ def test_memory_usage_slider_moves_the_pod_in_the_eviction_ranking(page, voila_u
     first = list(explorer.table["pod"])[0]
     assert f"evicted first: {first}" in summary.inner_text()
     summary.scroll_into_view_if_needed()
-    page.screenshot(path=str(artifacts / "13-node-pressure-eviction-widget.png"))
+    page.screenshot(path=str(artifacts / "13b-eviction-ranking-and-oom-widget.png"))
 
 
 def test_shape_text_and_utilization_slider_change_the_score(page, voila_url, artifacts):

@@ -1,9 +1,13 @@
-"""Model answers of the course's coding tasks (the exercise book's ``plugin`` exercises), and a
-plugin that is always wrong; tests/course/test_exercise_answers.py checks both against the book."""
+"""Model answers of the course's coding tasks (the exercise book's ``plugin`` and ``function``
+exercises), and a plugin and a function that are always wrong; tests/course/test_exercise_answers.py
+checks them against the book."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from kschedlab.api.meta import label_selector_matches
+from kschedlab.api.quantity import Quantity
 from kschedlab.api.resources import resource_list
 from kschedlab.api.tolerations import tolerates
 from kschedlab.framework.interface import Plugin
@@ -288,3 +292,21 @@ class MyPlacementFit(Plugin):
             requested += sum(pod_info.requests.get(resource) or default for pod_info, _node in assignments.proposed)
             total += min(requested, capacity) * 100 // capacity if capacity else 0
         return total // 2, Status()
+def my_threshold_bytes(value, capacity):
+    """A threshold ("10%" or "1Gi") as bytes of ``capacity``: a float32 percentage, a float64 product."""
+    if value.endswith("%"):
+        fraction = np.float32(value[:-1]) / np.float32(100)
+        return int(float(capacity) * float(fraction))
+    return Quantity(value).value()
+
+
+def my_oom_badness(rss_bytes, oom_score_adj, totalpages):
+    """The kernel's badness in 4 KiB pages; None for oom_score_adj -1000."""
+    if oom_score_adj == -1000:
+        return None
+    return rss_bytes // 4096 + oom_score_adj * (totalpages // 1000)
+
+
+def always_zero(*args):
+    """A wrong answer to every function task."""
+    return 0

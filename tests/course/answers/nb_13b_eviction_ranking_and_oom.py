@@ -1,0 +1,12 @@
+"""The teachers' check of 13b-eviction-ranking-and-oom: each exercise's expected answer recomputed by the library
+(run after the notebook's own cells, in its kernel, by tests/course/test_exercise_answers.py)."""
+
+first = ranking_with_usage(pods, stats["pods"], {"web-besteffort": 900 * Mi})["pod"].iloc[0].split("/")[1]
+letter = "abcd"[ex1.choices.index(first)]
+batch_badness = next(r["badness"] for r in oom_sim.kubelet.ooms[0]["ranking"] if r["pod"] == "default/batch")
+raised = [p.model_copy(deep=True) for p in pods]
+next(p for p in raised if p.metadata.name == "batch-burstable-over").spec.priority = 2000
+rank = list(ranking_with_usage(raised, stats["pods"])["pod"]).index("default/batch-burstable-over") + 1
+for ex, value in [(ex1, letter), (ex2, batch_badness), (ex3, rank), (ex4, "a sentence of a few words")]:
+    assert ex.verdict(value)[0], ex.question
+print("evicted first:", first, "| batch's badness:", batch_badness, "| batch at priority 2000 ranks", rank)

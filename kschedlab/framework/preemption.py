@@ -97,12 +97,34 @@ class GroupPreemptor:
     scheduler_name: str
 
 
+@dataclass(frozen=True)
+class VictimSummary:
+    """What :func:`pick_one_node_for_preemption`'s default criteria read of a node's victims,
+    worked out with them by a victim search that has it at hand: the highest priority, the sum
+    of ``priority + MaxInt32 + 1``, the count, the earliest start (ns) among the started victims
+    of the highest priority (None if none started) and whether one of those has not started."""
+
+    highest_priority: int
+    priority_sum: int
+    count: int
+    earliest_started: int | None
+    unstarted: bool
+
+    def earliest_start(self, now_ns: int) -> int:
+        """``GetEarliestPodStartTime`` of the victims at ``now_ns``."""
+        if self.unstarted:
+            return now_ns if self.earliest_started is None else min(self.earliest_started, now_ns)
+        return MIN_INT64 if self.earliest_started is None else self.earliest_started
+
+
 @dataclass
 class Victims:
-    """``extenderv1.Victims``: the pods to evict on one node, most important first."""
+    """``extenderv1.Victims``: the pods to evict on one node, most important first; ``summary``
+    (optional, not compared) holds what the default candidate ordering reads of them."""
 
     pods: list  # PodInfo
     num_pdb_violations: int = 0
+    summary: VictimSummary | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -377,6 +399,14 @@ def pick_one_node_for_preemption(victims_map: dict[str, Victims], score_funcs: l
     if now_ns is None:
         now_ns = time.time_ns()
     nodes = list(victims_map)
+    if score_funcs is None and all(v.summary is not None and v.pods for v in victims_map.values()):
+        # the default criteria as one key per node, read from the victims' summaries (the first best wins)
+        def key(node: str) -> tuple:
+            v = victims_map[node]
+            s = v.summary
+            return (-v.num_pdb_violations, -s.highest_priority, -s.priority_sum, -s.count, s.earliest_start(now_ns))
+
+        return max(nodes, key=key)
     for f in score_funcs or default_score_funcs(victims_map, now_ns):
         best, selected = None, []
         for node in nodes:
@@ -568,6 +598,9 @@ def _preemptor_identity(preemptor) -> tuple[str, str, str]:
 class Evaluator:
     """The preemption algorithm shared by preemption plugins (``preemption.Evaluator``)."""
 
+    #: the fewest nodes handed at once to an interface's ``select_victims_for_rows``
+    MIN_CHUNK = 32
+
     def __init__(self, plugin_name: str, handle, interface: PreemptionInterface, executor: Executor | None = None):
         self.plugin_name = plugin_name
         self.handle = handle
@@ -680,32 +713,54 @@ class Evaluator:
             index, shared = np.array(index, np.int64), list(shared)
         CANDIDATE = -2
         end = n
-        for i in np.flatnonzero(index == -1).tolist():
-            row = int(visit[i])
-            name = snapshot.names[row]
-            found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
-                if quick is not None else None
-            if found is not None:
-                victims, num_violating, status = found
+        # an interface may also answer many of the remaining nodes at once (None for a node it
+        # leaves to the visit): asked chunk by chunk, as many nodes as candidates are still wanted
+        many = getattr(self.interface, "select_victims_for_rows", None)
+        pending = np.flatnonzero(index == -1)
+        pos = 0
+        stop = False
+        while pos < len(pending) and not stop:
+            if many is not None:
+                want = max(num_candidates - len(non_violating) - len(violating), self.MIN_CHUNK)
+                chunk = pending[pos:pos + want].tolist()
+                answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations)
             else:
-                state_copy = clone_cycle_state(state)
-                with node_scratch(snapshot, row):
-                    victims, num_violating, status = self.interface.select_victims_on_node(
-                        state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
-            if status.is_success() and victims:
-                index[i] = CANDIDATE
-                c = Candidate(name, Victims(list(victims), num_violating))
-                (non_violating if num_violating == 0 else violating).add(c)
-                if len(non_violating) > 0 and len(non_violating) + len(violating) >= num_candidates:
-                    end = i + 1
-                    break
-                continue
-            if status.is_success():
-                status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
-            if status.code == Code.Error:
-                errors.append(status.message())
-            index[i] = len(shared)
-            shared.append(status)
+                chunk = pending[pos:].tolist()
+                answers = None
+            pos += len(chunk)
+            for j, i in enumerate(chunk):
+                row = int(visit[i])
+                name = snapshot.names[row]
+                found = answers[j] if answers is not None else None
+                summary = None
+                if found is not None:
+                    victims, num_violating, summary = found
+                    status = Status.success()
+                else:
+                    found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
+                        if quick is not None else None
+                    if found is not None:
+                        victims, num_violating, status = found
+                    else:
+                        state_copy = clone_cycle_state(state)
+                        with node_scratch(snapshot, row):
+                            victims, num_violating, status = self.interface.select_victims_on_node(
+                                state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
+                if status.is_success() and victims:
+                    index[i] = CANDIDATE
+                    c = Candidate(name, Victims(list(victims), num_violating, summary))
+                    (non_violating if num_violating == 0 else violating).add(c)
+                    if len(non_violating) > 0 and len(non_violating) + len(violating) >= num_candidates:
+                        end = i + 1
+                        stop = True
+                        break
+                    continue
+                if status.is_success():
+                    status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
+                if status.code == Code.Error:
+                    errors.append(status.message())
+                index[i] = len(shared)
+                shared.append(status)
         keep = np.flatnonzero(index[:end] >= 0)
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = non_violating.items + violating.items

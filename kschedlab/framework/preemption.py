@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
 
@@ -97,8 +97,7 @@ class GroupPreemptor:
     scheduler_name: str
 
 
-@dataclass(frozen=True)
-class VictimSummary:
+class VictimSummary(NamedTuple):
     """What :func:`pick_one_node_for_preemption`'s default criteria read of a node's victims,
     worked out with them by a victim search that has it at hand: the highest priority, the sum
     of ``priority + MaxInt32 + 1``, the count, the earliest start (ns) among the started victims
@@ -717,50 +716,57 @@ class Evaluator:
         # leaves to the visit): asked chunk by chunk, as many nodes as candidates are still wanted
         many = getattr(self.interface, "select_victims_for_rows", None)
         pending = np.flatnonzero(index == -1)
+        names = snapshot.names
+        kept, kept_violating = non_violating.items, violating.items  # appended here as _CandidateList.add does
+        size = non_violating.size
         pos = 0
         stop = False
         while pos < len(pending) and not stop:
             if many is not None:
-                want = max(num_candidates - len(non_violating) - len(violating), self.MIN_CHUNK)
-                chunk = pending[pos:pos + want].tolist()
+                want = max(num_candidates - len(kept) - len(kept_violating), self.MIN_CHUNK)
+                chunk = pending[pos:pos + want]
                 answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations)
             else:
-                chunk = pending[pos:].tolist()
-                answers = None
+                chunk = pending[pos:]
+                answers = [None] * len(chunk)
             pos += len(chunk)
-            for j, i in enumerate(chunk):
-                row = int(visit[i])
-                name = snapshot.names[row]
-                found = answers[j] if answers is not None else None
-                summary = None
-                if found is not None:
+            for i, row, found in zip(chunk.tolist(), visit[chunk].tolist(), answers):
+                name = names[row]
+                if found is not None and found[0]:
                     victims, num_violating, summary = found
-                    status = Status.success()
+                    c = Candidate(name, Victims(victims, num_violating, summary))
                 else:
+                    summary = None
                     found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
                         if quick is not None else None
-                    if found is not None:
-                        victims, num_violating, status = found
-                    else:
+                    if found is None:
                         state_copy = clone_cycle_state(state)
                         with node_scratch(snapshot, row):
-                            victims, num_violating, status = self.interface.select_victims_on_node(
+                            found = self.interface.select_victims_on_node(
                                 state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
-                if status.is_success() and victims:
-                    index[i] = CANDIDATE
-                    c = Candidate(name, Victims(list(victims), num_violating, summary))
-                    (non_violating if num_violating == 0 else violating).add(c)
-                    if len(non_violating) > 0 and len(non_violating) + len(violating) >= num_candidates:
-                        end = i + 1
-                        stop = True
-                        break
-                    continue
-                if status.is_success():
-                    status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
-                if status.code == Code.Error:
-                    errors.append(status.message())
-                index[i] = len(shared)
-                shared.append(status)
+                    victims, num_violating, status = found
+                    if not (status.is_success() and victims):
+                        if status.is_success():
+                            status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
+                        if status.code == Code.Error:
+                            errors.append(status.message())
+                        index[i] = len(shared)
+                        shared.append(status)
+                        continue
+                    c = Candidate(name, Victims(list(victims), num_violating))
+                index[i] = CANDIDATE
+                if num_violating == 0:
+                    non_violating.added += 1
+                    if len(kept) < size:
+                        kept.append(c)
+                else:
+                    violating.added += 1
+                    if len(kept_violating) < size:
+                        kept_violating.append(c)
+                if kept and len(kept) + len(kept_violating) >= num_candidates:
+                    end = i + 1
+                    stop = True
+                    break
         keep = np.flatnonzero(index[:end] >= 0)
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = non_violating.items + violating.items

@@ -104,12 +104,19 @@ def _widen(a: np.ndarray, width: int) -> np.ndarray:
 def _start_times(pods: list) -> tuple[np.ndarray, np.ndarray]:
     """``GetPodStartTime`` of each pod in ns, and which pods have not started (0 there: such a
     pod counts as starting now)."""
-    raw = [p.pod.status for p in pods]
-    unstarted = np.fromiter((s is None or s.start_time is None for s in raw), bool, len(raw))
-    times = np.zeros(len(raw), np.int64)
+    raw = np.array([None if (s := p.pod.status) is None else s.start_time for p in pods], dtype=object)
+    unstarted = np.equal(raw, None)
+    times = np.zeros(len(pods), np.int64)
     for i in np.flatnonzero(~unstarted).tolist():
         times[i] = start_time_ns(pods[i], 0)
     return times, unstarted
+
+
+def _permuted(items: list, order: np.ndarray) -> list:
+    """``items`` in ``order`` (the list itself when the order is the identity)."""
+    if (np.diff(order) == 1).all():
+        return items
+    return [items[i] for i in order.tolist()]
 
 
 def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, checked: list[str],
@@ -149,7 +156,7 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
     order = np.lexsort((ki, starts, -fprio, ri))  # most important first within each row, stable
     ri, ki, fprio, times, unstarted, starts = ri[order], ki[order], fprio[order], times[order], \
         unstarted[order], starts[order]
-    flat = [flat[i] for i in order.tolist()]
+    flat = _permuted(flat, order)
     violating = np.zeros(len(flat), bool)
     bounds = np.concatenate([[0], np.cumsum(np.bincount(ri, minlength=n_rows))])
     for pdb in pdbs:
@@ -164,7 +171,7 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
     proc = np.lexsort((np.arange(len(flat)), ~violating, ri))
     ri, ki, violating, fprio, times, unstarted, starts = ri[proc], ki[proc], violating[proc], fprio[proc], \
         times[proc], unstarted[proc], starts[proc]
-    flat = [flat[i] for i in proc.tolist()]
+    flat = _permuted(flat, proc)
     slot = np.arange(len(flat)) - bounds[ri]
     width = int(slot.max()) + 1
     present = np.zeros((n_rows, width), bool)
@@ -184,24 +191,33 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
     mixed = (np.bincount(ri, weights=violating, minlength=n_rows) > 0) & \
         (np.bincount(ri, weights=~violating, minlength=n_rows) > 0)
     chosen = np.flatnonzero(is_victim)
-    picked = [flat[i] for i in chosen.tolist()]
+    picked = flat if len(chosen) == len(flat) else [flat[i] for i in chosen.tolist()]
     vrow = ri[chosen]
-    vbounds = np.concatenate([[0], np.cumsum(np.bincount(vrow, minlength=n_rows))]).tolist()
-    # what pickOneNodeForPreemption reads of each row's victims
+    per_row = np.bincount(vrow, minlength=n_rows)
+    vstart = np.concatenate([[0], np.cumsum(per_row)])
+    vbounds = vstart.tolist()
+    # what pickOneNodeForPreemption reads of each row's victims (grouped by row: reduceat per group)
+    some = np.flatnonzero(per_row)
+    first_of = vstart[some]
+    vprio = fprio[chosen]
     top = np.full(n_rows, np.iinfo(np.int64).min, np.int64)
-    np.maximum.at(top, vrow, fprio[chosen])
     total = np.zeros(n_rows, np.int64)
-    np.add.at(total, vrow, fprio[chosen] + (MAX_INT32 + 1))
-    at_top = fprio[chosen] == top[vrow]
     earliest = np.full(n_rows, np.iinfo(np.int64).max, np.int64)
-    started_top = at_top & ~unstarted[chosen]
-    np.minimum.at(earliest, vrow[started_top], times[chosen][started_top])
-    any_started = np.bincount(vrow[started_top], minlength=n_rows) > 0
-    any_unstarted = np.bincount(vrow[at_top & unstarted[chosen]], minlength=n_rows) > 0
+    any_started = np.zeros(n_rows, bool)
+    any_unstarted = np.zeros(n_rows, bool)
+    if len(some):
+        top[some] = np.maximum.reduceat(vprio, first_of)
+        total[some] = np.add.reduceat(vprio + (MAX_INT32 + 1), first_of)
+        at_top = vprio == top[vrow]
+        started_top = at_top & ~unstarted[chosen]
+        earliest[some] = np.minimum.reduceat(np.where(started_top, times[chosen], np.iinfo(np.int64).max), first_of)
+        any_started[some] = np.logical_or.reduceat(started_top, first_of)
+        any_unstarted[some] = np.logical_or.reduceat(at_top & unstarted[chosen], first_of)
     nv = num_violating.tolist()
     mixed_list = mixed.tolist()
-    summaries = zip(top.tolist(), total.tolist(), earliest.tolist(), any_started.tolist(), any_unstarted.tolist())
-    for r, (hi, tot, first, started, waiting, ok) in enumerate(zip(*zip(*summaries), covered.tolist())):
+    columns = (top.tolist(), total.tolist(), earliest.tolist(), any_started.tolist(), any_unstarted.tolist(),
+               covered.tolist())
+    for r, (hi, tot, first, started, waiting, ok) in enumerate(zip(*columns)):
         if not ok:
             continue
         victims = picked[vbounds[r]:vbounds[r + 1]]

@@ -701,42 +701,67 @@ class Evaluator:
         n = len(rows)
         visit = np.asarray(list(rows[offset:]) + list(rows[:offset]), np.int64)
         shared: list[Status] = []
-        settled = None
         bulk = getattr(self.interface, "statuses_without_victims", None)
-        if bulk is not None and n:
-            settled = bulk(state, pod_info, snapshot, visit, nominations)
-        if settled is None:
-            index = np.full(n, -1, np.int64)
-        else:
-            index, shared = settled
-            index, shared = np.array(index, np.int64), list(shared)
+        # an interface may also answer many of the remaining nodes at once (None for a node it
+        # leaves to the visit). Both are asked span by span along the visit order, each span as
+        # long as should give the candidates still wanted (at least MIN_CHUNK), so the nodes past
+        # the last candidate are mostly not looked at
+        many = getattr(self.interface, "select_victims_for_rows", None)
+        index = np.full(n, -1, np.int64)
         CANDIDATE = -2
         end = n
-        # an interface may also answer many of the remaining nodes at once (None for a node it
-        # leaves to the visit): asked chunk by chunk, as many nodes as candidates are still wanted
-        many = getattr(self.interface, "select_victims_for_rows", None)
-        pending = np.flatnonzero(index == -1)
         names = snapshot.names
         kept, kept_violating = non_violating.items, violating.items  # appended here as _CandidateList.add does
         size = non_violating.size
         pos = 0
         stop = False
-        while pos < len(pending) and not stop:
-            if many is not None:
-                want = max(num_candidates - len(kept) - len(kept_violating), self.MIN_CHUNK)
-                chunk = pending[pos:pos + want]
-                answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations)
-            else:
-                chunk = pending[pos:]
-                answers = [None] * len(chunk)
-            pos += len(chunk)
+        while pos < n and not stop:
+            if bulk is None and many is None:
+                span = n - pos
+            else:  # the nodes that would give the candidates still wanted, at the yield seen so far
+                wanted = num_candidates - len(kept) - len(kept_violating) if kept else max(num_candidates, 1)
+                found = non_violating.added + violating.added
+                span = max(self.MIN_CHUNK, -(-wanted * pos // found) if found else max(wanted, 2 * pos))
+            part = index[pos:pos + span]
+            if bulk is not None:
+                settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)
+                if settled is None:
+                    bulk = None
+                else:
+                    found_index, found_shared = settled
+                    found_index = np.asarray(found_index, np.int64)
+                    part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
+                    shared.extend(found_shared)
+            chunk = pos + np.flatnonzero(part == -1)
+            pos += span
+            answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations) \
+                if many is not None and len(chunk) else [None] * len(chunk)
+            if answers and all(a is not None and a[0] for a in answers):
+                # every node of the span answered with victims: each is a candidate, in order
+                take = len(answers)
+                added_ok, added_bad = non_violating.added, violating.added
+                for j, a in enumerate(answers):
+                    if a[1] == 0:
+                        added_ok += 1
+                    else:
+                        added_bad += 1
+                    if added_ok and min(added_ok, size) + min(added_bad, size) >= num_candidates:
+                        take, stop, end = j + 1, True, int(chunk[j]) + 1
+                        break
+                index[chunk[:take]] = CANDIDATE
+                for row, (victims, num_violating, summary) in zip(visit[chunk[:take]].tolist(), answers[:take]):
+                    c = Candidate(names[row], Victims(victims, num_violating, summary))
+                    target = kept if num_violating == 0 else kept_violating
+                    if len(target) < size:
+                        target.append(c)
+                non_violating.added, violating.added = added_ok, added_bad
+                continue
             for i, row, found in zip(chunk.tolist(), visit[chunk].tolist(), answers):
                 name = names[row]
                 if found is not None and found[0]:
                     victims, num_violating, summary = found
                     c = Candidate(name, Victims(victims, num_violating, summary))
                 else:
-                    summary = None
                     found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
                         if quick is not None else None
                     if found is None:

@@ -104,8 +104,8 @@ def _widen(a: np.ndarray, width: int) -> np.ndarray:
 def _start_times(pods: list) -> tuple[np.ndarray, np.ndarray]:
     """``GetPodStartTime`` of each pod in ns, and which pods have not started (0 there: such a
     pod counts as starting now)."""
-    raw = np.array([None if (s := p.pod.status) is None else s.start_time for p in pods], dtype=object)
-    unstarted = np.equal(raw, None)
+    raw = [None if (s := p.pod.status) is None else s.start_time for p in pods]
+    unstarted = np.array([t is None for t in raw], bool)
     times = np.zeros(len(pods), np.int64)
     for i in np.flatnonzero(~unstarted).tolist():
         times[i] = start_time_ns(pods[i], 0)

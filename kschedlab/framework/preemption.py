@@ -684,7 +684,10 @@ class Evaluator:
         An interface with ``statuses_without_victims`` may answer for many nodes at once the
         status a visit would give a node that yields no candidate (no lower-priority pod,
         or no room even with all of them gone); only the other nodes are visited one by
-        one, and the outcome is the same.
+        one, and the outcome is the same. With ``select_victims_for_rows`` it may also give the
+        victims of many nodes at once (None for a node it leaves to the visit); both are asked
+        span by span along the visit order, so nodes past the last candidate are mostly not
+        looked at.
         """
         from kschedlab.framework.runtime import clone_cycle_state
 

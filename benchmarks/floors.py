@@ -1,7 +1,7 @@
-"""The shapes with a count per topology domain beside their floors (issue 26).
+"""The shapes with a count per topology domain, and PreemptionBasic, beside their floors (issue 26).
 
 Run: ``.venv/bin/python benchmarks/floors.py [SHAPE ...] [--scale S] [--profile [TOP]]``
-(default: SchedulingPodAntiAffinity, SchedulingPodAffinity and TopologySpreading at full size).
+(default: SchedulingPodAntiAffinity, SchedulingPodAffinity, TopologySpreading and PreemptionBasic at full size).
 Each shape runs with :func:`kschedlab.scheduler_perf.run_workload` and then, in the same process, its
 floor (:func:`kschedlab.perf_floors.shape_floor`: the least numpy work giving the same placements;
 its docstring says what it leaves out). Prints one JSON line per shape with ``pods_per_cpu_second``,

@@ -1,5 +1,6 @@
-"""Floors for the benchmark shapes with a count per topology domain: the least vectorized work that
-gives the scheduler's placements, run by ``kschedlab bench`` in the same process as the shape.
+"""Floors for the benchmark shapes with a count per topology domain and for PreemptionBasic: the least
+vectorized work that gives the scheduler's placements, run by ``kschedlab bench`` in the same process as
+the shape.
 
 :func:`shape_floor` runs SchedulingPodAntiAffinity, SchedulingPodAffinity and TopologySpreading as
 :func:`kschedlab.scheduler_perf.numpy_reference` runs SchedulingBasic: NodeResourcesFit's check over
@@ -18,6 +19,15 @@ draws them. Beside that, one count of matching pods per topology domain, kept as
 * TopologySpreading (``maxSkew`` 5 over zones, ``DoNotSchedule``, ``color: blue``): a node passes
   when its zone's count + 1 - the smallest zone count is at most 5 (no score: hard constraints only).
 
+PreemptionBasic (:func:`preemption_floor`): the init pods placed as SchedulingBasic's are; for each
+measured pod, NodeResourcesFit's check over all nodes (no node fits: every one holds four 900m pods),
+DefaultPreemption's random offset over the nodes that failed it (``Unschedulable``: the pod could fit
+there), the dry run of those nodes from the offset until ``max(10%, 100)`` of them gave a candidate
+(a node with pods of lower priority where the pod fits once they are gone: upstream's reprieve loop,
+most important first, on the nodes' pod arrays), ``pickOneNodeForPreemption``'s criteria as one key
+over the candidates, the victims removed and the pod placed on that node (its second attempt
+filters the nominated node alone). No PDBs, nominations of other pods or start times in this shape.
+
 What it leaves out, as the yardstick does: plugins, statuses, traces, API objects, the queue and
 binding; the other default plugins give every node the same answer in these shapes (no taints, node
 selectors, images, host ports or Services), so they are not run. It knows the shape: it is a floor
@@ -28,6 +38,9 @@ for these workloads, not a scheduler.
 (15, 15, [12, 14, 1])
 >>> shape_floor("TopologySpreading", 30, 10, 30)["pods"]
 30
+>>> r = shape_floor("PreemptionBasic", 5, 20, 5)
+>>> r["placements"][20:], r["victims"][0]
+([3, 4, 0, 2, 1], [0, 6, 10, 19])
 """
 
 from __future__ import annotations
@@ -37,7 +50,7 @@ import time
 
 import numpy as np
 
-__all__ = ["FLOOR_SHAPES", "GANG_FLOOR_SHAPES", "gang_floor", "shape_floor"]
+__all__ = ["FLOOR_SHAPES", "GANG_FLOOR_SHAPES", "gang_floor", "preemption_floor", "shape_floor"]
 
 #: shape -> (domains of the nodes: "hostname", "zone1" or "moon"; the rule of the init pods; of the
 #: measured pods). Rules: None (resources only), "anti", "affinity", "spread".
@@ -45,6 +58,7 @@ FLOOR_SHAPES: dict[str, tuple[str, str | None, str | None]] = {
     "SchedulingPodAntiAffinity": ("hostname", "anti", "anti"),
     "SchedulingPodAffinity": ("zone1", "affinity", "affinity"),
     "TopologySpreading": ("moon", None, "spread"),
+    "PreemptionBasic": ("hostname", None, "preempt"),
 }
 
 #: TopologySpreading's maxSkew; InterPodAffinity's default score weight in the default profile
@@ -90,6 +104,8 @@ def shape_floor(name: str, nodes: int, init_pods: int, measure_pods: int, *, see
     from kschedlab.scheduler import num_feasible_nodes_to_find
 
     domain_kind, init_rule, measure_rule = FLOOR_SHAPES[name]
+    if measure_rule == "preempt":
+        return preemption_floor(nodes, init_pods, measure_pods, seed=seed)
     dom = _domains(domain_kind, nodes)
     counts = np.zeros(int(dom.max()) + 1 if nodes else 1, np.int64)
     rng = random.Random(seed)
@@ -278,3 +294,124 @@ def gang_floor(name: str, nodes: int, sizes: list[int], *, per_domain: int = 100
     return {"pods": pods, "cpu_seconds": round(cpu, 3),
             "pods_per_cpu_second": round(pods / cpu, 1) if cpu > 0 and pods else None,
             "placements": placements}
+
+
+def preemption_floor(nodes: int, init_pods: int, measure_pods: int, *, seed: int = 0) -> dict:
+    """PreemptionBasic's placements and victims with numpy (see the module docstring): ``init_pods``
+    pods of 900m / 500Mi at priority 0, then ``measure_pods`` of 3970m / 500Mi at priority 9999999
+    on node-default.yaml nodes. Returns ``placements`` (the row of every pod, init pods first; -1
+    where none fits), ``victims`` (per measured pod, the init pods it evicted, most important
+    first) and ``pods_per_cpu_second`` over the measured pods."""
+    from kschedlab.plugins.default_preemption import DefaultPreemption
+    from kschedlab.scheduler import num_feasible_nodes_to_find
+
+    rng, offsets = random.Random(seed), random.Random(seed)  # the scheduler's ties, DefaultPreemption's offsets
+    num_candidates = DefaultPreemption().calculate_num_candidates
+    alloc = np.empty((2, nodes), np.int64)
+    alloc[0], alloc[1] = 4000, 32 * 2**30
+    alloc_f = alloc.astype(np.float64)
+    used = np.zeros((2, nodes), np.int64)
+    count = np.zeros(nodes, np.int64)
+    max_pods = 110
+    # each node's pods in the order they came: id (init index, or -1 - measured index), priority, cpu
+    width = 8
+    pod_id = np.full((nodes, width), -1, np.int64)
+    pod_prio = np.zeros((nodes, width), np.int64)
+    pod_cpu = np.zeros((nodes, width), np.int64)
+    memory = 500 * 2**20
+    to_find = num_feasible_nodes_to_find(0, nodes)
+    start = 0
+    placements: list[int] = []
+    victims_of: list[list[int]] = []
+    cpu_start = 0.0
+    for i in range(init_pods + measure_pods):
+        measured = i >= init_pods
+        if i == init_pods:
+            cpu_start = time.process_time()
+        cpu, prio = (3970, 9999999) if measured else (900, 0)
+        want = np.array([cpu, memory], np.int64)
+        free = alloc - used
+        short = (free[0] < cpu) | (free[1] < memory) | (count + 1 > max_pods)
+        feasible = np.flatnonzero(~short)
+        pick = -1
+        if len(feasible):
+            k = int(np.searchsorted(feasible, start))
+            feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+            processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
+            start = (start + processed) % nodes
+            total = resource_totals(alloc, alloc_f, used, want, feasible)
+            ties = np.flatnonzero(total == total.max())
+            pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+        elif nodes:
+            # every node failed NodeResourcesFit; Unschedulable where the pod fits the empty node
+            potential = np.flatnonzero((alloc[0] >= cpu) & (alloc[1] >= memory))
+            if len(potential):
+                offset = offsets.randrange(len(potential))
+                visit = np.concatenate([potential[offset:], potential[:offset]])
+                pick, gone = _preempt_on(visit, num_candidates(len(potential)), prio, cpu, memory, alloc, used,
+                                         count, max_pods, pod_id, pod_prio, pod_cpu)
+                if measured:
+                    victims_of.append(gone)
+                for v in gone:
+                    row_pods = pod_id[pick]
+                    slot = int(np.flatnonzero(row_pods == v)[0])
+                    used[0, pick] -= pod_cpu[pick, slot]
+                    used[1, pick] -= memory
+                    count[pick] -= 1
+                    for arr in (pod_id, pod_prio, pod_cpu):
+                        arr[pick, slot:-1] = arr[pick, slot + 1:].copy()
+                        arr[pick, -1] = -1 if arr is pod_id else 0
+        if pick >= 0:
+            n = int(count[pick])
+            if n >= width:
+                width *= 2
+                pod_id, pod_prio, pod_cpu = (np.concatenate([a, np.full_like(a, -1 if a is pod_id else 0)], axis=1)
+                                             for a in (pod_id, pod_prio, pod_cpu))
+            pod_id[pick, n], pod_prio[pick, n], pod_cpu[pick, n] = (i if not measured else -1 - i), prio, cpu
+            used[:, pick] += want
+            count[pick] += 1
+        elif measured and len(victims_of) < i - init_pods + 1:
+            victims_of.append([])
+        placements.append(pick)
+    cpu_time = time.process_time() - cpu_start
+    return {"pods": measure_pods, "cpu_seconds": round(cpu_time, 3),
+            "pods_per_cpu_second": round(measure_pods / cpu_time, 1) if cpu_time > 0 and measure_pods else None,
+            "placements": placements, "victims": victims_of}
+
+
+def _preempt_on(visit: np.ndarray, wanted: int, prio: int, cpu: int, memory: int, alloc, used, count, max_pods: int,
+                pod_id, pod_prio, pod_cpu) -> tuple[int, list[int]]:
+    """The dry run over ``visit`` (every victim counts as not started, no PDBs: the victims of a
+    node are its lower-priority pods by priority, then in the node's order) and the candidate
+    ``pickOneNodeForPreemption`` chooses: (row, its victims' ids), or (-1, [])."""
+    slots = pod_id.shape[1]
+    lower = (pod_id[visit] != -1) & (pod_prio[visit] < prio)
+    low_cpu = np.where(lower, pod_cpu[visit], 0).sum(axis=1)
+    low_n = lower.sum(axis=1)
+    mem = alloc[1, visit] - (used[1, visit] - low_n * memory)
+    room = alloc[0, visit] - (used[0, visit] - low_cpu)
+    left = count[visit] - low_n
+    ok = (low_n > 0) & (room >= cpu) & (mem >= memory) & (left + 1 <= max_pods)
+    cand = np.flatnonzero(ok)[:wanted]
+    if not len(cand):
+        return -1, []
+    rows = visit[cand]
+    order = np.argsort(np.where(lower[cand], -pod_prio[rows], np.iinfo(np.int64).max), axis=1, kind="stable")
+    is_low = np.take_along_axis(lower[cand], order, axis=1)
+    req = np.take_along_axis(pod_cpu[rows], order, axis=1)
+    room, mem, left = room[cand].copy(), mem[cand].copy(), left[cand].copy()
+    victim = np.zeros((len(rows), slots), bool)
+    for s in range(int(low_n[cand].max())):
+        fits = is_low[:, s] & (left + 2 <= max_pods) & (room - req[:, s] >= cpu) & (mem - memory >= memory)
+        room -= np.where(fits, req[:, s], 0)
+        mem -= np.where(fits, memory, 0)
+        left += fits
+        victim[:, s] = is_low[:, s] & ~fits
+    prios = np.take_along_axis(pod_prio[rows], order, axis=1)
+    n_victims = victim.sum(axis=1)
+    highest = np.where(victim, prios, np.iinfo(np.int64).min).max(axis=1)
+    total = np.where(victim, prios + 2**31, 0).sum(axis=1)
+    # fewest PDB violations (none here), lowest highest priority, smallest sum, fewest victims; then the first
+    best = int(np.lexsort((np.arange(len(rows)), n_victims, total, highest))[0])
+    ids = np.take_along_axis(pod_id[rows[best]][None, :], order[best][None, :], axis=1)[0]
+    return int(rows[best]), ids[victim[best]].tolist()

@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
 
@@ -97,12 +97,33 @@ class GroupPreemptor:
     scheduler_name: str
 
 
+class VictimSummary(NamedTuple):
+    """What :func:`pick_one_node_for_preemption`'s default criteria read of a node's victims,
+    worked out with them by a victim search that has it at hand: the highest priority, the sum
+    of ``priority + MaxInt32 + 1``, the count, the earliest start (ns) among the started victims
+    of the highest priority (None if none started) and whether one of those has not started."""
+
+    highest_priority: int
+    priority_sum: int
+    count: int
+    earliest_started: int | None
+    unstarted: bool
+
+    def earliest_start(self, now_ns: int) -> int:
+        """``GetEarliestPodStartTime`` of the victims at ``now_ns``."""
+        if self.unstarted:
+            return now_ns if self.earliest_started is None else min(self.earliest_started, now_ns)
+        return MIN_INT64 if self.earliest_started is None else self.earliest_started
+
+
 @dataclass
 class Victims:
-    """``extenderv1.Victims``: the pods to evict on one node, most important first."""
+    """``extenderv1.Victims``: the pods to evict on one node, most important first; ``summary``
+    (optional, not compared) holds what the default candidate ordering reads of them."""
 
     pods: list  # PodInfo
     num_pdb_violations: int = 0
+    summary: VictimSummary | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -377,6 +398,14 @@ def pick_one_node_for_preemption(victims_map: dict[str, Victims], score_funcs: l
     if now_ns is None:
         now_ns = time.time_ns()
     nodes = list(victims_map)
+    if score_funcs is None and all(v.summary is not None and v.pods for v in victims_map.values()):
+        # the default criteria as one key per node, read from the victims' summaries (the first best wins)
+        def key(node: str) -> tuple:
+            v = victims_map[node]
+            s = v.summary
+            return (-v.num_pdb_violations, -s.highest_priority, -s.priority_sum, -s.count, s.earliest_start(now_ns))
+
+        return max(nodes, key=key)
     for f in score_funcs or default_score_funcs(victims_map, now_ns):
         best, selected = None, []
         for node in nodes:
@@ -568,6 +597,9 @@ def _preemptor_identity(preemptor) -> tuple[str, str, str]:
 class Evaluator:
     """The preemption algorithm shared by preemption plugins (``preemption.Evaluator``)."""
 
+    #: the fewest nodes handed at once to an interface's ``select_victims_for_rows``
+    MIN_CHUNK = 32
+
     def __init__(self, plugin_name: str, handle, interface: PreemptionInterface, executor: Executor | None = None):
         self.plugin_name = plugin_name
         self.handle = handle
@@ -652,7 +684,10 @@ class Evaluator:
         An interface with ``statuses_without_victims`` may answer for many nodes at once the
         status a visit would give a node that yields no candidate (no lower-priority pod,
         or no room even with all of them gone); only the other nodes are visited one by
-        one, and the outcome is the same.
+        one, and the outcome is the same. With ``select_victims_for_rows`` it may also give the
+        victims of many nodes at once (None for a node it leaves to the visit); both are asked
+        span by span along the visit order, so nodes past the last candidate are mostly not
+        looked at.
         """
         from kschedlab.framework.runtime import clone_cycle_state
 
@@ -669,43 +704,97 @@ class Evaluator:
         n = len(rows)
         visit = np.asarray(list(rows[offset:]) + list(rows[:offset]), np.int64)
         shared: list[Status] = []
-        settled = None
         bulk = getattr(self.interface, "statuses_without_victims", None)
-        if bulk is not None and n:
-            settled = bulk(state, pod_info, snapshot, visit, nominations)
-        if settled is None:
-            index = np.full(n, -1, np.int64)
-        else:
-            index, shared = settled
-            index, shared = np.array(index, np.int64), list(shared)
+        # an interface may also answer many of the remaining nodes at once (None for a node it
+        # leaves to the visit). Both are asked span by span along the visit order, each span as
+        # long as should give the candidates still wanted (at least MIN_CHUNK), so the nodes past
+        # the last candidate are mostly not looked at
+        many = getattr(self.interface, "select_victims_for_rows", None)
+        index = np.full(n, -1, np.int64)
         CANDIDATE = -2
         end = n
-        for i in np.flatnonzero(index == -1).tolist():
-            row = int(visit[i])
-            name = snapshot.names[row]
-            found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
-                if quick is not None else None
-            if found is not None:
-                victims, num_violating, status = found
-            else:
-                state_copy = clone_cycle_state(state)
-                with node_scratch(snapshot, row):
-                    victims, num_violating, status = self.interface.select_victims_on_node(
-                        state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
-            if status.is_success() and victims:
-                index[i] = CANDIDATE
-                c = Candidate(name, Victims(list(victims), num_violating))
-                (non_violating if num_violating == 0 else violating).add(c)
-                if len(non_violating) > 0 and len(non_violating) + len(violating) >= num_candidates:
-                    end = i + 1
-                    break
+        names = snapshot.names
+        kept, kept_violating = non_violating.items, violating.items  # appended here as _CandidateList.add does
+        size = non_violating.size
+        pos = 0
+        stop = False
+        while pos < n and not stop:
+            if bulk is None and many is None:
+                span = n - pos
+            else:  # the nodes that would give the candidates still wanted, at the yield seen so far
+                wanted = num_candidates - len(kept) - len(kept_violating) if kept else max(num_candidates, 1)
+                found = non_violating.added + violating.added
+                span = max(self.MIN_CHUNK, -(-wanted * pos // found) if found else max(wanted, 2 * pos))
+            part = index[pos:pos + span]
+            if bulk is not None:
+                settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)
+                if settled is None:
+                    bulk = None
+                else:
+                    found_index, found_shared = settled
+                    found_index = np.asarray(found_index, np.int64)
+                    part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
+                    shared.extend(found_shared)
+            chunk = pos + np.flatnonzero(part == -1)
+            pos += span
+            answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations) \
+                if many is not None and len(chunk) else [None] * len(chunk)
+            if answers and all(a is not None and a[0] for a in answers):
+                # every node of the span answered with victims: each is a candidate, in order
+                take = len(answers)
+                added_ok, added_bad = non_violating.added, violating.added
+                for j, a in enumerate(answers):
+                    if a[1] == 0:
+                        added_ok += 1
+                    else:
+                        added_bad += 1
+                    if added_ok and min(added_ok, size) + min(added_bad, size) >= num_candidates:
+                        take, stop, end = j + 1, True, int(chunk[j]) + 1
+                        break
+                index[chunk[:take]] = CANDIDATE
+                for row, (victims, num_violating, summary) in zip(visit[chunk[:take]].tolist(), answers[:take]):
+                    c = Candidate(names[row], Victims(victims, num_violating, summary))
+                    target = kept if num_violating == 0 else kept_violating
+                    if len(target) < size:
+                        target.append(c)
+                non_violating.added, violating.added = added_ok, added_bad
                 continue
-            if status.is_success():
-                status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
-            if status.code == Code.Error:
-                errors.append(status.message())
-            index[i] = len(shared)
-            shared.append(status)
+            for i, row, found in zip(chunk.tolist(), visit[chunk].tolist(), answers):
+                name = names[row]
+                if found is not None and found[0]:
+                    victims, num_violating, summary = found
+                    c = Candidate(name, Victims(victims, num_violating, summary))
+                else:
+                    found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
+                        if quick is not None else None
+                    if found is None:
+                        state_copy = clone_cycle_state(state)
+                        with node_scratch(snapshot, row):
+                            found = self.interface.select_victims_on_node(
+                                state_copy, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, []))
+                    victims, num_violating, status = found
+                    if not (status.is_success() and victims):
+                        if status.is_success():
+                            status = Status.error(f"expected at least one victim pod on node {go_quote(name)}")
+                        if status.code == Code.Error:
+                            errors.append(status.message())
+                        index[i] = len(shared)
+                        shared.append(status)
+                        continue
+                    c = Candidate(name, Victims(list(victims), num_violating))
+                index[i] = CANDIDATE
+                if num_violating == 0:
+                    non_violating.added += 1
+                    if len(kept) < size:
+                        kept.append(c)
+                else:
+                    violating.added += 1
+                    if len(kept_violating) < size:
+                        kept_violating.append(c)
+                if kept and len(kept) + len(kept_violating) >= num_candidates:
+                    end = i + 1
+                    stop = True
+                    break
         keep = np.flatnonzero(index[:end] >= 0)
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = non_violating.items + violating.items

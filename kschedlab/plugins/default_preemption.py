@@ -50,6 +50,7 @@ from kschedlab.framework.preemption import (
     start_time_ns,
 )
 from kschedlab.framework.status import Code, Status
+from kschedlab.plugins.default_preemption_victims import VictimTable, reprieve_rows
 
 NAME = "DefaultPreemption"
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -206,6 +207,7 @@ class DefaultPreemption(Plugin):
         self.executor = Executor(handle)
         self.evaluator = Evaluator(NAME, handle, self, self.executor)
         self.last_record: PreemptionRecord | None = None
+        self._victim_table = VictimTable()
 
     @staticmethod
     def _default_is_eligible(node_info, victim, preemptor) -> bool:
@@ -406,12 +408,7 @@ class DefaultPreemption(Plugin):
         status it would have there.  Returns (per row: index into the statuses, -1 when the
         node must be visited; the statuses), or None when victims are chosen some other way
         (``is_eligible_pod`` or a victim method replaced)."""
-        cls = type(self)
-        if (self.is_eligible_pod is not self._default_is_eligible
-                or cls.is_preemption_allowed is not DefaultPreemption.is_preemption_allowed
-                or cls.select_victims_on_node is not DefaultPreemption.select_victims_on_node
-                or cls.select_victims_without_changes is not DefaultPreemption.select_victims_without_changes
-                or cls._victims_by_resources is not DefaultPreemption._victims_by_resources):
+        if not self._default_victim_policy(ordering=False):
             return None
         priority = pod_info.priority
         lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, priority),
@@ -433,22 +430,20 @@ class DefaultPreemption(Plugin):
         if not len(rest):
             return index, shared
         # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
-        staying = snapshot.matching_pods((HIGHER_PRIORITY_KEY, priority),
-                                         lambda p, priority=priority: p.priority >= priority)
-        size = len(snapshot.names)
-        held_rows = np.fromiter((r for r, _ in staying.values()), np.int64, len(staying))
-        count = np.bincount(held_rows, minlength=size).take(cand)
+        table = self._victim_table
+        table.sync(snapshot, cand, checked)
+        staying = table.valid[cand] & (table.prio[cand] >= priority)
+        count = staying.sum(axis=1)
         max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(cand)
         checks = [(TOO_MANY_PODS, count + 1 > max_pods, np.zeros(len(cand), bool))]
         requests = pod_info.requests
         for name in checked:
             col = snapshot.res_index.get(name)
-            weights = np.fromiter((p.requests.get(name, 0) for _, p in staying.values()), np.int64, len(staying))
-            held = np.bincount(held_rows, weights=weights, minlength=size).astype(np.int64).take(cand) \
-                if len(staying) else np.zeros(len(cand), np.int64)
-            alloc = np.zeros(len(cand), np.int64) if col is None else snapshot.allocatable[col].take(cand)
             if col is None:
-                held = np.zeros(len(cand), np.int64)
+                alloc = held = np.zeros(len(cand), np.int64)
+            else:
+                alloc = snapshot.allocatable[col].take(cand)
+                held = np.where(staying, table.req[name][cand], 0).sum(axis=1)
             want = requests[name]
             checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
         short = np.stack([c[1] for c in checks])
@@ -461,6 +456,53 @@ class DefaultPreemption(Plugin):
             index[rest[failed & (signature == sig)]] = len(shared)
             shared.append(Status(code, reasons, FIT))
         return index, shared
+
+    def _default_victim_policy(self, ordering: bool = True) -> bool:
+        """Victims are chosen by this class's own methods (no hook or method replaced; with
+        ``ordering``, the victims' ordering too), so they may be found for many nodes at once."""
+        cls = type(self)
+        return (self.is_eligible_pod is self._default_is_eligible and (not ordering or self.more_important_pod is None)
+                and cls.is_preemption_allowed is DefaultPreemption.is_preemption_allowed
+                and cls.select_victims_on_node is DefaultPreemption.select_victims_on_node
+                and cls.select_victims_without_changes is DefaultPreemption.select_victims_without_changes
+                and cls._victims_by_resources is DefaultPreemption._victims_by_resources)
+
+    def select_victims_for_rows(self, state, pod_info, snapshot, rows: np.ndarray, pdbs: list, now_ns: int,
+                                nominations: dict) -> list:
+        """:meth:`select_victims_on_node` for many nodes at once where :meth:`_victims_by_resources`
+        covers the preemptor (see :mod:`kschedlab.plugins.default_preemption_victims`): per row
+        ``(victims, PDB violations, summary for the candidate ordering)``, or None for a node left
+        to the one-by-one visit."""
+        out: list = [None] * len(rows)
+        if not self._default_victim_policy():
+            return out
+        plan = self._resource_plan(state, pod_info, snapshot)
+        if plan is None or not plan[0]:
+            return out
+        _, checked, passing = plan
+        take = np.flatnonzero(passing.take(rows))
+        if not len(take):
+            return out
+        sub = rows[take]
+        table = self._victim_table
+        table.sync(snapshot, sub, checked)
+        extra_used = np.zeros((len(checked), len(sub)), np.int64)
+        extra_count = np.zeros(len(sub), np.int64)
+        if nominations:
+            fw = self.handle.framework
+            where = {r: j for j, r in enumerate(sub.tolist())}
+            for node, infos in nominations.items():
+                j = where.get(snapshot.index.get(node, -1))
+                if j is None:
+                    continue
+                for p in fw.ge_nominated(pod_info, infos):
+                    extra_count[j] += 1
+                    for i, name in enumerate(checked):
+                        extra_used[i, j] += p.requests.get(name, 0)
+        found = reprieve_rows(table, snapshot, sub, pod_info, checked, extra_used, extra_count, pdbs, now_ns)
+        for j, answer in zip(take.tolist(), found):
+            out[j] = answer
+        return out
 
     def _resource_plan(self, state, pod_info, snapshot):
         """Whether :meth:`_victims_by_resources` covers this preemptor (see there), the resources

@@ -470,7 +470,9 @@ class Scheduler:
                 return outcome.rows
             found += passed
             begin += size
-            size *= 2
+            # none feasible yet (a pod that fits nowhere, say): the rest in one chunk; the outcome is
+            # cut to the nodes a visit one by one would have seen below, so only the cost differs
+            size = n - begin if not found else size * 2
         outcome = FilterOutcome.concat(parts)
         passed = np.flatnonzero(outcome.passed)
         if fast is not None and plan.live_filter:

@@ -12,7 +12,9 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf import WORKLOADS, make_nodes, make_pods, run_shape
 
 
-def scheduler_rows(name: str, nodes: int, init_pods: int, pods: int) -> list[int]:
+def scheduler_rows(name: str, nodes: int, init_pods: int, pods: int, victims: list | None = None) -> list[int]:
+    """The row of every pod as the scheduler places it; a pod that preempted is attempted again at
+    once (as ``run_workload`` does), and its victims' init indexes go to ``victims``."""
     w = WORKLOADS[name]
     cluster = Cluster(make_nodes(nodes, w.node_labels))
     for ns in admit([Namespace.model_validate({"metadata": {"name": ns}}) for ns in w.namespaces]):
@@ -25,7 +27,15 @@ def scheduler_rows(name: str, nodes: int, init_pods: int, pods: int) -> list[int
     for pod in measured:
         cluster.add(pod)
     for q in scheduler.queue([f"{w.measure_namespace}/{p.metadata.name}" for p in measured]):
-        node = scheduler.schedule_one(q.pod_info.key).node
+        key = q.pod_info.key
+        plugin = scheduler.framework_for(cluster.pods[key]).plugins["DefaultPreemption"]
+        plugin.last_record = None
+        node = scheduler.schedule_one(key).node
+        gone = plugin.last_record.victims if plugin.last_record is not None else []
+        if node is None and cluster.pods[key].status.nominated_node_name:
+            node = scheduler.schedule_one(key).node
+        if victims is not None:
+            victims.append([int(v.rsplit("-", 1)[1]) for v in gone])
         rows.append(-1 if node is None else cluster.snapshot.index[node])
     return rows
 
@@ -34,6 +44,15 @@ def scheduler_rows(name: str, nodes: int, init_pods: int, pods: int) -> list[int
 @pytest.mark.parametrize("nodes, init_pods, pods", [(30, 10, 60), (120, 60, 150)])
 def test_floor_places_every_pod_where_the_scheduler_does(name, nodes, init_pods, pods):
     assert shape_floor(name, nodes, init_pods, pods)["placements"] == scheduler_rows(name, nodes, init_pods, pods)
+
+
+@pytest.mark.parametrize("nodes, init_pods, pods", [(20, 80, 20), (150, 600, 120), (40, 100, 50)])
+def test_preemption_floor_evicts_the_pods_the_scheduler_evicts(nodes, init_pods, pods):
+    victims: list = []
+    rows = scheduler_rows("PreemptionBasic", nodes, init_pods, pods, victims)
+    floor = shape_floor("PreemptionBasic", nodes, init_pods, pods)
+    assert floor["placements"] == rows and floor["victims"] == victims
+    assert sum(map(len, victims)) > 0
 
 
 def test_anti_affinity_floor_leaves_pods_pending_when_every_node_is_taken():

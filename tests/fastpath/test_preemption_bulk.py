@@ -1,0 +1,139 @@
+"""DefaultPreemption's victim search over many nodes at once against the node-by-node dry run.
+
+Seeded random clusters (nodes of varied sizes, some cordoned, tainted, labelled; pods of several
+priorities, some started, some with host ports; PodDisruptionBudgets with budgets of 0 to 2;
+pending pods nominated to nodes) and preemptors of several priorities and sizes (some with a node
+selector, a toleration or a host port). The same attempts run on two copies of the cluster: one
+with the plugin as it is, one whose plugin visits every node through ``select_victims_on_node``
+(its arithmetic shortcuts taken away). Every attempt must give the same node, nomination and
+preemption record (candidates with their victims and PDB violations, node statuses, the chosen
+candidate, victims, cleared nominations, events, the verdict), with placements and deletions
+between attempts.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kschedlab.api.core import Node, Pod
+from kschedlab.api.policy import PodDisruptionBudget
+from kschedlab.cluster import Cluster
+from kschedlab.scheduler import Scheduler
+
+APPS = ("web", "db", "cache")
+
+
+def cluster_objects(seed: int, nodes: int) -> tuple[list, list[dict]]:
+    rng = random.Random(seed)
+    objects: list = []
+    for i in range(nodes):
+        name = f"node-{i:03d}"
+        spec: dict = {}
+        if rng.random() < 0.05:
+            spec["unschedulable"] = True
+        if rng.random() < 0.1:
+            spec["taints"] = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+        alloc = {"cpu": rng.choice(["2", "4", "4", "8"]), "memory": rng.choice(["4Gi", "8Gi", "16Gi"]),
+                 "pods": rng.choice(["110", "5", "8"])}
+        objects.append(Node.model_validate({"metadata": {"name": name, "labels": {
+            "kubernetes.io/hostname": name, "tier": rng.choice(["a", "b"])}}, "spec": spec,
+            "status": {"allocatable": alloc, "capacity": dict(alloc)}}))
+    for j in range(nodes * 7):
+        container: dict = {"name": "c", "resources": {"requests": {
+            "cpu": rng.choice(["250m", "500m", "900m", "1"]), "memory": rng.choice(["256Mi", "1Gi", "2Gi"])}}}
+        if rng.random() < 0.03:
+            container["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+        pod: dict = {"metadata": {"name": f"p{j:04d}", "namespace": "default",
+                                  "labels": {"app": rng.choice(APPS)}},
+                     "spec": {"nodeName": f"node-{rng.randrange(nodes):03d}", "priority": rng.choice([0, 0, 5, 10, 100]),
+                              "containers": [container]}}
+        if rng.random() < 0.4:
+            pod["status"] = {"startTime": f"2024-01-{rng.randint(1, 9):02d}T00:00:0{rng.randint(0, 3)}Z"}
+        objects.append(Pod.model_validate(pod))
+    for app in APPS:
+        if rng.random() < 0.6:
+            objects.append(PodDisruptionBudget.model_validate({
+                "metadata": {"name": f"pdb-{app}", "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": app}}},
+                "status": {"disruptionsAllowed": rng.randint(0, 2), "currentHealthy": 0, "desiredHealthy": 0,
+                           "expectedPods": 0}}))
+    for j in range(rng.randint(0, 6)):  # pending pods nominated to a node
+        objects.append(Pod.model_validate({
+            "metadata": {"name": f"nom{j}", "namespace": "default"},
+            "spec": {"priority": rng.choice([0, 10, 50, 1000]), "schedulingGates": [{"name": "hold"}],
+                     "containers": [{"name": "c", "resources": {"requests": {"cpu": rng.choice(["500m", "2"])}}}]},
+            "status": {"nominatedNodeName": f"node-{rng.randrange(nodes):03d}"}}))
+    preemptors = []
+    for j in range(12):
+        container = {"name": "c", "resources": {"requests": {
+            "cpu": rng.choice(["1", "2", "3", "3500m", "7"]), "memory": rng.choice(["1Gi", "3Gi"])}}}
+        spec: dict = {"priority": rng.choice([5, 50, 1000, 1000]), "containers": [container]}
+        kind = rng.random()
+        if kind < 0.15:
+            spec["nodeSelector"] = {"tier": "a"}
+        elif kind < 0.25:
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+        elif kind < 0.3:
+            container["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+        preemptors.append({"metadata": {"name": f"hi{j:02d}", "namespace": "default"}, "spec": spec})
+    return objects, preemptors
+
+
+def node_by_node(sched: Scheduler, key: str) -> None:
+    """Take the plugin's shortcuts away: every dry-run node goes through select_victims_on_node."""
+    plugin = sched.framework_for(sched.cluster.pods[key]).plugins["DefaultPreemption"]
+    plugin.select_victims_for_rows = None
+    plugin.select_victims_without_changes = None
+    plugin.statuses_without_victims = None
+
+
+def comparable(record) -> dict | None:
+    if record is None:
+        return None
+    out = record.to_dict()
+    out["selectedSummary"] = None
+    return out
+
+
+@pytest.mark.parametrize("seed, nodes, args", [
+    (1, 40, None), (2, 60, None), (3, 150, None), (4, 120, {"minCandidateNodesAbsolute": 7}),
+    (5, 90, {"minCandidateNodesAbsolute": 40, "minCandidateNodesPercentage": 0}), (6, 200, None),
+    (7, 70, {"minCandidateNodesAbsolute": 1}), (8, 110, None),
+])
+def test_victims_for_many_nodes_equal_the_node_by_node_dry_run(seed, nodes, args):
+    objects, preemptors = cluster_objects(seed, nodes)
+    runs = []
+    for shortcuts in (True, False):
+        cluster = Cluster([o.model_copy(deep=True) for o in objects])
+        sched = Scheduler(cluster, seed=seed, keep_traces=0)
+        if args is not None:
+            for fw in sched.profiles.values():
+                plugin = fw.plugins["DefaultPreemption"]
+                plugin.args = type(plugin.args)(**{"min_candidate_nodes_percentage": args.get(
+                    "minCandidateNodesPercentage", 10), "min_candidate_nodes_absolute": args.get(
+                    "minCandidateNodesAbsolute", 100)})
+        seen = []
+        for p in preemptors:
+            cluster.add(Pod.model_validate(p))
+            key = f"default/{p['metadata']['name']}"
+            if not shortcuts:
+                node_by_node(sched, key)
+            for _ in range(2):  # preempt, then bind to the nominated node
+                plugin = sched.framework_for(cluster.pods[key]).plugins["DefaultPreemption"]
+                plugin.last_record = None
+                result = sched.schedule_one(key)
+                pod = cluster.pods.get(key)
+                seen.append((result.node, pod.status.nominated_node_name if pod is not None else None,
+                             comparable(plugin.last_record)))
+                if result.node is not None:
+                    break
+        seen.append(sorted((k, p.spec.node_name) for k, p in cluster.pods.items()))
+        runs.append(seen)
+    fast, slow = runs
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow):
+        assert a == b
+    preempted = sum(1 for entry in fast[:-1] if entry[2] is not None and entry[2]["victims"])
+    assert preempted > 0

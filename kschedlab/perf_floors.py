@@ -1,6 +1,6 @@
-"""Floors for the benchmark shapes with a count per topology domain and for PreemptionBasic: the least
-vectorized work that gives the scheduler's placements, run by ``kschedlab bench`` in the same process as
-the shape.
+"""Floors for the benchmark shapes with a count per topology domain, for PreemptionBasic and for the gang
+shapes: the least vectorized work that gives the scheduler's placements, run by ``kschedlab bench`` in the
+same process as the shape.
 
 :func:`shape_floor` runs SchedulingPodAntiAffinity, SchedulingPodAffinity and TopologySpreading as
 :func:`kschedlab.scheduler_perf.numpy_reference` runs SchedulingBasic: NodeResourcesFit's check over

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kschedlab.api.pod_update import pod_phase_display
+from kschedlab.apiserver.pod_update import pod_phase_display
 from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE, EVENT_UNSCHEDULABLE_TIMEOUT
 from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key

@@ -23,8 +23,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace, Node
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
 from kschedlab.scheduler import Scheduler

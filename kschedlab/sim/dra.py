@@ -16,7 +16,7 @@
   the API server would (``timeAdded``, ``generation``), and writes device conditions into a
   claim's ``status.devices`` as a DRA driver does.
 
->>> from kschedlab.api.manifests import create
+>>> from kschedlab.controllers.manifests import create
 >>> from kschedlab.api.loader import load_objects
 >>> from kschedlab.sim.engine import Simulation
 >>> sim = Simulation(create(load_objects([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}])))

@@ -17,7 +17,7 @@ PersistentVolume controller then binds what it can (:mod:`kschedlab.storage.pv_c
 and the queue hears of each change as the informers would deliver it, so the storage plugins'
 QueueingHints move the pods they rejected.
 
->>> from kschedlab.api.manifests import create
+>>> from kschedlab.controllers.manifests import create
 >>> from kschedlab.api.loader import load_objects
 >>> from kschedlab.sim.engine import Simulation
 >>> sim = Simulation(create(load_objects([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}])))

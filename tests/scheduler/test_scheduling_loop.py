@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.status import Code
 from kschedlab.scheduler import Scheduler

@@ -13,9 +13,9 @@ import yaml
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load
-from kschedlab.api.manifests import create
 from kschedlab.api.simulation import Simulation as SimulationObject
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.manifests import create
 from kschedlab.features import FeatureGates
 from kschedlab.scheduler import Scheduler
 from kschedlab.sim.scenario import from_files

@@ -26,12 +26,13 @@ def test_a_moved_name_is_the_object_where_it_lives(name, module):
 
 
 def test_old_spellings_users_write():
-    from kschedlab.api import admission, admit, load_manifests
+    from kschedlab.api import admit, load_manifests
     from kschedlab.apiserver.admission import admit as admit_where_it_lives
     from kschedlab.controllers.manifests import load_manifests as load_where_it_lives
 
-    assert admit is admit_where_it_lives and admission.admit is admit_where_it_lives
-    assert load_manifests is load_where_it_lives
+    assert admit is admit_where_it_lives and load_manifests is load_where_it_lives
+    # ``from kschedlab.api import admission`` reads the same attribute
+    assert api.admission is importlib.import_module("kschedlab.apiserver.admission")
 
 
 def test_an_unknown_name_is_an_attribute_error():

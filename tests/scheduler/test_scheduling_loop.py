@@ -12,7 +12,7 @@ from kschedlab.cluster import Cluster
 from kschedlab.framework.status import Code
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.result import RunResult
-from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS
+from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS, SchedulingLoop
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 GW = {"GenericWorkload": True}
@@ -178,20 +178,25 @@ spec: {containers: [{name: c}]}
 
 def test_permit_waits_time_out_and_the_run_ends():
     """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit
-    (the deadlock of the single pass); the loop lets their 5-minute wait pass, the freed nodes
-    go to the pods in queue order, and one whole gang binds while the other waits."""
-    from tests.podgroup.test_podgroup_cycle import A_PODS, B_PODS, cluster_of, two_training_jobs
+    (the deadlock of the single pass). Time passes as the queue's timers and the Permit timers
+    say, as in ``kschedlab simulate``: the waits time out at 300 s, the leftover flush retries
+    the other pods at 330 s, each gang holds half the nodes again, and so on — no gang ever
+    binds; the run ends when every pod has had its ``max_attempts``."""
+    from tests.podgroup.test_podgroup_cycle import cluster_of, two_training_jobs
 
     cluster = cluster_of(two_training_jobs())
     sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
-    run = sched.run()
+    loop = SchedulingLoop(sched)
+    run = loop.run()
     assert sched.waiting == {}
-    bound = {k for k, p in cluster.pods.items() if p.spec.node_name}
-    assert bound == set(A_PODS)
-    assert all(p.pod_status == "Pending" for p in run.pods if p.name in B_PODS)
-    assert {p.last_failure for p in run.pods if p.name in ("ml/a-0", "ml/a-1")} == {
-        "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."}
-    assert [p.attempts for p in run.pods] == [2] * 8 and run.stopped == []
+    assert not any(p.spec.node_name for p in cluster.pods.values())
+    timeout = "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."
+    assert {p.last_failure for p in run.pods if p.name in ("ml/a-2", "ml/b-2", "ml/a-3", "ml/b-3")} == {timeout}
+    assert [p.attempts for p in run.pods] == [20] * 8 and len(run.stopped) == 8
+    history = loop.queue.history
+    assert min(t for t, _pod, frm, to, _why in history if (frm, to) == ("in-flight", "unschedulable")
+               and t > 1) == 300.0  # the first Permit waits time out
+    assert sorted({t for t, *_, why in history if why == "UnschedulableTimeout"})[:2] == [330.0, 660.0]
 
 
 def test_a_pod_with_no_node_at_all_is_tried_once():

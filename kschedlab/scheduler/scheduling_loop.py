@@ -341,7 +341,7 @@ class SchedulingLoop:
         for ``podMaxInUnschedulablePodsDuration`` (5 min); None: no such move is coming. The
         queue runs the flushes of the ticks that came at the loop's next :meth:`step`."""
         wakeup = self.queue.next_wakeup()
-        return wakeup if wakeup is not None and wakeup > self.time() else None
+        return wakeup if wakeup is not None and wakeup > self._outside() else None
 
     def permit_deadlines(self) -> dict[str, tuple[float, str]]:
         """Pod waiting at Permit -> (when its wait times out, the plugin with the shortest timeout)."""

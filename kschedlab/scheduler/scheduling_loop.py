@@ -188,6 +188,9 @@ class SchedulingLoop:
         #: and when each wait began (on the outside clock, if any)
         self.waiting: dict = {}
         self.wait_started: dict[str, float] = {}
+        #: assumed pods the binding cycle forgot after a rejection, whose AssignedPodDelete waits
+        #: until the pod itself is back in the queue
+        self._forgotten: list = []
         #: pods in the order of their first recorded result, and every result in order
         self._seen: list[str] = []
         self.history: list[ScheduleResult] = []
@@ -218,12 +221,14 @@ class SchedulingLoop:
             fw.handle.extra["activate"] = self.queue.activate
         sched.on_bound.append(self.bound)
         sched.on_result.append(self.result)
+        sched.on_forget.append(self.forgotten)
 
     def detach(self) -> None:
         """Undo :meth:`attach`."""
         sched = self.scheduler
         sched.on_bound.remove(self.bound)
         sched.on_result.remove(self.result)
+        sched.on_forget.remove(self.forgotten)
         for name, fw in sched.profiles.items():
             for k, v in self._saved[name].items():
                 if v is None:
@@ -281,6 +286,29 @@ class SchedulingLoop:
         if result.node is None and result.status.code != Code.Wait and key in self.waiting:
             self.wait_started.pop(key, None)
             self.failed(self.waiting.pop(key), result)  # rejected while waiting at Permit
+            self._move_forgotten()
+
+    def forgotten(self, assumed, status) -> None:
+        """The binding cycle forgot an assumed pod (upstream's ``handleBindingCycleError``): its
+        node has room again, an ``AssignedPodDelete`` with the assumed pod (``nodeName`` set, so
+        the hints of NodeResourcesFit, NodePorts and NodeVolumeLimits see a pod leave a node).
+        After an error the event goes to every pod at once; after a rejection it waits until the
+        pod is back in the queue and leaves it out (upstream's deferred move: as an in-flight
+        event it would send the pod to backoffQ, though it would only be rejected again)."""
+        self.tracker.changed()
+        if status.is_rejected():
+            self._forgotten.append(assumed)
+        else:
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, assumed, None)
+
+    def _move_forgotten(self) -> None:
+        """The deferred ``AssignedPodDelete`` of each pod forgotten after a rejection, for every
+        other pod."""
+        while self._forgotten:
+            assumed = self._forgotten.pop(0)
+            key = pod_key(assumed)
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, assumed, None,
+                                                     lambda p, key=key: pod_key(p) != key)
 
     def delete_victim(self, key: str, victim_info) -> None:
         """A victim of preemption: recorded, then deleted gracefully by ``delete_victim`` or now
@@ -374,18 +402,8 @@ class SchedulingLoop:
         """The pod's wait at Permit times out (the plugin with the shortest timeout rejects it)."""
         waits = self.scheduler.waiting[key][-1]
         plugin = min(waits, key=waits.get)
-        pod = self.cluster.pods[key]
         self.wait_started.pop(key, None)
         self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
-        self.unreserved(key, pod)
-
-    def unreserved(self, key: str, pod) -> None:
-        """An assumed pod was forgotten (its wait failed): its node has room again, an
-        AssignedPodDelete for the other pods."""
-        self.wait_started.pop(key, None)
-        self.tracker.changed()
-        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                 lambda p, key=key: pod_key(p) != key)
 
     def _count(self, key: str) -> None:
         self.attempts[key] = self.attempts.get(key, 0) + 1
@@ -418,6 +436,7 @@ class SchedulingLoop:
             self._wait(key, qpi)
         else:
             self.failed(qpi, result)
+        self._move_forgotten()
 
     def _attempt_group(self, qpi, group: str) -> None:
         """A PodGroup cycle: the popped pod takes the group's other queued (not gated) pods
@@ -442,6 +461,7 @@ class SchedulingLoop:
                 self.failed(q, result, plugins)
         for key in popped:  # left out of the cycle (being deleted or already assumed)
             self.queue.done(key)
+        self._move_forgotten()
 
     def failed(self, qpi, result: ScheduleResult, plugins: set[str] | None = None) -> None:
         """Back to the queue after a failed attempt, unless this is a single pass or the pod

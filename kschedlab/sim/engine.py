@@ -429,14 +429,12 @@ class Simulation:
                                  MESSAGE_DELETION_BY_TAINT_MANAGER, datetime.fromtimestamp(self.now, timezone.utc))
             self._graceful_delete(key, self.cluster.pod_infos[key], preempted=False)
 
-    def pre_bind_failed(self, key: str, pod) -> None:
-        """A PreBind wait on the clock ended in an error: the placement did not hold, the loop
-        heard the failure and requeued the pod, and the assumed pod is forgotten (its node and
-        what it reserved are free again)."""
+    def pre_bind_failed(self, key: str) -> None:
+        """A PreBind wait on the clock ended in an error: the placement did not hold (the loop
+        heard the failure, requeued the pod and told the queue its node has room again)."""
         row = self._timeline.get(key)
         if row is not None:
             row["scheduled"] = None
-        self.loop.unreserved(key, pod)
 
     def _on_create_object(self, obj) -> None:
         from kschedlab.sim.storage import STORAGE_RESOURCES, apply_storage

@@ -152,7 +152,7 @@ def test_the_scheduler_hooks_are_put_back_after_a_run():
     before = [dict(fw.handle.extra) for fw in sched.profiles.values()]
     sched.run()
     assert [dict(fw.handle.extra) for fw in sched.profiles.values()] == before
-    assert sched.on_bound == [] and sched.on_result == []
+    assert sched.on_bound == [] and sched.on_result == [] and sched.on_forget == []
 
 
 def test_keys_limit_the_run():
@@ -177,10 +177,12 @@ spec: {containers: [{name: c}]}
 
 
 def test_permit_waits_time_out_and_the_run_ends():
-    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit
-    (the deadlock of the single pass). Time passes as the queue's timers and the Permit timers
-    say, as in ``kschedlab simulate``: the waits time out at 300 s, the leftover flush retries
-    the other pods at 330 s, each gang holds half the nodes again, and so on — no gang ever
+    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit.
+    Upstream's ``handleBindingCycleError`` treats each timed-out pod it forgets as an
+    ``AssignedPodDelete`` of the assumed pod (``nodeName`` set): NodeResourcesFit's hint queues
+    the pods it rejected at that very instant (300 s), not at the 330 s leftover flush. They are
+    retried in their queue order, which interleaves the two gangs again: each gang holds half
+    the nodes, its waits time out 300 s later, and so on -- a livelock in which no gang ever
     binds; the run ends when every pod has had its ``max_attempts``."""
     from tests.podgroup.test_podgroup_cycle import cluster_of, two_training_jobs
 
@@ -194,9 +196,68 @@ def test_permit_waits_time_out_and_the_run_ends():
     assert {p.last_failure for p in run.pods if p.name in ("ml/a-2", "ml/b-2", "ml/a-3", "ml/b-3")} == {timeout}
     assert [p.attempts for p in run.pods] == [20] * 8 and len(run.stopped) == 8
     history = loop.queue.history
-    assert min(t for t, _pod, frm, to, _why in history if (frm, to) == ("in-flight", "unschedulable")
-               and t > 1) == 300.0  # the first Permit waits time out
-    assert sorted({t for t, *_, why in history if why == "UnschedulableTimeout"})[:2] == [330.0, 660.0]
+    timeouts = sorted({t for t, _pod, frm, to, _why in history if (frm, to) == ("in-flight", "unschedulable")
+                       and t > 1 and t == int(t)})
+    assert timeouts[:3] == [300.0, 600.0, 900.0]  # every round's Permit waits time out together
+    woken = [(t, pod) for t, pod, _frm, _to, why in history if why == "AssignedPodDelete"]
+    assert woken[:4] == [(300.0, k) for k in ("ml/a-2", "ml/b-2", "ml/a-3", "ml/b-3")]
+    assert not any(why == "UnschedulableTimeout" for *_, why in history)  # no pod waits for the flush
+
+
+#: one 2-CPU node; a gang of two 2-CPU pods (minCount 2) and a 2-CPU pod between them
+GANG_AND_SOLO = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: job, namespace: ml}
+spec: {schedulingPolicy: {gang: {minCount: 2}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w0, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: job}
+  containers: [{name: c, resources: {requests: {cpu: "2"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, namespace: ml}
+spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w1, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: job}
+  containers: [{name: c, resources: {requests: {cpu: "2"}}}]
+"""
+
+
+def test_a_permit_timeout_frees_the_node_for_the_pod_waiting_for_it():
+    """w0 holds n1 at Permit; solo and w1 are rejected by NodeResourcesFit. When w0's wait times
+    out (300 s) the forgotten assumed pod is an AssignedPodDelete on n1: solo and w1 are queued
+    at once, solo (first in the queue) binds, w0 itself is left in the pool."""
+    cluster = served(GANG_AND_SOLO, GW)
+    sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
+    forgotten = []
+    sched.on_forget.append(lambda pod, status: forgotten.append((pod.metadata.name, pod.spec.node_name,
+                                                                  status.code)))
+    loop = SchedulingLoop(sched)
+    run = loop.run()
+    assert forgotten[0] == ("w0", "n1", Code.Unschedulable)
+    assert not cluster.pods["ml/w0"].spec.node_name  # the cluster's pod is not the assumed copy
+    at_timeout = [(pod, frm, to, why) for t, pod, frm, to, why in loop.queue.history if t == 300.0]
+    assert at_timeout == [
+        ("ml/w0", "in-flight", "unschedulable", "ScheduleAttemptFailure"),
+        ("ml/solo", "unschedulable", "active", "AssignedPodDelete"),
+        ("ml/w1", "unschedulable", "active", "AssignedPodDelete"),
+        ("ml/solo", "active", "in-flight", "Pop")]
+    assert [(p.name, p.node, p.attempts) for p in run.pods if p.name == "ml/solo"] == [("ml/solo", "n1", 2)]
+    assert cluster.pods["ml/solo"].spec.node_name == "n1"
 
 
 def test_a_pod_with_no_node_at_all_is_tried_once():

@@ -9,7 +9,8 @@ import pytest
 from kschedlab.api.loader import load_text
 from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
-from kschedlab.framework.status import Code
+from kschedlab.framework.interface import Plugin
+from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.result import RunResult
 from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS, SchedulingLoop
@@ -204,8 +205,17 @@ def test_permit_waits_time_out_and_the_run_ends():
     assert not any(why == "UnschedulableTimeout" for *_, why in history)  # no pod waits for the flush
 
 
-#: one 2-CPU node; a gang of two 2-CPU pods (minCount 2) and a 2-CPU pod between them
-GANG_AND_SOLO = """\
+def gang_and_solo(worker_cpu: str) -> str:
+    """One 2-CPU node; a gang of two workers (minCount 2) and a 2-CPU pod between them."""
+    worker = """---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ml}}
+spec:
+  schedulingGroup: {{podGroupName: job}}
+  containers: [{{name: c, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+"""
+    return """\
 apiVersion: v1
 kind: Node
 metadata: {name: n1}
@@ -215,33 +225,19 @@ apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup
 metadata: {name: job, namespace: ml}
 spec: {schedulingPolicy: {gang: {minCount: 2}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: w0, namespace: ml}
-spec:
-  schedulingGroup: {podGroupName: job}
-  containers: [{name: c, resources: {requests: {cpu: "2"}}}]
----
+""" + worker.format(name="w0", cpu=worker_cpu) + """---
 apiVersion: v1
 kind: Pod
 metadata: {name: solo, namespace: ml}
 spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: w1, namespace: ml}
-spec:
-  schedulingGroup: {podGroupName: job}
-  containers: [{name: c, resources: {requests: {cpu: "2"}}}]
-"""
+""" + worker.format(name="w1", cpu=worker_cpu)
 
 
 def test_a_permit_timeout_frees_the_node_for_the_pod_waiting_for_it():
     """w0 holds n1 at Permit; solo and w1 are rejected by NodeResourcesFit. When w0's wait times
     out (300 s) the forgotten assumed pod is an AssignedPodDelete on n1: solo and w1 are queued
     at once, solo (first in the queue) binds, w0 itself is left in the pool."""
-    cluster = served(GANG_AND_SOLO, GW)
+    cluster = served(gang_and_solo("2"), GW)
     sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
     forgotten = []
     sched.on_forget.append(lambda pod, status: forgotten.append((pod.metadata.name, pod.spec.node_name,
@@ -258,6 +254,35 @@ def test_a_permit_timeout_frees_the_node_for_the_pod_waiting_for_it():
         ("ml/solo", "active", "in-flight", "Pop")]
     assert [(p.name, p.node, p.attempts) for p in run.pods if p.name == "ml/solo"] == [("ml/solo", "n1", 2)]
     assert cluster.pods["ml/solo"].spec.node_name == "n1"
+
+
+class FailingPreBind(Plugin):
+    """PreBind fails with an error for the pod named w0."""
+
+    name = "FailingPreBind"
+
+    def pre_bind(self, state, pod_info, node_name):
+        if pod_info.pod.metadata.name == "w0":
+            return Status(Code.Error, ("volume attach failed",))
+        return Status()
+
+
+def test_a_binding_error_frees_the_node_at_once_and_backs_the_pod_off():
+    """1-CPU gang workers on a 2-CPU node: w0 waits at Permit, solo (2 CPU) is rejected, w1
+    completes the gang and w0 goes on to PreBind, which fails with an error. Upstream's
+    ``handleBindingCycleError`` moves the pods at once for an error (no deferral, no pod left
+    out): solo is queued by the AssignedPodDelete of w0 on n1 before w0 itself is requeued, and
+    w0, having seen that event while in flight, goes to backoffQ."""
+    cluster = served(gang_and_solo("1"), GW)
+    config = {"profiles": [{"plugins": {"preBind": {"enabled": [{"name": "FailingPreBind"}]}}}]}
+    sched = Scheduler(cluster, config, gates=GW, pod_group_cycle=False, registry={"FailingPreBind": FailingPreBind})
+    loop = SchedulingLoop(sched, max_attempts=2)
+    run = loop.run()
+    moves = [(pod, frm, to, why) for _t, pod, frm, to, why in loop.queue.history]
+    fails = moves.index(("ml/w0", "in-flight", "backoff", "ScheduleAttemptFailure"))
+    assert moves[fails - 1] == ("ml/solo", "unschedulable", "backoff", "AssignedPodDelete")
+    assert [(p.name, p.node) for p in run.pods] == [("ml/w0", None), ("ml/solo", None), ("ml/w1", "n1")]
+    assert run.pods[0].last_failure == 'running PreBind plugin "FailingPreBind": volume attach failed'
 
 
 def test_a_pod_with_no_node_at_all_is_tried_once():

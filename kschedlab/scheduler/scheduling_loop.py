@@ -6,7 +6,8 @@ scheduling gates, or in a gang below its ``minCount``, wait there gated), and th
 pod at a time, as kube-scheduler does:
 
 * a pod that fails goes back with the plugins that rejected it; cluster events — a pod bound,
-  a victim of preemption deleted — move it on when a rejecting plugin's QueueingHint says
+  a victim of preemption deleted, a pod the binding cycle forgets (its Permit wait rejected or
+  timed out, PreBind or Bind failed) leaving its node — move it on when a rejecting plugin's QueueingHint says
   Queue, so a preemptor is retried after its victims are gone and binds on its nominated node;
 * a pod of a PodGroup (PodGroup cycle on) takes the group's other queued pods along;
 * when nothing can be popped, time passes on a virtual clock to what happens next by itself

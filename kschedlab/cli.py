@@ -73,15 +73,15 @@ def _gates(text: str | None) -> FeatureGates:
 
 def _load_cluster(paths: list[str], config_path: str | None, seed: int, flag: str | None = None,
                   strict: bool = False):
-    """Load the files once and build the cluster as :func:`kschedlab.api.manifests.load_manifests`
+    """Load the files once and build the cluster as :func:`kschedlab.controllers.manifests.load_manifests`
     does (expand workloads, admit), with the gates of a Simulation among them overridden by
     ``--feature-gates`` (kinds behind gates are served by them). Returns (cluster, config, gates);
     a KubeSchedulerConfiguration among the files (or in ``config_path``) is the config."""
     from kschedlab.api.config import KubeSchedulerConfiguration
     from kschedlab.api.loader import load
-    from kschedlab.api.manifests import create
     from kschedlab.api.simulation import Simulation
     from kschedlab.cluster import Cluster
+    from kschedlab.controllers.manifests import create
 
     objects = load(paths, strict=strict)
     scenario_gates: dict[str, bool] = {}

@@ -29,10 +29,10 @@ from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
-from kschedlab.api.apply import Applied
 from kschedlab.api.binding import bind_pod
 from kschedlab.api.core import normalize_image_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
+from kschedlab.apiserver.apply import Applied
 from kschedlab.framework.nominator import Nominator
 from kschedlab.framework.types import NodeInfo, PodInfo, pod_key
 
@@ -512,7 +512,7 @@ class Cluster:
         #: whether any group is priced below a preemptor without walking every group)
         self.group_priorities: Counter[int] = Counter()
         #: objects the API server refused when ``objects`` were applied, and the controllers'
-        #: events about them (:class:`~kschedlab.api.apply.Applied`, from ``load_manifests``)
+        #: events about them (:class:`~kschedlab.apiserver.apply.Applied`, from ``load_manifests``)
         self.refused: list = list(objects.refused) if isinstance(objects, Applied) else []
         self.events: list = list(objects.events) if isinstance(objects, Applied) else []
         for obj in objects:
@@ -522,12 +522,12 @@ class Cluster:
     @classmethod
     def from_manifests(cls, *paths, seed: int = 0, feature_gates=None, strict: bool = False) -> "Cluster":
         """Load, expand workloads and admit objects from files or directories
-        (:func:`kschedlab.api.manifests.load_manifests`; kinds the scheduler does not
+        (:func:`kschedlab.controllers.manifests.load_manifests`; kinds the scheduler does not
         use are skipped with one warning unless ``strict``)."""
         import warnings
 
         from kschedlab.api.kinds import SkippedKindsWarning
-        from kschedlab.api.manifests import load_manifests
+        from kschedlab.controllers.manifests import load_manifests
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SkippedKindsWarning)

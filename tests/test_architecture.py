@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[1] / "kschedlab"
 #: lowest first; a package may import from its own layer and every layer before it
 LAYERS = [
     {"features", "api", "scenarios"},
+    {"apiserver"},
+    {"controllers"},
     {"framework"},
     {"cluster"},
     {"eviction", "dra", "kubelet", "storage"},

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.eviction import disruption as pdbmod
 from kschedlab.eviction.api_initiated import MSG_PDB_VIOLATION

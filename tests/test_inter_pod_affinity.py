@@ -29,12 +29,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace, Node, Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_text
-from kschedlab.api.workloads import expand
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.workloads import expand
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import CycleState
 from kschedlab.framework.runtime import Handle

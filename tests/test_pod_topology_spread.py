@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedlab.api.admission import admit
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.api.node_selector import RequiredNodeAffinity
 from kschedlab.api.tolerations import find_matching_untolerated_taint
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import ArgsError, CycleState

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit, admit_pod
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load
-from kschedlab.api.pod_update import (
+from kschedlab.apiserver.admission import admit, admit_pod
+from kschedlab.apiserver.pod_update import (
     MSG_OTHER_FIELDS,
     kubectl_get_pods,
     merge_patch,

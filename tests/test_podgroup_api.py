@@ -13,13 +13,13 @@ import pytest
 from kschedlab.api import ManifestError, admit, expand, load_text
 from kschedlab.api.core import Pod
 from kschedlab.api.podgroup import CompositePodGroup, PodGroup
-from kschedlab.api.podgroup_validation import (
+from kschedlab.api.workloadapi import Workload
+from kschedlab.apiserver.podgroup_validation import (
     validate_composite_pod_group,
     validate_pod_group,
     validate_workload,
 )
-from kschedlab.api.workloadapi import Workload
-from kschedlab.api.workloads import compute_pod_group_name, job_pod_group
+from kschedlab.controllers.workloads import compute_pod_group_name, job_pod_group
 
 ON = {"GenericWorkload": True}
 CPG_ON = {"GenericWorkload": True, "CompositePodGroup": True}

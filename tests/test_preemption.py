@@ -23,13 +23,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
 from kschedlab.api.policy import PodDisruptionBudget
-from kschedlab.api.workloads import expand
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.conformance.preemption import preemption_fixtures
+from kschedlab.controllers.workloads import expand
 from kschedlab.eviction import disruption as pdbmod
 from kschedlab.framework.interface import ArgsError, CycleState
 from kschedlab.framework.preemption import (

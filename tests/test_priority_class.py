@@ -12,9 +12,10 @@ import pytest
 
 from kschedlab import Cluster, Scheduler
 from kschedlab.api import ManifestError, admit, load_text
-from kschedlab.api.admission import admit_pod
 from kschedlab.api.core import Node, Pod
-from kschedlab.api.priorityclass import (
+from kschedlab.api.scheduling import PriorityClass, system_priority_classes
+from kschedlab.apiserver.admission import admit_pod
+from kschedlab.apiserver.priorityclass import (
     global_default_class,
     global_default_error,
     priority_class_errors,
@@ -22,7 +23,6 @@ from kschedlab.api.priorityclass import (
     validate_priority_class,
     validate_priority_class_update,
 )
-from kschedlab.api.scheduling import PriorityClass, system_priority_classes
 from kschedlab.framework.status import Code
 
 SRC_VALIDATION = ("kubernetes/kubernetes@ebda9584f9dc9ee4a7437c0653a22326cb0acadc "

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import MSG_OVERHEAD_MISMATCH, admit
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_text
 from kschedlab.api.resources import pod_requests, resource_list
 from kschedlab.api.tolerations import find_matching_untolerated_taint
-from kschedlab.api.workloads import expand
+from kschedlab.apiserver.admission import MSG_OVERHEAD_MISMATCH, admit
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.workloads import expand
 from kschedlab.framework.interface import ArgsError
 from kschedlab.plugins.node_resources_fit import default_fit_args
 from kschedlab.scheduler import ConfigError, Scheduler, num_feasible_nodes_to_find

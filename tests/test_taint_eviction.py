@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit, default_tolerations
 from kschedlab.api.core import Node, Pod, Taint, Toleration
 from kschedlab.api.loader import load
+from kschedlab.apiserver.admission import admit, default_tolerations
 from kschedlab.cluster import Cluster
 from kschedlab.eviction.disruption import to_seconds
 from kschedlab.eviction.taint_manager import (

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from kschedlab.api.batch import Job
 from kschedlab.api.loader import load
-from kschedlab.api.manifests import create
 from kschedlab.cli import main
+from kschedlab.controllers.manifests import create
 
 PUBLIC = Path(__file__).resolve().parents[1] / ".." / "shared" / "public-manifests"
 

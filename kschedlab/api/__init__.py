@@ -3,10 +3,12 @@
 One module per API group (``core``, ``scheduling``, ``node``, ``policy``,
 ``apps``, ``batch``, ``config``, ``storage``; ``persistentvolume`` and ``volume`` for core/v1
 storage), exact quantities (``quantity``), loading of
-manifests (``loader``), what the API server does on create (``admission``) and
-what workload controllers create (``workloads``). Nothing here schedules.
+manifests (``loader``). Nothing here schedules, admits or creates: what the API server
+does on create is in :mod:`kschedlab.apiserver`, what the controllers make in
+:mod:`kschedlab.controllers`; their main names (``admit``, ``expand``, ``load_manifests``, ...)
+are re-exported here and resolved on first use.
 
-Typical use (load, expand workloads, admit; see :mod:`kschedlab.api.manifests`)::
+Typical use (load, expand workloads, admit; see :mod:`kschedlab.controllers.manifests`)::
 
     from kschedlab.api import load_manifests
     objects = load_manifests("datasets/dumps/shop-cluster.yaml")
@@ -23,8 +25,8 @@ loaded); collections default to empty and optional scalars to None.
 'ns/p'
 """
 
-from .admission import admit, admit_pod, default_pod, merge_tolerations, validate_pod
-from .apply import Applied, Refusal, RefusedObjectsWarning
+import importlib
+
 from .apps import DaemonSet, Deployment, ReplicaSet, StatefulSet
 from .batch import Job
 from .config import (
@@ -77,7 +79,6 @@ from .errors import ManifestError
 from .kinds import SkippedKindsWarning
 from .limitrange import LimitRange
 from .loader import dump, load, load_objects, load_text
-from .manifests import load_manifests
 from .meta import KubeObject, TypedObject
 from .node import RuntimeClass
 from .persistentvolume import PersistentVolume, PersistentVolumeClaim
@@ -90,7 +91,6 @@ from .scheduling import PriorityClass
 from .storage import CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment
 from .volume import Volume
 from .workloadapi import Workload
-from .workloads import expand
 
 __all__ = [
     "Affinity",
@@ -179,3 +179,45 @@ __all__ = [
     "registered_kinds",
     "validate_pod",
 ]
+
+
+#: names re-exported for users' ``from kschedlab.api import X`` that live in the packages above
+#: ``api`` (what the API server does, what the controllers make), with the modules themselves:
+#: resolved on first use, since importing them here would import upwards. kschedlab's own modules
+#: import them from where they live.
+_FROM_ELSEWHERE = {
+    "Applied": "kschedlab.apiserver.apply",
+    "Refusal": "kschedlab.apiserver.apply",
+    "RefusedObjectsWarning": "kschedlab.apiserver.apply",
+    "admit": "kschedlab.apiserver.admission",
+    "admit_pod": "kschedlab.apiserver.admission",
+    "default_pod": "kschedlab.apiserver.admission",
+    "expand": "kschedlab.controllers.workloads",
+    "load_manifests": "kschedlab.controllers.manifests",
+    "merge_tolerations": "kschedlab.apiserver.admission",
+    "validate_pod": "kschedlab.apiserver.admission",
+    "admission": "kschedlab.apiserver.admission",
+    "apply": "kschedlab.apiserver.apply",
+    "controller_ref": "kschedlab.controllers.controller_ref",
+    "daemonset": "kschedlab.controllers.daemonset",
+    "manifests": "kschedlab.controllers.manifests",
+    "object_validation": "kschedlab.apiserver.object_validation",
+    "pod_templates": "kschedlab.controllers.pod_templates",
+    "pod_update": "kschedlab.apiserver.pod_update",
+    "podgroup_validation": "kschedlab.apiserver.podgroup_validation",
+    "priorityclass": "kschedlab.apiserver.priorityclass",
+    "resource_validation": "kschedlab.apiserver.resource_validation",
+    "storage_validation": "kschedlab.apiserver.storage_validation",
+    "volume_claims": "kschedlab.controllers.volume_claims",
+    "workloads": "kschedlab.controllers.workloads",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _FROM_ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    imported = importlib.import_module(module)
+    value = imported if module.rpartition(".")[2] == name else getattr(imported, name)
+    globals()[name] = value
+    return value

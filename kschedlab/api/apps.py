@@ -221,7 +221,7 @@ class DaemonSetStatus(K8sModel):
 
 
 class DaemonSet(KubeObject):
-    """apps/v1 DaemonSet: one pod per eligible node (see :mod:`kschedlab.api.daemonset`).
+    """apps/v1 DaemonSet: one pod per eligible node (see :mod:`kschedlab.controllers.daemonset`).
 
     >>> ds = DaemonSet.model_validate({"metadata": {"name": "agent", "namespace": "kube-system"},
     ...     "spec": {"selector": {"matchLabels": {"app": "agent"}},

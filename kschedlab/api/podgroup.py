@@ -7,7 +7,7 @@ A PodGroup is the runtime instance of a group of pods that are scheduled togethe
 (``spec.parentCompositePodGroupName``, CompositePodGroup gate), and CompositePodGroups
 chain up to a root. Both are served only while the GenericWorkload feature gate is on
 (CompositePodGroup needs its own gate as well); see
-:mod:`kschedlab.api.podgroup_validation` for what the API server checks.
+:mod:`kschedlab.apiserver.podgroup_validation` for what the API server checks.
 
 Group keys are written as the scheduler writes ``fwk.EntityKey``:
 ``podgroup/<namespace>/<name>`` and ``compositepodgroup/<namespace>/<name>``.

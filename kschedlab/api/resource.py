@@ -7,7 +7,7 @@ in YAML); unknown fields are refused, as the API server's strict decoding does.
 
 Defaults the API server applies on create (``allocationMode: ExactCount``, ``count: 1``,
 toleration operator ``Equal``) are applied by admission
-(:mod:`kschedlab.api.resource_validation`); the helpers here read the effective
+(:mod:`kschedlab.apiserver.resource_validation`); the helpers here read the effective
 values whether or not a claim went through admission:
 
 >>> claim = ResourceClaim.model_validate({

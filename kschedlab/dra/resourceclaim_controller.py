@@ -16,7 +16,7 @@ over a :class:`~kschedlab.cluster.Cluster`.
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> c = Cluster(admit(load_text('''
 ... apiVersion: resource.k8s.io/v1
 ... kind: ResourceClaimTemplate

@@ -44,7 +44,7 @@ plugin gives every new Node ``node.kubernetes.io/not-ready:NoSchedule``
 (:func:`admit_new_node`).
 
 **Automatic tolerations.** DefaultTolerationSeconds admission (300 s for
-not-ready / unreachable) is :func:`kschedlab.api.admission.default_tolerations`;
+not-ready / unreachable) is :func:`kschedlab.apiserver.admission.default_tolerations`;
 DaemonSet pods get :func:`daemonset_tolerations`; the memory-pressure toleration
 of non-BestEffort pods the seed mentions comes from the ``PodTolerationRestriction``
 admission plugin (:func:`pod_toleration_restriction`), which kube-apiserver does
@@ -187,7 +187,7 @@ def daemonset_tolerations(pod) -> list[Toleration]:
     [('not-ready', 'NoExecute'), ('unreachable', 'NoExecute'), ('disk-pressure', 'NoSchedule'),
      ('memory-pressure', 'NoSchedule'), ('pid-pressure', 'NoSchedule'), ('unschedulable', 'NoSchedule')]
     """
-    from kschedlab.api.daemonset import daemon_pod_tolerations  # the DaemonSet expansion uses the same
+    from kschedlab.controllers.daemonset import daemon_pod_tolerations  # the DaemonSet expansion uses the same
 
     return daemon_pod_tolerations(pod.spec)
 
@@ -204,7 +204,7 @@ def pod_toleration_restriction(pod, default_tolerations: Iterable[Toleration] = 
     >>> [t.key for t in pod_toleration_restriction(burstable)], pod_toleration_restriction(Pod())
     (['node.kubernetes.io/memory-pressure'], [])
     """
-    from kschedlab.api.admission import merge_tolerations
+    from kschedlab.apiserver.admission import merge_tolerations
 
     extra = [t.clone() for t in default_tolerations]
     if pod.compute_qos_class() != "BestEffort":

@@ -300,9 +300,9 @@ def make_nodes(count: int, *, cpu: str = "96", memory: str = "512Gi", gpu: int =
 
 def _templates():
     """The admitted pod and PodGroup every trace object is copied from (API-server defaults once)."""
-    from kschedlab.api.admission import admit, admit_pod
     from kschedlab.api.core import Pod
     from kschedlab.api.podgroup import PodGroup
+    from kschedlab.apiserver.admission import admit, admit_pod
 
     pod = admit_pod(Pod.model_validate({
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trace-pod", "namespace": TRACE_NAMESPACE},

@@ -210,6 +210,10 @@ class Scheduler:
         self.on_bound: list = []
         #: callbacks(ScheduleResult) run for every recorded attempt outcome (timelines listen here)
         self.on_result: list = []
+        #: callbacks(assumed pod, Status) run when the binding cycle forgets an assumed pod (a Permit
+        #: wait rejected or timed out, PreBind or Bind failed): the pod has ``nodeName`` set to the
+        #: node it held, as upstream's ``handleBindingCycleError`` passes it with ``AssignedPodDelete``
+        self.on_forget: list = []
 
     # -- profiles and queue ----------------------------------------------------
     def framework_for(self, pod) -> Framework | None:
@@ -559,15 +563,22 @@ class Scheduler:
         """Reject a waiting pod (or let its Permit wait time out)."""
         fw, state, pod_info, node, trace, _ = self.waiting.pop(key)
         status = Status.unschedulable(reason, plugin=plugin)
-        return self.record(self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True))
+        return self.record(self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True,
+                                                   binding_cycle=True))
 
     def _fail_after_assume(self, fw, state, pod_info, node, trace, status: Status,
-                           fit_error: bool = False) -> ScheduleResult:
+                           fit_error: bool = False, binding_cycle: bool = False) -> ScheduleResult:
         """Unreserve and forget the assumed pod.  A rejection at Reserve, Permit or
         while waiting on Permit is reported as upstream's one-node FitError
-        (``0/1 nodes are available: 1 <reason>.``)."""
+        (``0/1 nodes are available: 1 <reason>.``).  In the binding cycle (after the
+        Permit wait) the listeners of :attr:`on_forget` hear of the forgotten pod."""
         fw.run_unreserve(state, pod_info, node)
         self.cluster.snapshot.remove_pod(pod_info.key)  # forget
+        if binding_cycle and self.on_forget:
+            assumed = pod_info.pod.clone()
+            assumed.spec.node_name = node
+            for callback in self.on_forget:
+                callback(assumed, status)
         diagnosis = None
         if fit_error and status.is_rejected():
             diagnosis = Diagnosis(1)
@@ -600,7 +611,7 @@ class Scheduler:
             status = fw.run_bind(state, pod_info, node)
             trace.steps.append(("Bind", status.plugin or "", status))
         if not status.is_success():
-            return self._fail_after_assume(fw, state, pod_info, node, trace, status)
+            return self._fail_after_assume(fw, state, pod_info, node, trace, status, binding_cycle=True)
         fw.run_post_bind(state, pod_info, node)
         return self._bound(pod_info, node, trace)
 

@@ -6,14 +6,17 @@ scheduling gates, or in a gang below its ``minCount``, wait there gated), and th
 pod at a time, as kube-scheduler does:
 
 * a pod that fails goes back with the plugins that rejected it; cluster events — a pod bound,
-  a victim of preemption deleted — move it on when a rejecting plugin's QueueingHint says
+  a victim of preemption deleted, a pod the binding cycle forgets (its Permit wait rejected or
+  timed out, PreBind or Bind failed) leaving its node — move it on when a rejecting plugin's QueueingHint says
   Queue, so a preemptor is retried after its victims are gone and binds on its nominated node;
 * a pod of a PodGroup (PodGroup cycle on) takes the group's other queued pods along;
-* backoff runs on a virtual clock that jumps ahead when only backing-off pods are left; a pod
-  still in the unschedulable pool is retried once more — as the 5-minute leftover flush would
-  — only when the cluster changed since its last attempt (otherwise it would fail the same way),
-  and the same holds for a pod backing off after an error (e.g. no nodes at all);
-  pods waiting at Permit time out as the 5-minute wait would;
+* when nothing can be popped, time passes on a virtual clock to what happens next by itself
+  (:meth:`SchedulingLoop.next_queue_move`: a backoff completing at the queue's 1 s flush, the
+  30 s leftover flush of pods more than 5 minutes in the unschedulable pool; or a Permit wait
+  timing out, :meth:`SchedulingLoop.next_permit_timeout`), as upstream's queue runs its timers —
+  and the simulation runs the same ones; the run ends when every pending pod has been tried
+  since the cluster last changed (:class:`ChangeTracker`: another try could only fail the same
+  way), so no pod is left that the queue's timers could help;
 * victims of preemption are deleted at once (their grace period treated as over);
 * each pod gets at most ``max_attempts`` attempts (:data:`DEFAULT_MAX_ATTEMPTS`); a pod that
   reaches the bound stays where it is and the run lists it in ``RunResult.stopped``.
@@ -59,12 +62,12 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kschedlab.api.pod_update import pod_phase_display
-from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE, EVENT_UNSCHEDULABLE_TIMEOUT
+from kschedlab.apiserver.pod_update import pod_phase_display
+from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
 from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
-from kschedlab.queue import BACKOFF, SchedulingQueue, framework_hints
+from kschedlab.queue import SchedulingQueue, framework_hints
 from kschedlab.scheduler.result import PodReport, RunResult, ScheduleResult, Victim
 
 #: the most scheduling attempts one pod gets in a run of the loop (``--max-attempts``)
@@ -73,6 +76,75 @@ DEFAULT_MAX_ATTEMPTS = 20
 #: virtual time one queue insertion or one attempt takes, so that pods keep their insertion
 #: order as tie-breaker (upstream's timestamps are taken from the wall clock)
 TICK = 1e-6
+
+
+class ChangeTracker:
+    """Counts the changes to the cluster and remembers, per pending pod, the count at which the
+    scheduler last looked at it (a scheduling attempt, or the PreEnqueue plugins of a gated pod).
+
+    A pod is *settled* when nothing changed since then: trying it again can only fail again.
+
+    >>> tracker = ChangeTracker()
+    >>> tracker.evaluated("default/web")
+    >>> tracker.is_settled("default/web"), tracker.is_settled("default/db")
+    (True, False)
+    >>> tracker.changed()
+    >>> tracker.is_settled("default/web")
+    False
+    """
+
+    __slots__ = ("changes", "_seen", "_errors")
+
+    def __init__(self) -> None:
+        #: how many changes the cluster has seen (events, bindings, evictions, expired waits, ...)
+        self.changes = 0
+        self._seen: dict[str, int] = {}
+        self._errors: dict[str, tuple[int, str]] = {}
+
+    def changed(self) -> None:
+        """The cluster changed: every pending pod deserves another look."""
+        self.changes += 1
+
+    def evaluated(self, key: str) -> None:
+        """The scheduler looked at pod ``key`` against the current cluster."""
+        self._seen[key] = self.changes
+
+    def errored(self, key: str, message: str) -> None:
+        """The attempt of pod ``key`` (just marked :meth:`evaluated`) ended in an error: the pod
+        is not settled, unless its previous attempt, against the same cluster, ended in the same
+        error.
+
+        >>> tracker = ChangeTracker()
+        >>> tracker.evaluated("default/p"); tracker.errored("default/p", "boom")
+        >>> tracker.is_settled("default/p")
+        False
+        >>> tracker.evaluated("default/p"); tracker.errored("default/p", "boom")
+        >>> tracker.is_settled("default/p")
+        True
+        """
+        if self._errors.get(key) == (self.changes, message):
+            return
+        self._errors[key] = (self.changes, message)
+        self._seen.pop(key, None)
+
+    def forget(self, key: str) -> None:
+        """Pod ``key`` left the queue for good (bound or deleted)."""
+        self._seen.pop(key, None)
+        self._errors.pop(key, None)
+
+    def is_settled(self, key: str) -> bool:
+        """Whether pod ``key`` was looked at since the last change."""
+        return self._seen.get(key) == self.changes
+
+    def all_settled(self, queue) -> bool:
+        """Whether every pod of ``queue`` (a :class:`~kschedlab.queue.SchedulingQueue`) is settled:
+        none in activeQ, none in flight, and every one in backoffQ or the pool was looked at
+        since the last change."""
+        seen, changes = self._seen, self.changes
+        for key, where in queue.placements().items():
+            if where in ("active", "in-flight") or seen.get(key) != changes:
+                return False
+        return True
 
 
 class SchedulingLoop:
@@ -93,6 +165,8 @@ class SchedulingLoop:
         self._clock = clock
         #: the loop's time: the outside clock's, plus a tick for each insertion or attempt of its instant
         self.now = 0.0 if clock is None else clock() - TICK
+        #: without an outside clock, the instant the loop's time last moved to (what ticks within)
+        self._instant = 0.0
         self._evict = delete_victim
         self.keep_history = keep_history
         first = next(iter(scheduler.profiles.values()))
@@ -101,9 +175,9 @@ class SchedulingLoop:
                                      clock=self.time, gates=scheduler.gates, history_clock=clock)
         self.attempts: dict[str, int] = {}
         self.total_attempts = 0
-        #: cluster changes (binds, deletions) so far, and the count when each pod's last attempt began
-        self.changes = 0
-        self._attempt_mark: dict[str, int] = {}
+        #: cluster changes and, per pending pod, the change it was last tried at; whoever changes
+        #: the cluster outside the loop (a simulation's events) tells it too
+        self.tracker = ChangeTracker()
         self.last: dict[str, ScheduleResult] = {}
         self.last_failure: dict[str, str] = {}
         self.victims: dict[str, Victim] = {}
@@ -111,8 +185,13 @@ class SchedulingLoop:
         self.preemptions: dict[str, list[Victim]] = {}
         self.stopped: list[str] = []
         self._preemptor: str | None = None
-        #: pods waiting at Permit (or for their binding conditions): their QueuedPodInfo by key
+        #: pods waiting at Permit (or for their binding conditions): their QueuedPodInfo by key,
+        #: and when each wait began (on the outside clock, if any)
         self.waiting: dict = {}
+        self.wait_started: dict[str, float] = {}
+        #: assumed pods the binding cycle forgot after a rejection, whose AssignedPodDelete waits
+        #: until the pod itself is back in the queue
+        self._forgotten: list = []
         #: pods in the order of their first recorded result, and every result in order
         self._seen: list[str] = []
         self.history: list[ScheduleResult] = []
@@ -143,12 +222,14 @@ class SchedulingLoop:
             fw.handle.extra["activate"] = self.queue.activate
         sched.on_bound.append(self.bound)
         sched.on_result.append(self.result)
+        sched.on_forget.append(self.forgotten)
 
     def detach(self) -> None:
         """Undo :meth:`attach`."""
         sched = self.scheduler
         sched.on_bound.remove(self.bound)
         sched.on_result.remove(self.result)
+        sched.on_forget.remove(self.forgotten)
         for name, fw in sched.profiles.items():
             for k, v in self._saved[name].items():
                 if v is None:
@@ -176,13 +257,16 @@ class SchedulingLoop:
         """The PreEnqueue plugins of the pod's profile (``on_gated`` hears of a pod they hold back)."""
         status = self.scheduler.framework_for(pod_info.pod).run_pre_enqueue(pod_info)
         if not status.is_success():
+            self.tracker.evaluated(pod_info.key)  # settled once PreEnqueue has seen this cluster
             for callback in self.on_gated:
                 callback(pod_info.key)
         return status
 
     def bound(self, key: str, node: str) -> None:
         """The pod is bound (by an attempt, at the end of a wait, or created bound)."""
-        self.changes += 1
+        self.tracker.changed()
+        self.tracker.forget(key)
+        self.wait_started.pop(key, None)
         qpi = self.waiting.pop(key, None)
         if qpi is not None:  # a Permit wait ended with the pod allowed
             self.queue.done(key)
@@ -198,8 +282,34 @@ class SchedulingLoop:
         self.last[key] = result
         if result.node is None and result.status.code != Code.Wait and not result.gated:
             self.last_failure[key] = result.message
+        if result.status.code == Code.Error:  # an error, unlike a rejection, may not happen again
+            self.tracker.errored(key, result.message)
         if result.node is None and result.status.code != Code.Wait and key in self.waiting:
+            self.wait_started.pop(key, None)
             self.failed(self.waiting.pop(key), result)  # rejected while waiting at Permit
+            self._move_forgotten()
+
+    def forgotten(self, assumed, status) -> None:
+        """The binding cycle forgot an assumed pod (upstream's ``handleBindingCycleError``): its
+        node has room again, an ``AssignedPodDelete`` with the assumed pod (``nodeName`` set, so
+        the hints of NodeResourcesFit, NodePorts and NodeVolumeLimits see a pod leave a node).
+        After an error the event goes to every pod at once; after a rejection it waits until the
+        pod is back in the queue and leaves it out (upstream's deferred move: as an in-flight
+        event it would send the pod to backoffQ, though it would only be rejected again)."""
+        self.tracker.changed()
+        if status.is_rejected():
+            self._forgotten.append(assumed)
+        else:
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, assumed, None)
+
+    def _move_forgotten(self) -> None:
+        """The deferred ``AssignedPodDelete`` of each pod forgotten after a rejection, for every
+        other pod."""
+        while self._forgotten:
+            assumed = self._forgotten.pop(0)
+            key = pod_key(assumed)
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, assumed, None,
+                                                     lambda p, key=key: pod_key(p) != key)
 
     def delete_victim(self, key: str, victim_info) -> None:
         """A victim of preemption: recorded, then deleted gracefully by ``delete_victim`` or now
@@ -219,7 +329,7 @@ class SchedulingLoop:
         self.cluster.mark_terminating(key, datetime.fromtimestamp(clock(), timezone.utc))
         info = self.cluster.pod_infos[key]
         self.cluster.remove_pod(key)
-        self.changes += 1
+        self.tracker.changed()
         if node:
             self.queue.assigned_pod_deleted(info)
         else:
@@ -240,58 +350,73 @@ class SchedulingLoop:
             self.detach()
 
     def _advance(self) -> bool:
-        """Nothing can be popped: let time pass if that changes something; False = quiescent."""
+        """Nothing can be popped: time passes to what happens next by itself, unless every pending
+        pod was tried against this cluster already; False = quiescent."""
         if self.once:
             return False
-        backoff = self.queue.pending()[BACKOFF]
-        if any(self._stale(k) for k in backoff):  # let the backoff pass (pods that saw this cluster stay)
-            wakeup = self.queue.next_wakeup()
-            if wakeup is not None and wakeup > self.now:
-                self.now = wakeup
-            self.queue.flush_backoff_completed()
-            return True
-        if self.waiting:
-            for key in list(self.waiting):  # their 5-minute waits pass
-                self.expire_permit(key)
-            return True
-        stale = {k for k in self.queue.pending()["unschedulable"] if self._stale(k)}
-        if stale:
-            self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULABLE_TIMEOUT, None, None,
-                                                     lambda pod: pod_key(pod) in stale)
-            for k in stale:
-                self._attempt_mark[k] = self.changes
-            return True
-        return False
+        permit, move = self.next_permit_timeout(), self.next_queue_move()
+        if permit is None and (move is None or self.tracker.all_settled(self.queue)):
+            return False
+        self._instant = min(t for t in (permit, move) if t is not None)
+        self.now = max(self.now, self._instant)
+        self.expire_permits()
+        return True
 
-    def _stale(self, key: str) -> bool:
-        """The cluster changed since the pod's last attempt began (another attempt may end otherwise)."""
-        return self._attempt_mark.get(key, -1) < self.changes and key not in self.stopped
+    # -- what happens next by itself --------------------------------------------------------------
+    def next_queue_move(self) -> float | None:
+        """When the scheduling queue next moves a pod by itself: the first 1 s
+        ``flushBackoffQCompleted`` tick after a backoff completes, or the first 30 s
+        ``flushUnschedulablePodsLeftover`` tick after a pod has been in the unschedulable pool
+        for ``podMaxInUnschedulablePodsDuration`` (5 min); None: no such move is coming. The
+        queue runs the flushes of the ticks that came at the loop's next :meth:`step`."""
+        wakeup = self.queue.next_wakeup()
+        return wakeup if wakeup is not None and wakeup > self._outside() else None
+
+    def permit_deadlines(self) -> dict[str, tuple[float, str]]:
+        """Pod waiting at Permit -> (when its wait times out, the plugin with the shortest timeout)."""
+        out = {}
+        for key, entry in self.scheduler.waiting.items():
+            waits = entry[-1]
+            plugin = min(waits, key=waits.get)
+            out[key] = (self.wait_started.get(key, self._outside()) + waits[plugin], plugin)
+        return out
+
+    def next_permit_timeout(self) -> float | None:
+        """When the first Permit wait times out (None: no pod waits)."""
+        return min((t for t, _ in self.permit_deadlines().values()), default=None)
+
+    def expire_permits(self) -> bool:
+        """Reject the pods whose Permit wait has timed out by now (upstream's waitingPod timer);
+        whether there were any."""
+        now = self._outside()
+        due = [key for key, (deadline, _plugin) in self.permit_deadlines().items() if now >= deadline]
+        for key in due:
+            self.expire_permit(key)  # back to the queue; its node has room again
+        return bool(due)
+
+    def _outside(self) -> float:
+        """The instant of the outside clock (without one, the instant the loop's time moved to:
+        pods that start to wait within one instant time out together)."""
+        return self._instant if self._clock is None else self._clock()
 
     def expire_permit(self, key: str) -> None:
         """The pod's wait at Permit times out (the plugin with the shortest timeout rejects it)."""
         waits = self.scheduler.waiting[key][-1]
         plugin = min(waits, key=waits.get)
-        pod = self.cluster.pods[key]
+        self.wait_started.pop(key, None)
         self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
-        self.unreserved(key, pod)
-
-    def unreserved(self, key: str, pod) -> None:
-        """An assumed pod was forgotten (its wait failed): its node has room again, an
-        AssignedPodDelete for the other pods."""
-        self.changes += 1
-        self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                 lambda p, key=key: pod_key(p) != key)
 
     def _count(self, key: str) -> None:
         self.attempts[key] = self.attempts.get(key, 0) + 1
         self.total_attempts += 1
-        self._attempt_mark[key] = self.changes
+        self.tracker.evaluated(key)
         for callback in self.on_attempt:
             callback(key)
 
     def _wait(self, key: str, qpi) -> None:
         """In flight until the Permit wait ends."""
         self.waiting[key] = qpi
+        self.wait_started[key] = self._outside()
         for callback in self.on_wait:
             callback(key)
 
@@ -312,6 +437,7 @@ class SchedulingLoop:
             self._wait(key, qpi)
         else:
             self.failed(qpi, result)
+        self._move_forgotten()
 
     def _attempt_group(self, qpi, group: str) -> None:
         """A PodGroup cycle: the popped pod takes the group's other queued (not gated) pods
@@ -336,6 +462,7 @@ class SchedulingLoop:
                 self.failed(q, result, plugins)
         for key in popped:  # left out of the cycle (being deleted or already assumed)
             self.queue.done(key)
+        self._move_forgotten()
 
     def failed(self, qpi, result: ScheduleResult, plugins: set[str] | None = None) -> None:
         """Back to the queue after a failed attempt, unless this is a single pass or the pod

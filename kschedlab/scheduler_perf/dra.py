@@ -24,8 +24,8 @@ import gc
 import time
 from dataclasses import dataclass
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace, Node
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
 from kschedlab.scheduler import Scheduler

@@ -25,8 +25,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from kschedlab.api.admission import admit, admit_pod
 from kschedlab.api.core import Namespace, Pod
+from kschedlab.apiserver.admission import admit, admit_pod
 from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.measure import peak_rss_mb, per_second, percentile_ms, window_times

@@ -10,8 +10,8 @@ replay them.
 
 from __future__ import annotations
 
-from kschedlab.api.admission import admit_pod
 from kschedlab.api.core import Node, Pod
+from kschedlab.apiserver.admission import admit_pod
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_ZONE = "topology.kubernetes.io/zone"

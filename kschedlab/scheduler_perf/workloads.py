@@ -55,8 +55,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace, Node
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
 from kschedlab.perf_floors import FLOOR_SHAPES, resource_totals, shape_floor

@@ -31,8 +31,8 @@ from typing import Iterable
 
 import pandas as pd
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_objects
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.framework.types import PodInfo

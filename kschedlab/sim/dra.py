@@ -16,7 +16,7 @@
   the API server would (``timeAdded``, ``generation``), and writes device conditions into a
   claim's ``status.devices`` as a DRA driver does.
 
->>> from kschedlab.api.manifests import create
+>>> from kschedlab.controllers.manifests import create
 >>> from kschedlab.api.loader import load_objects
 >>> from kschedlab.sim.engine import Simulation
 >>> sim = Simulation(create(load_objects([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}])))
@@ -164,7 +164,6 @@ class SimDRA:
             if wait["next"] > sim.now:
                 continue
             node = sim.scheduler.binding_waits[key][3]
-            pod = sim.cluster.pods[key]
             result = sim.scheduler.poll_pre_bind(key)
             if result is None:
                 wait["next"] = min(wait["next"] + BINDING_POLL_SECONDS, wait["deadline"])
@@ -177,7 +176,7 @@ class SimDRA:
                 continue
             self.binding_records.append({"time": sim.now, "pod": key, "node": node, "event": "Failed",
                                          "message": result.message})
-            sim.pre_bind_failed(key, pod)
+            sim.pre_bind_failed(key)
 
     def binding_frame(self) -> pd.DataFrame:
         """The PreBind waits: ``BindingConditionsPending`` when one starts, then ``Bound`` or

@@ -53,7 +53,6 @@ from kschedlab.sim.quiescence import (
     STOP_MAX_ATTEMPTS,
     STOP_QUIESCENT,
     STOP_UNTIL,
-    ChangeTracker,
     pending_report,
 )
 from kschedlab.sim.records import QueueSizeSamples, ResultCompactor, UtilizationSamples
@@ -136,14 +135,12 @@ class Simulation:
         self._util = UtilizationSamples() if utilization is None else utilization
         self._queue_sizes = QueueSizeSamples()
         self._compactor = ResultCompactor(keep_traces)
-        self._wait_started: dict[str, float] = {}
-        #: cluster changes and, per pending pod, the change it was last tried at (quiescence)
-        self.changes = ChangeTracker()
+        #: cluster changes and, per pending pod, the change it was last tried at (quiescence):
+        #: the loop's, told of the simulation's events too
+        self.changes = self.loop.tracker
         self._last_message: dict[str, str] = {}
         self.scheduler.on_result.append(self._on_result)
         self.loop.on_attempt.append(self._count_attempt)
-        self.loop.on_wait.append(self._wait_started_now)
-        self.loop.on_gated.append(self.changes.evaluated)  # settled once PreEnqueue has seen this cluster
         self._stop: tuple[str, float | None, float | None] = ("", None, None)
         #: running or finished ``kubectl drain`` runs by node
         self.drains: dict[str, Any] = {}
@@ -263,12 +260,12 @@ class Simulation:
                     self._sample()  # what the attempt bound counts from its own instant
                     self.now += self.attempt_duration
                 continue
-            timers = [t for t in (self._events[0].time if self._events else None, self._next_permit_timeout(),
+            timers = [t for t in (self._events[0].time if self._events else None, self.loop.next_permit_timeout(),
                                   self.taint_manager.next_deadline(), *self._drain_wakeups(),
                                   self._kubelet_wakeup(), *self.dra.wakeups(), *self.storage.wakeups())
                       if t is not None and t > self.now]
-            wakeup = self.queue.next_wakeup()
-            upcoming = timers + ([wakeup] if wakeup is not None and wakeup > self.now else [])
+            wakeup = self.loop.next_queue_move()  # what the queue does next, as under ``schedule``
+            upcoming = timers + ([wakeup] if wakeup is not None else [])
             if quiescent_at is None and (not upcoming or not timers and self.changes.all_settled(self.queue)):
                 quiescent_at = self.now
             if not upcoming or (quiescent_at is not None and until is None):
@@ -288,7 +285,7 @@ class Simulation:
             self._sample()  # the instant ends: what its attempts bound counts from it, not from the next
             self.now = nxt
             generation = self._generation()
-            self._expire_permits()
+            self.loop.expire_permits()  # Permit waits that timed out (the loop tells the tracker)
             self._advance_drains()
             self._fire_taint_evictions()
             if self._generation() != generation:
@@ -432,15 +429,12 @@ class Simulation:
                                  MESSAGE_DELETION_BY_TAINT_MANAGER, datetime.fromtimestamp(self.now, timezone.utc))
             self._graceful_delete(key, self.cluster.pod_infos[key], preempted=False)
 
-    def pre_bind_failed(self, key: str, pod) -> None:
-        """A PreBind wait on the clock ended in an error: the placement did not hold, the loop
-        heard the failure and requeued the pod, and the assumed pod is forgotten (its node and
-        what it reserved are free again)."""
+    def pre_bind_failed(self, key: str) -> None:
+        """A PreBind wait on the clock ended in an error: the placement did not hold (the loop
+        heard the failure, requeued the pod and told the queue its node has room again)."""
         row = self._timeline.get(key)
         if row is not None:
             row["scheduled"] = None
-        self._wait_started.pop(key, None)
-        self.loop.unreserved(key, pod)
 
     def _on_create_object(self, obj) -> None:
         from kschedlab.sim.storage import STORAGE_RESOURCES, apply_storage
@@ -658,30 +652,20 @@ class Simulation:
 
     # -- attempts, binding, Permit waits -----------------------------------------------------
     def _count_attempt(self, key: str) -> None:
-        self.changes.evaluated(key)
         row = self._timeline.get(key)
         if row is not None:
             row["attempts"] += 1
             if row["first_attempt"] is None:
                 row["first_attempt"] = self.now
 
-    def _wait_started_now(self, key: str) -> None:
-        self._wait_started[key] = self.now
-
     def _on_result(self, result) -> None:
-        """Every recorded attempt outcome: remember a pod's last failure message.  An attempt that
-        ended in an error (not a rejection) may go otherwise next time (see ``ChangeTracker.errored``)."""
+        """Every recorded attempt outcome: remember a pod's last failure message."""
         if result.node is None and result.status.code != Code.Wait and result.message != "SchedulingGated":
             self._last_message[result.pod] = result.message
-        if result.status.code == Code.Error:
-            self.changes.errored(result.pod, result.message)
         self._compactor.add(result)
 
     def _on_bound(self, key: str, node: str) -> None:
-        self.changes.changed()
-        self.changes.forget(key)
         self._last_message.pop(key, None)
-        self._wait_started.pop(key, None)  # a Permit wait, if any, ended with the pod allowed
         row = self._timeline.get(key)
         if row is not None:
             row["scheduled"] = row["scheduled"] if row["scheduled"] is not None else self.now
@@ -698,26 +682,6 @@ class Simulation:
         duration = self._durations.get(key)
         if duration is not None:
             self._at(self.now + self.binding_delay + duration, "finish_pod", key)
-
-    def _permit_deadlines(self) -> dict[str, tuple[float, str]]:
-        """Waiting pod -> (time its Permit wait times out, plugin)."""
-        out = {}
-        for key, entry in self.scheduler.waiting.items():
-            waits = entry[-1]
-            plugin = min(waits, key=waits.get)
-            out[key] = (self._wait_started.get(key, self.now) + waits[plugin], plugin)
-        return out
-
-    def _next_permit_timeout(self) -> float | None:
-        return min((t for t, _ in self._permit_deadlines().values()), default=None)
-
-    def _expire_permits(self) -> None:
-        """Waiting pods whose Permit timeout passed are rejected, as upstream's waitingPod timer does."""
-        for key, (deadline, _plugin) in self._permit_deadlines().items():
-            if self.now >= deadline:
-                self.loop.expire_permit(key)  # back to the queue; its node has room again
-                self.changes.changed()
-                self._wait_started.pop(key, None)
 
     # -- results -------------------------------------------------------------------------------
     def report(self) -> RunResult:
@@ -742,4 +706,4 @@ class Simulation:
         return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now,
                                 stop_reason=reason, horizon=horizon, quiescent_at=quiescent_at,
                                 pending=pending_report(self, self._timeline, self._last_message,
-                                                       self._permit_deadlines()))
+                                                       self.loop.permit_deadlines()))

@@ -718,8 +718,8 @@ def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None) -> list:
     """The pods ``pod``'s ReplicaSet creates once ``pod`` is gone (admitted as the API server
     would); none when it has no ReplicaSet in ``cluster``.  A replacement never reuses the
     name of the pod it replaces."""
-    from kschedlab.api.admission import admit
-    from kschedlab.api.workloads import expand_replicaset
+    from kschedlab.apiserver.admission import admit
+    from kschedlab.controllers.workloads import expand_replicaset
 
     ref = pod.metadata.controller_ref()
     if ref is None or ref.kind != "ReplicaSet":

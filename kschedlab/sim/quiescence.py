@@ -43,6 +43,8 @@ from typing import Any
 
 import pandas as pd
 
+from kschedlab.scheduler.scheduling_loop import ChangeTracker
+
 __all__ = ["DEFAULT_HORIZON", "STOP_QUIESCENT", "STOP_UNTIL", "STOP_HORIZON", "STOP_MAX_ATTEMPTS", "STOP_REASONS",
            "PENDING_COLUMNS", "ChangeTracker", "pending_report", "stop_sentence"]
 
@@ -58,67 +60,6 @@ STOP_REASONS = (STOP_QUIESCENT, STOP_UNTIL, STOP_HORIZON, STOP_MAX_ATTEMPTS)
 
 #: columns of ``SimulationResult.pending``
 PENDING_COLUMNS = ["pod", "queue", "attempts", "message"]
-
-
-class ChangeTracker:
-    """Counts the changes to the cluster and remembers, per pending pod, the count at which the
-    scheduler last looked at it (a scheduling attempt, or the PreEnqueue plugins of a gated pod).
-
-    A pod is *settled* when nothing changed since then: trying it again can only fail again.
-    """
-
-    __slots__ = ("changes", "_seen", "_errors")
-
-    def __init__(self) -> None:
-        #: how many changes the cluster has seen (events, bindings, evictions, expired waits, ...)
-        self.changes = 0
-        self._seen: dict[str, int] = {}
-        self._errors: dict[str, tuple[int, str]] = {}
-
-    def changed(self) -> None:
-        """The cluster changed: every pending pod deserves another look."""
-        self.changes += 1
-
-    def evaluated(self, key: str) -> None:
-        """The scheduler looked at pod ``key`` against the current cluster."""
-        self._seen[key] = self.changes
-
-    def errored(self, key: str, message: str) -> None:
-        """The attempt of pod ``key`` (just marked :meth:`evaluated`) ended in an error: the pod
-        is not settled, unless its previous attempt, against the same cluster, ended in the same
-        error.
-
-        >>> tracker = ChangeTracker()
-        >>> tracker.evaluated("default/p"); tracker.errored("default/p", "boom")
-        >>> tracker.is_settled("default/p")
-        False
-        >>> tracker.evaluated("default/p"); tracker.errored("default/p", "boom")
-        >>> tracker.is_settled("default/p")
-        True
-        """
-        if self._errors.get(key) == (self.changes, message):
-            return
-        self._errors[key] = (self.changes, message)
-        self._seen.pop(key, None)
-
-    def forget(self, key: str) -> None:
-        """Pod ``key`` left the queue for good (bound or deleted)."""
-        self._seen.pop(key, None)
-        self._errors.pop(key, None)
-
-    def is_settled(self, key: str) -> bool:
-        """Whether pod ``key`` was looked at since the last change."""
-        return self._seen.get(key) == self.changes
-
-    def all_settled(self, queue) -> bool:
-        """Whether every pod of ``queue`` (a :class:`~kschedlab.queue.SchedulingQueue`) is settled:
-        none in activeQ, none in flight, and every one in backoffQ or the pool was looked at
-        since the last change."""
-        seen, changes = self._seen, self.changes
-        for key, where in queue.placements().items():
-            if where in ("active", "in-flight") or seen.get(key) != changes:
-                return False
-        return True
 
 
 def _condition_message(pod) -> str:

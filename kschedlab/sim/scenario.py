@@ -4,13 +4,13 @@ object with the timeline of events."""
 
 from __future__ import annotations
 
-from kschedlab.api.admission import admit
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_objects
-from kschedlab.api.manifests import create
 from kschedlab.api.simulation import Simulation as SimulationSpecObject
-from kschedlab.api.workloads import expand
+from kschedlab.apiserver.admission import admit
+from kschedlab.controllers.manifests import create
+from kschedlab.controllers.workloads import expand
 from kschedlab.sim.engine import Simulation
 
 #: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes

@@ -17,7 +17,7 @@ PersistentVolume controller then binds what it can (:mod:`kschedlab.storage.pv_c
 and the queue hears of each change as the informers would deliver it, so the storage plugins'
 QueueingHints move the pods they rejected.
 
->>> from kschedlab.api.manifests import create
+>>> from kschedlab.controllers.manifests import create
 >>> from kschedlab.api.loader import load_objects
 >>> from kschedlab.sim.engine import Simulation
 >>> sim = Simulation(create(load_objects([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}])))
@@ -165,7 +165,6 @@ class SimStorage:
             if self.binding[key] > sim.now:
                 continue
             node = sim.scheduler.binding_waits[key][3]
-            pod = sim.cluster.pods[key]
             result = sim.scheduler.poll_pre_bind(key)
             if result is None:
                 self.binding[key] += BIND_POLL_SECONDS
@@ -177,7 +176,7 @@ class SimStorage:
                                          "event": "Failed" if failed else "Bound",
                                          "message": result.message if failed else ""})
             if failed:
-                sim.pre_bind_failed(key, pod)
+                sim.pre_bind_failed(key)
 
     def binding_frame(self) -> pd.DataFrame:
         """VolumeBinding's PreBind waits: ``VolumesPending`` when one starts, then ``Bound`` or

@@ -24,8 +24,8 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.interface import CycleState
 from kschedlab.scheduler import Scheduler, num_feasible_nodes_to_find

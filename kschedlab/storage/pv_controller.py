@@ -30,7 +30,7 @@ and the scheduler retries the pod), which is not modelled.
 
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> c = Cluster(admit(load_text('''
 ... apiVersion: v1
 ... kind: PersistentVolume

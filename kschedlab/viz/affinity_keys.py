@@ -63,7 +63,7 @@ def label_keys_outcome(raw_objects: Iterable, pod: str, *, labels: Mapping[str, 
     """Admit ``raw_objects`` (as loaded, before admission) with ``pod`` ("namespace/name") relabelled
     by ``labels`` and, when asked, its terms' ``matchLabelKeys`` / ``mismatchLabelKeys`` removed; then
     schedule that pod alone among the running pods. The objects passed in are not changed."""
-    from kschedlab.api.admission import admit
+    from kschedlab.apiserver.admission import admit
     from kschedlab.cluster import Cluster
     from kschedlab.scheduler import Scheduler
 

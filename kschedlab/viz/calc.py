@@ -544,7 +544,7 @@ def what_if(cluster: Callable[[], Any] | Any, pod_yaml: str, *, cpu: int | None 
     >>> w.summary
     'default/probe → node-a2'
     """
-    from kschedlab.api.admission import admit
+    from kschedlab.apiserver.admission import admit
     from kschedlab.cluster import Cluster
     from kschedlab.scheduler import Scheduler
 

@@ -31,9 +31,9 @@ from typing import Any, Iterable
 import pandas as pd
 import plotly.graph_objects as go
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load
 from kschedlab.api.quantity import BINARY_SI, Quantity
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.dra.allocator import AllocationError, Allocator, DRAFeatures
 from kschedlab.dra.cel import DeviceView, compile_selector

@@ -237,7 +237,7 @@ def run_gang_story(mode: str = "permit", min_count: int = 4, *, until: float = 7
     GangRun('permit', minCount=4) at t=0: job-a 0 bound / 2 held, job-b 0 bound / 2 held
     >>> held = run.intervals[run.intervals["state"] == "held at Permit"]
     >>> sorted(set(held["end"] - held["start"]))
-    [70.0, 300.0]
+    [100.0, 300.0]
     """
     from kschedlab.api.loader import load_objects
     from kschedlab.sim.engine import Simulation

@@ -2,7 +2,7 @@
 which pod fits which node, and what-if answers for other declared lists.
 
 >>> from pathlib import Path
->>> from kschedlab.api.manifests import load_manifests
+>>> from kschedlab.controllers.manifests import load_manifests
 >>> objs = load_manifests(Path(__file__).resolve().parents[2] / "datasets" / "node-declared-features"
 ...                       / "mixed-kubelets.yaml")
 >>> out = features_outcome(objs, "default/db")

@@ -28,7 +28,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.kube_state_metrics import pod_overhead_metrics
@@ -36,6 +35,7 @@ from kschedlab.api.node import Overhead, RuntimeClass
 from kschedlab.api.quantity import BINARY_SI, Quantity
 from kschedlab.api.resourcequota import ResourceQuota
 from kschedlab.api.resources import pod_requests, resource_list
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.kubelet.cgroups import PodCgroupConfig, resource_config_for_pod
 from kschedlab.scheduler import Scheduler

@@ -21,8 +21,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_objects
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
 from kschedlab.viz import podgroup as pgviz

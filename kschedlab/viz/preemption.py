@@ -22,7 +22,7 @@ with the best value and the next one breaks the remaining tie:
 and if nodes are still tied, the first candidate found.
 
 >>> from kschedlab import Cluster, Scheduler
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> from kschedlab.api.loader import load
 >>> from pathlib import Path
 >>> data = Path(__file__).resolve().parents[2] / "datasets" / "preemption" / "12-preemption-basic.yaml"

@@ -2,7 +2,7 @@
 ``kubectl get pods`` shows and what the scheduler does with it.
 
 >>> from pathlib import Path
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> from kschedlab.api.loader import load
 >>> objects = admit(load(Path(__file__).resolve().parents[2] / "datasets" / "seed" / "04-pod-with-scheduling-gates.yaml"))
 >>> pod = next(o for o in objects if o.kind == "Pod"); nodes = [o for o in objects if o.kind == "Node"]
@@ -23,7 +23,7 @@ from typing import Iterable
 
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
-from kschedlab.api.pod_update import pod_phase_display, update_pod
+from kschedlab.apiserver.pod_update import pod_phase_display, update_pod
 from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
 

@@ -2,7 +2,7 @@
 features the pod needs, which nodes NodeDeclaredFeatures lets through, and where it lands.
 
 >>> from pathlib import Path
->>> from kschedlab.api.manifests import load_manifests
+>>> from kschedlab.controllers.manifests import load_manifests
 >>> objs = load_manifests(Path(__file__).resolve().parents[2] / "datasets" / "node-declared-features"
 ...                       / "mixed-kubelets.yaml")
 >>> ex = DeclaredFeaturesExplorer(objs, "default/netprobe")

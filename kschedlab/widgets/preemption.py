@@ -8,7 +8,7 @@ scheduling attempt of the preemptor, then the candidate table and figure of
 :mod:`kschedlab.viz.preemption`.  The widget only wires controls to that function.
 
 >>> from pathlib import Path
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> from kschedlab.api.loader import load
 >>> data = Path(__file__).resolve().parents[2] / "datasets" / "preemption" / "12-candidate-ordering.yaml"
 >>> ex = PreemptionExplorer(admit(load(data)), "default/urgent-1")

@@ -2,7 +2,7 @@
 the API server stores, what ``kubectl get pods`` shows and what the scheduler does.
 
 >>> from pathlib import Path
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> from kschedlab.api.loader import load
 >>> objects = admit(load(Path(__file__).resolve().parents[2] / "datasets" / "seed" / "04-pod-with-scheduling-gates.yaml"))
 >>> ex = GateExplorer(next(o for o in objects if o.kind == "Pod"), [o for o in objects if o.kind == "Node"])

@@ -3,7 +3,7 @@
 before and after normalisation, the chosen node and what the NoExecute taint manager would do.
 
 >>> from pathlib import Path
->>> from kschedlab.api.admission import admit
+>>> from kschedlab.apiserver.admission import admit
 >>> from kschedlab.api.loader import load
 >>> objects = admit(load(Path(__file__).resolve().parents[2] / "datasets" / "taints" / "06-prefer-no-schedule.yaml"))
 >>> ex = TolerationExplorer(objects, "default/web")

@@ -8,12 +8,12 @@ import tracemalloc
 
 import pytest
 
-from kschedlab.api.apply import RefusedObjectsWarning
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_text
-from kschedlab.api.manifests import load_manifests
-from kschedlab.api.object_validation import MAX_PODS_ENV
+from kschedlab.apiserver.apply import RefusedObjectsWarning
+from kschedlab.apiserver.object_validation import MAX_PODS_ENV
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.manifests import load_manifests
 from kschedlab.scheduler import Scheduler
 
 ALIAS_BOMB_CONFIG = """\

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod
 from kschedlab.api.kube_state_metrics import format_float, pod_overhead_metrics, pod_overhead_samples
 from kschedlab.api.loader import load
+from kschedlab.apiserver.admission import admit
 
 SEED = Path(__file__).resolve().parents[2] / "datasets" / "seed" / "03-pod-overhead.yaml"
 

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kschedlab.api.errors import ManifestError
-from kschedlab.api.manifests import load_manifests
 from kschedlab.api.safe_yaml import safe_load_all
+from kschedlab.controllers.manifests import load_manifests
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 #: the manifest folders (sweeps, traces and benchmark shapes are not manifests)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
 from kschedlab.api.quantity import Quantity
 from kschedlab.api.resourcequota import QuotaAdmission, QuotaRefused, ResourceQuota, pod_usage
+from kschedlab.apiserver.admission import admit
 
 SEED = Path(__file__).resolve().parents[2] / "datasets" / "seed"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod, Toleration
 from kschedlab.api.errors import ManifestError
-from kschedlab.api.pod_update import update_pod
 from kschedlab.api.tolerations import decimal_integer_errors, validate_tolerations
+from kschedlab.apiserver.admission import admit
+from kschedlab.apiserver.pod_update import update_pod
 
 GATE_ON = {"TaintTolerationComparisonOperators": True}
 PATH = ["spec", "tolerations"]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from kschedlab import Cluster, Scheduler
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Taint, Toleration
 from kschedlab.api.loader import load
+from kschedlab.apiserver.admission import admit
 from kschedlab.scenarios import path
 from kschedlab.viz.palette import CATEGORICAL
 from kschedlab.viz.profiles import compare_profiles, profile_names, schedule_with_profile, score_profile

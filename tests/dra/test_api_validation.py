@@ -7,15 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace, Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_text
 from kschedlab.api.resource import DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
-from kschedlab.api.resource_validation import (
-    validate_resource_claim,
-    validate_resource_slice,
-)
+from kschedlab.apiserver.admission import admit
+from kschedlab.apiserver.resource_validation import validate_resource_claim, validate_resource_slice
 
 DATA = Path(__file__).resolve().parents[2] / "datasets" / "dra"
 GOOD = sorted(DATA.glob("*.yaml"))
@@ -299,7 +296,7 @@ _GOOD_CONFIG = {"opaque": {"driver": "foo", "parameters": {"foo": 42}}}
 ])
 def test_upstream_validate_class_rows(row, spec, want):
     from kschedlab.api.resource import DeviceClass
-    from kschedlab.api.resource_validation import validate_device_class
+    from kschedlab.apiserver.resource_validation import validate_device_class
 
     dc = DeviceClass.model_validate({"metadata": {"name": "foo"}, "spec": spec})
     assert validate_device_class(dc) == want, row

@@ -15,8 +15,8 @@ import pytest
 from kschedlab.api.dracel import CELError, DeviceView, compile_selector
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
-from kschedlab.api.manifests import create
 from kschedlab.cli import main
+from kschedlab.controllers.manifests import create
 from kschedlab.dra.allocator import AllocatedState, AllocationError, Allocator, DRAFeatures
 
 DRIVER = "gpu.example.com"

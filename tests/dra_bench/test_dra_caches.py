@@ -8,9 +8,9 @@ import copy
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
 from kschedlab.api.quantity import Quantity
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.dra.devices import read_slice
 from kschedlab.dra.manager import claim_identity, dra_manager

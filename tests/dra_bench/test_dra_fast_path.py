@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.dra.allocator import AllocatedState, AllocationError, Allocator, DRAFeatures
 from kschedlab.dra.allocator_cache import AllocatorCache

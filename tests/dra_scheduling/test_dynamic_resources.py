@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.dra.manager import FINALIZER, dra_manager
 from kschedlab.features import FeatureGates

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.dra.manager import dra_manager
 from kschedlab.dra.resourceclaim_controller import POD_CLAIM_NAME_ANNOTATION, ResourceClaimController, pod_runnable

@@ -11,14 +11,14 @@ import pytest
 from kschedlab import Cluster, Scheduler
 from kschedlab.api import DaemonSet, Pod, expand, load_manifests, load_text
 from kschedlab.api.core import Affinity, PodTemplateSpec
-from kschedlab.api.daemonset import (
+from kschedlab.api.loader import load_objects
+from kschedlab.api.safe_yaml import safe_load
+from kschedlab.controllers.daemonset import (
     create_pod_template,
     expand_daemonset,
     replace_node_name_node_affinity,
     target_node_name,
 )
-from kschedlab.api.loader import load_objects
-from kschedlab.api.safe_yaml import safe_load
 
 HERE = Path(__file__).resolve().parent
 CASES = json.loads((HERE / "daemonset_util_cases.json").read_text())
@@ -205,7 +205,7 @@ def _dump_without(pod_name):
 
 def test_dump_daemonset_pods_are_not_duplicated_and_a_missing_one_comes_back():
     objs = _dump_without("node-exporter-w2rdn")  # node-exporter's pod on worker-2
-    from kschedlab.api.manifests import create
+    from kschedlab.controllers.manifests import create
 
     created = create(objs)
     new = [o for o in created if o.kind == "Pod" and o.key not in {x.key for x in objs}]

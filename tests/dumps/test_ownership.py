@@ -194,7 +194,7 @@ def test_job_adopts_its_orphan_pod_by_selector():
 
 
 def test_a_foreign_replicaset_with_our_name_makes_the_controller_count_a_collision():
-    from kschedlab.api.workloads import pod_template_hash
+    from kschedlab.controllers.workloads import pod_template_hash
 
     dep = load_text(DEPLOYMENT)[0]
     name = "web-" + pod_template_hash(dep.spec.template, None)
@@ -209,7 +209,7 @@ def test_a_foreign_replicaset_with_our_name_makes_the_controller_count_a_collisi
 
 
 def test_a_replicaset_of_another_controller_with_our_name_is_a_collision_too():
-    from kschedlab.api.workloads import pod_template_hash
+    from kschedlab.controllers.workloads import pod_template_hash
 
     dep = load_text(DEPLOYMENT)[0]
     name = "web-" + pod_template_hash(dep.spec.template, None)

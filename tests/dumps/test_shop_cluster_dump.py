@@ -153,7 +153,7 @@ def test_stored_pods_keep_their_priority_when_the_class_is_not_in_the_dump():
     data["items"].append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",  # a default class
                           "metadata": {"name": "default-tier", "resourceVersion": "90210"},  # added later
                           "globalDefault": True, "value": 1000})
-    from kschedlab.api.manifests import create
+    from kschedlab.controllers.manifests import create
 
     with pytest.warns(SkippedKindsWarning):
         objs = create(load_objects(data, source="dump.yaml"))

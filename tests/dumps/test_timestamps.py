@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from kschedlab.api import Pod, dump, load_text
-from kschedlab.api._base import format_time, parse_time, time_ns
+from kschedlab.api.meta import format_time, parse_time, time_ns
 from kschedlab.framework.preemption import more_important_pod, start_time_ns
 
 

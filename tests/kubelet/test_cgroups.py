@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod
 from kschedlab.api.loader import load
+from kschedlab.apiserver.admission import admit
 from kschedlab.kubelet.cgroups import pod_limits, resource_config_for_pod
 
 SEED = Path(__file__).resolve().parents[2] / "datasets" / "seed" / "03-pod-overhead.yaml"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kschedlab.api.manifests import load_manifests
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.manifests import load_manifests
 from kschedlab.features import FeatureGates
 from kschedlab.framework.events import QUEUE, SKIP
 from kschedlab.framework.profile import resolve_profile, unmodelled_defaults

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
@@ -15,6 +14,7 @@ from kschedlab.api.node_declared_features import (
     Framework,
     Version,
 )
+from kschedlab.apiserver.admission import admit
 
 
 def required(spec: dict) -> list[str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.binding import admit_binding, bind_pod
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.downward_api import downward_api_env
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.scheduler import Scheduler

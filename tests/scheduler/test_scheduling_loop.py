@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
-from kschedlab.framework.status import Code
+from kschedlab.framework.interface import Plugin
+from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.result import RunResult
-from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS
+from kschedlab.scheduler.scheduling_loop import DEFAULT_MAX_ATTEMPTS, SchedulingLoop
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 GW = {"GenericWorkload": True}
@@ -152,7 +153,7 @@ def test_the_scheduler_hooks_are_put_back_after_a_run():
     before = [dict(fw.handle.extra) for fw in sched.profiles.values()]
     sched.run()
     assert [dict(fw.handle.extra) for fw in sched.profiles.values()] == before
-    assert sched.on_bound == [] and sched.on_result == []
+    assert sched.on_bound == [] and sched.on_result == [] and sched.on_forget == []
 
 
 def test_keys_limit_the_run():
@@ -177,21 +178,111 @@ spec: {containers: [{name: c}]}
 
 
 def test_permit_waits_time_out_and_the_run_ends():
-    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit
-    (the deadlock of the single pass); the loop lets their 5-minute wait pass, the freed nodes
-    go to the pods in queue order, and one whole gang binds while the other waits."""
-    from tests.podgroup.test_podgroup_cycle import A_PODS, B_PODS, cluster_of, two_training_jobs
+    """Pod-by-pod gang path (no PodGroup cycle): two gangs that each half fit wait at Permit.
+    Upstream's ``handleBindingCycleError`` treats each timed-out pod it forgets as an
+    ``AssignedPodDelete`` of the assumed pod (``nodeName`` set): NodeResourcesFit's hint queues
+    the pods it rejected at that very instant (300 s), not at the 330 s leftover flush. They are
+    retried in their queue order, which interleaves the two gangs again: each gang holds half
+    the nodes, its waits time out 300 s later, and so on -- a livelock in which no gang ever
+    binds; the run ends when every pod has had its ``max_attempts``."""
+    from tests.podgroup.test_podgroup_cycle import cluster_of, two_training_jobs
 
     cluster = cluster_of(two_training_jobs())
     sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
-    run = sched.run()
+    loop = SchedulingLoop(sched)
+    run = loop.run()
     assert sched.waiting == {}
-    bound = {k for k, p in cluster.pods.items() if p.spec.node_name}
-    assert bound == set(A_PODS)
-    assert all(p.pod_status == "Pending" for p in run.pods if p.name in B_PODS)
-    assert {p.last_failure for p in run.pods if p.name in ("ml/a-0", "ml/a-1")} == {
-        "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."}
-    assert [p.attempts for p in run.pods] == [2] * 8 and run.stopped == []
+    assert not any(p.spec.node_name for p in cluster.pods.values())
+    timeout = "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."
+    assert {p.last_failure for p in run.pods if p.name in ("ml/a-2", "ml/b-2", "ml/a-3", "ml/b-3")} == {timeout}
+    assert [p.attempts for p in run.pods] == [20] * 8 and len(run.stopped) == 8
+    history = loop.queue.history
+    timeouts = sorted({t for t, _pod, frm, to, _why in history if (frm, to) == ("in-flight", "unschedulable")
+                       and t > 1 and t == int(t)})
+    assert timeouts[:3] == [300.0, 600.0, 900.0]  # every round's Permit waits time out together
+    woken = [(t, pod) for t, pod, _frm, _to, why in history if why == "AssignedPodDelete"]
+    assert woken[:4] == [(300.0, k) for k in ("ml/a-2", "ml/b-2", "ml/a-3", "ml/b-3")]
+    assert not any(why == "UnschedulableTimeout" for *_, why in history)  # no pod waits for the flush
+
+
+def gang_and_solo(worker_cpu: str) -> str:
+    """One 2-CPU node; a gang of two workers (minCount 2) and a 2-CPU pod between them."""
+    worker = """---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ml}}
+spec:
+  schedulingGroup: {{podGroupName: job}}
+  containers: [{{name: c, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+"""
+    return """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: job, namespace: ml}
+spec: {schedulingPolicy: {gang: {minCount: 2}}}
+""" + worker.format(name="w0", cpu=worker_cpu) + """---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, namespace: ml}
+spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+""" + worker.format(name="w1", cpu=worker_cpu)
+
+
+def test_a_permit_timeout_frees_the_node_for_the_pod_waiting_for_it():
+    """w0 holds n1 at Permit; solo and w1 are rejected by NodeResourcesFit. When w0's wait times
+    out (300 s) the forgotten assumed pod is an AssignedPodDelete on n1: solo and w1 are queued
+    at once, solo (first in the queue) binds, w0 itself is left in the pool."""
+    cluster = served(gang_and_solo("2"), GW)
+    sched = Scheduler(cluster, gates=GW, pod_group_cycle=False)
+    forgotten = []
+    sched.on_forget.append(lambda pod, status: forgotten.append((pod.metadata.name, pod.spec.node_name,
+                                                                  status.code)))
+    loop = SchedulingLoop(sched)
+    run = loop.run()
+    assert forgotten[0] == ("w0", "n1", Code.Unschedulable)
+    assert not cluster.pods["ml/w0"].spec.node_name  # the cluster's pod is not the assumed copy
+    at_timeout = [(pod, frm, to, why) for t, pod, frm, to, why in loop.queue.history if t == 300.0]
+    assert at_timeout == [
+        ("ml/w0", "in-flight", "unschedulable", "ScheduleAttemptFailure"),
+        ("ml/solo", "unschedulable", "active", "AssignedPodDelete"),
+        ("ml/w1", "unschedulable", "active", "AssignedPodDelete"),
+        ("ml/solo", "active", "in-flight", "Pop")]
+    assert [(p.name, p.node, p.attempts) for p in run.pods if p.name == "ml/solo"] == [("ml/solo", "n1", 2)]
+    assert cluster.pods["ml/solo"].spec.node_name == "n1"
+
+
+class FailingPreBind(Plugin):
+    """PreBind fails with an error for the pod named w0."""
+
+    name = "FailingPreBind"
+
+    def pre_bind(self, state, pod_info, node_name):
+        if pod_info.pod.metadata.name == "w0":
+            return Status(Code.Error, ("volume attach failed",))
+        return Status()
+
+
+def test_a_binding_error_frees_the_node_at_once_and_backs_the_pod_off():
+    """1-CPU gang workers on a 2-CPU node: w0 waits at Permit, solo (2 CPU) is rejected, w1
+    completes the gang and w0 goes on to PreBind, which fails with an error. Upstream's
+    ``handleBindingCycleError`` moves the pods at once for an error (no deferral, no pod left
+    out): solo is queued by the AssignedPodDelete of w0 on n1 before w0 itself is requeued, and
+    w0, having seen that event while in flight, goes to backoffQ."""
+    cluster = served(gang_and_solo("1"), GW)
+    config = {"profiles": [{"plugins": {"preBind": {"enabled": [{"name": "FailingPreBind"}]}}}]}
+    sched = Scheduler(cluster, config, gates=GW, pod_group_cycle=False, registry={"FailingPreBind": FailingPreBind})
+    loop = SchedulingLoop(sched, max_attempts=2)
+    run = loop.run()
+    moves = [(pod, frm, to, why) for _t, pod, frm, to, why in loop.queue.history]
+    fails = moves.index(("ml/w0", "in-flight", "backoff", "ScheduleAttemptFailure"))
+    assert moves[fails - 1] == ("ml/solo", "unschedulable", "backoff", "AssignedPodDelete")
+    assert [(p.name, p.node) for p in run.pods] == [("ml/w0", None), ("ml/solo", None), ("ml/w1", "n1")]
+    assert run.pods[0].last_failure == 'running PreBind plugin "FailingPreBind": volume attach failed'
 
 
 def test_a_pod_with_no_node_at_all_is_tried_once():

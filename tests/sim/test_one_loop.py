@@ -1,6 +1,7 @@
 """``kschedlab schedule`` and ``kschedlab simulate`` run one scheduling loop: given a manifest with
 nothing timed in it and the same seed, they make the same decisions — every pod's node, status
-and attempts (issue #24)."""
+and attempts (issue #24) — also when the scheduling queue's own timers move pods (a backoff
+completing, the leftover flush of the unschedulable pool): both take them from the loop."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import yaml
 from kschedlab.api.config import KubeSchedulerConfiguration
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load
-from kschedlab.api.manifests import create
 from kschedlab.api.simulation import Simulation as SimulationObject
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.manifests import create
 from kschedlab.features import FeatureGates
 from kschedlab.scheduler import Scheduler
 from kschedlab.sim.scenario import from_files
@@ -126,3 +127,98 @@ spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}
     popped = result.moves[result.moves["to"] == "in-flight"]["pod"].tolist()
     assert popped == [f"default/{n}" for n in ("e", "b", "d", "a", "c")]
     assert list(result.moves["time"].unique()) == [0.0]  # history keeps the simulation's instant
+
+
+#: one node, a pod too big for it, a small one that binds, and one whose node selector no node
+#: matches: the big one has not been tried since the bind (its plugin's hint skips a pod added),
+#: so the run waits for the leftover flush, which moves every pod more than 5 minutes in the pool
+LEFTOVER_FLUSH = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {disk: hdd}}
+status: {allocatable: {cpu: "1", pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: small, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: picky, namespace: default}
+spec: {nodeSelector: {disk: ssd}, containers: [{name: c}]}
+"""
+
+#: a preemptor whose victim goes at once (grace period 0) backs off before its second attempt
+#: (with SchedulerPopFromBackoffQ off, until the backoff completes); a pod that does not fit waits
+#: for the leftover flush
+BACKOFF = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: low, namespace: default}
+spec: {nodeName: n1, terminationGracePeriodSeconds: 0, containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: urgent, namespace: default}
+spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: later, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}
+"""
+
+NO_POP_FROM_BACKOFF = """---
+apiVersion: kschedlab.io/v1alpha1
+kind: Simulation
+metadata: {name: no-pop-from-backoff}
+spec: {featureGates: {SchedulerPopFromBackoffQ: false}}
+"""
+
+#: manifests whose only timed events are the scheduling queue's own, and the queue events the
+#: simulation must show (so the case does exercise the timers)
+QUEUE_TIMED = {
+    "leftover-flush": (LEFTOVER_FLUSH, {"UnschedulableTimeout"}),
+    "backoff-pop-from-backoffq": (BACKOFF, {"PopFromBackoffQ", "UnschedulableTimeout"}),
+    "backoff-complete": (BACKOFF + NO_POP_FROM_BACKOFF, {"BackoffComplete", "UnschedulableTimeout"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUEUE_TIMED))
+def test_queue_timers_same_decisions(tmp_path, name):
+    text, events = QUEUE_TIMED[name]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    scheduled, simulated = _both([path], seed=0)
+    assert simulated == scheduled
+    sim, until = from_files(path)
+    assert events <= set(sim.run(until=until).moves["event"])
+
+
+def test_the_leftover_flush_retries_every_pod_past_five_minutes(tmp_path):
+    """Upstream's flush moves every pod more than ``podMaxInUnschedulablePodsDuration`` in the
+    pool, also one that saw the cluster as it is: ``schedule`` retries it as ``simulate`` does."""
+    path = tmp_path / "flush.yaml"
+    path.write_text(LEFTOVER_FLUSH)
+    scheduled, _ = _both([path], seed=0)
+    assert scheduled == [("default/big", None, "Pending", 2), ("default/small", "n1", "Running", 1),
+                         ("default/picky", None, "Pending", 2)]
+    sim, _ = from_files(path)
+    moves = sim.run().moves
+    assert moves[moves["event"] == "UnschedulableTimeout"]["time"].tolist() == [330.0, 330.0]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from kschedlab import Cluster, Scheduler
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load
+from kschedlab.apiserver.admission import admit
 from kschedlab.sim.tuning import (
     adaptive_percentage,
     all_feasible_scores,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Namespace
+from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.perf_floors import FLOOR_SHAPES, shape_floor
 from kschedlab.scheduler import Scheduler

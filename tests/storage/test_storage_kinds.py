@@ -8,8 +8,8 @@ import pytest
 
 from kschedlab.api import ManifestError, admit, load_text
 from kschedlab.api.kinds import classify
-from kschedlab.api.manifests import load_manifests
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.manifests import load_manifests
 
 SHARED = Path(__file__).parents[2] / ".." / "shared" / "public-manifests"
 

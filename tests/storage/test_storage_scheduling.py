@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kschedlab.api.manifests import load_manifests
 from kschedlab.cli import main
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.manifests import load_manifests
 from kschedlab.scheduler import Scheduler
 from kschedlab.storage.pv_controller import PersistentVolumeController
 

@@ -8,8 +8,8 @@ import copy
 import pytest
 
 from kschedlab import Cluster, Scheduler
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.scenarios import path
 from kschedlab.viz.calc import (
     CURRENT_SCALE,

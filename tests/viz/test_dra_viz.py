@@ -90,8 +90,8 @@ def test_try_claim_counts(count, expected):
 
 def test_notebook_exercise_1_twelve_gi_counter_fits_both_pods():
     """Exercise 1 of notebook 08: with a 12Gi counter set both partitions can be allocated."""
-    from kschedlab.api.admission import admit
     from kschedlab.api.loader import load, load_text
+    from kschedlab.apiserver.admission import admit
     from kschedlab.cluster import Cluster
     from kschedlab.dra.resourceclaim_controller import ResourceClaimController
 

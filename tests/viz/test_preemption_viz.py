@@ -10,10 +10,10 @@ import pytest
 from vizcases import EVIL_NODE, EVIL_POD
 
 from kschedlab import Cluster, Scheduler
-from kschedlab.api.admission import admit
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.loader import load
-from kschedlab.api.workloads import expand
+from kschedlab.apiserver.admission import admit
+from kschedlab.controllers.workloads import expand
 from kschedlab.eviction import disruption as pdbmod
 from kschedlab.framework.preemption import pick_one_node_for_preemption
 from kschedlab.sim.observe import transitions, watch

@@ -11,8 +11,8 @@ import plotly.io as pio
 import pytest
 
 from kschedlab import Cluster, Scheduler
-from kschedlab.api.admission import admit
 from kschedlab.api.loader import load_text
+from kschedlab.apiserver.admission import admit
 from kschedlab.viz import (
     cluster_picture,
     compare_spread,

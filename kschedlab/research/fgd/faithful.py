@@ -56,8 +56,8 @@ def api_node(node):
 
 def api_pod(name: str, res, memory: int):
     """A pod of the trace as an admitted API Pod with the GPU-sharing annotations."""
-    from kschedlab.api.admission import admit_pod
     from kschedlab.api.core import Pod
+    from kschedlab.apiserver.admission import admit_pod
 
     annotations = {}
     if res.gpu_number:

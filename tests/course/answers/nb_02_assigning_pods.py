@@ -1,7 +1,7 @@
 """The teachers' check of 02-assigning-pods: each exercise's expected answer recomputed by the library
 (run after the notebook's own cells, in its kernel, by tests/course/test_exercise_answers.py)."""
 
-from kschedlab.api.manifests import load_manifests
+from kschedlab.controllers.manifests import load_manifests
 
 objs = load_manifests(added_file)
 node_foo = next(o for o in objs if o.kind == "Node" and o.name == "node-foo")

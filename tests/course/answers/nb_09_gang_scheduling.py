@@ -26,7 +26,10 @@ assert tried_at_0[tried_at_0["status"] == "Unschedulable"]["message"].str.contai
 assert gang_counts(permit, at=0)["held"].tolist() == [2, 2]
 assert gang_counts(permit, at=350)["held"].tolist() == [2, 2]
 assert set(held[held["start"] == 0]["end"] - held[held["start"] == 0]["start"]) == {300.0}  # 5 minutes
-assert (first[first["time"] == 300]["status"] == "Unschedulable").sum() == 4
+at_300 = first[first["time"] == 300]
+assert at_300["status"].tolist() == ["Unschedulable"] * 4 + ["Wait"] * 4 + ["Unschedulable"] * 4
+assert (at_300["plugin"].iloc[:4] == "GangScheduling").all()  # the timeouts, then the next round
+assert at_300["message"].iloc[8:].str.contains("Insufficient cpu").all()
 assert permit.job_started == {} and permit.pods["bound"].isna().all()
 # section 3: the PodGroup cycle
 assert cycle.job_started == {"job-a": 0.0, "job-b": 100.0}

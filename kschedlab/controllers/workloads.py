@@ -10,9 +10,9 @@
 * Job named by a Workload's ``spec.controllerRef`` -> its PodGroup (from the
   Workload's single PodGroupTemplate) and pods with ``spec.schedulingGroup``
   (:func:`job_pod_group`);
-* DaemonSet -> one pod per eligible node (:mod:`kschedlab.api.daemonset`);
+* DaemonSet -> one pod per eligible node (:mod:`kschedlab.controllers.daemonset`);
 * a StatefulSet pod's volumeClaimTemplates and a pod's generic ephemeral volumes -> their
-  PersistentVolumeClaims (:mod:`kschedlab.api.volume_claims`).
+  PersistentVolumeClaims (:mod:`kschedlab.controllers.volume_claims`).
 
 Names use upstream's alphabet ``bcdfghjklmnpqrstvwxz2456789``. Random parts and
 UIDs come from the ``seed``, so the result is the same for the same seed. Hashes
@@ -22,7 +22,7 @@ values differ from a real cluster's.
 
 Objects that already exist in the input and belong to the owner count towards
 its desired state (controllers reconcile to it). They are found as the
-controllers find them (:mod:`kschedlab.api.controller_ref`): the controller owner
+controllers find them (:mod:`kschedlab.controllers.controller_ref`): the controller owner
 reference (by UID, else kind and name), else adoption of orphans by the owner's
 selector; a Deployment's current ReplicaSet is the owned one whose template equals
 the Deployment's apart from ``pod-template-hash`` (not one named by our hash). So a
@@ -57,15 +57,22 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
-from ._base import time_ns
-from .apps import Deployment, ReplicaSet, StatefulSet
-from .batch import Job
+from ..api.apps import Deployment, ReplicaSet, StatefulSet
+from ..api.batch import Job
+from ..api.core import (
+    LabelSelector,
+    ObjectMeta,
+    OwnerReference,
+    Pod,
+    PodSchedulingGroup,
+    PodTemplateSpec,
+)
+from ..api.meta import KubeObject, TypedObject, time_ns
+from ..api.volume import PersistentVolumeClaimVolumeSource, Volume
+from ..apiserver.object_validation import check_objects, pod_bound_error
+from ..apiserver.object_validation import max_pods as default_max_pods
 from .controller_ref import claim, controlled_by
-from .core import LabelSelector, ObjectMeta, OwnerReference, Pod, PodSchedulingGroup, PodTemplateSpec
-from .meta import KubeObject, TypedObject
-from .object_validation import check_objects, pod_bound_error
-from .object_validation import max_pods as default_max_pods
-from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
+from .pod_templates import (
     ALPHANUMS,
     ANN_DESIRED_REPLICAS,
     ANN_LAST_APPLIED,
@@ -93,7 +100,6 @@ from .pod_templates import (  # noqa: F401  (re-exported names of 0.1)
     pod_template_hash,
     safe_encode_string,
 )
-from .volume import PersistentVolumeClaimVolumeSource, Volume
 from .volume_claims import create_claims, statefulset_claim_name
 
 __all__ = [
@@ -262,7 +268,7 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
 
     The Deployment's ReplicaSets among ``existing`` are found as the controller finds
     them (owner references, else adoption by the Deployment's selector, see
-    :func:`~kschedlab.api.controller_ref.claim`). When one of them has the Deployment's
+    :func:`~kschedlab.controllers.controller_ref.claim`). When one of them has the Deployment's
     template (:func:`find_new_replicaset`) nothing is created: that ReplicaSet expands
     on its own. Otherwise a new ReplicaSet ``<name>-<pod-template-hash>`` is made with,
     for RollingUpdate, ``min(replicas + maxSurge - replicas of the old ReplicaSets,
@@ -303,7 +309,7 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
     """Pods ``<name>-<ordinal>`` of a StatefulSet that are not in ``existing_pods``.
 
     An ordinal is filled by a pod the StatefulSet owns (owner reference or adoption,
-    :func:`~kschedlab.api.controller_ref.claim`) named ``<name>-<ordinal>``; a pod of
+    :func:`~kschedlab.controllers.controller_ref.claim`) named ``<name>-<ordinal>``; a pod of
     that name owned by something else also blocks it (the controller's create fails
     with AlreadyExists).
 
@@ -528,8 +534,8 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
     >>> [(r.kind, r.controller) for r in pg.metadata.owner_references]
     [('Job', True), ('Workload', None)]
     """
-    from .podgroup import PodGroup
-    from .workloadapi import Workload
+    from ..api.podgroup import PodGroup
+    from ..api.workloadapi import Workload
 
     if job.spec.template.spec.scheduling_group is not None or job.metadata.controller_ref() is not None:
         return None, False
@@ -583,9 +589,9 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     """Add the ReplicaSets and pods controllers would create; deterministic per ``seed``.
 
     Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets (one pod per eligible
-    Node among ``objects``, :mod:`kschedlab.api.daemonset`) are expanded. What a
+    Node among ``objects``, :mod:`kschedlab.controllers.daemonset`) are expanded. What a
     controller already has is found as the controller finds it (owner references,
-    else adoption by selector, :mod:`kschedlab.api.controller_ref`) and counts
+    else adoption by selector, :mod:`kschedlab.controllers.controller_ref`) and counts
     towards the desired state, so a dump of a running cluster expands to itself.
     Generated objects follow their owner. Inputs are not changed (copies are
     returned, completed with generated UIDs and, for Jobs, the selector and
@@ -593,7 +599,7 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     (TaintTolerationComparisonOperators).
 
     Objects are validated first as the API server validates them
-    (:func:`~kschedlab.api.object_validation.check_objects`), and the pods the load creates
+    (:func:`~kschedlab.apiserver.object_validation.check_objects`), and the pods the load creates
     are bounded by ``max_pods`` (default ``KSCHEDLAB_MAX_PODS``, else 100,000): a workload
     that may pass the bound is refused, naming it and its field.
 
@@ -606,12 +612,12 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
     >>> len(expand(out)) == len(out)  # the expansion expands to itself
     True
     """
-    from .apps import DaemonSet
+    from ..api.apps import DaemonSet
+    from ..api.core import Node
+    from ..api.podgroup import PodGroup
+    from ..api.workloadapi import Workload
     from .controller_ref import OwnerIndex
-    from .core import Node
     from .daemonset import expand_daemonset
-    from .podgroup import PodGroup
-    from .workloadapi import Workload
 
     objects = list(objects)
     check_objects(objects)

@@ -26,9 +26,9 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Callable, Iterable
 
-from .errors import ManifestError
-from .meta import LabelSelector
-from .persistentvolume import (
+from ..api.errors import ManifestError
+from ..api.meta import LabelSelector
+from ..api.persistentvolume import (
     ACCESS_MODES,
     PV_SOURCES,
     RECLAIM_POLICIES,
@@ -36,8 +36,8 @@ from .persistentvolume import (
     PersistentVolume,
     PersistentVolumeClaim,
 )
-from .quantity import Quantity
-from .storage import (
+from ..api.quantity import Quantity
+from ..api.storage import (
     STORAGE_CLASS_RECLAIM_POLICIES,
     VOLUME_BINDING_MODES,
     CSIDriver,
@@ -46,7 +46,7 @@ from .storage import (
     StorageClass,
     VolumeAttachment,
 )
-from .validation import dns1123_subdomain_errors, label_value_errors, qualified_name_errors
+from ..api.validation import dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 
 __all__ = ["set_storage_defaults", "storage_object_errors", "admit_storage_objects", "default_storage_class",
            "STORAGE_KINDS"]
@@ -437,7 +437,7 @@ def default_storage_class(classes: Iterable[StorageClass]) -> StorageClass | Non
     >>> default_storage_class([a, StorageClass.model_validate({"metadata": {"name": "b"}, "provisioner": "p"})]).name
     'a'
     """
-    from .storage import ANN_BETA_DEFAULT_STORAGE_CLASS, ANN_DEFAULT_STORAGE_CLASS
+    from ..api.storage import ANN_BETA_DEFAULT_STORAGE_CLASS, ANN_DEFAULT_STORAGE_CLASS
 
     best, best_key = None, None
     for i, sc in enumerate(classes):

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .errors import ManifestError
-from .meta import KubeObject, TypedObject
+from ..api.errors import ManifestError
+from ..api.meta import KubeObject, TypedObject
 
 __all__ = ["Applied", "Refusal", "ControllerEvent", "failed_create", "RefusedObjectsWarning", "NOT_SERVED"]
 

@@ -15,7 +15,7 @@ word their errors as it does:
   class may have ``globalDefault: true``; when several exist anyway (a race), the
   one with the lowest value is the default.
 
-Pods are admitted against the classes by :mod:`kschedlab.api.admission`
+Pods are admitted against the classes by :mod:`kschedlab.apiserver.admission`
 (``spec.priority`` and ``spec.preemptionPolicy`` are copied from the class *once*,
 at creation).  Deleting a class therefore changes no existing pod; only pods
 created later can no longer name it.
@@ -35,8 +35,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from .errors import ManifestError
-from .scheduling import (
+from ..api.errors import ManifestError
+from ..api.scheduling import (
     HIGHEST_USER_DEFINABLE_PRIORITY,
     SYSTEM_PRIORITY_CLASS_PREFIX,
     SYSTEM_PRIORITY_CLASSES,

@@ -29,7 +29,7 @@ The rules, in upstream's order:
 * anything else is ``spec: Forbidden: pod updates may not change fields other
   than ...`` followed by a diff of the spec.
 
->>> from kschedlab.api.admission import admit_pod
+>>> from kschedlab.apiserver.admission import admit_pod
 >>> from kschedlab.api.core import Pod
 >>> gated = admit_pod(Pod.model_validate({"metadata": {"name": "test-pod"}, "spec": {
 ...     "schedulingGates": [{"name": "example.com/foo"}],
@@ -61,9 +61,17 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ValidationError
 
-from .core import Affinity, NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, Toleration
-from .errors import ManifestError, errors_from_validation, format_path
-from .quantity import Quantity
+from ..api.core import (
+    Affinity,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodSpec,
+    Toleration,
+)
+from ..api.errors import ManifestError, errors_from_validation, format_path
+from ..api.quantity import Quantity
 
 __all__ = [
     "validate_pod_update",
@@ -322,8 +330,8 @@ def validate_pod_update(old: Pod, new: Pod, *, comparison_operators: bool = Fals
     >>> [str(e) for e in validate_pod_update(old, new)]
     ['Pod default/p: spec.nodeSelector: Invalid value: {"a":"z","c":"d"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)']
     """
+    from ..api.tolerations import uses_comparison_operators
     from .admission import validate_pod
-    from .tolerations import uses_comparison_operators
 
     errs = _Errors(new)
     _validate_metadata_update(old, new, errs)

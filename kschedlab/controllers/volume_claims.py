@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .apps import StatefulSet
-from .core import OwnerReference, Pod
-from .meta import ObjectMeta
-from .persistentvolume import PersistentVolumeClaim
+from ..api.apps import StatefulSet
+from ..api.core import OwnerReference, Pod
+from ..api.meta import ObjectMeta
+from ..api.persistentvolume import PersistentVolumeClaim
 
 __all__ = ["statefulset_claim_name", "statefulset_claims", "ephemeral_claim_name", "ephemeral_claims",
            "create_claims"]

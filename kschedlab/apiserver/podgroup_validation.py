@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from .errors import ManifestError
-from .meta import KubeObject
-from .podgroup import (
+from ..api.errors import ManifestError
+from ..api.meta import KubeObject
+from ..api.podgroup import (
     CompositePodGroup,
     CompositePodGroupSchedulingPolicy,
     DisruptionMode,
@@ -39,8 +39,8 @@ from .podgroup import (
     PodGroupSchedulingPolicy,
     WorkloadReference,
 )
-from .validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors
-from .workloadapi import (
+from ..api.validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors
+from ..api.workloadapi import (
     WORKLOAD_MAX_POD_GROUP_TEMPLATES,
     WORKLOAD_MAX_TREE_DEPTH,
     CompositePodGroupTemplate,

@@ -62,8 +62,7 @@ import random
 import uuid
 from typing import Any, Iterable, Mapping
 
-from .apply import NOT_SERVED, Refusal
-from .core import (
+from ..api.core import (
     Container,
     LabelSelector,
     LabelSelectorRequirement,
@@ -76,19 +75,17 @@ from .core import (
     Toleration,
     compute_pod_qos,
 )
-from .errors import ManifestError, format_path
-from .limitrange import LimitRange, LimitRanger, default_limit_range, limit_range_errors
-from .meta import KubeObject, TypedObject
-from .node import RuntimeClass
-from .node_declared_features import validate_declared_features
-from .persistentvolume import PersistentVolumeClaim
-from .quantity import Quantity
-from .resources import aggregate_containers
-from .scheduling import (
-    PriorityClass,
-    system_priority_classes,
-)
-from .tolerations import validate_tolerations
+from ..api.errors import ManifestError, format_path
+from ..api.limitrange import LimitRange, LimitRanger, default_limit_range, limit_range_errors
+from ..api.meta import KubeObject, TypedObject
+from ..api.node import RuntimeClass
+from ..api.node_declared_features import validate_declared_features
+from ..api.persistentvolume import PersistentVolumeClaim
+from ..api.quantity import Quantity
+from ..api.resources import aggregate_containers
+from ..api.scheduling import PriorityClass, system_priority_classes
+from ..api.tolerations import validate_tolerations
+from .apply import NOT_SERVED, Refusal
 
 __all__ = [
     "admit",
@@ -597,7 +594,7 @@ def validate_pod(pod: Pod, *, comparison_operators: bool = False) -> list[Manife
                 wp = [*ap, "preferredDuringSchedulingIgnoredDuringExecution", i]
                 _validate_weight(w.weight, wp, errs)
                 _validate_affinity_term(w.pod_affinity_term, [*wp, "podAffinityTerm"], errs)
-    # spec.resourceClaims and containers' resources.claims (DRA): kschedlab.api.resource_validation
+    # spec.resourceClaims and containers' resources.claims (DRA): kschedlab.apiserver.resource_validation
     from .resource_validation import validate_pod_resource_claims
 
     for path, message in validate_pod_resource_claims(pod):
@@ -606,7 +603,7 @@ def validate_pod(pod: Pod, *, comparison_operators: bool = False) -> list[Manife
 
 
 def _validate_priority_class(pc: PriorityClass, errs: _Errors) -> None:
-    # name, system- prefix, value range: kschedlab.api.priorityclass (upstream's ValidatePriorityClass)
+    # name, system- prefix, value range: kschedlab.apiserver.priorityclass (upstream's ValidatePriorityClass)
     from .priorityclass import priority_class_errors
 
     for path, message in priority_class_errors(pc):
@@ -784,13 +781,13 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     list. Every error of every object is reported in one :class:`ManifestError`, unless
     ``refused`` is given: then, as ``kubectl apply -f`` goes on past a refused object,
     each object with errors is left out and recorded there as a
-    :class:`~kschedlab.api.apply.Refusal` (a refused pod is not charged to quotas; a
+    :class:`~kschedlab.apiserver.apply.Refusal` (a refused pod is not charged to quotas; a
     refused class or LimitRange is not used by the pods).
     ``enable_admission_plugins`` turns on admission plugins that are off by
     default (as kube-apiserver's ``--enable-admission-plugins``); known:
     ``LimitPodHardAntiAffinityTopology``. ``copy=False`` admits the given objects in place
     (for a caller that made them and holds no other reference, as
-    :func:`~kschedlab.api.manifests.create` does with :func:`~kschedlab.api.workloads.expand`'s
+    :func:`~kschedlab.controllers.manifests.create` does with :func:`~kschedlab.controllers.workloads.expand`'s
     copies: one copy of a large cluster instead of two).
 
     >>> from kschedlab.api.core import Namespace
@@ -878,7 +875,7 @@ def admit(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] |
     ranger = LimitRanger(limit_ranges, pod_level_resources=bool(gates.get("PodLevelResources")))
 
     # ResourceQuotas: validated, then their status filled as the quota controller would
-    from .resourcequota import ResourceQuota, admit_quota, resource_quota_errors
+    from ..api.resourcequota import ResourceQuota, admit_quota, resource_quota_errors
 
     quotas: list[ResourceQuota] = []
     for o in objs:

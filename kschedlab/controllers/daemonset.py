@@ -37,9 +37,8 @@ from typing import Iterable, Mapping
 
 from kschedlab.api.tolerations import TaintValueError, find_matching_untolerated_taint
 
-from .apps import DaemonSet
-from .controller_ref import claim
-from .core import (
+from ..api.apps import DaemonSet
+from ..api.core import (
     Affinity,
     Node,
     NodeAffinity,
@@ -51,7 +50,14 @@ from .core import (
     PodTemplateSpec,
     Toleration,
 )
-from .pod_templates import ensure_uid, generated_name, owner_rng, pod_from_template, pod_template_hash
+from .controller_ref import claim
+from .pod_templates import (
+    ensure_uid,
+    generated_name,
+    owner_rng,
+    pod_from_template,
+    pod_template_hash,
+)
 
 __all__ = [
     "expand_daemonset",

@@ -6,7 +6,7 @@ import textwrap
 from kschedlab.api import admit, expand, load_text
 from kschedlab.api.apps import ReplicaSet
 from kschedlab.api.core import Pod
-from kschedlab.api.workloads import ALPHANUMS, pod_template_hash, safe_encode_string
+from kschedlab.controllers.workloads import ALPHANUMS, pod_template_hash, safe_encode_string
 
 NAME5 = f"[{ALPHANUMS}]{{5}}"
 

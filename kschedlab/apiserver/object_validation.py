@@ -4,7 +4,7 @@ container names, workload specs (``ValidateReplicaSetSpec`` and its siblings: in
 non-negative counts, a selector matching the template's labels), with upstream's messages
 and field paths; and a bound on the pods one load may create.
 
-:func:`check_objects` runs at the start of :func:`~kschedlab.api.workloads.expand`, so a
+:func:`check_objects` runs at the start of :func:`~kschedlab.controllers.workloads.expand`, so a
 refused object makes no pods and a ``replicas: 10000000`` is refused before the first pod
 is made. Objects a test builds directly (the conformance runner's fixtures) never pass here.
 
@@ -32,10 +32,15 @@ import json
 import os
 from typing import Any, Callable, Iterable
 
-from .errors import ManifestError, format_path
-from .meta import KubeObject, TypedObject
-from .resources import to_units
-from .validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
+from ..api.errors import ManifestError, format_path
+from ..api.meta import KubeObject, TypedObject
+from ..api.resources import to_units
+from ..api.validation import (
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    label_value_errors,
+    qualified_name_errors,
+)
 
 __all__ = ["object_errors", "check_objects", "object_meta_errors", "workload_errors", "wanted_pods",
            "pod_bound_error", "DEFAULT_MAX_PODS", "MAX_PODS_ENV", "max_pods", "TOTAL_ANNOTATION_SIZE_LIMIT_B"]

@@ -16,9 +16,9 @@ import random
 import uuid
 from typing import Any
 
-from .apps import StatefulSet
-from .core import ObjectMeta, OwnerReference, Pod, PodTemplateSpec
-from .meta import KubeObject
+from ..api.apps import StatefulSet
+from ..api.core import ObjectMeta, OwnerReference, Pod, PodTemplateSpec
+from ..api.meta import KubeObject
 
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 """Upstream ``util/rand`` alphabet (no vowels, no confusable characters)."""

@@ -11,8 +11,8 @@ import pytest
 
 from kschedlab import Cluster
 from kschedlab.api import load_manifests
-from kschedlab.api.apply import RefusedObjectsWarning
 from kschedlab.api.errors import ManifestError
+from kschedlab.apiserver.apply import RefusedObjectsWarning
 from kschedlab.cli import main
 
 NODE = """\
@@ -211,9 +211,9 @@ def test_removed_api_versions_name_the_served_one(tmp_path, capsys, api_version,
 
 
 def test_what_a_refused_workload_would_create_never_exists():
-    from kschedlab.api.admission import _owned_by_refused
     from kschedlab.api.apps import Deployment, ReplicaSet
     from kschedlab.api.core import Pod
+    from kschedlab.apiserver.admission import _owned_by_refused
 
     def owned(kind, name, uid, owner_kind, owner, owner_uid):
         return kind.model_validate({"metadata": {"name": name, "namespace": "default", "uid": uid, "ownerReferences": [

@@ -1,16 +1,16 @@
 """One call from manifest files (or a cluster dump) to the objects a cluster would hold.
 
 :func:`load_manifests` loads (:mod:`~kschedlab.api.loader`), adds what the workload
-controllers create (:func:`~kschedlab.api.workloads.expand`: ReplicaSets and pods of
+controllers create (:func:`~kschedlab.controllers.workloads.expand`: ReplicaSets and pods of
 Deployments, pods of ReplicaSets, StatefulSets, Jobs and DaemonSets) and applies the
-API server's create behaviour (:func:`~kschedlab.api.admission.admit`).
+API server's create behaviour (:func:`~kschedlab.apiserver.admission.admit`).
 ``Cluster.from_manifests``, ``kschedlab schedule`` and ``kschedlab simulate`` use it,
 so the Python API and the command line see the same objects.
 
 Objects of kinds the scheduler does not use are skipped with one
 :class:`~kschedlab.api.kinds.SkippedKindsWarning` (``strict=True`` refuses them).
 Objects the API server refuses are left out and reported, as ``kubectl apply -f``
-goes on past them (:mod:`~kschedlab.api.apply`; ``strict=True`` refuses everything).
+goes on past them (:mod:`~kschedlab.apiserver.apply`; ``strict=True`` refuses everything).
 A KubeSchedulerConfiguration or Simulation among the files is returned unchanged.
 
 >>> objs = load_manifests(text='''
@@ -40,10 +40,10 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping
 
-from .admission import admit
-from .apply import Applied, Refusal, RefusedObjectsWarning, failed_create
-from .loader import load, load_text
-from .meta import TypedObject
+from ..api.loader import load, load_text
+from ..api.meta import TypedObject
+from ..apiserver.admission import admit
+from ..apiserver.apply import Applied, Refusal, RefusedObjectsWarning, failed_create
 from .workloads import expand
 
 __all__ = ["load_manifests", "create"]
@@ -52,13 +52,13 @@ __all__ = ["load_manifests", "create"]
 def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None, seed: int = 0,
            enable_admission_plugins: Iterable[str] = (), strict: bool = True) -> Applied:
     """What creating ``objects`` in a cluster leads to: the controllers' objects added
-    (:func:`~kschedlab.api.workloads.expand`, deterministic per ``seed``), then every
-    object admitted (:func:`~kschedlab.api.admission.admit`). ``feature_gates`` are
+    (:func:`~kschedlab.controllers.workloads.expand`, deterministic per ``seed``), then every
+    object admitted (:func:`~kschedlab.apiserver.admission.admit`). ``feature_gates`` are
     the overrides of the v1.37 defaults (e.g. ``{"GenericWorkload": True}``).
 
     With ``strict`` any refusal refuses everything (one :class:`ManifestError`); without,
     the objects are applied as ``kubectl apply -f`` applies them: a refused object is left
-    out, listed in the result's ``refused`` (:mod:`~kschedlab.api.apply`), and the
+    out, listed in the result's ``refused`` (:mod:`~kschedlab.apiserver.apply`), and the
     controllers whose pods were refused record ``FailedCreate`` (``events``).
 
     >>> from kschedlab.api.apps import StatefulSet
@@ -98,9 +98,9 @@ def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: s
     reported together in one :class:`~kschedlab.api.errors.ManifestError` naming file,
     object and field; nothing is returned then. Objects the API server refuses
     (admission, validation) are left out as ``kubectl apply -f`` leaves them: the result
-    (an :class:`~kschedlab.api.apply.Applied` list) lists them in ``refused`` with the
+    (an :class:`~kschedlab.apiserver.apply.Applied` list) lists them in ``refused`` with the
     controllers' ``FailedCreate`` events in ``events``, and one
-    :class:`~kschedlab.api.apply.RefusedObjectsWarning` prints kubectl's lines. With
+    :class:`~kschedlab.apiserver.apply.RefusedObjectsWarning` prints kubectl's lines. With
     ``strict=True`` a refusal refuses everything, as a load error does. See the module text.
 
     >>> import warnings
@@ -127,7 +127,7 @@ def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: s
     """
     import warnings
 
-    from .kinds import SkippedKindsWarning, skipped_summary
+    from ..api.kinds import SkippedKindsWarning, skipped_summary
 
     objects: list[TypedObject] = []
     skipped: list = []

@@ -24,13 +24,13 @@ import json
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from .core import NodeSelector, Pod
-from .dracel import SELECTOR_MAX_LENGTH, TOO_COMPLEX, CELError, compile_selector
-from .dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST
-from .errors import ManifestError
-from .meta import KubeObject
-from .quantity import Quantity
-from .resource import (
+from ..api.core import NodeSelector, Pod
+from ..api.dracel import SELECTOR_MAX_LENGTH, TOO_COMPLEX, CELError, compile_selector
+from ..api.dracel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST
+from ..api.errors import ManifestError
+from ..api.meta import KubeObject
+from ..api.quantity import Quantity
+from ..api.resource import (
     ADMIN_ACCESS_NAMESPACE_LABEL,
     ALLOCATION_CONFIG_SOURCES,
     DEVICE_TAINT_EFFECTS,
@@ -51,7 +51,12 @@ from .resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from .validation import dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors
+from ..api.validation import (
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    label_value_errors,
+    qualified_name_errors,
+)
 
 __all__ = [
     "default_resource_object",

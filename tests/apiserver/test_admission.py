@@ -5,9 +5,9 @@ import textwrap
 import pytest
 
 from kschedlab.api import ManifestError, admit, load_text
-from kschedlab.api.admission import admit_pod, default_pod, merge_tolerations
 from kschedlab.api.core import Namespace, Node, Pod, Toleration
 from kschedlab.api.quantity import Quantity
+from kschedlab.apiserver.admission import admit_pod, default_pod, merge_tolerations
 
 
 def y(text: str) -> str:

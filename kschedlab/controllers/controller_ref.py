@@ -5,7 +5,7 @@ An object belongs to a controller when its controller owner reference (the one w
 (hand-written manifests often have no UIDs). An object with no controller reference is
 *adopted* by the first controller in the same namespace whose (non-nil) selector matches
 its labels, unless it is being deleted; an object controlled by someone else is never
-taken. Workload expansion (:mod:`kschedlab.api.workloads`, :mod:`kschedlab.api.daemonset`)
+taken. Workload expansion (:mod:`kschedlab.controllers.workloads`, :mod:`kschedlab.controllers.daemonset`)
 counts owned objects against the desired replicas, so a dump of a running cluster
 expands to itself.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Iterable, TypeVar
 
-from .meta import KubeObject, LabelSelector, OwnerReference, label_selector_matches
+from ..api.meta import KubeObject, LabelSelector, OwnerReference, label_selector_matches
 
 __all__ = ["controlled_by", "claim", "refers_to", "OwnerIndex"]
 

@@ -3,12 +3,13 @@ for pods whose spec leaves most of those plugins nothing to do.
 
 Upstream's framework skips a plugin for the rest of the cycle when its PreFilter or PreScore
 answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
-resource claims, persistent volume claims, extended resources or node-feature requirements, in a cluster where no placed
-pod has inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from
-the pod's spec and a few cluster-wide facts; what is left to do for every node is arithmetic on
-the snapshot's columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable),
-the taint set (TaintToleration), the requested and allocatable cpu and memory
-(LeastAllocated-style scoring and BalancedAllocation) and the node's images (ImageLocality).
+resource claims, persistent volume claims, extended resources a DeviceClass serves
+(DRAExtendedResource) or node-feature requirements, in a cluster where no placed pod has
+inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from the pod's spec
+and a few cluster-wide facts; what is left to do for every node is arithmetic on the snapshot's
+columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable), the taint set
+(TaintToleration), the requested and allocatable cpu and memory (LeastAllocated-style scoring and
+BalancedAllocation) and the node's images (ImageLocality).
 
 :class:`FastPath` decides at every attempt whether the pod has that shape (nothing is kept in the
 pod's ``PodInfo``, so a spec edited in place between attempts is read as it is now; pods alike in
@@ -132,6 +133,8 @@ class PodShape:
     taint_ok: tuple | None = None
     #: the key of the kept resource scores for these requests
     scores_key: tuple = ()
+    #: the extended resources it asks for that a DeviceClass could serve (DRAExtendedResource)
+    extended: tuple[str, ...] = ()
 
 
 @dataclass
@@ -260,12 +263,12 @@ class FastPath:
                 return False
         return True
 
-    def _resource_shape(self, pod_info, tolerations: tuple) -> PodShape | None:
-        """The shape of a pod with these requests and ``tolerations`` (None: it asks for an
-        extended resource)."""
+    def _resource_shape(self, pod_info, tolerations: tuple) -> PodShape:
+        """The shape of a pod with these requests and ``tolerations`` (an extended resource, such
+        as ``nvidia.com/gpu``, is one more column of the snapshot)."""
         requests = pod_info.requests
-        if any(is_dra_extended_resource_name(name) for name in requests):
-            return None  # may be served by a DeviceClass (DRAExtendedResource) or ignored by args
+        # checked per cycle in :meth:`plan`: served by a DeviceClass, they are DynamicResources' work
+        extended = tuple(name for name, value in requests.items() if value and is_dra_extended_resource_name(name))
         checked = tuple((name, requests[name]) for name in self.fit.checked_resources(pod_info)) \
             if self.fit is not None else ()
         score_req = balance_req = (0, 0)
@@ -278,14 +281,14 @@ class FastPath:
             if self.default_resources:
                 balance_req = tuple(reqs)
         # pods alike in all of this (copies of one template) share one shape and its kept answers
-        key = (checked, score_req, balance_req, balance_skip, tolerations)
+        key = (checked, score_req, balance_req, balance_skip, tolerations, extended)
         shape = self._shapes.get(key)
         if shape is None:
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
             shape = self._shapes[key] = PodShape(checked, np.asarray(score_req, np.int64),
                                                  np.asarray(balance_req, np.int64), balance_skip,
-                                                 scores_key=(score_req, balance_req))
+                                                 scores_key=(score_req, balance_req), extended=extended)
         return shape
 
     def plan(self, pod_info, snapshot) -> CyclePlan | None:
@@ -293,6 +296,8 @@ class FastPath:
         shape = self._shape(pod_info)
         if shape is None:
             return None
+        if shape.extended and (self.fit is None or self.fit.dra_served(list(shape.extended))):
+            return None  # a DeviceClass serves one (DRAExtendedResource): DynamicResources allocates it
         pod = pod_info.pod
         if pod.status is not None and pod.status.nominated_node_name:
             return None

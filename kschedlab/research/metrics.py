@@ -117,9 +117,11 @@ class ClusterUtilization:
 
     def _read_all(self, snapshot, rows, columns: tuple) -> None:
         """Sums over every live row; the rows' values kept (in live-row order) for :meth:`_read_rows`."""
-        take = (lambda a: np.asarray(a)[rows].copy())
+        def take(values) -> np.ndarray:
+            return np.asarray(values)[rows].astype(np.int64)  # (a copy)
+
         zero = np.zeros(len(snapshot.index), np.int64)
-        self._pods = take(snapshot.pod_count).astype(np.int64)
+        self._pods = take(snapshot.pod_count)
         self._requested = [zero if c is None else take(snapshot.requested[c]) for c in columns]
         self._allocatable = [zero if c is None else take(snapshot.allocatable[c]) for c in columns]
         self._live_array = np.arange(len(self._pods)) if isinstance(rows, slice) else rows

@@ -114,6 +114,10 @@ _NEVER = np.iinfo(np.int64).min
 #: node-sized answers (NodeFits, NodeScores) kept at once, oldest dropped first: pods waiting in the
 #: queue hold their shape, never these, so memory stays bounded however many shapes a run sees
 KEPT_ANSWERS = 16
+#: a shape's node-sized answers are kept from its KEEP_FROM-th cycle on; before, the nodes a cycle
+#: reads are computed alone (the same arithmetic): a pod of a request seen once or twice (a job
+#: trace, where requests are drawn per job) costs the nodes it visits, not every node of the cluster
+KEEP_FROM = 3
 
 
 @dataclass
@@ -135,6 +139,8 @@ class PodShape:
     scores_key: tuple = ()
     #: the extended resources it asks for that a DeviceClass could serve (DRAExtendedResource)
     extended: tuple[str, ...] = ()
+    #: the cycles planned for it (its answers are kept from :data:`KEEP_FROM` on)
+    cycles: int = 0
 
 
 @dataclass
@@ -298,6 +304,7 @@ class FastPath:
             return None
         if shape.extended and (self.fit is None or self.fit.dra_served(list(shape.extended))):
             return None  # a DeviceClass serves one (DRAExtendedResource): DynamicResources allocates it
+        shape.cycles += 1
         pod = pod_info.pod
         if pod.status is not None and pod.status.nominated_node_name:
             return None
@@ -418,9 +425,10 @@ class FastPath:
         return answer if answer is not None else (PreFilterResult(), Status(), log, [])
 
     # -- Filter ------------------------------------------------------------------------------
-    def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
-        """NodeResourcesFit's check of the pod's needs, kept per node (None: some resource the pod
-        asks for has no snapshot column, so no node has it)."""
+    def _fits(self, shape: PodShape, snapshot) -> NodeFits | np.ndarray | None:
+        """NodeResourcesFit's check of the pod's needs, kept per node; while the shape is young
+        (:data:`KEEP_FROM`) and nothing is kept for its needs, the need per snapshot column
+        instead (None: some resource the pod asks for has no snapshot column, so no node has it)."""
         found = self._node_fits.get(shape.checked)
         if found is not None and found.snapshot is snapshot and len(found.need) == len(snapshot.resources):
             return found
@@ -431,6 +439,8 @@ class FastPath:
             if col is None:
                 return None
             need[col] = value
+        if shape.cycles < KEEP_FROM:
+            return need
         return _keep(self._node_fits, shape.checked, NodeFits(snapshot, need))
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
@@ -462,8 +472,8 @@ class FastPath:
             return False
         if NodeResourcesFit.name in names:
             fits = self._fits(shape, snapshot)
-            if fits is None or not fits.every_node_fits():
-                return False
+            if not isinstance(fits, NodeFits) or not fits.every_node_fits():
+                return False  # (not kept: the chunks of nodes visited are checked alone)
         if TaintToleration.name in names and len(snapshot.taint_sets) > 1 and \
                 not self._taint_ok(shape, pod_info, snapshot).all():
             return False
@@ -479,7 +489,9 @@ class FastPath:
             fits = self._fits(shape, snapshot)
             if fits is None:
                 return np.zeros(len(rows), bool)
-            if not fits.every_node_fits():
+            if not isinstance(fits, NodeFits):  # NodeFits' arithmetic, on these rows alone
+                ok = (snapshot.free.take(rows, axis=1) >= fits[:, None]).all(axis=0)
+            elif not fits.every_node_fits():
                 ok = fits.fit(rows)
         if TaintToleration.name in names and len(snapshot.taint_sets) > 1:
             passes = self._taint_ok(shape, pod_info, snapshot)[snapshot.taint_group.take(rows)]
@@ -533,14 +545,25 @@ class FastPath:
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
-    def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores:
-        """The :class:`NodeScores` of this pod's requests on ``snapshot`` (shared by pods alike)."""
+    def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores | None:
+        """The :class:`NodeScores` of this pod's requests on ``snapshot`` (shared by pods alike;
+        None while the shape is young and none is kept for its requests)."""
         kept = self._node_scores.get(shape.scores_key)
         if kept is not None and kept.snapshot is snapshot:
             return kept
-        weights = self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
+        if shape.cycles < KEEP_FROM:
+            return None
         return _keep(self._node_scores, shape.scores_key,
-                     NodeScores(snapshot, shape.score_requests, shape.balance_requests, weights))
+                     NodeScores(snapshot, shape.score_requests, shape.balance_requests, self._score_weights()))
+
+    def _score_weights(self) -> np.ndarray:
+        return self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
+
+    def _young_scores(self, shape: PodShape, snapshot, rows: np.ndarray) -> np.ndarray | None:
+        """The two resource scores of ``rows`` (2 x rows) computed now, not kept; None when a node
+        lacks cpu or memory allocatable (the plugins leave the resource out there)."""
+        scores = NodeScores(snapshot, shape.score_requests, shape.balance_requests, self._score_weights()).score(rows)
+        return None if (scores[0] < 0).any() else scores
 
     def _weights(self, names: tuple[str, ...]) -> np.ndarray:
         """The Score plugins' weights, in ``names`` order (kept per name tuple by the framework)."""
@@ -596,6 +619,9 @@ class FastPath:
         kept = None
         if self.kept_scores:
             node_scores = self._kept_node_scores(plan.shape, snapshot)
+            if node_scores is None:  # a young shape: these rows scored alone, as NodeScores scores them
+                kept = self._young_scores(plan.shape, snapshot, rows)
+                return self._assemble_scores(plan, state, pod_info, snapshot, rows, kept)
             node_scores.refresh()
             if not node_scores.any_lacking(rows):
                 kept = node_scores.take(rows)

@@ -20,9 +20,10 @@ from tests.fastpath.test_fast_path import same_attempt
 GPU = "nvidia.com/gpu"
 
 
-def gpu_cluster(seed: int) -> tuple[Cluster, list[str]]:
+def gpu_cluster(seed: int, *, unique: bool = False) -> tuple[Cluster, list[str]]:
     """Nodes with 0, 4 or 8 GPUs (some without the resource at all), some GPUs in use, and pending
-    pods asking for 0 to 8 GPUs (a few more than any node holds: PostFilter runs)."""
+    pods asking for 0 to 8 GPUs (a few more than any node holds: PostFilter runs); ``unique``:
+    every pending pod asks for its own cpu (as a job trace's pods do: no shape is seen twice)."""
     rng = random.Random(seed)
     nodes = []
     for i in range(40):
@@ -38,14 +39,16 @@ def gpu_cluster(seed: int) -> tuple[Cluster, list[str]]:
         cluster.add(gpu_pod(f"placed-{i:02d}", rng, node=rng.choice(with_gpus)))
     pending = []
     for i in range(80):
-        pod = gpu_pod(f"p-{i:02d}", rng, gpus=rng.choice([0, 1, 1, 2, 4, 8, 9]))
+        pod = gpu_pod(f"p-{i:02d}", rng, gpus=rng.choice([0, 1, 1, 2, 4, 8, 9]), cpu=f"{1000 + i}m" if unique else None)
         cluster.add(pod)
         pending.append(f"default/{pod.metadata.name}")
     return cluster, pending
 
 
-def gpu_pod(name: str, rng: random.Random, *, gpus: int = 1, node: str | None = None) -> Pod:
+def gpu_pod(name: str, rng: random.Random, *, gpus: int = 1, node: str | None = None, cpu: str | None = None) -> Pod:
     requests = {"cpu": rng.choice(["500m", "2", "4"]), "memory": rng.choice(["1Gi", "8Gi"])}
+    if cpu is not None:
+        requests["cpu"] = cpu
     resources: dict = {"requests": requests}
     if gpus:
         requests[GPU] = str(gpus)
@@ -77,11 +80,13 @@ def test_gpu_pods_take_the_fast_path_with_the_same_outcome(seed, monkeypatch):
     assert any(r.node is None for r in results[0]) and any(r.node is not None for r in results[0])
 
 
-def test_run_loop_with_gpu_pods_same_on_both_paths():
-    """The whole loop (retries, preemption of priority-0 GPU pods) places the same pods."""
+@pytest.mark.parametrize("unique", [False, True])
+def test_run_loop_with_gpu_pods_same_on_both_paths(unique):
+    """The whole loop (retries, preemption of priority-0 GPU pods) places the same pods; with a
+    request per pod the fast path reads the nodes it visits alone (no answers kept)."""
     out = []
     for fast in (True, False):
-        cluster, _ = gpu_cluster(7)
+        cluster, _ = gpu_cluster(7, unique=unique)
         result = Scheduler(cluster, seed=7, fast_path=fast).run()
         out.append([(r.pod, r.node, r.message) for r in result])
         out.append({k: p.spec.node_name for k, p in cluster.pods.items()})

@@ -70,7 +70,16 @@ class ClusterUtilization:
         self._area = np.zeros(len(SERIES_COLUMNS) - 1)
         self._generation: Any = None
         self._rows_key: tuple = ()
-        self._live = np.zeros(0, np.int64)
+        self._live: np.ndarray | slice = np.zeros(0, np.int64)
+        #: kept for :meth:`measure`: (columns, requested, allocatable, free, free on used nodes, pods)
+        #: sums, the snapshot's change mark, and the live rows' values the sums were made of
+        self._sums: tuple | None = None
+        self._mark: int | None = None
+        self._pods = np.zeros(0, np.int64)
+        self._requested: list[np.ndarray] = []
+        self._allocatable: list[np.ndarray] = []
+        self._live_array = np.zeros(0, np.int64)
+        self._position: dict[int, int] | None = None
 
     def __len__(self) -> int:
         return len(self._rows) + (self._start is not None)
@@ -84,29 +93,74 @@ class ClusterUtilization:
             if np.array_equal(np.sort(self._live), np.arange(len(self._live))):
                 self._live = slice(0, len(self._live))  # rows 0..n-1: read the columns without copying them
             self._rows_key = key
+            self._sums = None
         return self._live
 
     def measure(self, snapshot) -> tuple[float, ...]:
-        """(cpu, memory, gpu utilisation, cpu, gpu fragmentation, running pods) of ``snapshot``."""
+        """(cpu, memory, gpu utilisation, cpu, gpu fragmentation, running pods) of ``snapshot``.
+
+        The integer sums behind them are kept between calls and brought up to date from the rows
+        the snapshot logged as changed (``Snapshot.changes_since``), so a call costs the rows that
+        changed, not the nodes; any other snapshot is read whole."""
         rows = self.live_rows(snapshot)
-        pod_count = np.asarray(snapshot.pod_count)[rows]
-        used = pod_count > 0
-        out = []
-        fragmentation = {}
-        for name in ("cpu", "memory", GPU):
-            col = snapshot.res_index.get(name)
+        columns = tuple(snapshot.res_index.get(name) for name in ("cpu", "memory", GPU))
+        changed, self._mark = (snapshot.changes_since(self._mark) if hasattr(snapshot, "changes_since")
+                               else (None, None))
+        if self._sums is None or changed is None or self._sums[0] != columns:
+            self._read_all(snapshot, rows, columns)
+        elif changed:
+            self._read_rows(snapshot, changed)
+        _, requested, allocatable, free, free_used, pods = self._sums
+        out = [r / a if a else 0.0 for r, a in zip(requested, allocatable)]
+        fragmentation = [u / f if f else 0.0 for u, f in zip(free_used, free)]
+        return (*out, fragmentation[0], fragmentation[2], float(pods))
+
+    def _read_all(self, snapshot, rows, columns: tuple) -> None:
+        """Sums over every live row; the rows' values kept (in live-row order) for :meth:`_read_rows`."""
+        def take(values) -> np.ndarray:
+            return np.asarray(values)[rows].astype(np.int64)  # (a copy)
+
+        zero = np.zeros(len(snapshot.index), np.int64)
+        self._pods = take(snapshot.pod_count)
+        self._requested = [zero if c is None else take(snapshot.requested[c]) for c in columns]
+        self._allocatable = [zero if c is None else take(snapshot.allocatable[c]) for c in columns]
+        self._live_array = np.arange(len(self._pods)) if isinstance(rows, slice) else rows
+        self._position = None if isinstance(rows, slice) else {int(r): i for i, r in enumerate(rows)}
+        used = self._pods > 0
+        free = [np.maximum(a - r, 0) for a, r in zip(self._allocatable, self._requested)]
+        self._sums = (columns, [int(r.sum()) for r in self._requested], [int(a.sum()) for a in self._allocatable],
+                      [int(f.sum()) for f in free], [int(f[used].sum()) for f in free], int(self._pods.sum()))
+
+    def _read_rows(self, snapshot, changed: list[int]) -> None:
+        """Bring the kept sums up to date for the rows in ``changed`` (exact: integer sums)."""
+        columns, requested, allocatable, free, free_used, pods = self._sums
+        if self._position is None:  # the live rows are 0..n-1
+            at = np.unique(np.asarray(changed, np.int64))
+            at = at[at < len(self._pods)]
+        else:
+            at = np.asarray(sorted({self._position[r] for r in changed if r in self._position}), np.int64)
+        if not len(at):
+            return
+        rows = self._live_array[at]
+        old_used = self._pods[at] > 0
+        new_pods = np.asarray(snapshot.pod_count)[rows].astype(np.int64)
+        new_used = new_pods > 0
+        pods += int(new_pods.sum()) - int(self._pods[at].sum())
+        self._pods[at] = new_pods
+        for i, col in enumerate(columns):
             if col is None:
-                out.append(0.0)
-                fragmentation[name] = 0.0
                 continue
-            requested = np.asarray(snapshot.requested[col])[rows]
-            allocatable = np.asarray(snapshot.allocatable[col])[rows]
-            total = int(allocatable.sum())
-            out.append(int(requested.sum()) / total if total else 0.0)
-            free = np.maximum(allocatable - requested, 0)
-            all_free = int(free.sum())
-            fragmentation[name] = int(free[used].sum()) / all_free if all_free else 0.0
-        return (*out, fragmentation["cpu"], fragmentation[GPU], float(pod_count.sum()))
+            old_free = np.maximum(self._allocatable[i][at] - self._requested[i][at], 0)
+            new_req = np.asarray(snapshot.requested[col])[rows]
+            new_alloc = np.asarray(snapshot.allocatable[col])[rows]
+            new_free = np.maximum(new_alloc - new_req, 0)
+            requested[i] += int(new_req.sum()) - int(self._requested[i][at].sum())
+            allocatable[i] += int(new_alloc.sum()) - int(self._allocatable[i][at].sum())
+            free[i] += int(new_free.sum()) - int(old_free.sum())
+            free_used[i] += int(new_free[new_used].sum()) - int(old_free[old_used].sum())
+            self._requested[i][at] = new_req
+            self._allocatable[i][at] = new_alloc
+        self._sums = (columns, requested, allocatable, free, free_used, pods)
 
     def _advance(self, time: float) -> None:
         """Integrate the held state up to ``time``, closing every interval that ends on the way."""

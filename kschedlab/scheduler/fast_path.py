@@ -3,12 +3,13 @@ for pods whose spec leaves most of those plugins nothing to do.
 
 Upstream's framework skips a plugin for the rest of the cycle when its PreFilter or PreScore
 answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
-resource claims, persistent volume claims, extended resources or node-feature requirements, in a cluster where no placed
-pod has inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from
-the pod's spec and a few cluster-wide facts; what is left to do for every node is arithmetic on
-the snapshot's columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable),
-the taint set (TaintToleration), the requested and allocatable cpu and memory
-(LeastAllocated-style scoring and BalancedAllocation) and the node's images (ImageLocality).
+resource claims, persistent volume claims, extended resources a DeviceClass serves
+(DRAExtendedResource) or node-feature requirements, in a cluster where no placed pod has
+inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from the pod's spec
+and a few cluster-wide facts; what is left to do for every node is arithmetic on the snapshot's
+columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable), the taint set
+(TaintToleration), the requested and allocatable cpu and memory (LeastAllocated-style scoring and
+BalancedAllocation) and the node's images (ImageLocality).
 
 :class:`FastPath` decides at every attempt whether the pod has that shape (nothing is kept in the
 pod's ``PodInfo``, so a spec edited in place between attempts is read as it is now; pods alike in
@@ -113,6 +114,10 @@ _NEVER = np.iinfo(np.int64).min
 #: node-sized answers (NodeFits, NodeScores) kept at once, oldest dropped first: pods waiting in the
 #: queue hold their shape, never these, so memory stays bounded however many shapes a run sees
 KEPT_ANSWERS = 16
+#: a shape's node-sized answers are kept from its KEEP_FROM-th cycle on; before, the nodes a cycle
+#: reads are computed alone (the same arithmetic): a pod of a request seen once or twice (a job
+#: trace, where requests are drawn per job) costs the nodes it visits, not every node of the cluster
+KEEP_FROM = 3
 
 
 @dataclass
@@ -132,6 +137,10 @@ class PodShape:
     taint_ok: tuple | None = None
     #: the key of the kept resource scores for these requests
     scores_key: tuple = ()
+    #: the extended resources it asks for that a DeviceClass could serve (DRAExtendedResource)
+    extended: tuple[str, ...] = ()
+    #: the cycles planned for it (its answers are kept from :data:`KEEP_FROM` on)
+    cycles: int = 0
 
 
 @dataclass
@@ -268,12 +277,12 @@ class FastPath:
                 return False
         return True
 
-    def _resource_shape(self, pod_info, tolerations: tuple) -> PodShape | None:
-        """The shape of a pod with these requests and ``tolerations`` (None: it asks for an
-        extended resource)."""
+    def _resource_shape(self, pod_info, tolerations: tuple) -> PodShape:
+        """The shape of a pod with these requests and ``tolerations`` (an extended resource, such
+        as ``nvidia.com/gpu``, is one more column of the snapshot)."""
         requests = pod_info.requests
-        if any(is_dra_extended_resource_name(name) for name in requests):
-            return None  # may be served by a DeviceClass (DRAExtendedResource) or ignored by args
+        # checked per cycle in :meth:`plan`: served by a DeviceClass, they are DynamicResources' work
+        extended = tuple(name for name, value in requests.items() if value and is_dra_extended_resource_name(name))
         checked = tuple((name, requests[name]) for name in self.fit.checked_resources(pod_info)) \
             if self.fit is not None else ()
         score_req = balance_req = (0, 0)
@@ -286,14 +295,14 @@ class FastPath:
             if self.default_resources:
                 balance_req = tuple(reqs)
         # pods alike in all of this (copies of one template) share one shape and its kept answers
-        key = (checked, score_req, balance_req, balance_skip, tolerations)
+        key = (checked, score_req, balance_req, balance_skip, tolerations, extended)
         shape = self._shapes.get(key)
         if shape is None:
             if len(self._shapes) >= 1024:
                 self._shapes.clear()
             shape = self._shapes[key] = PodShape(checked, np.asarray(score_req, np.int64),
                                                  np.asarray(balance_req, np.int64), balance_skip,
-                                                 scores_key=(score_req, balance_req))
+                                                 scores_key=(score_req, balance_req), extended=extended)
         return shape
 
     def plan(self, pod_info, snapshot) -> CyclePlan | None:
@@ -301,6 +310,9 @@ class FastPath:
         shape = self._shape(pod_info)
         if shape is None:
             return None
+        if shape.extended and (self.fit is None or self.fit.dra_served(list(shape.extended))):
+            return None  # a DeviceClass serves one (DRAExtendedResource): DynamicResources allocates it
+        shape.cycles += 1
         pod = pod_info.pod
         if pod.status is not None and pod.status.nominated_node_name:
             return None
@@ -435,9 +447,10 @@ class FastPath:
         return answer
 
     # -- Filter ------------------------------------------------------------------------------
-    def _fits(self, shape: PodShape, snapshot) -> NodeFits | None:
-        """NodeResourcesFit's check of the pod's needs, kept per node (None: some resource the pod
-        asks for has no snapshot column, so no node has it)."""
+    def _fits(self, shape: PodShape, snapshot) -> NodeFits | np.ndarray | None:
+        """NodeResourcesFit's check of the pod's needs, kept per node; while the shape is young
+        (:data:`KEEP_FROM`) and nothing is kept for its needs, the need per snapshot column
+        instead (None: some resource the pod asks for has no snapshot column, so no node has it)."""
         found = self._node_fits.get(shape.checked)
         if found is not None and found.snapshot is snapshot and len(found.need) == len(snapshot.resources):
             return found
@@ -448,6 +461,8 @@ class FastPath:
             if col is None:
                 return None
             need[col] = value
+        if shape.cycles < KEEP_FROM:
+            return need
         return _keep(self._node_fits, shape.checked, NodeFits(snapshot, need))
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
@@ -479,8 +494,8 @@ class FastPath:
             return False
         if NodeResourcesFit.name in names:
             fits = self._fits(shape, snapshot)
-            if fits is None or not fits.every_node_fits():
-                return False
+            if not isinstance(fits, NodeFits) or not fits.every_node_fits():
+                return False  # (not kept: the chunks of nodes visited are checked alone)
         if TaintToleration.name in names and len(snapshot.taint_sets) > 1 and \
                 not self._taint_ok(shape, pod_info, snapshot).all():
             return False
@@ -496,7 +511,9 @@ class FastPath:
             fits = self._fits(shape, snapshot)
             if fits is None:
                 return np.zeros(len(rows), bool)
-            if not fits.every_node_fits():
+            if not isinstance(fits, NodeFits):  # NodeFits' arithmetic, on these rows alone
+                ok = (snapshot.free.take(rows, axis=1) >= fits[:, None]).all(axis=0)
+            elif not fits.every_node_fits():
                 ok = fits.fit(rows)
         if TaintToleration.name in names and len(snapshot.taint_sets) > 1:
             passes = self._taint_ok(shape, pod_info, snapshot)[snapshot.taint_group.take(rows)]
@@ -578,14 +595,25 @@ class FastPath:
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     # -- PreScore / Score --------------------------------------------------------------------
-    def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores:
-        """The :class:`NodeScores` of this pod's requests on ``snapshot`` (shared by pods alike)."""
+    def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores | None:
+        """The :class:`NodeScores` of this pod's requests on ``snapshot`` (shared by pods alike;
+        None while the shape is young and none is kept for its requests)."""
         kept = self._node_scores.get(shape.scores_key)
         if kept is not None and kept.snapshot is snapshot:
             return kept
-        weights = self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
+        if shape.cycles < KEEP_FROM:
+            return None
         return _keep(self._node_scores, shape.scores_key,
-                     NodeScores(snapshot, shape.score_requests, shape.balance_requests, weights))
+                     NodeScores(snapshot, shape.score_requests, shape.balance_requests, self._score_weights()))
+
+    def _score_weights(self) -> np.ndarray:
+        return self.fit.scorer.weights if self.fit is not None else np.ones(2, np.int64)
+
+    def _young_scores(self, shape: PodShape, snapshot, rows: np.ndarray) -> np.ndarray | None:
+        """The two resource scores of ``rows`` (2 x rows) computed now, not kept; None when a node
+        lacks cpu or memory allocatable (the plugins leave the resource out there)."""
+        scores = NodeScores(snapshot, shape.score_requests, shape.balance_requests, self._score_weights()).score(rows)
+        return None if (scores[0] < 0).any() else scores
 
     def _weights(self, names: tuple[str, ...]) -> np.ndarray:
         """The Score plugins' weights, in ``names`` order (kept per name tuple by the framework)."""
@@ -641,6 +669,9 @@ class FastPath:
         kept = None
         if self.kept_scores:
             node_scores = self._kept_node_scores(plan.shape, snapshot)
+            if node_scores is None:  # a young shape: these rows scored alone, as NodeScores scores them
+                kept = self._young_scores(plan.shape, snapshot, rows)
+                return self._assemble_scores(plan, state, pod_info, snapshot, rows, kept)
             node_scores.refresh()
             if not node_scores.any_lacking(rows):
                 kept = node_scores.take(rows)

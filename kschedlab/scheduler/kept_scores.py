@@ -282,6 +282,21 @@ class NodeScores(FollowedRows):
         self.refresh()
         return self.scores.take(rows, axis=1)
 
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        """The two scores of ``rows`` (2 x rows) computed now, neither read from nor kept in this
+        object (LeastAllocated -1 where the node lacks cpu or memory).
+
+        >>> from kschedlab.cluster import Snapshot
+        >>> from kschedlab.api.core import Node
+        >>> snap = Snapshot()
+        >>> _ = snap.add_node(Node.model_validate({"metadata": {"name": "n"},
+        ...     "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}))
+        >>> want = np.array([1000, 2 << 30])
+        >>> NodeScores(snap, want, want, np.array([1, 1])).score(np.array([0])).tolist()
+        [[75], [75]]
+        """
+        return np.stack(self._score_many(rows))
+
     def any_lacking(self, rows: np.ndarray) -> bool:
         """Some node of ``rows`` lacks cpu or memory allocatable (as of the last refresh)."""
         return bool(self.lacking) and bool(self.scores[0].take(rows).min() < 0)

@@ -3,7 +3,8 @@
 Seeded random clusters (nodes of varied sizes, cordoned and tainted nodes, nodes reporting images,
 nodes without memory, pods already placed) and pending pods of many kinds, some of the fast shape
 (with and without tolerations or requests), some that must not take the fast path (node selector,
-affinity, host ports, claims, extended resources, pods too big for any node, so that PostFilter runs)
+affinity, host ports, claims, pods too big for any node, so that PostFilter runs; extended resources
+take the fast path while no DeviceClass serves them)
 and pods the fast path serves with InterPodAffinity or PodTopologySpread run by themselves (pod
 anti-affinity, spread constraints, a Service or a controller selecting them). Every attempt must give
 the same node, statuses, filter verdicts, scores, ties and trace on both paths.
@@ -97,7 +98,7 @@ FAST_KINDS = ("plain", "no-requests", "cpu-only", "storage", "tolerations", "hug
 #: pods the fast path serves with InterPodAffinity / PodTopologySpread run by themselves beside it
 LIVE_KINDS = ("pod-anti-affinity", "spread", "owned")
 #: pods that take the plugin-by-plugin path
-PLUGIN_KINDS = ("node-selector", "node-affinity", "ports", "extended")
+PLUGIN_KINDS = ("node-selector", "node-affinity", "ports")
 SLOW_KINDS = ("node-selector", "node-affinity", "pod-anti-affinity", "ports", "spread", "owned", "extended")
 
 
@@ -256,6 +257,8 @@ def test_pods_outside_the_shape_take_the_plugin_path(kind):
         want = {"pod-anti-affinity": {"InterPodAffinity"}, "spread": {"PodTopologySpread"},
                 "owned": {"PodTopologySpread"}}[kind]
         assert plan is not None and plan.live == want
+    elif kind == "extended":  # no DeviceClass serves it (tests/fastpath/test_fast_path_extended.py)
+        assert plan is not None and not plan.live
     else:
         assert plan is None
 

@@ -101,16 +101,17 @@ def test_kept_answers_stay_bounded_however_many_pod_shapes():
     (bound or pending), yet no more than KEPT_ANSWERS NodeFits and NodeScores stay alive."""
     import gc
 
-    from kschedlab.scheduler.fast_path import KEPT_ANSWERS
+    from kschedlab.scheduler.fast_path import KEEP_FROM, KEPT_ANSWERS
 
     rng = random.Random(3)
     cluster = Cluster([make_node(i, rng, taints=False, images=False, lacking=False) for i in range(20)])
     sched = Scheduler(cluster, seed=0)
     shapes = 3 * KEPT_ANSWERS
     for i in range(shapes):
-        cluster.add(Pod.model_validate({"metadata": {"name": f"p{i}", "namespace": "default"}, "spec": {
-            "containers": [{"name": "c", "resources": {"requests": {"cpu": f"{10 + i}m", "memory": "1Mi"}}}]}}))
-        assert sched.schedule_one(f"default/p{i}").node is not None
+        for j in range(KEEP_FROM):  # (answers are kept from a shape's KEEP_FROM-th cycle on)
+            cluster.add(Pod.model_validate({"metadata": {"name": f"p{i}-{j}", "namespace": "default"}, "spec": {
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": f"{10 + i}m", "memory": "1Mi"}}}]}}))
+            assert sched.schedule_one(f"default/p{i}-{j}").node is not None
     gc.collect()
     alive = [o for o in gc.get_objects() if isinstance(o, (NodeFits, NodeScores))]
     assert 0 < sum(isinstance(o, NodeScores) for o in alive) <= KEPT_ANSWERS

@@ -37,6 +37,36 @@ def test_interval_means_match_the_per_node_samples_integrated():
     assert len(recorder) == 11  # bounded by the run's length over the interval
 
 
+def test_measure_kept_up_to_date_equals_a_full_reading():
+    """The recorder keeps its sums from the snapshot's changed rows: after every change they are
+    the sums a fresh recorder reads over all nodes (pods bound and deleted, a node added)."""
+    import random
+
+    from kschedlab.api.core import Pod
+    from kschedlab.cluster import Cluster
+
+    rng = random.Random(0)
+    cluster = Cluster(make_nodes(30))
+    recorder = ClusterUtilization(interval=10)
+    placed: list[str] = []
+    for step in range(300):
+        if placed and rng.random() < 0.4:
+            cluster.remove_pod(placed.pop(rng.randrange(len(placed))))
+        else:
+            requests = {"cpu": f"{rng.randint(1, 8000)}m", "memory": f"{rng.randint(1, 9000)}Mi"}
+            if rng.random() < 0.5:
+                requests["nvidia.com/gpu"] = str(rng.randint(1, 8))
+            cluster.add(Pod.model_validate({"metadata": {"name": f"p{step}", "namespace": "d"}, "spec": {
+                "nodeName": rng.choice(cluster.snapshot.names),
+                "containers": [{"name": "c", "resources": {"requests": requests}}]}}))
+            placed.append(f"d/p{step}")
+        if step == 150:
+            cluster.add(make_nodes(1, prefix="late")[0])
+        if rng.random() < 0.5:
+            assert recorder.measure(cluster.snapshot) == ClusterUtilization(interval=10).measure(cluster.snapshot)
+    assert recorder.measure(cluster.snapshot)[5] == len(placed)
+
+
 def test_run_row_counts_gangs_preemptions_and_pending_times():
     run = Run("default", None, Variant("baseline"),
               Workload("w", generate={"jobs": 40, "arrival_rate": 0.2}, nodes={"count": 2}, until=3000, interval=50))

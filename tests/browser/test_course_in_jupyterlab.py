@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course.test_exercise_answers import NOT_YET_IN_BOOK, answers_given_away
+from tests.course.test_exercise_answers import answers_given_away
 
 from .conftest import NOTEBOOKS, ROOT, _free_port, artifacts_dir, stop
 
@@ -235,8 +235,7 @@ def test_notebook_runs_in_jupyterlab(browser, lab, name):
         out.mkdir(exist_ok=True)
         screenshots(page, out, Path(name).stem)
         assert error_outputs(nb) == []
-        if not Path(name).stem.startswith(NOT_YET_IN_BOOK):
-            assert answers_given_away(root / name) == []
+        assert answers_given_away(root / name) == []
 
         stdout, stderr = oracle.communicate(timeout=900)
         assert oracle.returncode == 0, stderr[-3000:]

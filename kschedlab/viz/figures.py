@@ -204,7 +204,7 @@ def score_breakdown(result, *, title: str | None = None) -> go.Figure:
                            " × weight %{customdata[2]} = %{y}<extra></extra>")))
     totals = [scores[n]["total"] for n in nodes]
     fig.add_trace(go.Scatter(x=x, y=totals, name="total", mode="text", text=[f"<b>{t}</b>" for t in totals],
-                             textposition="top center", hovertemplate="%{x}<br>total %{y}<extra></extra>"))
+                             textposition="top center", showlegend=False, hovertemplate="%{x}<br>total %{y}<extra></extra>"))
     chosen = [n for n in nodes if n == trace.selected]
     if chosen:
         top = scores[chosen[0]]["total"]

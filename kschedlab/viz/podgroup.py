@@ -505,8 +505,8 @@ def pod_attempts(result, group: str | None = None, title: str | None = None) -> 
                                  marker=dict(symbol="square", size=12, color=VERDICT_COLORS[name])))
     fig.update_layout(
         template=TEMPLATE,
-        title=dict(text=title or "Pod attempts per candidate placement<br><sup>colour: PlacementFeasible after "
-                   "the pod</sup>", y=0.98, yanchor="top"),
+        title=dict(text=title or "Pod attempts per candidate placement", yref="container", y=0.98, yanchor="top",
+                   subtitle=dict(text="colour: PlacementFeasible after the pod")),
         height=max(280, 150 + 38 * len(rows)),
         xaxis=dict(side="top", title=dict(text="pod, in the order tried", standoff=8), automargin=True),
         yaxis=dict(autorange="reversed", title="group @ candidate placement", automargin=True),

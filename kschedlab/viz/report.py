@@ -94,45 +94,70 @@ def _plotly_head() -> str:
             f"<script>{_LOADER}</script>")
 
 
+#: the width the report's cluster bars get on a page, and a label character's, in pixels (a
+#: pod's name goes inside its bar only if it fits there)
+_BAR_PIXELS, _CHAR_PIXELS = 800, 7
+
+
 def cluster_bars(cluster, title: str = "Cluster: nodes and their pods (CPU requested)") -> go.Figure:
     """One bar per node, cut into its pods (sized by their CPU request, as scoring counts it,
     each labelled with its name) and the free rest: the report's cluster picture.
 
-    >>> from kschedlab import Cluster
+    A pod too narrow for its name is labelled just after its node's last pod instead (the
+    names of a node's narrow pods joined by commas), so no name is cut or runs into another.
+
+    >>> from kschedlab import Cluster, Scheduler
     >>> from kschedlab.scenarios import path
-    >>> fig = cluster_bars(Cluster.from_manifests(path("default")))
-    >>> fig.data[0].name, fig.data[1].name, len(fig.data[1].y) == len(fig.data[1].x) > 0
-    ('pods', 'free', True)
+    >>> cluster = Cluster.from_manifests(path("default"))
+    >>> _ = Scheduler(cluster).run()
+    >>> fig = cluster_bars(cluster)
+    >>> fig.data[0].name, fig.data[1].name, list(fig.data[1].text)
+    ('free', 'pods', ['', '', '', 'trainer-0'])
+    >>> dict(zip(fig.data[2].y, fig.data[2].text))["node-a2"]  # 250m of the widest node's 16 CPUs
+    'batch-0'
     """
     snap = cluster.snapshot
     rows = live_rows(snap)
     names = [esc(snap.names[r]) for r in rows]  # tick labels: plotly reads markup in them
     col = snap.res_index.get("cpu")
+    alloc = {row: int(snap.allocatable[col, row]) / 1000 if col is not None else 0 for row in rows}
+    cpus = {row: [int(pod_requests(info.pod, non_missing=DEFAULT_NON_ZERO).get("cpu", 0)) / 1000
+                  for info in snap.pods[row]] for row in rows}
+    widest = max([max(alloc[row], sum(cpus[row])) for row in rows] + [1e-9])
     y, base, width, text, hover = [], [], [], [], []
     free_y, free_base, free_width = [], [], []
+    after_y, after_x, after_text = [], [], []
     for row, name in zip(rows, names):
-        at = 0
-        for info in snap.pods[row]:
-            cpu = int(pod_requests(info.pod, non_missing=DEFAULT_NON_ZERO).get("cpu", 0)) / 1000
+        at, narrow = 0.0, []
+        for info, cpu in zip(snap.pods[row], cpus[row]):
+            fits = cpu / widest * _BAR_PIXELS >= _CHAR_PIXELS * len(info.name) + 6
             y.append(name)
             base.append(at)
             width.append(cpu)
-            text.append(info.name)
+            text.append(esc(info.name) if fits else "")
             hover.append(esc(f"{info.key}: {cpu:g} CPU"))
+            if not fits:
+                narrow.append(info.name)
             at += cpu
-        alloc = int(snap.allocatable[col, row]) / 1000 if col is not None else 0
-        if alloc > at:
+        if narrow:
+            after_y.append(name)
+            after_x.append(at)
+            after_text.append(esc(", ".join(narrow)))
+        if alloc[row] > at:
             free_y.append(name)
             free_base.append(at)
-            free_width.append(alloc - at)
-    fig = go.Figure([
-        go.Bar(name="pods", orientation="h", y=y, x=width, base=base, text=[esc(t) for t in text],
+            free_width.append(alloc[row] - at)
+    fig = go.Figure([  # the free rest first: the pods and their names are drawn over it
+        go.Bar(name="free", orientation="h", y=free_y, x=free_width, base=free_base, marker={"color": "#f0f0f0"},
+               hovertemplate="%{y}: %{x:g} CPU free<extra></extra>"),
+        go.Bar(name="pods", orientation="h", y=y, x=width, base=base, text=text,
                textposition="inside", insidetextanchor="middle", textangle=0, constraintext="none",
                marker={"color": "#9ecae1", "line": {"color": "#ffffff", "width": 1}},
                customdata=hover, hovertemplate="%{customdata}<extra></extra>"),
-        go.Bar(name="free", orientation="h", y=free_y, x=free_width, base=free_base, marker={"color": "#f0f0f0"},
-               hovertemplate="%{y}: %{x:g} CPU free<extra></extra>")])
+        go.Scatter(name="narrow pods", mode="text", y=after_y, x=after_x, text=after_text,
+                   textposition="middle right", textfont={"size": 12}, showlegend=False, hoverinfo="skip")])
     fig.update_layout(template=TEMPLATE, title=esc(title), barmode="overlay", height=120 + 40 * len(names),
+                      legend={"traceorder": "reversed"},
                       uniformtext={"minsize": 9, "mode": "show"}, xaxis={"title": "CPU (cores)"},
                       yaxis={"autorange": "reversed", "automargin": True}, margin={"t": 60, "l": 10, "r": 10, "b": 40})
     return fig

@@ -1,8 +1,8 @@
 """Styled tables for the course: one look for every DataFrame a notebook shows.
 
 :func:`styled` turns a DataFrame into a pandas ``Styler``: a light header, zebra rows, numbers
-right-aligned in tabular figures, floats without trailing zeros, text escaped, and the row a table marks as the
-answer (a true ``chosen`` column: the node the scheduler picked) in bold on a light blue band.
+right-aligned in tabular figures, floats without trailing zeros, true / false written as yes / no, a
+missing value as ``–``, text escaped, and the row a table marks as the answer (a true ``chosen`` column: the node the scheduler picked) in bold on a light blue band.
 :func:`use_styled_tables` makes every DataFrame a notebook displays go through :func:`styled`,
 so a notebook asks for it once, in its first cell.
 
@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pandas as pd
 
 from kschedlab.viz.palette import BLUES
 
-__all__ = ["styled", "use_styled_tables", "format_number", "table_html"]
+__all__ = ["styled", "use_styled_tables", "format_number", "format_cell", "table_html"]
 
 #: columns whose true value marks the row a table is about
 MARK_COLUMNS = ("chosen",)
@@ -68,6 +69,23 @@ def format_number(value) -> str:
     return str(value)
 
 
+def format_cell(value) -> str:
+    """A table cell as the course writes it: true / false as yes / no, numbers by :func:`format_number`.
+
+    >>> import numpy as np
+    >>> [format_cell(v) for v in (True, np.bool_(False), 2.50, "web-0")]
+    ['yes', 'no', '2.5', 'web-0']
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    return format_number(value)
+
+
+def _words(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its booleans written as yes / no, for pandas' own HTML (repeated labels)."""
+    return table.map(lambda v: format_cell(v) if isinstance(v, (bool, np.bool_)) else v)
+
+
 def _mark_rows(table: pd.DataFrame) -> pd.DataFrame:
     marks = pd.DataFrame("", index=table.index, columns=table.columns)
     for column in MARK_COLUMNS:
@@ -83,7 +101,7 @@ def styled(table: pd.DataFrame, *, caption: str | None = None, uuid: str | None 
     above the table.
     """
     numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and table[c].dtype != bool]
-    styler = (table.style.format(format_number, na_rep=MISSING, escape="html")
+    styler = (table.style.format(format_cell, na_rep=MISSING, escape="html")
               .format_index(escape="html", axis=0).format_index(escape="html", axis=1)
               .set_table_styles(_TABLE_STYLES))
     if uuid is not None:
@@ -106,7 +124,7 @@ def table_html(table: pd.DataFrame, *, caption: str | None = None, uuid: str | N
     """``table`` as standalone HTML in the course's look, for widgets and the HTML report.
 
     The same :func:`styled` table a notebook shows, with the index's name in the header's corner
-    (one header row, not two), a plain row count hidden, and true / false written as yes / no.
+    (one header row, not two) and a plain row count hidden.
 
     >>> table = pd.DataFrame({"node": ["a", "b"], "score": [1.5, None], "chosen": [False, True]}).set_index("node")
     >>> html = table_html(table, uuid="doc")
@@ -115,15 +133,10 @@ def table_html(table: pd.DataFrame, *, caption: str | None = None, uuid: str | N
     """
     if table.index.nlevels == 1 and table.index.name is not None and table.columns.nlevels == 1:
         table = table.rename_axis(index=None, columns=str(table.index.name))  # its name in the corner cell
-    booleans = [c for c in table.columns if table[c].dtype == bool]
     if not (table.index.is_unique and table.columns.is_unique):  # Styler cannot style repeated labels
-        words = table.astype({c: object for c in booleans})
-        for c in booleans:
-            words[c] = table[c].map({True: "yes", False: "no"})
-        return words.to_html(escape=True, na_rep=MISSING, border=0, index=not isinstance(table.index, pd.RangeIndex))
+        return _words(table).to_html(escape=True, na_rep=MISSING, border=0,
+                                     index=not isinstance(table.index, pd.RangeIndex))
     styler = styled(table, caption=caption, uuid=uuid)
-    if booleans:
-        styler = styler.format(lambda v: "yes" if v else "no", subset=booleans)
     if isinstance(table.index, pd.RangeIndex):
         styler = styler.hide(axis="index")
     return styler.to_html()
@@ -132,7 +145,7 @@ def table_html(table: pd.DataFrame, *, caption: str | None = None, uuid: str | N
 def _html(table: pd.DataFrame, uuid: str) -> str:
     """The HTML a notebook shows for ``table``: styled; a long table shows its first rows and says so."""
     if not (table.index.is_unique and table.columns.is_unique):
-        return table._repr_html_()  # Styler cannot style repeated labels: pandas' own table
+        return _words(table)._repr_html_()  # Styler cannot style repeated labels: pandas' own table
     caption = None
     if len(table) > pd.get_option("display.max_rows"):
         caption = f"first {pd.get_option('display.min_rows')} of {len(table)} rows"

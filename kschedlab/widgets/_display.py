@@ -38,7 +38,8 @@ def table_html(df, caption: str = "") -> str:
     from kschedlab.viz.table_style import table_html as styled_html
 
     head = f"<p><b>{esc(caption)}</b></p>" if caption else ""
-    return head + styled_html(df, uuid="widget")
+    # a table wider than the output area scrolls inside it instead of running past its edge
+    return head + f"<div style='overflow-x:auto;max-width:100%'>{styled_html(df, uuid='widget')}</div>"
 
 
 def pre(text: str) -> str:

@@ -1,7 +1,8 @@
 """ClusterView: the cluster picture with its pods coloured by a label you choose.
 
 A thin wrapper over :func:`kschedlab.viz.figures.cluster_picture`: a dropdown of the pod
-label keys (``color_by``), one of the resources to size boxes by, and one of node label keys
+label keys (``color_by``), what to size boxes by (a resource, or ``count``: every pod the same), and one
+of node label keys
 to group nodes by (the well-known zone labels by default). The figure itself is interactive
 (hover a pod for its labels, click a zone or a node to zoom in).
 
@@ -12,6 +13,8 @@ to group nodes by (the well-known zone labels by default). The figure itself is 
 ('app', 'cpu')
 >>> view.set(color_by="(none)").figure_title()
 'Cluster: zones, nodes and their pods (sized by cpu)'
+>>> view.set(size_by="count").figure_title()
+'Cluster: zones, nodes and their pods (sized by pod count)'
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from kschedlab.api.resources import CPU, MEMORY
-from kschedlab.viz.figures import cluster_picture, pod_label_keys
+from kschedlab.viz.figures import COUNT, cluster_picture, pod_label_keys
 from kschedlab.widgets._display import set_figure, set_quietly
 
 __all__ = ["ClusterView"]
@@ -29,7 +32,7 @@ WELL_KNOWN = "(topology.kubernetes.io/zone)"
 
 
 class ClusterView(widgets.VBox):
-    """Dropdowns ``color_by`` (pod label keys), ``size_by`` (cpu, memory) and ``zone_key``
+    """Dropdowns ``color_by`` (pod label keys), ``size_by`` (cpu, memory, count) and ``zone_key``
     (node label keys) over :func:`~kschedlab.viz.figures.cluster_picture` of ``cluster``
     (read, never changed; call :meth:`update` after changing the cluster)."""
 
@@ -43,7 +46,7 @@ class ClusterView(widgets.VBox):
         node_keys = sorted({k for n in cluster.nodes.values() for k in n.metadata.labels})
         self.color_by = widgets.Dropdown(options=[NONE, *keys], value=color_by or NONE,
                                          description="colour by", style=style)
-        self.size_by = widgets.Dropdown(options=[CPU, MEMORY], value=size_by, description="size by", style=style)
+        self.size_by = widgets.Dropdown(options=[CPU, MEMORY, COUNT], value=size_by, description="size by", style=style)
         self.zone_key = widgets.Dropdown(options=[WELL_KNOWN, *node_keys], value=zone_key or WELL_KNOWN,
                                          description="group by", style=style)
         self.figure = widgets.Output()

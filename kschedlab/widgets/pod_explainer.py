@@ -20,6 +20,7 @@ import pandas as pd
 
 from kschedlab.viz.common import esc
 from kschedlab.viz.figures import filter_outcome, score_breakdown
+from kschedlab.viz.table_style import format_cell
 from kschedlab.widgets._display import set_figure, table_html
 
 __all__ = ["PodExplainer", "explain_columns"]
@@ -31,6 +32,11 @@ def explain_columns(result) -> pd.DataFrame:
     table = result.explain()
     cols = ["filter", "reasons"] + [c for c in table.columns if c.endswith(" weighted")] + ["total", "rank", "chosen"]
     return table[[c for c in cols if c in table.columns]]
+
+
+def _short_names(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`explain_columns` with each Score column named after its plugin alone (a narrower table)."""
+    return table.rename(columns={c: c.removesuffix(" weighted") for c in table.columns if c.endswith(" weighted")})
 
 
 class PodExplainer(widgets.VBox):
@@ -74,15 +80,35 @@ class PodExplainer(widgets.VBox):
         return f"{r.pod}: pending. {r.message}"
 
     def text(self) -> str:
-        """The verdict and the compact table as plain text (what a headless run prints)."""
-        table = explain_columns(self.last).astype(object)
-        return self.verdict() + "\n" + table.where(table.notna(), "–").to_string()
+        """The verdict, each node's Filter result and, one column per feasible node, the weighted
+        scores, as plain text narrow enough for a notebook's output (what a headless run prints).
+
+        >>> from kschedlab import Cluster, Scheduler
+        >>> from kschedlab.scenarios import path
+        >>> ex = PodExplainer(Scheduler(Cluster.from_manifests(path("default")), seed=0).run(), "default/cache-0")
+        >>> print("\\n".join(ex.text().splitlines()[-4:]))
+        ImageLocality                         0       0
+        total                               445     452
+        rank                                  2       1
+        chosen                               no     yes
+        """
+        table = _short_names(explain_columns(self.last))
+        filters = table[["filter", "reasons"]].astype(object)
+        lines = [self.verdict(), "Filter:", filters.where(filters.notna(), "–").to_string()]
+        feasible = table[table["filter"] == "passed"].drop(columns=["filter", "reasons"])
+        if not feasible.empty:
+            scores = feasible.astype(object).T
+            scores.loc["chosen"] = [format_cell(bool(v)) for v in feasible["chosen"]]
+            scores.columns.name = None
+            lines += ["Score (weighted) of the feasible nodes:", scores.to_string()]
+        return "\n".join(lines)
 
     def update(self, *_) -> None:
         """Show the picked pod."""
         self.last = self.results[self.picker.value]
         self.summary.value = f"<p>{esc(self.verdict())}</p>"
-        self.table.value = table_html(explain_columns(self.last), "per node")
+        self.table.value = table_html(_short_names(explain_columns(self.last)),
+                                      "per node (a Score plugin's column: its weighted score)")
         set_figure(self.figure, score_breakdown(self.last) if self.last.node else filter_outcome(self.last))
 
     def __repr__(self) -> str:

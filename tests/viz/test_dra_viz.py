@@ -100,3 +100,22 @@ def test_notebook_exercise_1_twelve_gi_counter_fits_both_pods():
     assert ResourceClaimController(cluster).sync() == []
     assert [r.node for r in Scheduler(cluster, seed=0).run()] == ["worker-1", "worker-1"]
     assert counter_table(cluster)[["consumed", "left"]].values.tolist() == [["12Gi", "0"]]
+
+
+def _figure_title(editor) -> str:
+    (output,) = editor.figure.outputs
+    return output["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
+
+
+def test_editor_figure_follows_the_dropdown_as_a_user_drives_it():
+    """Issue #27: after picking node-black the figure must name node-black (not the node it was built on)."""
+    cluster, _ = dra_cluster(*PRIORITIZED)
+    editor = ClaimEditor(cluster, "node-white", "resource.example.com", count=2)
+    assert _figure_title(editor) == "search on node-white" and editor.last.devices == ["small-white-0", "small-white-1"]
+    editor.node.value = "node-black"  # what the browser does: the control's value, no set()
+    assert _figure_title(editor) == "search on node-black" and editor.last.devices == []
+    assert editor.last.message == "cannot allocate: 2 device(s) asked, the search found no solution"
+    editor.count.value = 1
+    assert _figure_title(editor) == "search on node-black" and editor.last.devices == ["large-black"]
+    editor.node.value = "node-white"
+    assert _figure_title(editor) == "search on node-white" and editor.last.devices == ["small-white-0"]

@@ -66,3 +66,20 @@ def test_text_is_escaped_and_missing_values_are_shown():
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "&lt;b&gt;" in html and "&lt;i&gt;" in html
     assert "<NA>" not in html and html.count(">–</td>") == 2
+
+
+def test_static_tables_write_booleans_as_words_and_missing_values_as_a_dash():
+    table = pd.DataFrame({"pod": ["a", "b"], "evicted": [True, False], "oom": [None, True],
+                          "score": [1.5, None]}).set_index("pod")
+    html = styled(table, uuid="w").to_html()
+    cells = re.findall(r'class="data row\d col\d" >([^<]*)</td>', html)
+    assert cells == ["yes", "–", "1.5", "no", "yes", "–"]
+    shell = InteractiveShell.instance()
+    try:
+        use_styled_tables(shell)
+        repeated = pd.DataFrame({"fits": [True, False]}, index=["x", "x"])
+        html = shell.display_formatter.formatters["text/html"](repeated)
+        assert "<td>yes</td>" in html and "<td>no</td>" in html and "True" not in html
+    finally:
+        shell.display_formatter.formatters["text/html"].pop(pd.DataFrame, None)
+        InteractiveShell.clear_instance()

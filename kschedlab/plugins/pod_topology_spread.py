@@ -369,21 +369,24 @@ class PodTopologySpread(Plugin):
 
     def constraints_of(self, pod_info, action: str) -> list[SpreadConstraint]:
         """``get_constraints`` for a PodInfo: the pod's own constraints are parsed once per PodInfo
-        (kept in its cache for both actions, PreFilter's and PreScore's, while the pod object,
+        and action (kept in its cache for PreFilter's and PreScore's reads while the pod object,
         its labels and the gates stay); the defaults, whose selector follows the Services, are not."""
         pod = pod_info.pod
         own = pod.spec.topology_spread_constraints
         if not own:
             return self.get_constraints(pod, action)
-        gates = (self._gate(GATE_MATCH_LABEL_KEYS), self._gate(GATE_NODE_INCLUSION_POLICY))
+        gates = getattr(self.handle, "gates", None)
         labels = tuple(pod.metadata.labels.items())
         cached = pod_info.cache.get(_CONSTRAINTS_CACHE)
-        if cached is None or not (cached[0] is pod and cached[1] is own and cached[2] == (labels, gates)):
-            cached = pod_info.cache[_CONSTRAINTS_CACHE] = (pod, own, (labels, gates), {})
-        by_action = cached[3]
-        if action not in by_action:
-            by_action[action] = self.get_constraints(pod, action)
-        return list(by_action[action])
+        if cached is None or not (cached[0] is gates and cached[1] is pod and cached[2] is own
+                                  and cached[3] == labels):
+            cached = pod_info.cache[_CONSTRAINTS_CACHE] = (gates, pod, own, labels, {})
+        by_action = cached[4]
+        constraints = by_action.get(action)
+        if constraints is None:
+            constraints = by_action[action] = (self.get_constraints(pod, action)
+                                               if any(c.when_unsatisfiable == action for c in own) else [])
+        return list(constraints)
 
     @staticmethod
     def _pod_counts(snapshot, selector: Selector, namespace: str) -> np.ndarray | None:

@@ -97,6 +97,7 @@ class Snapshot:
         self.image_nodes: Counter = Counter()
         self.port_rows: dict[int, Counter] = {}
         self._label_cols: dict[str, np.ndarray] = {}
+        self._label_unique: dict[str, np.ndarray | None] = {}
         #: pod indexes kept current as pods come and go: key -> [predicate, counts per row | pod list]
         self._pod_counts: OrderedDict[Hashable, list] = OrderedDict()
         self._pod_lists: OrderedDict[Hashable, list] = OrderedDict()
@@ -224,6 +225,7 @@ class Snapshot:
         self._order = None
         self._live = None
         self._names_view = None
+        self._label_unique.clear()
         self.generation += 1
 
     def _set_node(self, row: int, node) -> None:
@@ -255,6 +257,7 @@ class Snapshot:
         self.images[row] = images
         self.image_nodes.update(images.keys())
         self._label_cols.clear()
+        self._label_unique.clear()
 
     @property
     def order(self) -> np.ndarray:
@@ -314,6 +317,29 @@ class Snapshot:
                     codes[row] = vocab.setdefault(value, len(vocab))
             cached = self._label_cols[key] = (codes, vocab)
         return cached
+
+    def unique_label_rows(self, key: str) -> np.ndarray | None:
+        """When no two nodes share a value of label ``key`` (a hostname, say): the rows of the
+        nodes that carry it, as a boolean mask over rows (do not modify); None otherwise. Kept
+        until a node changes or goes.
+
+        >>> from kschedlab.api.core import Node
+        >>> s = Cluster([Node.model_validate({"metadata": {"name": n, "labels": {"zone": "a", "host": n}}})
+        ...              for n in ("n1", "n2")]).snapshot
+        >>> s.unique_label_rows("zone") is None, s.unique_label_rows("host")[:3].tolist()
+        (True, [True, True, False])
+        """
+        if key in self._label_unique:
+            return self._label_unique[key]
+        codes, _ = self.label_codes(key)
+        live = self.live_mask()
+        n = min(len(codes), len(live))
+        mask = np.zeros(len(codes), bool)
+        mask[:n] = live[:n] & (codes[:n] >= 0)
+        present = codes[mask]
+        unique = len(present) == 0 or int(np.bincount(present).max()) <= 1
+        self._label_unique[key] = out = mask if unique else None
+        return out
 
     def name_codes(self) -> tuple[np.ndarray, dict[str, int]]:
         """Node names in the same code form (a name's code is its row)."""

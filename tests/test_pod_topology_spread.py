@@ -764,3 +764,33 @@ def test_default_selector_merges_services_and_controller():
     assert str(default_selector(make_pod("ReplicationController", "v1"), cluster)) == "app=web,tier=fe"
     assert str(default_selector(make_pod("ReplicaSet", "apps/v1"), cluster)) == "app=web"  # no such ReplicaSet
     assert str(default_selector(make_pod("StatefulSet", "apps/v1beta1"), cluster)) == "app=web"  # other version
+
+
+def test_own_constraints_are_parsed_once_a_pod(monkeypatch):
+    """PreFilter and PreScore read the pod's own constraints parsed once per PodInfo (a pod with
+    a DoNotSchedule and a ScheduleAnyway constraint); a relabelled pod with matchLabelKeys is parsed
+    again and follows its new labels."""
+    import kschedlab.plugins.pod_topology_spread as pts
+
+    parsed = []
+    real = pts.filter_constraints
+    monkeypatch.setattr(pts, "filter_constraints", lambda *a, **k: (parsed.append(a[2]), real(*a, **k))[1])
+    cluster = Cluster([Node.model_validate({"metadata": {"name": f"n{i}", "labels": {"zone": f"z{i % 2}"}}})
+                       for i in range(4)])
+    plugin = PodTopologySpread.build({}, Handle(FeatureGates(), None, cluster))
+    info = PodInfo.of(Pod.model_validate({"metadata": {"name": "p", "labels": {"app": "a", "v": "1"}}, "spec": {
+        "topologySpreadConstraints": [
+            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+             "labelSelector": {"matchLabels": {"app": "a"}}, "matchLabelKeys": ["v"]},
+            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchLabels": {"app": "a"}}}]}}))
+    snapshot, rows = cluster.snapshot, cluster.snapshot.order
+    for _ in range(2):  # two cycles of the same pod
+        state = CycleState()
+        assert plugin.pre_filter(state, info, snapshot)[1].is_success()
+        assert plugin.pre_score(state, info, snapshot, rows).is_success()
+    assert parsed == ["DoNotSchedule", "ScheduleAnyway"]
+    info.pod.metadata.labels = {"app": "a", "v": "2"}
+    first = plugin.constraints_of(info, "DoNotSchedule")[0]
+    assert parsed[-1] == "DoNotSchedule" and len(parsed) == 3
+    assert first.selector.matches({"app": "a", "v": "2"}) and not first.selector.matches({"app": "a", "v": "1"})

@@ -169,11 +169,18 @@ def _groups(snapshot, signature: str, live: np.ndarray):
 
 # -- topology columns ----------------------------------------------------------------------------------------
 class _Topology:
-    """Node label columns of the topology keys one cycle uses, and the live rows."""
+    """Node label columns of the topology keys one cycle uses, and the live rows.
+
+    Counts for a key are kept per value of the key (indexed by its label code, plus a trailing
+    always-zero slot), except when no two live nodes share a value (a hostname): then they are
+    kept per row (plus the same trailing slot), which saves summing over the nodes. ``slots``
+    gives the index into those counts of a node, -1 (the zero slot) when it lacks the key.
+    """
 
     def __init__(self, snapshot):
         self.snapshot = snapshot
         self.cols: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
+        self.unique: dict[str, np.ndarray | None] = {}
         self.live = snapshot.live_mask()
 
     def col(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
@@ -182,24 +189,41 @@ class _Topology:
             col = self.cols[key] = self.snapshot.label_codes(key)
         return col
 
+    def rows_of(self, key: str) -> np.ndarray | None:
+        """The live rows carrying ``key`` (a mask) when its values are unique among them, else None."""
+        if key not in self.unique:
+            self.unique[key] = self.snapshot.unique_label_rows(key)
+        return self.unique[key]
+
     def zeros(self, key: str) -> np.ndarray:
-        """A per-value array for ``key`` with a trailing always-zero slot, so code -1 reads 0."""
-        return np.zeros(len(self.col(key)[1]) + 1, np.int64)
+        """A count array for ``key`` with a trailing always-zero slot, so slot -1 reads 0."""
+        size = len(self.col(key)[0]) if self.rows_of(key) is not None else len(self.col(key)[1])
+        return np.zeros(size + 1, np.int64)
 
     def per_value(self, key: str, per_row: np.ndarray) -> np.ndarray:
-        """Sum ``per_row`` (indexed by row) over the live nodes, by their value of label ``key``."""
+        """The counts of ``per_row`` (indexed by row) over the live nodes, by their value of label ``key``."""
         codes, _ = self.col(key)
         out = self.zeros(key)
         n = min(len(codes), len(per_row), len(self.live))
+        rows = self.rows_of(key)
+        if rows is not None:  # one value a node: the node's own count
+            out[:n] = np.where(rows[:n], per_row[:n], 0)
+            return out
         c = codes[:n]
         m = self.live[:n] & (c >= 0) & (per_row[:n] != 0)
         if m.any():  # (sums of pod counts times weights: exact in float64)
             out += np.bincount(c[m], weights=per_row[:n][m], minlength=len(out)).astype(np.int64)
         return out
 
-    def code_of(self, key: str, row: int) -> int:
+    def slots(self, key: str, rows: np.ndarray) -> np.ndarray:
+        """Each of ``rows``' slot in the count arrays of ``key`` (-1 where the node lacks it)."""
+        codes = self.col(key)[0][rows]
+        return codes if self.rows_of(key) is None else np.where(codes >= 0, rows, -1)
+
+    def slot_of(self, key: str, row: int) -> int:
         codes, _ = self.col(key)
-        return int(codes[row]) if row < len(codes) else -1
+        code = int(codes[row]) if row < len(codes) else -1
+        return code if code < 0 or self.rows_of(key) is None else row
 
 
 # -- cycle state -----------------------------------------------------------------------------------------------
@@ -244,13 +268,13 @@ class PreFilterState:
         return any(bool(a.any()) for a in counts.values())
 
     def _bump(self, counts: dict[str, np.ndarray], key: str, row: int, value: int) -> None:
-        code = self.topo.code_of(key, row)
-        if code < 0:
+        slot = self.topo.slot_of(key, row)
+        if slot < 0:
             return
         arr = counts.get(key)
         if arr is None:
             arr = counts[key] = self.topo.zeros(key)
-        arr[code] += value
+        arr[slot] += value
 
     def update_with_pod(self, pod_info, row: int, multiplier: int) -> None:
         """``preFilterState.updateWithPod``: account ``pod_info`` placed on (or removed from) ``row``."""
@@ -476,7 +500,8 @@ class InterPodAffinity(Plugin):
                 c = codes(t.topology_key)
                 missing |= c < 0
                 counts = s.affinity_counts.get(t.topology_key)
-                pods_exist &= (c >= 0) & (counts[c] > 0 if counts is not None else False)
+                pods_exist &= (c >= 0) & (counts[topo.slots(t.topology_key, rows)] > 0
+                                          if counts is not None else False)
             self_ok = (not s._nonempty(s.affinity_counts)
                        and (not s.fast_path or s.matching_host_affinity_pods <= 0)
                        and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
@@ -487,14 +512,14 @@ class InterPodAffinity(Plugin):
         for t in s.cluster_anti_affinity_terms:
             counts = s.anti_affinity_counts.get(t.topology_key)
             if counts is not None:
-                fail_anti |= counts[codes(t.topology_key)] > 0
+                fail_anti |= counts[topo.slots(t.topology_key, rows)] > 0
         if s.host_anti_affinity_terms:
             fail_anti |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_anti_affinity_rows[rows] > 0)
 
         # 3. the existing pods' anti-affinity
         fail_existing = np.zeros(n, bool)
         for key, counts in s.existing_anti_affinity_counts.items():
-            fail_existing |= counts[codes(key)] > 0
+            fail_existing |= counts[topo.slots(key, rows)] > 0
         if s.host_existing_anti_rows is not None:
             fail_existing |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_existing_anti_rows[rows] > 0)
 
@@ -581,7 +606,7 @@ class InterPodAffinity(Plugin):
         rows = np.asarray(rows, np.int64)
         out = np.zeros(len(rows), np.int64)
         for key, values in s.topology_score.items():
-            out += values[s.topo.col(key)[0][rows]]
+            out += values[s.topo.slots(key, rows)]
         return out
 
     def normalize_score(self, state, pod_info, scores: np.ndarray) -> Status:

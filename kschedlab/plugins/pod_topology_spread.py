@@ -87,6 +87,7 @@ ERR_SIGN_DEFAULT_CONSTRAINTS = "pods with default topology constraints are not s
 
 PREFILTER_STATE_KEY = "PreFilter" + NAME
 PRESCORE_STATE_KEY = "PreScore" + NAME
+_CONSTRAINTS_CACHE = NAME + "/constraints"  # PodInfo.cache key of the pod's parsed constraints
 INVALID_SCORE = -1
 MAX_INT64 = (1 << 63) - 1
 
@@ -366,6 +367,27 @@ class PodTopologySpread(Plugin):
         except SelectorError as err:
             raise SelectorError(f"setting default {kind} topology spread constraints: {err}") from None
 
+    def constraints_of(self, pod_info, action: str) -> list[SpreadConstraint]:
+        """``get_constraints`` for a PodInfo: the pod's own constraints are parsed once per PodInfo
+        and action (kept in its cache for PreFilter's and PreScore's reads while the pod object,
+        its labels and the gates stay); the defaults, whose selector follows the Services, are not."""
+        pod = pod_info.pod
+        own = pod.spec.topology_spread_constraints
+        if not own:
+            return self.get_constraints(pod, action)
+        gates = getattr(self.handle, "gates", None)
+        labels = tuple(pod.metadata.labels.items())
+        cached = pod_info.cache.get(_CONSTRAINTS_CACHE)
+        if cached is None or not (cached[0] is gates and cached[1] is pod and cached[2] is own
+                                  and cached[3] == labels):
+            cached = pod_info.cache[_CONSTRAINTS_CACHE] = (gates, pod, own, labels, {})
+        by_action = cached[4]
+        constraints = by_action.get(action)
+        if constraints is None:
+            constraints = by_action[action] = (self.get_constraints(pod, action)
+                                               if any(c.when_unsatisfiable == action for c in own) else [])
+        return list(constraints)
+
     @staticmethod
     def _pod_counts(snapshot, selector: Selector, namespace: str) -> np.ndarray | None:
         """Matching pods per snapshot row (None: nothing can match), from the incremental index."""
@@ -395,7 +417,7 @@ class PodTopologySpread(Plugin):
     # -- PreFilter / Filter -------------------------------------------------------------------------------
     def pre_filter(self, state, pod_info, snapshot):
         try:
-            constraints = self.get_constraints(pod_info.pod, DO_NOT_SCHEDULE)
+            constraints = self.constraints_of(pod_info, DO_NOT_SCHEDULE)
         except SelectorError as err:
             return None, Status.error(f"get constraints from pod: {err}")
         if not constraints:
@@ -507,7 +529,7 @@ class PodTopologySpread(Plugin):
         # that nodes without a zone label still get hostname spreading
         require_all = bool(pod.spec.topology_spread_constraints) or not self.system_defaulted
         try:
-            constraints = self.get_constraints(pod, SCHEDULE_ANYWAY)
+            constraints = self.constraints_of(pod_info, SCHEDULE_ANYWAY)
         except SelectorError as err:
             return Status.error(f"calculating preScoreState: {err}")
         if not constraints:

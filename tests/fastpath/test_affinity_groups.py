@@ -93,9 +93,13 @@ def mutate(cluster: Cluster, rng: random.Random, step: int) -> None:
         cluster.add(node(100 + step, rng.choice(ZONES)))
 
 
-def run(seed: int, drop_index: bool, fast: bool = True) -> list:
+def run(seed: int, drop_index: bool, fast: bool = True, shared_host: bool = False) -> list:
     rng = random.Random(seed)
     cluster = Cluster([node(i, ZONES[i % 3] if i % 7 else None, taint=i % 5 == 0) for i in range(24)])
+    if shared_host:  # a second node labelled with n01's hostname
+        twin = node(24, "z1")
+        twin.metadata.labels = {**twin.metadata.labels, HOST: "n01"}
+        cluster.add(twin)
     if seed % 2:  # default spreading selects the pods labelled app: db
         cluster.add(Service.model_validate({"metadata": {"name": "svc", "namespace": "default"},
                                             "spec": {"selector": {"app": "db"}}}))
@@ -143,6 +147,26 @@ def test_fast_path_with_live_topology_plugins_answers_as_the_plugins(seed, monke
     for a, b in zip(fast, slow):
         same_attempt(a, b)
     assert sum(live) > len(fast) // 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_counts_per_row_of_a_unique_key_answer_as_sums_per_value(seed, monkeypatch):
+    """InterPodAffinity keeps the counts of a topology key whose values are unique among the nodes
+    (the hostname) per row instead of summing them per value: every attempt as with the sums."""
+    from kschedlab.cluster import Snapshot
+
+    unique = Snapshot.unique_label_rows
+    seen: list[bool] = []  # hostname unique at a look-up
+    monkeypatch.setattr(Snapshot, "unique_label_rows", lambda self, key: (
+        lambda rows: (key != HOST or seen.append(rows is not None), rows)[1])(unique(self, key)))
+    per_row = run(seed, False, fast=seed % 2 == 0, shared_host=seed >= 4)
+    assert all(seen) if seed < 4 else not seen[0]  # (until n01 or its twin goes)
+    assert seen
+    monkeypatch.setattr(Snapshot, "unique_label_rows", lambda self, key: None)
+    summed = run(seed, False, fast=seed % 2 == 0, shared_host=seed >= 4)
+    assert len(per_row) == len(summed)
+    for a, b in zip(per_row, summed):
+        same_attempt(a, b)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -283,6 +283,16 @@ def _plugin_view(result, point: str, name: str) -> dict[str, Any]:
             if name in row}
 
 
+def _not_a_plugin(answer: Any, reference: str, methods: Sequence[str], shape: str) -> str | None:
+    """Why ``answer`` is not a plugin class standing in for ``reference`` (one of ``methods``
+    defined, a name of its own), or None; ``shape`` is what to write, named in the sentence."""
+    if not isinstance(answer, type) or not any(hasattr(answer, m) for m in methods):
+        return f"give {shape}, not {answer!r}."
+    if getattr(answer, "name", reference) == reference:
+        return f"give your plugin a name of its own (not {reference!r})."
+    return None
+
+
 def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequence[str],
                 plugin_config: Sequence[dict] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A check for a coding task: a Filter or Score plugin class that must agree with ``reference``.
@@ -305,10 +315,9 @@ def plugin_task(point: str, reference: str, manifests: str | Path, pods: Sequenc
     path = DATASETS / manifests
 
     def check(answer: Any) -> tuple[bool, str]:
-        if not isinstance(answer, type) or not (hasattr(answer, point) or hasattr(answer, f"{point}_nodes")):
-            return False, f"give a plugin class (class MyPlugin(Plugin): ...), not {answer!r}."
-        if getattr(answer, "name", reference) == reference:
-            return False, f"give your plugin a name of its own (not {reference!r})."
+        problem = _not_a_plugin(answer, reference, (point, f"{point}_nodes"), "a plugin class (class MyPlugin(Plugin): ...)")
+        if problem:
+            return False, problem
         for pod in pods:
             want = _plugin_view(_plugin_run(path, pod, point, reference, None, plugin_config), point, reference)
             try:
@@ -409,10 +418,10 @@ def placement_task(reference: str, manifests: str | Path, groups: Sequence[str],
         return {row["placement"]: None if pd.isna(row[column]) else int(row[column]) for _, row in table.iterrows()}
 
     def check(answer: Any) -> tuple[bool, str]:
-        if not isinstance(answer, type) or not hasattr(answer, "score_placement"):
-            return False, f"give a plugin class with score_placement (class MyScore(Plugin): ...), not {answer!r}."
-        if getattr(answer, "name", reference) == reference:
-            return False, f"give your plugin a name of its own (not {reference!r})."
+        problem = _not_a_plugin(answer, reference, ("score_placement",),
+                                "a plugin class with score_placement (class MyScore(Plugin): ...)")
+        if problem:
+            return False, problem
         for group in groups:
             want = scores(group, None)
             try:
@@ -494,10 +503,10 @@ def pre_enqueue_task(reference: str, manifests: str | Path, pods: Sequence[str],
     in_tree = in_tree_registry()[reference].build(None, handle)
 
     def check(answer: Any) -> tuple[bool, str]:
-        if not isinstance(answer, type) or not hasattr(answer, "pre_enqueue"):
-            return False, f"give a plugin class with pre_enqueue (class MyGate(Plugin): ...), not {answer!r}."
-        if getattr(answer, "name", reference) == reference:
-            return False, f"give your plugin a name of its own (not {reference!r})."
+        problem = _not_a_plugin(answer, reference, ("pre_enqueue",),
+                                "a plugin class with pre_enqueue (class MyGate(Plugin): ...)")
+        if problem:
+            return False, problem
         for pod in pods:
             info = PodInfo.of(cluster.pods[pod])
             want = in_tree.pre_enqueue(info).code

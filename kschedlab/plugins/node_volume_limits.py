@@ -83,12 +83,12 @@ from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Status
 from kschedlab.plugins.helper.volumes import (
     NotFound,
-    claim_class,
-    ephemeral_claim_name,
+    claim_name_of,
     get_csi_driver,
     get_pv,
     get_pvc,
     get_storage_class,
+    pod_claim_names,
     sign_volumes,
     volume_is_for_pod,
 )
@@ -289,11 +289,8 @@ class NodeVolumeLimits(Plugin):
         cluster = self.handle.cluster
         ns = pod.metadata.namespace or ""
         for vol in pod.spec.volumes:
-            if vol.persistent_volume_claim is not None:
-                claim_name, ephemeral = vol.persistent_volume_claim.claim_name or "", False
-            elif vol.ephemeral is not None:
-                claim_name, ephemeral = ephemeral_claim_name(pod, vol), True
-            else:
+            claim_name, ephemeral = claim_name_of(pod, vol)
+            if claim_name is None:
                 self._inline_volume(vol, csi_node, result)
                 continue
             if not claim_name:
@@ -352,7 +349,7 @@ class NodeVolumeLimits(Plugin):
     def _driver_info_from_class(self, csi_node, pvc) -> tuple[str, str]:
         """``getCSIDriverInfoFromSC``: the class's provisioner (the CSI driver of a migrated in-tree
         one) and a handle made of the claim's name (a claim without class must be bound: not counted)."""
-        class_name = claim_class(pvc)
+        class_name = pvc.storage_class()
         if not class_name:
             return "", ""
         try:
@@ -423,16 +420,7 @@ def after_claim_added(pod_info, old_obj, new_obj) -> QueueingHint:
     pod = pod_of(pod_info)
     if (pvc.metadata.namespace or "") != (pod.metadata.namespace or ""):
         return SKIP
-    for vol in pod.spec.volumes:
-        if vol.persistent_volume_claim is not None:
-            name = vol.persistent_volume_claim.claim_name
-        elif vol.ephemeral is not None:
-            name = ephemeral_claim_name(pod, vol)
-        else:
-            continue
-        if name == pvc.metadata.name:
-            return QUEUE
-    return SKIP
+    return QUEUE if pvc.metadata.name in pod_claim_names(pod) else SKIP
 
 
 def after_volume_attachment_deleted(pod_info, old_obj, new_obj) -> QueueingHint:

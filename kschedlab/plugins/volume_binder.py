@@ -28,6 +28,7 @@ from kschedlab.api.persistentvolume import (
     PersistentVolumeClaim,
 )
 from kschedlab.api.volume import ObjectReference
+from kschedlab.plugins.helper.volumes import claim_key, pod_claim_names
 from kschedlab.storage.pv_controller import PersistentVolumeController, capacity_for, is_claim_fully_bound
 from kschedlab.storage.pv_helpers import (
     NOT_SUPPORTED_PROVISIONER,
@@ -37,7 +38,7 @@ from kschedlab.storage.pv_helpers import (
 )
 
 __all__ = ["ConflictReason", "BindingInfo", "DynamicProvision", "PodVolumes", "PodVolumeClaims", "VolumeBinder",
-           "BinderError", "claim_key", "claim_name_of", "match_topology_selector_terms"]
+           "BinderError", "match_topology_selector_terms"]
 
 
 class ConflictReason(str, enum.Enum):
@@ -51,21 +52,6 @@ class ConflictReason(str, enum.Enum):
 
 class BinderError(Exception):
     """An error of the binder: the scheduling cycle fails with it (``framework.AsStatus``)."""
-
-
-def claim_key(namespace: str, name: str) -> str:
-    """The Cluster's key of a claim (``namespace/name``, the name alone without a namespace)."""
-    return f"{namespace}/{name}" if namespace else name
-
-
-def claim_name_of(pod, volume) -> tuple[str | None, bool]:
-    """The claim a pod volume uses and whether it is a generic ephemeral volume's
-    (``<pod>-<volume>``); (None, False) for other volumes."""
-    if volume.persistent_volume_claim is not None:
-        return volume.persistent_volume_claim.claim_name or "", False
-    if volume.ephemeral is not None:
-        return f"{pod.metadata.name or ''}-{volume.name or ''}", True
-    return None, False
 
 
 def match_topology_selector_terms(terms, labels) -> bool:
@@ -163,10 +149,7 @@ class VolumeBinder:
     def get_pod_volume_claims(self, pod) -> PodVolumeClaims:
         """``GetPodVolumeClaims``."""
         out = PodVolumeClaims()
-        for vol in pod.spec.volumes:
-            name, _ = claim_name_of(pod, vol)
-            if name is None:
-                continue
+        for name in pod_claim_names(pod):
             key = claim_key(pod.metadata.namespace or "", name)
             pvc = self.get_pvc(key)
             if pvc is None:
@@ -269,10 +252,7 @@ class VolumeBinder:
     # -- Reserve / Unreserve ----------------------------------------------------------------------
     def are_pod_volumes_bound(self, pod) -> bool:
         """``arePodVolumesBound``: every claim of the pod is fully bound (as cached)."""
-        for vol in pod.spec.volumes:
-            name, _ = claim_name_of(pod, vol)
-            if name is None:
-                continue
+        for name in pod_claim_names(pod):
             pvc = self.get_pvc(claim_key(pod.metadata.namespace or "", name))
             if pvc is None or not is_claim_fully_bound(pvc):
                 return False

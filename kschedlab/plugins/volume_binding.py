@@ -76,7 +76,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kschedlab.api.persistentvolume import PersistentVolumeClaim
 from kschedlab.framework.events import (
     CSI_DRIVER,
     CSI_NODE,
@@ -106,15 +105,9 @@ from kschedlab.framework.interface import (
 from kschedlab.framework.signers import VOLUMES_SIGNER_NAME
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.shape_score import FunctionShapePoint, build_broken_linear_function
+from kschedlab.plugins.helper.volumes import NotFound, claim_name_of, get_pvc, pod_claim_names, volume_is_for_pod
 from kschedlab.plugins.node_resources_fit import MAX_CUSTOM_PRIORITY_SCORE, validate_shape
-from kschedlab.plugins.volume_binder import (
-    BinderError,
-    PodVolumeClaims,
-    PodVolumes,
-    VolumeBinder,
-    claim_key,
-    claim_name_of,
-)
+from kschedlab.plugins.volume_binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
 
 NAME = "VolumeBinding"
 ERR_REASON_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
@@ -280,19 +273,21 @@ class VolumeBinding(Plugin):
             if name is None:
                 continue
             has = True
-            pvc = cluster.get("PersistentVolumeClaim", claim_key(pod.metadata.namespace or "", name))
-            if pvc is None:
+            try:
+                pvc = get_pvc(cluster, pod.metadata.namespace, name)
+            except NotFound as err:
                 if ephemeral:
-                    raise ValueError(f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"')
-                raise ValueError(f'persistentvolumeclaim "{name}" not found')
+                    raise ValueError('waiting for ephemeral volume controller to create the persistentvolumeclaim '
+                                     f'"{name}"') from None
+                raise ValueError(str(err)) from None
             if pvc.status.phase == "Lost":
                 raise ValueError(f'persistentvolumeclaim "{pvc.name}" bound to non-existent persistentvolume '
                                  f'"{pvc.spec.volume_name or ""}"')
             if pvc.metadata.deletion_timestamp is not None:
                 raise ValueError(f'persistentvolumeclaim "{pvc.name}" is being deleted')
-            if ephemeral and not _volume_is_for_pod(pod, pvc):
-                raise ValueError(f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
-                                 f"{pod.metadata.namespace or ''}/{pod.metadata.name or ''} (pod is not owner)")
+            problem = volume_is_for_pod(pod, pvc) if ephemeral else None
+            if problem:
+                raise ValueError(problem)
         return has
 
     def pre_filter(self, state, pod_info, snapshot):
@@ -454,14 +449,6 @@ class VolumeBinding(Plugin):
         ]
 
 
-def _volume_is_for_pod(pod, pvc: PersistentVolumeClaim) -> bool:
-    """``ephemeral.VolumeIsForPod``: same namespace and the pod is the claim's controller."""
-    if (pod.metadata.namespace or "") != pvc.namespace:
-        return False
-    ref = next((r for r in pvc.metadata.owner_references if r.controller), None)
-    return ref is not None and (ref.uid or "") == (pod.metadata.uid or "")
-
-
 # -- QueueingHints: events that may make a pod this plugin rejected schedulable ------------------------
 def after_csi_node_change(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterCSINodeChange``: a new CSINode, or its migrated-plugins annotation changed."""
@@ -482,11 +469,7 @@ def after_claim_change(pod_info, old_obj, new_obj) -> QueueingHint:
     pod = pod_of(pod_info)
     if (pod.metadata.namespace or "") != claim.namespace:
         return SKIP
-    for vol in pod.spec.volumes:
-        name, _ = claim_name_of(pod, vol)
-        if name is not None and name == claim.name:
-            return QUEUE
-    return SKIP
+    return QUEUE if claim.name in pod_claim_names(pod) else SKIP
 
 
 def after_storage_class_change(pod_info, old_obj, new_obj) -> QueueingHint:

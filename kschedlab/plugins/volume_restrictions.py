@@ -43,7 +43,7 @@ from kschedlab.framework.events import (
 )
 from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.plugins.helper.volumes import NotFound, get_pvc, sign_volumes
+from kschedlab.plugins.helper.volumes import NotFound, get_pvc, persistent_volume_claim_names, sign_volumes
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -91,10 +91,6 @@ def satisfies_volume_conflicts(pod, pods) -> bool:
     return not any(is_volume_conflict(v, other) for v in disks for other in pods)
 
 
-def _claims(pod) -> list[str]:
-    return [v.persistent_volume_claim.claim_name for v in pod.spec.volumes if v.persistent_volume_claim is not None]
-
-
 @dataclass
 class PreFilterState:
     """The pod's ReadWriteOncePod claims and how many references placed pods hold to them."""
@@ -108,7 +104,7 @@ class PreFilterState:
     def update_with_pod(self, pod, multiplier: int) -> None:
         """Another pod's claim references, added (1) or removed (-1); by claim name, as upstream."""
         self.conflicting_claim_ref_count += multiplier * sum(
-            1 for claim in _claims(pod) if claim in self.read_write_once_pod_claims)
+            1 for claim in persistent_volume_claim_names(pod) if claim in self.read_write_once_pod_claims)
 
 
 @register
@@ -123,7 +119,7 @@ class VolumeRestrictions(Plugin):
         pod = pod_info.pod
         needs_check = any(needs_restrictions_check(v) for v in pod.spec.volumes)
         rwop = set()
-        for claim in _claims(pod):
+        for claim in persistent_volume_claim_names(pod):
             try:
                 pvc = get_pvc(self.handle.cluster, pod.metadata.namespace, claim)
             except NotFound as err:
@@ -133,9 +129,9 @@ class VolumeRestrictions(Plugin):
         count = 0
         if rwop:
             ns = pod.metadata.namespace or ""
+            users = snapshot.matching_pods(_CLAIM_USERS, lambda p: bool(persistent_volume_claim_names(p.pod)))
             used = {(p.pod.metadata.namespace or "", c)
-                    for _, p in snapshot.matching_pods(_CLAIM_USERS, lambda p: bool(_claims(p.pod))).values()
-                    for c in _claims(p.pod)}
+                    for _, p in users.values() for c in persistent_volume_claim_names(p.pod)}
             count = sum(1 for claim in rwop if (ns, claim) in used)  # at most one pod holds each
         if not needs_check and count == 0:
             return None, Status.skip()
@@ -213,7 +209,7 @@ def after_claim_added(pod_info, old_obj, new_obj) -> QueueingHint:
     pod = pod_of(pod_info)
     if (pvc.metadata.namespace or "") != (pod.metadata.namespace or ""):
         return SKIP
-    return QUEUE if pvc.metadata.name in _claims(pod) else SKIP
+    return QUEUE if pvc.metadata.name in persistent_volume_claim_names(pod) else SKIP
 
 
 def after_pod_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
@@ -228,5 +224,5 @@ def after_pod_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
         return SKIP
     if not satisfies_volume_conflicts(pod, [deleted]):
         return QUEUE
-    claims = set(_claims(pod))
-    return QUEUE if any(c in claims for c in _claims(deleted)) else SKIP
+    claims = set(persistent_volume_claim_names(pod))
+    return QUEUE if any(c in claims for c in persistent_volume_claim_names(deleted)) else SKIP

@@ -62,7 +62,14 @@ from kschedlab.framework.events import (
 )
 from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
-from kschedlab.plugins.helper.volumes import NotFound, claim_class, get_pv, get_pvc, get_storage_class, sign_volumes
+from kschedlab.plugins.helper.volumes import (
+    NotFound,
+    get_pv,
+    get_pvc,
+    get_storage_class,
+    persistent_volume_claim_names,
+    sign_volumes,
+)
 
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -116,11 +123,6 @@ def pv_topologies(pv) -> list[PVTopology]:
     return out
 
 
-def claim_names(pod) -> list[str]:
-    """``getPersistentVolumeClaimNameFromPod``: the claim of every PVC volume, in order."""
-    return [v.persistent_volume_claim.claim_name or "" for v in pod.spec.volumes if v.persistent_volume_claim is not None]
-
-
 def _lookup_status(err: NotFound) -> Status:
     return Status.unresolvable(str(err))
 
@@ -137,14 +139,14 @@ class VolumeZone(Plugin):
         """``getPVbyPod``: the topologies of the pod's bound PVs, or why there are none to read."""
         cluster = self.handle.cluster
         out: list[PVTopology] = []
-        for claim in claim_names(pod):
+        for claim in persistent_volume_claim_names(pod):
             if not claim:
                 return [], Status.unresolvable(ERR_CLAIM_NO_NAME)
             try:
                 pvc = get_pvc(cluster, pod.metadata.namespace, claim)
                 pv_name = pvc.spec.volume_name or ""
                 if not pv_name:
-                    class_name = claim_class(pvc)
+                    class_name = pvc.storage_class()
                     if not class_name:
                         return [], Status.unresolvable(ERR_NO_PV_NO_CLASS)
                     sc = get_storage_class(cluster, class_name)
@@ -219,7 +221,7 @@ def after_claim_change(pod_info, old_obj, new_obj) -> QueueingHint:
     pod = pod_of(pod_info)
     if pvc is None or (pod.metadata.namespace or "") != (pvc.metadata.namespace or ""):
         return SKIP
-    return QUEUE if pvc.metadata.name in claim_names(pod) else SKIP
+    return QUEUE if pvc.metadata.name in persistent_volume_claim_names(pod) else SKIP
 
 
 def after_storage_class_added(pod_info, old_obj, new_obj) -> QueueingHint:

@@ -47,6 +47,10 @@ from ..api.workloadapi import (
     PodGroupTemplate,
     Workload,
 )
+from .field import duplicate as _duplicate
+from .field import forbidden as _forbidden
+from .field import invalid as _invalid
+from .field import required as _required
 
 __all__ = [
     "validate_pod_group",
@@ -83,24 +87,6 @@ def path_segment_errors(value: str) -> list[str]:
     if value in _PATH_SEGMENT_BAD:
         return [f"may not be '{value}'"]
     return [f"may not contain '{c}'" for c in ("/", "%") if c in value]
-
-
-def _q(value: Any) -> str:
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(value)
-
-
-def _invalid(path: str, value: Any, detail: str) -> tuple[str, str]:
-    return path, f"Invalid value: {_q(value)}: {detail}"
-
-
-def _required(path: str, detail: str = "") -> tuple[str, str]:
-    return path, "Required value" + (f": {detail}" if detail else "")
-
-
-def _forbidden(path: str, detail: str = "") -> tuple[str, str]:
-    return path, "Forbidden" + (f": {detail}" if detail else "")
 
 
 def _format(errs: Errs, path: str, value: str | None, check, *, required: bool) -> None:
@@ -200,7 +186,7 @@ def _resource_claims(errs: Errs, path: str, claims: list[PodGroupResourceClaim])
         p = f"{path}[{i}]"
         _format(errs, f"{p}.name", claim.name, dns1123_label_errors, required=True)
         if claim.name in seen:
-            errs.append((p, f"Duplicate value: {_q(claim.name)}"))
+            errs.append(_duplicate(p, claim.name))
         seen.add(claim.name or "")
         if _union(errs, p, [("resourceClaimName", bool(claim.resource_claim_name)),
                             ("resourceClaimTemplateName", bool(claim.resource_claim_template_name))]):
@@ -294,7 +280,7 @@ def _named_templates(errs: Errs, path: str, templates: list):
     for i, t in enumerate(templates):
         p = f"{path}[{i}]"
         if t.name and t.name in seen:
-            errs.append((f"{p}.name", f"Duplicate value: {_q(t.name)}"))
+            errs.append(_duplicate(f"{p}.name", t.name))
         seen.add(t.name or "")
         yield p, t
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextvars
 import json
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 from ..api.core import NodeSelector, Pod
 from ..api.dracel import SELECTOR_MAX_LENGTH, TOO_COMPLEX, CELError, compile_selector
@@ -57,6 +57,14 @@ from ..api.validation import (
     label_value_errors,
     qualified_name_errors,
 )
+from .field import bad_value as _q
+from .field import duplicate as _duplicate
+from .field import forbidden as _forbidden
+from .field import invalid as _invalid
+from .field import not_supported as _not_supported
+from .field import required as _required
+from .field import too_long as _too_long
+from .field import too_many as _too_many
 
 __all__ = [
     "default_resource_object",
@@ -103,62 +111,6 @@ _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 
 
 # ------------------------------------------------------------- field errors
-
-
-def _q(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return _go_quote(value)
-    if isinstance(value, (int, Quantity)):
-        return str(value)
-    return json.dumps(value, separators=(",", ":"), default=str)
-
-
-_GO_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _go_quote(s: str) -> str:
-    # Go's %q: backslash escapes for quotes and control characters, printable text kept
-    out = []
-    for ch in s:
-        if ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _invalid(path: str | None, value: Any, detail: str) -> tuple[str | None, str]:
-    return path, f"Invalid value: {_q(value)}: {detail}"
-
-
-def _required(path: str | None, detail: str = "") -> tuple[str | None, str]:
-    return path, "Required value" + (f": {detail}" if detail else "")
-
-
-def _forbidden(path: str | None, detail: str) -> tuple[str | None, str]:
-    return path, f"Forbidden: {detail}"
-
-
-def _duplicate(path: str, value: Any) -> tuple[str, str]:
-    return path, f"Duplicate value: {_q(value)}"
-
-
-def _not_supported(path: str, value: Any, allowed: Iterable[str]) -> tuple[str, str]:
-    return path, f"Unsupported value: {_q(value)}: supported values: " + ", ".join(_q(a) for a in allowed)
-
-
-def _too_long(path: str, limit: int) -> tuple[str, str]:
-    return path, f"Too long: may not be more than {limit} bytes"
-
-
-def _too_many(path: str, n: int, limit: int) -> tuple[str, str]:
-    return path, f"Too many: {n}: must have at most {limit} items"
 
 
 def _key(path: str, key: str) -> str:

@@ -47,6 +47,11 @@ from ..api.storage import (
     VolumeAttachment,
 )
 from ..api.validation import dns1123_subdomain_errors, label_value_errors, qualified_name_errors
+from .field import duplicate as _duplicate
+from .field import forbidden as _forbidden
+from .field import invalid as _invalid
+from .field import not_supported as _not_supported
+from .field import required as _required
 
 __all__ = ["set_storage_defaults", "storage_object_errors", "admit_storage_objects", "default_storage_class",
            "STORAGE_KINDS"]
@@ -59,26 +64,6 @@ Errs = list[tuple[str | None, str]]
 _FS_GROUP_POLICIES = ("File", "None", "ReadWriteOnceWithFSType")
 _LIFECYCLE_MODES = ("Ephemeral", "Persistent")
 _CSI_DRIVER_NAME_MAX = 63
-
-
-def _q(v: Any) -> str:
-    return f'"{v}"' if isinstance(v, str) else str(v)
-
-
-def _invalid(path: str | None, value: Any, detail: str) -> tuple[str | None, str]:
-    return path, f"Invalid value: {_q(value)}: {detail}"
-
-
-def _required(path: str | None, detail: str = "") -> tuple[str | None, str]:
-    return path, "Required value" + (f": {detail}" if detail else "")
-
-
-def _forbidden(path: str | None, detail: str) -> tuple[str | None, str]:
-    return path, f"Forbidden: {detail}"
-
-
-def _not_supported(path: str, value: Any, allowed: Iterable[str]) -> tuple[str, str]:
-    return path, f"Unsupported value: {_q(value)}: supported values: " + ", ".join(_q(a) for a in allowed)
 
 
 def _name(errs: Errs, obj: Any) -> None:
@@ -283,7 +268,7 @@ def storage_class_errors(sc: StorageClass) -> Errs:
             if not r.values:
                 errs.append(_required(f"{ep}.values", "must specify as least one value"))
             if r.key in keys:
-                errs.append((f"{ep}.key", f"Duplicate value: {_q(r.key)}"))
+                errs.append(_duplicate(f"{ep}.key", r.key))
             keys.add(r.key or "")
         if term in seen:
             errs.append((p, "Duplicate value: " + str(term.model_dump())))
@@ -321,7 +306,7 @@ def csi_node_errors(node: CSINode) -> Errs:
             for msg in qualified_name_errors(key):
                 errs.append(_invalid(f"{p}.topologyKeys[{j}]", key, msg))
         if d.name in names:
-            errs.append((f"{p}.name", f"Duplicate value: {_q(d.name)}"))
+            errs.append(_duplicate(f"{p}.name", d.name))
         names.add(d.name or "")
     return errs
 

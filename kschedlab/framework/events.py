@@ -198,15 +198,23 @@ def _unwrap(obj):
     return obj
 
 
-def as_objects(old_obj, new_obj, kind: str) -> tuple[Any, Any]:
+def as_objects(old_obj, new_obj, kind: str, hint: str | None = None) -> tuple[Any, Any]:
     """``util.As[*T](oldObj, newObj)``: both objects (either may be None) must be of ``kind``.
 
-    Raises :class:`HintError` naming what was found otherwise.
+    Raises :class:`HintError` naming what was found otherwise; with ``hint`` (the QueueingHint's
+    upstream name) the error is wrapped as the volume plugins wrap it.
+
+    >>> try:
+    ...     as_objects(None, "a string", "Pod", "isSchedulableAfterPodDeleted")
+    ... except HintError as err:
+    ...     print(err)
+    unexpected objects in isSchedulableAfterPodDeleted: expected *v1.Pod, but got str
     """
     old_obj, new_obj = _unwrap(old_obj), _unwrap(new_obj)
     for obj in (new_obj, old_obj):
         if obj is not None and type(obj).__name__ != kind:
-            raise HintError(f"expected *v1.{kind}, but got {type(obj).__name__}")
+            found = f"expected *v1.{kind}, but got {type(obj).__name__}"
+            raise HintError(found if hint is None else f"unexpected objects in {hint}: {found}")
     return old_obj, new_obj
 
 

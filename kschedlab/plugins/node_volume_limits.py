@@ -395,17 +395,10 @@ class NodeVolumeLimits(Plugin):
 
 
 # -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
-def _objects(old_obj, new_obj, kind: str, hint: str):
-    try:
-        return as_objects(old_obj, new_obj, kind)
-    except HintError as err:
-        raise HintError(f"unexpected objects in {hint}: {err}") from None
-
-
 def after_pod_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterPodDeleted``: a placed (or nominated) pod with a claim, an ephemeral or a
     migratable inline volume was deleted."""
-    deleted, _ = _objects(old_obj, new_obj, "Pod", "isSchedulableAfterPodDeleted")
+    deleted, _ = as_objects(old_obj, new_obj, "Pod", "isSchedulableAfterPodDeleted")
     if not deleted.spec.volumes:
         return SKIP
     nominated = deleted.status.nominated_node_name if deleted.status is not None else None
@@ -416,7 +409,7 @@ def after_pod_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
 
 def after_claim_added(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterPVCAdded``: the new claim is one of the pod's (its ephemeral ones included)."""
-    _, pvc = _objects(old_obj, new_obj, "PersistentVolumeClaim", "isSchedulableAfterPVCAdded")
+    _, pvc = as_objects(old_obj, new_obj, "PersistentVolumeClaim", "isSchedulableAfterPVCAdded")
     pod = pod_of(pod_info)
     if (pvc.metadata.namespace or "") != (pod.metadata.namespace or ""):
         return SKIP
@@ -426,7 +419,7 @@ def after_claim_added(pod_info, old_obj, new_obj) -> QueueingHint:
 def after_volume_attachment_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterVolumeAttachmentDeleted``: the pod has a claim, or an inline in-tree
     volume of the deleted attachment's driver."""
-    deleted, _ = _objects(old_obj, new_obj, "VolumeAttachment", "isSchedulableAfterVolumeAttachmentDeleted")
+    deleted, _ = as_objects(old_obj, new_obj, "VolumeAttachment", "isSchedulableAfterVolumeAttachmentDeleted")
     for vol in pod_of(pod_info).spec.volumes:
         if vol.persistent_volume_claim is not None:
             return QUEUE
@@ -443,7 +436,7 @@ def after_volume_attachment_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
 
 def after_csi_node_updated(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterCSINodeUpdated``: some driver's limit went up (a missing count is 0)."""
-    old, new = _objects(old_obj, new_obj, "CSINode", "isSchedulableAfterCSINodeUpdated")
+    old, new = as_objects(old_obj, new_obj, "CSINode", "isSchedulableAfterCSINodeUpdated")
 
     def count(d) -> int:
         return d.allocatable.count if d.allocatable is not None and d.allocatable.count is not None else 0

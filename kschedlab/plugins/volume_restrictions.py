@@ -36,7 +36,6 @@ from kschedlab.framework.events import (
     SKIP,
     ActionType,
     ClusterEvent,
-    HintError,
     QueueingHint,
     as_objects,
     pod_of,
@@ -202,10 +201,7 @@ class VolumeRestrictions(Plugin):
 # -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
 def after_claim_added(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterPersistentVolumeClaimAdded``: Queue when the pod uses the new claim."""
-    try:
-        _, pvc = as_objects(old_obj, new_obj, "PersistentVolumeClaim")
-    except HintError as err:
-        raise HintError(f"unexpected objects in isSchedulableAfterPersistentVolumeClaimChange: {err}") from None
+    _, pvc = as_objects(old_obj, new_obj, "PersistentVolumeClaim", "isSchedulableAfterPersistentVolumeClaimChange")
     pod = pod_of(pod_info)
     if (pvc.metadata.namespace or "") != (pod.metadata.namespace or ""):
         return SKIP
@@ -215,10 +211,7 @@ def after_claim_added(pod_info, old_obj, new_obj) -> QueueingHint:
 def after_pod_deleted(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterPodDeleted``: Queue when the deleted pod (same namespace) held a
     conflicting disk or any claim the pod uses (its access mode is not looked up)."""
-    try:
-        deleted, _ = as_objects(old_obj, new_obj, "Pod")
-    except HintError as err:
-        raise HintError(f"unexpected objects in isSchedulableAfterPodDeleted: {err}") from None
+    deleted, _ = as_objects(old_obj, new_obj, "Pod", "isSchedulableAfterPodDeleted")
     pod = pod_of(pod_info)
     if (deleted.metadata.namespace or "") != (pod.metadata.namespace or ""):
         return SKIP

@@ -55,7 +55,6 @@ from kschedlab.framework.events import (
     STORAGE_CLASS,
     ActionType,
     ClusterEvent,
-    HintError,
     QueueingHint,
     as_objects,
     pod_of,
@@ -208,16 +207,9 @@ class VolumeZone(Plugin):
 
 
 # -- QueueingHints: events that may make a pod this plugin rejected schedulable -------------------
-def _objects(old_obj, new_obj, kind: str, hint: str):
-    try:
-        return as_objects(old_obj, new_obj, kind)
-    except HintError as err:
-        raise HintError(f"unexpected objects in {hint}: {err}") from None
-
-
 def after_claim_change(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterPersistentVolumeClaimChange``: Queue when the pod uses the claim."""
-    _, pvc = _objects(old_obj, new_obj, "PersistentVolumeClaim", "isSchedulableAfterPersistentVolumeClaimChange")
+    _, pvc = as_objects(old_obj, new_obj, "PersistentVolumeClaim", "isSchedulableAfterPersistentVolumeClaimChange")
     pod = pod_of(pod_info)
     if pvc is None or (pod.metadata.namespace or "") != (pvc.metadata.namespace or ""):
         return SKIP
@@ -226,13 +218,13 @@ def after_claim_change(pod_info, old_obj, new_obj) -> QueueingHint:
 
 def after_storage_class_added(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterStorageClassAdded``: only a WaitForFirstConsumer class may help."""
-    _, sc = _objects(None, new_obj, "StorageClass", "isSchedulableAfterStorageClassAdded")
+    _, sc = as_objects(None, new_obj, "StorageClass", "isSchedulableAfterStorageClassAdded")
     return QUEUE if sc.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER else SKIP
 
 
 def after_pv_change(pod_info, old_obj, new_obj) -> QueueingHint:
     """``isSchedulableAfterPersistentVolumeChange``: a new PV, or a PV whose topology labels changed."""
-    old, new = _objects(old_obj, new_obj, "PersistentVolume", "isSchedulableAfterPersistentVolumeChange")
+    old, new = as_objects(old_obj, new_obj, "PersistentVolume", "isSchedulableAfterPersistentVolumeChange")
     if old is None:
         return QUEUE
     return QUEUE if pv_topologies(old) != pv_topologies(new) else SKIP

@@ -86,6 +86,7 @@ from ..api.resources import aggregate_containers
 from ..api.scheduling import PriorityClass, system_priority_classes
 from ..api.tolerations import validate_tolerations
 from .apply import NOT_SERVED, Refusal
+from .priorityclass import PREEMPT_LOWER_PRIORITY, admitted_priority
 
 __all__ = [
     "admit",
@@ -121,7 +122,6 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
 """Gates (at their v1.37 defaults) that change what admission does."""
 
 # messages, as the API server words them
-MSG_NO_PRIORITY_CLASS = "no PriorityClass with name {name} was found"
 MSG_PRIORITY_MISMATCH = (
     "the integer value of priority ({given}) must not be provided in pod spec; "
     "priority admission controller computed {computed} from the given PriorityClass name"
@@ -413,36 +413,21 @@ def _prepare_for_create(pod: Pod, gates: Mapping[str, bool]) -> None:
 
 def _admit_priority(pod: Pod, classes: Mapping[str, PriorityClass], errs: _Errors) -> None:
     spec = pod.spec
-    policy: str | None = None
-    if not spec.priority_class_name:
-        defaults = [pc for pc in classes.values() if pc.global_default]
-        if defaults:
-            # several defaults (a race upstream): the lowest value wins
-            dpc = min(defaults, key=lambda pc: pc.value or 0)
-            spec.priority_class_name = dpc.name
-            priority = dpc.value or 0
-            policy = dpc.effective_preemption_policy()
-        else:
-            # upstream getDefaultPriority: no default class -> priority 0 and PreemptLowerPriority
-            priority = 0
-            policy = "PreemptLowerPriority"
-    else:
-        pc = classes.get(spec.priority_class_name)
-        if pc is None:
-            errs.add("spec.priorityClassName", MSG_NO_PRIORITY_CLASS.format(name=spec.priority_class_name))
-            return
-        priority = pc.value or 0
-        policy = pc.effective_preemption_policy()
+    try:
+        priority, policy = admitted_priority(spec, classes)
+    except LookupError as err:
+        errs.add("spec.priorityClassName", str(err))
+        return
+    # upstream getDefaultPriority: without a default class a pod also gets PreemptLowerPriority
+    policy = policy or PREEMPT_LOWER_PRIORITY
     if spec.priority is not None and spec.priority != priority:
         errs.add("spec.priority", MSG_PRIORITY_MISMATCH.format(given=spec.priority, computed=priority))
         return
     spec.priority = priority
-    if policy is not None:
-        if spec.preemption_policy is not None and spec.preemption_policy != policy:
-            errs.add("spec.preemptionPolicy",
-                     MSG_PREEMPTION_MISMATCH.format(given=spec.preemption_policy, computed=policy))
-            return
-        spec.preemption_policy = policy
+    if spec.preemption_policy is not None and spec.preemption_policy != policy:
+        errs.add("spec.preemptionPolicy", MSG_PREEMPTION_MISMATCH.format(given=spec.preemption_policy, computed=policy))
+        return
+    spec.preemption_policy = policy
 
 
 def _admit_runtime_class(pod: Pod, classes: Mapping[str, RuntimeClass], errs: _Errors) -> None:

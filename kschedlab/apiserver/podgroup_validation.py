@@ -51,6 +51,7 @@ from .field import duplicate as _duplicate
 from .field import forbidden as _forbidden
 from .field import invalid as _invalid
 from .field import required as _required
+from .priorityclass import admitted_priority
 
 __all__ = [
     "validate_pod_group",
@@ -362,20 +363,10 @@ def _admit_priority(obj, classes: Mapping[str, Any], gates: Mapping[str, bool]) 
     """The Priority admission plugin for (composite) pod groups: ``priorityClassName`` ->
     ``priority`` (and ``preemptionPolicy`` with the PodGroupPreemptionPolicy gate)."""
     spec = obj.spec
-    policy: str | None = None
-    if not spec.priority_class_name:
-        defaults = [pc for pc in classes.values() if pc.global_default]
-        if defaults:
-            dpc = min(defaults, key=lambda pc: pc.value or 0)
-            spec.priority_class_name = dpc.name
-            priority, policy = dpc.value or 0, dpc.effective_preemption_policy()
-        else:
-            priority = 0
-    else:
-        pc = classes.get(spec.priority_class_name)
-        if pc is None:
-            return [("spec.priorityClassName", f"no PriorityClass with name {spec.priority_class_name} was found")]
-        priority, policy = pc.value or 0, pc.effective_preemption_policy()
+    try:
+        priority, policy = admitted_priority(spec, classes)
+    except LookupError as err:
+        return [("spec.priorityClassName", str(err))]
     if spec.priority is not None and spec.priority != priority:
         # wording as for pods (the plugin's pod message); not verified against the PodGroup branch
         return [("spec.priority", f"the integer value of priority ({spec.priority}) must not be provided in "

@@ -33,7 +33,7 @@ reserved for system use only. error: system-gold is not a known system priority 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from ..api.errors import ManifestError
 from ..api.scheduling import (
@@ -54,6 +54,8 @@ __all__ = [
     "validate_priority_class",
     "validate_priority_class_update",
     "global_default_class",
+    "admitted_priority",
+    "MSG_NO_PRIORITY_CLASS",
 ]
 
 MIN_INT32 = -(1 << 31)
@@ -76,6 +78,7 @@ _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + r"(\." + _DNS1123_LABEL_FMT + ")*"
 MSG_NOT_SUBDOMAIN = ("Invalid value: \"{name}\": a lowercase RFC 1123 subdomain must consist of lower case "
                      "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
                      "(e.g. 'example.com', regex used for validation is '" + _DNS1123_SUBDOMAIN_FMT + "')")
+MSG_NO_PRIORITY_CLASS = "no PriorityClass with name {name} was found"
 MSG_NAME_TOO_LONG = 'Invalid value: "{name}": must be no more than 253 characters'
 _SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
 
@@ -167,6 +170,36 @@ def global_default_class(classes: Iterable[PriorityClass]) -> PriorityClass | No
         if pc.global_default and (best is None or (best.value or 0) > (pc.value or 0)):
             best = pc
     return best
+
+
+def admitted_priority(spec: Any, classes: Mapping[str, PriorityClass]) -> tuple[int, str | None]:
+    """The Priority admission plugin's reading of a pod's or a pod group's ``priorityClassName``:
+    the priority and preemption policy of the named class; without a name, those of the global
+    default class (whose name is written into ``spec``), or (0, None) when there is none. Raises
+    LookupError with the API server's message when the named class does not exist.
+
+    >>> from types import SimpleNamespace
+    >>> high = PriorityClass.model_validate({"metadata": {"name": "high"}, "value": 1000, "globalDefault": True})
+    >>> spec = SimpleNamespace(priority_class_name=None)
+    >>> admitted_priority(spec, {"high": high}), spec.priority_class_name
+    ((1000, 'PreemptLowerPriority'), 'high')
+    >>> admitted_priority(SimpleNamespace(priority_class_name=None), {})
+    (0, None)
+    >>> admitted_priority(SimpleNamespace(priority_class_name="low"), {"high": high})
+    Traceback (most recent call last):
+    ...
+    LookupError: no PriorityClass with name low was found
+    """
+    if not spec.priority_class_name:
+        dpc = global_default_class(classes.values())
+        if dpc is None:
+            return DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS, None
+        spec.priority_class_name = dpc.name
+        return dpc.value or 0, dpc.effective_preemption_policy()
+    pc = classes.get(spec.priority_class_name)
+    if pc is None:
+        raise LookupError(MSG_NO_PRIORITY_CLASS.format(name=spec.priority_class_name))
+    return pc.value or 0, pc.effective_preemption_policy()
 
 
 def global_default_error(pc: PriorityClass, existing: Iterable[PriorityClass], *, update: bool = False) -> str:

@@ -46,7 +46,7 @@ from .core import Container, Pod, compute_pod_qos
 from .errors import ManifestError, format_path
 from .meta import KubeObject
 from .quantity import Quantity
-from .resources import POD_LEVEL_RESOURCES
+from .resources import POD_LEVEL_RESOURCES, add_resources, aggregate_containers
 
 __all__ = [
     "ResourceQuota",
@@ -153,38 +153,6 @@ class QuotaRefused(ValueError):
 # ------------------------------------------------------------ pod requests and limits
 
 
-def _add(into: dict[str, Quantity], other: Mapping[str, Quantity]) -> None:
-    for k, v in other.items():
-        into[k] = into[k] + v if k in into else v
-
-
-def _max(into: dict[str, Quantity], other: Mapping[str, Quantity]) -> None:
-    for k, v in other.items():
-        if k not in into or v > into[k]:
-            into[k] = v
-
-
-def _aggregate(pod: Pod, which: str) -> dict[str, Quantity]:
-    spec = pod.spec
-    total: dict[str, Quantity] = {}
-    for c in spec.containers:
-        _add(total, getattr(c.resources, which))
-    sidecars: dict[str, Quantity] = {}
-    init_max: dict[str, Quantity] = {}
-    for c in spec.init_containers:
-        own = getattr(c.resources, which)
-        if c.restart_policy == "Always":
-            _add(total, own)
-            _add(sidecars, own)
-            phase = dict(sidecars)
-        else:
-            phase = dict(own)
-            _add(phase, sidecars)
-        _max(init_max, phase)
-    _max(total, init_max)
-    return total
-
-
 def _pod_level_set(pod: Pod) -> bool:
     res = pod.spec.resources
     return res is not None and any(k in POD_LEVEL_RESOURCES for k in (*res.requests, *res.limits))
@@ -198,12 +166,12 @@ def pod_requests_quantities(pod: Pod, *, pod_level_resources: bool = True) -> di
     >>> str(pod_requests_quantities(p)["cpu"])
     '2'
     """
-    reqs = _aggregate(pod, "requests")
+    reqs = aggregate_containers(pod.spec, lambda c: c.resources.requests)
     if pod_level_resources and _pod_level_set(pod):
         for name, q in pod.spec.resources.requests.items():
             if name in POD_LEVEL_RESOURCES:
                 reqs[name] = q
-    _add(reqs, pod.spec.overhead)
+    add_resources(reqs, pod.spec.overhead)
     return reqs
 
 
@@ -215,7 +183,7 @@ def pod_limits_quantities(pod: Pod, *, pod_level_resources: bool = True) -> dict
     >>> {k: str(v) for k, v in pod_limits_quantities(p).items()}
     {'cpu': '3'}
     """
-    lims = _aggregate(pod, "limits")
+    lims = aggregate_containers(pod.spec, lambda c: c.resources.limits)
     if pod_level_resources and _pod_level_set(pod):
         for name, q in pod.spec.resources.limits.items():
             if name in POD_LEVEL_RESOURCES:

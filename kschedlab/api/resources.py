@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .quantity import Quantity
-
 CPU = "cpu"
 MEMORY = "memory"
 EPHEMERAL_STORAGE = "ephemeral-storage"
@@ -46,14 +44,17 @@ def resource_list(values: Mapping) -> dict[str, int]:
     return {name: to_units(name, q) for name, q in values.items()}
 
 
-def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
+def add_resources(into: dict[str, Any], other: Mapping[str, Any]) -> None:
+    """``addResourceList``: ``other``'s values added into ``into`` (ints or Quantities)."""
     for name, value in other.items():
-        into[name] = into.get(name, 0) + value
+        into[name] = into[name] + value if name in into else value
 
 
-def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
+def max_resources(into: dict[str, Any], other: Mapping[str, Any]) -> None:
+    """``maxResourceList``: each of ``into``'s values raised to ``other``'s when that is larger."""
     for name, value in other.items():
-        into[name] = max(into[name], value) if name in into else value
+        if name not in into or value > into[name]:
+            into[name] = value
 
 
 def _container_requests(container, non_missing: Mapping[str, int] | None) -> dict[str, int]:
@@ -68,49 +69,26 @@ def pod_requests(pod, *, non_missing: Mapping[str, int] | None = None,
                  pod_level_resources: bool = True, exclude_overhead: bool = False) -> dict[str, int]:
     """Aggregate requests of ``pod`` (see module docstring)."""
     spec = pod.spec
-    reqs: dict[str, int] = {}
-    for container in spec.containers:
-        _add(reqs, _container_requests(container, non_missing))
-    sidecars: dict[str, int] = {}
-    init_max: dict[str, int] = {}
-    for container in spec.init_containers:
-        creqs = _container_requests(container, non_missing)
-        if container.restart_policy == "Always":
-            _add(reqs, creqs)
-            _add(sidecars, creqs)
-            phase = dict(sidecars)
-        else:
-            phase = dict(creqs)
-            _add(phase, sidecars)
-        _max(init_max, phase)
-    _max(reqs, init_max)
+    reqs: dict[str, int] = aggregate_containers(spec, lambda c: _container_requests(c, non_missing))
     level = getattr(spec, "resources", None)
     if pod_level_resources and level is not None and level.requests:
         for name, q in level.requests.items():
             if name in POD_LEVEL_RESOURCES:
                 reqs[name] = to_units(name, q)
     if not exclude_overhead and spec.overhead:
-        _add(reqs, resource_list(spec.overhead))
+        add_resources(reqs, resource_list(spec.overhead))
     return reqs
 
 
-def _add_into(acc: dict[str, Quantity], rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        acc[k] = acc[k] + v if k in acc else v
-
-
-def _max_into(acc: dict[str, Quantity], rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        if k not in acc or v > acc[k]:
-            acc[k] = v
-
-
-def aggregate_containers(spec, get: Callable[[Any], Mapping[str, Quantity]]) -> dict[str, Quantity]:
-    """Effective sum over containers with the sidecar rule (upstream helper).
+def aggregate_containers(spec, get: Callable[[Any], Mapping[str, Any]],
+                         container_fn: Callable[[Any], None] | None = None) -> dict[str, Any]:
+    """Effective sum over containers with the sidecar rule (upstream ``AggregateContainerRequests``
+    / ``AggregateContainerLimits``), of what ``get`` reads from each container (ints or Quantities).
 
     Regular containers and sidecars (restartable init containers) add up; each
     plain init container counts with the sidecars started before it; the
-    result is the max of the two.
+    result is the max of the two. ``container_fn`` sees each regular container's
+    resources and each init container's phase, as upstream's ``ContainerFn`` does.
 
     >>> from kschedlab.api.core import Container, PodSpec
     >>> spec = PodSpec(containers=[Container(resources={"requests": {"cpu": "1"}})],
@@ -118,21 +96,25 @@ def aggregate_containers(spec, get: Callable[[Any], Mapping[str, Quantity]]) -> 
     >>> str(aggregate_containers(spec, lambda c: c.resources.requests)["cpu"])
     '2'
     """
-    result: dict[str, Quantity] = {}
+    result: dict[str, Any] = {}
     for c in spec.containers:
-        _add_into(result, get(c))
-    sidecars: dict[str, Quantity] = {}
-    init_max: dict[str, Quantity] = {}
+        own = get(c)
+        if container_fn is not None:
+            container_fn(own)
+        add_resources(result, own)
+    sidecars: dict[str, Any] = {}
+    init_max: dict[str, Any] = {}
     for c in spec.init_containers:
-        res = get(c)
+        own = get(c)
         if c.restart_policy == "Always":
-            _add_into(result, res)
-            _add_into(sidecars, res)
-            use = dict(sidecars)
+            add_resources(result, own)
+            add_resources(sidecars, own)
+            phase = dict(sidecars)
         else:
-            use = {}
-            _add_into(use, res)
-            _add_into(use, sidecars)
-        _max_into(init_max, use)
-    _max_into(result, init_max)
+            phase = dict(own)
+            add_resources(phase, sidecars)
+        if container_fn is not None:
+            container_fn(phase)
+        max_resources(init_max, phase)
+    max_resources(result, init_max)
     return result

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from kschedlab.api.quantity import Quantity
-from kschedlab.api.resources import CPU, MEMORY, pod_requests, resource_list
+from kschedlab.api.resources import CPU, MEMORY, aggregate_containers, pod_requests, resource_list
 
 __all__ = [
     "MIN_SHARES",
@@ -139,15 +139,6 @@ def hugepage_limits(resources: Mapping[str, Any]) -> dict[int, int]:
     return out
 
 
-def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
-    for k, v in other.items():
-        into[k] = into.get(k, 0) + v
-
-
-def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
-    for k, v in other.items():
-        if k not in into or v > into[k]:
-            into[k] = v
 
 
 def _pod_level_set(pod) -> bool:
@@ -174,30 +165,7 @@ def pod_limits(pod, *, pod_level_resources: bool = True, exclude_overhead: bool 
     {'cpu': 1250}
     """
     spec = pod.spec
-    limits: dict[str, int] = {}
-
-    def seen(res: dict[str, int]) -> None:
-        if container_fn is not None:
-            container_fn(res)
-
-    for c in spec.containers:
-        own = resource_list(c.resources.limits)
-        seen(own)
-        _add(limits, own)
-    sidecars: dict[str, int] = {}
-    init_max: dict[str, int] = {}
-    for c in spec.init_containers:
-        own = resource_list(c.resources.limits)
-        if c.restart_policy == "Always":
-            _add(limits, own)
-            _add(sidecars, own)
-            phase = dict(sidecars)
-        else:
-            phase = dict(own)
-            _add(phase, sidecars)
-        seen(phase)
-        _max(init_max, phase)
-    _max(limits, init_max)
+    limits: dict[str, int] = aggregate_containers(spec, lambda c: resource_list(c.resources.limits), container_fn)
     if pod_level_resources and _pod_level_set(pod):
         for name, q in spec.resources.limits.items():
             if name in _POD_LEVEL:

@@ -20,7 +20,6 @@ fill the cluster's devices completely.)
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass
 
@@ -29,7 +28,7 @@ from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
 from kschedlab.scheduler import Scheduler
-from kschedlab.scheduler_perf.measure import MEASURED_GC_THRESHOLDS, peak_rss_mb, per_second, window_times
+from kschedlab.scheduler_perf.measure import MeasuredPhase, peak_rss_mb, per_second
 from kschedlab.scheduler_perf.templates import LABEL_HOSTNAME, make_nodes, make_pods
 
 DRA_DRIVER = "test-driver.cdi.k8s.io"
@@ -256,30 +255,12 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
         from tqdm.auto import tqdm
 
         queue = tqdm(queue, desc=name, unit="pod")
-    results, stamps, cpu_stamps = [], [], []
-    clock = time.perf_counter
-    # as run_workload: the objects built so far stay for the whole run, so the cyclic garbage
-    # collector is kept from walking them again and again while the measured pods run
-    gc.collect()
-    gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*MEASURED_GC_THRESHOLDS)
-    with evaluation_timer(cel_timing) as cel:
-        if profile is not None:
-            profile.enable()
-        cpu_start = time.process_time()
-        start = clock()
+    results = []
+    with evaluation_timer(cel_timing) as cel, MeasuredPhase(profile) as run:
         for q in queue:
             results.append(scheduler.schedule_one(q.pod_info.key))
-            stamps.append(clock())
-            cpu_stamps.append(time.process_time())
-        cpu = time.process_time() - cpu_start
-        if profile is not None:
-            profile.disable()
-    gc.set_threshold(*thresholds)
-    gc.unfreeze()
-    elapsed, k, first, last = window_times(stamps, start, window)
-    _, _, cpu_first, cpu_last = window_times(cpu_stamps, cpu_start, window)
+            run.stamp()
+    cpu = run.cpu
     claims = cluster.objects.get("ResourceClaim", {}).values()
     extra: dict = {}
     if reference:
@@ -302,16 +283,8 @@ def run_dra_workload(name: str = "SchedulingWithResourceClaimTemplate", *, nodes
         "unschedulable": sum(r.node is None for r in results),
         "claims": len(claims),
         "claims_allocated": sum(c.status is not None and c.status.allocation is not None for c in claims),
-        "seconds": round(elapsed, 3),
-        "pods_per_second": per_second(len(results), elapsed),
         "upstream_threshold": w.threshold,
-        "window": k,
-        "first_window_pods_per_second": per_second(k, first),
-        "last_window_pods_per_second": per_second(k, last),
-        "cpu_seconds": round(cpu, 3),
-        "pods_per_cpu_second": per_second(len(results), cpu),
-        "first_window_pods_per_cpu_second": per_second(k, cpu_first),
-        "last_window_pods_per_cpu_second": per_second(k, cpu_last),
+        **run.rates(len(results), window),
         "controller_seconds": round(controller_seconds, 3),
         "cel_timing": cel_timing,
         "cel_evaluations": cel.evaluations if cel_timing else None,

@@ -49,7 +49,6 @@ measured pods, so a per-pod cost that grows with the number of placed pods shows
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass, field
 
@@ -63,7 +62,7 @@ from kschedlab.perf_floors import FLOOR_SHAPES, resource_totals, shape_floor
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.dra import DRA_WORKLOADS, run_dra_workload
 from kschedlab.scheduler_perf.gang import GANG_WORKLOADS, run_gang_workload
-from kschedlab.scheduler_perf.measure import MEASURED_GC_THRESHOLDS, peak_rss_mb, per_second, window_times
+from kschedlab.scheduler_perf.measure import MeasuredPhase, peak_rss_mb, per_second
 from kschedlab.scheduler_perf.templates import (
     LABEL_ZONE,
     NODE_CHURN,
@@ -289,57 +288,37 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
 
         queue = tqdm(queue, desc=name, unit="pod")
     results = []
-    stamps = []
-    cpu_stamps = []
     attempts = preemptions = victims = batched = 0
-    clock = time.perf_counter
     churn = None
     if w.churn is not None:
         interval = (w.churn.interval_ms if churn_interval_ms is None else churn_interval_ms) / 1000
         churn = _ChurnRunner(w.churn, cluster, scheduler, interval, seed)
-    # the objects built so far (nodes, pods, init placements) stay for the whole run: keep the
-    # cyclic garbage collector from walking them again and again while the measured pods run
-    gc.collect()
-    gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*MEASURED_GC_THRESHOLDS)
-    if profile is not None:
-        profile.enable()
-    cpu_start = time.process_time()
-    start = clock()
-    if churn is not None:
-        churn.start(start)
-    for q in queue:
+    with MeasuredPhase(profile) as run:
         if churn is not None:
-            churn.run_due(clock())
-        key = q.pod_info.key
-        before = len(cluster.pods)
-        result = scheduler.schedule_one(key)
-        attempts += 1
-        batched += result.trace is not None and result.trace.batched
-        status = cluster.pods[key].status
-        if result.node is None and status is not None and status.nominated_node_name:
-            preemptions += 1
-            victims += before - len(cluster.pods)
+            churn.start(run.start)
+        for q in queue:
+            if churn is not None:
+                churn.run_due(time.perf_counter())
+            key = q.pod_info.key
+            before = len(cluster.pods)
             result = scheduler.schedule_one(key)
             attempts += 1
-        results.append(result)
-        stamps.append(clock())
-        cpu_stamps.append(time.process_time())
-    cpu = time.process_time() - cpu_start
-    if profile is not None:
-        profile.disable()
-    gc.set_threshold(*thresholds)
-    gc.unfreeze()
-    elapsed, k, first, last = window_times(stamps, start, window)
-    _, _, cpu_first, cpu_last = window_times(cpu_stamps, cpu_start, window)
+            batched += result.trace is not None and result.trace.batched
+            status = cluster.pods[key].status
+            if result.node is None and status is not None and status.nominated_node_name:
+                preemptions += 1
+                victims += before - len(cluster.pods)
+                result = scheduler.schedule_one(key)
+                attempts += 1
+            results.append(result)
+            run.stamp()
     extra: dict = {}
     if churn is not None:
         extra = {"churn_ticks": churn.ticks, "churn_pods": churn.pods}
     if reference:
         ref = (shape_floor(name, n_nodes, n_init, n_measure, seed=seed) if name in FLOOR_SHAPES
                else numpy_reference(n_nodes, n_init, n_measure, seed=seed))
-        rate = per_second(len(results), cpu)
+        rate = per_second(len(results), run.cpu)
         extra["reference_pods_per_cpu_second"] = ref["pods_per_cpu_second"]
         extra["reference_ratio"] = (round(ref["pods_per_cpu_second"] / rate, 2)
                                     if rate and ref["pods_per_cpu_second"] else None)
@@ -351,21 +330,13 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
         "pods": len(results),
         "scheduled": sum(r.node is not None for r in results),
         "unschedulable": sum(r.node is None for r in results),
-        "seconds": round(elapsed, 3),
-        "pods_per_second": per_second(len(results), elapsed),
-        "window": k,
-        "first_window_pods_per_second": per_second(k, first),
-        "last_window_pods_per_second": per_second(k, last),
         "upstream_threshold": w.threshold,
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "keep_traces": keep_traces,
         "attempts": attempts,
         "preemptions": preemptions,
         "victims": victims,
-        "cpu_seconds": round(cpu, 3),
-        "pods_per_cpu_second": per_second(len(results), cpu),
-        "first_window_pods_per_cpu_second": per_second(k, cpu_first),
-        "last_window_pods_per_cpu_second": per_second(k, cpu_last),
+        **run.rates(len(results), window),
         "batched": batched,
         **extra,
     }

@@ -66,6 +66,23 @@ MAX_SKEW = 5
 AFFINITY_WEIGHT = 2
 
 
+#: node-default.yaml's allocatable cpu (millicores) and memory (bytes)
+NODE_DEFAULT_CPU_MILLI, NODE_DEFAULT_MEMORY = 4000, 32 * 2**30
+
+
+def default_nodes(nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``nodes`` empty node-default.yaml nodes as the floors hold them: allocatable (int64
+    ``[2, nodes]``: cpu, memory), the same as floats, what is used (zeros) and the pods per node.
+
+    >>> alloc, alloc_f, used, count = default_nodes(2)
+    >>> alloc[:, 0].tolist(), alloc_f.dtype.name, used.shape, count.tolist()
+    ([4000, 34359738368], 'float64', (2, 2), [0, 0])
+    """
+    alloc = np.empty((2, nodes), np.int64)
+    alloc[0], alloc[1] = NODE_DEFAULT_CPU_MILLI, NODE_DEFAULT_MEMORY
+    return alloc, alloc.astype(np.float64), np.zeros((2, nodes), np.int64), np.zeros(nodes, np.int64)
+
+
 def resource_totals(alloc: np.ndarray, alloc_f: np.ndarray, used: np.ndarray, want: np.ndarray,
                     feasible: np.ndarray) -> np.ndarray:
     """The summed scores of the default profile's resource plugins for one pod on the ``feasible``
@@ -109,11 +126,7 @@ def shape_floor(name: str, nodes: int, init_pods: int, measure_pods: int, *, see
     dom = _domains(domain_kind, nodes)
     counts = np.zeros(int(dom.max()) + 1 if nodes else 1, np.int64)
     rng = random.Random(seed)
-    alloc = np.empty((2, nodes), np.int64)
-    alloc[0], alloc[1] = 4000, 32 * 2**30
-    alloc_f = alloc.astype(np.float64)
-    used = np.zeros((2, nodes), np.int64)
-    count = np.zeros(nodes, np.int64)
+    alloc, alloc_f, used, count = default_nodes(nodes)
     want = np.array([cpu_milli, memory], np.int64)
     to_find = num_feasible_nodes_to_find(0, nodes)
     start = 0
@@ -208,11 +221,7 @@ def gang_floor(name: str, nodes: int, sizes: list[int], *, per_domain: int = 100
     from kschedlab.scheduler.podgroup.algorithm import num_feasible_placements_to_find
 
     rng = random.Random(seed)
-    alloc = np.empty((2, nodes), np.int64)
-    alloc[0], alloc[1] = 4000, 32 * 2**30
-    alloc_f = alloc.astype(np.float64)
-    used = np.zeros((2, nodes), np.int64)
-    count = np.zeros(nodes, np.int64)
+    alloc, alloc_f, used, count = default_nodes(nodes)
     want = np.array([cpu_milli, memory], np.int64)
     weights = np.ones(2, np.int64)
     racks: list[np.ndarray] = []
@@ -307,11 +316,7 @@ def preemption_floor(nodes: int, init_pods: int, measure_pods: int, *, seed: int
 
     rng, offsets = random.Random(seed), random.Random(seed)  # the scheduler's ties, DefaultPreemption's offsets
     num_candidates = DefaultPreemption().calculate_num_candidates
-    alloc = np.empty((2, nodes), np.int64)
-    alloc[0], alloc[1] = 4000, 32 * 2**30
-    alloc_f = alloc.astype(np.float64)
-    used = np.zeros((2, nodes), np.int64)
-    count = np.zeros(nodes, np.int64)
+    alloc, alloc_f, used, count = default_nodes(nodes)
     max_pods = 110
     # each node's pods in the order they came: id (init index, or -1 - measured index), priority, cpu
     width = 8

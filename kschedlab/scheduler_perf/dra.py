@@ -345,7 +345,7 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
     import numpy as np
 
     from kschedlab.api.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
-    from kschedlab.perf_floors import resource_totals
+    from kschedlab.perf_floors import default_nodes, resource_totals
     from kschedlab.scheduler import num_feasible_nodes_to_find
 
     w = DRA_WORKLOADS[name]
@@ -354,11 +354,7 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
     drivers = np.array([DRA_DRIVER] * (nodes * per_node))
     matches = (drivers == DRA_DRIVER).reshape(nodes, per_node)
     allocated = np.zeros((nodes, per_node), dtype=bool)
-    alloc = np.empty((2, nodes), np.int64)
-    alloc[0], alloc[1] = 4000, 32 * 2**30
-    alloc_f = alloc.astype(np.float64)
-    used = np.zeros((2, nodes), np.int64)
-    count = np.zeros(nodes, np.int64)
+    alloc, alloc_f, used, count = default_nodes(nodes)
     want = np.array([DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST], np.int64)
     to_find = num_feasible_nodes_to_find(0, nodes)
     start = 0

@@ -58,7 +58,7 @@ from kschedlab.api.core import Namespace, Node
 from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
-from kschedlab.perf_floors import FLOOR_SHAPES, resource_totals, shape_floor
+from kschedlab.perf_floors import FLOOR_SHAPES, default_nodes, resource_totals, shape_floor
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.dra import DRA_WORKLOADS, run_dra_workload
 from kschedlab.scheduler_perf.gang import GANG_WORKLOADS, run_gang_workload
@@ -170,11 +170,8 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
     from kschedlab.scheduler import num_feasible_nodes_to_find
 
     rng = random.Random(seed)
-    alloc = np.empty((2, nodes), np.int64)
-    alloc[0], alloc[1] = 4000, 32 * 2**30
+    alloc, alloc_f, used, count = default_nodes(nodes)
     max_pods = np.full(nodes, 110, np.int64)
-    used = np.zeros((2, nodes), np.int64)
-    count = np.zeros(nodes, np.int64)
     want = np.array([cpu_milli, memory], np.int64)
     to_find = num_feasible_nodes_to_find(0, nodes)
     start = 0
@@ -184,7 +181,6 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
         frac = np.minimum(requested / alloc_f, 1.0)
         return np.trunc((1 - np.abs(frac[0] - frac[1]) / 2) * 100.0).astype(np.int64)
 
-    alloc_f = alloc.astype(np.float64)
     cpu_start = 0.0
     for i in range(init_pods + measure_pods):
         if i == init_pods:

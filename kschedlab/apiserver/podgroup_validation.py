@@ -51,6 +51,7 @@ from .field import duplicate as _duplicate
 from .field import forbidden as _forbidden
 from .field import invalid as _invalid
 from .field import required as _required
+from .field import too_many as _too_many
 from .priorityclass import admitted_priority
 
 __all__ = [
@@ -145,8 +146,7 @@ def _constraints(errs: Errs, path: str, c: PodGroupSchedulingConstraints | None,
         errs.append(_forbidden(path))
         return
     if len(c.topology) > MAX_TOPOLOGY_CONSTRAINTS:
-        errs.append((f"{path}.topology", f"Too many: {len(c.topology)}: must have at most "
-                                         f"{MAX_TOPOLOGY_CONSTRAINTS} items"))
+        errs.append(_too_many(f"{path}.topology", len(c.topology), MAX_TOPOLOGY_CONSTRAINTS))
         return
     for i, t in enumerate(c.topology):
         _format(errs, f"{path}.topology[{i}].key", t.key, qualified_name_errors, required=True)
@@ -180,7 +180,7 @@ def _workload_ref(errs: Errs, path: str, ref: WorkloadReference | None, required
 
 def _resource_claims(errs: Errs, path: str, claims: list[PodGroupResourceClaim]) -> None:
     if len(claims) > MAX_POD_GROUP_RESOURCE_CLAIMS:
-        errs.append((path, f"Too many: {len(claims)}: must have at most {MAX_POD_GROUP_RESOURCE_CLAIMS} items"))
+        errs.append(_too_many(path, len(claims), MAX_POD_GROUP_RESOURCE_CLAIMS))
         return
     seen: set[str] = set()
     for i, claim in enumerate(claims):
@@ -275,7 +275,7 @@ def _named_templates(errs: Errs, path: str, templates: list):
     """Each template with its path, after the list's size and duplicate-name checks (none
     when the list is too long)."""
     if len(templates) > WORKLOAD_MAX_POD_GROUP_TEMPLATES:
-        errs.append((path, f"Too many: {len(templates)}: must have at most {WORKLOAD_MAX_POD_GROUP_TEMPLATES} items"))
+        errs.append(_too_many(path, len(templates), WORKLOAD_MAX_POD_GROUP_TEMPLATES))
         return
     seen: set[str] = set()
     for i, t in enumerate(templates):

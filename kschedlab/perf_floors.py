@@ -83,6 +83,31 @@ def default_nodes(nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return alloc, alloc.astype(np.float64), np.zeros((2, nodes), np.int64), np.zeros(nodes, np.int64)
 
 
+def feasible_from(feasible: np.ndarray, start: int, to_find: int, nodes: int) -> tuple[np.ndarray, int]:
+    """The first ``to_find`` of the ``feasible`` rows (sorted) from row ``start`` round the end, as
+    the scheduler's rotating start visits them, and how many of the ``nodes`` rows that visit
+    takes (all of them when fewer are found).
+
+    >>> rows, visited = feasible_from(np.array([1, 4, 6, 8]), 5, 2, 10)
+    >>> rows.tolist(), visited
+    ([6, 8], 4)
+    """
+    k = int(np.searchsorted(feasible, start))
+    found = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+    return found, (int(found[-1]) - start) % nodes + 1 if len(found) == to_find else nodes
+
+
+def pick_best(feasible: np.ndarray, total: np.ndarray, rng: random.Random) -> int:
+    """The ``feasible`` row with the highest ``total``, ties drawn as the scheduler draws them (one
+    ``randrange`` over the tied rows, none when one row leads).
+
+    >>> pick_best(np.array([3, 5, 7]), np.array([10, 30, 20]), random.Random(0))
+    5
+    """
+    ties = np.flatnonzero(total == total.max())
+    return int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+
+
 def resource_totals(alloc: np.ndarray, alloc_f: np.ndarray, used: np.ndarray, want: np.ndarray,
                     feasible: np.ndarray) -> np.ndarray:
     """The summed scores of the default profile's resource plugins for one pod on the ``feasible``
@@ -145,12 +170,10 @@ def shape_floor(name: str, nodes: int, init_pods: int, measure_pods: int, *, see
         elif rule == "spread":
             fits &= counts[dom] + 1 - counts.min() <= MAX_SKEW
         feasible = np.flatnonzero(fits)
-        k = int(np.searchsorted(feasible, start))
-        feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+        feasible, processed = feasible_from(feasible, start, to_find, nodes)
         if not len(feasible):
             placements.append(-1)
             continue
-        processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
         start = (start + processed) % nodes
         total = resource_totals(alloc, alloc_f, used, want, feasible)
         if rule == "affinity" and counts.any():
@@ -159,8 +182,7 @@ def shape_floor(name: str, nodes: int, init_pods: int, measure_pods: int, *, see
             norm = ((100.0 * ((raw - lo) / float(hi - lo))).astype(np.int64) if hi > lo
                     else np.zeros(len(raw), np.int64))
             total = total + AFFINITY_WEIGHT * norm
-        ties = np.flatnonzero(total == total.max())
-        pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+        pick = pick_best(feasible, total, rng)
         used[:, pick] += want
         count[pick] += 1
         if rule is not None:
@@ -247,8 +269,7 @@ def gang_floor(name: str, nodes: int, sizes: list[int], *, per_domain: int = 100
                 pick = int(feasible[0])
             else:
                 total = resource_totals(alloc, alloc_f, used, want, feasible)
-                ties = np.flatnonzero(total == total.max())
-                pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+                pick = pick_best(feasible, total, rng)
             used[:, pick] += want
             count[pick] += 1
             picks.append(pick)
@@ -340,13 +361,10 @@ def preemption_floor(nodes: int, init_pods: int, measure_pods: int, *, seed: int
         feasible = np.flatnonzero(~short)
         pick = -1
         if len(feasible):
-            k = int(np.searchsorted(feasible, start))
-            feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
-            processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
+            feasible, processed = feasible_from(feasible, start, to_find, nodes)
             start = (start + processed) % nodes
             total = resource_totals(alloc, alloc_f, used, want, feasible)
-            ties = np.flatnonzero(total == total.max())
-            pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+            pick = pick_best(feasible, total, rng)
         elif nodes:
             # every node failed NodeResourcesFit; Unschedulable where the pod fits the empty node
             potential = np.flatnonzero((alloc[0] >= cpu) & (alloc[1] >= memory))

@@ -345,7 +345,7 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
     import numpy as np
 
     from kschedlab.api.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
-    from kschedlab.perf_floors import default_nodes, resource_totals
+    from kschedlab.perf_floors import default_nodes, feasible_from, pick_best, resource_totals
     from kschedlab.scheduler import num_feasible_nodes_to_find
 
     w = DRA_WORKLOADS[name]
@@ -379,17 +379,14 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
             free = matches & ~allocated
             fits = free.any(axis=1) & (count < 110)
             feasible = np.flatnonzero(fits)
-            k = int(np.searchsorted(feasible, start))
-            feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
-            processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
+            feasible, processed = feasible_from(feasible, start, to_find, nodes)
         if not len(feasible):
             placements.append(None)
             continue
         start = (start + processed) % nodes
         if len(feasible) > 1:
             total = resource_totals(alloc, alloc_f, used, want, feasible)
-            ties = np.flatnonzero(total == total.max())
-            pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+            pick = pick_best(feasible, total, rng)
         else:
             pick = int(feasible[0])
         if held is None:

@@ -58,7 +58,7 @@ from kschedlab.api.core import Namespace, Node
 from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.types import pod_key
-from kschedlab.perf_floors import FLOOR_SHAPES, default_nodes, resource_totals, shape_floor
+from kschedlab.perf_floors import FLOOR_SHAPES, default_nodes, feasible_from, pick_best, resource_totals, shape_floor
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.dra import DRA_WORKLOADS, run_dra_workload
 from kschedlab.scheduler_perf.gang import GANG_WORKLOADS, run_gang_workload
@@ -187,17 +187,14 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
             cpu_start = time.process_time()
         free = alloc - used
         feasible = np.flatnonzero((free[0] >= want[0]) & (free[1] >= want[1]) & (count + 1 <= max_pods))
-        k = int(np.searchsorted(feasible, start))
-        feasible = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
+        feasible, processed = feasible_from(feasible, start, to_find, nodes)
         if not len(feasible):
             placements.append(-1)
             start = start % nodes
             continue
-        processed = (int(feasible[-1]) - start) % nodes + 1 if len(feasible) == to_find else nodes
         start = (start + processed) % nodes
         total = resource_totals(alloc, alloc_f, used, want, feasible)
-        ties = np.flatnonzero(total == total.max())
-        pick = int(feasible[int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])])
+        pick = pick_best(feasible, total, rng)
         used[:, pick] += want
         count[pick] += 1
         placements.append(pick)

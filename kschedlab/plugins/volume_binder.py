@@ -28,7 +28,7 @@ from kschedlab.api.persistentvolume import (
     PersistentVolumeClaim,
 )
 from kschedlab.api.volume import ObjectReference
-from kschedlab.plugins.helper.volumes import claim_key, pod_claim_names
+from kschedlab.plugins.helper.volumes import ERR_BINDING_MODE_NOT_SET, claim_key, pod_claim_names
 from kschedlab.storage.pv_controller import PersistentVolumeController, capacity_for, is_claim_fully_bound
 from kschedlab.storage.pv_helpers import (
     NOT_SUPPORTED_PROVISIONER,
@@ -143,7 +143,7 @@ class VolumeBinder:
         if sc is None:
             return False
         if sc.volume_binding_mode is None:
-            raise BinderError(f'VolumeBindingMode not set for StorageClass "{name}"')
+            raise BinderError(ERR_BINDING_MODE_NOT_SET.format(name))
         return sc.is_wait_for_first_consumer()
 
     def get_pod_volume_claims(self, pod) -> PodVolumeClaims:

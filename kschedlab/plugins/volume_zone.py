@@ -62,6 +62,7 @@ from kschedlab.framework.events import (
 from kschedlab.framework.interface import Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.plugins.helper.volumes import (
+    ERR_BINDING_MODE_NOT_SET,
     NotFound,
     get_pv,
     get_pvc,
@@ -150,7 +151,7 @@ class VolumeZone(Plugin):
                         return [], Status.unresolvable(ERR_NO_PV_NO_CLASS)
                     sc = get_storage_class(cluster, class_name)
                     if sc.volume_binding_mode is None:
-                        return [], Status.unresolvable(f'VolumeBindingMode not set for StorageClass "{class_name}"')
+                        return [], Status.unresolvable(ERR_BINDING_MODE_NOT_SET.format(class_name))
                     if sc.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
                         continue
                     return [], Status.unresolvable(ERR_PV_NO_NAME)

@@ -30,7 +30,10 @@ from kschedlab.framework.signers import VOLUMES_SIGNER_NAME
 
 __all__ = ["NotFound", "claim_key", "claim_name_of", "pod_claim_names", "persistent_volume_claim_names",
            "volume_is_for_pod", "get_pvc", "get_pv", "get_storage_class", "get_csi_driver", "volumes_signer",
-           "sign_volumes"]
+           "sign_volumes", "ERR_BINDING_MODE_NOT_SET"]
+
+#: a StorageClass read without ``volumeBindingMode`` (the API server defaults it; a bare object lacks it)
+ERR_BINDING_MODE_NOT_SET = 'VolumeBindingMode not set for StorageClass "{}"'
 
 
 def claim_name_of(pod, volume) -> tuple[str | None, bool]:

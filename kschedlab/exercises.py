@@ -774,7 +774,7 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
                     solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))
 
 
-#: a mark at the end of the line a predict exercise asks to change
+#: the mark at the end of the line a predict exercise asks to change (an entry's ``note`` may say more)
 CHANGE_MARK = "  # <- change this line"
 _MISSING = object()
 
@@ -953,7 +953,7 @@ class PredictExercise(Exercise):
     digest; :meth:`check` compares a prediction with it.
 
     The book entry (kind ``predict``) names the manifest (``manifests``, under :data:`DATASETS`),
-    the text of the line to mark (``mark``), the ``change`` asked (see :func:`change_problems`)
+    the text of the line to mark (``mark``; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
     and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
     when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
     ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
@@ -1000,18 +1000,20 @@ class PredictExercise(Exercise):
                          solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))
         self.path = DATASETS / entry["manifests"]
         self.mark = entry["mark"]
+        self.note = entry.get("note", "")
         self.change = list(entry["change"])
 
     def _repr_markdown_(self) -> str:
         return super()._repr_markdown_() + (
             "\n\n*Predict, then check:* write your prediction in the answer variable of the next cell before you "
-            "touch the YAML; then make the change in the YAML (the line marked `# <- change this line`) and run "
-            "the cell.")
+            "touch the YAML; then make the change in the YAML (at the line marked `# <-`) and run the cell.")
 
     def manifest(self) -> str:
-        """The exercise's YAML, the line to change ending in :data:`CHANGE_MARK`."""
+        """The exercise's YAML, the lines holding ``mark`` ending in :data:`CHANGE_MARK` (or in the
+        entry's ``note``, such as "add a label below this line")."""
         lines = self.path.read_text(encoding="utf-8").splitlines()
-        return "\n".join(line + CHANGE_MARK if self.mark in line else line for line in lines) + "\n"
+        mark = f"  # <- {self.note}" if self.note else CHANGE_MARK
+        return "\n".join(line + mark if self.mark in line else line for line in lines) + "\n"
 
     def outcome(self, yaml_text: str) -> tuple[Any, list[str]]:
         """``(observed value, lines telling what happened)`` for the YAML ``yaml_text``; raises

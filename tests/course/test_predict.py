@@ -101,7 +101,7 @@ def test_the_notebook_cell_holds_the_exercise_yaml(case):
     given = {t.id: node.value.value for node in ast.parse(cell.source).body if isinstance(node, ast.Assign)
              for t in node.targets if isinstance(t, ast.Name) and isinstance(node.value, ast.Constant)}
     assert given[f"yaml_{number}"] == ex.manifest()
-    assert given[f"yaml_{number}"].count(CHANGE_MARK) >= 1
+    assert given[f"yaml_{number}"].count(f"  # <- {ex.note}" if ex.note else CHANGE_MARK) >= 1
 
 
 BEFORE = """\

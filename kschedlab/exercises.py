@@ -926,9 +926,11 @@ def _observe(report: Any, observe: dict) -> tuple[Any, str]:
         n = sum(st.is_success() for st in (trace.filter_statuses() if trace else {}).values())
         return n, f"{n} node(s) pass Filter for {pod}"
     if what == "score":
-        total = (trace.scores() if trace else {}).get(observe["node"], {}).get("total")
-        said = "is not scored" if total is None else f"scores {total}"
-        return total, f"{pod} {said} on {observe['node']}"
+        row = (trace.scores() if trace else {}).get(observe["node"], {})
+        plugin = observe.get("plugin")
+        value = row.get("total") if plugin is None else row.get(plugin, {}).get("normalized")
+        said = "is not scored" if value is None else f"scores {value}" + (f" ({plugin}, normalized)" if plugin else "")
+        return value, f"{pod} {said} on {observe['node']}"
     raise ValueError(f"unknown observation {what!r}")
 
 
@@ -956,7 +958,8 @@ class PredictExercise(Exercise):
     the text of the line to mark (``mark``; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
     and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
     when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
-    ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
+    ``{what: score, pod: ns/name, node: name}`` (its total score there; with ``plugin: Name``, that
+    plugin's normalized score) or ``{what: running}``
     (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",

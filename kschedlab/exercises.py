@@ -838,9 +838,12 @@ def _differences(a: Any, b: Any, at: tuple = ()) -> list[tuple]:
 
 
 def _object_name(doc: Any) -> str | None:
-    """``Kind namespace/name`` (``Kind name`` without a namespace) of a manifest document."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+    """``Kind namespace/name`` (``Kind name`` without a namespace, ``Kind`` without a name) of a
+    manifest document."""
+    if not isinstance(doc, dict):
         return None
+    if not isinstance(doc.get("metadata"), dict):
+        return str(doc.get("kind"))
     meta = doc["metadata"]
     where = f"{meta['namespace']}/" if meta.get("namespace") else ""
     return f"{doc.get('kind')} {where}{meta.get('name')}"
@@ -908,15 +911,20 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
     return problems
 
 
-def _observe(report: Any, observe: dict) -> tuple[Any, str]:
-    """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report``."""
+def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
+    """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report`` on ``cluster``."""
     what, pod = observe["what"], observe.get("pod")
     by_name = {p.name: p for p in report.pods}
     if what == "running":
         n = sum(p.pod_status == "Running" for p in report.pods)
         return n, f"{n} pod(s) running"
-    if pod not in by_name:
-        raise ValueError(f"the run did not take {pod}")
+    if pod not in by_name:  # not created, bound in the YAML, or named no profile of the scheduler
+        found = cluster.pods.get(pod)
+        if found is None:
+            return None, f"{pod} is not in the cluster"
+        if found.spec.node_name:
+            return found.spec.node_name, f"{pod} is on {found.spec.node_name} (bound in the YAML)"
+        return "Pending", f"{pod} is Pending: no profile is named {found.spec.scheduler_name!r}"
     entry = by_name[pod]
     if what == "node":
         where = entry.node or entry.pod_status
@@ -955,12 +963,13 @@ class PredictExercise(Exercise):
     digest; :meth:`check` compares a prediction with it.
 
     The book entry (kind ``predict``) names the manifest (``manifests``, under :data:`DATASETS`),
-    the text of the line to mark (``mark``; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
+    the text of the line to mark (``mark``, or a list of them; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
     and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
     when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
     ``{what: score, pod: ns/name, node: name}`` (its total score there; with ``plugin: Name``, that
     plugin's normalized score) or ``{what: running}``
     (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome.
+    ``context`` lists manifests loaded beside the student's YAML, unchanged; ``gates``, feature gates.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
     ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
@@ -1002,8 +1011,10 @@ class PredictExercise(Exercise):
                          unit=entry.get("unit", ""),
                          solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))
         self.path = DATASETS / entry["manifests"]
-        self.mark = entry["mark"]
+        self.marks = [entry["mark"]] if isinstance(entry["mark"], str) else list(entry["mark"])
         self.note = entry.get("note", "")
+        self.context = [DATASETS / path for path in entry.get("context", ())]
+        self.gates: dict[str, bool] | None = entry.get("gates")
         self.change = list(entry["change"])
 
     def _repr_markdown_(self) -> str:
@@ -1012,27 +1023,36 @@ class PredictExercise(Exercise):
             "touch the YAML; then make the change in the YAML (at the line marked `# <-`) and run the cell.")
 
     def manifest(self) -> str:
-        """The exercise's YAML, the lines holding ``mark`` ending in :data:`CHANGE_MARK` (or in the
+        """The exercise's YAML, the lines holding a ``mark`` ending in :data:`CHANGE_MARK` (or in the
         entry's ``note``, such as "add a label below this line")."""
         lines = self.path.read_text(encoding="utf-8").splitlines()
         mark = f"  # <- {self.note}" if self.note else CHANGE_MARK
-        return "\n".join(line + mark if self.mark in line else line for line in lines) + "\n"
+        return "\n".join(line + mark if any(m in line for m in self.marks) else line for line in lines) + "\n"
 
     def outcome(self, yaml_text: str) -> tuple[Any, list[str]]:
         """``(observed value, lines telling what happened)`` for the YAML ``yaml_text``; raises
         ValueError (ManifestError, ConfigError) when it cannot be loaded or configured."""
         import warnings
 
+        from kschedlab.apiserver.apply import RefusedObjectsWarning
         from kschedlab.cluster import Cluster
         from kschedlab.controllers.manifests import load_manifests
         from kschedlab.scheduler import Scheduler
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            objects = load_manifests(text=yaml_text, source="your YAML")
-        lines = [f"  refused: {r.kubectl()}" for r in objects.refused]
-        report = Scheduler(Cluster(objects), seed=0).run()
-        value, said = _observe(report, self.observe)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            objects = load_manifests(*self.context, text=yaml_text, source="your YAML", feature_gates=self.gates)
+        lines = [f"  note: {w.message}" for w in caught if not issubclass(w.category, RefusedObjectsWarning)]
+        lines += [f"  refused: {r.kubectl()}" for r in objects.refused]
+        cluster = Cluster(objects)
+        if any(p.spec.resource_claims for p in cluster.pods.values()):
+            from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+            # as `kschedlab schedule`: the resourceclaim controller creates the pods' template claims first
+            lines += [f"  resourceclaim controller: pod {e.pod}: {e.message}"
+                      for e in ResourceClaimController(cluster, seed=0).sync()]
+        report = Scheduler(cluster, gates=self.gates, seed=0).run()
+        value, said = _observe(report, cluster, self.observe)
         return value, ["What the scheduler did with your YAML:", *lines, *_story(report), f"So {said}."]
 
     def try_it(self, yaml_text: Any, prediction: Any = ...) -> bool:
@@ -1046,7 +1066,7 @@ class PredictExercise(Exercise):
             return False
         try:
             problems = change_problems(self.manifest(), yaml_text, self.change)
-            _, lines = self.outcome(yaml_text)
+            observed, lines = self.outcome(yaml_text)
         except ValueError as err:
             print(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
                   "and run the cell again.")
@@ -1058,8 +1078,13 @@ class PredictExercise(Exercise):
             return False
         print("✓ The change asked is made.")
         ok, feedback = self._check(prediction)
-        if answer_key(self.answer_kind, prediction, self.choices) is None:
+        key = answer_key(self.answer_kind, prediction, self.choices)
+        if key is None:
             print(f"✗ {feedback} Write your prediction so it can be compared.")
+            return False
+        if ok != (key == answer_key(self.answer_kind, observed, self.choices)):
+            print("✗ The outcome is not the one the change asked gives: something else in your YAML differs from the "
+                  "exercise's (.manifest()). Start again from it and make only the change asked.")
             return False
         if ok:
             print(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))

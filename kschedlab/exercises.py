@@ -899,7 +899,8 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
         if name in asked_objects:
             continue
         if name not in new:
-            also.append(f"deleted {name}")
+            if not any(n == name for n, _ in asked_fields):  # else already said: the change is on it
+                also.append(f"deleted {name}")
         elif name not in old:
             also.append(f"added {name}")
         else:
@@ -963,13 +964,14 @@ class PredictExercise(Exercise):
     digest; :meth:`check` compares a prediction with it.
 
     The book entry (kind ``predict``) names the manifest (``manifests``, under :data:`DATASETS`),
-    the text of the line to mark (``mark``, or a list of them; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
-    and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
-    when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
-    ``{what: score, pod: ns/name, node: name}`` (its total score there; with ``plugin: Name``, that
-    plugin's normalized score) or ``{what: running}``
-    (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome.
-    ``context`` lists manifests loaded beside the student's YAML, unchanged; ``gates``, feature gates.
+    the text of the line to mark (``mark``, or a list of them; ``note``: what the mark says, when
+    not "change this line"), the ``change`` asked (see :func:`change_problems`) and what to
+    predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status when it is not
+    bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter), ``{what: score, pod:
+    ns/name, node: name}`` (its total score there; with ``plugin: Name``, that plugin's normalized
+    score) or ``{what: running}`` (how many pods the run leaves running). ``answer_sha256`` is the
+    digest of the outcome. ``context`` lists manifests loaded beside the student's YAML, unchanged;
+    ``gates``, feature gates for loading and scheduling.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
     ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
@@ -1089,5 +1091,6 @@ class PredictExercise(Exercise):
         if ok:
             print(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))
             return True
-        print(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above" + (", or ask for a hint with .hint()." if self.hints else "."))
+        print(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above"
+              + (", or ask for a hint with .hint()." if self.hints else "."))
         return False

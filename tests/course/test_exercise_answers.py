@@ -80,7 +80,7 @@ def answers_given_away(path: Path) -> list[str]:
     for where, text in _texts(path):
         flat = " ".join(text.split())
         for pattern in (r"\banswer\s*=", r"\bsolution\s*=", r"\bcheck\s*=", "For teachers", "expected answers:",
-                        r"(✓|✅) Correct", r"^Solution:"):
+                        r"(✓|✅) Correct", r"✓ Your prediction", r"^Solution:"):
             if re.search(pattern, text, re.M):
                 found.append(f"{where}: {pattern}")
         for number, plain in enumerate(ANSWERS.get(path.stem, []), start=1):

@@ -137,6 +137,8 @@ spec: {containers: [{name: c}]}
      [{"object": "Node b", "path": "metadata.labels.zone", "value": "z"}], []),
     (BEFORE, [{"object": "Node b", "path": "metadata.labels.zone", "value": "z"}],
      ["there is no Node b in your YAML; the question asks for one"]),
+    ("---" + BEFORE.split("---")[1], [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}],
+     ["there is no Node a in your YAML; the question asks for one"]),
     (BEFORE.replace("name: c", "name: d").replace("zone: x", "zone: y"),
      [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}],
      ["you also changed Pod default/p spec.containers[0].name: undo that, so the outcome answers the question"]),
@@ -156,3 +158,20 @@ def test_an_outcome_unlike_the_change_asked_is_not_judged(monkeypatch, capsys):
     monkeypatch.setattr(ex, "outcome", lambda text: ("somewhere-else", ["What the scheduler did with your YAML:"]))
     assert ex.try_it(edited, plain["answer"]) is False
     assert "✗ The outcome is not the one the change asked gives" in capsys.readouterr().out
+
+
+def test_a_solved_predict_exercise_is_found_by_the_answer_scan(tmp_path, capsys):
+    """A notebook saved with a predict exercise solved (its prediction, the verdict) fails the scan."""
+    from .test_exercise_answers import answers_given_away
+
+    notebook, number, plain = PREDICT[0]
+    ex = exercise(notebook, number)
+    assert ex.try_it(_edited(ex, plain), plain["answer"]) is True
+    verdict = capsys.readouterr().out
+    nb = nbformat.read(ROOT / "notebooks" / f"{notebook}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and f"ex{number}.try_it(" in c.source)
+    cell.source = cell.source.replace(f"answer_{number} = ...", f"answer_{number} = {plain['answer']!r}")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=verdict)]
+    nbformat.write(nb, tmp_path / f"{notebook}.ipynb")
+    found = answers_given_away(tmp_path / f"{notebook}.ipynb")
+    assert any("✓ Your prediction" in f for f in found) and any(f"answer_{number} holds the answer" in f for f in found)

@@ -849,8 +849,11 @@ def _object_name(doc: Any) -> str | None:
     return f"{doc.get('kind')} {where}{meta.get('name')}"
 
 
-def _by_object(text: str, source: str) -> dict[str, Any]:
-    return {name: doc for doc in safe_load_all(text, source) if (name := _object_name(doc)) is not None}
+def _by_object(text: str, source: str) -> tuple[dict[str, Any], list[str]]:
+    """The documents of ``text`` by :func:`_object_name`, and the names given more than once."""
+    names = [(name, doc) for doc in safe_load_all(text, source) if (name := _object_name(doc)) is not None]
+    seen = [name for name, _ in names]
+    return dict(names), sorted({name for name in seen if seen.count(name) > 1})
 
 
 def _shown(value: Any) -> str:
@@ -874,7 +877,7 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
     >>> change_problems(before, "kind: Node\\nmetadata: {name: a, labels: {x: y}}\\nspec: {unschedulable: true}", ask)
     ['you also changed Node a metadata.labels: undo that, so the outcome answers the question']
     """
-    old, new = _by_object(original, "the exercise's YAML"), _by_object(edited, "your YAML")
+    (old, _), (new, repeated) = _by_object(original, "the exercise's YAML"), _by_object(edited, "your YAML")
     problems, asked_objects, asked_fields = [], set(), []
     for item in change:
         name = item["object"]
@@ -894,7 +897,7 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
         accepted = item["values"] if "values" in item else [item["value"]]
         if not any(got == want or (got is _MISSING and want is None) for want in accepted):
             problems.append(f"{name} {item['path']} is {_shown(got)}; the question asks for {_shown(accepted[0])}")
-    also = []
+    also = [f"wrote {name} twice" for name in repeated]
     for name in [*old, *(n for n in new if n not in old)]:
         if name in asked_objects:
             continue

@@ -142,6 +142,8 @@ spec: {containers: [{name: c}]}
     (BEFORE.replace("name: c", "name: d").replace("zone: x", "zone: y"),
      [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}],
      ["you also changed Pod default/p spec.containers[0].name: undo that, so the outcome answers the question"]),
+    (BEFORE + "---" + BEFORE.split("---")[1], [], ["you also wrote Pod default/p twice: undo that, so the outcome "
+                                                 "answers the question"]),
     (BEFORE + "---\nkind: Node\nmetadata: {name: b}\n", [{"object": "Node a", "path": "metadata.labels.zone",
                                                           "value": "x"}],
      ["you also added Node b: undo that, so the outcome answers the question"]),

@@ -982,8 +982,8 @@ class PredictExercise(Exercise):
     ...          "answer_sha256": answer_digest("demo#1", "node-2"), "solution_base64": ""}
     >>> ex = PredictExercise(entry, "demo#1")
     >>> yaml_text = ex.manifest()
-    >>> [line for line in yaml_text.splitlines() if "change this" in line]
-    ['spec: {unschedulable: true}  # <- change this line']
+    >>> [line for line in yaml_text.splitlines() if line.startswith("#") or "change this" in line]
+    ['# datasets/course/00-cordoned.yaml, without its opening comments', 'spec: {unschedulable: true}  # <- change this line']
     >>> ex.try_it(yaml_text, "node-1")
     What the scheduler did with your YAML:
       default/web → node-1
@@ -1028,11 +1028,16 @@ class PredictExercise(Exercise):
             "touch the YAML; then make the change in the YAML (at the line marked `# <-`) and run the cell.")
 
     def manifest(self) -> str:
-        """The exercise's YAML, the lines holding a ``mark`` ending in :data:`CHANGE_MARK` (or in the
-        entry's ``note``, such as "add a label below this line")."""
+        """The exercise's YAML: the manifest without its opening comments (a dataset's comments often
+        tell the outcomes an exercise asks for), the lines holding a ``mark`` ending in
+        :data:`CHANGE_MARK` (or in the entry's ``note``, such as "add a label below this line")."""
         lines = self.path.read_text(encoding="utf-8").splitlines()
+        while lines and (not lines[0].strip() or lines[0].startswith("#") or lines[0].strip() == "---"):
+            lines.pop(0)
         mark = f"  # <- {self.note}" if self.note else CHANGE_MARK
-        return "\n".join(line + mark if any(m in line for m in self.marks) else line for line in lines) + "\n"
+        head = f"# {self.path.relative_to(DATASETS.parent)}, without its opening comments"
+        return "\n".join([head, *(line + mark if any(m in line for m in self.marks) else line
+                                   for line in lines)]) + "\n"
 
     def outcome(self, yaml_text: str) -> tuple[Any, list[str]]:
         """``(observed value, lines telling what happened)`` for the YAML ``yaml_text``; raises

@@ -64,6 +64,8 @@ __all__ = [
     "pre_enqueue_task",
     "function_task",
     "selector_task",
+    "sweep_task",
+    "SWEEP_METRICS",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -474,6 +476,79 @@ def policy_task(reference: str, seed: int, nodes: int, pods: int) -> Callable[[A
     return check
 
 
+#: what :func:`sweep_task` compares run by run: the numbers of a sweep's row that depend only on the
+#: run's placements (every column of ``SUMMARY_COLUMNS`` but the two wall-clock ones)
+SWEEP_METRICS = ("pods", "scheduled", "scheduled_fraction", "pending_p50", "pending_p90", "pending_p99",
+                 "pending_max", "cpu_utilization_mean", "gpu_utilization_mean", "cpu_fragmentation_mean",
+                 "gpu_fragmentation_mean", "preemptions", "evictions", "gangs", "gang_wait_p50", "gang_wait_p90",
+                 "gang_wait_max", "attempts", "end_time")
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def sweep_task(reference: str, plugin_config: Sequence[dict], workload: dict,
+               seeds: Sequence[int]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task of notebook 18: a Score plugin class that, swept over ``seeds``,
+    must give the numbers the in-tree ``reference`` gives.
+
+    The grid is two arms × one workload × ``seeds`` (:func:`kschedlab.research.sweep.plan`), each
+    run a full simulation (:func:`kschedlab.research.run.execute`, what each Dask task of a sweep
+    runs) in this process: the default profile with ``plugin_config`` (its ``pluginConfig``, both
+    arms), and the same with the student's plugin in place of ``reference`` at ``score``, with
+    ``reference``'s weight. ``workload`` holds the arguments of
+    :class:`~kschedlab.research.run.Workload`. Every number of :data:`SWEEP_METRICS` must be the
+    same seed by seed.
+
+    >>> from kschedlab.plugins.node_resources_fit import NodeResourcesFit
+    >>> class Fit(NodeResourcesFit):
+    ...     name = "Fit"
+    >>> wl = {"name": "tiny", "generate": {"jobs": 6, "arrival_rate": 0.5}, "nodes": {"count": 2}}
+    >>> check = sweep_task("NodeResourcesFit", [], wl, [0])
+    >>> check(Fit)
+    (True, '')
+    >>> check(NodeResourcesFit)
+    (False, "give your plugin a name of its own (not 'NodeResourcesFit').")
+    """
+    from kschedlab.framework.profile import resolve_profile
+    from kschedlab.research.run import Variant, Workload, execute
+    from kschedlab.research.sweep import plan
+
+    weight = resolve_profile({}).weights[reference]
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler", "pluginConfig": list(plugin_config)}
+    base = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [profile]}
+    replaced = {**base, "profiles": [{**profile, "plugins": {"score": {"disabled": [{"name": reference}]}}}]}
+    load = Workload(**workload)
+    wanted: dict[int, dict[str, Any]] = {}
+
+    def check(answer: Any) -> tuple[bool, str]:
+        problem = _not_a_plugin(answer, reference, ("score", "score_nodes"), "a Score plugin class "
+                                "(class MyScore(Plugin): ...)")
+        if problem:
+            return False, problem
+        if not wanted:
+            for run in plan({reference: base}, [Variant(reference)], [load], seeds):
+                wanted[run.seed] = execute(run)
+        yours = Variant("yours", plugins={answer.name: answer},
+                        enable=({"name": answer.name, "weight": weight, "point": "score"},))
+        for run in plan({"yours": replaced}, [yours], [load], seeds):
+            try:
+                got = execute(run)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"seed {run.seed}: your plugin raised {type(err).__name__}: {err}."
+            want = wanted[run.seed]
+            for metric in SWEEP_METRICS:
+                if not _same_number(got[metric], want[metric]):
+                    return False, (f"seed {run.seed}: {metric} is {got[metric]:.6g} with your plugin, "
+                                   f"{want[metric]:.6g} with {reference}.")
+        return True, ""
+    return check
+
+
 def pre_enqueue_task(reference: str, manifests: str | Path, pods: Sequence[str],
                      gates: dict[str, bool] | None = None) -> Callable[[Any], tuple[bool, str]]:
     """A check for a coding task: a PreEnqueue plugin class that must agree with ``reference``.
@@ -761,6 +836,8 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
         check = pre_enqueue_task(entry["reference"], entry["manifests"], entry["pods"], entry.get("gates"))
     elif kind == "selector":
         check = selector_task(entry["manifests"], entry["answer_sha256"], salt)
+    elif kind == "sweep":
+        check = sweep_task(entry["reference"], entry.get("plugin_config", ()), entry["workload"], entry["seeds"])
     elif kind == "function":
         check = function_task(entry["reference"], entry["cases"], entry.get("manifests"))
     else:

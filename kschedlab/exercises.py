@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from kschedlab.api.quantity import Quantity
-from kschedlab.api.safe_yaml import safe_load
+from kschedlab.api.safe_yaml import safe_load, safe_load_all
 
 __all__ = [
     "Exercise",
@@ -66,6 +66,7 @@ __all__ = [
     "selector_task",
     "sweep_task",
     "SWEEP_METRICS",
+    "PredictExercise",
     "exercise",
     "BOOK",
     "DATASETS",
@@ -840,9 +841,302 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
         check = sweep_task(entry["reference"], entry.get("plugin_config", ()), entry["workload"], entry["seeds"])
     elif kind == "function":
         check = function_task(entry["reference"], entry["cases"], entry.get("manifests"))
+    elif kind == "predict":
+        return PredictExercise(entry, salt)
     else:
         check = digest_equals(kind, entry["answer_sha256"], salt, choices)
     return Exercise(entry["question"], choices=choices, check=check, open_ended=kind == "explain",
                     hints=entry.get("hints", []), explanation=entry.get("explanation", ""),
                     unit=entry.get("unit", ""),
                     solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))
+
+
+#: the mark at the end of the line a predict exercise asks to change (an entry's ``note`` may say more)
+CHANGE_MARK = "  # <- change this line"
+_MISSING = object()
+
+
+def _field_path(path: str) -> list[str | int]:
+    """The parts of a field path: ``spec.containers[0].name``, ``metadata.labels["a.b/c"]``.
+
+    >>> _field_path('spec.topologySpreadConstraints[0].maxSkew')
+    ['spec', 'topologySpreadConstraints', 0, 'maxSkew']
+    >>> _field_path('metadata.labels["topology.kubernetes.io/zone"]')
+    ['metadata', 'labels', 'topology.kubernetes.io/zone']
+    """
+    import re
+
+    parts: list[str | int] = []
+    for name, index, key in re.findall(r'([^.\[\]]+)|\[(\d+)\]|\["([^"]+)"\]', path):
+        parts.append(name or (int(index) if index else key))
+    return parts
+
+
+def _show_path(parts: Sequence[str | int]) -> str:
+    """The text of a field path (the inverse of :func:`_field_path`).
+
+    >>> _show_path(['metadata', 'labels', 'topology.kubernetes.io/zone', ]), _show_path(['spec', 'x', 0])
+    ('metadata.labels["topology.kubernetes.io/zone"]', 'spec.x[0]')
+    """
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif "." in part or "/" in part:
+            out += f'["{part}"]'
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def _field(doc: Any, parts: Sequence[str | int]) -> Any:
+    for part in parts:
+        if isinstance(part, int) and isinstance(doc, list) and part < len(doc):
+            doc = doc[part]
+        elif isinstance(part, str) and isinstance(doc, dict) and part in doc:
+            doc = doc[part]
+        else:
+            return _MISSING
+    return doc
+
+
+def _differences(a: Any, b: Any, at: tuple = ()) -> list[tuple]:
+    """The field paths where ``a`` and ``b`` differ (a list of another length differs as a whole).
+
+    >>> _differences({"a": [1, 2], "b": {"c": 1}}, {"a": [1, 3], "b": {}, "d": 0})
+    [('a', 1), ('b', 'c'), ('d',)]
+    """
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in [*a, *(k for k in b if k not in a)]
+                for d in _differences(a.get(k, _MISSING), b.get(k, _MISSING), at + (k,))]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, at + (i,))]
+    return [] if a == b else [at]
+
+
+def _object_name(doc: Any) -> str | None:
+    """``Kind namespace/name`` (``Kind name`` without a namespace) of a manifest document."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+        return None
+    meta = doc["metadata"]
+    where = f"{meta['namespace']}/" if meta.get("namespace") else ""
+    return f"{doc.get('kind')} {where}{meta.get('name')}"
+
+
+def _by_object(text: str, source: str) -> dict[str, Any]:
+    return {name: doc for doc in safe_load_all(text, source) if (name := _object_name(doc)) is not None}
+
+
+def _shown(value: Any) -> str:
+    return "(not set)" if value is _MISSING or value is None else repr(value) if isinstance(value, str) else str(value)
+
+
+def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[str]:
+    """What keeps ``edited`` (manifest text) from being ``original`` with ``change`` made, in words.
+
+    Each item of ``change`` names an ``object`` (``Kind namespace/name``) and either a field
+    ``path`` with the ``value`` it must have (or ``values``: any of them; ``null``: the field not
+    set; an object not in ``original`` is to be added), or ``deleted: true``. Any other
+    difference is reported too.
+
+    >>> before = "kind: Node\\nmetadata: {name: a}\\nspec: {unschedulable: false}\\n"
+    >>> ask = [{"object": "Node a", "path": "spec.unschedulable", "value": True}]
+    >>> change_problems(before, before, ask)
+    ['Node a spec.unschedulable is False; the question asks for True']
+    >>> change_problems(before, before.replace("false", "true"), ask)
+    []
+    >>> change_problems(before, "kind: Node\\nmetadata: {name: a, labels: {x: y}}\\nspec: {unschedulable: true}", ask)
+    ['you also changed Node a metadata.labels: undo that, so the outcome answers the question']
+    """
+    old, new = _by_object(original, "the exercise's YAML"), _by_object(edited, "your YAML")
+    problems, asked_objects, asked_fields = [], set(), []
+    for item in change:
+        name = item["object"]
+        if item.get("deleted"):
+            asked_objects.add(name)
+            if name in new:
+                problems.append(f"{name} is still there; the question asks to delete it")
+            continue
+        if name not in old:
+            asked_objects.add(name)
+        parts = _field_path(item["path"])
+        asked_fields.append((name, tuple(parts)))
+        if name not in new:
+            problems.append(f"there is no {name} in your YAML; the question asks for one")
+            continue
+        got = _field(new[name], parts)
+        accepted = item["values"] if "values" in item else [item["value"]]
+        if not any(got == want or (got is _MISSING and want is None) for want in accepted):
+            problems.append(f"{name} {item['path']} is {_shown(got)}; the question asks for {_shown(accepted[0])}")
+    also = []
+    for name in [*old, *(n for n in new if n not in old)]:
+        if name in asked_objects:
+            continue
+        if name not in new:
+            also.append(f"deleted {name}")
+        elif name not in old:
+            also.append(f"added {name}")
+        else:
+            also += [f"changed {name} {_show_path(diff)}" for diff in _differences(old[name], new[name])
+                     if not any((n == name and (diff[:len(p)] == p or p[:len(diff)] == diff))
+                                for n, p in asked_fields)]
+    if also:
+        problems.append(f"you also {', '.join(also)}: undo that, so the outcome answers the question")
+    return problems
+
+
+def _observe(report: Any, observe: dict) -> tuple[Any, str]:
+    """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report``."""
+    what, pod = observe["what"], observe.get("pod")
+    by_name = {p.name: p for p in report.pods}
+    if what == "running":
+        n = sum(p.pod_status == "Running" for p in report.pods)
+        return n, f"{n} pod(s) running"
+    if pod not in by_name:
+        raise ValueError(f"the run did not take {pod}")
+    entry = by_name[pod]
+    if what == "node":
+        where = entry.node or entry.pod_status
+        return where, f"{pod} is {'on ' + where if entry.node else where}"
+    trace = entry.result.trace if entry.result is not None else None
+    if what == "feasible":
+        n = sum(st.is_success() for st in (trace.filter_statuses() if trace else {}).values())
+        return n, f"{n} node(s) pass Filter for {pod}"
+    if what == "score":
+        total = (trace.scores() if trace else {}).get(observe["node"], {}).get("total")
+        said = "is not scored" if total is None else f"scores {total}"
+        return total, f"{pod} {said} on {observe['node']}"
+    raise ValueError(f"unknown observation {what!r}")
+
+
+def _story(report: Any) -> list[str]:
+    """One line per pod of a run: its node, or its status and why."""
+    lines = []
+    for p in report.pods:
+        if p.pod_status == "Running":
+            lines.append(f"  {p.name} → {p.node}")
+        elif p.pod_status == "Terminating":
+            lines.append(f"  {p.name}: Terminating (preempted by {p.preempted_by})")
+        else:
+            lines.append(f"  {p.name}: {p.pod_status}: {p.message or p.last_failure}")
+    return lines
+
+
+class PredictExercise(Exercise):
+    """"Predict, then change the YAML and check": the student writes a prediction, makes the
+    change the question asks in the exercise's manifest (:meth:`manifest`, the line to change
+    marked) and runs :meth:`try_it`, which schedules the edited YAML, tells what happened and
+    whether the prediction and the change are right. The expected outcome is kept only as a
+    digest; :meth:`check` compares a prediction with it.
+
+    The book entry (kind ``predict``) names the manifest (``manifests``, under :data:`DATASETS`),
+    the text of the line to mark (``mark``; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
+    and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
+    when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
+    ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
+    (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome.
+
+    >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
+    ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
+    ...          "change": [{"object": "Node node-2", "path": "spec.unschedulable", "values": [False, None]}],
+    ...          "answer_sha256": answer_digest("demo#1", "node-2"), "solution_base64": ""}
+    >>> ex = PredictExercise(entry, "demo#1")
+    >>> yaml_text = ex.manifest()
+    >>> [line for line in yaml_text.splitlines() if "change this" in line]
+    ['spec: {unschedulable: true}  # <- change this line']
+    >>> ex.try_it(yaml_text, "node-1")
+    What the scheduler did with your YAML:
+      default/web → node-1
+      default/node-agent → node-2
+    So default/web is on node-1.
+    ✗ The change asked is not made yet: Node node-2 spec.unschedulable is True; the question asks for False.
+    Your prediction is judged once the change asked is made.
+    False
+    >>> ex.try_it(yaml_text.replace("unschedulable: true", "unschedulable: false"), "node-2")
+    What the scheduler did with your YAML:
+      default/web → node-2
+      default/node-agent → node-1
+    So default/web is on node-2.
+    ✓ The change asked is made.
+    ✓ Your prediction (node-2) was right.
+    True
+    >>> ex.try_it("kind: Node\\nmetadata: {name: [}", "node-2")
+    Your YAML cannot be used: your YAML:2: invalid YAML: did not find expected node content (column 19)
+    Fix it (or take the exercise's YAML again: .manifest()) and run the cell again.
+    False
+    """
+
+    def __init__(self, entry: dict, salt: str) -> None:
+        self.observe = dict(entry["observe"])
+        self.answer_kind = "number" if self.observe["what"] != "node" else ("choice" if entry.get("choices")
+                                                                           else "text")
+        super().__init__(entry["question"], choices=entry.get("choices", ()),
+                         check=digest_equals(self.answer_kind, entry["answer_sha256"], salt, entry.get("choices", ())),
+                         hints=entry.get("hints", []), explanation=entry.get("explanation", ""),
+                         unit=entry.get("unit", ""),
+                         solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))
+        self.path = DATASETS / entry["manifests"]
+        self.mark = entry["mark"]
+        self.note = entry.get("note", "")
+        self.change = list(entry["change"])
+
+    def _repr_markdown_(self) -> str:
+        return super()._repr_markdown_() + (
+            "\n\n*Predict, then check:* write your prediction in the answer variable of the next cell before you "
+            "touch the YAML; then make the change in the YAML (at the line marked `# <-`) and run the cell.")
+
+    def manifest(self) -> str:
+        """The exercise's YAML, the lines holding ``mark`` ending in :data:`CHANGE_MARK` (or in the
+        entry's ``note``, such as "add a label below this line")."""
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        mark = f"  # <- {self.note}" if self.note else CHANGE_MARK
+        return "\n".join(line + mark if self.mark in line else line for line in lines) + "\n"
+
+    def outcome(self, yaml_text: str) -> tuple[Any, list[str]]:
+        """``(observed value, lines telling what happened)`` for the YAML ``yaml_text``; raises
+        ValueError (ManifestError, ConfigError) when it cannot be loaded or configured."""
+        import warnings
+
+        from kschedlab.cluster import Cluster
+        from kschedlab.controllers.manifests import load_manifests
+        from kschedlab.scheduler import Scheduler
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            objects = load_manifests(text=yaml_text, source="your YAML")
+        lines = [f"  refused: {r.kubectl()}" for r in objects.refused]
+        report = Scheduler(Cluster(objects), seed=0).run()
+        value, said = _observe(report, self.observe)
+        return value, ["What the scheduler did with your YAML:", *lines, *_story(report), f"So {said}."]
+
+    def try_it(self, yaml_text: Any, prediction: Any = ...) -> bool:
+        """Schedule ``yaml_text``, print what happened, then whether the change asked is made and
+        whether ``prediction`` is right; True when both are."""
+        if is_unanswered(prediction):
+            print("Predict first: write your prediction in the answer variable, then run the cell again.")
+            return False
+        if not isinstance(yaml_text, str):
+            print(f"Give the YAML as a string, not {yaml_text!r}.")
+            return False
+        try:
+            problems = change_problems(self.manifest(), yaml_text, self.change)
+            _, lines = self.outcome(yaml_text)
+        except ValueError as err:
+            print(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
+                  "and run the cell again.")
+            return False
+        print("\n".join(lines))
+        if problems:
+            print("✗ The change asked is not made yet: " + "; ".join(problems) + ".")
+            print("Your prediction is judged once the change asked is made.")
+            return False
+        print("✓ The change asked is made.")
+        ok, feedback = self._check(prediction)
+        if answer_key(self.answer_kind, prediction, self.choices) is None:
+            print(f"✗ {feedback} Write your prediction so it can be compared.")
+            return False
+        if ok:
+            print(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))
+            return True
+        print(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above" + (", or ask for a hint with .hint()." if self.hints else "."))
+        return False

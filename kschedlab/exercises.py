@@ -1034,7 +1034,9 @@ class PredictExercise(Exercise):
     and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
     when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
     ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
-    (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome.
+    (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome. A
+    KubeSchedulerConfiguration among the YAML's documents configures the scheduler; ``gates`` (feature
+    gate -> bool) are set for loading and scheduling.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
     ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
@@ -1078,6 +1080,7 @@ class PredictExercise(Exercise):
         self.path = DATASETS / entry["manifests"]
         self.mark = entry["mark"]
         self.note = entry.get("note", "")
+        self.gates = dict(entry.get("gates") or {})
         self.change = list(entry["change"])
 
     def _repr_markdown_(self) -> str:
@@ -1101,11 +1104,18 @@ class PredictExercise(Exercise):
         from kschedlab.controllers.manifests import load_manifests
         from kschedlab.scheduler import Scheduler
 
+        from kschedlab.api.config import KubeSchedulerConfiguration
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            objects = load_manifests(text=yaml_text, source="your YAML")
+            objects = load_manifests(text=yaml_text, source="your YAML", feature_gates=self.gates or None)
         lines = [f"  refused: {r.kubectl()}" for r in objects.refused]
-        report = Scheduler(Cluster(objects), seed=0).run()
+        configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
+        if len(configs) > 1:
+            raise ValueError("your YAML: more than one KubeSchedulerConfiguration")
+        for config in configs:
+            objects.remove(config)
+        report = Scheduler(Cluster(objects), configs[0] if configs else None, gates=self.gates, seed=0).run()
         value, said = _observe(report, self.observe)
         return value, ["What the scheduler did with your YAML:", *lines, *_story(report), f"So {said}."]
 

@@ -915,7 +915,14 @@ def _differences(a: Any, b: Any, at: tuple = ()) -> list[tuple]:
 
 
 def _object_name(doc: Any) -> str | None:
-    """``Kind namespace/name`` (``Kind name`` without a namespace) of a manifest document."""
+    """``Kind namespace/name`` (``Kind name`` without a namespace) of a manifest document; ``Kind``
+    alone for a document without metadata (a KubeSchedulerConfiguration).
+
+    >>> _object_name({"kind": "KubeSchedulerConfiguration", "profiles": []})
+    'KubeSchedulerConfiguration'
+    """
+    if isinstance(doc, dict) and "metadata" not in doc and isinstance(doc.get("kind"), str):
+        return doc["kind"]
     if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
         return None
     meta = doc["metadata"]
@@ -1009,6 +1016,80 @@ def _observe(report: Any, observe: dict) -> tuple[Any, str]:
     raise ValueError(f"unknown observation {what!r}")
 
 
+def _eviction_rank(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
+    """``(rank, lines)``: where the kubelet puts ``observe["pod"]`` (1: evicted first) when it ranks the
+    Pods of ``yaml_text`` for pressure on ``observe["signal"]`` (default ``memory.available``), with the
+    usage of the one NodeStatsSummary there."""
+    from kschedlab.api.core import Pod
+    from kschedlab.api.loader import load_text
+    from kschedlab.api.nodestats import NodeStatsSummary
+    from kschedlab.kubelet.ranking import pod_priority, rank_pods
+
+    objects = load_text(yaml_text, source="your YAML")
+    stats = [o for o in objects if isinstance(o, NodeStatsSummary)]
+    if len(stats) != 1:
+        raise ValueError(f"your YAML: {len(stats)} NodeStatsSummary documents; the kubelet reads exactly one")
+    ranked = rank_pods([o for o in objects if isinstance(o, Pod)], stats[0].summary()["pods"],
+                       observe.get("signal", "memory.available"))
+    names = [f"{p.metadata.namespace}/{p.metadata.name}" for p in ranked]
+    if observe["pod"] not in names:
+        raise ValueError(f"your YAML: there is no {observe['pod']} to rank")
+    rank = names.index(observe["pod"]) + 1
+    lines = [f"  {i}. {name} (priority {pod_priority(p)})" for i, (name, p) in enumerate(zip(names, ranked), 1)]
+    return rank, ["How the kubelet ranks the pods of your YAML for eviction (1 goes first):", *lines,
+                  f"So {observe['pod']} is at rank {rank}."]
+
+
+def _thresholds_met(yaml_text: str) -> tuple[int, list[str]]:
+    """``(met, lines)``: how many eviction thresholds of the YAML's one KubeletConfiguration the
+    signals of its one NodeStatsSummary are below (hard and soft alike, grace periods aside)."""
+    from kschedlab.api.kubeletconfig import KubeletConfiguration
+    from kschedlab.api.loader import load_text
+    from kschedlab.api.nodestats import NodeStatsSummary
+    from kschedlab.kubelet import eviction_config, make_signal_observations, thresholds_met
+    from kschedlab.kubelet.thresholds import get_threshold_quantity
+
+    objects = load_text(yaml_text, source="your YAML")
+    configs = [o for o in objects if isinstance(o, KubeletConfiguration)]
+    stats = [o for o in objects if isinstance(o, NodeStatsSummary)]
+    if len(configs) != 1 or len(stats) != 1:
+        raise ValueError(f"your YAML: {len(configs)} KubeletConfiguration and {len(stats)} NodeStatsSummary "
+                         "documents; the kubelet reads exactly one of each")
+    thresholds = eviction_config(configs[0]).thresholds
+    observed = make_signal_observations(stats[0].summary())
+    met = thresholds_met(thresholds, observed, False)
+    lines = ["What the kubelet sees with your YAML:"]
+    for t in thresholds:
+        o = observed.get(t.signal)
+        if o is not None:
+            lines.append(f"  {t.signal}: available {o.available}, threshold "
+                         f"{get_threshold_quantity(t.value, o.capacity)}: {'met' if t in met else 'not met'}")
+    return len(met), [*lines, f"So {len(met)} threshold(s) met."]
+
+
+def _evictions(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
+    """``(allowed, lines)``: the pods of ``observe["pods"]`` evicted back to back through the eviction
+    API (one second apart, from t = 100 s) once the disruption controller has computed the budgets of
+    ``yaml_text``; ``allowed`` counts the evictions answered 200."""
+    import warnings
+
+    from kschedlab.cluster import Cluster
+    from kschedlab.controllers.manifests import load_manifests
+    from kschedlab.eviction import disruption
+    from kschedlab.eviction.api_initiated import evict
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = Cluster(load_manifests(text=yaml_text, source="your YAML"))
+    disruption.refresh(cluster, now=0)
+    lines, allowed = ["What the API server answered with your YAML:"], 0
+    for i, pod in enumerate(observe["pods"]):
+        response = evict(cluster, pod, now=100 + i)
+        allowed += response.code == 200
+        lines.append(f"  evict {pod}: {response.code}" + (f" {response.message}" if response.message else " (evicted)"))
+    return allowed, [*lines, f"So {allowed} eviction(s) allowed."]
+
+
 def _story(report: Any) -> list[str]:
     """One line per pod of a run: its node, or its status and why."""
     lines = []
@@ -1036,7 +1117,13 @@ class PredictExercise(Exercise):
     ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
     (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome. A
     KubeSchedulerConfiguration among the YAML's documents configures the scheduler; ``gates`` (feature
-    gate -> bool) are set for loading and scheduling.
+    gate -> bool) are set for loading and scheduling. ``{what: eviction_rank, pod: ns/name}`` asks no
+    scheduler: the kubelet ranks the YAML's Pods for eviction (``signal``, default ``memory.available``)
+    with the usage of its NodeStatsSummary, and the pod's place (1: evicted first) is the outcome;
+    ``{what: evictions, pods: [ns/name, ...]}`` evicts the pods back to back through the eviction API
+    once the disruption controller has computed the budgets, and counts the evictions allowed;
+    ``{what: thresholds_met}`` counts the eviction thresholds of the YAML's KubeletConfiguration that the
+    signals of its NodeStatsSummary are below.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
     ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
@@ -1100,11 +1187,17 @@ class PredictExercise(Exercise):
         ValueError (ManifestError, ConfigError) when it cannot be loaded or configured."""
         import warnings
 
+        if self.observe["what"] == "eviction_rank":
+            return _eviction_rank(yaml_text, self.observe)
+        if self.observe["what"] == "evictions":
+            return _evictions(yaml_text, self.observe)
+        if self.observe["what"] == "thresholds_met":
+            return _thresholds_met(yaml_text)
+
+        from kschedlab.api.config import KubeSchedulerConfiguration
         from kschedlab.cluster import Cluster
         from kschedlab.controllers.manifests import load_manifests
         from kschedlab.scheduler import Scheduler
-
-        from kschedlab.api.config import KubeSchedulerConfiguration
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -1117,7 +1117,8 @@ class PredictExercise(Exercise):
     ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
     (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome. A
     KubeSchedulerConfiguration among the YAML's documents configures the scheduler; ``gates`` (feature
-    gate -> bool) are set for loading and scheduling. ``{what: eviction_rank, pod: ns/name}`` asks no
+    gate -> bool) are set for loading and scheduling; ``registry`` (``"module:NAME"``) names the
+    out-of-tree plugins the configuration may enable. ``{what: eviction_rank, pod: ns/name}`` asks no
     scheduler: the kubelet ranks the YAML's Pods for eviction (``signal``, default ``memory.available``)
     with the usage of its NodeStatsSummary, and the pod's place (1: evicted first) is the outcome;
     ``{what: evictions, pods: [ns/name, ...]}`` evicts the pods back to back through the eviction API
@@ -1168,6 +1169,7 @@ class PredictExercise(Exercise):
         self.mark = entry["mark"]
         self.note = entry.get("note", "")
         self.gates = dict(entry.get("gates") or {})
+        self.registry = entry.get("registry")
         self.change = list(entry["change"])
 
     def _repr_markdown_(self) -> str:
@@ -1208,7 +1210,14 @@ class PredictExercise(Exercise):
             raise ValueError("your YAML: more than one KubeSchedulerConfiguration")
         for config in configs:
             objects.remove(config)
-        report = Scheduler(Cluster(objects), configs[0] if configs else None, gates=self.gates, seed=0).run()
+        registry = None
+        if self.registry:
+            import importlib
+
+            module, name = self.registry.split(":")
+            registry = getattr(importlib.import_module(module), name)
+        report = Scheduler(Cluster(objects), configs[0] if configs else None, gates=self.gates, registry=registry,
+                           seed=0).run()
         value, said = _observe(report, self.observe)
         return value, ["What the scheduler did with your YAML:", *lines, *_story(report), f"So {said}."]
 

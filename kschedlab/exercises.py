@@ -915,16 +915,12 @@ def _differences(a: Any, b: Any, at: tuple = ()) -> list[tuple]:
 
 
 def _object_name(doc: Any) -> str | None:
-    """``Kind namespace/name`` (``Kind name`` without a namespace) of a manifest document; ``Kind``
-    alone for a document without metadata (a KubeSchedulerConfiguration).
-
-    >>> _object_name({"kind": "KubeSchedulerConfiguration", "profiles": []})
-    'KubeSchedulerConfiguration'
-    """
-    if isinstance(doc, dict) and "metadata" not in doc and isinstance(doc.get("kind"), str):
-        return doc["kind"]
-    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+    """``Kind namespace/name`` (``Kind name`` without a namespace, ``Kind`` without a name) of a
+    manifest document."""
+    if not isinstance(doc, dict):
         return None
+    if not isinstance(doc.get("metadata"), dict):
+        return str(doc.get("kind"))
     meta = doc["metadata"]
     where = f"{meta['namespace']}/" if meta.get("namespace") else ""
     return f"{doc.get('kind')} {where}{meta.get('name')}"
@@ -992,15 +988,20 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
     return problems
 
 
-def _observe(report: Any, observe: dict) -> tuple[Any, str]:
-    """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report``."""
+def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
+    """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report`` on ``cluster``."""
     what, pod = observe["what"], observe.get("pod")
     by_name = {p.name: p for p in report.pods}
     if what == "running":
         n = sum(p.pod_status == "Running" for p in report.pods)
         return n, f"{n} pod(s) running"
-    if pod not in by_name:
-        raise ValueError(f"the run did not take {pod}")
+    if pod not in by_name:  # not created, bound in the YAML, or named no profile of the scheduler
+        found = cluster.pods.get(pod)
+        if found is None:
+            return None, f"{pod} is not in the cluster"
+        if found.spec.node_name:
+            return found.spec.node_name, f"{pod} is on {found.spec.node_name} (bound in the YAML)"
+        return "Pending", f"{pod} is Pending: no profile is named {found.spec.scheduler_name!r}"
     entry = by_name[pod]
     if what == "node":
         where = entry.node or entry.pod_status
@@ -1010,9 +1011,11 @@ def _observe(report: Any, observe: dict) -> tuple[Any, str]:
         n = sum(st.is_success() for st in (trace.filter_statuses() if trace else {}).values())
         return n, f"{n} node(s) pass Filter for {pod}"
     if what == "score":
-        total = (trace.scores() if trace else {}).get(observe["node"], {}).get("total")
-        said = "is not scored" if total is None else f"scores {total}"
-        return total, f"{pod} {said} on {observe['node']}"
+        row = (trace.scores() if trace else {}).get(observe["node"], {})
+        plugin = observe.get("plugin")
+        value = row.get("total") if plugin is None else row.get(plugin, {}).get("normalized")
+        said = "is not scored" if value is None else f"scores {value}" + (f" ({plugin}, normalized)" if plugin else "")
+        return value, f"{pod} {said} on {observe['node']}"
     raise ValueError(f"unknown observation {what!r}")
 
 
@@ -1111,20 +1114,21 @@ class PredictExercise(Exercise):
     digest; :meth:`check` compares a prediction with it.
 
     The book entry (kind ``predict``) names the manifest (``manifests``, under :data:`DATASETS`),
-    the text of the line to mark (``mark``; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
+    the text of the line to mark (``mark``, or a list of them; ``note``: what the mark says, when not "change this line"), the ``change`` asked (see :func:`change_problems`)
     and what to predict (``observe``): ``{what: node, pod: ns/name}`` (its node, or its status
     when it is not bound), ``{what: feasible, pod: ns/name}`` (how many nodes pass Filter),
-    ``{what: score, pod: ns/name, node: name}`` (its total score there) or ``{what: running}``
-    (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome. A
-    KubeSchedulerConfiguration among the YAML's documents configures the scheduler; ``gates`` (feature
-    gate -> bool) are set for loading and scheduling; ``registry`` (``"module:NAME"``) names the
-    out-of-tree plugins the configuration may enable. ``{what: eviction_rank, pod: ns/name}`` asks no
-    scheduler: the kubelet ranks the YAML's Pods for eviction (``signal``, default ``memory.available``)
-    with the usage of its NodeStatsSummary, and the pod's place (1: evicted first) is the outcome;
-    ``{what: evictions, pods: [ns/name, ...]}`` evicts the pods back to back through the eviction API
-    once the disruption controller has computed the budgets, and counts the evictions allowed;
-    ``{what: thresholds_met}`` counts the eviction thresholds of the YAML's KubeletConfiguration that the
-    signals of its NodeStatsSummary are below.
+    ``{what: score, pod: ns/name, node: name}`` (its total score there; with ``plugin: Name``, that
+    plugin's normalized score) or ``{what: running}``
+    (how many pods the run leaves running). ``answer_sha256`` is the digest of the outcome.
+    ``context`` lists manifests loaded beside the student's YAML, unchanged; ``gates``, feature gates;
+    ``registry`` (``"module:NAME"``), the out-of-tree plugins a configuration may enable. A
+    KubeSchedulerConfiguration among the YAML's documents configures the scheduler.
+    ``{what: eviction_rank, pod: ns/name}`` asks no scheduler: the kubelet ranks the YAML's Pods for
+    eviction (``signal``, default ``memory.available``) with the usage of its NodeStatsSummary, and the
+    pod's place (1: evicted first) is the outcome; ``{what: evictions, pods: [ns/name, ...]}`` evicts the
+    pods back to back through the eviction API once the disruption controller has computed the budgets,
+    and counts the evictions allowed; ``{what: thresholds_met}`` counts the eviction thresholds of the
+    YAML's KubeletConfiguration that the signals of its NodeStatsSummary are below.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
     ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
@@ -1166,9 +1170,10 @@ class PredictExercise(Exercise):
                          unit=entry.get("unit", ""),
                          solution=base64.b64decode(entry["solution_base64"]).decode("utf-8"))
         self.path = DATASETS / entry["manifests"]
-        self.mark = entry["mark"]
+        self.marks = [entry["mark"]] if isinstance(entry["mark"], str) else list(entry["mark"])
         self.note = entry.get("note", "")
-        self.gates = dict(entry.get("gates") or {})
+        self.context = [DATASETS / path for path in entry.get("context", ())]
+        self.gates: dict[str, bool] | None = entry.get("gates")
         self.registry = entry.get("registry")
         self.change = list(entry["change"])
 
@@ -1178,11 +1183,11 @@ class PredictExercise(Exercise):
             "touch the YAML; then make the change in the YAML (at the line marked `# <-`) and run the cell.")
 
     def manifest(self) -> str:
-        """The exercise's YAML, the lines holding ``mark`` ending in :data:`CHANGE_MARK` (or in the
+        """The exercise's YAML, the lines holding a ``mark`` ending in :data:`CHANGE_MARK` (or in the
         entry's ``note``, such as "add a label below this line")."""
         lines = self.path.read_text(encoding="utf-8").splitlines()
         mark = f"  # <- {self.note}" if self.note else CHANGE_MARK
-        return "\n".join(line + mark if self.mark in line else line for line in lines) + "\n"
+        return "\n".join(line + mark if any(m in line for m in self.marks) else line for line in lines) + "\n"
 
     def outcome(self, yaml_text: str) -> tuple[Any, list[str]]:
         """``(observed value, lines telling what happened)`` for the YAML ``yaml_text``; raises
@@ -1197,28 +1202,37 @@ class PredictExercise(Exercise):
             return _thresholds_met(yaml_text)
 
         from kschedlab.api.config import KubeSchedulerConfiguration
+        from kschedlab.apiserver.apply import RefusedObjectsWarning
         from kschedlab.cluster import Cluster
         from kschedlab.controllers.manifests import load_manifests
         from kschedlab.scheduler import Scheduler
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            objects = load_manifests(text=yaml_text, source="your YAML", feature_gates=self.gates or None)
-        lines = [f"  refused: {r.kubectl()}" for r in objects.refused]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            objects = load_manifests(*self.context, text=yaml_text, source="your YAML", feature_gates=self.gates)
+        lines = [f"  note: {w.message}" for w in caught if not issubclass(w.category, RefusedObjectsWarning)]
+        lines += [f"  refused: {r.kubectl()}" for r in objects.refused]
         configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
         if len(configs) > 1:
             raise ValueError("your YAML: more than one KubeSchedulerConfiguration")
         for config in configs:
             objects.remove(config)
+        cluster = Cluster(objects)
+        if any(p.spec.resource_claims for p in cluster.pods.values()):
+            from kschedlab.dra.resourceclaim_controller import ResourceClaimController
+
+            # as `kschedlab schedule`: the resourceclaim controller creates the pods' template claims first
+            lines += [f"  resourceclaim controller: pod {e.pod}: {e.message}"
+                      for e in ResourceClaimController(cluster, seed=0).sync()]
         registry = None
         if self.registry:
             import importlib
 
             module, name = self.registry.split(":")
             registry = getattr(importlib.import_module(module), name)
-        report = Scheduler(Cluster(objects), configs[0] if configs else None, gates=self.gates, registry=registry,
+        report = Scheduler(cluster, configs[0] if configs else None, gates=self.gates, registry=registry,
                            seed=0).run()
-        value, said = _observe(report, self.observe)
+        value, said = _observe(report, cluster, self.observe)
         return value, ["What the scheduler did with your YAML:", *lines, *_story(report), f"So {said}."]
 
     def try_it(self, yaml_text: Any, prediction: Any = ...) -> bool:
@@ -1232,7 +1246,7 @@ class PredictExercise(Exercise):
             return False
         try:
             problems = change_problems(self.manifest(), yaml_text, self.change)
-            _, lines = self.outcome(yaml_text)
+            observed, lines = self.outcome(yaml_text)
         except ValueError as err:
             print(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
                   "and run the cell again.")
@@ -1244,8 +1258,13 @@ class PredictExercise(Exercise):
             return False
         print("✓ The change asked is made.")
         ok, feedback = self._check(prediction)
-        if answer_key(self.answer_kind, prediction, self.choices) is None:
+        key = answer_key(self.answer_kind, prediction, self.choices)
+        if key is None:
             print(f"✗ {feedback} Write your prediction so it can be compared.")
+            return False
+        if ok != (key == answer_key(self.answer_kind, observed, self.choices)):
+            print("✗ The outcome is not the one the change asked gives: something else in your YAML differs from the "
+                  "exercise's (.manifest()). Start again from it and make only the change asked.")
             return False
         if ok:
             print(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))

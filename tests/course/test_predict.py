@@ -72,8 +72,7 @@ def test_broken_yaml_gets_a_sentence(case, capsys):
     notebook, number, plain = case
     ex = exercise(notebook, number)
     edited = _edited(ex, plain)
-    for broken in (edited.replace("kind:", "kind: [", 1), edited.replace("apiVersion: v1", "apiVersion: v0"),
-                   "just: [text"):
+    for broken in (edited.replace("kind:", "kind: [", 1), edited.replace("metadata:", "metdata:", 1), "just: [text"):
         assert ex.try_it(broken, plain["answer"]) is False
         out = capsys.readouterr().out
         assert out.startswith("Your YAML cannot be used: your YAML") and "Traceback" not in out
@@ -102,6 +101,17 @@ def test_the_notebook_cell_holds_the_exercise_yaml(case):
              for t in node.targets if isinstance(t, ast.Name) and isinstance(node.value, ast.Constant)}
     assert given[f"yaml_{number}"] == ex.manifest()
     assert given[f"yaml_{number}"].count(f"  # <- {ex.note}" if ex.note else CHANGE_MARK) >= 1
+
+
+def test_what_the_loader_skips_is_told(capsys):
+    ex = exercise("07-framework", 3)
+    edited = _edited(ex, next(p for n, k, p in PREDICT if (n, k) == ("07-framework", 3)))
+    assert ex.try_it(edited.replace("apiVersion: kubescheduler", "apiVersion: nope.kubescheduler", 1), "c") is False
+    out = capsys.readouterr().out
+    assert "  note: skipped 1 object of kinds the scheduler does not use: KubeSchedulerConfiguration (1)" in out
+    assert "So default/disco is Pending: no profile is named 'bin-packing-scheduler'." in out
+    assert ("✗ The change asked is not made yet: you also changed KubeSchedulerConfiguration apiVersion: undo that, "
+            "so the outcome answers the question.") in out
 
 
 BEFORE = """\
@@ -136,3 +146,13 @@ spec: {containers: [{name: c}]}
 ])
 def test_change_problems(edited, change, said):
     assert change_problems(BEFORE, edited, change) == said
+
+
+def test_an_outcome_unlike_the_change_asked_is_not_judged(monkeypatch, capsys):
+    """Should an edit the change check cannot see move the outcome, the prediction is not judged right or wrong."""
+    notebook, number, plain = PREDICT[0]
+    ex = exercise(notebook, number)
+    edited = _edited(ex, plain)
+    monkeypatch.setattr(ex, "outcome", lambda text: ("somewhere-else", ["What the scheduler did with your YAML:"]))
+    assert ex.try_it(edited, plain["answer"]) is False
+    assert "✗ The outcome is not the one the change asked gives" in capsys.readouterr().out

@@ -14,7 +14,8 @@ smallest = next(w for w in range(1, 50) if schedule_with_profile(
     registry={"RawBlinkingLightScorer": RawBlinkingLightScorer}).node == "node-4")
 packed = compare_profiles(lambda: disco_cluster(1), profiles,
                           registry={"BlinkingLightScorer": BlinkingLightScorer}).loc["default/disco"]
-expected = [(ex1, int(scores[4])), (ex2, smallest), (ex3, "abcd"[ex3.choices.index(packed["bin-packing-scheduler"])])]
+# exercise 3 (predict, then change the YAML) is recomputed from its manifest by tests/course/test_predict.py
+expected = [(ex1, int(scores[4])), (ex2, smallest)]
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question
 print("normalized score with 2 lights:", scores[4], "| smallest raw weight:", smallest,

@@ -64,6 +64,8 @@ __all__ = [
     "pre_enqueue_task",
     "function_task",
     "selector_task",
+    "sweep_task",
+    "SWEEP_METRICS",
     "PredictExercise",
     "exercise",
     "BOOK",
@@ -475,6 +477,79 @@ def policy_task(reference: str, seed: int, nodes: int, pods: int) -> Callable[[A
     return check
 
 
+#: what :func:`sweep_task` compares run by run: the numbers of a sweep's row that depend only on the
+#: run's placements (every column of ``SUMMARY_COLUMNS`` but the two wall-clock ones)
+SWEEP_METRICS = ("pods", "scheduled", "scheduled_fraction", "pending_p50", "pending_p90", "pending_p99",
+                 "pending_max", "cpu_utilization_mean", "gpu_utilization_mean", "cpu_fragmentation_mean",
+                 "gpu_fragmentation_mean", "preemptions", "evictions", "gangs", "gang_wait_p50", "gang_wait_p90",
+                 "gang_wait_max", "attempts", "end_time")
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def sweep_task(reference: str, plugin_config: Sequence[dict], workload: dict,
+               seeds: Sequence[int]) -> Callable[[Any], tuple[bool, str]]:
+    """A check for a coding task of notebook 18: a Score plugin class that, swept over ``seeds``,
+    must give the numbers the in-tree ``reference`` gives.
+
+    The grid is two arms × one workload × ``seeds`` (:func:`kschedlab.research.sweep.plan`), each
+    run a full simulation (:func:`kschedlab.research.run.execute`, what each Dask task of a sweep
+    runs) in this process: the default profile with ``plugin_config`` (its ``pluginConfig``, both
+    arms), and the same with the student's plugin in place of ``reference`` at ``score``, with
+    ``reference``'s weight. ``workload`` holds the arguments of
+    :class:`~kschedlab.research.run.Workload`. Every number of :data:`SWEEP_METRICS` must be the
+    same seed by seed.
+
+    >>> from kschedlab.plugins.node_resources_fit import NodeResourcesFit
+    >>> class Fit(NodeResourcesFit):
+    ...     name = "Fit"
+    >>> wl = {"name": "tiny", "generate": {"jobs": 6, "arrival_rate": 0.5}, "nodes": {"count": 2}}
+    >>> check = sweep_task("NodeResourcesFit", [], wl, [0])
+    >>> check(Fit)
+    (True, '')
+    >>> check(NodeResourcesFit)
+    (False, "give your plugin a name of its own (not 'NodeResourcesFit').")
+    """
+    from kschedlab.framework.profile import resolve_profile
+    from kschedlab.research.run import Variant, Workload, execute
+    from kschedlab.research.sweep import plan
+
+    weight = resolve_profile({}).weights[reference]
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler", "pluginConfig": list(plugin_config)}
+    base = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [profile]}
+    replaced = {**base, "profiles": [{**profile, "plugins": {"score": {"disabled": [{"name": reference}]}}}]}
+    load = Workload(**workload)
+    wanted: dict[int, dict[str, Any]] = {}
+
+    def check(answer: Any) -> tuple[bool, str]:
+        problem = _not_a_plugin(answer, reference, ("score", "score_nodes"), "a Score plugin class "
+                                "(class MyScore(Plugin): ...)")
+        if problem:
+            return False, problem
+        if not wanted:
+            for run in plan({reference: base}, [Variant(reference)], [load], seeds):
+                wanted[run.seed] = execute(run)
+        yours = Variant("yours", plugins={answer.name: answer},
+                        enable=({"name": answer.name, "weight": weight, "point": "score"},))
+        for run in plan({"yours": replaced}, [yours], [load], seeds):
+            try:
+                got = execute(run)
+            except Exception as err:  # the student's code: report its error instead of raising
+                return False, f"seed {run.seed}: your plugin raised {type(err).__name__}: {err}."
+            want = wanted[run.seed]
+            for metric in SWEEP_METRICS:
+                if not _same_number(got[metric], want[metric]):
+                    return False, (f"seed {run.seed}: {metric} is {got[metric]:.6g} with your plugin, "
+                                   f"{want[metric]:.6g} with {reference}.")
+        return True, ""
+    return check
+
+
 def pre_enqueue_task(reference: str, manifests: str | Path, pods: Sequence[str],
                      gates: dict[str, bool] | None = None) -> Callable[[Any], tuple[bool, str]]:
     """A check for a coding task: a PreEnqueue plugin class that must agree with ``reference``.
@@ -762,6 +837,8 @@ def exercise(notebook: str, number: int, *, book: Path = BOOK) -> "Exercise":
         check = pre_enqueue_task(entry["reference"], entry["manifests"], entry["pods"], entry.get("gates"))
     elif kind == "selector":
         check = selector_task(entry["manifests"], entry["answer_sha256"], salt)
+    elif kind == "sweep":
+        check = sweep_task(entry["reference"], entry.get("plugin_config", ()), entry["workload"], entry["seeds"])
     elif kind == "function":
         check = function_task(entry["reference"], entry["cases"], entry.get("manifests"))
     elif kind == "predict":
@@ -946,6 +1023,80 @@ def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
     raise ValueError(f"unknown observation {what!r}")
 
 
+def _eviction_rank(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
+    """``(rank, lines)``: where the kubelet puts ``observe["pod"]`` (1: evicted first) when it ranks the
+    Pods of ``yaml_text`` for pressure on ``observe["signal"]`` (default ``memory.available``), with the
+    usage of the one NodeStatsSummary there."""
+    from kschedlab.api.core import Pod
+    from kschedlab.api.loader import load_text
+    from kschedlab.api.nodestats import NodeStatsSummary
+    from kschedlab.kubelet.ranking import pod_priority, rank_pods
+
+    objects = load_text(yaml_text, source="your YAML")
+    stats = [o for o in objects if isinstance(o, NodeStatsSummary)]
+    if len(stats) != 1:
+        raise ValueError(f"your YAML: {len(stats)} NodeStatsSummary documents; the kubelet reads exactly one")
+    ranked = rank_pods([o for o in objects if isinstance(o, Pod)], stats[0].summary()["pods"],
+                       observe.get("signal", "memory.available"))
+    names = [f"{p.metadata.namespace}/{p.metadata.name}" for p in ranked]
+    if observe["pod"] not in names:
+        raise ValueError(f"your YAML: there is no {observe['pod']} to rank")
+    rank = names.index(observe["pod"]) + 1
+    lines = [f"  {i}. {name} (priority {pod_priority(p)})" for i, (name, p) in enumerate(zip(names, ranked), 1)]
+    return rank, ["How the kubelet ranks the pods of your YAML for eviction (1 goes first):", *lines,
+                  f"So {observe['pod']} is at rank {rank}."]
+
+
+def _thresholds_met(yaml_text: str) -> tuple[int, list[str]]:
+    """``(met, lines)``: how many eviction thresholds of the YAML's one KubeletConfiguration the
+    signals of its one NodeStatsSummary are below (hard and soft alike, grace periods aside)."""
+    from kschedlab.api.kubeletconfig import KubeletConfiguration
+    from kschedlab.api.loader import load_text
+    from kschedlab.api.nodestats import NodeStatsSummary
+    from kschedlab.kubelet import eviction_config, make_signal_observations, thresholds_met
+    from kschedlab.kubelet.thresholds import get_threshold_quantity
+
+    objects = load_text(yaml_text, source="your YAML")
+    configs = [o for o in objects if isinstance(o, KubeletConfiguration)]
+    stats = [o for o in objects if isinstance(o, NodeStatsSummary)]
+    if len(configs) != 1 or len(stats) != 1:
+        raise ValueError(f"your YAML: {len(configs)} KubeletConfiguration and {len(stats)} NodeStatsSummary "
+                         "documents; the kubelet reads exactly one of each")
+    thresholds = eviction_config(configs[0]).thresholds
+    observed = make_signal_observations(stats[0].summary())
+    met = thresholds_met(thresholds, observed, False)
+    lines = ["What the kubelet sees with your YAML:"]
+    for t in thresholds:
+        o = observed.get(t.signal)
+        if o is not None:
+            lines.append(f"  {t.signal}: available {o.available}, threshold "
+                         f"{get_threshold_quantity(t.value, o.capacity)}: {'met' if t in met else 'not met'}")
+    return len(met), [*lines, f"So {len(met)} threshold(s) met."]
+
+
+def _evictions(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
+    """``(allowed, lines)``: the pods of ``observe["pods"]`` evicted back to back through the eviction
+    API (one second apart, from t = 100 s) once the disruption controller has computed the budgets of
+    ``yaml_text``; ``allowed`` counts the evictions answered 200."""
+    import warnings
+
+    from kschedlab.cluster import Cluster
+    from kschedlab.controllers.manifests import load_manifests
+    from kschedlab.eviction import disruption
+    from kschedlab.eviction.api_initiated import evict
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = Cluster(load_manifests(text=yaml_text, source="your YAML"))
+    disruption.refresh(cluster, now=0)
+    lines, allowed = ["What the API server answered with your YAML:"], 0
+    for i, pod in enumerate(observe["pods"]):
+        response = evict(cluster, pod, now=100 + i)
+        allowed += response.code == 200
+        lines.append(f"  evict {pod}: {response.code}" + (f" {response.message}" if response.message else " (evicted)"))
+    return allowed, [*lines, f"So {allowed} eviction(s) allowed."]
+
+
 def _story(report: Any) -> list[str]:
     """One line per pod of a run: its node, or its status and why."""
     lines = []
@@ -974,7 +1125,15 @@ class PredictExercise(Exercise):
     ns/name, node: name}`` (its total score there; with ``plugin: Name``, that plugin's normalized
     score) or ``{what: running}`` (how many pods the run leaves running). ``answer_sha256`` is the
     digest of the outcome. ``context`` lists manifests loaded beside the student's YAML, unchanged;
-    ``gates``, feature gates for loading and scheduling.
+    ``gates``, feature gates for loading and scheduling; ``registry`` (``"module:NAME"``), the
+    out-of-tree plugins a configuration may enable. A KubeSchedulerConfiguration among the YAML's
+    documents configures the scheduler.
+    ``{what: eviction_rank, pod: ns/name}`` asks no scheduler: the kubelet ranks the YAML's Pods for
+    eviction (``signal``, default ``memory.available``) with the usage of its NodeStatsSummary, and the
+    pod's place (1: evicted first) is the outcome; ``{what: evictions, pods: [ns/name, ...]}`` evicts the
+    pods back to back through the eviction API once the disruption controller has computed the budgets,
+    and counts the evictions allowed; ``{what: thresholds_met}`` counts the eviction thresholds of the
+    YAML's KubeletConfiguration that the signals of its NodeStatsSummary are below.
 
     >>> entry = {"question": "Uncordon node-2: where does web go?", "manifests": "course/00-cordoned.yaml",
     ...          "mark": "unschedulable: true", "observe": {"what": "node", "pod": "default/web"},
@@ -1020,6 +1179,7 @@ class PredictExercise(Exercise):
         self.note = entry.get("note", "")
         self.context = [DATASETS / path for path in entry.get("context", ())]
         self.gates: dict[str, bool] | None = entry.get("gates")
+        self.registry = entry.get("registry")
         self.change = list(entry["change"])
 
     def _repr_markdown_(self) -> str:
@@ -1044,6 +1204,14 @@ class PredictExercise(Exercise):
         ValueError (ManifestError, ConfigError) when it cannot be loaded or configured."""
         import warnings
 
+        if self.observe["what"] == "eviction_rank":
+            return _eviction_rank(yaml_text, self.observe)
+        if self.observe["what"] == "evictions":
+            return _evictions(yaml_text, self.observe)
+        if self.observe["what"] == "thresholds_met":
+            return _thresholds_met(yaml_text)
+
+        from kschedlab.api.config import KubeSchedulerConfiguration
         from kschedlab.apiserver.apply import RefusedObjectsWarning
         from kschedlab.cluster import Cluster
         from kschedlab.controllers.manifests import load_manifests
@@ -1054,6 +1222,11 @@ class PredictExercise(Exercise):
             objects = load_manifests(*self.context, text=yaml_text, source="your YAML", feature_gates=self.gates)
         lines = [f"  note: {w.message}" for w in caught if not issubclass(w.category, RefusedObjectsWarning)]
         lines += [f"  refused: {r.kubectl()}" for r in objects.refused]
+        configs = [o for o in objects if isinstance(o, KubeSchedulerConfiguration)]
+        if len(configs) > 1:
+            raise ValueError("your YAML: more than one KubeSchedulerConfiguration")
+        for config in configs:
+            objects.remove(config)
         cluster = Cluster(objects)
         if any(p.spec.resource_claims for p in cluster.pods.values()):
             from kschedlab.dra.resourceclaim_controller import ResourceClaimController
@@ -1061,7 +1234,14 @@ class PredictExercise(Exercise):
             # as `kschedlab schedule`: the resourceclaim controller creates the pods' template claims first
             lines += [f"  resourceclaim controller: pod {e.pod}: {e.message}"
                       for e in ResourceClaimController(cluster, seed=0).sync()]
-        report = Scheduler(cluster, gates=self.gates, seed=0).run()
+        registry = None
+        if self.registry:
+            import importlib
+
+            module, name = self.registry.split(":")
+            registry = getattr(importlib.import_module(module), name)
+        report = Scheduler(cluster, configs[0] if configs else None, gates=self.gates, registry=registry,
+                           seed=0).run()
         value, said = _observe(report, cluster, self.observe)
         return value, ["What the scheduler did with your YAML:", *lines, *_story(report), f"So {said}."]
 

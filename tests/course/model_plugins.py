@@ -310,3 +310,47 @@ def my_oom_badness(rss_bytes, oom_score_adj, totalpages):
 def always_zero(*args):
     """A wrong answer to every function task."""
     return 0
+
+
+class MyDeclaredFeatures(Plugin):
+    """NodeDeclaredFeatures' Filter for the features this notebook's pods need: each must be declared."""
+
+    name = "MyDeclaredFeatures"
+
+    def filter(self, state, pod_info, node_info):
+        spec = pod_info.pod.spec
+        needed = set()
+        for container in [*spec.containers, *spec.init_containers]:
+            if any(rule.get("action") == "RestartAllContainers" for rule in container.restart_policy_rules or []):
+                needed.add("RestartAllContainersOnContainerExits")
+        for container in [*spec.containers, *spec.init_containers, *spec.ephemeral_containers]:
+            if (container.security_context or {}).get("ulimits") is not None:
+                needed.add("ContainerUlimits")
+        if spec.host_network and spec.host_users is False:
+            needed.add("UserNamespacesHostNetworkSupport")
+        if needed <= set(node_info.node.status.declared_features):
+            return Status()
+        return Status.unresolvable("node(s) didn't match Pod's required features")
+
+
+class MyGPUMostAllocated(Plugin):
+    """NodeResourcesFit's MostAllocated score on nvidia.com/gpu alone: the node's GPUs in use with the pod's."""
+
+    name = "MyGPUMostAllocated"
+
+    def score(self, state, pod_info, node_info):
+        want = pod_info.requests.get("nvidia.com/gpu", 0)
+        capacity = node_info.allocatable.get("nvidia.com/gpu", 0)
+        if want == 0 or capacity == 0:  # a pod asking for no GPU, a node without GPUs: nothing to weigh
+            return 0, Status()
+        requested = node_info.requested.get("nvidia.com/gpu", 0) + want
+        return min(requested, capacity) * 100 // capacity, Status()
+
+
+class ScoreEveryNodeZero(Plugin):
+    """A wrong answer to every sweep task: no node is preferred."""
+
+    name = "ScoreEveryNodeZero"
+
+    def score(self, state, pod_info, node_info):
+        return 0, Status()

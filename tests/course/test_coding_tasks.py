@@ -46,6 +46,37 @@ def _float_share(percentage, num_all_nodes):
     return num_all_nodes if num_all_nodes < 100 else max(num_all_nodes * max(percentage or 50, 5) / 100, 100)
 
 
+class _RaisingFilter(Plugin):
+    name = "RaisingFilter"
+
+    def filter(self, state, pod_info, node_info):
+        return Status() if node_info.node.status.declared_features else node_info.no_such_field
+
+
+class _DeclaresAnything(Plugin):
+    name = "DeclaresAnything"
+
+    def filter(self, state, pod_info, node_info):
+        return Status() if node_info.node.status.declared_features else Status.unresolvable("old kubelet")
+
+
+class _RaisingGPUScore(Plugin):
+    name = "RaisingGPUScore"
+
+    def score(self, state, pod_info, node_info):
+        return node_info.allocatable["example.com/fpga"], Status()
+
+
+class _BinPackingWithoutThePod(Plugin):
+    """Notebook 18's GPUBinPacking, per node: the pod's own GPUs are not counted."""
+
+    name = "BinPackingWithoutThePod"
+
+    def score(self, state, pod_info, node_info):
+        capacity = node_info.allocatable.get("nvidia.com/gpu", 0)
+        return (node_info.requested.get("nvidia.com/gpu", 0) * 100 // capacity if capacity else 0), Status()
+
+
 class _SameName(Plugin):
     name = "PodGroupPodsCount"
 
@@ -75,6 +106,13 @@ class _SameName(Plugin):
      'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"',
      "your selector picks node-1/gpu-0, node-1/gpu-1, node-2/gpu-0: not the devices asked for."),
     ("19-reproducing-a-paper", 4, 3, "give a policy class (class MyPolicy(Policy): ...), not 3."),
+    ("15-node-declared-features", 5, _DeclaresAnything,
+     "for default/web on node-old your plugin's verdict is rejects; NodeDeclaredFeatures's is passes."),
+    ("15-node-declared-features", 5, _RaisingFilter, "scheduling default/web, your plugin raised AttributeError"),
+    ("18-research-workflow", 6, _BinPackingWithoutThePod, "seed 0: cpu_fragmentation_mean is 0.71784 with your plugin, "
+                                                          "0.826066 with NodeResourcesFit."),
+    ("18-research-workflow", 6, _RaisingGPUScore, "seed 0: your plugin raised KeyError: 'example.com/fpga'."),
+    ("18-research-workflow", 6, "GPUBinPacking", "give a Score plugin class (class MyScore(Plugin): ...), not"),
 ])
 def test_a_wrong_answer_gets_a_sentence(notebook, number, answer, said):
     ok, message = exercise(notebook, number).verdict(answer)

@@ -19,7 +19,15 @@ import yaml
 from kschedlab.exercises import BOOK, exercise
 
 from . import model_plugins
-from .model_plugins import AdmitEverything, RejectEverything, ScoreNothing, ScoreZero, all_nodes, queue_always
+from .model_plugins import (
+    AdmitEverything,
+    RejectEverything,
+    ScoreEveryNodeZero,
+    ScoreNothing,
+    ScoreZero,
+    all_nodes,
+    queue_always,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -27,7 +35,7 @@ ANSWERS = yaml.safe_load((Path(__file__).parent / "exercise_answers.yaml").read_
 TEACHERS = Path(__file__).parent / "answers"
 #: the coding tasks: the model answer is a name in model_plugins; a wrong answer for each kind
 CODING = {"plugin": RejectEverything, "hint": queue_always, "placement": ScoreNothing, "policy": ScoreZero,
-          "pre_enqueue": AdmitEverything, "function": all_nodes}
+          "pre_enqueue": AdmitEverything, "function": all_nodes, "sweep": ScoreEveryNodeZero}
 
 
 def _notebooks() -> list[Path]:

@@ -155,10 +155,15 @@ _GROUPS = {"anti_signature": ((NAME, "groups", "anti"), _group_of_anti),
 def _groups(snapshot, signature: str, live: np.ndarray):
     """The placed pods with affinity, grouped by equal terms (``signature``: ``anti_signature``,
     the required anti-affinity terms, or ``score_signature``): ``[(PodTerms, pods per row), ...]``
-    from the snapshot's grouped index, live nodes only, groups with no pod there left out."""
+    from the snapshot's grouped index, live nodes only, groups with no pod there left out (the
+    count arrays may be the index's own: read them, never write)."""
     key, group_of = _GROUPS[signature]
     out = []
-    for group in snapshot.pod_groups(key, group_of).values():
+    groups = snapshot.pod_groups(key, group_of).values()
+    if snapshot.num_nodes == len(snapshot.nodes) and all(len(g.counts) == len(live) for g in groups):
+        # no node ever removed: every row holding pods is live, so the counts are read as they are
+        return [(pod_terms(group.info), group.counts) for group in groups]
+    for group in groups:
         n = min(len(group.counts), len(live))
         counts = np.zeros(len(live), np.int64)
         counts[:n] = np.where(live[:n], group.counts[:n], 0)

@@ -152,16 +152,20 @@ _GROUPS = {"anti_signature": ((NAME, "groups", "anti"), _group_of_anti),
            "score_signature": ((NAME, "groups", "score"), _group_of_affinity)}
 
 
+def _no_node_removed(snapshot) -> bool:
+    """No node has left the snapshot (its rows are never reused), so every row holding pods is live."""
+    return snapshot.num_nodes == len(snapshot.nodes)
+
+
 def _groups(snapshot, signature: str, live: np.ndarray):
     """The placed pods with affinity, grouped by equal terms (``signature``: ``anti_signature``,
     the required anti-affinity terms, or ``score_signature``): ``[(PodTerms, pods per row), ...]``
-    from the snapshot's grouped index, live nodes only, groups with no pod there left out (the
-    count arrays may be the index's own: read them, never write)."""
+    from the snapshot's grouped index, live nodes only, groups with no pod there left out (while
+    no node has been removed, the index's own count arrays: read them, never write)."""
     key, group_of = _GROUPS[signature]
     out = []
     groups = snapshot.pod_groups(key, group_of).values()
-    if snapshot.num_nodes == len(snapshot.nodes) and all(len(g.counts) == len(live) for g in groups):
-        # no node ever removed: every row holding pods is live, so the counts are read as they are
+    if _no_node_removed(snapshot) and all(len(g.counts) == len(live) for g in groups):
         return [(pod_terms(group.info), group.counts) for group in groups]
     for group in groups:
         n = min(len(group.counts), len(live))

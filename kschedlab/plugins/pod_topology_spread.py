@@ -88,6 +88,15 @@ ERR_SIGN_DEFAULT_CONSTRAINTS = "pods with default topology constraints are not s
 PREFILTER_STATE_KEY = "PreFilter" + NAME
 PRESCORE_STATE_KEY = "PreScore" + NAME
 _CONSTRAINTS_CACHE = NAME + "/constraints"  # PodInfo.cache key of the pod's parsed constraints
+
+
+def _constraint_key(c) -> tuple:
+    """Every field of a v1.TopologySpreadConstraint the parse (``filter_constraints``) reads."""
+    sel = c.label_selector
+    selector = None if sel is None else (
+        tuple(sel.match_labels.items()), tuple((e.key, e.operator, tuple(e.values)) for e in sel.match_expressions))
+    return (c.max_skew, c.topology_key, c.when_unsatisfiable, selector, c.min_domains, c.node_affinity_policy,
+            c.node_taints_policy, tuple(c.match_label_keys))
 INVALID_SCORE = -1
 MAX_INT64 = (1 << 63) - 1
 
@@ -370,7 +379,8 @@ class PodTopologySpread(Plugin):
     def constraints_of(self, pod_info, action: str) -> list[SpreadConstraint]:
         """``get_constraints`` for a PodInfo: the pod's own constraints are parsed once per PodInfo
         and action (kept in its cache for PreFilter's and PreScore's reads while the pod object,
-        its labels and the gates stay); the defaults, whose selector follows the Services, are not."""
+        its labels and the gates stay; pods that read alike share one parse, :meth:`_parsed`); the
+        defaults, whose selector follows the Services, are not."""
         pod = pod_info.pod
         own = pod.spec.topology_spread_constraints
         if not own:
@@ -384,9 +394,25 @@ class PodTopologySpread(Plugin):
         by_action = cached[4]
         constraints = by_action.get(action)
         if constraints is None:
-            constraints = by_action[action] = (self.get_constraints(pod, action)
+            constraints = by_action[action] = (self._parsed(gates, pod, own, labels, action)
                                                if any(c.when_unsatisfiable == action for c in own) else [])
         return list(constraints)
+
+    #: the most parses :meth:`_parsed` keeps
+    PARSED_MAX = 1024
+
+    def _parsed(self, gates, pod, own, labels: tuple, action: str) -> list[SpreadConstraint]:
+        """The pod's own constraints for ``action``, shared by pods whose constraints and labels
+        read alike (:func:`_constraint_key`: every field the parse reads) under the same gates
+        object, so the replicas of a template are parsed once."""
+        kept = self.__dict__.get("_parsed_by_content")
+        if kept is None or kept[0] is not gates or len(kept[1]) >= self.PARSED_MAX:
+            kept = self.__dict__["_parsed_by_content"] = (gates, {})
+        key = (action, labels, tuple(_constraint_key(c) for c in own))
+        constraints = kept[1].get(key)
+        if constraints is None:
+            constraints = kept[1][key] = self.get_constraints(pod, action)
+        return constraints
 
     @staticmethod
     def _pod_counts(snapshot, selector: Selector, namespace: str) -> np.ndarray | None:

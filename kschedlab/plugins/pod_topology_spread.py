@@ -280,6 +280,8 @@ class PodTopologySpread(Plugin):
         self.system_defaulted = self.args.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints = (list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted
                                     else list(self.args.default_constraints))
+        #: (gates object, {content key: parsed constraints}) of :meth:`_parsed`
+        self._parsed_by_content: tuple[Any, dict[tuple, list[SpreadConstraint]]] | None = None
 
     # -- args -------------------------------------------------------------------------------------
     @classmethod
@@ -405,9 +407,9 @@ class PodTopologySpread(Plugin):
         """The pod's own constraints for ``action``, shared by pods whose constraints and labels
         read alike (:func:`_constraint_key`: every field the parse reads) under the same gates
         object, so the replicas of a template are parsed once."""
-        kept = self.__dict__.get("_parsed_by_content")
+        kept = self._parsed_by_content
         if kept is None or kept[0] is not gates or len(kept[1]) >= self.PARSED_MAX:
-            kept = self.__dict__["_parsed_by_content"] = (gates, {})
+            kept = self._parsed_by_content = (gates, {})
         key = (action, labels, tuple(_constraint_key(c) for c in own))
         constraints = kept[1].get(key)
         if constraints is None:

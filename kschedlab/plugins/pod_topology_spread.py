@@ -90,6 +90,9 @@ PRESCORE_STATE_KEY = "PreScore" + NAME
 _CONSTRAINTS_CACHE = NAME + "/constraints"  # PodInfo.cache key of the pod's parsed constraints
 
 
+_ZERO_SLOT = np.zeros(1, np.int64)
+
+
 def _constraint_key(c) -> tuple:
     """Every field of a v1.TopologySpreadConstraint the parse (``filter_constraints``) reads."""
     sel = c.label_selector
@@ -497,10 +500,8 @@ class PodTopologySpread(Plugin):
             undecided &= ~missing
             if not undecided.any():
                 break
-            if len(d.counts):
-                match = np.where(dom >= 0, d.counts[np.clip(dom, 0, len(d.counts) - 1)], 0)
-            else:
-                match = np.zeros(n, np.int64)
+            # (a trailing zero slot: a node without the label, code -1, reads 0)
+            match = np.concatenate((d.counts, _ZERO_SLOT))[dom]
             self_match = 1 if d.constraint.selector.matches(labels) else 0
             skew = match + self_match - d.min_match_num()
             fail = undecided & (skew > d.constraint.max_skew)

@@ -278,13 +278,10 @@ class Framework:
 
     registry: Sequence[Any]
     names: list[str] = field(init=False)
-    #: per target version, the (bit, inference) of each feature still required at that version
-    _inferences: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.registry = sorted(self.registry, key=lambda f: f.name)
         self.names = [f.name for f in self.registry]
-        self._inferences = {}
 
     def new_feature_set(self) -> FeatureSet:
         return FeatureSet(0, len(self.names))
@@ -326,15 +323,12 @@ class Framework:
         component of ``target_version``; a feature past its ``max_version`` is not required."""
         if target_version is None:
             raise ValueError("target version cannot be nil")
-        inferences = self._inferences.get(target_version)
-        if inferences is None:
-            inferences = self._inferences[target_version] = [
-                (1 << i, feature.infer_for_scheduling) for i, feature in enumerate(self.registry)
-                if feature.max_version is None or not target_version > feature.max_version]
         bits = 0
-        for bit, infer in inferences:
-            if infer(spec):
-                bits |= bit
+        for i, feature in enumerate(self.registry):
+            if feature.max_version is not None and target_version > feature.max_version:
+                continue
+            if feature.infer_for_scheduling(spec):
+                bits |= 1 << i
         return FeatureSet(bits, len(self.names))
 
     def unsatisfied(self, reqs: FeatureSet, declared: Sequence[str]) -> list[str]:

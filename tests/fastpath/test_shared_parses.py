@@ -1,10 +1,10 @@
 """Parses shared by pods that read alike: InterPodAffinity's terms (``terms_key``: pods of one
-template parse once), PodTopologySpread's own constraints (``_constraint_key`` with the pod's
-labels, for matchLabelKeys) and NodeDeclaredFeatures' inference list per version. Checked attempt
-by attempt against runs where every pod is parsed for itself, on random clusters with the changes
-that must reach the parses between attempts: pods relabelled (bound ones through the snapshot,
-pending ones in place before a retry), a pending pod's affinity or spread constraints replaced, a
-namespace's labels changed (terms with a namespaceSelector), nodes declaring features or not."""
+template parse once) and PodTopologySpread's own constraints (``_constraint_key`` with the pod's
+labels, for matchLabelKeys). Checked attempt by attempt against runs where every pod is parsed for
+itself, on random clusters with the changes that must reach the parses between attempts: pods
+relabelled (bound ones through the snapshot, pending ones in place before a retry), a pending pod's
+affinity or spread constraints replaced, a namespace's labels changed (terms with a
+namespaceSelector), nodes declaring a feature some pods need, or no longer."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import random
 import pytest
 
 from kschedlab.api.core import Affinity, Namespace, Node, Pod, TopologySpreadConstraint
-from kschedlab.api.node_declared_features import FeatureSet, Framework
 from kschedlab.cluster import Cluster
 from kschedlab.plugins import inter_pod_affinity_terms
 from kschedlab.plugins.pod_topology_spread import PodTopologySpread
@@ -135,19 +134,6 @@ def run(seed: int, fast: bool) -> list:
     return results
 
 
-def _infer_every_feature(self, spec, target_version):
-    """``InferForPodScheduling`` walking the registry each call (the reference)."""
-    if target_version is None:
-        raise ValueError("target version cannot be nil")
-    bits = 0
-    for i, feature in enumerate(self.registry):
-        if feature.max_version is not None and target_version > feature.max_version:
-            continue
-        if feature.infer_for_scheduling(spec):
-            bits |= 1 << i
-    return FeatureSet(bits, len(self.names))
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_shared_parses_answer_as_a_parse_per_pod(seed, monkeypatch):
     fast = seed % 3 != 2
@@ -163,7 +149,6 @@ def test_shared_parses_answer_as_a_parse_per_pod(seed, monkeypatch):
     monkeypatch.setattr(inter_pod_affinity_terms, "terms_key", lambda p: None)
     monkeypatch.setattr(PodTopologySpread, "_parsed", lambda self, gates, p, own, lab, action:
                         self.get_constraints(p, action))
-    monkeypatch.setattr(Framework, "infer_for_pod_scheduling", _infer_every_feature)
     alone = run(seed, fast)
     assert len(shared) == len(alone)
     for a, b in zip(shared, alone):

@@ -218,11 +218,29 @@ class _Topology:
         if rows is not None:  # one value a node: the node's own count
             out[:n] = np.where(rows[:n], per_row[:n], 0)
             return out
-        c = codes[:n]
-        m = self.live[:n] & (c >= 0) & (per_row[:n] != 0)
-        if m.any():  # (sums of pod counts times weights: exact in float64)
+        at, values = self.valid_rows(key)
+        if len(at) and int(at[-1]) < len(per_row):  # (sums of pod counts times weights: exact in float64)
+            out += np.bincount(values, weights=per_row.take(at), minlength=len(out)).astype(np.int64)
+        elif len(at):
+            c = codes[:n]
+            m = self.live[:n] & (c >= 0)
             out += np.bincount(c[m], weights=per_row[:n][m], minlength=len(out)).astype(np.int64)
         return out
+
+    #: per topology key: (label column, live mask, live rows carrying the key, their codes)
+    _VALID: dict[str, tuple] = {}
+
+    def valid_rows(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """The live rows that carry label ``key`` (ascending) and their value codes, kept while the
+        snapshot's label column and live mask stay the same objects (a node added, changed or
+        removed replaces one of them)."""
+        codes, _ = self.col(key)
+        kept = self._VALID.get(key)
+        if kept is None or kept[0] is not codes or kept[1] is not self.live:
+            n = min(len(codes), len(self.live))
+            at = np.flatnonzero(self.live[:n] & (codes[:n] >= 0))
+            kept = self._VALID[key] = (codes, self.live, at, codes.take(at))
+        return kept[2], kept[3]
 
     def slots(self, key: str, rows: np.ndarray) -> np.ndarray:
         """Each of ``rows``' slot in the count arrays of ``key`` (-1 where the node lacks it)."""

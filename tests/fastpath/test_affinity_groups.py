@@ -256,3 +256,53 @@ def test_pods_left_on_a_removed_node_do_not_score(fast):
     cluster.remove_node("n00")
     result = sched.schedule_one("default/new")
     assert dict(result.trace.prescore)["InterPodAffinity"].is_skip()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_valid_rows_kept_across_cycles_answer_as_built_each_time(seed, monkeypatch):
+    """The live rows carrying a topology key (and their codes), kept while the snapshot's label
+    column and live mask stay: every attempt as when they are built at every call, with nodes
+    relabelled, added and removed between pods."""
+    from kschedlab.plugins.inter_pod_affinity import _Topology
+
+    hits: list[bool] = []
+    valid_rows = _Topology.valid_rows
+
+    def counted(self, key):
+        kept = _Topology._VALID.get(key)
+        hits.append(kept is not None and kept[0] is self.col(key)[0] and kept[1] is self.live)
+        return valid_rows(self, key)
+
+    monkeypatch.setattr(_Topology, "valid_rows", counted)
+    kept = run(seed, False, fast=seed % 2 == 0, orphans=seed % 2 == 1)
+    assert any(hits) and not all(hits)
+    monkeypatch.setattr(_Topology, "valid_rows", lambda self, key: (_Topology._VALID.clear(), valid_rows(self, key))[1])
+    built = run(seed, False, fast=seed % 2 == 0, orphans=seed % 2 == 1)
+    assert len(kept) == len(built)
+    for a, b in zip(kept, built):
+        same_attempt(a, b)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pods_left_on_a_removed_node_do_not_satisfy_affinity(fast):
+    """After a cycle has read the zone column, the node holding the only ``app: db`` pod goes with
+    the pod still bound: a pod that needs ``app: db`` in its zone (and does not match itself)
+    finds no node, as upstream, whose snapshot has no such node."""
+    cluster = Cluster([node(i, "z1" if i < 2 else "z2") for i in range(4)])
+    cluster.add(Pod.model_validate({"metadata": {"name": "db", "namespace": "default", "labels": {"app": "db"}},
+                                    "spec": {"nodeName": "n00"}}))
+
+    def web(name: str) -> Pod:
+        return Pod.model_validate({"metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
+                                   "spec": {"affinity": {"podAffinity": {
+                                       "requiredDuringSchedulingIgnoredDuringExecution": [
+                                           {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": ZONE}]}}}})
+
+    sched = Scheduler(cluster, fast_path=fast)
+    cluster.add(web("first"))
+    assert sched.schedule_one("default/first").node in ("n00", "n01")
+    cluster.remove_node("n00")
+    cluster.add(web("second"))
+    result = sched.schedule_one("default/second")
+    assert result.node is None
+    assert "node(s) didn't match pod affinity rules" in result.message

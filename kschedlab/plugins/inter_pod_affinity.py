@@ -219,12 +219,9 @@ class _Topology:
             out[:n] = np.where(rows[:n], per_row[:n], 0)
             return out
         at, values = self.valid_rows(key)
-        if len(at) and int(at[-1]) < len(per_row):  # (sums of pod counts times weights: exact in float64)
-            out += np.bincount(values, weights=per_row.take(at), minlength=len(out)).astype(np.int64)
-        elif len(at):
-            c = codes[:n]
-            m = self.live[:n] & (c >= 0)
-            out += np.bincount(c[m], weights=per_row[:n][m], minlength=len(out)).astype(np.int64)
+        k = int(np.searchsorted(at, len(per_row)))  # the rows ``per_row`` reaches
+        if k:  # (sums of pod counts times weights: exact in float64)
+            out += np.bincount(values[:k], weights=per_row.take(at[:k]), minlength=len(out)).astype(np.int64)
         return out
 
     #: per topology key: (label column, live mask, live rows carrying the key, their codes)

@@ -89,17 +89,6 @@ PREFILTER_STATE_KEY = "PreFilter" + NAME
 PRESCORE_STATE_KEY = "PreScore" + NAME
 _CONSTRAINTS_CACHE = NAME + "/constraints"  # PodInfo.cache key of the pod's parsed constraints
 
-
-_ZERO_SLOT = np.zeros(1, np.int64)
-
-
-def _constraint_key(c) -> tuple:
-    """Every field of a v1.TopologySpreadConstraint the parse (``filter_constraints``) reads."""
-    sel = c.label_selector
-    selector = None if sel is None else (
-        tuple(sel.match_labels.items()), tuple((e.key, e.operator, tuple(e.values)) for e in sel.match_expressions))
-    return (c.max_skew, c.topology_key, c.when_unsatisfiable, selector, c.min_domains, c.node_affinity_policy,
-            c.node_taints_policy, tuple(c.match_label_keys))
 INVALID_SCORE = -1
 MAX_INT64 = (1 << 63) - 1
 
@@ -273,6 +262,19 @@ class PreScoreState:
         }
 
 
+# -- parses shared by pods alike -----------------------------------------------------------------------
+_ZERO_SLOT = np.zeros(1, np.int64)
+
+
+def _constraint_key(c) -> tuple:
+    """Every field of a v1.TopologySpreadConstraint the parse (``filter_constraints``) reads."""
+    sel = c.label_selector
+    selector = None if sel is None else (
+        tuple(sel.match_labels.items()), tuple((e.key, e.operator, tuple(e.values)) for e in sel.match_expressions))
+    return (c.max_skew, c.topology_key, c.when_unsatisfiable, selector, c.min_domains, c.node_affinity_policy,
+            c.node_taints_policy, tuple(c.match_label_keys))
+
+
 # -- the plugin ----------------------------------------------------------------------------------------
 @register
 class PodTopologySpread(Plugin):
@@ -399,21 +401,24 @@ class PodTopologySpread(Plugin):
         by_action = cached[4]
         constraints = by_action.get(action)
         if constraints is None:
-            constraints = by_action[action] = (self._parsed(gates, pod, own, labels, action)
+            constraints = by_action[action] = (self._parsed(gates, pod, own, action)
                                                if any(c.when_unsatisfiable == action for c in own) else [])
         return list(constraints)
 
     #: the most parses :meth:`_parsed` keeps
     PARSED_MAX = 1024
 
-    def _parsed(self, gates, pod, own, labels: tuple, action: str) -> list[SpreadConstraint]:
-        """The pod's own constraints for ``action``, shared by pods whose constraints and labels
-        read alike (:func:`_constraint_key`: every field the parse reads) under the same gates
-        object, so the replicas of a template are parsed once."""
+    def _parsed(self, gates, pod, own, action: str) -> list[SpreadConstraint]:
+        """The pod's own constraints for ``action``, shared by pods whose constraints read alike
+        (:func:`_constraint_key`: every field the parse reads) and who carry the same values of
+        the labels their ``matchLabelKeys`` name, under the same gates object, so the replicas of
+        a template are parsed once."""
         kept = self._parsed_by_content
         if kept is None or kept[0] is not gates or len(kept[1]) >= self.PARSED_MAX:
             kept = self._parsed_by_content = (gates, {})
-        key = (action, labels, tuple(_constraint_key(c) for c in own))
+        labels = pod.metadata.labels
+        key = (action, tuple(_constraint_key(c) for c in own),
+               tuple(labels.get(k) for c in own for k in c.match_label_keys))
         constraints = kept[1].get(key)
         if constraints is None:
             constraints = kept[1][key] = self.get_constraints(pod, action)

@@ -1,6 +1,6 @@
 """Parses shared by pods that read alike: InterPodAffinity's terms (``terms_key``: pods of one
-template parse once) and PodTopologySpread's own constraints (``_constraint_key`` with the pod's
-labels, for matchLabelKeys). Checked attempt by attempt against runs where every pod is parsed for
+template parse once) and PodTopologySpread's own constraints (``_constraint_key`` with the values of the
+labels matchLabelKeys names). Checked attempt by attempt against runs where every pod is parsed for
 itself, on random clusters with the changes that must reach the parses between attempts: pods
 relabelled (bound ones through the snapshot, pending ones in place before a retry), a pending pod's
 affinity or spread constraints replaced, a namespace's labels changed (terms with a
@@ -147,7 +147,7 @@ def test_shared_parses_answer_as_a_parse_per_pod(seed, monkeypatch):
     assert any(r.node is None for r in shared) and sum(r.node is not None for r in shared) > len(shared) // 3
 
     monkeypatch.setattr(inter_pod_affinity_terms, "terms_key", lambda p: None)
-    monkeypatch.setattr(PodTopologySpread, "_parsed", lambda self, gates, p, own, lab, action:
+    monkeypatch.setattr(PodTopologySpread, "_parsed", lambda self, gates, p, own, action:
                         self.get_constraints(p, action))
     alone = run(seed, fast)
     assert len(shared) == len(alone)

@@ -152,13 +152,22 @@ _GROUPS = {"anti_signature": ((NAME, "groups", "anti"), _group_of_anti),
            "score_signature": ((NAME, "groups", "score"), _group_of_affinity)}
 
 
+def _no_node_removed(snapshot) -> bool:
+    """No node has left the snapshot (its rows are never reused), so every row holding pods is live."""
+    return snapshot.num_nodes == len(snapshot.nodes)
+
+
 def _groups(snapshot, signature: str, live: np.ndarray):
     """The placed pods with affinity, grouped by equal terms (``signature``: ``anti_signature``,
     the required anti-affinity terms, or ``score_signature``): ``[(PodTerms, pods per row), ...]``
-    from the snapshot's grouped index, live nodes only, groups with no pod there left out."""
+    from the snapshot's grouped index, live nodes only, groups with no pod there left out (while
+    no node has been removed, the index's own count arrays: read them, never write)."""
     key, group_of = _GROUPS[signature]
     out = []
-    for group in snapshot.pod_groups(key, group_of).values():
+    groups = snapshot.pod_groups(key, group_of).values()
+    if _no_node_removed(snapshot) and all(len(g.counts) == len(live) for g in groups):
+        return [(pod_terms(group.info), group.counts) for group in groups]
+    for group in groups:
         n = min(len(group.counts), len(live))
         counts = np.zeros(len(live), np.int64)
         counts[:n] = np.where(live[:n], group.counts[:n], 0)
@@ -209,11 +218,26 @@ class _Topology:
         if rows is not None:  # one value a node: the node's own count
             out[:n] = np.where(rows[:n], per_row[:n], 0)
             return out
-        c = codes[:n]
-        m = self.live[:n] & (c >= 0) & (per_row[:n] != 0)
-        if m.any():  # (sums of pod counts times weights: exact in float64)
-            out += np.bincount(c[m], weights=per_row[:n][m], minlength=len(out)).astype(np.int64)
+        at, values = self.valid_rows(key)
+        k = int(np.searchsorted(at, len(per_row)))  # the rows ``per_row`` reaches
+        if k:  # (sums of pod counts times weights: exact in float64)
+            out += np.bincount(values[:k], weights=per_row.take(at[:k]), minlength=len(out)).astype(np.int64)
         return out
+
+    #: per topology key: (label column, live mask, live rows carrying the key, their codes)
+    _VALID: dict[str, tuple] = {}
+
+    def valid_rows(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """The live rows that carry label ``key`` (ascending) and their value codes, kept while the
+        snapshot's label column and live mask stay the same objects (a node added, changed or
+        removed replaces one of them)."""
+        codes, _ = self.col(key)
+        kept = self._VALID.get(key)
+        if kept is None or kept[0] is not codes or kept[1] is not self.live:
+            n = min(len(codes), len(self.live))
+            at = np.flatnonzero(self.live[:n] & (codes[:n] >= 0))
+            kept = self._VALID[key] = (codes, self.live, at, codes.take(at))
+        return kept[2], kept[3]
 
     def slots(self, key: str, rows: np.ndarray) -> np.ndarray:
         """Each of ``rows``' slot in the count arrays of ``key`` (-1 where the node lacks it)."""

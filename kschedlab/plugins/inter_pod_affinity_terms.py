@@ -43,6 +43,7 @@ __all__ = [
     "PodTerms",
     "parse_pod_terms",
     "pod_terms",
+    "terms_key",
     "merge_namespace_selector",
 ]
 
@@ -316,11 +317,76 @@ def parse_pod_terms(pod) -> PodTerms:
 _CACHE_KEY = "InterPodAffinity/terms"
 
 
+def _selector_key(selector) -> tuple | None:
+    if selector is None:
+        return None
+    return (tuple(selector.match_labels.items()),
+            tuple((e.key, e.operator, tuple(e.values)) for e in selector.match_expressions))
+
+
+def _term_key(term) -> tuple:
+    return (_selector_key(term.label_selector), tuple(term.namespaces), term.topology_key,
+            _selector_key(term.namespace_selector))
+
+
+def terms_key(pod) -> tuple | None:
+    """Everything :func:`parse_pod_terms` reads of ``pod`` (its namespace and the fields of its
+    four term lists, in order), or None for a pod without pod (anti-)affinity: pods with equal
+    keys parse to equal terms.
+
+    >>> from kschedlab.api.core import Pod
+    >>> def pod(ns, key): return Pod.model_validate({"metadata": {"namespace": ns}, "spec": {"affinity": {
+    ...     "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    ...         {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": key}]}}}})
+    >>> terms_key(pod("a", "zone")) == terms_key(pod("a", "zone")), terms_key(pod("b", "zone")) == terms_key(pod("a", "zone"))
+    (True, False)
+    >>> terms_key(pod("a", "zone")) == terms_key(pod("a", "host")), terms_key(Pod.model_validate({}))
+    (False, None)
+    """
+    aff = pod.spec.affinity
+    if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
+        return None
+    out: list = [pod.metadata.namespace or ""]
+    for part in (aff.pod_affinity, aff.pod_anti_affinity):
+        if part is None:
+            out += [(), ()]
+            continue
+        out.append(tuple(_term_key(t) for t in part.required_during_scheduling_ignored_during_execution))
+        out.append(tuple((w.weight, _term_key(w.pod_affinity_term))
+                         for w in part.preferred_during_scheduling_ignored_during_execution))
+    return tuple(out)
+
+
+#: parsed terms by :func:`terms_key`, shared by the pods of one template (PodTerms are read-only)
+_BY_CONTENT: dict[tuple, PodTerms] = {}
+_BY_CONTENT_MAX = 1024
+
+
 def pod_terms(pod_info) -> PodTerms:
-    """The parsed terms of a PodInfo, computed once and cached on it."""
+    """The parsed terms of a PodInfo, cached on it while its ``spec.affinity`` object stays, and
+    shared by pods whose terms read alike (:func:`terms_key`), so a Deployment's replicas are
+    parsed once.
+
+    >>> from kschedlab.api.core import Pod
+    >>> from kschedlab.framework.types import PodInfo
+    >>> spec = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    ...     {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}}}
+    >>> a, b = (PodInfo.of(Pod.model_validate({"metadata": {"name": n}, "spec": spec})) for n in "ab")
+    >>> pod_terms(a) is pod_terms(b), pod_terms(a).required_affinity[0].topology_key
+    (True, 'zone')
+    """
+    affinity = pod_info.pod.spec.affinity
     cached = pod_info.cache.get(_CACHE_KEY)
-    if cached is None or cached[0] is not pod_info.pod.spec.affinity:
-        cached = pod_info.cache[_CACHE_KEY] = (pod_info.pod.spec.affinity, parse_pod_terms(pod_info.pod))
+    if cached is None or cached[0] is not affinity:
+        key = terms_key(pod_info.pod)
+        terms = None if key is None else _BY_CONTENT.get(key)
+        if terms is None:
+            terms = parse_pod_terms(pod_info.pod)
+            if key is not None:
+                if len(_BY_CONTENT) >= _BY_CONTENT_MAX:
+                    _BY_CONTENT.clear()
+                _BY_CONTENT[key] = terms
+        cached = pod_info.cache[_CACHE_KEY] = (affinity, terms)
     return cached[1]
 
 
@@ -336,7 +402,7 @@ def merge_namespace_selector(term: AffinityTerm, namespaces: Iterable[tuple[str,
     >>> sorted(m.namespaces), m.namespace_selector is NOTHING
     (['a', 'b'], True)
     """
-    if term.namespace_selector.is_empty():
-        return term
+    if term.namespace_selector.is_empty() or term.namespace_selector.kind == "nothing":
+        return term  # all namespaces, or none to add (the term as it is)
     names = {name for name, labels in namespaces if term.namespace_selector.matches(labels)}
     return replace(term, namespaces=term.namespaces | names, namespace_selector=NOTHING)

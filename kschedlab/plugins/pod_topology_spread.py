@@ -88,6 +88,7 @@ ERR_SIGN_DEFAULT_CONSTRAINTS = "pods with default topology constraints are not s
 PREFILTER_STATE_KEY = "PreFilter" + NAME
 PRESCORE_STATE_KEY = "PreScore" + NAME
 _CONSTRAINTS_CACHE = NAME + "/constraints"  # PodInfo.cache key of the pod's parsed constraints
+
 INVALID_SCORE = -1
 MAX_INT64 = (1 << 63) - 1
 
@@ -261,6 +262,19 @@ class PreScoreState:
         }
 
 
+# -- parses shared by pods alike -----------------------------------------------------------------------
+_ZERO_SLOT = np.zeros(1, np.int64)
+
+
+def _constraint_key(c) -> tuple:
+    """Every field of a v1.TopologySpreadConstraint the parse (``filter_constraints``) reads."""
+    sel = c.label_selector
+    selector = None if sel is None else (
+        tuple(sel.match_labels.items()), tuple((e.key, e.operator, tuple(e.values)) for e in sel.match_expressions))
+    return (c.max_skew, c.topology_key, c.when_unsatisfiable, selector, c.min_domains, c.node_affinity_policy,
+            c.node_taints_policy, tuple(c.match_label_keys))
+
+
 # -- the plugin ----------------------------------------------------------------------------------------
 @register
 class PodTopologySpread(Plugin):
@@ -271,6 +285,8 @@ class PodTopologySpread(Plugin):
         self.system_defaulted = self.args.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints = (list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted
                                     else list(self.args.default_constraints))
+        #: (gates object, {content key: parsed constraints}) of :meth:`_parsed`
+        self._parsed_by_content: tuple[Any, dict[tuple, list[SpreadConstraint]]] | None = None
 
     # -- args -------------------------------------------------------------------------------------
     @classmethod
@@ -370,7 +386,8 @@ class PodTopologySpread(Plugin):
     def constraints_of(self, pod_info, action: str) -> list[SpreadConstraint]:
         """``get_constraints`` for a PodInfo: the pod's own constraints are parsed once per PodInfo
         and action (kept in its cache for PreFilter's and PreScore's reads while the pod object,
-        its labels and the gates stay); the defaults, whose selector follows the Services, are not."""
+        its labels and the gates stay; pods that read alike share one parse, :meth:`_parsed`); the
+        defaults, whose selector follows the Services, are not."""
         pod = pod_info.pod
         own = pod.spec.topology_spread_constraints
         if not own:
@@ -384,9 +401,28 @@ class PodTopologySpread(Plugin):
         by_action = cached[4]
         constraints = by_action.get(action)
         if constraints is None:
-            constraints = by_action[action] = (self.get_constraints(pod, action)
+            constraints = by_action[action] = (self._parsed(gates, pod, own, action)
                                                if any(c.when_unsatisfiable == action for c in own) else [])
         return list(constraints)
+
+    #: the most parses :meth:`_parsed` keeps
+    PARSED_MAX = 1024
+
+    def _parsed(self, gates, pod, own, action: str) -> list[SpreadConstraint]:
+        """The pod's own constraints for ``action``, shared by pods whose constraints read alike
+        (:func:`_constraint_key`: every field the parse reads) and who carry the same values of
+        the labels their ``matchLabelKeys`` name, under the same gates object, so the replicas of
+        a template are parsed once."""
+        kept = self._parsed_by_content
+        if kept is None or kept[0] is not gates or len(kept[1]) >= self.PARSED_MAX:
+            kept = self._parsed_by_content = (gates, {})
+        labels = pod.metadata.labels
+        key = (action, tuple(_constraint_key(c) for c in own),
+               tuple(labels.get(k) for c in own for k in c.match_label_keys))
+        constraints = kept[1].get(key)
+        if constraints is None:
+            constraints = kept[1][key] = self.get_constraints(pod, action)
+        return constraints
 
     @staticmethod
     def _pod_counts(snapshot, selector: Selector, namespace: str) -> np.ndarray | None:
@@ -469,10 +505,8 @@ class PodTopologySpread(Plugin):
             undecided &= ~missing
             if not undecided.any():
                 break
-            if len(d.counts):
-                match = np.where(dom >= 0, d.counts[np.clip(dom, 0, len(d.counts) - 1)], 0)
-            else:
-                match = np.zeros(n, np.int64)
+            # (a trailing zero slot: a node without the label, code -1, reads 0)
+            match = np.concatenate((d.counts, _ZERO_SLOT))[dom]
             self_match = 1 if d.constraint.selector.matches(labels) else 0
             skew = match + self_match - d.min_match_num()
             fail = undecided & (skew > d.constraint.max_skew)

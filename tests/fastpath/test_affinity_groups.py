@@ -61,8 +61,9 @@ def pod(name: str, rng: random.Random, priority: int = 0) -> Pod:
                                             "labels": {"app": rng.choice(["web", "db", "cache"])}}, "spec": spec})
 
 
-def mutate(cluster: Cluster, rng: random.Random, step: int) -> None:
-    """One random change between attempts (the same draws for both clusters)."""
+def mutate(cluster: Cluster, rng: random.Random, step: int, orphans: bool = False) -> None:
+    """One random change between attempts (the same draws for both clusters); with ``orphans`` a
+    node goes with its pods still bound to it (their rows stay in the snapshot's indexes)."""
     bound = sorted(k for k, p in cluster.pods.items() if p.spec.node_name)
     names = sorted(cluster.nodes)
     choice = rng.random()
@@ -84,7 +85,7 @@ def mutate(cluster: Cluster, rng: random.Random, step: int) -> None:
         cluster.update_node(Node.model_validate(data))
     elif choice < 0.55 and len(names) > 4:
         victim = rng.choice(names)
-        for key in [k for k in bound if cluster.pods[k].spec.node_name == victim]:
+        for key in [k for k in bound if cluster.pods[k].spec.node_name == victim and not orphans]:
             cluster.remove_pod(key)
         cluster.remove_node(victim)
     elif choice < 0.65 and bound:
@@ -93,7 +94,7 @@ def mutate(cluster: Cluster, rng: random.Random, step: int) -> None:
         cluster.add(node(100 + step, rng.choice(ZONES)))
 
 
-def run(seed: int, drop_index: bool, fast: bool = True, shared_host: bool = False) -> list:
+def run(seed: int, drop_index: bool, fast: bool = True, shared_host: bool = False, orphans: bool = False) -> list:
     rng = random.Random(seed)
     cluster = Cluster([node(i, ZONES[i % 3] if i % 7 else None, taint=i % 5 == 0) for i in range(24)])
     if shared_host:  # a second node labelled with n01's hostname
@@ -116,7 +117,7 @@ def run(seed: int, drop_index: bool, fast: bool = True, shared_host: bool = Fals
             if drop_index:
                 cluster.snapshot._pod_groups.clear()
             results.append(sched.schedule_one(key))  # after preemption, at the nominated node
-        mutate(cluster, rng, step)
+        mutate(cluster, rng, step, orphans)
     return results
 
 
@@ -218,3 +219,90 @@ def test_a_live_pre_filter_failure_is_answered_by_the_framework(bad):
         results.append(sched.schedule_one("default/p"))
     same_attempt(*results)
     assert results[0].node is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_group_counts_read_as_they_are_while_no_node_was_removed(seed, monkeypatch):
+    """While no node has been removed, InterPodAffinity reads the grouped index's counts as they
+    are (no live mask): every attempt as with the counts masked by the live rows, nodes going
+    with their pods still bound on odd seeds."""
+    from kschedlab.plugins import inter_pod_affinity
+
+    taken: list[bool] = []
+    no_node_removed = inter_pod_affinity._no_node_removed
+    monkeypatch.setattr(inter_pod_affinity, "_no_node_removed",
+                        lambda snapshot: (lambda r: (taken.append(r), r)[1])(no_node_removed(snapshot)))
+    read = run(seed, False, fast=seed % 2 == 0, orphans=seed % 2 == 1)
+    assert any(taken) and not all(taken)  # until the first node deletion
+    monkeypatch.setattr(inter_pod_affinity, "_no_node_removed", lambda snapshot: False)
+    masked = run(seed, False, fast=seed % 2 == 0, orphans=seed % 2 == 1)
+    assert len(read) == len(masked)
+    for a, b in zip(read, masked):
+        same_attempt(a, b)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pods_left_on_a_removed_node_do_not_score(fast):
+    """A node removed with its pod still bound: the pod's preferred term no longer scores (its
+    node is not in the snapshot upstream builds), so InterPodAffinity's PreScore skips."""
+    cluster = Cluster([node(i, "z1") for i in range(3)])
+    cluster.add(Pod.model_validate({"metadata": {"name": "old", "namespace": "default"}, "spec": {
+        "nodeName": "n00", "affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}},
+                                               "topologyKey": HOST}}]}}}}))
+    cluster.add(Pod.model_validate({"metadata": {"name": "new", "namespace": "default",
+                                                 "labels": {"app": "web"}}, "spec": {}}))
+    sched = Scheduler(cluster, fast_path=fast)
+    cluster.remove_node("n00")
+    result = sched.schedule_one("default/new")
+    assert dict(result.trace.prescore)["InterPodAffinity"].is_skip()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_valid_rows_kept_across_cycles_answer_as_built_each_time(seed, monkeypatch):
+    """The live rows carrying a topology key (and their codes), kept while the snapshot's label
+    column and live mask stay: every attempt as when they are built at every call, with nodes
+    relabelled, added and removed between pods."""
+    from kschedlab.plugins.inter_pod_affinity import _Topology
+
+    hits: list[bool] = []
+    valid_rows = _Topology.valid_rows
+
+    def counted(self, key):
+        kept = _Topology._VALID.get(key)
+        hits.append(kept is not None and kept[0] is self.col(key)[0] and kept[1] is self.live)
+        return valid_rows(self, key)
+
+    monkeypatch.setattr(_Topology, "valid_rows", counted)
+    kept = run(seed, False, fast=seed % 2 == 0, orphans=seed % 2 == 1)
+    assert any(hits) and not all(hits)
+    monkeypatch.setattr(_Topology, "valid_rows", lambda self, key: (_Topology._VALID.clear(), valid_rows(self, key))[1])
+    built = run(seed, False, fast=seed % 2 == 0, orphans=seed % 2 == 1)
+    assert len(kept) == len(built)
+    for a, b in zip(kept, built):
+        same_attempt(a, b)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pods_left_on_a_removed_node_do_not_satisfy_affinity(fast):
+    """After a cycle has read the zone column, the node holding the only ``app: db`` pod goes with
+    the pod still bound: a pod that needs ``app: db`` in its zone (and does not match itself)
+    finds no node, as upstream, whose snapshot has no such node."""
+    cluster = Cluster([node(i, "z1" if i < 2 else "z2") for i in range(4)])
+    cluster.add(Pod.model_validate({"metadata": {"name": "db", "namespace": "default", "labels": {"app": "db"}},
+                                    "spec": {"nodeName": "n00"}}))
+
+    def web(name: str) -> Pod:
+        return Pod.model_validate({"metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
+                                   "spec": {"affinity": {"podAffinity": {
+                                       "requiredDuringSchedulingIgnoredDuringExecution": [
+                                           {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": ZONE}]}}}})
+
+    sched = Scheduler(cluster, fast_path=fast)
+    cluster.add(web("first"))
+    assert sched.schedule_one("default/first").node in ("n00", "n01")
+    cluster.remove_node("n00")
+    cluster.add(web("second"))
+    result = sched.schedule_one("default/second")
+    assert result.node is None
+    assert "node(s) didn't match pod affinity rules" in result.message

@@ -802,15 +802,22 @@ class DynamicResources(Plugin):
         return None, Status.unschedulable("still not schedulable")
 
     # -- Score --------------------------------------------------------------------------------------
+    def scores_nodes(self, state) -> bool:
+        """Score may answer other than 0 in this cycle: DRAPrioritizedList is on and some claim of
+        the pod has a ``firstAvailable`` request (otherwise ``computeScore`` is 0 on every node,
+        and so is its normalization; the fused fast path leaves Score out then)."""
+        s = self._state(state)
+        if not self.enabled or not self._gate("DRAPrioritizedList") or s is None or s.empty():
+            return False
+        return any(request.get("firstAvailable") for claim in s.claims
+                   for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or [])
+
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
         """``8 - i`` for every allocated ``firstAvailable`` subrequest ``i`` (DRAPrioritizedList)."""
         out = np.zeros(len(rows), np.int64)
-        s = self._state(state)
-        if not self.enabled or not self._gate("DRAPrioritizedList") or s is None or s.empty():
+        if not self.scores_nodes(state):
             return out
-        if not any(request.get("firstAvailable") for claim in s.claims
-                   for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []):
-            return out  # nothing to score: compute_score is 0 on every node
+        s = self._state(state)
         for k, row in enumerate(rows):
             found = self._node_allocation(s, snapshot.names[int(row)])
             if found is not None:

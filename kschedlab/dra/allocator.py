@@ -39,6 +39,7 @@ caller's business (the scheduler plugin does it upstream).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -289,7 +290,10 @@ class Allocator:
         for c in classes:
             c = as_dict(c)
             self.classes.setdefault((c.get("metadata") or {}).get("name", ""), c)
-        self.slices: list[Slice] = [s if isinstance(s, Slice) else read_slice(s) for s in slices]
+        slices = list(slices)
+        # (read slices, as the DRA manager hands them out, are checked without a Python-level loop)
+        self.slices: list[Slice] = slices if all(map(isinstance, slices, itertools.repeat(Slice))) else [
+            s if isinstance(s, Slice) else read_slice(s) for s in slices]
         # the CEL engine is looked up on first use, so allocations without selectors need none
         self._compile_fn = compile_selector
         self._make_view = make_view

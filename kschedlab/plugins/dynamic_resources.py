@@ -997,6 +997,7 @@ class DynamicResources(Plugin):
                 claim = self._create_extended_claim(found.extended_claim, pod)
                 s.claims[index] = claim
             meta = claim.get("metadata") or {}
+            base = manager.claim_object(meta.get("namespace") or "", meta.get("name", ""))
             current = manager.get_claim_copy(meta.get("namespace") or "", meta.get("name", ""))
             if current is None:
                 raise ClaimError(f"get updated claim {_kobj(claim)} after conflict: "
@@ -1021,7 +1022,7 @@ class DynamicResources(Plugin):
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
                 status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")
-            manager.update_claim(current)
+            manager.update_claim(current, base=base)  # (only the finalizers and the status changed)
             stored = manager.get_claim(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:
             if allocation is not None:

@@ -285,3 +285,33 @@ spec:
     allocation = dra_manager(c).get_claim("default", "c1")["status"]["allocation"]
     assert allocation["devices"]["results"][0]["device"] == "gpu-0"
     assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["a"]
+
+
+@pytest.mark.parametrize("workload", ["SchedulingWithResourceClaimTemplate", "SchedulingWithResourceClaim"])
+def test_claim_writes_from_the_stored_object_equal_a_full_validation(workload, monkeypatch):
+    """PreBind writes a claim as the stored object's copy with its finalizers and status (the
+    status validated alone): the same model and dump as validating the whole dict."""
+    from kschedlab.api.resource import ResourceClaim
+    from kschedlab.dra.manager import DRAManager
+    from kschedlab.scheduler_perf import run_dra_workload
+
+    update = DRAManager.update_claim
+    written = []
+
+    def checked(self, claim, *, base=None):
+        update(self, claim, base=base)
+        if base is not None:
+            stored = self.claim_object(claim["metadata"].get("namespace") or "", claim["metadata"]["name"])
+            full = ResourceClaim.model_validate(copy.deepcopy(claim))
+            assert stored == full and stored.spec is base.spec
+            assert stored.model_dump(by_alias=True, exclude_none=True, mode="json") == \
+                full.model_dump(by_alias=True, exclude_none=True, mode="json")
+            # the fields set: the stored object's (not every default a dump lists), the status's as written
+            assert stored.status.model_dump(exclude_unset=True) == full.status.model_dump(exclude_unset=True)
+            assert stored.model_dump(exclude_unset=True)["spec"] == base.model_dump(exclude_unset=True)["spec"]
+            written.append(claim["metadata"]["name"])
+
+    monkeypatch.setattr(DRAManager, "update_claim", checked)
+    r = run_dra_workload(workload, nodes=4, init_pods=6, measure_pods=10, max_claims_per_node=4)
+    assert r["scheduled"] + r["init_scheduled"] == 16
+    assert len(written) == 16  # every pod's claim written once (a shared claim: a consumer more)

@@ -104,6 +104,8 @@ class DRAManager:
         self._handed: tuple | None = None
         #: the stored claims by the UID of their controlling owner (see :meth:`claims_controlled_by`)
         self._owners: _ControllerIndex | None = None
+        #: id(stored claim) -> (the claim, its dump) handed out by :meth:`claim_dict`
+        self._dumps: dict[int, tuple[Any, dict]] = {}
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -122,6 +124,30 @@ class DRAManager:
         """A claim as a dict, or None when it does not exist."""
         obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
         return None if obj is None else as_dict(obj)
+
+    def claim_dict(self, namespace: str, name: str) -> dict | None:
+        """:meth:`get_claim` dumped once per stored object and kept: the same dict for every
+        caller until the object is replaced, so it is read-only (for the scheduler's reads, which
+        never change a claim in place; take :meth:`get_claim_copy` to change one).
+
+        >>> from kschedlab.cluster import Cluster
+        >>> m = dra_manager(Cluster())
+        >>> m.update_claim({"metadata": {"name": "c", "namespace": "ns"}, "spec": {}})
+        >>> m.claim_dict("ns", "c") is m.claim_dict("ns", "c"), m.claim_dict("ns", "c") == m.get_claim("ns", "c")
+        (True, True)
+        """
+        obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
+        if obj is None:
+            return None
+        dumps = self._dumps
+        hit = dumps.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        if len(dumps) > 2 * len(self.claim_objects()) + 64:  # objects replaced without the manager
+            dumps.clear()
+        found = as_dict(obj)
+        dumps[id(obj)] = (obj, found)
+        return found
 
     def get_claim_copy(self, namespace: str, name: str) -> dict | None:
         """:meth:`get_claim` as a dict of the caller's own, to change (a stored model is dumped
@@ -200,6 +226,7 @@ class DRAManager:
             hit = self._claim_devices.get(id(old))
             if hit is not None and hit[0] is old:
                 del self._claim_devices[id(old)]
+            self._dumps.pop(id(old), None)
         store[key] = obj
         # what allocated_state reads of the new object, from the dict it was validated from (the
         # fields read are kept as they are), so that the next pod does not dump it again

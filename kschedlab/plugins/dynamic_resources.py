@@ -228,7 +228,7 @@ def pod_claims(manager, pod) -> list[dict]:
         name, must_own = pod_claim_name(pod, pod_claim)
         if name is None:
             continue
-        claim = manager.get_claim(pod.metadata.namespace or "", name)
+        claim = manager.claim_dict(pod.metadata.namespace or "", name)  # (read-only, as every reader here)
         if claim is None:
             raise ClaimError(f'resourceclaim.resource.k8s.io "{name}" not found')
         if (claim.get("metadata") or {}).get("deletionTimestamp"):
@@ -312,8 +312,9 @@ class DRAState:
     binding_wait_started: float | None = None
     #: what Filter works out once per cycle (``_FilterPlan``), on its first node
     filter_plan: Any = None
-    #: ``(Allocator.screen's answers, the names of their nodes)`` of each screened Filter call
-    screened: list[tuple[Any, list[str]]] = field(default_factory=list)
+    #: ``(Allocator.screen's answers, the snapshot rows of their nodes, the snapshot)`` of each
+    #: screened Filter call
+    screened: list[tuple[Any, list[int], Any]] = field(default_factory=list)
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -572,7 +573,7 @@ class DynamicResources(Plugin):
             codes[k] = status.code
             if status.reasons:
                 idx[k] = table.setdefault(status.reasons, len(table))
-        s.screened.append((found, [snapshot.names[r] for r in rows_list]))
+        s.screened.append((found, rows_list, snapshot))
         return Verdicts(codes, idx, list(table))
 
     def _allocated_only(self, s: DRAState, snapshot, rows: np.ndarray) -> Verdicts | None:
@@ -640,9 +641,10 @@ class DynamicResources(Plugin):
         """What Filter found for ``node_name``: from the per-node path or a screen."""
         found = s.node_allocations.get(node_name)
         if found is None:
-            for screened, names in s.screened:
-                if node_name in names:
-                    k = names.index(node_name)
+            for screened, rows, snapshot in s.screened:
+                row = snapshot.index.get(node_name)
+                if row is not None and row in rows:
+                    k = rows.index(row)
                     if screened.kinds[k] == Screened.FIT:
                         found = s.node_allocations[node_name] = NodeAllocation(screened.builder(k), None, [])
         return found
@@ -1023,7 +1025,7 @@ class DynamicResources(Plugin):
                     "allocationTimestamp"):
                 status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")
             manager.update_claim(current, base=base)  # (only the finalizers and the status changed)
-            stored = manager.get_claim(current["metadata"].get("namespace") or "", current["metadata"]["name"])
+            stored = manager.claim_dict(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:
             if allocation is not None:
                 manager.remove_pending_allocation(original)

@@ -1000,19 +1000,22 @@ class DynamicResources(Plugin):
                 s.claims[index] = claim
             meta = claim.get("metadata") or {}
             base = manager.claim_object(meta.get("namespace") or "", meta.get("name", ""))
-            current = manager.get_claim_copy(meta.get("namespace") or "", meta.get("name", ""))
-            if current is None:
+            found = manager.claim_dict(meta.get("namespace") or "", meta.get("name", ""))
+            if found is None:
                 raise ClaimError(f"get updated claim {_kobj(claim)} after conflict: "
                                  f'resourceclaims.resource.k8s.io "{meta.get("name", "")}" not found')
-            if (current.get("metadata") or {}).get("deletionTimestamp"):
+            # the stored claim with new metadata and status dicts: what is changed below is replaced,
+            # never changed in place (the rest stays the stored dump's own, which update_claim reuses)
+            current = {**found, "metadata": dict(found.get("metadata") or {}), "status": dict(found.get("status") or {})}
+            if current["metadata"].get("deletionTimestamp"):
                 raise ClaimError(f"claim {_kobj(current)} got deleted in the meantime")
-            status = current.setdefault("status", {})
+            status = current["status"]
             if allocation is not None:
                 if status.get("allocation"):
                     raise ClaimError(f"claim {_kobj(current)} got allocated elsewhere in the meantime")
-                finalizers = current["metadata"].setdefault("finalizers", [])
+                finalizers = current["metadata"].get("finalizers") or []
                 if FINALIZER not in finalizers:
-                    finalizers.append(FINALIZER)
+                    current["metadata"]["finalizers"] = [*finalizers, FINALIZER]
                 # stored through validation (a copy); only the timestamp below is added to it
                 status["allocation"] = dict(allocation)
             status.setdefault("reservedFor", [])
@@ -1023,7 +1026,8 @@ class DynamicResources(Plugin):
                 status["reservedFor"] = [*status["reservedFor"], consumer]
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
-                status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+                status["allocation"] = {**status["allocation"],
+                                        "allocationTimestamp": self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")}
             manager.update_claim(current, base=base)  # (only the finalizers and the status changed)
             stored = manager.claim_dict(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:

@@ -39,6 +39,7 @@ caller's business (the scheduler plugin does it upstream).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -289,7 +290,10 @@ class Allocator:
         for c in classes:
             c = as_dict(c)
             self.classes.setdefault((c.get("metadata") or {}).get("name", ""), c)
-        self.slices: list[Slice] = [s if isinstance(s, Slice) else read_slice(s) for s in slices]
+        slices = list(slices)
+        # (read slices, as the DRA manager hands them out, are checked without a Python-level loop)
+        self.slices: list[Slice] = slices if all(map(isinstance, slices, itertools.repeat(Slice))) else [
+            s if isinstance(s, Slice) else read_slice(s) for s in slices]
         # the CEL engine is looked up on first use, so allocations without selectors need none
         self._compile_fn = compile_selector
         self._make_view = make_view
@@ -480,7 +484,8 @@ class Allocator:
         >>> found.kinds.tolist(), found.builder(0)()[0]["devices"]["results"][0]["device"], a.stats["allocate_one"]
         ([0, 1], 'a', 5)
         """
-        nodes = [n if type(n) is dict else as_dict(n) for n in nodes]
+        if set(map(type, nodes)) - {dict}:  # (node dicts, as a scheduler hands them, pass without a loop)
+            nodes = [n if type(n) is dict else as_dict(n) for n in nodes]
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
         n = len(nodes)
         plan = self._screen_plan(claims)
@@ -492,16 +497,18 @@ class Allocator:
         flat, lengths, invalid = index.gather(slots)
         gathered = slots >= 0
         free = ~index.allocated[flat]
-        simple = index.simple[flat]
+        free_simple = free & index.simple[flat]
+        free_other = free & ~free_simple  # a free device only the search can judge
         # per node: the devices taken before the first device only the search can judge
         segment = np.repeat(np.arange(n), lengths)
         starts = np.cumsum(lengths) - lengths
         has = lengths > 0
-        stuck = np.zeros(len(flat), dtype=bool)  # an evaluation raised there: left to the search
+        stuck: set[int] = set()  # positions where an evaluation raised: left to the search
+        free_at = flat[free]
         while True:
-            match = index.matches(plan.key, plan.combine, flat[free])[flat]
-            pick = free & simple & (match == 1)
-            stop = free & ~(simple & (match >= 0))
+            match = index.matches(plan.key, plan.combine, free_at)[flat]
+            pick = free_simple & (match == 1)
+            stop = free_other | (free_simple & (match < 0))  # (a free device's match is -1, 0 or 1)
             stops_before = np.cumsum(stop) - stop
             first = np.zeros(n, dtype=np.int64)
             first[has] = stops_before[starts[has]]
@@ -510,13 +517,16 @@ class Allocator:
             # a node's first stop that is a simple device not evaluated yet, on a node that still
             # needs devices there: the search evaluates its selectors next, so they are evaluated
             # here (once per device, kept on it as the search keeps them) and the node looked at again
-            due = np.flatnonzero(stop & clean & simple & (match == -1) & ~stuck
-                                 & (taken[segment] < plan.count) & gathered[segment])
-            if not len(due):
+            firsts = np.flatnonzero(stop & clean)  # (at most one per node)
+            at = segment[firsts]
+            due = firsts[free_simple[firsts] & (taken[at] < plan.count) & gathered[at]].tolist()
+            if stuck:
+                due = [p for p in due if p not in stuck]
+            if not due:
                 break
-            for p in due.tolist():
+            for p in due:
                 if not self._evaluate_screened(plan, index.devices[int(flat[p])]):
-                    stuck[p] = True
+                    stuck.add(p)
         stops = np.bincount(segment[stop], minlength=n)
         fit = gathered & (taken >= plan.count)
         no_fit = gathered & ~fit & (stops == 0)

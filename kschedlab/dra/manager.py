@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import operator
 import weakref
@@ -38,7 +39,7 @@ from kschedlab.dra.allocator import AllocatedState
 from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.devices import Slice, as_dict, read_slice
 
-__all__ = ["DRAManager", "dra_manager", "claim_key", "claim_identity", "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
+__all__ = ["DRAManager", "dra_manager", "ClaimStore", "HeldDevices", "claim_key", "claim_identity", "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
            "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "FINALIZER", "RESERVED_FOR_MAX_SIZE"]
 
 #: ``resourceapi.ResourceDeviceClassPrefix``
@@ -104,16 +105,50 @@ class DRAManager:
         self._handed: tuple | None = None
         #: the stored claims by the UID of their controlling owner (see :meth:`claims_controlled_by`)
         self._owners: _ControllerIndex | None = None
+        #: id(stored claim) -> (the claim, its dump) handed out by :meth:`claim_dict`
+        self._dumps: dict[int, tuple[Any, dict]] = {}
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
-        """The ResourceClaim API objects by ``namespace/name`` (the live objects; do not modify)."""
-        return self.cluster.objects.get("ResourceClaim", {})
+        """The ResourceClaim API objects by ``namespace/name`` (the live objects; do not modify).
+        A plain dict stored by the cluster is made a :class:`ClaimStore` (same keys and objects)
+        on first read, so that writes to it are noted for :meth:`allocated_state`."""
+        objects = self.cluster.objects
+        store = objects.get("ResourceClaim")
+        if store is None:
+            return {}
+        if type(store) is dict:
+            store = objects["ResourceClaim"] = ClaimStore(store)
+        return store
 
     def get_claim(self, namespace: str, name: str) -> dict | None:
         """A claim as a dict, or None when it does not exist."""
         obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
         return None if obj is None else as_dict(obj)
+
+    def claim_dict(self, namespace: str, name: str) -> dict | None:
+        """:meth:`get_claim` dumped once per stored object and kept: the same dict for every
+        caller until the object is replaced, so it is read-only (for the scheduler's reads, which
+        never change a claim in place; take :meth:`get_claim_copy` to change one).
+
+        >>> from kschedlab.cluster import Cluster
+        >>> m = dra_manager(Cluster())
+        >>> m.update_claim({"metadata": {"name": "c", "namespace": "ns"}, "spec": {}})
+        >>> m.claim_dict("ns", "c") is m.claim_dict("ns", "c"), m.claim_dict("ns", "c") == m.get_claim("ns", "c")
+        (True, True)
+        """
+        obj = self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
+        if obj is None:
+            return None
+        dumps = self._dumps
+        hit = dumps.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        if len(dumps) > 2 * len(self.claim_objects()) + 64:  # objects replaced without the manager
+            dumps.clear()
+        found = as_dict(obj)
+        dumps[id(obj)] = (obj, found)
+        return found
 
     def get_claim_copy(self, namespace: str, name: str) -> dict | None:
         """:meth:`get_claim` as a dict of the caller's own, to change (a stored model is dumped
@@ -150,18 +185,62 @@ class DRAManager:
         """``RemoveClaimPendingAllocation``: True when the claim was in flight."""
         return self.in_flight.pop(claim_identity(claim), None) is not None
 
-    def update_claim(self, claim: dict) -> None:
-        """Store ``claim`` (a dict) as the cluster's ResourceClaim object (create or replace)."""
-        from kschedlab.api.resource import ResourceClaim
+    def claim_object(self, namespace: str, name: str):
+        """The stored ResourceClaim object (a model, or a dict put there as one), or None."""
+        return self.claim_objects().get(f"{namespace}/{name}" if namespace else name)
 
-        obj = ResourceClaim.model_validate(claim)
-        store = self.cluster.objects.setdefault("ResourceClaim", {})
+    def update_claim(self, claim: dict, *, base=None) -> None:
+        """Store ``claim`` (a dict) as the cluster's ResourceClaim object (create or replace).
+
+        ``base``: the stored model ``claim`` was dumped from, when only ``metadata.finalizers``
+        and ``status`` were changed since (the scheduler writing an allocation and a consumer):
+        the new object is then ``base``'s copy with those two, the status validated alone, and of
+        it only the fields whose value is not the very object of ``base``'s kept dump
+        (:meth:`claim_dict`; the rest is ``base``'s, valid already): the model a validation of the
+        whole dict gives (equal, with the same dump; ``tests/dra_bench/test_dra_caches.py``), whose
+        parts not written keep the fields ``base`` had set, where a validation of the dump would
+        count every dumped default as set.
+
+        >>> from kschedlab.cluster import Cluster
+        >>> m = dra_manager(Cluster())
+        >>> m.update_claim({"metadata": {"name": "c", "namespace": "ns"}, "spec": {}})
+        >>> base = m.claim_object("ns", "c")
+        >>> claim = m.get_claim_copy("ns", "c")
+        >>> claim["metadata"]["finalizers"] = [FINALIZER]
+        >>> claim["status"]["reservedFor"] = [{"resource": "pods", "name": "p", "uid": "u"}]
+        >>> m.update_claim(claim, base=base)
+        >>> new = m.claim_object("ns", "c")
+        >>> new is not base and new.spec is base.spec, new.status.reserved_for[0].name, new.metadata.finalizers
+        (True, 'p', ['resource.kubernetes.io/delete-protection'])
+        """
+        from kschedlab.api.resource import ResourceClaim, ResourceClaimStatus
+
+        if base is not None and type(base) is ResourceClaim:
+            meta = _with(base.metadata, finalizers=list(claim["metadata"].get("finalizers") or []))
+            status = claim.get("status") or {}
+            hit = self._dumps.get(id(base))
+            kept = (hit[1].get("status") or {}) if hit is not None and hit[0] is base else None
+            if kept is not None and status.keys() == kept.keys():
+                # a value that is the stored object's dump's own (``claim_dict``, the same object) is
+                # the stored object's field: only the others are validated
+                changed = {k: v for k, v in status.items() if v is not kept[k]}
+                part = ResourceClaimStatus.model_validate(changed)
+                names = _status_fields()
+                new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
+            else:
+                new_status = ResourceClaimStatus.model_validate(status)
+            obj = _with(base, metadata=meta, status=new_status)
+        else:
+            obj = ResourceClaim.model_validate(claim)
+        self.cluster.objects.setdefault("ResourceClaim", ClaimStore())
+        store = self.claim_objects()
         key = claim_key(claim)
         old = store.get(key)
         if old is not None and old is not obj:
             hit = self._claim_devices.get(id(old))
             if hit is not None and hit[0] is old:
                 del self._claim_devices[id(old)]
+            self._dumps.pop(id(old), None)
         store[key] = obj
         # what allocated_state reads of the new object, from the dict it was validated from (the
         # fields read are kept as they are), so that the next pod does not dump it again
@@ -180,13 +259,24 @@ class DRAManager:
         While no allocation has a ``shareID`` and no two stored claims share an identity, the
         devices are kept from the previous call and only the replaced claims are read again
         (:class:`_ExclusiveDevices`); otherwise every claim is gone through
-        (:meth:`allocated_state_full`). Both give the same state. The state's devices are valid
-        until the next call (they may be the kept set itself, changed by that call)."""
-        objs = list(self.claim_objects().values())
+        (:meth:`allocated_state_full`). Both give the same state. The replaced claims are
+        known from the :class:`ClaimStore`'s notes (the change feed; a removed claim or a store
+        of another type: every stored claim is compared by identity instead). The state's
+        devices are valid until the next call: without in-flight allocations they are the kept
+        set itself (a :class:`HeldDevices`, which refuses changes), changed by that call."""
+        store = self.claim_objects()
         ex = self._exclusive
-        if ex is None or not ex.update(objs, self._read_claim):
-            ex = _ExclusiveDevices.build(objs, self._read_claim)
-            self._exclusive = ex
+        if isinstance(store, ClaimStore):
+            notes = store.drain()
+            if ex is None or ex.store is not store or not ex.follow(store, notes, self._read_claim):
+                ex = _ExclusiveDevices.build(list(store.items()), self._read_claim)
+                if ex is not None:
+                    ex.store = store
+        else:
+            items = list(store.items())
+            if ex is None or ex.store is not None or not ex.update(items, self._read_claim):
+                ex = _ExclusiveDevices.build(items, self._read_claim)
+        self._exclusive = ex
         if ex is not None:
             devices, touched = ex.with_in_flight(self.in_flight)
             if devices is not None:
@@ -333,6 +423,129 @@ class DRAManager:
         return out
 
 
+class ClaimStore(dict):
+    """The cluster's ResourceClaims by key (``Cluster.objects["ResourceClaim"]`` once the DRA
+    manager has read it), noting every key written or removed since the manager last read the
+    notes: the change feed :meth:`DRAManager.allocated_state` follows instead of comparing every
+    stored claim. Reads are a dict's; every writing method of ``dict`` is noted.
+
+    >>> store = ClaimStore({"ns/a": 1})
+    >>> store["ns/b"] = 2; store["ns/a"] = 3; del store["ns/b"]
+    >>> store.drain()
+    [('ns/b', 'add'), ('ns/a', 'set'), ('ns/b', 'remove')]
+    >>> store.drain(), dict(store)
+    ([], {'ns/a': 3})
+    """
+
+    #: notes kept while nobody drains them; past that, :meth:`drain` answers None (read everything)
+    LIMIT = 1 << 16
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._notes = []
+
+    #: (a class default: an unpickled store sets its items before its attributes)
+    _notes: list[tuple[Any, str]] | None = None
+
+    def _note(self, key, op: str) -> None:
+        notes = self._notes
+        if notes is not None:
+            if len(notes) >= self.LIMIT:
+                self._notes = None
+            else:
+                notes.append((key, op))
+
+    def drain(self) -> list[tuple[Any, str]] | None:
+        """The ``(key, op)`` notes since the last call, ``op`` one of add, set (replaced) and
+        remove, in order; None when too many came to be kept (the reader starts again)."""
+        notes, self._notes = self._notes, []
+        return notes
+
+    def __setitem__(self, key, value) -> None:
+        self._note(key, "set" if key in self else "add")
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key) -> None:
+        super().__delitem__(key)
+        self._note(key, "remove")
+
+    def pop(self, key, *default):
+        if key in self:
+            self._note(key, "remove")
+        return super().pop(key, *default)
+
+    def popitem(self):
+        key, value = super().popitem()
+        self._note(key, "remove")
+        return key, value
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, *args, **kwargs) -> None:  # type: ignore[override]
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def __ior__(self, other):  # type: ignore[override]
+        self.update(other)
+        return self
+
+    def clear(self) -> None:
+        for key in list(self):
+            self._note(key, "remove")
+        super().clear()
+
+
+class HeldDevices(set):
+    """The devices held by the stored claims as :meth:`DRAManager.allocated_state` hands them
+    out: a set that refuses to be changed by its readers (``add``, ``discard``, ``|=`` ... raise
+    TypeError); the manager changes it in place on its next call, so a reader keeps it only for
+    the allocation it was handed out for (copy it, ``set(held)``, to keep it longer).
+
+    >>> held = HeldDevices({("d", "p", "a")})
+    >>> ("d", "p", "a") in held, len(held | {("d", "p", "b")})
+    (True, 2)
+    >>> held.add(("d", "p", "b"))
+    Traceback (most recent call last):
+    TypeError: the devices handed out by DRAManager.allocated_state are read-only
+    """
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("the devices handed out by DRAManager.allocated_state are read-only")
+
+    add = discard = remove = pop = clear = update = _refuse
+    difference_update = intersection_update = symmetric_difference_update = _refuse
+    __ior__ = __iand__ = __isub__ = __ixor__ = _refuse  # type: ignore[assignment]
+
+
+@functools.cache
+def _status_fields() -> dict[str, str]:
+    """``ResourceClaimStatus``'s field names by their (camelCase) keys."""
+    from kschedlab.api.resource import ResourceClaimStatus
+
+    return {(f.alias or name): name for name, f in ResourceClaimStatus.model_fields.items()}
+
+
+def _with(model, **fields):
+    """``model.model_copy(update=fields)`` (a shallow copy; the fields given count as set),
+    without pydantic's generic copy.
+
+    >>> from kschedlab.api.meta import ObjectMeta
+    >>> a = ObjectMeta(name="c"); b = _with(a, finalizers=["f"])
+    >>> b == a.model_copy(update={"finalizers": ["f"]}), sorted(b.model_fields_set), a.finalizers
+    (True, ['finalizers', 'name'], [])
+    """
+    obj = type(model).__new__(type(model))
+    object.__setattr__(obj, "__dict__", {**model.__dict__, **fields})
+    object.__setattr__(obj, "__pydantic_fields_set__", model.__pydantic_fields_set__ | fields.keys())
+    object.__setattr__(obj, "__pydantic_extra__", model.__pydantic_extra__)
+    private = model.__pydantic_private__
+    object.__setattr__(obj, "__pydantic_private__", None if private is None else dict(private))
+    return obj
+
+
 def _allocated_devices(claim: dict) -> tuple:
     """``((driver, pool, device), shareID, ((capacity, Quantity), ...)), ...`` of a claim's
     allocation, admin-access results left out.
@@ -383,20 +596,24 @@ class _ExclusiveDevices:
     """The devices held by the stored claims, kept between :meth:`DRAManager.allocated_state`
     calls. Only valid while no allocation has a ``shareID`` (capacity sums are not kept) and
     every stored claim has its own identity. ``objects`` are the stored claims in the cluster's
-    order (kept, so that a replaced object is told apart by identity), ``read`` what each holds,
-    ``count`` how many claims hold each device."""
+    order (kept, so that a replaced object is told apart by identity), ``keys`` their keys,
+    ``read`` what each holds, ``count`` how many claims hold each device; ``store`` the
+    :class:`ClaimStore` whose notes it follows (None: followed by identity)."""
 
-    __slots__ = ("objects", "read", "identities", "count", "devices", "changed")
+    __slots__ = ("objects", "keys", "position", "read", "identities", "count", "devices", "changed", "store")
 
     def __init__(self) -> None:
         self.objects: list = []
+        self.keys: list = []
+        self.position: dict[Any, int] = {}
         self.read: list[tuple] = []
         self.identities: dict[str, int] = {}
         self.count: dict[tuple, int] = {}
-        #: the devices of ``count`` (held by some claim), kept beside it
-        self.devices: set[tuple] = set()
+        #: the devices of ``count`` (held by some claim), kept beside it (changed through ``set``'s methods)
+        self.devices: HeldDevices = HeldDevices()
         #: devices that came into ``count`` or left it since :meth:`drain_changed`
         self.changed: set[tuple] = set()
+        self.store: ClaimStore | None = None
 
     def drain_changed(self) -> set:
         """The devices held by some claim before and not now, or the other way round, since the
@@ -405,42 +622,39 @@ class _ExclusiveDevices:
         return changed
 
     @classmethod
-    def build(cls, objects: list, read_claim) -> "_ExclusiveDevices | None":
-        """From scratch; None when some allocation is shared or an identity repeats."""
+    def build(cls, items: list, read_claim) -> "_ExclusiveDevices | None":
+        """From scratch (``items``: the stored ``(key, claim)``); None when some allocation is
+        shared or an identity repeats."""
         ex = cls()
-        return ex if ex._append(objects, read_claim) else None
+        return ex if ex._append(items, read_claim) else None
 
-    def _append(self, objects: list, read_claim) -> bool:
-        for obj in objects:
+    def _append(self, items: list, read_claim) -> bool:
+        count, devices = self.count, self.devices
+        for key, obj in items:
             identity, found = read_claim(obj)
             if identity in self.identities or any(share_id for _, share_id, _ in found):
                 return False
-            self.identities[identity] = len(self.objects)
+            self.identities[identity] = self.position[key] = len(self.objects)
+            self.keys.append(key)
             self.objects.append(obj)
             self.read.append((identity, found))
             for dev, _, _ in found:
-                n = self.count.get(dev, 0)
+                n = count.get(dev, 0)
                 if not n:
                     self.changed.add(dev)
-                    self.devices.add(dev)
-                self.count[dev] = n + 1
+                    set.add(devices, dev)
+                count[dev] = n + 1
         return True
 
-    def update(self, objects: list, read_claim) -> bool:
-        """Follow the stored claims: True when objects were only replaced in place or added at
-        the end (and the rules above still hold), after taking their devices into account;
-        False (the caller starts again) otherwise."""
-        old = self.objects
-        n = len(old)
-        if len(objects) < n:
-            return False
-        changed = _replaced(old, objects)
-        news = [read_claim(objects[i]) for i in changed]
+    def _replace(self, changed: list[int], objects: list, read_claim) -> bool:
+        """Take the claims ``objects`` (at positions ``changed``) in place of those kept there;
+        False when an identity changed or an allocation is shared."""
+        news = [read_claim(obj) for obj in objects]
         for i, (identity, found) in zip(changed, news):
             if identity != self.read[i][0] or any(share_id for _, share_id, _ in found):
                 return False
-        count = self.count
-        for i, (identity, found) in zip(changed, news):
+        count, devices = self.count, self.devices
+        for i, obj, (identity, found) in zip(changed, objects, news):
             for dev, _, _ in self.read[i][1]:
                 left = count[dev] - 1
                 if left:
@@ -448,22 +662,56 @@ class _ExclusiveDevices:
                 else:
                     del count[dev]
                     self.changed.add(dev)
-                    self.devices.discard(dev)
+                    set.discard(devices, dev)
             for dev, _, _ in found:
                 held = count.get(dev, 0)
                 if not held:
                     self.changed.add(dev)
-                    self.devices.add(dev)
+                    set.add(devices, dev)
                 count[dev] = held + 1
             self.read[i] = (identity, found)
-            old[i] = objects[i]
-        return self._append(objects[n:], read_claim) if len(objects) > n else True
+            self.objects[i] = obj
+        return True
+
+    def update(self, items: list, read_claim) -> bool:
+        """Follow the stored ``(key, claim)`` items by identity: True when objects were only
+        replaced in place or added at the end (and the rules above still hold), after taking
+        their devices into account; False (the caller starts again) otherwise."""
+        n = len(self.objects)
+        if len(items) < n:
+            return False
+        objects = [obj for _, obj in items]
+        changed = _replaced(self.objects, objects)
+        return self._replace(changed, [objects[i] for i in changed], read_claim) and self._append(
+            items[n:], read_claim)
+
+    def follow(self, store: ClaimStore, notes: list | None, read_claim) -> bool:
+        """Follow ``store`` by its notes since the last call (:meth:`ClaimStore.drain`): claims
+        replaced or added are read, nothing else; False (the caller starts again) when a claim
+        was removed, the notes were dropped, or the rules above no longer hold."""
+        if notes is None:
+            return False
+        replaced: dict[int, None] = {}
+        added: dict[Any, None] = {}
+        for key, op in notes:
+            if op == "remove":
+                return False
+            i = self.position.get(key)
+            if i is not None:
+                replaced[i] = None
+            else:
+                added[key] = None
+        changed = list(replaced)
+        keys = self.keys
+        return self._replace(changed, [store[keys[i]] for i in changed], read_claim) and self._append(
+            [(key, store[key]) for key in added], read_claim)
 
     def with_in_flight(self, in_flight: dict[str, dict]) -> tuple[set | None, set]:
         """The exclusively held devices, the in-flight allocations replacing the stored ones of
         the same claims (None when an in-flight allocation is shared), and the devices those
         allocations and the claims they replace name. Without in-flight allocations the set
-        handed out is the kept one itself (no copy: it is changed by the next :meth:`update`)."""
+        handed out is the kept one itself (no copy, read-only: it is changed by the next
+        :meth:`update` or :meth:`follow`)."""
         touched: set = set()
         if not in_flight:
             return self.devices, touched

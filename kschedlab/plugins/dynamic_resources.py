@@ -228,7 +228,7 @@ def pod_claims(manager, pod) -> list[dict]:
         name, must_own = pod_claim_name(pod, pod_claim)
         if name is None:
             continue
-        claim = manager.get_claim(pod.metadata.namespace or "", name)
+        claim = manager.claim_dict(pod.metadata.namespace or "", name)  # (read-only, as every reader here)
         if claim is None:
             raise ClaimError(f'resourceclaim.resource.k8s.io "{name}" not found')
         if (claim.get("metadata") or {}).get("deletionTimestamp"):
@@ -312,8 +312,9 @@ class DRAState:
     binding_wait_started: float | None = None
     #: what Filter works out once per cycle (``_FilterPlan``), on its first node
     filter_plan: Any = None
-    #: ``(Allocator.screen's answers, the names of their nodes)`` of each screened Filter call
-    screened: list[tuple[Any, list[str]]] = field(default_factory=list)
+    #: ``(Allocator.screen's answers, the snapshot rows of their nodes, the snapshot)`` of each
+    #: screened Filter call
+    screened: list[tuple[Any, list[int], Any]] = field(default_factory=list)
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -572,7 +573,7 @@ class DynamicResources(Plugin):
             codes[k] = status.code
             if status.reasons:
                 idx[k] = table.setdefault(status.reasons, len(table))
-        s.screened.append((found, [snapshot.names[r] for r in rows_list]))
+        s.screened.append((found, rows_list, snapshot))
         return Verdicts(codes, idx, list(table))
 
     def _allocated_only(self, s: DRAState, snapshot, rows: np.ndarray) -> Verdicts | None:
@@ -640,9 +641,10 @@ class DynamicResources(Plugin):
         """What Filter found for ``node_name``: from the per-node path or a screen."""
         found = s.node_allocations.get(node_name)
         if found is None:
-            for screened, names in s.screened:
-                if node_name in names:
-                    k = names.index(node_name)
+            for screened, rows, snapshot in s.screened:
+                row = snapshot.index.get(node_name)
+                if row is not None and row in rows:
+                    k = rows.index(row)
                     if screened.kinds[k] == Screened.FIT:
                         found = s.node_allocations[node_name] = NodeAllocation(screened.builder(k), None, [])
         return found
@@ -802,15 +804,22 @@ class DynamicResources(Plugin):
         return None, Status.unschedulable("still not schedulable")
 
     # -- Score --------------------------------------------------------------------------------------
+    def scores_nodes(self, state) -> bool:
+        """Score may answer other than 0 in this cycle: DRAPrioritizedList is on and some claim of
+        the pod has a ``firstAvailable`` request (otherwise ``computeScore`` is 0 on every node,
+        and so is its normalization; the fused fast path leaves Score out then)."""
+        s = self._state(state)
+        if not self.enabled or not self._gate("DRAPrioritizedList") or s is None or s.empty():
+            return False
+        return any(request.get("firstAvailable") for claim in s.claims
+                   for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or [])
+
     def score_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> np.ndarray:
         """``8 - i`` for every allocated ``firstAvailable`` subrequest ``i`` (DRAPrioritizedList)."""
         out = np.zeros(len(rows), np.int64)
-        s = self._state(state)
-        if not self.enabled or not self._gate("DRAPrioritizedList") or s is None or s.empty():
+        if not self.scores_nodes(state):
             return out
-        if not any(request.get("firstAvailable") for claim in s.claims
-                   for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []):
-            return out  # nothing to score: compute_score is 0 on every node
+        s = self._state(state)
         for k, row in enumerate(rows):
             found = self._node_allocation(s, snapshot.names[int(row)])
             if found is not None:
@@ -990,19 +999,23 @@ class DynamicResources(Plugin):
                 claim = self._create_extended_claim(found.extended_claim, pod)
                 s.claims[index] = claim
             meta = claim.get("metadata") or {}
-            current = manager.get_claim_copy(meta.get("namespace") or "", meta.get("name", ""))
-            if current is None:
+            base = manager.claim_object(meta.get("namespace") or "", meta.get("name", ""))
+            found = manager.claim_dict(meta.get("namespace") or "", meta.get("name", ""))
+            if found is None:
                 raise ClaimError(f"get updated claim {_kobj(claim)} after conflict: "
                                  f'resourceclaims.resource.k8s.io "{meta.get("name", "")}" not found')
-            if (current.get("metadata") or {}).get("deletionTimestamp"):
+            # the stored claim with new metadata and status dicts: what is changed below is replaced,
+            # never changed in place (the rest stays the stored dump's own, which update_claim reuses)
+            current = {**found, "metadata": dict(found.get("metadata") or {}), "status": dict(found.get("status") or {})}
+            if current["metadata"].get("deletionTimestamp"):
                 raise ClaimError(f"claim {_kobj(current)} got deleted in the meantime")
-            status = current.setdefault("status", {})
+            status = current["status"]
             if allocation is not None:
                 if status.get("allocation"):
                     raise ClaimError(f"claim {_kobj(current)} got allocated elsewhere in the meantime")
-                finalizers = current["metadata"].setdefault("finalizers", [])
+                finalizers = current["metadata"].get("finalizers") or []
                 if FINALIZER not in finalizers:
-                    finalizers.append(FINALIZER)
+                    current["metadata"]["finalizers"] = [*finalizers, FINALIZER]
                 # stored through validation (a copy); only the timestamp below is added to it
                 status["allocation"] = dict(allocation)
             status.setdefault("reservedFor", [])
@@ -1013,9 +1026,10 @@ class DynamicResources(Plugin):
                 status["reservedFor"] = [*status["reservedFor"], consumer]
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
-                status["allocation"]["allocationTimestamp"] = self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")
-            manager.update_claim(current)
-            stored = manager.get_claim(current["metadata"].get("namespace") or "", current["metadata"]["name"])
+                status["allocation"] = {**status["allocation"],
+                                        "allocationTimestamp": self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")}
+            manager.update_claim(current, base=base)  # (only the finalizers and the status changed)
+            stored = manager.claim_dict(current["metadata"].get("namespace") or "", current["metadata"]["name"])
         finally:
             if allocation is not None:
                 manager.remove_pending_allocation(original)

@@ -23,7 +23,7 @@ opportunistic batching) are not touched, so placements are those of the plugin-b
 Score plugins of one's own (a researcher's) are called as the framework calls them, beside the
 fused answers; so are PreFilter, Filter and PreScore plugins of one's own, in every cycle, and
 InterPodAffinity and PodTopologySpread (:data:`LIVE`) when the pod has pod affinity, anti-affinity or spread constraints,
-default spreading selects it, or placed pods have affinity: their PreFilter, Filter, PreScore,
+default spreading selects it, or placed pods have affinity, and DynamicResources when it has ResourceClaims: their PreFilter, Filter, PreScore,
 Score and NormalizeScore run by themselves, the fused check clears the other plugins, and a node
 it clears takes its status from the live plugins' verdicts (:attr:`CyclePlan.live`). Any other
 pod, profile or cluster takes the plugin-by-plugin path (``Scheduler(fast_path=False)`` forces it).
@@ -105,8 +105,10 @@ _PRE_SCORE_SUCCESS = frozenset({TaintToleration.name, NodeResourcesFit.name})
 _PRE_SCORE_SKIP = frozenset({NodeAffinity.name, PodTopologySpread.name, InterPodAffinity.name})
 #: plugins the path may run by themselves beside the fused answers, when the pod or the placed pods give
 #: them work (pod affinity, anti-affinity, spread constraints): their PreFilter, Filter, PreScore,
-#: Score and NormalizeScore are called as the framework calls them
-LIVE = (InterPodAffinity.name, PodTopologySpread.name)
+#: Score and NormalizeScore are called as the framework calls them; DynamicResources (a pod with
+#: ResourceClaims) has no PreScore: its Score runs only when it may answer other than 0
+#: (``DynamicResources.scores_nodes``), its Filter screens every node of a chunk at once
+LIVE = (InterPodAffinity.name, PodTopologySpread.name, DynamicResources.name)
 #: Score plugins the fused scoring covers (NodeAffinity, PodTopologySpread, InterPodAffinity must be skipped)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
                           NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
@@ -204,6 +206,9 @@ class FastPath:
         #: the share of nodes the last cycle with live Filter plugins found feasible, when it
         #: needed more than one chunk (see :meth:`first_chunk`)
         self.pass_rate = 1.0
+        dra = fw.plugins.get(DynamicResources.name)
+        #: a pod with ResourceClaims takes the path with DynamicResources run by itself (see :data:`LIVE`)
+        self._dra_live = dra is not None and dra.enabled and DynamicResources.name in self.pre_filter
         pts = fw.plugins.get(PodTopologySpread.name)
         #: default spread constraints with matchLabelKeys (their selector depends on the pod's labels)
         self._pts_label_keys = pts is not None and any(c.match_label_keys for c in pts.default_constraints)
@@ -253,8 +258,8 @@ class FastPath:
         return shape
 
     def _spec_eligible(self, pod_info) -> bool:
-        """The pod's spec leaves NodeName, NodeAffinity, NodePorts, DynamicResources,
-        NodeDeclaredFeatures and the volume plugins (VolumeRestrictions, NodeVolumeLimits,
+        """The pod's spec leaves NodeName, NodeAffinity, NodePorts, DynamicResources (unless it
+        runs by itself), NodeDeclaredFeatures and the volume plugins (VolumeRestrictions, NodeVolumeLimits,
         VolumeBinding, VolumeZone) nothing to do (pod affinity and spread constraints make the
         plugins of :data:`LIVE` run by themselves)."""
         spec = pod_info.pod.spec
@@ -263,8 +268,8 @@ class FastPath:
         aff = spec.affinity
         if aff is not None and aff.node_affinity is not None:
             return False
-        if spec.resource_claims:
-            return False
+        if spec.resource_claims and not self._dra_live:
+            return False  # (with DynamicResources in the profile, it runs by itself: see :meth:`_live`)
         # the volume plugins Skip a pod without claims, generic ephemeral volumes and in-tree disks
         if any(counts_volume(v) or needs_restrictions_check(v) for v in spec.volumes):
             return False
@@ -343,6 +348,8 @@ class FastPath:
             elif (InterPodAffinity.name in self.pre_score and not ipa.args.ignore_preferred_terms_of_existing_pods
                     and placed_pods_with_affinity(snapshot)):
                 live.add(InterPodAffinity.name)
+        if pod.spec.resource_claims:  # (only with :attr:`_dra_live`, see :meth:`_spec_eligible`)
+            live.add(DynamicResources.name)
         pts = plugins.get(PodTopologySpread.name)
         if pts is not None and pod.spec.topology_spread_constraints and (
                 PodTopologySpread.name in self.pre_filter or PodTopologySpread.name in self.pre_score):
@@ -362,7 +369,8 @@ class FastPath:
         """The live plugins run at the points the path can call them at: each Filter or Score of
         theirs follows a PreFilter or PreScore of theirs (the profile check asks that too)."""
         return all((name not in self.filter or name in self.pre_filter)
-                   and (name not in self.score or name in self.pre_score) for name in live)
+                   and (name not in self.score or name in self.pre_score or name == DynamicResources.name)
+                   for name in live)
 
     def _no_default_selector(self, pod) -> bool:
         """PodTopologySpread's default constraints select nothing for ``pod`` (so its PreFilter and
@@ -661,7 +669,8 @@ class FastPath:
             log.append((name, status))
         plan.score_plugins = [p for p in self.fw.points["score"] if p.name not in state.skip_score]
         plan.score_names = tuple(p.name for p in plan.score_plugins)
-        plan.live_score = tuple(n for n in plan.score_names if n in plan.live)
+        plan.live_score = tuple(n for n in plan.score_names if n in plan.live and (
+            n != DynamicResources.name or self.plugins[n].scores_nodes(state)))
         return log
 
     def run_score(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> ScoreOutcome:

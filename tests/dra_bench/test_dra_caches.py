@@ -135,6 +135,69 @@ def test_allocated_state_follows_replaced_claims_and_in_flight_ones():
     assert check().allocated_devices == set()
 
 
+
+def test_allocated_state_follows_the_change_feed_of_every_write():
+    """Claims written to the cluster's store by any way (the manager, ``Cluster.add``, the
+    store's own dict methods, ``Cluster.remove``) are noted by the ClaimStore; the manager reads
+    the noted claims only (the kept state is the same object after a replacement or an
+    addition) and gives the full reading's state every time."""
+    from kschedlab.api.resource import ResourceClaim
+    from kschedlab.dra.manager import ClaimStore
+
+    c = Cluster(admit(load_text(CLAIMS)))
+    m = dra_manager(c)
+
+    def check():
+        state = m.allocated_state()
+        assert (state.allocated_devices, state.aggregated_capacity) == _reference_state(m)
+        return state.allocated_devices
+
+    assert check() == set()
+    store = c.objects["ResourceClaim"]
+    assert isinstance(store, ClaimStore) and set(store) == {"default/c1", "default/c2"}
+    kept = m._exclusive
+    m.update_claim(_allocated(m.get_claim("default", "c1"), [{"device": "a"}]))
+    assert check() == {("x.example.com", "n1", "a")} and m._exclusive is kept
+    c.add(ResourceClaim.model_validate(_allocated(m.get_claim("default", "c2"), [{"device": "b"}])))  # replaced
+    assert check() == {("x.example.com", "n1", "a"), ("x.example.com", "n1", "b")} and m._exclusive is kept
+    third = _allocated({**m.get_claim("default", "c2"), "metadata": {"name": "c3", "namespace": "default"}}, [{"device": "c"}])
+    store.update({"default/c3": ResourceClaim.model_validate(third)})  # added through dict.update
+    store["default/c1"] = ResourceClaim.model_validate(_allocated(m.get_claim("default", "c1"), [{"device": "d"}]))
+    assert check() == {("x.example.com", "n1", d) for d in "bcd"} and m._exclusive is kept
+    c.remove("ResourceClaim", "default/c2")  # a removal: read again from scratch
+    assert check() == {("x.example.com", "n1", d) for d in "cd"} and m._exclusive is not kept
+    store.setdefault("default/c4", ResourceClaim.model_validate(_allocated({**third, "metadata": {"name": "c4", "namespace": "default"}},
+                                                                   [{"device": "e"}])))
+    assert check() == {("x.example.com", "n1", d) for d in "cde"}
+    store.pop("default/c3")
+    store.clear()
+    assert check() == set()
+
+
+def test_held_devices_refuse_changes_and_are_valid_until_the_next_call():
+    """Without in-flight allocations the manager hands out its kept set: it refuses changes, and
+    the next call changes it in place (a reader wanting it longer copies it)."""
+    c = Cluster(admit(load_text(CLAIMS)))
+    m = dra_manager(c)
+    m.update_claim(_allocated(m.get_claim("default", "c1"), [{"device": "a"}]))
+    held = m.allocated_state().allocated_devices
+    mine = set(held)
+    for change in (lambda: held.add(("x", "y", "z")), lambda: held.discard(("x.example.com", "n1", "a")),
+                   held.clear, lambda: held.update({("x", "y", "z")})):
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    assert held == {("x.example.com", "n1", "a")}
+    held_or = held | {("x", "y", "z")}  # a new, plain set
+    assert type(held_or) is set
+    m.update_claim(_allocated(m.get_claim("default", "c2"), [{"device": "b"}]))
+    later = m.allocated_state().allocated_devices
+    assert later is held and held == {("x.example.com", "n1", "a"), ("x.example.com", "n1", "b")}
+    assert mine == {("x.example.com", "n1", "a")}
+    m.signal_pending_allocation(_allocated(m.get_claim("default", "c2"), [{"device": "c"}]))
+    flying = m.allocated_state().allocated_devices  # with in-flight allocations: a set of the caller's own
+    assert flying is not held and flying == {("x.example.com", "n1", "a"), ("x.example.com", "n1", "c")}
+
+
 SLICE_YAML = """
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -222,3 +285,36 @@ spec:
     allocation = dra_manager(c).get_claim("default", "c1")["status"]["allocation"]
     assert allocation["devices"]["results"][0]["device"] == "gpu-0"
     assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["a"]
+
+
+@pytest.mark.parametrize("workload", ["SchedulingWithResourceClaimTemplate", "SchedulingWithResourceClaim"])
+def test_claim_writes_from_the_stored_object_equal_a_full_validation(workload, monkeypatch):
+    """PreBind writes a claim as the stored object's copy with its finalizers and status (the
+    written fields validated alone): the same model and dump as validating the whole dict."""
+    from kschedlab.api.resource import ResourceClaim
+    from kschedlab.dra.manager import DRAManager
+    from kschedlab.scheduler_perf import run_dra_workload
+
+    update = DRAManager.update_claim
+    written, reused = [], []
+
+    def checked(self, claim, *, base=None):
+        update(self, claim, base=base)
+        if base is not None:
+            stored = self.claim_object(claim["metadata"].get("namespace") or "", claim["metadata"]["name"])
+            full = ResourceClaim.model_validate(copy.deepcopy(claim))
+            assert stored == full and stored.spec is base.spec
+            assert stored.model_dump(by_alias=True, exclude_none=True, mode="json") == \
+                full.model_dump(by_alias=True, exclude_none=True, mode="json")
+            # what was not written is the stored object's own (not validated again), with its fields set
+            assert stored.model_dump(exclude_unset=True)["spec"] == base.model_dump(exclude_unset=True)["spec"]
+            if base.status.allocation is not None:  # a consumer more: the allocation is the stored one
+                assert stored.status.allocation is base.status.allocation
+                reused.append(claim["metadata"]["name"])
+            written.append(claim["metadata"]["name"])
+
+    monkeypatch.setattr(DRAManager, "update_claim", checked)
+    r = run_dra_workload(workload, nodes=4, init_pods=6, measure_pods=10, max_claims_per_node=4)
+    assert r["scheduled"] + r["init_scheduled"] == 16
+    assert len(written) == 16  # every pod's claim written once (a shared claim: a consumer more)
+    assert len(reused) == (0 if workload == "SchedulingWithResourceClaimTemplate" else 16 - 4)

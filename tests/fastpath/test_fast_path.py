@@ -3,10 +3,10 @@
 Seeded random clusters (nodes of varied sizes, cordoned and tainted nodes, nodes reporting images,
 nodes without memory, pods already placed) and pending pods of many kinds, some of the fast shape
 (with and without tolerations or requests), some that must not take the fast path (node selector,
-affinity, host ports, claims, pods too big for any node, so that PostFilter runs; extended resources
+affinity, host ports, pods too big for any node, so that PostFilter runs; extended resources
 take the fast path while no DeviceClass serves them)
-and pods the fast path serves with InterPodAffinity or PodTopologySpread run by themselves (pod
-anti-affinity, spread constraints, a Service or a controller selecting them). Every attempt must give
+and pods the fast path serves with InterPodAffinity, PodTopologySpread or DynamicResources run by
+themselves (pod anti-affinity, spread constraints, a Service or a controller selecting them, claims). Every attempt must give
 the same node, statuses, filter verdicts, scores, ties and trace on both paths.
 """
 

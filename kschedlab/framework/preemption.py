@@ -245,31 +245,38 @@ class _VictimsMap(Mapping):
 
     def __init__(self, parts: list):
         self._parts = parts
-        self._where: dict[str, tuple] = {}
-        for j, part in enumerate(parts):
-            if isinstance(part, Candidate):
-                self._where[part.name] = (j, -1)
-            else:
-                for i, name in zip(part[1].tolist(), part[2]):
-                    self._where[name] = (j, i)
+        self._names = [n for p in parts for n in ((p.name,) if isinstance(p, Candidate) else p[2])]
 
     def __getitem__(self, name: str) -> Victims:
-        j, i = self._where[name]
-        part = self._parts[j]
-        return part.victims if isinstance(part, Candidate) else part[0].victims(i)
+        if name not in self._names:
+            raise KeyError(name)
+        pos = self._names.index(name)
+        for part in self._parts:
+            if isinstance(part, Candidate):
+                if not pos:
+                    return part.victims
+                pos -= 1
+            elif pos < len(part[2]):
+                return part[0].victims(int(part[1][pos]))
+            else:
+                pos -= len(part[2])
+        raise KeyError(name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._names
 
     def __iter__(self):
-        return iter(self._where)
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._where)
+        return len(self._names)
 
     def best(self, now_ns: int) -> str | None:
         """The first node best by the default criteria, read from the columns; None when some
         candidate has no columns (the criteria are then asked node by node)."""
         if not self._parts or any(isinstance(p, Candidate) for p in self._parts):
             return None
-        names = [n for p in self._parts for n in p[2]]
+        names = self._names
 
         def column(attr: str) -> np.ndarray:
             return np.concatenate([getattr(p[0], attr)[p[1]] for p in self._parts])

@@ -77,6 +77,7 @@ class VictimTable:
         if not len(stale):
             return
         stale_list = stale.tolist()
+        self.pods = list(self.pods)  # a new list: answers handed out keep the one they read
         widest = max(len(snapshot.pods[r]) for r in stale_list)
         if widest > self.valid.shape[1]:
             grow = max(widest, 2 * self.valid.shape[1])
@@ -135,7 +136,7 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
     covered = (npot > 0) & (count + 1 <= max_pods) & (want <= alloc - used).all(axis=0)
     # the potential victims, flat, grouped by row in the node's pod order
     ri, ki = np.nonzero(pot & covered[:, None])
-    plists = [table.pods[r] for r in rows.tolist()]
+    node_pods = table.pods  # (sync replaces the list, so these stay the pods read for this call)
     if not len(ri):
         return VictimRows.none(n_rows)
     at = rows[ri]
@@ -143,13 +144,17 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
     started = table.started[at, ki]
     times = table.start[at, ki]
     starts = np.where(started, times, now_ns)
-    order = np.lexsort((ki, starts, -fprio, ri))  # most important first within each row, stable
-    ri, ki, fprio, times, started, starts = ri[order], ki[order], fprio[order], times[order], started[order], \
-        starts[order]
+    # most important first within each row, stable (often the node's pod order already)
+    same_row = ri[1:] == ri[:-1]
+    later = (fprio[1:] > fprio[:-1]) | ((fprio[1:] == fprio[:-1]) & (starts[1:] < starts[:-1]))
+    if (same_row & later).any():
+        order = np.lexsort((ki, starts, -fprio, ri))
+        ri, ki, fprio, times, started, starts = ri[order], ki[order], fprio[order], times[order], \
+            started[order], starts[order]
     violating = np.zeros(len(ri), bool)
     bounds = np.concatenate([[0], np.cumsum(np.bincount(ri, minlength=n_rows))])
     if pdbs:
-        flat = [plists[r][k] for r, k in zip(ri.tolist(), ki.tolist())]
+        flat = [node_pods[r][k] for r, k in zip(rows[ri].tolist(), ki.tolist())]
         for pdb in pdbs:
             allowed = int(pdb.status.disruptions_allowed or 0) if pdb.status else 0
             disrupted = pdb.status.disrupted_pods if pdb.status is not None else {}
@@ -159,9 +164,10 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
             used_budget -= np.concatenate([[0], used_budget])[bounds[ri]]
             violating |= sel & (used_budget > allowed)
     # upstream's processing order: the violating pods of a row, then the others
-    proc = np.lexsort((np.arange(len(ri)), ~violating, ri))
-    ri, ki, violating, fprio, times, started, starts = ri[proc], ki[proc], violating[proc], fprio[proc], \
-        times[proc], started[proc], starts[proc]
+    if violating.any():
+        proc = np.lexsort((np.arange(len(ri)), ~violating, ri))
+        ri, ki, violating, fprio, times, started, starts = ri[proc], ki[proc], violating[proc], fprio[proc], \
+            times[proc], started[proc], starts[proc]
     slot = np.arange(len(ri)) - bounds[ri]
     width = int(slot.max()) + 1
     present = np.zeros((n_rows, width), bool)
@@ -177,11 +183,14 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
         count += fits
         victim[:, s] = present[:, s] & ~fits
     is_victim = victim[ri, slot]
-    num_violating = np.bincount(ri, weights=is_victim & violating, minlength=n_rows).astype(np.int64)
     # the victims of a row most important first (upstream sorts them again when the row had both
     # violating and other pods; ties keep the processing order)
     chosen = np.flatnonzero(is_victim)
-    chosen = chosen[np.lexsort((chosen, starts[chosen], -fprio[chosen], ri[chosen]))]
+    if violating.any():
+        num_violating = np.bincount(ri, weights=is_victim & violating, minlength=n_rows).astype(np.int64)
+        chosen = chosen[np.lexsort((chosen, starts[chosen], -fprio[chosen], ri[chosen]))]
+    else:
+        num_violating = np.zeros(n_rows, np.int64)
     vrow = ri[chosen]
     per_row = np.bincount(vrow, minlength=n_rows)
     vstart = np.concatenate([[0], np.cumsum(per_row)])
@@ -202,12 +211,11 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
         earliest[some] = np.minimum.reduceat(np.where(started_top, times[chosen], np.iinfo(np.int64).max), first_of)
         any_started[some] = np.logical_or.reduceat(started_top, first_of)
         any_unstarted[some] = np.logical_or.reduceat(at_top & ~started[chosen], first_of)
-    vslots = ki[chosen].tolist()
-    bounds_list = vstart.tolist()
+    vslots = ki[chosen]
 
     def pods(i: int) -> list:
-        node_pods = plists[i]
-        return [node_pods[k] for k in vslots[bounds_list[i]:bounds_list[i + 1]]]
+        on_node = node_pods[int(rows[i])]
+        return [on_node[k] for k in vslots[vstart[i]:vstart[i + 1]].tolist()]
 
     return VictimRows(covered & (per_row > 0), num_violating, top, total, per_row.astype(np.int64), earliest,
                       any_started, any_unstarted, pods)

@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from operator import itemgetter
 from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
@@ -138,6 +137,38 @@ class Candidate:
     def __repr__(self) -> str:
         return (f"Candidate({self.name}, victims={[p.key for p in self.victims.pods]}, "
                 f"pdbViolations={self.victims.num_pdb_violations})")
+
+
+class RowNames(Sequence):
+    """The names of node ``rows`` (a list or an array) in an immutable row -> name view
+    (``Snapshot.node_names()``), looked up when read.
+
+    >>> names = RowNames(("a", "b", "c"), np.array([2, 0]))
+    >>> list(names), names[1], len(names), names == ["c", "a"]
+    (['c', 'a'], 'a', 2, True)
+    """
+
+    def __init__(self, view: tuple, rows):
+        self._view, self._rows = view, rows
+
+    def _list(self) -> list[str]:
+        rows = self._rows.tolist() if isinstance(self._rows, np.ndarray) else self._rows
+        return [self._view[r] for r in rows]
+
+    def __getitem__(self, i):
+        return self._list()[i]
+
+    def __iter__(self):
+        return iter(self._list())
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and self._list() == list(other)
+
+    def __repr__(self) -> str:
+        return repr(self._list())
 
 
 class VictimRows:
@@ -367,19 +398,23 @@ class NodeToStatus:
         In node-tree order (upstream walks its node list when the absent status
         matches, and a map -- in random order -- otherwise).
         """
+        return self.rows_for_status_code(snapshot, code).tolist()
+
+    def rows_for_status_code(self, snapshot, code: Code) -> np.ndarray:
+        """:meth:`nodes_for_status_code` as an array."""
         order = snapshot.order
         if self._statuses is None and self._rows[0] in (snapshot.names, snapshot.node_names()):
             _, rows, index, shared = self._rows
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int64)
             codes[rows] = np.fromiter((int(s.code) for s in shared), np.int64, len(shared))[index]
-            return order[codes[order] == int(code)].tolist()
+            return order[codes[order] == int(code)]
         names, statuses, absent_matches = snapshot.names, self.statuses, self.absent.code == code
         out = []
         for r in order.tolist():
             st = statuses.get(names[r])
             if (absent_matches if st is None else st.code == code):
                 out.append(r)
-        return out
+        return np.asarray(out, np.int64)
 
     def fit_error_message(self, num_all_nodes: int) -> str:
         """``FitError.Error()`` of a diagnosis holding only these statuses."""
@@ -434,7 +469,8 @@ class PreemptionRecord:
     """What one preemption attempt did, for traces and teaching."""
 
     pod: str
-    potential_nodes: list[str] = field(default_factory=list)
+    #: the Unschedulable nodes (a :class:`RowNames` after a dry run)
+    potential_nodes: Sequence[str] = field(default_factory=list)
     offset: int = 0
     num_candidates: int = 0
     #: a :class:`CandidateSequence` after a dry run (its ``Candidate`` objects made when read)
@@ -828,20 +864,19 @@ class Evaluator:
         snapshot = self.snapshot
         if not len(snapshot.order):
             return [], None, [ERR_NO_NODES]
-        potential = m.nodes_for_status_code(snapshot, Code.Unschedulable)
-        if not potential:
+        potential = m.rows_for_status_code(snapshot, Code.Unschedulable)
+        if not len(potential):
             return [], NodeToStatus(), []
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         if record is not None:
-            record.potential_nodes = list(itemgetter(*potential)(snapshot.names)) if len(potential) > 1 \
-                else [snapshot.names[r] for r in potential]
+            record.potential_nodes = RowNames(snapshot.node_names(), potential)
             record.offset, record.num_candidates = offset, num
         return self.dry_run_preemption(state, pod_info, potential, self.pdbs(), offset, num, record)
 
-    def dry_run_preemption(self, state, pod_info, rows: list[int], pdbs: list, offset: int, num_candidates: int,
+    def dry_run_preemption(self, state, pod_info, rows, pdbs: list, offset: int, num_candidates: int,
                            record: PreemptionRecord | None = None):
-        """``DryRunPreemption``: visit ``rows`` from ``offset`` (wrapping), ask the
-        plugin for victims on each, and stop once there is at least one
+        """``DryRunPreemption``: visit ``rows`` (node rows, a list or an array) from ``offset``
+        (wrapping), ask the plugin for victims on each, and stop once there is at least one
         PDB-respecting candidate and ``num_candidates`` in all.
 
         Upstream visits nodes with 16 workers; this visits them one at a time
@@ -872,7 +907,8 @@ class Evaluator:
         # an interface may answer some nodes without touching the snapshot or the cycle state
         quick = getattr(self.interface, "select_victims_without_changes", None)
         n = len(rows)
-        visit = np.asarray(list(rows[offset:]) + list(rows[:offset]), np.int64)
+        rows = np.asarray(rows, np.int64)
+        visit = np.concatenate((rows[offset:], rows[:offset]))
         shared: list[Status] = []
         bulk = getattr(self.interface, "statuses_without_victims", None)
         # an interface may also answer many of the remaining nodes at once. Both are asked span by
@@ -889,11 +925,12 @@ class Evaluator:
         while pos < n and not stop:
             if bulk is None and many is None:
                 span = n - pos
-            else:  # the nodes that would give the candidates still wanted, at the yield seen so far
+            else:  # the nodes that would give the candidates still wanted at the yield seen so far, and a
+                # quarter more (so that one more span mostly does)
                 wanted = num_candidates - len(non_violating) - len(violating) if len(non_violating) \
                     else max(num_candidates, 1)
                 found = non_violating.added + violating.added
-                span = max(self.MIN_CHUNK, -(-wanted * pos // found) if found else max(wanted, 2 * pos))
+                span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * found)) if found else max(wanted, 2 * pos))
             part = index[pos:pos + span]
             if bulk is not None:
                 settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)

@@ -116,106 +116,84 @@ def reprieve_rows(table: VictimTable, snapshot, rows: np.ndarray, pod_info, chec
     ``pod_info``: per row, the victims most important first and the number of PDB-violating ones
     (not found where the preemptor does not fit even with every lower-priority pod gone, or none
     is there). ``checked`` are the resources NodeResourcesFit compares; ``extra_used`` ([checked,
-    rows]) and ``extra_count`` what nominated pods of equal or higher priority add to each node."""
+    rows]) and ``extra_count`` what nominated pods of equal or higher priority add to each node.
+    Works on ``[rows, K]`` arrays whose columns are put in each row's processing order."""
     n_rows = len(rows)
-    priority = pod_info.priority
-    valid = table.valid[rows]
-    pot = valid & (table.prio[rows] < priority)
+    prio = table.prio[rows]
+    pot = table.valid[rows] & (prio < pod_info.priority)
     npot = pot.sum(axis=1)
     res_index = snapshot.res_index
     zeros = np.zeros(n_rows, np.int64)
-    reqs = [table.req[name][rows] for name in checked]
-    alloc = np.stack([zeros] + [zeros if (c := res_index.get(n)) is None else snapshot.allocatable[c].take(rows)
-                                for n in checked])[1:]
-    used = np.stack([zeros] + [(zeros if (c := res_index.get(n)) is None else snapshot.requested[c].take(rows))
-                               - np.where(pot, r, 0).sum(axis=1) for n, r in zip(checked, reqs)])[1:]
-    used = used + extra_used
+    cols = [res_index.get(n) for n in checked]
+    reqs = np.stack([table.req[name][rows] for name in checked])  # [checked, rows, K]
+    alloc = np.stack([zeros if c is None else snapshot.allocatable[c].take(rows) for c in cols])
+    used = np.stack([zeros if c is None else snapshot.requested[c].take(rows) for c in cols]) \
+        - np.where(pot, reqs, 0).sum(axis=2) + extra_used
     count = snapshot.pod_count.take(rows) - npot + extra_count
     max_pods = snapshot.allocatable[res_index["pods"]].take(rows)
     want = np.array([pod_info.requests[n] for n in checked], np.int64)[:, None]
     covered = (npot > 0) & (count + 1 <= max_pods) & (want <= alloc - used).all(axis=0)
-    # the potential victims, flat, grouped by row in the node's pod order
-    ri, ki = np.nonzero(pot & covered[:, None])
-    node_pods = table.pods  # (sync replaces the list, so these stay the pods read for this call)
-    if not len(ri):
+    pot &= covered[:, None]
+    if not pot.any():
         return VictimRows.none(n_rows)
-    at = rows[ri]
-    fprio = table.prio[at, ki]
-    started = table.started[at, ki]
-    times = table.start[at, ki]
+    started, times = table.started[rows], table.start[rows]
     starts = np.where(started, times, now_ns)
-    # most important first within each row, stable (often the node's pod order already)
-    same_row = ri[1:] == ri[:-1]
-    later = (fprio[1:] > fprio[:-1]) | ((fprio[1:] == fprio[:-1]) & (starts[1:] < starts[:-1]))
-    if (same_row & later).any():
-        order = np.lexsort((ki, starts, -fprio, ri))
-        ri, ki, fprio, times, started, starts = ri[order], ki[order], fprio[order], times[order], \
-            started[order], starts[order]
-    violating = np.zeros(len(ri), bool)
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(ri, minlength=n_rows))])
+    slots = np.broadcast_to(np.arange(pot.shape[1]), pot.shape)
+    # each row's potential victims first, most important first (higher priority, earlier start), ties
+    # in the node's pod order: often the node's order already
+    pairs = pot[:, 1:] & pot[:, :-1]
+    later = (prio[:, 1:] > prio[:, :-1]) | ((prio[:, 1:] == prio[:, :-1]) & (starts[:, 1:] < starts[:, :-1]))
+    if (pot[:, 1:] & ~pot[:, :-1]).any() or (pairs & later).any():
+        order = np.lexsort((slots, starts, -prio, ~pot))
+        prio, pot, started, times, starts, slots = (np.take_along_axis(x, order, 1)
+                                                    for x in (prio, pot, started, times, starts, slots))
+        reqs = np.take_along_axis(reqs, order[None], 2)
+    width = int(pot.sum(axis=1).max())
+    prio, pot, started, times, starts, slots, reqs = prio[:, :width], pot[:, :width], started[:, :width], \
+        times[:, :width], starts[:, :width], slots[:, :width], reqs[:, :, :width]
+    node_pods = table.pods  # (sync replaces the list, so these stay the pods read for this call)
+    violating = np.zeros(pot.shape, bool)
     if pdbs:
-        flat = [node_pods[r][k] for r, k in zip(rows[ri].tolist(), ki.tolist())]
+        ri, ci = np.nonzero(pot)
+        flat = [node_pods[r][k] for r, k in zip(rows[ri].tolist(), slots[ri, ci].tolist())]
         for pdb in pdbs:
             allowed = int(pdb.status.disruptions_allowed or 0) if pdb.status else 0
             disrupted = pdb.status.disrupted_pods if pdb.status is not None else {}
-            sel = np.fromiter((selects_for_preemption(pdb, p.pod) and p.pod.metadata.name not in disrupted
-                               for p in flat), bool, len(flat))
-            used_budget = np.cumsum(sel)
-            used_budget -= np.concatenate([[0], used_budget])[bounds[ri]]
-            violating |= sel & (used_budget > allowed)
-    # upstream's processing order: the violating pods of a row, then the others
-    if violating.any():
-        proc = np.lexsort((np.arange(len(ri)), ~violating, ri))
-        ri, ki, violating, fprio, times, started, starts = ri[proc], ki[proc], violating[proc], fprio[proc], \
-            times[proc], started[proc], starts[proc]
-    slot = np.arange(len(ri)) - bounds[ri]
-    width = int(slot.max()) + 1
-    present = np.zeros((n_rows, width), bool)
-    present[ri, slot] = True
-    add = np.zeros((len(checked), n_rows, width), np.int64)
-    for i, r in enumerate(reqs):
-        add[i, ri, slot] = r[ri, ki]
-    victim = np.zeros((n_rows, width), bool)
+            sel = np.zeros(pot.shape, bool)
+            sel[ri, ci] = np.fromiter((selects_for_preemption(pdb, p.pod) and p.pod.metadata.name not in disrupted
+                                       for p in flat), bool, len(flat))
+            violating |= sel & (np.cumsum(sel, axis=1) > allowed)
+    mixed = bool(violating.any())
+    if mixed:  # upstream's processing order: the violating pods of a row, then the others
+        proc = np.argsort(np.where(pot, ~violating, 2), axis=1, kind="stable")
+        prio, pot, started, times, starts, slots, violating = (np.take_along_axis(x, proc, 1) for x in (
+            prio, pot, started, times, starts, slots, violating))
+        reqs = np.take_along_axis(reqs, proc[None], 2)
+    victim = np.zeros(pot.shape, bool)
     for s in range(width):
-        a = add[:, :, s]
-        fits = present[:, s] & (count + 2 <= max_pods) & (want <= alloc - (used + a)).all(axis=0)
+        a = reqs[:, :, s]
+        fits = pot[:, s] & (count + 2 <= max_pods) & (want <= alloc - (used + a)).all(axis=0)
         used += np.where(fits, a, 0)
         count += fits
-        victim[:, s] = present[:, s] & ~fits
-    is_victim = victim[ri, slot]
-    # the victims of a row most important first (upstream sorts them again when the row had both
-    # violating and other pods; ties keep the processing order)
-    chosen = np.flatnonzero(is_victim)
-    if violating.any():
-        num_violating = np.bincount(ri, weights=is_victim & violating, minlength=n_rows).astype(np.int64)
-        chosen = chosen[np.lexsort((chosen, starts[chosen], -fprio[chosen], ri[chosen]))]
-    else:
-        num_violating = np.zeros(n_rows, np.int64)
-    vrow = ri[chosen]
-    per_row = np.bincount(vrow, minlength=n_rows)
-    vstart = np.concatenate([[0], np.cumsum(per_row)])
-    # what pickOneNodeForPreemption reads of each row's victims (grouped by row: reduceat per group)
-    some = np.flatnonzero(per_row)
-    first_of = vstart[some]
-    vprio = fprio[chosen]
-    top = np.full(n_rows, np.iinfo(np.int64).min, np.int64)
-    total = np.zeros(n_rows, np.int64)
-    earliest = np.full(n_rows, np.iinfo(np.int64).max, np.int64)
-    any_started = np.zeros(n_rows, bool)
-    any_unstarted = np.zeros(n_rows, bool)
-    if len(some):
-        top[some] = np.maximum.reduceat(vprio, first_of)
-        total[some] = np.add.reduceat(vprio + (MAX_INT32 + 1), first_of)
-        at_top = vprio == top[vrow]
-        started_top = at_top & started[chosen]
-        earliest[some] = np.minimum.reduceat(np.where(started_top, times[chosen], np.iinfo(np.int64).max), first_of)
-        any_started[some] = np.logical_or.reduceat(started_top, first_of)
-        any_unstarted[some] = np.logical_or.reduceat(at_top & ~started[chosen], first_of)
-    vslots = ki[chosen]
+        victim[:, s] = pot[:, s] & ~fits
+    num_violating = (victim & violating).sum(axis=1)
+    if mixed:  # the victims most important first again (ties keep the processing order)
+        again = np.lexsort((np.broadcast_to(np.arange(width), victim.shape), starts, -prio, ~victim))
+        prio, started, times, slots, victim = (np.take_along_axis(x, again, 1)
+                                               for x in (prio, started, times, slots, victim))
+    # what pickOneNodeForPreemption reads of each row's victims
+    per_row = victim.sum(axis=1)
+    top = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
+    total = np.where(victim, prio + (MAX_INT32 + 1), 0).sum(axis=1)
+    at_top = victim & (prio == top[:, None])
+    started_top = at_top & started
+    earliest = np.where(started_top, times, np.iinfo(np.int64).max).min(axis=1)
+    vslots = slots[victim]  # row by row, most important first
+    vstart = np.concatenate(([0], np.cumsum(per_row)))
 
     def pods(i: int) -> list:
         on_node = node_pods[int(rows[i])]
         return [on_node[k] for k in vslots[vstart[i]:vstart[i + 1]].tolist()]
 
-    return VictimRows(covered & (per_row > 0), num_violating, top, total, per_row.astype(np.int64), earliest,
-                      any_started, any_unstarted, pods)
+    return VictimRows(covered & (per_row > 0), num_violating, top, total, per_row, earliest,
+                      started_top.any(axis=1), (at_top & ~started).any(axis=1), pods)

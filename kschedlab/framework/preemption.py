@@ -929,8 +929,8 @@ class Evaluator:
                 # quarter more (so that one more span mostly does)
                 wanted = num_candidates - len(non_violating) - len(violating) if len(non_violating) \
                     else max(num_candidates, 1)
-                found = non_violating.added + violating.added
-                span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * found)) if found else max(wanted, 2 * pos))
+                so_far = non_violating.added + violating.added
+                span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * so_far)) if so_far else max(wanted, 2 * pos))
             part = index[pos:pos + span]
             if bulk is not None:
                 settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)

@@ -144,8 +144,8 @@ class RowNames(Sequence):
     (``Snapshot.node_names()``), looked up when read.
 
     >>> names = RowNames(("a", "b", "c"), np.array([2, 0]))
-    >>> list(names), names[1], len(names), names == ["c", "a"]
-    (['c', 'a'], 'a', 2, True)
+    >>> list(names), names[1], names[-1:], len(names), names == ["c", "a"]
+    (['c', 'a'], 'a', ['a'], 2, True)
     """
 
     def __init__(self, view: tuple, rows):
@@ -156,7 +156,7 @@ class RowNames(Sequence):
         return [self._view[r] for r in rows]
 
     def __getitem__(self, i):
-        return self._list()[i]
+        return self._list()[i] if isinstance(i, slice) else self._view[int(self._rows[i])]
 
     def __iter__(self):
         return iter(self._list())
@@ -555,7 +555,7 @@ def earliest_start_of_highest_priority(victims: Victims, now_ns: int) -> int | N
     return earliest
 
 
-def default_score_funcs(victims_map: dict[str, Victims], now_ns: int) -> list[Callable[[str], int]]:
+def default_score_funcs(victims_map: Mapping[str, Victims], now_ns: int) -> list[Callable[[str], int]]:
     """The ordered criteria of ``pickOneNodeForPreemption`` (higher score wins)."""
 
     def min_pdb_violations(node: str) -> int:
@@ -578,7 +578,7 @@ def default_score_funcs(victims_map: dict[str, Victims], now_ns: int) -> list[Ca
     return [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
 
 
-def pick_one_node_for_preemption(victims_map: dict[str, Victims], score_funcs: list | None = None,
+def pick_one_node_for_preemption(victims_map: Mapping[str, Victims], score_funcs: list | None = None,
                                  now_ns: int | None = None) -> str:
     """``pickOneNodeForPreemption``: apply the criteria in turn until one node is
     left; remaining ties go to the first node (upstream: map order, i.e. any)."""
@@ -667,14 +667,14 @@ class PreemptionInterface(Protocol):
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
 
-    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]: ...
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> Mapping[str, Victims]: ...
 
     def pod_eligible_to_preempt_others(self, pod_info, nominated_node_status: Status | None) -> tuple[bool, str]: ...
 
     def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int,
                                nominated: list | None = None) -> tuple[list, int, Status]: ...
 
-    def ordered_score_funcs(self, victims_map: dict[str, Victims]) -> list | None: ...
+    def ordered_score_funcs(self, victims_map: Mapping[str, Victims]) -> list | None: ...
 
 
 # --------------------------------------------------------------------------- executor
@@ -1002,7 +1002,7 @@ class Evaluator:
             record.node_statuses = statuses
         return candidates, statuses, errors
 
-    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+    def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
         """``SelectCandidate``: the best of the candidates (see module docstring)."""
         if not candidates:
             return None

@@ -679,6 +679,29 @@ class Cluster:
         else:
             change()
 
+    def start_pod(self, key: str, when) -> None:
+        """The kubelet started the pod at ``when`` (a datetime): ``status.phase`` Running and
+        ``status.startTime`` set in place. A placed pod's node row changes (its version moves), so
+        what is kept of the node's pods reads the start time again (DefaultPreemption's victim
+        table orders victims by it). Every writer of a pod's start time goes through here.
+
+        >>> from datetime import datetime, timezone
+        >>> from kschedlab.api.core import Node, Pod
+        >>> c = Cluster([Node.model_validate({"metadata": {"name": "n1"}}),
+        ...              Pod.model_validate({"metadata": {"name": "p", "namespace": "default"},
+        ...                                  "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}})])
+        >>> before = int(c.snapshot.row_version[0])
+        >>> c.start_pod("default/p", datetime(2026, 1, 1, tzinfo=timezone.utc))
+        >>> c.pods["default/p"].status.phase, int(c.snapshot.row_version[0]) - before
+        ('Running', 1)
+        """
+        status = self.pods[key].status
+        status.phase = "Running"
+        status.start_time = when
+        row = self.snapshot.pod_row.get(key)
+        if row is not None:
+            self.snapshot._changed(row)
+
     def bind(self, key: str, node_name: str, *, labels: dict | None = None, gates=None) -> None:
         """Set ``spec.nodeName`` (as the Binding subresource does) and account the pod.
 

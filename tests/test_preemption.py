@@ -490,7 +490,7 @@ def test_candidate_list_keeps_at_most_its_size():
     cl = _CandidateList(2)
     for i in range(3):
         cl.add(Candidate(f"n{i}", Victims([])))
-    assert [c.name for c in cl.items] == ["n0", "n1"] and cl.added == 3
+    assert [c.name for c in cl.parts] == ["n0", "n1"] and cl.added == 3
 
 
 def test_nodes_for_status_code():

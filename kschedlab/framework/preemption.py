@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -138,6 +139,188 @@ class Candidate:
                 f"pdbViolations={self.victims.num_pdb_violations})")
 
 
+class RowNames(Sequence):
+    """The names of node ``rows`` (a list or an array) in an immutable row -> name view
+    (``Snapshot.node_names()``), looked up when read.
+
+    >>> names = RowNames(("a", "b", "c"), np.array([2, 0]))
+    >>> list(names), names[1], names[-1:], len(names), names == ["c", "a"]
+    (['c', 'a'], 'a', ['a'], 2, True)
+    """
+
+    def __init__(self, view: tuple, rows):
+        self._view, self._rows = view, rows
+
+    def _list(self) -> list[str]:
+        rows = self._rows.tolist() if isinstance(self._rows, np.ndarray) else self._rows
+        return [self._view[r] for r in rows]
+
+    def __getitem__(self, i):
+        return self._list()[i] if isinstance(i, slice) else self._view[int(self._rows[i])]
+
+    def __iter__(self):
+        return iter(self._list())
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and self._list() == list(other)
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+
+class VictimRows:
+    """The victims of many nodes at once, as columns (what a preemption interface's
+    ``select_victims_for_rows`` answers): for the i-th node asked, ``found[i]`` (victims found;
+    the dry run visits the other nodes one by one), ``num_violating[i]``, the columns of its
+    :class:`VictimSummary`, and ``pods(i)``: the victims, most important first, made when asked.
+
+    >>> none = VictimRows.none(2)
+    >>> none.found.tolist(), len(none)
+    ([False, False], 2)
+    """
+
+    def __init__(self, found: np.ndarray, num_violating: np.ndarray, highest: np.ndarray, total: np.ndarray,
+                 count: np.ndarray, earliest: np.ndarray, started: np.ndarray, unstarted: np.ndarray,
+                 pods: Callable[[int], list]):
+        self.found, self.num_violating = found, num_violating
+        self.highest, self.total, self.count = highest, total, count
+        self.earliest, self.started, self.unstarted = earliest, started, unstarted
+        self.pods = pods
+
+    @classmethod
+    def none(cls, n: int) -> "VictimRows":
+        """No victims found on any of ``n`` nodes."""
+        z = np.zeros(n, np.int64)
+        no = np.zeros(n, bool)
+        return cls(no, z, z, z, z, z, no, no, lambda i: [])
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def spread(self, at: np.ndarray, size: int) -> "VictimRows":
+        """These answers as the ones for positions ``at`` of ``size`` nodes (none for the others)."""
+        if len(at) == size:
+            return self
+        inner = np.full(size, -1, np.int64)
+        inner[at] = np.arange(len(at))
+        columns = []
+        for col in (self.found, self.num_violating, self.highest, self.total, self.count, self.earliest,
+                    self.started, self.unstarted):
+            out = np.zeros(size, col.dtype)
+            out[at] = col
+            columns.append(out)
+        pods = self.pods
+        return VictimRows(*columns, lambda i: pods(int(inner[i])))
+
+    def victims(self, i: int) -> Victims:
+        """The :class:`Victims` of the i-th node (with its summary)."""
+        started = bool(self.started[i])
+        summary = VictimSummary(int(self.highest[i]), int(self.total[i]), int(self.count[i]),
+                                int(self.earliest[i]) if started else None, bool(self.unstarted[i]))
+        return Victims(self.pods(i), int(self.num_violating[i]), summary)
+
+
+class CandidateSequence(Sequence):
+    """The dry run's candidates in order, kept as parts: a :class:`Candidate`, or the nodes
+    ``names`` answered at positions ``at`` of a :class:`VictimRows`; a candidate's ``Candidate``
+    object is made when it is read.
+
+    >>> c = Candidate("n1", Victims([]))
+    >>> seq = CandidateSequence([c])
+    >>> len(seq), seq[0] is c, list(seq) == [c], seq == [c]
+    (1, True, True, True)
+    """
+
+    def __init__(self, parts: list):
+        self._parts = parts
+        self._built: list[Candidate] | None = None
+
+    def _all(self) -> list[Candidate]:
+        if self._built is None:
+            built: list[Candidate] = []
+            for part in self._parts:
+                if isinstance(part, Candidate):
+                    built.append(part)
+                else:
+                    found, at, names = part
+                    built.extend(Candidate(n, found.victims(i)) for i, n in zip(at.tolist(), names))
+            self._built = built
+        return self._built
+
+    def __len__(self) -> int:
+        return sum(1 if isinstance(p, Candidate) else len(p[2]) for p in self._parts)
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def victims_map(self) -> "Mapping[str, Victims]":
+        """Node name -> victims (``candidatesToVictimsMap``), with the victims made when read."""
+        return _VictimsMap(self._parts)
+
+
+class _VictimsMap(Mapping):
+    """A :class:`CandidateSequence`'s victims by node; :meth:`best` is ``pickOneNodeForPreemption``
+    with the default criteria on the summaries' columns when every part has them."""
+
+    def __init__(self, parts: list):
+        self._parts = parts
+        self._names = [n for p in parts for n in ((p.name,) if isinstance(p, Candidate) else p[2])]
+
+    def __getitem__(self, name: str) -> Victims:
+        if name not in self._names:
+            raise KeyError(name)
+        pos = self._names.index(name)
+        for part in self._parts:
+            if isinstance(part, Candidate):
+                if not pos:
+                    return part.victims
+                pos -= 1
+            elif pos < len(part[2]):
+                return part[0].victims(int(part[1][pos]))
+            else:
+                pos -= len(part[2])
+        raise KeyError(name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def best(self, now_ns: int) -> str | None:
+        """The first node best by the default criteria, read from the columns; None when some
+        candidate has no columns (the criteria are then asked node by node)."""
+        if not self._parts or any(isinstance(p, Candidate) for p in self._parts):
+            return None
+        names = self._names
+
+        def column(attr: str) -> np.ndarray:
+            return np.concatenate([getattr(p[0], attr)[p[1]] for p in self._parts])
+
+        started, unstarted, earliest = column("started"), column("unstarted"), column("earliest")
+        latest_start = np.where(unstarted, np.where(started, np.minimum(earliest, now_ns), now_ns),
+                                np.where(started, earliest, MIN_INT64))
+        keep = np.ones(len(names), bool)
+        for score in (-column("num_violating"), -column("highest"), -column("total"), -column("count"), latest_start):
+            keep &= score == score[keep].max()
+        return names[int(np.argmax(keep))]
+
+
 class NodeToStatus:
     """``framework.NodeToStatus``: the Filter status of every node of a failed cycle.
 
@@ -215,19 +398,23 @@ class NodeToStatus:
         In node-tree order (upstream walks its node list when the absent status
         matches, and a map -- in random order -- otherwise).
         """
+        return self.rows_for_status_code(snapshot, code).tolist()
+
+    def rows_for_status_code(self, snapshot, code: Code) -> np.ndarray:
+        """:meth:`nodes_for_status_code` as an array."""
         order = snapshot.order
         if self._statuses is None and self._rows[0] in (snapshot.names, snapshot.node_names()):
             _, rows, index, shared = self._rows
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int64)
             codes[rows] = np.fromiter((int(s.code) for s in shared), np.int64, len(shared))[index]
-            return order[codes[order] == int(code)].tolist()
+            return order[codes[order] == int(code)]
         names, statuses, absent_matches = snapshot.names, self.statuses, self.absent.code == code
         out = []
         for r in order.tolist():
             st = statuses.get(names[r])
             if (absent_matches if st is None else st.code == code):
                 out.append(r)
-        return out
+        return np.asarray(out, np.int64)
 
     def fit_error_message(self, num_all_nodes: int) -> str:
         """``FitError.Error()`` of a diagnosis holding only these statuses."""
@@ -282,10 +469,12 @@ class PreemptionRecord:
     """What one preemption attempt did, for traces and teaching."""
 
     pod: str
-    potential_nodes: list[str] = field(default_factory=list)
+    #: the Unschedulable nodes (a :class:`RowNames` after a dry run)
+    potential_nodes: Sequence[str] = field(default_factory=list)
     offset: int = 0
     num_candidates: int = 0
-    candidates: list[Candidate] = field(default_factory=list)
+    #: a :class:`CandidateSequence` after a dry run (its ``Candidate`` objects made when read)
+    candidates: Sequence[Candidate] = field(default_factory=list)
     node_statuses: NodeToStatus | None = None
     selected: Candidate | None = None
     victims: list[str] = field(default_factory=list)
@@ -366,7 +555,7 @@ def earliest_start_of_highest_priority(victims: Victims, now_ns: int) -> int | N
     return earliest
 
 
-def default_score_funcs(victims_map: dict[str, Victims], now_ns: int) -> list[Callable[[str], int]]:
+def default_score_funcs(victims_map: Mapping[str, Victims], now_ns: int) -> list[Callable[[str], int]]:
     """The ordered criteria of ``pickOneNodeForPreemption`` (higher score wins)."""
 
     def min_pdb_violations(node: str) -> int:
@@ -389,7 +578,7 @@ def default_score_funcs(victims_map: dict[str, Victims], now_ns: int) -> list[Ca
     return [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
 
 
-def pick_one_node_for_preemption(victims_map: dict[str, Victims], score_funcs: list | None = None,
+def pick_one_node_for_preemption(victims_map: Mapping[str, Victims], score_funcs: list | None = None,
                                  now_ns: int | None = None) -> str:
     """``pickOneNodeForPreemption``: apply the criteria in turn until one node is
     left; remaining ties go to the first node (upstream: map order, i.e. any)."""
@@ -397,6 +586,10 @@ def pick_one_node_for_preemption(victims_map: dict[str, Victims], score_funcs: l
         return ""
     if now_ns is None:
         now_ns = time.time_ns()
+    if score_funcs is None and isinstance(victims_map, _VictimsMap):
+        best = victims_map.best(now_ns)
+        if best is not None:
+            return best
     nodes = list(victims_map)
     if score_funcs is None and all(v.summary is not None and v.pods for v in victims_map.values()):
         # the default criteria as one key per node, read from the victims' summaries (the first best wins)
@@ -441,20 +634,31 @@ def node_scratch(snapshot, row: int):
 
 
 class _CandidateList:
-    """``candidateList``: keeps at most ``size`` candidates (later adds are dropped)."""
+    """``candidateList``: keeps at most ``size`` candidates (later adds are dropped), as the
+    parts of a :class:`CandidateSequence`."""
 
     def __init__(self, size: int):
         self.size = max(size, 0)
-        self.items: list[Candidate] = []
+        self.parts: list = []
+        self.kept = 0
         self.added = 0
 
     def add(self, c: Candidate) -> None:
         self.added += 1
-        if len(self.items) < self.size:
-            self.items.append(c)
+        if self.kept < self.size:
+            self.parts.append(c)
+            self.kept += 1
+
+    def add_rows(self, found: VictimRows, at: np.ndarray, names: list[str]) -> None:
+        """The nodes ``names``, answered at positions ``at`` of ``found``, in order."""
+        self.added += len(at)
+        room = self.size - self.kept
+        if room > 0 and len(at):
+            self.parts.append((found, at[:room], names[:room]))
+            self.kept += min(room, len(at))
 
     def __len__(self) -> int:
-        return len(self.items)
+        return self.kept
 
 
 # --------------------------------------------------------------------------- interface
@@ -463,14 +667,14 @@ class PreemptionInterface(Protocol):
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
 
-    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]: ...
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> Mapping[str, Victims]: ...
 
     def pod_eligible_to_preempt_others(self, pod_info, nominated_node_status: Status | None) -> tuple[bool, str]: ...
 
     def select_victims_on_node(self, state, pod_info, snapshot, row: int, pdbs: list, now_ns: int,
                                nominated: list | None = None) -> tuple[list, int, Status]: ...
 
-    def ordered_score_funcs(self, victims_map: dict[str, Victims]) -> list | None: ...
+    def ordered_score_funcs(self, victims_map: Mapping[str, Victims]) -> list | None: ...
 
 
 # --------------------------------------------------------------------------- executor
@@ -660,19 +864,19 @@ class Evaluator:
         snapshot = self.snapshot
         if not len(snapshot.order):
             return [], None, [ERR_NO_NODES]
-        potential = m.nodes_for_status_code(snapshot, Code.Unschedulable)
-        if not potential:
+        potential = m.rows_for_status_code(snapshot, Code.Unschedulable)
+        if not len(potential):
             return [], NodeToStatus(), []
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         if record is not None:
-            record.potential_nodes = [snapshot.names[r] for r in potential]
+            record.potential_nodes = RowNames(snapshot.node_names(), potential)
             record.offset, record.num_candidates = offset, num
         return self.dry_run_preemption(state, pod_info, potential, self.pdbs(), offset, num, record)
 
-    def dry_run_preemption(self, state, pod_info, rows: list[int], pdbs: list, offset: int, num_candidates: int,
+    def dry_run_preemption(self, state, pod_info, rows, pdbs: list, offset: int, num_candidates: int,
                            record: PreemptionRecord | None = None):
-        """``DryRunPreemption``: visit ``rows`` from ``offset`` (wrapping), ask the
-        plugin for victims on each, and stop once there is at least one
+        """``DryRunPreemption``: visit ``rows`` (node rows, a list or an array) from ``offset``
+        (wrapping), ask the plugin for victims on each, and stop once there is at least one
         PDB-respecting candidate and ``num_candidates`` in all.
 
         Upstream visits nodes with 16 workers; this visits them one at a time
@@ -685,9 +889,10 @@ class Evaluator:
         status a visit would give a node that yields no candidate (no lower-priority pod,
         or no room even with all of them gone); only the other nodes are visited one by
         one, and the outcome is the same. With ``select_victims_for_rows`` it may also give the
-        victims of many nodes at once (None for a node it leaves to the visit); both are asked
-        span by span along the visit order, so nodes past the last candidate are mostly not
-        looked at.
+        victims of many nodes at once (a :class:`VictimRows`; a node it finds none for is left to
+        the visit); both are asked span by span along the visit order, so nodes past the last
+        candidate are mostly not looked at. The candidates come back as a
+        :class:`CandidateSequence`.
         """
         from kschedlab.framework.runtime import clone_cycle_state
 
@@ -702,29 +907,30 @@ class Evaluator:
         # an interface may answer some nodes without touching the snapshot or the cycle state
         quick = getattr(self.interface, "select_victims_without_changes", None)
         n = len(rows)
-        visit = np.asarray(list(rows[offset:]) + list(rows[:offset]), np.int64)
+        rows = np.asarray(rows, np.int64)
+        visit = np.concatenate((rows[offset:], rows[:offset]))
         shared: list[Status] = []
         bulk = getattr(self.interface, "statuses_without_victims", None)
-        # an interface may also answer many of the remaining nodes at once (None for a node it
-        # leaves to the visit). Both are asked span by span along the visit order, each span as
-        # long as should give the candidates still wanted (at least MIN_CHUNK), so the nodes past
-        # the last candidate are mostly not looked at
+        # an interface may also answer many of the remaining nodes at once. Both are asked span by
+        # span along the visit order, each span as long as should give the candidates still wanted
+        # (at least MIN_CHUNK), so the nodes past the last candidate are mostly not looked at
         many = getattr(self.interface, "select_victims_for_rows", None)
         index = np.full(n, -1, np.int64)
         CANDIDATE = -2
         end = n
         names = snapshot.names
-        kept, kept_violating = non_violating.items, violating.items  # appended here as _CandidateList.add does
         size = non_violating.size
         pos = 0
         stop = False
         while pos < n and not stop:
             if bulk is None and many is None:
                 span = n - pos
-            else:  # the nodes that would give the candidates still wanted, at the yield seen so far
-                wanted = num_candidates - len(kept) - len(kept_violating) if kept else max(num_candidates, 1)
-                found = non_violating.added + violating.added
-                span = max(self.MIN_CHUNK, -(-wanted * pos // found) if found else max(wanted, 2 * pos))
+            else:  # the nodes that would give the candidates still wanted at the yield seen so far, and a
+                # quarter more (so that one more span mostly does)
+                wanted = num_candidates - len(non_violating) - len(violating) if len(non_violating) \
+                    else max(num_candidates, 1)
+                so_far = non_violating.added + violating.added
+                span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * so_far)) if so_far else max(wanted, 2 * pos))
             part = index[pos:pos + span]
             if bulk is not None:
                 settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)
@@ -738,32 +944,32 @@ class Evaluator:
             chunk = pos + np.flatnonzero(part == -1)
             pos += span
             answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations) \
-                if many is not None and len(chunk) else [None] * len(chunk)
-            if answers and all(a is not None and a[0] for a in answers):
-                # every node of the span answered with victims: each is a candidate, in order
-                take = len(answers)
-                added_ok, added_bad = non_violating.added, violating.added
-                for j, a in enumerate(answers):
-                    if a[1] == 0:
-                        added_ok += 1
-                    else:
-                        added_bad += 1
-                    if added_ok and min(added_ok, size) + min(added_bad, size) >= num_candidates:
-                        take, stop, end = j + 1, True, int(chunk[j]) + 1
-                        break
+                if many is not None and len(chunk) else None
+            if answers is not None and answers.found.all():
+                # every node of the span answered with victims: each is a candidate, in order, up to
+                # the first where both lists together hold enough (with a PDB-respecting one)
+                bad = answers.num_violating > 0
+                ok_added = non_violating.added + np.cumsum(~bad)
+                bad_added = violating.added + np.cumsum(bad)
+                enough = np.flatnonzero((ok_added > 0) & (np.minimum(ok_added, size) + np.minimum(bad_added, size)
+                                                          >= num_candidates))
+                take = len(chunk) if not len(enough) else int(enough[0]) + 1
+                if len(enough):
+                    stop, end = True, int(chunk[take - 1]) + 1
                 index[chunk[:take]] = CANDIDATE
-                for row, (victims, num_violating, summary) in zip(visit[chunk[:take]].tolist(), answers[:take]):
-                    c = Candidate(names[row], Victims(victims, num_violating, summary))
-                    target = kept if num_violating == 0 else kept_violating
-                    if len(target) < size:
-                        target.append(c)
-                non_violating.added, violating.added = added_ok, added_bad
+                at = np.arange(take)
+                taken = visit[chunk[:take]].tolist()
+                bad_list = bad[:take].tolist()
+                non_violating.add_rows(answers, at[~bad[:take]], [names[r] for r, b in zip(taken, bad_list) if not b])
+                violating.add_rows(answers, at[bad[:take]], [names[r] for r, b in zip(taken, bad_list) if b])
                 continue
-            for i, row, found in zip(chunk.tolist(), visit[chunk].tolist(), answers):
+            answered = answers.found.tolist() if answers is not None else [False] * len(chunk)
+            for j, (i, row) in enumerate(zip(chunk.tolist(), visit[chunk].tolist())):
                 name = names[row]
-                if found is not None and found[0]:
-                    victims, num_violating, summary = found
-                    c = Candidate(name, Victims(victims, num_violating, summary))
+                if answered[j]:
+                    num_violating = int(answers.num_violating[j])
+                    target = non_violating if num_violating == 0 else violating
+                    target.add_rows(answers, np.array([j]), [name])
                 else:
                     found = quick(state, pod_info, snapshot, row, pdbs, now_ns, nominations.get(name, [])) \
                         if quick is not None else None
@@ -781,29 +987,22 @@ class Evaluator:
                         index[i] = len(shared)
                         shared.append(status)
                         continue
-                    c = Candidate(name, Victims(list(victims), num_violating))
+                    (non_violating if num_violating == 0 else violating).add(
+                        Candidate(name, Victims(list(victims), num_violating)))
                 index[i] = CANDIDATE
-                if num_violating == 0:
-                    non_violating.added += 1
-                    if len(kept) < size:
-                        kept.append(c)
-                else:
-                    violating.added += 1
-                    if len(kept_violating) < size:
-                        kept_violating.append(c)
-                if kept and len(kept) + len(kept_violating) >= num_candidates:
+                if len(non_violating) and len(non_violating) + len(violating) >= num_candidates:
                     end = i + 1
                     stop = True
                     break
         keep = np.flatnonzero(index[:end] >= 0)
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
-        candidates = non_violating.items + violating.items
+        candidates = CandidateSequence(non_violating.parts + violating.parts)
         if record is not None:
-            record.candidates = list(candidates)
+            record.candidates = candidates
             record.node_statuses = statuses
         return candidates, statuses, errors
 
-    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+    def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
         """``SelectCandidate``: the best of the candidates (see module docstring)."""
         if not candidates:
             return None

@@ -22,6 +22,7 @@ Groups with topology constraints are not supported.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cmp_to_key
@@ -37,13 +38,14 @@ from kschedlab.framework.podgroups import DEFAULT_SCHEDULER_NAME, PodGroupInfo, 
 from kschedlab.framework.preemption import (
     DISRUPTION_TARGET,
     REASON_PREEMPTION_BY_SCHEDULER,
-    Candidate,
+    CandidateSequence,
     Evaluator,
     Executor,
     GroupPreemptor,
     NodeToStatus,
     PodGroupPostFilterResult,
     PreemptionRecord,
+    VictimRows,
     Victims,
     importance_key,
     node_scratch,
@@ -289,7 +291,10 @@ class DefaultPreemption(Plugin):
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         return self.rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
 
-    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]:
+    def candidates_to_victims_map(self, candidates) -> Mapping[str, Victims]:
+        """Node name -> victims (read lazily from a :class:`CandidateSequence`)."""
+        if isinstance(candidates, CandidateSequence):
+            return candidates.victims_map()
         return {c.name: c.victims for c in candidates}
 
     def ordered_score_funcs(self, victims_map) -> list | None:
@@ -468,21 +473,20 @@ class DefaultPreemption(Plugin):
                 and cls._victims_by_resources is DefaultPreemption._victims_by_resources)
 
     def select_victims_for_rows(self, state, pod_info, snapshot, rows: np.ndarray, pdbs: list, now_ns: int,
-                                nominations: dict) -> list:
+                                nominations: dict) -> VictimRows | None:
         """:meth:`select_victims_on_node` for many nodes at once where :meth:`_victims_by_resources`
-        covers the preemptor (see :mod:`kschedlab.plugins.default_preemption_victims`): per row
-        ``(victims, PDB violations, summary for the candidate ordering)``, or None for a node left
-        to the one-by-one visit."""
-        out: list = [None] * len(rows)
+        covers the preemptor (see :mod:`kschedlab.plugins.default_preemption_victims`): the victims,
+        PDB violations and summary for the candidate ordering of each row (none found for a node
+        left to the one-by-one visit), or None when victims are chosen some other way."""
         if not self._default_victim_policy():
-            return out
+            return None
         plan = self._resource_plan(state, pod_info, snapshot)
         if plan is None or not plan[0]:
-            return out
+            return None
         _, checked, passing = plan
         take = np.flatnonzero(passing.take(rows))
         if not len(take):
-            return out
+            return VictimRows.none(len(rows))
         sub = rows[take]
         table = self._victim_table
         table.sync(snapshot, sub, checked)
@@ -500,9 +504,7 @@ class DefaultPreemption(Plugin):
                     for i, name in enumerate(checked):
                         extra_used[i, j] += p.requests.get(name, 0)
         found = reprieve_rows(table, snapshot, sub, pod_info, checked, extra_used, extra_count, pdbs, now_ns)
-        for j, answer in zip(take.tolist(), found):
-            out[j] = answer
-        return out
+        return found.spread(take, len(rows))
 
     def _resource_plan(self, state, pod_info, snapshot):
         """Whether :meth:`_victims_by_resources` covers this preemptor (see there), the resources

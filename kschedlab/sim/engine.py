@@ -674,8 +674,7 @@ class Simulation:
         self.taint_manager.on_pod_update(self.cluster.pods[key], self.now)
         pod = self.cluster.pods[key]
         if pod.status.phase in (None, "Pending"):  # the kubelet starts it
-            pod.status.phase = "Running"
-            pod.status.start_time = datetime.fromtimestamp(self.now, timezone.utc)
+            self.cluster.start_pod(key, datetime.fromtimestamp(self.now, timezone.utc))
         if self.kubelet is not None:
             self.kubelet.pod_started(key, self.now, node, pod)
             pod.status.container_statuses = self.kubelet.container_statuses(pod, self.now)

@@ -51,10 +51,9 @@ def _enable_kubelet(sim: Simulation, spec, kubelet_config) -> None:
     sim.kubelet.learn_images(sim.cluster.nodes.values())
     from datetime import datetime, timezone
 
-    for pod in sim.cluster.pods.values():  # pods bound before the run: the kubelet runs them from its start
+    for key, pod in sim.cluster.pods.items():  # pods bound before the run: the kubelet runs them from its start
         if pod.spec.node_name and pod.status.phase in (None, "Pending"):
-            pod.status.phase = "Running"
-            pod.status.start_time = datetime.fromtimestamp(sim.now, timezone.utc)
+            sim.cluster.start_pod(key, datetime.fromtimestamp(sim.now, timezone.utc))
             pod.status.container_statuses = sim.kubelet.container_statuses(pod, sim.now)
     for node in sim.cluster.nodes.values():
         sim.kubelet.manager(node)

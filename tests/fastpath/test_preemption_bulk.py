@@ -7,13 +7,14 @@ selector, a toleration or a host port). The same attempts run on two copies of t
 with the plugin as it is, one whose plugin visits every node through ``select_victims_on_node``
 (its arithmetic shortcuts taken away). Every attempt must give the same node, nomination and
 preemption record (candidates with their victims and PDB violations, node statuses, the chosen
-candidate, victims, cleared nominations, events, the verdict), with placements and deletions
-between attempts.
+candidate, victims, cleared nominations, events, the verdict), with placements, deletions and
+start times set or changed (``Cluster.start_pod``, as the simulator's kubelet does) between attempts.
 """
 
 from __future__ import annotations
 
 import random
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -115,7 +116,12 @@ def test_victims_for_many_nodes_equal_the_node_by_node_dry_run(seed, nodes, args
                     "minCandidateNodesPercentage", 10), "min_candidate_nodes_absolute": args.get(
                     "minCandidateNodesAbsolute", 100)})
         seen = []
+        starts = random.Random(seed)  # the same start times in both runs
         for p in preemptors:
+            placed = sorted(k for k, pod in cluster.pods.items() if pod.spec.node_name)
+            for k in starts.sample(placed, min(len(placed), 8)):  # started now, or restarted at another time
+                cluster.start_pod(k, datetime(2024, 1, 1, tzinfo=timezone.utc)
+                                  + timedelta(days=starts.randint(0, 9), seconds=starts.randint(0, 3)))
             cluster.add(Pod.model_validate(p))
             key = f"default/{p['metadata']['name']}"
             if not shortcuts:
@@ -137,3 +143,38 @@ def test_victims_for_many_nodes_equal_the_node_by_node_dry_run(seed, nodes, args
         assert a == b
     preempted = sum(1 for entry in fast[:-1] if entry[2] is not None and entry[2]["victims"])
     assert preempted > 0
+
+
+def test_a_start_time_set_after_the_victim_table_read_the_node_changes_the_victim_order():
+    """n1 holds a and b (priority 1, not started, a first); a preemption read n1 and left it as it
+    was; then b starts before a. Of two pods of equal priority the one started earlier is the more
+    important (``MoreImportantPod``), so the next preemption reprieves b and evicts a (with the
+    start times read before, it would be the other way round)."""
+    def pod(name, node=None, priority=1):
+        spec = {"priority": priority, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+        return Pod.model_validate({"metadata": {"name": name, "namespace": "default"},
+                                   "spec": {**spec, **({"nodeName": node} if node else {})}})
+
+    def node(name, cpu):
+        alloc = {"cpu": cpu, "memory": "4Gi", "pods": "110"}
+        return Node.model_validate({"metadata": {"name": name}, "status": {"allocatable": alloc, "capacity": alloc}})
+
+    cluster = Cluster([node("n1", "3"), node("n2", "1"), pod("a", "n1"), pod("b", "n1"), pod("hi0", "n1", 10),
+                       pod("d", "n2", 0)])
+    sched = Scheduler(cluster, seed=0, keep_traces=0)
+    plugin = sched.profiles["default-scheduler"].plugins["DefaultPreemption"]
+
+    def preempt(name):
+        cluster.add(pod(name, priority=10))
+        for _ in range(2):
+            if sched.schedule_one(f"default/{name}").node is not None:
+                return plugin.last_record
+
+    first = preempt("hi1")  # n1 (victim a or b, priority 1) loses to n2 (victim d, priority 0)
+    assert first.selected.name == "n2" and first.victims == ["default/d"]
+    assert {c.name for c in first.candidates} == {"n1", "n2"}
+    t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    cluster.start_pod("default/a", t0 + timedelta(seconds=5))
+    cluster.start_pod("default/b", t0)
+    second = preempt("hi2")
+    assert second.selected.name == "n1" and second.victims == ["default/a"]

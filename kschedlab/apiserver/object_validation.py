@@ -289,13 +289,16 @@ def refuse_invalid(objects: Iterable[TypedObject], refused: list[Refusal]) -> li
     >>> good = Pod.model_validate({"metadata": {"name": "good", "namespace": "default"},
     ...                            "spec": {"containers": [{"name": "c"}]}})
     >>> refused: list[Refusal] = []
-    >>> [o.name for o in refuse_invalid([bad, good], refused)], [r.reason for r in refused]
-    (['good'], ['Invalid'])
+    >>> [o.name for o in refuse_invalid([bad, good], refused)], [r.to_dict()["object"] for r in refused]
+    (['good'], ['Pod default/Bad_Name'])
     """
     kept: list[TypedObject] = []
     for obj in objects:
         errs = object_errors(obj)
         if errs:
+            if isinstance(obj, KubeObject) and obj.NAMESPACED and not obj.metadata.namespace:
+                obj = obj.clone()  # named as admission names it: in the default namespace
+                obj.metadata.namespace = "default"
             refused.append(Refusal(obj, [ManifestError(message, file=obj.source_file, obj=obj.describe(), path=path)
                                          for path, message in errs], obj.source_file))
         else:

@@ -242,7 +242,8 @@ def test_an_invalid_name_or_label_leaves_its_object_out_and_the_rest_applies():
         f'The Pod "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": {SUBDOMAIN}, '
         f'metadata.labels: Invalid value: "-x": {VALUE}]',
         'The ReplicaSet "rs" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0']
-    assert [r.file for r in objs.refused] == ["hostile.yaml", "hostile.yaml"]
+    assert [(r.to_dict()["object"], r.file) for r in objs.refused] == [("Pod default/Bad_Name", "hostile.yaml"),
+                                                                        ("ReplicaSet default/rs", "hostile.yaml")]
 
 
 def test_a_document_without_kind_is_named_by_its_name():

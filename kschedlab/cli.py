@@ -425,13 +425,13 @@ def cmd_packing(args) -> int:
     from kschedlab.research.fgd.faithful import run_scheduler
     from kschedlab.research.fgd.openb import read_nodes, read_pods
 
+    runner = run_scheduler if args.engine == "scheduler" else run
     try:
         nodes, pods = read_nodes(args.nodes), read_pods(args.pods)
+        result = runner(nodes, pods, args.policy, args.seed, tie_break=args.tie_break, ratio=args.inflate)
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    runner = run_scheduler if args.engine == "scheduler" else run
-    result = runner(nodes, pods, args.policy, args.seed, tie_break=args.tie_break, ratio=args.inflate)
     doc = result.as_json()
     if args.output == "json":
         print(json.dumps(doc, indent=2))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
-__all__ = ["ManifestError", "format_path", "errors_from_validation"]
+__all__ = ["ManifestError", "format_path", "Key", "errors_from_validation"]
 
 
 class ManifestError(ValueError):
@@ -102,21 +102,29 @@ def _rebuild(message, file, obj, path, line, errors):
 _SIMPLE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
+class Key(str):
+    """A map key in a field path, always bracketed (``field.Path.Key``), even a plain word:
+    ``format_path(("resources", "requests", Key("cpu")))`` is ``resources.requests[cpu]``."""
+
+
 def format_path(loc: Iterable[Any]) -> str:
     """A Kubernetes-style field path from a location tuple.
 
-    Map keys that are not plain words are bracketed, as ``field.Path.Key`` does.
+    Map keys that are not plain words are bracketed, as ``field.Path.Key`` does; a
+    :class:`Key` always is.
 
     >>> format_path(("spec", "containers", 0, "resources", "requests", "cpu"))
     'spec.containers[0].resources.requests.cpu'
     >>> format_path(("metadata", "labels", "app.kubernetes.io/name"))
     'metadata.labels[app.kubernetes.io/name]'
+    >>> format_path(("spec", "containers", 0, "resources", "requests", Key("cpu")))
+    'spec.containers[0].resources.requests[cpu]'
     """
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif out and not _SIMPLE_KEY.match(str(part)):
+        elif out and (isinstance(part, Key) or not _SIMPLE_KEY.match(str(part))):
             out += f"[{part}]"
         else:
             out += ("." if out else "") + str(part)

@@ -75,16 +75,26 @@ from ..api.core import (
     Toleration,
     compute_pod_qos,
 )
-from ..api.errors import ManifestError, format_path
+from ..api.errors import Key, ManifestError, format_path
 from ..api.limitrange import LimitRange, LimitRanger, default_limit_range, limit_range_errors
 from ..api.meta import KubeObject, TypedObject
 from ..api.node import RuntimeClass
 from ..api.node_declared_features import validate_declared_features
 from ..api.persistentvolume import PersistentVolumeClaim
 from ..api.quantity import Quantity
+from ..api.resource_names import (
+    is_extended_resource_name,
+    is_hugepage_resource_name,
+    is_integer_resource_name,
+    is_native_resource,
+    is_overcommit_allowed,
+    is_standard_container_resource_name,
+    is_standard_resource_name,
+)
 from ..api.resources import aggregate_containers
 from ..api.scheduling import PriorityClass, system_priority_classes
 from ..api.tolerations import validate_tolerations
+from ..api.validation import qualified_name_errors
 from .apply import NOT_SERVED, Refusal
 from .priorityclass import PREEMPT_LOWER_PRIORITY, admitted_priority
 
@@ -464,11 +474,55 @@ def _admit_runtime_class(pod: Pod, classes: Mapping[str, RuntimeClass], errs: _E
 # ------------------------------------------------------------------ validation
 
 
+def _resource_name_errors(name: str, path: list[Any], errs: _Errors) -> None:
+    # validateContainerResourceName, with validateResourceName first
+    problems = [f"Invalid value: {_q(name)}: {m}" for m in qualified_name_errors(name)]
+    if not problems and "/" not in name and not is_standard_resource_name(name):
+        problems.append(f"Invalid value: {_q(name)}: must be a standard resource type or fully qualified")
+    if "/" not in name:
+        if not is_standard_container_resource_name(name):
+            problems.append(f"Invalid value: {_q(name)}: must be a standard resource for containers")
+    elif not is_native_resource(name) and not is_extended_resource_name(name):
+        problems.append(f"Invalid value: {_q(name)}: doesn't follow extended resource name standard")
+    for message in problems:
+        errs.add(path, message)
+
+
+def _quantity_errors(name: str, v: Quantity, path: list[Any], errs: _Errors) -> None:
+    # ValidateResourceQuantityValue
+    if v.sign() < 0:
+        errs.add(path, f"Invalid value: {_q(v)}: must be greater than or equal to 0")
+    if is_integer_resource_name(name) and v.milli_value() % 1000 != 0:
+        errs.add(path, f"Invalid value: {_q(v)}: must be an integer")
+
+
 def _validate_resources(res: ResourceRequirements, path: list[Any], errs: _Errors) -> None:
+    """A container's ``resources`` (``ValidateContainerResourceRequirements``): names, quantities,
+    each request against its limit; map keys in the path as ``requests[cpu]``."""
+    for k, v in res.limits.items():
+        _resource_name_errors(k, [*path, "limits", Key(k)], errs)
+        _quantity_errors(k, v, [*path, "limits", Key(k)], errs)
+    for k, v in res.requests.items():
+        _resource_name_errors(k, [*path, "requests", Key(k)], errs)
+        _quantity_errors(k, v, [*path, "requests", Key(k)], errs)
+        lim = res.limits.get(k)
+        if lim is not None:
+            if v != lim and not is_overcommit_allowed(k):
+                errs.add([*path, "requests"], f"Invalid value: {_q(v)}: must be equal to {k} limit of {lim}")
+            elif v > lim:
+                errs.add([*path, "requests"], f"Invalid value: {_q(v)}: must be less than or equal to {k} limit of {lim}")
+        elif not is_overcommit_allowed(k):
+            errs.add([*path, "limits"], "Required value: Limit must be set for non overcommitable resources")
+    names = [*res.limits, *res.requests]
+    if any(is_hugepage_resource_name(n) for n in names) and not {"cpu", "memory"} & set(names):
+        errs.add(path, "Forbidden: HugePages require cpu or memory")
+
+
+def _validate_pod_resources(res: ResourceRequirements, path: list[Any], errs: _Errors) -> None:
     for kind in ("requests", "limits"):
         for k, v in getattr(res, kind).items():
             if v.sign() < 0:
-                errs.add([*path, kind, k], f"Invalid value: {_q(v)}: must be greater than or equal to 0")
+                errs.add([*path, kind, Key(k)], f"Invalid value: {_q(v)}: must be greater than or equal to 0")
     for k, lim in res.limits.items():
         req = res.requests.get(k)
         if req is not None and req > lim:
@@ -520,7 +574,7 @@ def validate_pod(pod: Pod, *, comparison_operators: bool = False) -> list[Manife
         for i, c in enumerate(getattr(spec, "containers" if group == "containers" else "init_containers")):
             _validate_resources(c.resources, ["spec", group, i, "resources"], errs)
     if spec.resources is not None:
-        _validate_resources(spec.resources, ["spec", "resources"], errs)
+        _validate_pod_resources(spec.resources, ["spec", "resources"], errs)
     for k, v in spec.overhead.items():
         if v.sign() < 0:
             errs.add(["spec", "overhead", k], f"Invalid value: {_q(v)}: must be greater than or equal to 0")

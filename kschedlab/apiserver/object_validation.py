@@ -6,7 +6,8 @@ and field paths; and a bound on the pods one load may create.
 
 :func:`check_objects` runs at the start of :func:`~kschedlab.controllers.workloads.expand`, so a
 refused object makes no pods and a ``replicas: 10000000`` is refused before the first pod
-is made. Objects a test builds directly (the conformance runner's fixtures) never pass here.
+is made; applied as ``kubectl apply -f`` applies (not strict), :func:`refuse_invalid` leaves each
+invalid object out first and the rest goes on. Objects a test builds directly (the conformance runner's fixtures) never pass here.
 
 Not validated here: kinds with their own validation module (PriorityClass, resource.k8s.io,
 scheduling.k8s.io Workload/PodGroup), owner references, finalizers and managed fields.
@@ -41,8 +42,9 @@ from ..api.validation import (
     label_value_errors,
     qualified_name_errors,
 )
+from .apply import Refusal
 
-__all__ = ["object_errors", "check_objects", "object_meta_errors", "workload_errors", "wanted_pods",
+__all__ = ["object_errors", "check_objects", "refuse_invalid", "object_meta_errors", "workload_errors", "wanted_pods",
            "pod_bound_error", "DEFAULT_MAX_PODS", "MAX_PODS_ENV", "max_pods", "TOTAL_ANNOTATION_SIZE_LIMIT_B"]
 
 DEFAULT_MAX_PODS = 100_000
@@ -274,6 +276,34 @@ def check_objects(objects: Iterable[TypedObject]) -> None:
               for obj in objects for path, message in object_errors(obj)]
     if errors:
         raise ManifestError.combine(errors)
+
+
+def refuse_invalid(objects: Iterable[TypedObject], refused: list[Refusal]) -> list[TypedObject]:
+    """The objects :func:`object_errors` finds nothing wrong with; each other one is left out
+    and recorded in ``refused``, as the API server answers ``kubectl apply -f`` object by
+    object (422 Invalid for that one, the rest created).
+
+    >>> from kschedlab.api.core import Pod
+    >>> bad = Pod.model_validate({"metadata": {"name": "Bad_Name", "namespace": "default"},
+    ...                           "spec": {"containers": [{"name": "c"}]}})
+    >>> good = Pod.model_validate({"metadata": {"name": "good", "namespace": "default"},
+    ...                            "spec": {"containers": [{"name": "c"}]}})
+    >>> refused: list[Refusal] = []
+    >>> [o.name for o in refuse_invalid([bad, good], refused)], [r.to_dict()["object"] for r in refused]
+    (['good'], ['Pod default/Bad_Name'])
+    """
+    kept: list[TypedObject] = []
+    for obj in objects:
+        errs = object_errors(obj)
+        if errs:
+            if isinstance(obj, KubeObject) and obj.NAMESPACED and not obj.metadata.namespace:
+                obj = obj.clone()  # named as admission names it: in the default namespace
+                obj.metadata.namespace = "default"
+            refused.append(Refusal(obj, [ManifestError(message, file=obj.source_file, obj=obj.describe(), path=path)
+                                         for path, message in errs], obj.source_file))
+        else:
+            kept.append(obj)
+    return kept
 
 
 def wanted_pods(obj: Any, nodes: int) -> tuple[int, str] | None:

@@ -51,6 +51,7 @@ from ..api.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from ..api.resource_names import is_extended_resource_name
 from ..api.validation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -473,16 +474,9 @@ def validate_device_class(dc: DeviceClass) -> Errs:
     _selectors(errs, "spec.selectors", dc.spec.selectors)
     _slice(errs, "spec.config", dc.spec.config, DEVICE_CONFIG_MAX, lambda e, p, c: _opaque(e, p, c.opaque))
     name = dc.spec.extended_resource_name
-    if name is not None and not _is_extended_resource_name(name):
+    if name is not None and not is_extended_resource_name(name):
         errs.append(_invalid("spec.extendedResourceName", name, "must be a valid extended resource name"))
     return errs
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    # v1helper.IsExtendedResourceName: not in kubernetes.io/, has a domain, "requests.<name>" a qualified name
-    if name.startswith("kubernetes.io/") or "/" not in name or name.startswith("requests."):
-        return False
-    return not qualified_name_errors("requests." + name)
 
 
 def validate_resource_claim(claim: ResourceClaim) -> Errs:

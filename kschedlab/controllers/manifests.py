@@ -44,6 +44,7 @@ from ..api.loader import load, load_text
 from ..api.meta import TypedObject
 from ..apiserver.admission import admit
 from ..apiserver.apply import Applied, Refusal, RefusedObjectsWarning, failed_create
+from ..apiserver.object_validation import refuse_invalid
 from .workloads import expand
 
 __all__ = ["load_manifests", "create"]
@@ -71,7 +72,9 @@ def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] 
     objects = list(objects)
     # expand returns copies, which admission may change in place
     refused: list[Refusal] | None = None if strict else []
-    admitted = admit(expand(objects, seed=seed, feature_gates=gates), feature_gates=gates,
+    # what validation refuses is never expanded: its controller does not exist
+    valid = objects if refused is None else refuse_invalid(objects, refused)
+    admitted = admit(expand(valid, seed=seed, feature_gates=gates), feature_gates=gates,
                      enable_admission_plugins=enable_admission_plugins, copy=False, refused=refused)
     if not refused:
         return Applied(admitted)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from kschedlab.api.labels import is_qualified_name
+from kschedlab.api.resource_names import is_extended_resource_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests, resource_list
 from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of, same_pod
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
@@ -34,16 +35,6 @@ class FitArgs:
     strategy: str = LEAST_ALLOCATED
     resources: list[tuple[str, int]] = field(default_factory=lambda: [(CPU, 1), (MEMORY, 1)])
     shape: list[tuple[int, int]] = field(default_factory=list)
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """``v1helper.IsExtendedResourceName``: a qualified name outside kubernetes.io, not requests.*."""
-    if name.startswith("requests.") or "/" not in name:
-        return False
-    prefix = name.split("/", 1)[0]
-    if prefix == "kubernetes.io" or prefix.endswith(".kubernetes.io"):
-        return False
-    return is_qualified_name("requests." + name)
 
 
 #: ``resourceapi.ResourceDeviceClassPrefix``: the implicit extended resource name of a DeviceClass

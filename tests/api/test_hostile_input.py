@@ -142,7 +142,9 @@ spec:
                                             "10,000,000 pods, more than its bound of 100,000 (KSCHEDLAB_MAX_PODS)"),
 ])
 def test_workload_sizes_are_refused_as_the_api_server_refuses_them(kind, field, value, message):
-    assert _refused(DEPLOYMENT.format(kind=kind, field=field, value=value)) == [f"hostile.yaml: {kind} web: {message}"]
+    # strict: the API server's refusals refuse the whole input; the pod bound does in any mode
+    assert _refused(DEPLOYMENT.format(kind=kind, field=field, value=value), strict=True) == [
+        f"hostile.yaml: {kind} web: {message}"]
 
 
 def test_a_job_of_100m_completions_is_bounded_by_its_parallelism():
@@ -224,7 +226,24 @@ def _pod(metadata: str, container: str = "app") -> str:
      "Pod p: metadata.annotations: Too long: may not be more than 262144 bytes"),
 ])
 def test_metadata_is_validated_as_the_api_server_validates_it(text, expected):
-    assert _refused(text) == f"hostile.yaml: {expected}".splitlines()
+    assert _refused(text, strict=True) == f"hostile.yaml: {expected}".splitlines()
+
+
+def test_an_invalid_name_or_label_leaves_its_object_out_and_the_rest_applies():
+    # kubectl apply -f sends each object: the API server answers 422 Invalid for the bad one only
+    text = (_pod("{name: Bad_Name, labels: {k: -x}}") + "---\n" + _pod("{name: good}")
+            + "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {replicas: -1, "
+              "selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: a}}, "
+              "spec: {containers: [{name: c}]}}}\n")
+    with pytest.warns(RefusedObjectsWarning):
+        objs = load_manifests(text=text, source="hostile.yaml")
+    assert [o.key for o in objs] == ["default/good"]
+    assert [r.kubectl() for r in objs.refused] == [
+        f'The Pod "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": {SUBDOMAIN}, '
+        f'metadata.labels: Invalid value: "-x": {VALUE}]',
+        'The ReplicaSet "rs" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0']
+    assert [(r.to_dict()["object"], r.file) for r in objs.refused] == [("Pod default/Bad_Name", "hostile.yaml"),
+                                                                        ("ReplicaSet default/rs", "hostile.yaml")]
 
 
 def test_a_document_without_kind_is_named_by_its_name():
@@ -241,7 +260,7 @@ def test_a_document_without_kind_is_named_by_its_name():
 ])
 def test_quantities_past_what_can_be_held_are_refused_with_our_message(amount, message):
     text = f"apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nstatus: {{allocatable: {{cpu: '{amount}'}}}}\n"
-    assert _refused(text) == [f"hostile.yaml: Node n: status.allocatable.cpu: {message}"]
+    assert _refused(text, strict=True) == [f"hostile.yaml: Node n: status.allocatable.cpu: {message}"]
 
 
 # ------------------------------------------------------------------ CEL selectors

@@ -432,3 +432,35 @@ def test_admit_pod_and_default_pod_directly():
     assert default_pod(p).spec.tolerations == []  # defaulting alone adds no tolerations
     assert len(admit_pod(p).spec.tolerations) == 2
     assert p.spec.scheduler_name is None  # input unchanged
+
+
+@pytest.mark.parametrize("resources, want", [
+    # ValidateContainerResourceRequirements (pkg/apis/core/validation): map keys as field.Path.Key
+    ('{requests: {cpu: "-1"}, limits: {memory: "-1Mi"}}',
+     ['spec.containers[0].resources.limits[memory]: Invalid value: "-1Mi": must be greater than or equal to 0',
+      'spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+      # defaulting copied the limit into the request before validation
+      'spec.containers[0].resources.requests[memory]: Invalid value: "-1Mi": must be greater than or equal to 0']),
+    ('{requests: {example.com/foo: 500m}, limits: {example.com/foo: 500m}}',
+     ['spec.containers[0].resources.limits[example.com/foo]: Invalid value: "500m": must be an integer',
+      'spec.containers[0].resources.requests[example.com/foo]: Invalid value: "500m": must be an integer']),
+    ('{requests: {example.com/foo: "1"}, limits: {example.com/foo: "2"}}',
+     ['spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/foo limit of 2']),
+    ('{requests: {example.com/foo: "1"}}',
+     ["spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources"]),
+    ('{requests: {foo: "1"}}',
+     ['spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or '
+      'fully qualified',
+      'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource for containers']),
+    ('{limits: {hugepages-2Mi: 2Mi}}',
+     ["spec.containers[0].resources: Forbidden: HugePages require cpu or memory"]),
+])
+def test_container_resources_are_validated_as_the_api_server_does(resources, want):
+    doc = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, resources: {resources}}}]\n"
+    e = refused(doc)
+    assert [f"{x.path}: {x.message}" for x in e.errors] == want
+
+
+def test_extended_resources_equal_in_request_and_limit_are_admitted():
+    doc = pod_yaml().replace("[{name: c}]", '[{name: c, resources: {limits: {example.com/foo: "2"}}}]')
+    assert str(only_pod(doc).spec.containers[0].resources.requests["example.com/foo"]) == "2"

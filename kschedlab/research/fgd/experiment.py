@@ -65,7 +65,10 @@ def inflate(pods: list[tuple[str, PodRes, int]], workload: list[tuple[str, PodRe
     the next one would take the GPU requests past ``ratio`` × the cluster's GPUs (the simulator
     compares the copy's per-GPU share, not its total — so the last copy may overshoot — and stops
     at the first that does not fit);
-    above the target, drop drawn pods instead. ``ratio <= 0`` keeps the pods as they are.
+    above the target, drop drawn pods instead. ``ratio <= 0`` keeps the pods as they are. A
+    workload without GPU requests, or a cluster without GPUs, is refused (``ValueError``) as the
+    simulator refuses it (it panics on ``podTotalMilliGpuReq <= 0`` / ``nodeTotalMilliGpu <= 0``):
+    no number of copies would reach the target.
 
     >>> pods = [("a", PodRes(1000, 500, 1), 0), ("b", PodRes(1000, 1000, 2), 0)]
     >>> out = inflate(pods, pods, 4000, 1.0, np.random.default_rng(0))
@@ -76,6 +79,11 @@ def inflate(pods: list[tuple[str, PodRes, int]], workload: list[tuple[str, PodRe
         return pods
     target = ratio * float(gpu_milli)
     total = sum(p.total_milli_gpu for _, p, _ in pods)
+    why = ("the cluster has no GPU" if gpu_milli <= 0
+           else "no pod requests a GPU" if total <= 0 or not any(p.total_milli_gpu for _, p, _ in workload) else None)
+    if why is not None:
+        raise ValueError(f"{why}: the workload cannot be inflated to {ratio:g} × the cluster's "
+                         f"{gpu_milli // MILLI} GPUs (--inflate 0 keeps the pods as they are)")
     out = list(pods)
     if float(total) > target:
         while float(total) > target:

@@ -132,3 +132,23 @@ def test_short_reproduction_on_the_real_trace():
     dot = run(nodes, pods, "DotProduct", 42).unallocated_at(100)
     assert abs(fgd - PAPER_TABLE["FGD"]) < 1.0 and abs(dot - PAPER_TABLE["DotProduct"]) < 1.0
     assert 0.35 < 1 - fgd / dot < 0.65
+
+
+def test_a_workload_without_gpu_requests_or_a_cluster_without_gpus_is_refused_not_inflated_forever(tmp_path,
+                                                                                                   capsys):
+    # the simulator's TunePodsByNodeTotalResource panics on podTotalMilliGpuReq <= 0 and
+    # nodeTotalMilliGpu <= 0; inflating such a workload would never reach its target
+    cpu_only = [("a", PodRes(1000, 0, 0), 0)]
+    with pytest.raises(ValueError, match=r"^no pod requests a GPU: the workload cannot be inflated to 1.3 × "
+                                         r"the cluster's 4 GPUs \(--inflate 0 keeps the pods as they are\)$"):
+        inflate(cpu_only, cpu_only, 4000, 1.3, np.random.default_rng(0))
+    gpu = [("b", PodRes(1000, 500, 1), 0)]
+    with pytest.raises(ValueError, match=r"^the cluster has no GPU: the workload cannot be inflated to 1.3 × "):
+        inflate(gpu, gpu, 0, 1.3, np.random.default_rng(0))
+    assert inflate(cpu_only, cpu_only, 4000, 0, np.random.default_rng(0)) == cpu_only
+    nodes, pods = tmp_path / "n.csv", tmp_path / "p.csv"
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\n")
+    pods.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np0,1000,10,0,0,\n")
+    assert main(["packing", "--nodes", str(nodes), "--pods", str(pods), "--policy", "FGD"]) == 2
+    assert capsys.readouterr().err == ("error: no pod requests a GPU: the workload cannot be inflated to 1.3 × the "
+                                       "cluster's 2 GPUs (--inflate 0 keeps the pods as they are)\n")

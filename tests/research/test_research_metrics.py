@@ -44,10 +44,9 @@ def test_measure_kept_up_to_date_equals_a_full_reading(read_share):
     often, a few rows changed at a time (row by row), read seldom, many (numpy)."""
     import random
 
-    from kschedlab.research import metrics
-
     from kschedlab.api.core import Pod
     from kschedlab.cluster import Cluster
+    from kschedlab.research import metrics
 
     rng = random.Random(0)
     cluster = Cluster(make_nodes(30))

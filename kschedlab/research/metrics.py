@@ -61,6 +61,10 @@ class ClusterUtilization:
     cluster is measured whenever the simulation samples it and the snapshot changed; memory grows
     with the run's virtual length over ``interval``, not with nodes or pods."""
 
+    #: only the last sample of an instant counts (a time-weighted mean): the simulation may
+    #: sample it once after an instant's events (``Simulation(utilization=...)``)
+    last_of_instant = True
+
     def __init__(self, interval: float = 60.0):
         if interval <= 0:
             raise ValueError(f"interval: Invalid value: {interval}: must be greater than 0")

@@ -17,17 +17,24 @@ pods that only wait for something else.
 ['b', 'c', 'a']
 
 With ``keys(qpi)`` the pods filed under a plugin are also indexed by a key of the pod (its
-PodGroup, say): ``narrowed`` then takes from that plugin only the pods of one key.
+PodGroup, say): ``narrowed`` then takes from that plugin only the pods of one key.  With
+``rank(qpi)`` the pool finds its pod of lowest rank without walking it (:meth:`lowest`).
 
 >>> pool = UnschedulablePool(lambda q: q.rejectors or None, keys=lambda q: q.group)
 >>> for key, group in [("a", "g1"), ("b", "g2"), ("c", None)]:
 ...     pool[key] = NS(key=key, rejectors={"GangScheduling"}, group=group)
 >>> [q.key for q in pool.affected({"GangScheduling"}, {"GangScheduling": "g2"})]
 ['b']
+>>> pool = UnschedulablePool(lambda q: None, rank=lambda q: q.since)
+>>> for key, since in [("a", 5.0), ("b", 2.0), ("c", 9.0)]:
+...     pool[key] = NS(key=key, since=since)
+>>> del pool["b"]; rank, qpi = pool.lowest(); rank, qpi.key
+(5.0, 'a')
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from typing import Any, Callable, Hashable, Iterable, Mapping
 
@@ -41,10 +48,15 @@ class UnschedulablePool(dict):
     rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]`` and ``pool.pop``
     may change it."""
 
-    def __init__(self, tags: Callable[[Any], Iterable[str] | None], keys: Callable[[Any], Hashable] | None = None):
+    def __init__(self, tags: Callable[[Any], Iterable[str] | None], keys: Callable[[Any], Hashable] | None = None,
+                 rank: Callable[[Any], float] | None = None):
         super().__init__()
         self._tags = tags
         self._keys = keys
+        self._rank = rank
+        self._ranked: list[tuple[float, int, str]] = []  # heap of (rank when stored, stamp, key)
+        self._stamp: dict[str, int] = {}
+        self._stamps = itertools.count()
         self._seq = itertools.count()
         self._order: dict[str, int] = {}  # key -> when it entered (the dict's own order)
         self._filed: dict[str, tuple[str, ...] | None] = {}
@@ -70,6 +82,12 @@ class UnschedulablePool(dict):
         else:
             self._order[key] = next(self._seq)
         super().__setitem__(key, qpi)
+        if self._rank is not None:
+            stamp = self._stamp[key] = next(self._stamps)
+            heapq.heappush(self._ranked, (self._rank(qpi), stamp, key))
+            if len(self._ranked) > 2 * len(self) + 64:  # drop the entries of pods gone or stored again
+                self._ranked = [e for e in self._ranked if self._stamp.get(e[2]) == e[1]]
+                heapq.heapify(self._ranked)
         tags = self._tags(qpi)
         if tags is None:
             self._filed[key] = None
@@ -88,6 +106,18 @@ class UnschedulablePool(dict):
         super().__delitem__(key)
         self._unfile(key)
         del self._order[key]
+        self._stamp.pop(key, None)
+
+    def lowest(self) -> tuple[float, Any] | None:
+        """The pod of lowest ``rank`` (as it was when the pod was stored) and that rank; None
+        for an empty pool or a pool without ``rank``."""
+        ranked = self._ranked
+        while ranked and self._stamp.get(ranked[0][2]) != ranked[0][1]:
+            heapq.heappop(ranked)
+        if not ranked or self._rank is None:
+            return None
+        rank, _, key = ranked[0]
+        return rank, self[key]
 
     def pop(self, key: str, *default):
         if key not in self:

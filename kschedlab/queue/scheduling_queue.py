@@ -154,7 +154,7 @@ class SchedulingQueue:
             self._less_backoff_with_priority if self.pop_from_backoff_q else self._less_backoff, key)
         self._error_backoff: Heap[QueuedPodInfo] = Heap(self._less_backoff, key)
         self._unschedulable: UnschedulablePool = UnschedulablePool(
-            self._pool_tags, keys=None if self._pod_key is None else self._pool_key)
+            self._pool_tags, keys=None if self._pod_key is None else self._pool_key, rank=self._leftover_reference)
         self._in_flight: dict[str, _InFlightMarker] = {}
         self._in_flight_log: list[Any] = []  # _InFlightMarker | RecordedEvent, in arrival order
         self._in_flight_latest: dict[str, Any] = {}  # key -> newest PodInfo seen while in flight
@@ -910,8 +910,14 @@ class SchedulingQueue:
                 cand = self._backoff_tick_at_or_before(exp) + BACKOFF_ORDERING_WINDOW
                 cand = max(cand, self._last_backoff_tick + BACKOFF_ORDERING_WINDOW)
             best = cand if best is None else min(best, cand)
-        for qpi in self._unschedulable.values():
-            due = self._leftover_reference(qpi) + self.pod_max_in_unschedulable_pods_duration
+        # the leftover flush: the tick is the same function, never decreasing, of each pod's
+        # reference time, so the pod of the earliest one decides (the pool keeps it at hand)
+        lowest = self._unschedulable.lowest()
+        if lowest is not None:
+            ref, qpi = lowest
+            if ref != self._leftover_reference(qpi):  # pragma: no cover - references do not change in the pool
+                raise AssertionError(f"the leftover reference of {qpi.key} changed in the pool")
+            due = ref + self.pod_max_in_unschedulable_pods_duration
             tick = self._leftover_tick_at_or_before(due) + LEFTOVER_FLUSH_INTERVAL  # first tick with now - ref > D
             tick = max(tick, self._last_leftover_tick + LEFTOVER_FLUSH_INTERVAL)
             best = tick if best is None else min(best, tick)

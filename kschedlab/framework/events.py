@@ -37,7 +37,8 @@ __all__ = [
     "UNSCHEDULABLE_TIMEOUT",
     "cluster_event_is_wildcard", "match_cluster_events", "match_any_cluster_event",
     "pod_scheduling_properties_change", "node_scheduling_properties_change",
-    "node_added", "node_updated", "node_deleted", "as_objects", "evaluate_hint", "same_pod",
+    "node_added", "node_updated", "node_deleted", "as_objects", "evaluate_hint", "same_pod", "KeyedHint",
+    "NOT_NARROWED",
 ]
 
 
@@ -230,6 +231,46 @@ def same_pod(a, b) -> bool:
 
 
 HintFn = Callable[[Any, Any, Any], QueueingHint]
+
+
+class KeyedHint:
+    """A hint that answers Skip for every pod whose ``key(pod)`` differs from the key of the
+    event's new object, and for every pod whose key is None (GangScheduling's hint on a pod added:
+    only pods of the added pod's PodGroup).  It is called as the hint it wraps; the queue may
+    leave the pods of other keys out of the event without asking (the decision is the same).
+
+    ``object_kind``: the kind of object the hint interprets; for another kind the hint raises
+    (Queue for every pod) and :meth:`event_key` says the event cannot be narrowed.
+
+    >>> hint = KeyedHint(lambda pi, old, new: QueueingHint.Queue, key=lambda pod: pod.group, object_kind="Pod")
+    >>> from types import SimpleNamespace as NS
+    >>> Pod = type("Pod", (NS,), {})
+    >>> hint.event_key(None, Pod(group="g")), hint.event_key(None, NS(group="g")) is NOT_NARROWED
+    ('g', True)
+    """
+
+    __slots__ = ("fn", "key", "object_kind")
+
+    def __init__(self, fn: HintFn, *, key: Callable[[Any], Any], object_kind: str):
+        self.fn = fn
+        self.key = key
+        self.object_kind = object_kind
+
+    def __call__(self, pod_info, old_obj, new_obj) -> QueueingHint:
+        return self.fn(pod_info, old_obj, new_obj)
+
+    def event_key(self, old_obj, new_obj) -> Any:
+        """The key of the event's new object; :data:`NOT_NARROWED` when there is none or the
+        hint would not interpret it."""
+        try:
+            _, new = as_objects(old_obj, new_obj, self.object_kind)
+        except HintError:
+            return NOT_NARROWED
+        return NOT_NARROWED if new is None else self.key(new)
+
+
+#: :meth:`KeyedHint.event_key` of an event the hint cannot narrow
+NOT_NARROWED = object()
 
 
 def evaluate_hint(fn: HintFn | None, pod_info, old_obj, new_obj) -> tuple[QueueingHint, Exception | None]:

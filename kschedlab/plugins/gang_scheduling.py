@@ -56,6 +56,7 @@ from kschedlab.framework.events import (
     ActionType,
     ClusterEvent,
     HintError,
+    KeyedHint,
     QueueingHint,
     as_objects,
 )
@@ -106,6 +107,19 @@ def _pod(pod_info):
     return pod_info.pod if hasattr(pod_info, "pod") and not hasattr(pod_info, "metadata") else pod_info
 
 
+def scheduling_group_key(pod) -> tuple[str, str] | None:
+    """The namespace and PodGroup name of a pod in a group (None outside any group): two pods
+    match (``MatchingSchedulingGroup``) when their keys are equal and not None.
+
+    >>> from kschedlab.api.core import Pod
+    >>> scheduling_group_key(Pod.model_validate({"metadata": {"name": "a", "namespace": "t"},
+    ...     "spec": {"schedulingGroup": {"podGroupName": "g"}}}))
+    ('t', 'g')
+    """
+    group = pod.spec.scheduling_group
+    return None if group is None else (pod.metadata.namespace or "", group.pod_group_name)
+
+
 def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
     """``PlacementFeasible``: Unschedulable when ``minCount`` can no longer be met, Wait while it
     may still be, Success once met.
@@ -152,9 +166,13 @@ class GangScheduling(Plugin):
     def events_to_register(self):
         """``EventsToRegister``: pod Add (unscheduled or pre-bound; group membership is immutable,
         so no pod Update), PodGroup Add / Update, and CompositePodGroup Add with that gate."""
+        # without hierarchies the hint on a pod added is Skip outside the added pod's PodGroup:
+        # the queue offers the event to that group's pods only
+        on_add = self.after_pod_added if self.composite_enabled else KeyedHint(
+            self.after_pod_added, key=scheduling_group_key, object_kind="Pod")
         events = [
-            (ClusterEvent(UNSCHEDULED_POD, ActionType.Add), self.after_pod_added),
-            (ClusterEvent(ASSIGNED_POD, ActionType.Add), self.after_pod_added),
+            (ClusterEvent(UNSCHEDULED_POD, ActionType.Add), on_add),
+            (ClusterEvent(ASSIGNED_POD, ActionType.Add), on_add),
             (ClusterEvent(POD_GROUP, ActionType.Add), self.after_pod_group_added),
             (ClusterEvent(POD_GROUP, ActionType.Update), self.after_pod_group_updated),
         ]

@@ -15,12 +15,28 @@ pods that only wait for something else.
 >>> del pool["a"]; pool["a"] = NS(key="a", rejectors={"NodeResourcesFit"})
 >>> [q.key for q in pool.affected({"NodeResourcesFit", "NodePorts"})]   # the pool's order
 ['b', 'c', 'a']
+
+With ``keys(qpi)`` the pods filed under a plugin are also indexed by a key of the pod (its
+PodGroup, say): ``narrowed`` then takes from that plugin only the pods of one key.  With
+``rank(qpi)`` the pool finds its pod of lowest rank without walking it (:meth:`lowest`).
+
+>>> pool = UnschedulablePool(lambda q: q.rejectors or None, keys=lambda q: q.group)
+>>> for key, group in [("a", "g1"), ("b", "g2"), ("c", None)]:
+...     pool[key] = NS(key=key, rejectors={"GangScheduling"}, group=group)
+>>> [q.key for q in pool.affected({"GangScheduling"}, {"GangScheduling": "g2"})]
+['b']
+>>> pool = UnschedulablePool(lambda q: None, rank=lambda q: q.since)
+>>> for key, since in [("a", 5.0), ("b", 2.0), ("c", 9.0)]:
+...     pool[key] = NS(key=key, since=since)
+>>> del pool["b"]; rank, qpi = pool.lowest(); rank, qpi.key
+(5.0, 'a')
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Hashable, Iterable, Mapping
 
 __all__ = ["UnschedulablePool"]
 
@@ -32,26 +48,33 @@ class UnschedulablePool(dict):
     rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]`` and ``pool.pop``
     may change it."""
 
-    def __init__(self, tags: Callable[[Any], Iterable[str] | None]):
+    def __init__(self, tags: Callable[[Any], Iterable[str] | None], keys: Callable[[Any], Hashable] | None = None,
+                 rank: Callable[[Any], float] | None = None):
         super().__init__()
         self._tags = tags
+        self._keys = keys
+        self._rank = rank
+        self._ranked: list[tuple[float, int, str]] = []  # heap of (rank when stored, stamp, key)
+        self._stamp: dict[str, int] = {}
+        self._stamps = itertools.count()
         self._seq = itertools.count()
         self._order: dict[str, int] = {}  # key -> when it entered (the dict's own order)
         self._filed: dict[str, tuple[str, ...] | None] = {}
         self._by_plugin: dict[str, set[str]] = {}
+        self._pod_key: dict[str, Hashable] = {}  # pod -> its ``keys`` value, when not None
+        self._by_plugin_key: dict[tuple[str, Hashable], set[str]] = {}
         self._always: set[str] = set()
 
     def _unfile(self, key: str) -> None:
         filed = self._filed.pop(key, ())
+        pod_key = self._pod_key.pop(key, None)
         if filed is None:
             self._always.discard(key)
             return
         for plugin in filed:
-            keys = self._by_plugin.get(plugin)
-            if keys is not None:
-                keys.discard(key)
-                if not keys:
-                    del self._by_plugin[plugin]
+            _discard(self._by_plugin, plugin, key)
+            if pod_key is not None:
+                _discard(self._by_plugin_key, (plugin, pod_key), key)
 
     def __setitem__(self, key: str, qpi) -> None:
         if key in self:
@@ -59,6 +82,12 @@ class UnschedulablePool(dict):
         else:
             self._order[key] = next(self._seq)
         super().__setitem__(key, qpi)
+        if self._rank is not None:
+            stamp = self._stamp[key] = next(self._stamps)
+            heapq.heappush(self._ranked, (self._rank(qpi), stamp, key))
+            if len(self._ranked) > 2 * len(self) + 64:  # drop the entries of pods gone or stored again
+                self._ranked = [e for e in self._ranked if self._stamp.get(e[2]) == e[1]]
+                heapq.heapify(self._ranked)
         tags = self._tags(qpi)
         if tags is None:
             self._filed[key] = None
@@ -67,11 +96,28 @@ class UnschedulablePool(dict):
             filed = self._filed[key] = tuple(tags)
             for plugin in filed:
                 self._by_plugin.setdefault(plugin, set()).add(key)
+            pod_key = self._keys(qpi) if self._keys is not None else None
+            if pod_key is not None:
+                self._pod_key[key] = pod_key
+                for plugin in filed:
+                    self._by_plugin_key.setdefault((plugin, pod_key), set()).add(key)
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)
         self._unfile(key)
         del self._order[key]
+        self._stamp.pop(key, None)
+
+    def lowest(self) -> tuple[float, Any] | None:
+        """The pod of lowest ``rank`` (as it was when the pod was stored) and that rank; None
+        for an empty pool or a pool without ``rank``."""
+        ranked = self._ranked
+        while ranked and self._stamp.get(ranked[0][2]) != ranked[0][1]:
+            heapq.heappop(ranked)
+        if not ranked or self._rank is None:
+            return None
+        rank, _, key = ranked[0]
+        return rank, self[key]
 
     def pop(self, key: str, *default):
         if key not in self:
@@ -82,11 +128,16 @@ class UnschedulablePool(dict):
         del self[key]
         return qpi
 
-    def affected(self, plugins: Iterable[str]) -> list:
-        """The pods filed under any of ``plugins`` or under none, in the pool's order."""
+    def affected(self, plugins: Iterable[str], narrowed: Mapping[str, Hashable] | None = None) -> list:
+        """The pods filed under any of ``plugins`` or under none, in the pool's order;
+        ``narrowed`` (plugin -> key): from such a plugin only the pods whose ``keys`` value is
+        that key (none for a None key)."""
         keys = set(self._always)
         for plugin in plugins:
-            keys |= self._by_plugin.get(plugin, set())
+            if narrowed is not None and plugin in narrowed:
+                keys |= self._by_plugin_key.get((plugin, narrowed[plugin]), set())
+            else:
+                keys |= self._by_plugin.get(plugin, set())
         order = self._order
         return [self[k] for k in sorted(keys, key=order.__getitem__)]
 
@@ -106,3 +157,11 @@ class UnschedulablePool(dict):
     def update(self, *args, **kwargs):
         """Not supported: the index would not see it."""
         raise TypeError("UnschedulablePool.update is not supported")
+
+
+def _discard(index: dict, slot: Hashable, key: str) -> None:
+    keys = index.get(slot)
+    if keys is not None:
+        keys.discard(key)
+        if not keys:
+            del index[slot]

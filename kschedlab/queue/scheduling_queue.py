@@ -153,7 +153,8 @@ class SchedulingQueue:
         self._backoff: Heap[QueuedPodInfo] = Heap(
             self._less_backoff_with_priority if self.pop_from_backoff_q else self._less_backoff, key)
         self._error_backoff: Heap[QueuedPodInfo] = Heap(self._less_backoff, key)
-        self._unschedulable: UnschedulablePool = UnschedulablePool(self._pool_tags)
+        self._unschedulable: UnschedulablePool = UnschedulablePool(
+            self._pool_tags, keys=None if self._pod_key is None else self._pool_key, rank=self._leftover_reference)
         self._in_flight: dict[str, _InFlightMarker] = {}
         self._in_flight_log: list[Any] = []  # _InFlightMarker | RecordedEvent, in arrival order
         self._in_flight_latest: dict[str, Any] = {}  # key -> newest PodInfo seen while in flight
@@ -185,6 +186,12 @@ class SchedulingQueue:
         self._hints_for: dict[tuple[Any, ClusterEvent], list[tuple[str, HintFn | None]]] = {}
         self._interest: dict[ClusterEvent, bool] = {}
         self._event_plugins: dict[ClusterEvent, frozenset[str]] = {}
+        # the pool indexes its pods by the key of the keyed hints (:class:`events.KeyedHint`),
+        # when they all share one
+        keys = {fn.key for hint_map in self._hint_maps.values() for fns in hint_map.values()
+                for _, fn in fns if isinstance(fn, ev.KeyedHint)}
+        self._pod_key: Callable[[Any], Any] | None = keys.pop() if len(keys) == 1 else None
+        self._keyed: dict[ClusterEvent, dict[str, ev.KeyedHint]] = {}
 
     def _pool_tags(self, qpi: QueuedPodInfo) -> set[str] | None:
         """The plugins a pod in the pool is filed under: those that rejected it; None (any event
@@ -193,6 +200,40 @@ class SchedulingQueue:
         if not rejectors or self._profile(qpi) not in self._hint_maps:
             return None
         return rejectors
+
+    def _pool_key(self, qpi: QueuedPodInfo) -> Any:
+        assert self._pod_key is not None
+        return self._pod_key(qpi.pod)
+
+    def _keyed_hints(self, event: ClusterEvent) -> dict[str, ev.KeyedHint]:
+        """Plugins whose every hint for an event ``event`` matches (in every profile) is keyed by
+        the pool's key: one of those hints for each."""
+        found = self._keyed.get(event)
+        if found is None:
+            found = {}
+            if self._pod_key is not None:
+                per_plugin: dict[str, list] = {}
+                for profile in self._hint_maps:
+                    for plugin, fn in self._hints_for_event(profile, event) or ():
+                        per_plugin.setdefault(plugin, []).append(fn)
+                for plugin, fns in per_plugin.items():
+                    if all(isinstance(fn, ev.KeyedHint) and fn.key is self._pod_key
+                           and fn.object_kind == fns[0].object_kind for fn in fns):
+                        found[plugin] = fns[0]
+            self._keyed[event] = found
+        return found
+
+    def _narrowed(self, event: ClusterEvent, old_obj, new_obj) -> dict[str, Any] | None:
+        """Plugin -> the pool key of the only pods its keyed hint can Queue on this event."""
+        keyed = self._keyed_hints(event)
+        if not keyed:
+            return None
+        out = {}
+        for plugin, hint in keyed.items():
+            key = hint.event_key(old_obj, new_obj)
+            if key is not ev.NOT_NARROWED:
+                out[plugin] = key
+        return out
 
     def _plugins_for_event(self, event: ClusterEvent) -> frozenset[str]:
         """Plugins of any profile with a hint for an event ``event`` matches: only pods they
@@ -694,13 +735,15 @@ class SchedulingQueue:
         rejecting plugins' hints say Queue moves to backoffQ/activeQ; the event is recorded for
         in-flight pods. ``event`` may be a list (each is processed in turn); ``pre_check(pod)``
         limits the candidates.  Only the pods a plugin with a hint for the event rejected are
-        looked at (:meth:`UnschedulablePool.affected`): the others would stay anyway."""
+        looked at (:meth:`UnschedulablePool.affected`), and of a plugin with a keyed hint
+        (:class:`~kschedlab.framework.events.KeyedHint`) only the pods of the event's key: the
+        others would stay anyway."""
         for one in ev.events_of(event):
             if not self._is_event_of_interest(one):
                 continue
             pool = self._unschedulable
             within = list(pool.values()) if ev.cluster_event_is_wildcard(one) else \
-                pool.affected(self._plugins_for_event(one))
+                pool.affected(self._plugins_for_event(one), self._narrowed(one, old_obj, new_obj))
             candidates = [q for q in within if pre_check is None or pre_check(q.pod)]
             self._move_pods(candidates, one, old_obj, new_obj)
 
@@ -867,8 +910,14 @@ class SchedulingQueue:
                 cand = self._backoff_tick_at_or_before(exp) + BACKOFF_ORDERING_WINDOW
                 cand = max(cand, self._last_backoff_tick + BACKOFF_ORDERING_WINDOW)
             best = cand if best is None else min(best, cand)
-        for qpi in self._unschedulable.values():
-            due = self._leftover_reference(qpi) + self.pod_max_in_unschedulable_pods_duration
+        # the leftover flush: the tick is the same function, never decreasing, of each pod's
+        # reference time, so the pod of the earliest one decides (the pool keeps it at hand)
+        lowest = self._unschedulable.lowest()
+        if lowest is not None:
+            ref, qpi = lowest
+            if ref != self._leftover_reference(qpi):  # pragma: no cover - references do not change in the pool
+                raise AssertionError(f"the leftover reference of {qpi.key} changed in the pool")
+            due = ref + self.pod_max_in_unschedulable_pods_duration
             tick = self._leftover_tick_at_or_before(due) + LEFTOVER_FLUSH_INTERVAL  # first tick with now - ref > D
             tick = max(tick, self._last_leftover_tick + LEFTOVER_FLUSH_INTERVAL)
             best = tick if best is None else min(best, tick)

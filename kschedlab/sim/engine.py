@@ -95,7 +95,9 @@ class Simulation:
 
     ``utilization`` records node utilisation as the clock moves: anything with
     ``record(time, snapshot)`` and ``frame()`` (default :class:`~kschedlab.sim.records.UtilizationSamples`,
-    every node at every instant; a long run on many nodes passes a coarser recorder).
+    every node at every instant; a long run on many nodes passes a coarser recorder).  A recorder
+    whose ``last_of_instant`` is true is sampled once after the events of an instant rather than
+    after each (its outcome depends only on the last sample of an instant).
 
     ``keep_history=False`` keeps neither the queue's moves (``result.moves`` is then empty) nor
     the scheduler's list of attempt results: a replay of many attempts then needs memory for
@@ -302,10 +304,18 @@ class Simulation:
         return self.cluster.snapshot.generation, len(self.cluster.pods), len(self.cluster.nodes)
 
     def _process_due_events(self) -> None:
+        """Handle the events due now, sampling after each (once after the last when the
+        utilisation recorder keeps only the last sample of an instant, ``last_of_instant``)."""
+        every = not getattr(self._util, "last_of_instant", False)
+        handled = False
         while self._events and self._events[0].time <= self.now:
             ev = heapq.heappop(self._events)
             getattr(self, f"_on_{ev.kind}")(ev.payload)
             self.changes.changed()
+            handled = True
+            if every:
+                self._sample()
+        if handled and not every:
             self._sample()
 
     # -- event handlers --------------------------------------------------------------------

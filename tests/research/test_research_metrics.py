@@ -37,18 +37,22 @@ def test_interval_means_match_the_per_node_samples_integrated():
     assert len(recorder) == 11  # bounded by the run's length over the interval
 
 
-def test_measure_kept_up_to_date_equals_a_full_reading():
+@pytest.mark.parametrize("read_share", [0.5, 0.03])
+def test_measure_kept_up_to_date_equals_a_full_reading(read_share):
     """The recorder keeps its sums from the snapshot's changed rows: after every change they are
-    the sums a fresh recorder reads over all nodes (pods bound and deleted, a node added)."""
+    the sums a fresh recorder reads over all nodes (pods bound and deleted, a node added); read
+    often, a few rows changed at a time (row by row), read seldom, many (numpy)."""
     import random
 
     from kschedlab.api.core import Pod
     from kschedlab.cluster import Cluster
+    from kschedlab.research import metrics
 
     rng = random.Random(0)
     cluster = Cluster(make_nodes(30))
     recorder = ClusterUtilization(interval=10)
     placed: list[str] = []
+    paths: set[bool] = set()
     for step in range(300):
         if placed and rng.random() < 0.4:
             cluster.remove_pod(placed.pop(rng.randrange(len(placed))))
@@ -62,9 +66,12 @@ def test_measure_kept_up_to_date_equals_a_full_reading():
             placed.append(f"d/p{step}")
         if step == 150:
             cluster.add(make_nodes(1, prefix="late")[0])
-        if rng.random() < 0.5:
+        if rng.random() < read_share:
+            changed = len(set(cluster.snapshot.changes_since(recorder._mark)[0] or ()))
+            paths.add(changed <= metrics.FEW_ROWS)
             assert recorder.measure(cluster.snapshot) == ClusterUtilization(interval=10).measure(cluster.snapshot)
     assert recorder.measure(cluster.snapshot)[5] == len(placed)
+    assert paths == ({True, False} if read_share < 0.1 else {True})
 
 
 def test_run_row_counts_gangs_preemptions_and_pending_times():

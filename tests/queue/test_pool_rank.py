@@ -1,0 +1,39 @@
+"""The unschedulable pool's pod of lowest rank (``UnschedulablePool.lowest``), which the queue
+reads for the next leftover flush instead of walking the pool: after any sequence of stores,
+re-stores and deletions it is the pod a walk finds, and the heap behind it stays bounded by the
+pool's largest size (entries of pods gone are dropped when a store finds the heap twice too big)."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace as NS
+
+from kschedlab.queue.pool import UnschedulablePool
+
+
+def test_lowest_is_what_a_walk_finds_and_the_heap_stays_bounded():
+    rng = random.Random(0)
+    pool = UnschedulablePool(lambda q: q.rejectors or None, rank=lambda q: q.since)
+    checked = largest = 0
+    for _ in range(5000):
+        key = f"p{rng.randrange(60)}"
+        if key in pool and rng.random() < 0.4:
+            del pool[key]
+        else:  # a new pod, or one stored again with a later reference (as the queue does)
+            pool[key] = NS(key=key, since=float(rng.randrange(1000)), rejectors={"NodeResourcesFit"})
+        largest = max(largest, len(pool))
+        walk = min(pool.values(), key=lambda q: q.since, default=None)
+        lowest = pool.lowest()
+        if walk is None:
+            assert lowest is None
+            continue
+        assert lowest is not None and lowest[0] == walk.since and lowest[1].since == walk.since
+        assert len(pool._ranked) <= 2 * largest + 65
+        checked += 1
+    assert checked > 4000
+
+
+def test_a_pool_without_rank_has_no_lowest():
+    pool = UnschedulablePool(lambda q: None)
+    pool["a"] = NS(key="a")
+    assert pool.lowest() is None

@@ -992,13 +992,22 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
     return problems
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1.
+
+    >>> _count(1, "pod"), _count(0, "eviction"), _count(4, "node")
+    ('1 pod', '0 evictions', '4 nodes')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
     """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report`` on ``cluster``."""
     what, pod = observe["what"], observe.get("pod")
     by_name = {p.name: p for p in report.pods}
     if what == "running":
         n = sum(p.pod_status == "Running" for p in report.pods)
-        return n, f"{n} pod(s) running"
+        return n, f"{_count(n, 'pod')} {'is' if n == 1 else 'are'} running"
     if pod not in by_name:  # not created, bound in the YAML, or named no profile of the scheduler
         found = cluster.pods.get(pod)
         if found is None:
@@ -1013,7 +1022,7 @@ def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
     trace = entry.result.trace if entry.result is not None else None
     if what == "feasible":
         n = sum(st.is_success() for st in (trace.filter_statuses() if trace else {}).values())
-        return n, f"{n} node(s) pass Filter for {pod}"
+        return n, f"{_count(n, 'node')} {'passes' if n == 1 else 'pass'} Filter for {pod}"
     if what == "score":
         row = (trace.scores() if trace else {}).get(observe["node"], {})
         plugin = observe.get("plugin")
@@ -1071,7 +1080,7 @@ def _thresholds_met(yaml_text: str) -> tuple[int, list[str]]:
         if o is not None:
             lines.append(f"  {t.signal}: available {o.available}, threshold "
                          f"{get_threshold_quantity(t.value, o.capacity)}: {'met' if t in met else 'not met'}")
-    return len(met), [*lines, f"So {len(met)} threshold(s) met."]
+    return len(met), [*lines, f"So {_count(len(met), 'threshold')} {'is' if len(met) == 1 else 'are'} met."]
 
 
 def _evictions(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
@@ -1094,7 +1103,7 @@ def _evictions(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
         response = evict(cluster, pod, now=100 + i)
         allowed += response.code == 200
         lines.append(f"  evict {pod}: {response.code}" + (f" {response.message}" if response.message else " (evicted)"))
-    return allowed, [*lines, f"So {allowed} eviction(s) allowed."]
+    return allowed, [*lines, f"So {_count(allowed, 'eviction')} {'is' if allowed == 1 else 'are'} allowed."]
 
 
 def _story(report: Any) -> list[str]:

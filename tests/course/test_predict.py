@@ -177,3 +177,17 @@ def test_a_solved_predict_exercise_is_found_by_the_answer_scan(tmp_path, capsys)
     nbformat.write(nb, tmp_path / f"{notebook}.ipynb")
     found = answers_given_away(tmp_path / f"{notebook}.ipynb")
     assert any("✓ Your prediction" in f for f in found) and any(f"answer_{number} holds the answer" in f for f in found)
+
+
+@pytest.mark.parametrize(("notebook", "number", "sentence"), [
+    ("09-gang-scheduling", 6, "So 6 pods are running."),
+    ("14-api-initiated-eviction", 6, "So 0 evictions are allowed."),
+    ("13-node-pressure-eviction", 6, "So 2 thresholds are met."),
+])
+def test_the_outcome_reads_as_a_sentence(notebook, number, sentence, capsys):
+    """The last line of the outcome counts in words a student reads, not "pod(s)"."""
+    plain = ANSWERS[notebook][number - 1]
+    ex = exercise(notebook, number)
+    assert ex.try_it(_edited(ex, plain), plain["answer"]) is True
+    out = capsys.readouterr().out
+    assert sentence in out and "(s)" not in out

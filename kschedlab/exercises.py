@@ -40,6 +40,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+import textwrap
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -50,6 +51,8 @@ __all__ = [
     "Exercise",
     "NOT_ANSWERED",
     "is_unanswered",
+    "say",
+    "WIDTH",
     "number_equals",
     "quantity_equals",
     "text_equals",
@@ -79,6 +82,27 @@ DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 
 #: what a student's answer variable holds before they answer
 NOT_ANSWERED = ...
+
+#: the width feedback lines are wrapped to: JupyterLab breaks a longer output line inside a word
+WIDTH = 88
+
+
+def say(*texts: str) -> None:
+    """Print ``texts``, each line wrapped at spaces to :data:`WIDTH` columns, the continuation indented
+    two spaces more than the line it continues.
+
+    >>> say("✗ The change asked is not made yet: " + "Pod default/web spec.containers[0].resources.requests.cpu "
+    ...     "is '1'; the question asks for '3'.", "  default/web → large")
+    ✗ The change asked is not made yet: Pod default/web
+      spec.containers[0].resources.requests.cpu is '1'; the question asks for '3'.
+      default/web → large
+    """
+    for text in texts:
+        for line in text.split("\n"):
+            indent = " " * (len(line) - len(line.lstrip(" ")))
+            print(textwrap.fill(line, WIDTH, subsequent_indent=indent + "  ",
+                                break_long_words=False, break_on_hyphens=False) if line.strip() else line)
+
 
 def is_unanswered(answer: Any) -> bool:
     """Whether ``answer`` is still the placeholder (``...`` or ``None``).
@@ -786,7 +810,7 @@ class Exercise:
     def check(self, answer: Any) -> bool:
         """Print the verdict on ``answer``; True when it is right (False when unanswered)."""
         ok, msg = self.verdict(answer)
-        print(msg)
+        say(msg)
         return bool(ok)
 
     def hint(self) -> None:
@@ -798,7 +822,7 @@ class Exercise:
             print("No more hints: .solution() shows the worked answer.")
             return
         self._hints_shown += 1
-        print(f"Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
+        say(f"Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
 
     def solution(self) -> None:
         """Print the worked solution."""
@@ -1258,36 +1282,36 @@ class PredictExercise(Exercise):
         """Schedule ``yaml_text``, print what happened, then whether the change asked is made and
         whether ``prediction`` is right; True when both are."""
         if is_unanswered(prediction):
-            print("Predict first: write your prediction in the answer variable, then run the cell again.")
+            say("Predict first: write your prediction in the answer variable, then run the cell again.")
             return False
         if not isinstance(yaml_text, str):
-            print(f"Give the YAML as a string, not {yaml_text!r}.")
+            say(f"Give the YAML as a string, not {yaml_text!r}.")
             return False
         try:
             problems = change_problems(self.manifest(), yaml_text, self.change)
             observed, lines = self.outcome(yaml_text)
         except ValueError as err:
-            print(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
+            say(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
                   "and run the cell again.")
             return False
-        print("\n".join(lines))
+        say(*lines)
         if problems:
-            print("✗ The change asked is not made yet: " + "; ".join(problems) + ".")
-            print("Your prediction is judged once the change asked is made.")
+            say("✗ The change asked is not made yet: " + "; ".join(problems) + ".")
+            say("Your prediction is judged once the change asked is made.")
             return False
-        print("✓ The change asked is made.")
+        say("✓ The change asked is made.")
         ok, feedback = self._check(prediction)
         key = answer_key(self.answer_kind, prediction, self.choices)
         if key is None:
-            print(f"✗ {feedback} Write your prediction so it can be compared.")
+            say(f"✗ {feedback} Write your prediction so it can be compared.")
             return False
         if ok != (key == answer_key(self.answer_kind, observed, self.choices)):
-            print("✗ The outcome is not the one the change asked gives: something else in your YAML differs from the "
+            say("✗ The outcome is not the one the change asked gives: something else in your YAML differs from the "
                   "exercise's (.manifest()). Start again from it and make only the change asked.")
             return False
         if ok:
-            print(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))
+            say(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))
             return True
-        print(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above"
+        say(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above"
               + (", or ask for a hint with .hint()." if self.hints else "."))
         return False

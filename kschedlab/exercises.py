@@ -40,6 +40,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+import textwrap
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -50,6 +51,8 @@ __all__ = [
     "Exercise",
     "NOT_ANSWERED",
     "is_unanswered",
+    "say",
+    "WIDTH",
     "number_equals",
     "quantity_equals",
     "text_equals",
@@ -79,6 +82,27 @@ DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 
 #: what a student's answer variable holds before they answer
 NOT_ANSWERED = ...
+
+#: the width feedback lines are wrapped to: JupyterLab breaks a longer output line inside a word
+WIDTH = 88
+
+
+def say(*texts: str) -> None:
+    """Print ``texts``, each line wrapped at spaces to :data:`WIDTH` columns, the continuation indented
+    two spaces more than the line it continues.
+
+    >>> say("✗ The change asked is not made yet: " + "Pod default/web spec.containers[0].resources.requests.cpu "
+    ...     "is '1'; the question asks for '3'.", "  default/web → large")
+    ✗ The change asked is not made yet: Pod default/web
+      spec.containers[0].resources.requests.cpu is '1'; the question asks for '3'.
+      default/web → large
+    """
+    for text in texts:
+        for line in text.split("\n"):
+            indent = " " * (len(line) - len(line.lstrip(" ")))
+            print(textwrap.fill(line, WIDTH, subsequent_indent=indent + "  ",
+                                break_long_words=False, break_on_hyphens=False) if line.strip() else line)
+
 
 def is_unanswered(answer: Any) -> bool:
     """Whether ``answer`` is still the placeholder (``...`` or ``None``).
@@ -786,7 +810,7 @@ class Exercise:
     def check(self, answer: Any) -> bool:
         """Print the verdict on ``answer``; True when it is right (False when unanswered)."""
         ok, msg = self.verdict(answer)
-        print(msg)
+        say(msg)
         return bool(ok)
 
     def hint(self) -> None:
@@ -798,7 +822,7 @@ class Exercise:
             print("No more hints: .solution() shows the worked answer.")
             return
         self._hints_shown += 1
-        print(f"Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
+        say(f"Hint {self._hints_shown}/{len(self.hints)}: {self.hints[self._hints_shown - 1]}")
 
     def solution(self) -> None:
         """Print the worked solution."""
@@ -992,13 +1016,22 @@ def change_problems(original: str, edited: str, change: Sequence[dict]) -> list[
     return problems
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1.
+
+    >>> _count(1, "pod"), _count(0, "eviction"), _count(4, "node")
+    ('1 pod', '0 evictions', '4 nodes')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
     """``(value, sentence)``: what ``observe`` asks about, read from a run's ``report`` on ``cluster``."""
     what, pod = observe["what"], observe.get("pod")
     by_name = {p.name: p for p in report.pods}
     if what == "running":
         n = sum(p.pod_status == "Running" for p in report.pods)
-        return n, f"{n} pod(s) running"
+        return n, f"{_count(n, 'pod')} {'is' if n == 1 else 'are'} running"
     if pod not in by_name:  # not created, bound in the YAML, or named no profile of the scheduler
         found = cluster.pods.get(pod)
         if found is None:
@@ -1013,7 +1046,7 @@ def _observe(report: Any, cluster: Any, observe: dict) -> tuple[Any, str]:
     trace = entry.result.trace if entry.result is not None else None
     if what == "feasible":
         n = sum(st.is_success() for st in (trace.filter_statuses() if trace else {}).values())
-        return n, f"{n} node(s) pass Filter for {pod}"
+        return n, f"{_count(n, 'node')} {'passes' if n == 1 else 'pass'} Filter for {pod}"
     if what == "score":
         row = (trace.scores() if trace else {}).get(observe["node"], {})
         plugin = observe.get("plugin")
@@ -1071,7 +1104,7 @@ def _thresholds_met(yaml_text: str) -> tuple[int, list[str]]:
         if o is not None:
             lines.append(f"  {t.signal}: available {o.available}, threshold "
                          f"{get_threshold_quantity(t.value, o.capacity)}: {'met' if t in met else 'not met'}")
-    return len(met), [*lines, f"So {len(met)} threshold(s) met."]
+    return len(met), [*lines, f"So {_count(len(met), 'threshold')} {'is' if len(met) == 1 else 'are'} met."]
 
 
 def _evictions(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
@@ -1094,7 +1127,7 @@ def _evictions(yaml_text: str, observe: dict) -> tuple[int, list[str]]:
         response = evict(cluster, pod, now=100 + i)
         allowed += response.code == 200
         lines.append(f"  evict {pod}: {response.code}" + (f" {response.message}" if response.message else " (evicted)"))
-    return allowed, [*lines, f"So {allowed} eviction(s) allowed."]
+    return allowed, [*lines, f"So {_count(allowed, 'eviction')} {'is' if allowed == 1 else 'are'} allowed."]
 
 
 def _story(report: Any) -> list[str]:
@@ -1249,36 +1282,36 @@ class PredictExercise(Exercise):
         """Schedule ``yaml_text``, print what happened, then whether the change asked is made and
         whether ``prediction`` is right; True when both are."""
         if is_unanswered(prediction):
-            print("Predict first: write your prediction in the answer variable, then run the cell again.")
+            say("Predict first: write your prediction in the answer variable, then run the cell again.")
             return False
         if not isinstance(yaml_text, str):
-            print(f"Give the YAML as a string, not {yaml_text!r}.")
+            say(f"Give the YAML as a string, not {yaml_text!r}.")
             return False
         try:
             problems = change_problems(self.manifest(), yaml_text, self.change)
             observed, lines = self.outcome(yaml_text)
         except ValueError as err:
-            print(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
+            say(f"Your YAML cannot be used: {err}\nFix it (or take the exercise's YAML again: .manifest()) "
                   "and run the cell again.")
             return False
-        print("\n".join(lines))
+        say(*lines)
         if problems:
-            print("✗ The change asked is not made yet: " + "; ".join(problems) + ".")
-            print("Your prediction is judged once the change asked is made.")
+            say("✗ The change asked is not made yet: " + "; ".join(problems) + ".")
+            say("Your prediction is judged once the change asked is made.")
             return False
-        print("✓ The change asked is made.")
+        say("✓ The change asked is made.")
         ok, feedback = self._check(prediction)
         key = answer_key(self.answer_kind, prediction, self.choices)
         if key is None:
-            print(f"✗ {feedback} Write your prediction so it can be compared.")
+            say(f"✗ {feedback} Write your prediction so it can be compared.")
             return False
         if ok != (key == answer_key(self.answer_kind, observed, self.choices)):
-            print("✗ The outcome is not the one the change asked gives: something else in your YAML differs from the "
+            say("✗ The outcome is not the one the change asked gives: something else in your YAML differs from the "
                   "exercise's (.manifest()). Start again from it and make only the change asked.")
             return False
         if ok:
-            print(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))
+            say(f"✓ Your prediction ({prediction}) was right." + (f" {self.explanation}" if self.explanation else ""))
             return True
-        print(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above"
+        say(f"✗ Your prediction ({prediction}) is not what happened. Work out why from the outcome above"
               + (", or ask for a hint with .hint()." if self.hints else "."))
         return False

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 import yaml
 
-from kschedlab.exercises import CHANGE_MARK, PredictExercise, answer_key, change_problems, exercise
+from kschedlab.exercises import CHANGE_MARK, WIDTH, PredictExercise, answer_key, change_problems, exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWERS = yaml.safe_load((Path(__file__).parent / "exercise_answers.yaml").read_text(encoding="utf-8"))
@@ -108,7 +108,9 @@ def test_what_the_loader_skips_is_told(capsys):
     edited = _edited(ex, next(p for n, k, p in PREDICT if (n, k) == ("07-framework", 3)))
     assert ex.try_it(edited.replace("apiVersion: kubescheduler", "apiVersion: nope.kubescheduler", 1), "c") is False
     out = capsys.readouterr().out
-    assert "  note: skipped 1 object of kinds the scheduler does not use: KubeSchedulerConfiguration (1)" in out
+    assert "\n  note: skipped 1 object of kinds the scheduler does not use:" in out
+    out = " ".join(out.split())  # the feedback is wrapped at spaces
+    assert "note: skipped 1 object of kinds the scheduler does not use: KubeSchedulerConfiguration (1)" in out
     assert "So default/disco is Pending: no profile is named 'bin-packing-scheduler'." in out
     assert ("✗ The change asked is not made yet: you also changed KubeSchedulerConfiguration apiVersion: undo that, "
             "so the outcome answers the question.") in out
@@ -177,3 +179,28 @@ def test_a_solved_predict_exercise_is_found_by_the_answer_scan(tmp_path, capsys)
     nbformat.write(nb, tmp_path / f"{notebook}.ipynb")
     found = answers_given_away(tmp_path / f"{notebook}.ipynb")
     assert any("✓ Your prediction" in f for f in found) and any(f"answer_{number} holds the answer" in f for f in found)
+
+
+@pytest.mark.parametrize(("notebook", "number", "sentence"), [
+    ("09-gang-scheduling", 6, "So 6 pods are running."),
+    ("14-api-initiated-eviction", 6, "So 0 evictions are allowed."),
+    ("13-node-pressure-eviction", 6, "So 2 thresholds are met."),
+])
+def test_the_outcome_reads_as_a_sentence(notebook, number, sentence, capsys):
+    """The last line of the outcome counts in words a student reads, not "pod(s)"."""
+    plain = ANSWERS[notebook][number - 1]
+    ex = exercise(notebook, number)
+    assert ex.try_it(_edited(ex, plain), plain["answer"]) is True
+    out = capsys.readouterr().out
+    assert sentence in out and "(s)" not in out
+
+
+def test_feedback_is_wrapped_at_spaces(capsys):
+    """No line of the feedback is wider than WIDTH, so JupyterLab never breaks one inside a word."""
+    notebook, number, plain = next(case for case in PREDICT if case[:2] == ("01-filter-and-score", 6))
+    ex = exercise(notebook, number)
+    assert ex.try_it(ex.manifest(), "large") is False
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3:-1] == ["✗ The change asked is not made yet: Pod default/web",
+                            "  spec.containers[0].resources.requests.cpu is '1'; the question asks for '3'."]
+    assert max(len(line) for line in lines) <= WIDTH

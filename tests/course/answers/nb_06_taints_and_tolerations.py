@@ -4,7 +4,7 @@
 from kschedlab.api.tolerations import validate_tolerations
 
 tolerating = toleration_outcome(prefer, "default/web",
-                                extra=[{"key": "old-kernel", "operator": "Exists", "effect": "PreferNoSchedule"}])
+                                extra=[{"key": "shared", "operator": "Exists", "effect": "PreferNoSchedule"}])
 accepted = [v for v in ex2.choices if not validate_tolerations(
     [Toleration(key="sla", operator="Lt", value=v)], ["spec", "tolerations"], comparison_operators=True)]
 shorter = admit(load(SEED))
@@ -22,6 +22,6 @@ expected = [(ex1, int(tolerating.table.loc["spot-old", "normalized"])), (ex2, "a
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question
 assert accepted == ["1000"]
-print("spot-old when web tolerates old-kernel:", tolerating.table.loc["spot-old", "normalized"])
+print("spot-old when web tolerates shared:", tolerating.table.loc["spot-old", "normalized"])
 print("values accepted for Lt:", accepted)
 print("evicted at t =", evicted_at, "s")

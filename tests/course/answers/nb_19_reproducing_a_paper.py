@@ -3,7 +3,7 @@
 
 from kschedlab.research.fgd.policies import FGD, GpuPacking
 
-two = NodeRes(32000, (1000, 500), "T4")
+two = NodeRes(32000, (1000, 800), "T4")
 fgd_score = FGD([TypicalPod(PodRes(4000, 500, 1), 0.5), TypicalPod(PodRes(4000, 1000, 1), 0.5)]).score(
     two, PodRes(4000, 500, 1))
 packing_score = GpuPacking().score(NodeRes(32000, (1000, 600)), PodRes(4000, 500, 1))

@@ -18,6 +18,7 @@ from kschedlab.api.simulation import Simulation as SimulationObject
 from kschedlab.cluster import Cluster
 from kschedlab.controllers.manifests import create
 from kschedlab.features import FeatureGates
+from kschedlab.research.fgd.plugins import REGISTRY as FGD_PLUGINS
 from kschedlab.scheduler import Scheduler
 from kschedlab.sim.scenario import from_files
 
@@ -46,6 +47,9 @@ def _timed(path: Path) -> bool:
 
 
 DATASETS = sorted(p for p in (ROOT / "datasets").rglob("*.yaml") if not _timed(p))
+#: out-of-tree plugins a shipped dataset may enable (course/19-gpu-share.yaml: the FGD experiment's);
+#: plugins no profile enables change nothing
+REGISTRY = FGD_PLUGINS
 
 
 def _schedule(paths: list[Path], seed: int):
@@ -63,12 +67,12 @@ def _schedule(paths: list[Path], seed: int):
         from kschedlab.dra.resourceclaim_controller import ResourceClaimController
 
         ResourceClaimController(cluster, seed=seed).sync()
-    return Scheduler(cluster, configs[0] if configs else None, gates=gates, seed=seed).run()
+    return Scheduler(cluster, configs[0] if configs else None, gates=gates, seed=seed, registry=REGISTRY).run()
 
 
 def _simulate(paths: list[Path], seed: int):
     """What ``kschedlab simulate FILES --seed SEED`` does, reported as ``schedule`` reports."""
-    sim, until = from_files(*paths, seed=seed)
+    sim, until = from_files(*paths, seed=seed, registry=REGISTRY)
     sim.run(until=until)
     return sim.report()
 

@@ -19,8 +19,17 @@ fresh_2, _ = dra_cluster(*PRIORITIZED)
 small = 'device.attributes["resource-driver.example.com"].size == "small"'
 fits = [n for n in ("node-black", "node-white") if try_claim(fresh_2, n, "resource.example.com", 2, small).devices]
 letter_2 = {("node-black",): "a", ("node-white",): "b", (): "c"}[tuple(fits)]
-# ex3: team-c's eviction time
-ev = sim_e.dra.evictions_frame()
+# ex3: team-c's eviction time with the rule at 30 s and team-c tolerating the taint for 45 s
+with tempfile.TemporaryDirectory() as tmp:
+    docs = list(yaml.safe_load_all((SCENARIOS / "device-taint-eviction-sim.yaml").read_text()))
+    for d in docs:
+        if d["kind"] == "ResourceClaimTemplate" and d["metadata"]["namespace"] == "team-c":
+            d["spec"]["spec"]["devices"]["requests"][0]["exactly"]["tolerations"][0]["tolerationSeconds"] = 45
+        if d["kind"] == "Simulation":
+            d["spec"]["events"][0]["at"] = 30
+    (Path(tmp) / "e.yaml").write_text(yaml.safe_dump_all(docs))
+    sim_3, _ = run_scenario(Path(tmp) / "e.yaml")
+ev = sim_3.dra.evictions_frame()
 evicted_c = float(ev[(ev.action == "evict") & ev.object.str.startswith("team-c/")].time.iloc[0])
 # ex4: bound at the poll after 43 s
 outcome_4, bound_4 = binding_outcome(ready_at=43, timeout="60s")

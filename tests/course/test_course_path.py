@@ -56,3 +56,15 @@ def test_closing_links_go_to_the_neighbours(index):
         assert f"({NOTEBOOKS[index + 1].name})" in following
     else:
         assert ".ipynb" not in following
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_coding_task_is_marked_in_the_table(path):
+    """"coding tasks are marked below": a notebook whose book holds one says so in its row."""
+    from kschedlab.exercises import BOOK
+
+    kinds = set(re.findall(r"(?m)^  kind: (\w+)$", (BOOK / f"{path.stem}.yaml").read_text(encoding="utf-8")))
+    coding = bool(kinds & {"plugin", "hint", "placement", "policy", "pre_enqueue", "function", "selector", "sweep"})
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith(f"| {path.stem.split('-')[0]} | [{path.stem}]"))
+    assert ("coding task" in row) == coding

@@ -1,11 +1,11 @@
 """The teachers' check of 09-gang-scheduling: each exercise's expected answer recomputed by the library
 (run after the notebook's own cells, in its kernel, by tests/course/test_exercise_answers.py)."""
 
-three = run_gang_story("cycle", min_count=4, jobs=("job-a", "job-b", "job-c"))
-assert three.job_started == {"job-a": 0.0, "job-b": 100.0, "job-c": 200.0}
+four = run_gang_story("cycle", min_count=4, jobs=("job-a", "job-b", "job-c", "job-d"))
+assert four.job_started == {"job-a": 0.0, "job-b": 100.0, "job-c": 200.0, "job-d": 300.0}
 held_at_0 = held[held["start"] == 0]
 plain_starts = sweep[(sweep["mode"] == "plain") & (sweep["job-a started"] == 0) & (sweep["job-b started"] == 0)]
-expected = [(ex1, float(three.pods["finished"].max())), (ex2, float((held_at_0["end"] - held_at_0["start"]).max())),
+expected = [(ex1, float(four.pods["finished"].max())), (ex2, float((held_at_0["end"] - held_at_0["start"]).max())),
             (ex3, int(plain_starts["minCount"].max()))]
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question

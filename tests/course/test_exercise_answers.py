@@ -128,3 +128,25 @@ def test_the_library_computes_each_expected_answer(teacher):
     NotebookClient(nb, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     assert not [o for o in nb.cells[at].outputs if o.output_type == "error"]
+
+
+#: exercises that once asked for a value the notebook printed above them, now worked out by the student
+WORKED_OUT = [("00-tour", 2), ("08-dynamic-resource-allocation", 3), ("09-gang-scheduling", 1),
+              ("13b-eviction-ranking-and-oom", 2)]
+
+
+@pytest.mark.parametrize(("notebook", "number"), WORKED_OUT, ids=lambda v: str(v))
+def test_a_worked_out_answer_is_not_printed(notebook, number):
+    """The answer is nowhere in the notebook's text or outputs (as 75, 75.0 or 75 s alike)."""
+    answer = str(ANSWERS[notebook][number - 1]["answer"])
+    found = [where for where, text in _texts(NOTEBOOKS / f"{notebook}.ipynb")
+             if re.search(rf"(?<![\w.]){re.escape(answer)}(\.0+)?(?![\w.])", text)]
+    assert found == []
+
+
+def test_the_seed_by_seed_cpu_utilisation_is_not_printed():
+    """18's exercise 3 is answered with the explorer: no table printed above it gives the seeds'
+    mean CPU utilisation (the summary table gives only the means over seeds)."""
+    for where, text in _texts(NOTEBOOKS / "18-research-workflow.ipynb"):
+        if "output" in where and "cpu_utilization_mean" in text:
+            assert not re.search(r"\bseed\b", text), where  # a column or row per seed ("seeds" counts them)

@@ -472,7 +472,10 @@ class Allocator:
         every free device before the last one taken (or, when too few fit, every free device)
         is *simple* (:func:`~kschedlab.dra.device_index.simple_device`) with its selector
         results already known; the building function runs the search on that node. Node dicts
-        are recognised by identity (with the same name and labels) from one call to the next.
+        are recognised by identity (with the same name and labels) from one call to the next,
+        and a node's answer is kept for the next call with the same selectors and count until
+        one of its devices is allocated, freed or gets a selector result
+        (:meth:`DeviceIndex.kept_answers`).
 
         >>> slices = [{"metadata": {"name": n}, "spec": {"driver": "d", "nodeName": n,
         ...     "pool": {"name": n, "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}
@@ -494,6 +497,33 @@ class Allocator:
         index = self._device_index()
         index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
+        # a node's answer is kept per screen until one of its devices changes (DeviceIndex)
+        key = (plan.key, plan.count)
+        kept_kinds, kept_taken = index.kept_answers(key)
+        kinds = kept_kinds[slots]
+        taken = kept_taken[slots]
+        todo = np.flatnonzero(kinds < 0)
+        if len(todo):
+            fresh = slots[todo]
+            found_kinds, found_taken = self._screen_slots(plan, index, fresh)
+            kinds[todo] = found_kinds
+            taken[todo] = found_taken
+            answered = found_kinds != Screened.UNDECIDED
+            index.keep_answers(key, fresh[answered], found_kinds[answered], found_taken[answered])
+        fit = kinds == Screened.FIT
+        no_fit = (kinds == Screened.NO_FIT) | (kinds == Screened.INVALID)
+        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
+        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
+            np.left_shift(np.int64(1), taken[no_fit]).sum())
+        pools = index.slot_pools
+        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+
+    def _screen_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """The screen's kind per slot (FIT, NO_FIT, INVALID, UNDECIDED) and the devices the
+        search's greedy path takes there, from the index's arrays; a node's first stop that the
+        search would evaluate next is evaluated here (see :meth:`screen`)."""
+        n = len(slots)
         flat, lengths, invalid = index.gather(slots)
         gathered = slots >= 0
         free = ~index.allocated[flat]
@@ -534,11 +564,7 @@ class Allocator:
         kinds[fit] = Screened.FIT
         kinds[no_fit & ~invalid] = Screened.NO_FIT
         kinds[no_fit & invalid] = Screened.INVALID
-        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
-        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
-            np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
-        pools = index.slot_pools
-        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+        return kinds, taken.astype(np.int64)
 
     def _evaluate_screened(self, plan: "_ScreenPlan", device: Device) -> bool:
         """Evaluate the class selectors, then (when they match) the request's, on ``device`` as

@@ -77,6 +77,10 @@ INVALID_POOLS = "invalid resource pools were encountered"
 #: ``resourceapi.AllocationResultsMaxSize``: devices in one claim's allocation
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
+#: at most this many nodes to screen afresh are walked device by device in Python (numpy's cost
+#: per operation is more than the walk of a few nodes); more go through the arrays at once
+SCREEN_WALK_NODES = 16
+
 #: the feature gates the allocator looks at
 ALLOCATOR_GATES = ("DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints",
                    "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus", "DRAConsumableCapacity",
@@ -505,7 +509,10 @@ class Allocator:
         todo = np.flatnonzero(kinds < 0)
         if len(todo):
             fresh = slots[todo]
-            found_kinds, found_taken = self._screen_slots(plan, index, fresh)
+            if len(fresh) <= SCREEN_WALK_NODES:
+                found_kinds, found_taken = self._walk_slots(plan, index, fresh.tolist())
+            else:
+                found_kinds, found_taken = self._screen_slots(plan, index, fresh)
             kinds[todo] = found_kinds
             taken[todo] = found_taken
             answered = found_kinds != Screened.UNDECIDED
@@ -517,6 +524,54 @@ class Allocator:
             np.left_shift(np.int64(1), taken[no_fit]).sum())
         pools = index.slot_pools
         return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+
+    def _walk_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: list[int]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """What :meth:`_screen_slots` finds for ``slots``, walking each node's devices in turn:
+        the same rounds of evaluations (every node's first stop that is due, in the order of
+        the nodes), the same kinds and greedy counts."""
+        n = len(slots)
+        kinds = np.full(n, Screened.UNDECIDED, dtype=np.int8)
+        taken = np.zeros(n, dtype=np.int64)
+        allocated, simple, devices = index.allocated, index.simple, index.devices
+        combine = plan.combine
+        walks = [index.slot_walk(slot) if slot >= 0 else None for slot in slots]
+        stuck: set[int] = set()  # positions where an evaluation raised: left to the search
+        todo = [k for k in range(n) if walks[k] is not None]
+        while todo:
+            match = index.matches(plan.key, combine, _NO_POSITIONS)
+            due: list[tuple[int, int]] = []
+            for k in todo:
+                positions, invalid = walks[k]  # type: ignore[misc]
+                picked, stop = 0, -1
+                for p in positions:
+                    if allocated[p]:
+                        continue
+                    if not simple[p]:
+                        stop = p
+                        break
+                    m = match[p]
+                    if m == -2:  # never read: read it from the device's kept results
+                        m = match[p] = combine(devices[p])
+                    if m == 1:
+                        picked += 1
+                    elif m < 0:
+                        stop = p
+                        break
+                taken[k] = picked
+                if picked >= plan.count:
+                    kinds[k] = Screened.FIT
+                elif stop < 0:
+                    kinds[k] = Screened.INVALID if invalid else Screened.NO_FIT
+                elif simple[stop] and stop not in stuck:
+                    due.append((k, stop))
+            todo = []
+            for k, p in due:
+                if self._evaluate_screened(plan, devices[p]):
+                    todo.append(k)
+                else:
+                    stuck.add(p)
+        return kinds, taken
 
     def _screen_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -634,6 +689,9 @@ class Allocator:
         slices, invalid = searchable_slices(pools)
         nothing_free = all(d.id in allocated for sl in slices for d in sl.devices)
         return nothing_free, invalid
+
+
+_NO_POSITIONS = np.zeros(0, dtype=np.int64)
 
 
 class Screened:

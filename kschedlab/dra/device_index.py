@@ -218,6 +218,8 @@ class DeviceIndex:
         #: how many slots ``_slot_flat`` holds
         self._flat_count = 0
         self._slot_arrays = None
+        #: slot -> its positions as a list and its invalid flag (``slot_walk``)
+        self._slot_walks: dict[int, tuple[list[int], bool]] = {}
         #: device position -> the slots walking through it (whose kept answers it can change)
         self._position_slots: dict[int, list[int]] = {}
         #: screen key -> (kind, taken) per slot, one extra entry for slot -1 (kind -1: not kept)
@@ -269,6 +271,13 @@ class DeviceIndex:
             at = np.fromiter(slots, dtype=np.int64, count=len(slots))
             for kind, _taken in self._answers.values():
                 kind[at[at < len(kind) - 1]] = -1
+
+    def slot_walk(self, slot: int) -> tuple[list[int], bool]:
+        """Slot ``slot``'s device positions as a list, and whether some pool is invalid."""
+        walk = self._slot_walks.get(slot)
+        if walk is None:
+            walk = self._slot_walks[slot] = (self._slot_parts[slot].tolist(), self._slot_invalid[slot])
+        return walk
 
     @property
     def slot_pools(self) -> list[list[Pool]]:

@@ -440,3 +440,15 @@ def test_kept_screen_answers_are_dropped_when_a_device_changes(monkeypatch):
     with pytest.raises(AssertionError):
         for seed in range(30):
             _kept_answers_run(seed)
+
+
+@pytest.mark.parametrize("walk", [0, 1000])
+@pytest.mark.parametrize("seed", range(12))
+def test_screen_walk_and_arrays_equal_the_search(monkeypatch, seed, walk):
+    """Nodes screened afresh give the search's answers whether walked one by one or taken
+    through the arrays at once (``SCREEN_WALK_NODES``)."""
+    import kschedlab.dra.allocator as allocator
+
+    monkeypatch.setattr(allocator, "SCREEN_WALK_NODES", walk)
+    test_screen_equals_the_search(seed)
+    _kept_answers_run(seed)

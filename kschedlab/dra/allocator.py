@@ -523,7 +523,8 @@ class Allocator:
         self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
             np.left_shift(np.int64(1), taken[no_fit]).sum())
         pools = index.slot_pools
-        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])],
+                        picks=lambda k: self._picked(plan, index, int(slots[k])))
 
     def _walk_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: list[int]
                     ) -> tuple[np.ndarray, np.ndarray]:
@@ -621,6 +622,43 @@ class Allocator:
         kinds[no_fit & invalid] = Screened.INVALID
         return kinds, taken.astype(np.int64)
 
+    def _picked(self, plan: "_ScreenPlan", index: DeviceIndex, slot: int) -> list[int] | None:
+        """The positions of the devices the search takes on a FIT node (its greedy path: the
+        first ``count`` free devices matching the selectors, all simple), read from the index
+        for this allocator's allocated devices; None when that is not known there any more
+        (the slices or the kept results changed: the search is run)."""
+        if slot < 0 or self._device_index() is not index:
+            return None
+        index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
+        allocated, simple, devices = index.allocated, index.simple, index.devices
+        match = index.matches(plan.key, plan.combine, _NO_POSITIONS)
+        picked: list[int] = []
+        for p in index.slot_walk(slot)[0]:
+            if allocated[p]:
+                continue
+            if not simple[p]:
+                return None
+            m = match[p]
+            if m == -2:
+                m = match[p] = plan.combine(devices[p])
+            if m == 1:
+                picked.append(p)
+                if len(picked) == plan.count:
+                    return picked
+            elif m < 0:
+                return None
+        return None
+
+    def _picked_results(self, node: dict, claims: list[Claim], index: DeviceIndex, picked: list[int]
+                        ) -> list[dict]:
+        """The allocation the search builds when it took the devices at ``picked`` for the one
+        request of ``claims`` (prepared without error by the screen's plan)."""
+        run = _Run(self, node, claims, None)
+        run._prepare_claim(0, claims[0])
+        request = run.request_data[(0, 0, 0)].request
+        run.results[0] = [_Result(request=request, device=index.devices[p], slice=index.slice_of(p)) for p in picked]
+        return run._build_results()
+
     def _evaluate_screened(self, plan: "_ScreenPlan", device: Device) -> bool:
         """Evaluate the class selectors, then (when they match) the request's, on ``device`` as
         the search does (``_Run._unselectable``), keeping the results on it. False when an
@@ -704,21 +742,28 @@ class Screened:
     FIT, NO_FIT, INVALID, UNDECIDED = 0, 1, 2, 3
 
     def __init__(self, allocator: Allocator, nodes: list[dict], claims: list[Claim], kinds: np.ndarray,
-                 pools: Callable[[int], list[Pool] | None]) -> None:
+                 pools: Callable[[int], list[Pool] | None],
+                 picks: Callable[[int], list[int] | None] | None = None) -> None:
         self.allocator = allocator
         self.nodes = nodes
         self.claims = claims
         self.kinds = kinds
         self._pools = pools
+        self._picks = picks
 
     def builder(self, k: int) -> Callable[[], list[dict]]:
-        """The function building the allocation on FIT node ``k``: the search on that node (its
-        calls were counted by the screen)."""
+        """The function building the allocation on FIT node ``k``: from the devices the
+        search's greedy path takes there (read again when it runs), or the search on that node
+        when they are not known (its calls were counted by the screen)."""
         if self.kinds[k] != Screened.FIT:
             raise ValueError(f"node #{k} is not a fit")
         a, node, claims, pools = self.allocator, self.nodes[k], self.claims, self._pools(k)
+        picks = self._picks
 
         def build() -> list[dict]:
+            picked = picks(k) if picks is not None else None
+            if picked is not None:
+                return a._picked_results(node, claims, a._device_index(), picked)
             calls = a.stats["allocate_one"]
             try:
                 results = _Run(a, node, claims, None).run(pools)

@@ -98,10 +98,13 @@ class DeviceIndex:
         #: id(slice) -> (slice, position of its first device)
         self._offsets: dict[int, tuple[Slice, int]] = {}
         simple = []
+        #: position -> its slice
+        self._slice_at: list[Slice] = []
         for s in slices:
             self._offsets[id(s)] = (s, len(self.devices))
             for d in s.devices:
                 self.devices.append(d)
+                self._slice_at.append(s)
                 simple.append(simple_device(s, d))
         #: device id -> its positions (an id may repeat across slices)
         self.positions: dict[DeviceID, list[int]] = {}
@@ -278,6 +281,10 @@ class DeviceIndex:
         if walk is None:
             walk = self._slot_walks[slot] = (self._slot_parts[slot].tolist(), self._slot_invalid[slot])
         return walk
+
+    def slice_of(self, position: int) -> Slice:
+        """The slice of the device at ``position``."""
+        return self._slice_at[position]
 
     @property
     def slot_pools(self) -> list[list[Pool]]:

@@ -452,3 +452,39 @@ def test_screen_walk_and_arrays_equal_the_search(monkeypatch, seed, walk):
     monkeypatch.setattr(allocator, "SCREEN_WALK_NODES", walk)
     test_screen_equals_the_search(seed)
     _kept_answers_run(seed)
+
+
+def test_screened_allocation_is_built_from_the_picked_devices(monkeypatch):
+    """A FIT node's allocation is built from the devices the screen's greedy path takes, without
+    running the search there; what it builds is what the search gives (seeded runs above)."""
+    import kschedlab.dra.allocator as allocator
+
+    slices = [read_slice({"metadata": {"name": "n0"}, "spec": {
+        "driver": DRIVER, "nodeName": "n0", "pool": {"name": "n0", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": f"d{j}"} for j in range(4)]}})]
+    claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [
+        {"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2}}]}}})
+    a = Allocator(None, AllocatedState({(DRIVER, "n0", "d1")}), CLASSES, slices)
+    found = a.screen([{"metadata": {"name": "n0"}}], [claim])
+
+    def no_search(self, pools=None, deferred=False):
+        raise AssertionError("the search ran")
+
+    monkeypatch.setattr(allocator._Run, "run", no_search)
+    results = found.builder(0)()[0]["devices"]["results"]
+    assert [(r["request"], r["device"]) for r in results] == [("r", "d0"), ("r", "d2")]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_wrong_picks_are_noticed(monkeypatch, seed):
+    """Building from other devices than the search's greedy path fails the seeded comparison."""
+    original = Allocator._picked
+
+    def shifted(self, plan, index, slot):
+        picked = original(self, plan, index, slot)
+        return None if picked is None else [p + 1 for p in picked]
+
+    monkeypatch.setattr(Allocator, "_picked", shifted)
+    with pytest.raises((AssertionError, IndexError)):
+        for s in range(10):
+            test_screen_equals_the_search(seed * 10 + s)

@@ -624,25 +624,28 @@ class Allocator:
 
     def _picked(self, plan: "_ScreenPlan", index: DeviceIndex, slot: int) -> list[int] | None:
         """The positions of the devices the search takes on a FIT node (its greedy path: the
-        first ``count`` free devices matching the selectors, all simple), read from the index
-        for this allocator's allocated devices; None when that is not known there any more
-        (the slices or the kept results changed: the search is run)."""
+        first ``count`` free devices matching the selectors, all simple), free as this
+        allocator's allocated devices say; None when that is not known there any more (the
+        slices or the kept results changed: the search is run)."""
         if slot < 0 or self._device_index() is not index:
             return None
-        index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
-        allocated, simple, devices = index.allocated, index.simple, index.devices
+        allocated = self.allocated.allocated_devices
+        simple, devices = index.simple, index.devices
         match = index.matches(plan.key, plan.combine, _NO_POSITIONS)
         picked: list[int] = []
+        taken: set[DeviceID] = set()
         for p in index.slot_walk(slot)[0]:
-            if allocated[p]:
+            device = devices[p]
+            if device.id in allocated:
                 continue
-            if not simple[p]:
+            if not simple[p] or device.id in taken:
                 return None
             m = match[p]
             if m == -2:
-                m = match[p] = plan.combine(devices[p])
+                m = match[p] = plan.combine(device)
             if m == 1:
                 picked.append(p)
+                taken.add(device.id)
                 if len(picked) == plan.count:
                     return picked
             elif m < 0:

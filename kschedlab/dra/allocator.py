@@ -77,6 +77,10 @@ INVALID_POOLS = "invalid resource pools were encountered"
 #: ``resourceapi.AllocationResultsMaxSize``: devices in one claim's allocation
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
+#: at most this many nodes to screen afresh are walked device by device in Python (numpy's cost
+#: per operation is more than the walk of a few nodes); more go through the arrays at once
+SCREEN_WALK_NODES = 16
+
 #: the feature gates the allocator looks at
 ALLOCATOR_GATES = ("DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints",
                    "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus", "DRAConsumableCapacity",
@@ -472,7 +476,10 @@ class Allocator:
         every free device before the last one taken (or, when too few fit, every free device)
         is *simple* (:func:`~kschedlab.dra.device_index.simple_device`) with its selector
         results already known; the building function runs the search on that node. Node dicts
-        are recognised by identity (with the same name and labels) from one call to the next.
+        are recognised by identity (with the same name and labels) from one call to the next,
+        and a node's answer is kept for the next call with the same selectors and count until
+        one of its devices is allocated, freed or gets a selector result
+        (:meth:`DeviceIndex.kept_answers`).
 
         >>> slices = [{"metadata": {"name": n}, "spec": {"driver": "d", "nodeName": n,
         ...     "pool": {"name": n, "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}}
@@ -494,6 +501,85 @@ class Allocator:
         index = self._device_index()
         index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
+        # a node's answer is kept per screen until one of its devices changes (DeviceIndex)
+        key = (plan.key, plan.count)
+        kept_kinds, kept_taken = index.kept_answers(key)
+        kinds = kept_kinds[slots]
+        taken = kept_taken[slots]
+        todo = np.flatnonzero(kinds < 0)
+        if len(todo):
+            fresh = slots[todo]
+            if len(fresh) <= SCREEN_WALK_NODES:
+                found_kinds, found_taken = self._walk_slots(plan, index, fresh.tolist())
+            else:
+                found_kinds, found_taken = self._screen_slots(plan, index, fresh)
+            kinds[todo] = found_kinds
+            taken[todo] = found_taken
+            answered = found_kinds != Screened.UNDECIDED
+            index.keep_answers(key, fresh[answered], found_kinds[answered], found_taken[answered])
+        fit = kinds == Screened.FIT
+        no_fit = (kinds == Screened.NO_FIT) | (kinds == Screened.INVALID)
+        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
+        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
+            np.left_shift(np.int64(1), taken[no_fit]).sum())
+        pools = index.slot_pools
+        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])],
+                        picks=lambda k: self._picked(plan, index, int(slots[k])))
+
+    def _walk_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: list[int]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """What :meth:`_screen_slots` finds for ``slots``, walking each node's devices in turn:
+        the same rounds of evaluations (every node's first stop that is due, in the order of
+        the nodes), the same kinds and greedy counts."""
+        n = len(slots)
+        kinds = np.full(n, Screened.UNDECIDED, dtype=np.int8)
+        taken = np.zeros(n, dtype=np.int64)
+        allocated, simple, devices = index.allocated, index.simple, index.devices
+        combine = plan.combine
+        walks = [index.slot_walk(slot) if slot >= 0 else None for slot in slots]
+        stuck: set[int] = set()  # positions where an evaluation raised: left to the search
+        todo = [k for k in range(n) if walks[k] is not None]
+        while todo:
+            match = index.matches(plan.key, combine, _NO_POSITIONS)
+            due: list[tuple[int, int]] = []
+            for k in todo:
+                positions, invalid = walks[k]  # type: ignore[misc]
+                picked, stop = 0, -1
+                for p in positions:
+                    if allocated[p]:
+                        continue
+                    if not simple[p]:
+                        stop = p
+                        break
+                    m = match[p]
+                    if m == -2:  # never read: read it from the device's kept results
+                        m = match[p] = combine(devices[p])
+                    if m == 1:
+                        picked += 1
+                    elif m < 0:
+                        stop = p
+                        break
+                taken[k] = picked
+                if picked >= plan.count:
+                    kinds[k] = Screened.FIT
+                elif stop < 0:
+                    kinds[k] = Screened.INVALID if invalid else Screened.NO_FIT
+                elif simple[stop] and stop not in stuck:
+                    due.append((k, stop))
+            todo = []
+            for k, p in due:
+                if self._evaluate_screened(plan, devices[p]):
+                    todo.append(k)
+                else:
+                    stuck.add(p)
+        return kinds, taken
+
+    def _screen_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """The screen's kind per slot (FIT, NO_FIT, INVALID, UNDECIDED) and the devices the
+        search's greedy path takes there, from the index's arrays; a node's first stop that the
+        search would evaluate next is evaluated here (see :meth:`screen`)."""
+        n = len(slots)
         flat, lengths, invalid = index.gather(slots)
         gathered = slots >= 0
         free = ~index.allocated[flat]
@@ -534,11 +620,47 @@ class Allocator:
         kinds[fit] = Screened.FIT
         kinds[no_fit & ~invalid] = Screened.NO_FIT
         kinds[no_fit & invalid] = Screened.INVALID
-        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
-        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
-            np.left_shift(np.int64(1), taken[no_fit].astype(np.int64)).sum())
-        pools = index.slot_pools
-        return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])])
+        return kinds, taken.astype(np.int64)
+
+    def _picked(self, plan: "_ScreenPlan", index: DeviceIndex, slot: int) -> list[int] | None:
+        """The positions of the devices the search takes on a FIT node (its greedy path: the
+        first ``count`` free devices matching the selectors, all simple), free as this
+        allocator's allocated devices say; None when that is not known there any more (the
+        slices or the kept results changed: the search is run)."""
+        if slot < 0 or self._device_index() is not index:
+            return None
+        allocated = self.allocated.allocated_devices
+        simple, devices = index.simple, index.devices
+        match = index.matches(plan.key, plan.combine, _NO_POSITIONS)
+        picked: list[int] = []
+        taken: set[DeviceID] = set()
+        for p in index.slot_walk(slot)[0]:
+            device = devices[p]
+            if device.id in allocated:
+                continue
+            if not simple[p] or device.id in taken:
+                return None
+            m = match[p]
+            if m == -2:
+                m = match[p] = plan.combine(device)
+            if m == 1:
+                picked.append(p)
+                taken.add(device.id)
+                if len(picked) == plan.count:
+                    return picked
+            elif m < 0:
+                return None
+        return None
+
+    def _picked_results(self, node: dict, claims: list[Claim], index: DeviceIndex, picked: list[int]
+                        ) -> list[dict]:
+        """The allocation the search builds when it took the devices at ``picked`` for the one
+        request of ``claims`` (prepared without error by the screen's plan)."""
+        run = _Run(self, node, claims, None)
+        run._prepare_claim(0, claims[0])
+        request = run.request_data[(0, 0, 0)].request
+        run.results[0] = [_Result(request=request, device=index.devices[p], slice=index.slice_of(p)) for p in picked]
+        return run._build_results()
 
     def _evaluate_screened(self, plan: "_ScreenPlan", device: Device) -> bool:
         """Evaluate the class selectors, then (when they match) the request's, on ``device`` as
@@ -610,6 +732,9 @@ class Allocator:
         return nothing_free, invalid
 
 
+_NO_POSITIONS = np.zeros(0, dtype=np.int64)
+
+
 class Screened:
     """:meth:`Allocator.screen`'s answers: ``kinds`` per node (FIT, NO_FIT, INVALID, UNDECIDED).
 
@@ -620,21 +745,28 @@ class Screened:
     FIT, NO_FIT, INVALID, UNDECIDED = 0, 1, 2, 3
 
     def __init__(self, allocator: Allocator, nodes: list[dict], claims: list[Claim], kinds: np.ndarray,
-                 pools: Callable[[int], list[Pool] | None]) -> None:
+                 pools: Callable[[int], list[Pool] | None],
+                 picks: Callable[[int], list[int] | None] | None = None) -> None:
         self.allocator = allocator
         self.nodes = nodes
         self.claims = claims
         self.kinds = kinds
         self._pools = pools
+        self._picks = picks
 
     def builder(self, k: int) -> Callable[[], list[dict]]:
-        """The function building the allocation on FIT node ``k``: the search on that node (its
-        calls were counted by the screen)."""
+        """The function building the allocation on FIT node ``k``: from the devices the
+        search's greedy path takes there (read again when it runs), or the search on that node
+        when they are not known (its calls were counted by the screen)."""
         if self.kinds[k] != Screened.FIT:
             raise ValueError(f"node #{k} is not a fit")
         a, node, claims, pools = self.allocator, self.nodes[k], self.claims, self._pools(k)
+        picks = self._picks
 
         def build() -> list[dict]:
+            picked = picks(k) if picks is not None else None
+            if picked is not None:
+                return a._picked_results(node, claims, a._device_index(), picked)
             calls = a.stats["allocate_one"]
             try:
                 results = _Run(a, node, claims, None).run(pools)

@@ -17,7 +17,12 @@ A :class:`DeviceIndex` keeps those facts for every device of a slice list:
   :meth:`DeviceIndex.gather`);
 - per (CEL engine, class selectors, request selectors): -1 (not evaluated yet), 0 or 1 per
   device, read from the devices' kept selector results, again only for devices that got a
-  result since (:meth:`DeviceIndex.matches`, :func:`selector_result_kept`).
+  result since (:meth:`DeviceIndex.matches`, :func:`selector_result_kept`);
+- per screen (selector keys and device count) the answer last found for each slot
+  (:meth:`DeviceIndex.kept_answers`): a node's answer follows from its own devices' allocated
+  bits and match entries only, so it is kept until one of its devices is allocated or freed
+  (:meth:`DeviceIndex.set_allocated`) or gets a selector result (the log), and the screen
+  works out only the nodes whose answer was dropped.
 
 :meth:`kschedlab.dra.allocator.Allocator.screen` uses it; ``tests/dra_bench`` checks it
 against the search.
@@ -93,10 +98,13 @@ class DeviceIndex:
         #: id(slice) -> (slice, position of its first device)
         self._offsets: dict[int, tuple[Slice, int]] = {}
         simple = []
+        #: position -> its slice
+        self._slice_at: list[Slice] = []
         for s in slices:
             self._offsets[id(s)] = (s, len(self.devices))
             for d in s.devices:
                 self.devices.append(d)
+                self._slice_at.append(s)
                 simple.append(simple_device(s, d))
         #: device id -> its positions (an id may repeat across slices)
         self.positions: dict[DeviceID, list[int]] = {}
@@ -135,12 +143,16 @@ class DeviceIndex:
         self._token = delta[1] if delta is not None else None
         positions = self.positions
         allocated = self.allocated
+        changed: list[int] = []
         for dev in added:
             for i in positions.get(dev, ()):
                 allocated[i] = True
+                changed.append(i)
         for dev in removed:
             for i in positions.get(dev, ()):
                 allocated[i] = False
+                changed.append(i)
+        self._forget(changed)
 
     def node_positions(self, pools: list[Pool]) -> tuple[np.ndarray, bool]:
         """The device positions the search walks for a node seeing ``pools`` (complete, valid
@@ -187,6 +199,8 @@ class DeviceIndex:
             self._slot_invalid.append(invalid)
             self._slot_parts.append(positions)
             self._slot_nodes.append(node)  # kept: its id stays its own
+            for p in positions.tolist():
+                self._position_slots.setdefault(p, []).append(slot)
             self._slot_arrays = None
             by_id[id(node)] = slot
             out[k] = slot
@@ -207,6 +221,70 @@ class DeviceIndex:
         #: how many slots ``_slot_flat`` holds
         self._flat_count = 0
         self._slot_arrays = None
+        #: slot -> its positions as a list and its invalid flag (``slot_walk``)
+        self._slot_walks: dict[int, tuple[list[int], bool]] = {}
+        #: device position -> the slots walking through it (whose kept answers it can change)
+        self._position_slots: dict[int, list[int]] = {}
+        #: screen key -> (kind, taken) per slot, one extra entry for slot -1 (kind -1: not kept)
+        self._answers: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def kept_answers(self, key: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """``(kind, taken)`` per slot (indexed by :meth:`slots`' values, -1 included) as
+        :meth:`keep_answers` last kept them for the screen ``key``; kind -1 where nothing is kept
+        (a new slot, or one of its devices was allocated, freed or got a selector result since).
+        Read after :meth:`set_allocated` for the state being screened.
+
+        >>> from kschedlab.dra.devices import read_slice
+        >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+        ...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}})
+        >>> index = DeviceIndex([s])
+        >>> slots = index.slots([{"metadata": {"name": "n1"}}], True, lambda node: [])
+        >>> index.keep_answers("k", slots, np.array([0], dtype=np.int8), np.array([1]))
+        >>> index.kept_answers("k")[0][slots].tolist()
+        [0]
+        """
+        self._read_log()
+        size = len(self._slot_pools) + 1
+        kept = self._answers.get(key)
+        if kept is None or len(kept[0]) < size:
+            kind = np.full(size, -1, dtype=np.int8)
+            taken = np.zeros(size, dtype=np.int64)
+            if kept is not None:  # (new slots since: the old sentinel becomes a slot not kept)
+                kind[:len(kept[0]) - 1] = kept[0][:-1]
+                taken[:len(kept[1]) - 1] = kept[1][:-1]
+            kept = self._answers[key] = (kind, taken)
+        return kept
+
+    def keep_answers(self, key: tuple, slots: np.ndarray, kinds: np.ndarray, taken: np.ndarray) -> None:
+        """Keep the screen ``key``'s answers ``kinds`` / ``taken`` for ``slots`` (-1 skipped),
+        as found on the devices' current state: selector results kept while finding them are
+        taken in first, so that they do not drop these answers."""
+        kind_kept, taken_kept = self.kept_answers(key)
+        ok = slots >= 0
+        kind_kept[slots[ok]] = kinds[ok]
+        taken_kept[slots[ok]] = taken[ok]
+
+    def _forget(self, positions: list[int]) -> None:
+        """Drop the kept answers of the slots walking through ``positions``."""
+        if not self._answers or not positions:
+            return
+        where = self._position_slots
+        slots = {slot for p in positions for slot in where.get(p, ())}
+        if slots:
+            at = np.fromiter(slots, dtype=np.int64, count=len(slots))
+            for kind, _taken in self._answers.values():
+                kind[at[at < len(kind) - 1]] = -1
+
+    def slot_walk(self, slot: int) -> tuple[list[int], bool]:
+        """Slot ``slot``'s device positions as a list, and whether some pool is invalid."""
+        walk = self._slot_walks.get(slot)
+        if walk is None:
+            walk = self._slot_walks[slot] = (self._slot_parts[slot].tolist(), self._slot_invalid[slot])
+        return walk
+
+    def slice_of(self, position: int) -> Slice:
+        """The slice of the device at ``position``."""
+        return self._slice_at[position]
 
     @property
     def slot_pools(self) -> list[list[Pool]]:
@@ -258,12 +336,14 @@ class DeviceIndex:
         if epoch != _EPOCH[0]:
             for key in self._dirty:
                 self._dirty[key] = None
+            self._answers.clear()
         elif read < len(_KEPT_LOG):
             by_id = self._by_id
             fresh = [by_id[d] for d in _KEPT_LOG[read:] if d in by_id]
             for dirty in self._dirty.values():
                 if dirty is not None:
                     dirty.update(fresh)
+            self._forget(fresh)
         self._log_read = (_EPOCH[0], len(_KEPT_LOG))
 
 

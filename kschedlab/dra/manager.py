@@ -107,6 +107,10 @@ class DRAManager:
         self._owners: _ControllerIndex | None = None
         #: id(stored claim) -> (the claim, its dump) handed out by :meth:`claim_dict`
         self._dumps: dict[int, tuple[Any, dict]] = {}
+        #: id(stored DeviceClass model) -> (it, its dump), and the extended-resource mapping of
+        #: the stored class objects last read (``device_classes``, ``extended_resource_mapping``)
+        self._class_dumps: dict[int, tuple[Any, dict]] = {}
+        self._last_mapping: tuple[list, dict[str, str]] | None = None
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -343,18 +347,49 @@ class DRAManager:
 
     # -- classes ----------------------------------------------------------------------
     def device_classes(self) -> list[dict]:
-        """Every DeviceClass as a dict."""
-        return [as_dict(o) for o in self.cluster.objects.get("DeviceClass", {}).values()]
+        """Every DeviceClass as a dict (read-only: a stored model is dumped once and its dump
+        handed out until the object is replaced, as a stored dict is handed out as it is).
+
+        >>> from kschedlab.cluster import Cluster
+        >>> from kschedlab.api.resource import DeviceClass
+        >>> cluster = Cluster()
+        >>> cluster.objects["DeviceClass"] = {"c": DeviceClass.model_validate({"metadata": {"name": "c"}})}
+        >>> m = dra_manager(cluster)
+        >>> m.device_classes()[0] is m.get_device_class("c"), m.device_classes()[0]["metadata"]["name"]
+        (True, 'c')
+        """
+        stored = self.cluster.objects.get("DeviceClass", {})
+        return [self._class_dict(o, len(stored)) for o in stored.values()]
 
     def get_device_class(self, name: str) -> dict | None:
-        """A DeviceClass by name, or None."""
-        obj = self.cluster.objects.get("DeviceClass", {}).get(name)
-        return None if obj is None else as_dict(obj)
+        """A DeviceClass by name, or None (read-only, as :meth:`device_classes`)."""
+        stored = self.cluster.objects.get("DeviceClass", {})
+        obj = stored.get(name)
+        return None if obj is None else self._class_dict(obj, len(stored))
+
+    def _class_dict(self, obj: Any, stored: int) -> dict:
+        """``obj``'s dump, kept per stored object (``stored``: how many classes are stored)."""
+        if type(obj) is dict:
+            return obj
+        dumps = self._class_dumps
+        hit = dumps.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        if len(dumps) > 2 * stored + 64:  # objects replaced: forget the old ones
+            dumps.clear()
+        found = as_dict(obj)
+        dumps[id(obj)] = (obj, found)
+        return found
 
     def extended_resource_mapping(self) -> dict[str, str]:
         """``DeviceClassMapping``: extended resource name -> DeviceClass name, for every class's
         implicit name and its ``extendedResourceName``. When several classes name the same
-        resource, the most recently created wins (then the name sorting first)."""
+        resource, the most recently created wins (then the name sorting first). Worked out again
+        only when the stored class models changed (every time while some class is a dict)."""
+        objs = list(self.cluster.objects.get("DeviceClass", {}).values())
+        last = self._last_mapping
+        if last is not None and len(last[0]) == len(objs) and all(map(operator.is_, last[0], objs)):
+            return dict(last[1])
         mapping: dict[str, str] = {}
         explicit: dict[str, tuple[str, str]] = {}
         for cls in self.device_classes():
@@ -368,6 +403,8 @@ class DRAManager:
                 if best is None or (created, _neg(name)) > (best[0], _neg(best[1])):
                     explicit[ext] = (created, name)
         mapping.update({ext: name for ext, (_, name) in explicit.items()})
+        if not any(type(o) is dict for o in objs):  # (a stored dict may be changed in place)
+            self._last_mapping = (objs, dict(mapping))
         return mapping
 
     def device_class_for(self, resource: str) -> dict | None:

@@ -318,3 +318,26 @@ def test_claim_writes_from_the_stored_object_equal_a_full_validation(workload, m
     assert r["scheduled"] + r["init_scheduled"] == 16
     assert len(written) == 16  # every pod's claim written once (a shared claim: a consumer more)
     assert len(reused) == (0 if workload == "SchedulingWithResourceClaimTemplate" else 16 - 4)
+
+
+def test_device_class_dumps_and_extended_mapping_follow_replaced_classes():
+    """The kept class dumps and extended-resource mapping are those of the stored classes after a
+    class model is replaced, one is added, or a class stored as a dict is changed in place."""
+    from kschedlab.api.resource import DeviceClass
+
+    def model(name, ext=None):
+        spec = {"extendedResourceName": ext} if ext else {}
+        return DeviceClass.model_validate({"metadata": {"name": name}, "spec": spec})
+
+    cluster = Cluster()
+    cluster.objects["DeviceClass"] = {"a": model("a", "example.com/gpu")}
+    m = dra_manager(cluster)
+    assert m.extended_resource_mapping()["example.com/gpu"] == "a"
+    cluster.objects["DeviceClass"]["a"] = model("a", "example.com/fpga")
+    assert "example.com/gpu" not in m.extended_resource_mapping()
+    assert m.get_device_class("a")["spec"]["extendedResourceName"] == "example.com/fpga"
+    cluster.objects["DeviceClass"]["b"] = {"metadata": {"name": "b"}, "spec": {}}
+    assert m.extended_resource_mapping()["deviceclass.resource.kubernetes.io/b"] == "b"
+    cluster.objects["DeviceClass"]["b"]["spec"]["extendedResourceName"] = "example.com/tpu"
+    assert m.extended_resource_mapping()["example.com/tpu"] == "b"
+    assert [c["metadata"]["name"] for c in m.device_classes()] == ["a", "b"]

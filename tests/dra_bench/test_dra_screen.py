@@ -359,3 +359,132 @@ def test_selector_mask_equals_selector_matches(seed):
                 raise AssertionError(selector) from None
             assert bool(mask[row]) == expected, (selector, row)
     assert answered > 5
+
+
+def _kept_answers_run(seed: int) -> tuple[int, int]:
+    """Many pods of a few claim shapes on one device index, against the search on devices of
+    their own, with devices taken and freed between pods and selector results arriving outside
+    the screen (a search on one node for another shape); returns (answers handed out from
+    what was kept, nodes answered)."""
+    rng = random.Random(seed)
+    raw_slices = _slices(rng, rng.randrange(4, 12))
+    nodes = [{"metadata": {"name": f"n{n}", "labels": {"zone": "z"}}} for n in range(12)]
+    features = DRAFeatures.from_gates({"DRADeviceTaints": True})
+    fast_slices = [read_slice(s) for s in raw_slices]
+    slow_slices = [read_slice(s) for s in raw_slices]
+    ids = [(DRIVER, (s["spec"]["pool"]["name"]), d["name"]) for s in raw_slices for d in s["spec"]["devices"]]
+    allocated: set = set(rng.sample(ids, len(ids) // 4)) if ids else set()
+    shapes = [_claim(rng, i) for i in range(3)]
+    cache = AllocatorCache()
+    kept_hits = answered = 0
+    for round_ in range(25):
+        claims = [read_claim(rng.choice(shapes))]
+        fast = Allocator(features, AllocatedState(set(allocated)), CLASSES, fast_slices, cache=cache)
+        slow = Allocator(features, AllocatedState(set(allocated)), CLASSES, slow_slices)
+        index = cache.device_index(fast._cache_token) if cache.current(fast._cache_token) else None
+        before = None
+        if index is not None and fast._screen_plan(claims) is not None:
+            plan = fast._screen_plan(claims)
+            index.set_allocated(fast.allocated.allocated_devices, fast.allocated.delta)
+            before = index.kept_answers((plan.key, plan.count))[0].copy()
+        found = fast.screen(nodes, claims)
+        if before is not None:
+            kept_hits += int((before[:-1] >= 0).sum())
+        for k, node in enumerate(nodes):
+            answer = found.answer(k)
+            expected = _outcome(lambda: slow.allocate(node, claims, trace=AllocationTrace()))  # noqa: B023 (_outcome calls it at once)
+            if answer is UNDECIDED:
+                got = _outcome(lambda: fast.allocate_deferred(node, claims))  # noqa: B023 (_outcome calls it at once)
+            else:
+                answered += 1
+                got = _outcome(lambda: (_ for _ in ()).throw(answer) if isinstance(answer, Exception)  # noqa: B023 (_outcome calls it at once)
+                               else answer)  # noqa: B023 (_outcome calls it at once)
+            assert got == expected, (seed, round_, node["metadata"]["name"])
+        assert fast.stats == slow.stats, (seed, round_)
+        order = list(nodes)
+        rng.shuffle(order)
+        for node in order:  # the pod lands on some node that fits: its devices are taken
+            try:
+                result = slow.allocate(node, claims)
+            except AllocationError:
+                continue
+            if result:
+                for r in result[0]["devices"]["results"]:
+                    if not r.get("adminAccess") and "shareID" not in r:
+                        allocated.add((r["driver"], r["pool"], r["device"]))
+                break
+        if rng.random() < 0.4 and allocated:  # a claim freed
+            allocated.discard(sorted(allocated)[rng.randrange(len(allocated))])
+        if rng.random() < 0.3:  # selector results kept outside the screen, on both sides
+            other = [read_claim(_claim(rng, 100 + round_))]
+            node = rng.choice(nodes)
+            for a in (Allocator(features, AllocatedState(set(allocated)), CLASSES, fast_slices, cache=cache),
+                      Allocator(features, AllocatedState(set(allocated)), CLASSES, slow_slices)):
+                _outcome(lambda: a.allocate(node, other))  # noqa: B023 (_outcome calls it at once)
+    return kept_hits, answered
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_kept_screen_answers_equal_the_search(seed):
+    """Nodes answered from the answers kept per slot give what the search gives, pod after pod,
+    as devices are taken and freed and selector results arrive late."""
+    kept_hits, answered = _kept_answers_run(seed)
+    if seed == 0:
+        assert kept_hits > 0 and answered > 0
+
+
+def test_kept_screen_answers_are_dropped_when_a_device_changes(monkeypatch):
+    """Without dropping a node's kept answer when its devices change, the screen answers wrong:
+    the run above notices."""
+    monkeypatch.setattr(DeviceIndex, "_forget", lambda self, positions: None)
+    with pytest.raises(AssertionError):
+        for seed in range(30):
+            _kept_answers_run(seed)
+
+
+@pytest.mark.parametrize("walk", [0, 1000])
+@pytest.mark.parametrize("seed", range(12))
+def test_screen_walk_and_arrays_equal_the_search(monkeypatch, seed, walk):
+    """Nodes screened afresh give the search's answers whether walked one by one or taken
+    through the arrays at once (``SCREEN_WALK_NODES``)."""
+    import kschedlab.dra.allocator as allocator
+
+    monkeypatch.setattr(allocator, "SCREEN_WALK_NODES", walk)
+    test_screen_equals_the_search(seed)
+    _kept_answers_run(seed)
+
+
+def test_screened_allocation_is_built_from_the_picked_devices(monkeypatch):
+    """A FIT node's allocation is built from the devices the screen's greedy path takes, without
+    running the search there; what it builds is what the search gives (seeded runs above)."""
+    import kschedlab.dra.allocator as allocator
+
+    slices = [read_slice({"metadata": {"name": "n0"}, "spec": {
+        "driver": DRIVER, "nodeName": "n0", "pool": {"name": "n0", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": f"d{j}"} for j in range(4)]}})]
+    claim = read_claim({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [
+        {"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2}}]}}})
+    a = Allocator(None, AllocatedState({(DRIVER, "n0", "d1")}), CLASSES, slices)
+    found = a.screen([{"metadata": {"name": "n0"}}], [claim])
+
+    def no_search(self, pools=None, deferred=False):
+        raise AssertionError("the search ran")
+
+    monkeypatch.setattr(allocator._Run, "run", no_search)
+    results = found.builder(0)()[0]["devices"]["results"]
+    assert [(r["request"], r["device"]) for r in results] == [("r", "d0"), ("r", "d2")]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_wrong_picks_are_noticed(monkeypatch, seed):
+    """Building from other devices than the search's greedy path fails the seeded comparison."""
+    original = Allocator._picked
+
+    def shifted(self, plan, index, slot):
+        picked = original(self, plan, index, slot)
+        return None if picked is None else [p + 1 for p in picked]
+
+    monkeypatch.setattr(Allocator, "_picked", shifted)
+    with pytest.raises((AssertionError, IndexError)):
+        for s in range(10):
+            test_screen_equals_the_search(seed * 10 + s)

@@ -237,12 +237,22 @@ class _Topology:
         kept = _KEPT_SUMS.get(at)
         if (kept is None or kept.per_row is not per_row or kept.codes is not codes or kept.live is not self.live
                 or len(kept.seen) != len(per_row)):
-            kept = _KEPT_SUMS[at] = _KeptSums(per_row, codes, self.live, per_row.copy(), self.per_value(key, per_row))
+            _, mark = self.snapshot.changes_since(None)
+            kept = _KEPT_SUMS[at] = _KeptSums(per_row, codes, self.live, per_row.copy(), self.per_value(key, per_row),
+                                              mark)
             if len(_KEPT_SUMS) > _MAX_KEPT_SUMS:
                 _KEPT_SUMS.popitem(last=False)
             return kept.sums.copy()
         _KEPT_SUMS.move_to_end(at)
-        changed = np.flatnonzero(per_row != kept.seen)
+        logged, kept.mark = self.snapshot.changes_since(kept.mark)
+        if logged is None:  # the log no longer reaches back: compare every row
+            changed = np.flatnonzero(per_row != kept.seen)
+        elif not logged:
+            return kept.sums.copy()
+        else:
+            rows = np.unique(np.asarray(logged, np.int64))
+            rows = rows[rows < len(per_row)]
+            changed = rows[per_row[rows] != kept.seen[rows]]
         if len(changed):
             n = min(len(codes), len(self.live))
             changed_rows = changed[changed < n]
@@ -284,13 +294,16 @@ class _KeptSums:
     """The per-value sums (``_Topology.per_value``) of one of the snapshot's count arrays for one
     topology key, valid while the label column and the live mask are the objects they were built
     from (a node added, changed or removed replaces one of them); ``seen`` is the count array as
-    last summed, so a read adds only the rows that changed since (pods assumed, bound or gone)."""
+    last summed, so a read adds only the rows that changed since (pods assumed, bound, changed or
+    gone): those the snapshot logged as changed since ``mark`` (``Snapshot.changes_since``), or
+    every row when the log no longer reaches back."""
 
     per_row: np.ndarray
     codes: np.ndarray
     live: np.ndarray
     seen: np.ndarray
     sums: np.ndarray
+    mark: int
 
 
 #: (id of the count array, topology key) -> its kept sums, least recently read first

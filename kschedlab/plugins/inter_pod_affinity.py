@@ -245,10 +245,18 @@ class _Topology:
             return kept.sums.copy()
         _KEPT_SUMS.move_to_end(at)
         logged, kept.mark = self.snapshot.changes_since(kept.mark)
+        if logged is not None and len(logged) <= 64:  # a few rows (a pod assumed and bound): one by one
+            seen, sums, live, per_row_unique = kept.seen, kept.sums, self.live, self.rows_of(key) is not None
+            for row in set(logged):
+                delta = per_row.item(row) - seen.item(row) if row < len(per_row) else 0
+                if delta:
+                    seen[row] += delta
+                    code = codes.item(row) if row < len(codes) and row < len(live) and live.item(row) else -1
+                    if code >= 0:
+                        sums[row if per_row_unique else code] += delta
+            return sums.copy()
         if logged is None:  # the log no longer reaches back: compare every row
             changed = np.flatnonzero(per_row != kept.seen)
-        elif not logged:
-            return kept.sums.copy()
         else:
             rows = np.unique(np.asarray(logged, np.int64))
             rows = rows[rows < len(per_row)]

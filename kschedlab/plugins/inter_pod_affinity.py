@@ -578,6 +578,14 @@ class InterPodAffinity(Plugin):
         def codes(key):
             return topo.col(key)[0][rows]
 
+        slots_of: dict[str, np.ndarray] = {}  # each key's slots of ``rows``, once a call
+
+        def slots(key):
+            out = slots_of.get(key)
+            if out is None:
+                out = slots_of[key] = topo.slots(key, rows)
+            return out
+
         # 1. the incoming pod's affinity
         fail_aff = np.zeros(n, bool)
         if s.host_affinity_terms:  # fast path, every term hostname-scoped: a node-local check
@@ -592,7 +600,7 @@ class InterPodAffinity(Plugin):
                 c = codes(t.topology_key)
                 missing |= c < 0
                 counts = s.affinity_counts.get(t.topology_key)
-                pods_exist &= (c >= 0) & (counts[topo.slots(t.topology_key, rows)] > 0
+                pods_exist &= (c >= 0) & (counts[slots(t.topology_key)] > 0
                                           if counts is not None else False)
             self_ok = (not s._nonempty(s.affinity_counts)
                        and (not s.fast_path or s.matching_host_affinity_pods <= 0)
@@ -604,14 +612,14 @@ class InterPodAffinity(Plugin):
         for t in s.cluster_anti_affinity_terms:
             counts = s.anti_affinity_counts.get(t.topology_key)
             if counts is not None:
-                fail_anti |= counts[topo.slots(t.topology_key, rows)] > 0
+                fail_anti |= counts[slots(t.topology_key)] > 0
         if s.host_anti_affinity_terms:
             fail_anti |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_anti_affinity_rows[rows] > 0)
 
         # 3. the existing pods' anti-affinity
         fail_existing = np.zeros(n, bool)
         for key, counts in s.existing_anti_affinity_counts.items():
-            fail_existing |= counts[topo.slots(key, rows)] > 0
+            fail_existing |= counts[slots(key)] > 0
         if s.host_existing_anti_rows is not None:
             fail_existing |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_existing_anti_rows[rows] > 0)
 

@@ -29,7 +29,10 @@ contribute a score.
 Counting is vectorized: the pods matching a set of terms are counted per node by
 the snapshot's pod indexes (kept current on bind/remove), summed per topology
 value with the node label columns; only the pods that carry affinity terms are
-visited one by one, so a cycle costs about O(nodes + pods with affinity).
+visited one by one, so a cycle costs about O(nodes + pods with affinity). The sums
+per value of the indexes' own count arrays are kept across cycles and brought up to
+date from the rows the snapshot logged as changed (``_KeptSums``), so a cycle pays
+for the pods placed since the last one, not for every node.
 
 >>> from kschedlab.api.core import Node, Pod
 >>> from kschedlab.cluster import Cluster

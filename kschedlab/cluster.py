@@ -372,6 +372,7 @@ class Snapshot:
         self._update_indexes(info, row, -1)
         change()
         self._update_indexes(info, row, +1)
+        self._changed(row)  # the row's pod indexes may have moved (readers of changes_since)
         self.generation += 1
 
     # -- pod indexes ---------------------------------------------------------------

@@ -29,7 +29,10 @@ contribute a score.
 Counting is vectorized: the pods matching a set of terms are counted per node by
 the snapshot's pod indexes (kept current on bind/remove), summed per topology
 value with the node label columns; only the pods that carry affinity terms are
-visited one by one, so a cycle costs about O(nodes + pods with affinity).
+visited one by one, so a cycle costs about O(nodes + pods with affinity). The sums
+per value of the indexes' own count arrays are kept across cycles and brought up to
+date from the rows the snapshot logged as changed (``_KeptSums``), so a cycle pays
+for the pods placed since the last one, not for every node.
 
 >>> from kschedlab.api.core import Node, Pod
 >>> from kschedlab.cluster import Cluster
@@ -53,6 +56,7 @@ visited one by one, so a cycle costs about O(nodes + pods with affinity).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,20 +163,21 @@ def _no_node_removed(snapshot) -> bool:
 
 def _groups(snapshot, signature: str, live: np.ndarray):
     """The placed pods with affinity, grouped by equal terms (``signature``: ``anti_signature``,
-    the required anti-affinity terms, or ``score_signature``): ``[(PodTerms, pods per row), ...]``
-    from the snapshot's grouped index, live nodes only, groups with no pod there left out (while
-    no node has been removed, the index's own count arrays: read them, never write)."""
+    the required anti-affinity terms, or ``score_signature``): ``[(PodTerms, pods per row, own),
+    ...]`` from the snapshot's grouped index, live nodes only, groups with no pod there left out
+    (while no node has been removed, the index's own count arrays, ``own`` True: read them, never
+    write)."""
     key, group_of = _GROUPS[signature]
     out = []
     groups = snapshot.pod_groups(key, group_of).values()
     if _no_node_removed(snapshot) and all(len(g.counts) == len(live) for g in groups):
-        return [(pod_terms(group.info), group.counts) for group in groups]
+        return [(pod_terms(group.info), group.counts, True) for group in groups]
     for group in groups:
         n = min(len(group.counts), len(live))
         counts = np.zeros(len(live), np.int64)
         counts[:n] = np.where(live[:n], group.counts[:n], 0)
         if counts.any():
-            out.append((pod_terms(group.info), counts))
+            out.append((pod_terms(group.info), counts, False))
     return out
 
 
@@ -209,8 +214,13 @@ class _Topology:
         size = len(self.col(key)[0]) if self.rows_of(key) is not None else len(self.col(key)[1])
         return np.zeros(size + 1, np.int64)
 
-    def per_value(self, key: str, per_row: np.ndarray) -> np.ndarray:
-        """The counts of ``per_row`` (indexed by row) over the live nodes, by their value of label ``key``."""
+    def per_value(self, key: str, per_row: np.ndarray, *, kept: bool = False) -> np.ndarray:
+        """The counts of ``per_row`` (indexed by row) over the live nodes, by their value of label
+        ``key`` (a new array, the caller's to change). ``kept``: ``per_row`` is one of the snapshot's
+        own count arrays, changed in place as pods come and go; its sums are kept across cycles and
+        brought up to date from the rows that changed since the last read (:class:`_KeptSums`)."""
+        if kept:
+            return self._kept_sums(key, per_row)
         codes, _ = self.col(key)
         out = self.zeros(key)
         n = min(len(codes), len(per_row), len(self.live))
@@ -223,6 +233,46 @@ class _Topology:
         if k:  # (sums of pod counts times weights: exact in float64)
             out += np.bincount(values[:k], weights=per_row.take(at[:k]), minlength=len(out)).astype(np.int64)
         return out
+
+    def _kept_sums(self, key: str, per_row: np.ndarray) -> np.ndarray:
+        codes, _ = self.col(key)
+        at = (id(per_row), key)
+        kept = _KEPT_SUMS.get(at)
+        if (kept is None or kept.per_row is not per_row or kept.codes is not codes or kept.live is not self.live
+                or len(kept.seen) != len(per_row)):
+            _, mark = self.snapshot.changes_since(None)
+            kept = _KEPT_SUMS[at] = _KeptSums(per_row, codes, self.live, per_row.copy(), self.per_value(key, per_row),
+                                              mark)
+            if len(_KEPT_SUMS) > _MAX_KEPT_SUMS:
+                _KEPT_SUMS.popitem(last=False)
+            return kept.sums.copy()
+        _KEPT_SUMS.move_to_end(at)
+        logged, kept.mark = self.snapshot.changes_since(kept.mark)
+        if logged is not None and len(logged) <= 64:  # a few rows (a pod assumed and bound): one by one
+            seen, sums, live, per_row_unique = kept.seen, kept.sums, self.live, self.rows_of(key) is not None
+            for row in set(logged):
+                delta = per_row.item(row) - seen.item(row) if row < len(per_row) else 0
+                if delta:
+                    seen[row] += delta
+                    code = codes.item(row) if row < len(codes) and row < len(live) and live.item(row) else -1
+                    if code >= 0:
+                        sums[row if per_row_unique else code] += delta
+            return sums.copy()
+        if logged is None:  # the log no longer reaches back: compare every row
+            changed = np.flatnonzero(per_row != kept.seen)
+        else:
+            rows = np.unique(np.asarray(logged, np.int64))
+            rows = rows[rows < len(per_row)]
+            changed = rows[per_row[rows] != kept.seen[rows]]
+        if len(changed):
+            n = min(len(codes), len(self.live))
+            changed_rows = changed[changed < n]
+            slots = self.slots(key, changed_rows)
+            valid = (slots >= 0) & self.live[changed_rows]
+            delta = per_row[changed_rows] - kept.seen[changed_rows]
+            np.add.at(kept.sums, slots[valid], delta[valid])
+            kept.seen[changed] = per_row[changed]
+        return kept.sums.copy()
 
     #: per topology key: (label column, live mask, live rows carrying the key, their codes)
     _VALID: dict[str, tuple] = {}
@@ -248,6 +298,28 @@ class _Topology:
         codes, _ = self.col(key)
         code = int(codes[row]) if row < len(codes) else -1
         return code if code < 0 or self.rows_of(key) is None else row
+
+
+@dataclass
+class _KeptSums:
+    """The per-value sums (``_Topology.per_value``) of one of the snapshot's count arrays for one
+    topology key, valid while the label column and the live mask are the objects they were built
+    from (a node added, changed or removed replaces one of them); ``seen`` is the count array as
+    last summed, so a read adds only the rows that changed since (pods assumed, bound, changed or
+    gone): those the snapshot logged as changed since ``mark`` (``Snapshot.changes_since``), or
+    every row when the log no longer reaches back."""
+
+    per_row: np.ndarray
+    codes: np.ndarray
+    live: np.ndarray
+    seen: np.ndarray
+    sums: np.ndarray
+    mark: int
+
+
+#: (id of the count array, topology key) -> its kept sums, least recently read first
+_KEPT_SUMS: OrderedDict[tuple[int, str], _KeptSums] = OrderedDict()
+_MAX_KEPT_SUMS = 128
 
 
 # -- cycle state -----------------------------------------------------------------------------------------------
@@ -430,20 +502,19 @@ class InterPodAffinity(Plugin):
         must_evaluate_host_existing = False
         if fast:
             s.host_existing_anti_rows = np.zeros(len(topo.live), np.int64)
-        per_key: dict[str, np.ndarray] = {}
-        for terms_of_group, counts_of_group in _groups(snapshot, "anti_signature", topo.live):
+        existing = s.existing_anti_affinity_counts
+        for terms_of_group, counts_of_group, own in _groups(snapshot, "anti_signature", topo.live):
             for t in terms_of_group.required_anti:
                 if fast and t.topology_key == LABEL_HOSTNAME:
                     must_evaluate_host_existing = True
                     if t.matches(pod, ns_labels):
                         s.host_existing_anti_rows += counts_of_group
                 elif t.matches(pod, ns_labels):
-                    acc = per_key.get(t.topology_key)
-                    if acc is None:
-                        acc = per_key[t.topology_key] = np.zeros(len(topo.live), np.int64)
-                    acc += counts_of_group
-        for key, acc in per_key.items():
-            s.existing_anti_affinity_counts[key] = topo.per_value(key, acc)
+                    sums = topo.per_value(t.topology_key, counts_of_group, kept=own)
+                    if t.topology_key in existing:
+                        existing[t.topology_key] += sums
+                    else:
+                        existing[t.topology_key] = sums
 
         # existing pods against the incoming pod's own required terms
         if cluster_aff:
@@ -452,11 +523,11 @@ class InterPodAffinity(Plugin):
                 lambda p, ts=tuple(cluster_aff): pod_matches_all_terms(list(ts), p))
             for t in cluster_aff:
                 s.affinity_counts[t.topology_key] = (s.affinity_counts.get(t.topology_key, 0)
-                                                     + topo.per_value(t.topology_key, per_row))
+                                                     + topo.per_value(t.topology_key, per_row, kept=True))
         for t in cluster_anti:
             per_row = snapshot.matching_pod_counts((NAME, "any", t.match_key), lambda p, t=t: t.matches(p, None))
             s.anti_affinity_counts[t.topology_key] = (s.anti_affinity_counts.get(t.topology_key, 0)
-                                                      + topo.per_value(t.topology_key, per_row))
+                                                      + topo.per_value(t.topology_key, per_row, kept=True))
         if host_aff:
             per_row = snapshot.matching_pod_counts(
                 (NAME, "all", tuple(t.match_key for t in host_aff)),
@@ -510,6 +581,14 @@ class InterPodAffinity(Plugin):
         def codes(key):
             return topo.col(key)[0][rows]
 
+        slots_of: dict[str, np.ndarray] = {}  # each key's slots of ``rows``, once a call
+
+        def slots(key):
+            out = slots_of.get(key)
+            if out is None:
+                out = slots_of[key] = topo.slots(key, rows)
+            return out
+
         # 1. the incoming pod's affinity
         fail_aff = np.zeros(n, bool)
         if s.host_affinity_terms:  # fast path, every term hostname-scoped: a node-local check
@@ -524,7 +603,7 @@ class InterPodAffinity(Plugin):
                 c = codes(t.topology_key)
                 missing |= c < 0
                 counts = s.affinity_counts.get(t.topology_key)
-                pods_exist &= (c >= 0) & (counts[topo.slots(t.topology_key, rows)] > 0
+                pods_exist &= (c >= 0) & (counts[slots(t.topology_key)] > 0
                                           if counts is not None else False)
             self_ok = (not s._nonempty(s.affinity_counts)
                        and (not s.fast_path or s.matching_host_affinity_pods <= 0)
@@ -536,14 +615,14 @@ class InterPodAffinity(Plugin):
         for t in s.cluster_anti_affinity_terms:
             counts = s.anti_affinity_counts.get(t.topology_key)
             if counts is not None:
-                fail_anti |= counts[topo.slots(t.topology_key, rows)] > 0
+                fail_anti |= counts[slots(t.topology_key)] > 0
         if s.host_anti_affinity_terms:
             fail_anti |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_anti_affinity_rows[rows] > 0)
 
         # 3. the existing pods' anti-affinity
         fail_existing = np.zeros(n, bool)
         for key, counts in s.existing_anti_affinity_counts.items():
-            fail_existing |= counts[topo.slots(key, rows)] > 0
+            fail_existing |= counts[slots(key)] > 0
         if s.host_existing_anti_rows is not None:
             fail_existing |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_existing_anti_rows[rows] > 0)
 
@@ -581,19 +660,17 @@ class InterPodAffinity(Plugin):
             for w, mult in weighted:
                 t = merge_namespace_selector(w.term, namespaces)
                 per_row = snapshot.matching_pod_counts((NAME, "any", t.match_key), lambda p, t=t: t.matches(p, None))
-                codes, _ = topo.col(t.topology_key)
-                k = min(len(codes), len(per_row), len(topo.live))
-                if (topo.live[:k] & (codes[:k] >= 0) & (per_row[:k] > 0)).any():
+                sums = topo.per_value(t.topology_key, per_row, kept=True)
+                if sums.any():  # a matching pod on a live node with the key (counts are never negative)
                     contributed = True
                     if t.topology_key not in scores:
                         scores[t.topology_key] = topo.zeros(t.topology_key)
-                    scores[t.topology_key] += int(w.weight * mult) * topo.per_value(t.topology_key, per_row)
+                    scores[t.topology_key] += int(w.weight * mult) * sums
 
         # the terms of the existing pods that have affinity against the incoming pod (pods with
-        # the same terms grouped, each distinct term matched once)
+        # the same terms grouped, each distinct term matched once, its pods summed per value)
         hard_weight = self.args.hard_pod_affinity_weight
-        per_key: dict[str, np.ndarray] = {}
-        for et, counts_of_group in _groups(snapshot, "score_signature", topo.live):
+        for et, counts_of_group, own in _groups(snapshot, "score_signature", topo.live):
             contributions = []
             if hard_weight > 0:
                 contributions += [(t, hard_weight, 1) for t in et.required_affinity]
@@ -602,20 +679,13 @@ class InterPodAffinity(Plugin):
             for t, weight, mult in contributions:
                 if not t.matches(pod, ns_labels):
                     continue
-                codes, _ = topo.col(t.topology_key)
-                k = min(len(codes), len(counts_of_group))
-                on_labelled = np.where(codes[:k] >= 0, counts_of_group[:k], 0)
-                if not on_labelled.any():
+                sums = topo.per_value(t.topology_key, counts_of_group, kept=own)
+                if not sums.any():
                     continue
                 contributed = True
-                acc = per_key.get(t.topology_key)
-                if acc is None:
-                    acc = per_key[t.topology_key] = np.zeros(len(topo.live), np.int64)
-                acc[:k] += int(weight * mult) * on_labelled
-        for key, acc in per_key.items():
-            if key not in scores:
-                scores[key] = topo.zeros(key)
-            scores[key] += topo.per_value(key, acc)
+                if t.topology_key not in scores:
+                    scores[t.topology_key] = topo.zeros(t.topology_key)
+                scores[t.topology_key] += int(weight * mult) * sums
 
         if not contributed:
             return Status.skip()

@@ -90,6 +90,36 @@ spec: {containers: [{name: app, image: nginx}]}
     assert list(cluster.pods) == ["default/fine"]
 
 
+def test_a_priority_or_preemption_policy_set_by_hand_is_forbidden_as_the_priority_plugin_says():
+    text = NODE + """\
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: never}
+value: 10
+preemptionPolicy: Never
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: by-hand}
+spec: {priority: 1000, containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: policy-by-hand}
+spec: {priorityClassName: never, preemptionPolicy: PreemptLowerPriority, containers: [{name: app, image: nginx}]}
+"""
+    objs, _ = _load(text)
+    assert [r.kubectl() for r in objs.refused] == [
+        'Error from server (Forbidden): error when creating "app.yaml": pods "by-hand" is forbidden: the integer '
+        "value of priority (1000) must not be provided in pod spec; priority admission controller computed 0 "
+        "from the given PriorityClass name",
+        'Error from server (Forbidden): error when creating "app.yaml": pods "policy-by-hand" is forbidden: the '
+        "string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority "
+        "admission controller computed Never from the given PriorityClass name",
+    ]
+
+
 def test_strict_refuses_everything_at_a_refusal():
     text = NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: gold}\n" \
                   "spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}\n"

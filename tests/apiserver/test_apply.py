@@ -120,6 +120,37 @@ spec: {priorityClassName: never, preemptionPolicy: PreemptLowerPriority, contain
     ]
 
 
+def test_owner_references_with_two_controllers_or_an_event_owner_are_invalid():
+    text = NODE + """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: two-controllers
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: a, uid: "1", controller: true}
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: b, uid: "2", controller: true, blockOwnerDeletion: true}
+spec: {containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: event-owned
+  ownerReferences: [{apiVersion: v1, kind: Event, name: "e<1>", uid: "3"}]
+spec: {containers: [{name: app, image: nginx}]}
+"""
+    objs, _ = _load(text)
+    assert [o.key for o in objs] == ["n1"]
+    assert [r.kubectl() for r in objs.refused] == [
+        'The Pod "two-controllers" is invalid: metadata.ownerReferences: Invalid value: [{"apiVersion":"apps/v1",'
+        '"kind":"ReplicaSet","name":"a","uid":"1","controller":true},{"apiVersion":"apps/v1","kind":"ReplicaSet",'
+        '"name":"b","uid":"2","controller":true,"blockOwnerDeletion":true}]: Only one reference can have Controller '
+        'set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b',
+        'The Pod "event-owned" is invalid: metadata.ownerReferences: Invalid value: {"apiVersion":"v1",'
+        '"kind":"Event","name":"e\\u003c1\\u003e","uid":"3"}: /v1, Kind=Event is disallowed from being an owner',
+    ]
+
+
 def test_strict_refuses_everything_at_a_refusal():
     text = NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: gold}\n" \
                   "spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}\n"

@@ -1,7 +1,8 @@
 """What the API server checks on every object before anything is created from it:
 ``ValidateObjectMeta`` (names per kind, namespace name, labels, annotations, owner references), node taints,
 container names, workload specs (``ValidateReplicaSetSpec`` and its siblings: int32 ranges,
-non-negative counts, a selector matching the template's labels), with upstream's messages
+non-negative counts, a selector matching the template's labels), a PodDisruptionBudget's
+``minAvailable`` / ``maxUnavailable`` (a count or a percentage of at most 100%), with upstream's messages
 and field paths; and a bound on the pods one load may create.
 
 :func:`check_objects` runs at the start of :func:`~kschedlab.controllers.workloads.expand`, so a
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any, Callable, Iterable
 
 from ..api.errors import ManifestError, format_path
@@ -280,6 +282,31 @@ def workload_errors(obj: Any) -> Errors:
     return errs
 
 
+_PERCENT_MSG = ("a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or "
+                "'93%', regex used for validation is '[0-9]+%')")
+
+
+def _pdb_errors(pdb: Any) -> Errors:
+    """``ValidatePodDisruptionBudgetSpec``, in part: ``minAvailable`` / ``maxUnavailable`` a
+    non-negative integer or a percentage of at most 100%.
+
+    >>> from kschedlab.api.policy import PodDisruptionBudget
+    >>> _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": "150%", "maxUnavailable": -1}}))
+    [('spec.minAvailable', 'Invalid value: "150%": must not be greater than 100%'), ('spec.maxUnavailable', 'Invalid value: -1: must be greater than or equal to 0')]
+    """
+    errs: Errors = []
+    for name, value in (("minAvailable", pdb.spec.min_available), ("maxUnavailable", pdb.spec.max_unavailable)):
+        path = ["spec", name]
+        if isinstance(value, str):
+            if not re.fullmatch(r"[0-9]+%", value):
+                errs.append(_invalid(path, value, _PERCENT_MSG))
+            elif int(value[:-1]) > 100:
+                errs.append(_invalid(path, value, "must not be greater than 100%"))
+        elif value is not None and value < 0:
+            errs.append(_invalid(path, value, "must be greater than or equal to 0"))
+    return errs
+
+
 def object_errors(obj: TypedObject) -> Errors:
     """``(field path, message)`` of every problem of ``obj`` (empty for kinds not validated here)."""
     if not isinstance(obj, KubeObject) or obj.kind not in NAME_RULES:
@@ -291,6 +318,8 @@ def object_errors(obj: TypedObject) -> Errors:
         errs += _node_errors(obj)
     elif obj.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"):
         errs += workload_errors(obj)
+    elif obj.kind == "PodDisruptionBudget":
+        errs += _pdb_errors(obj)
     return errs
 
 

@@ -151,6 +151,24 @@ spec: {containers: [{name: app, image: nginx}]}
     ]
 
 
+def test_a_pdb_budget_above_100_percent_negative_or_not_a_percentage_is_invalid():
+    pdb = "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}}}\nspec: {{{spec}}}\n"
+    text = NODE + "".join(pdb.format(name=n, spec=spec) for n, spec in [
+        ("too-many", 'minAvailable: "150%"'), ("negative", "maxUnavailable: -1"), ("typo", 'maxUnavailable: "10 %"'),
+        ("fine", 'minAvailable: "100%"')])
+    objs, _ = _load(text)
+    assert [o.key for o in objs] == ["n1", "default/fine"]
+    assert [r.kubectl() for r in objs.refused] == [
+        'The PodDisruptionBudget "too-many" is invalid: spec.minAvailable: Invalid value: "150%": must not be '
+        "greater than 100%",
+        'The PodDisruptionBudget "negative" is invalid: spec.maxUnavailable: Invalid value: -1: must be greater than '
+        "or equal to 0",
+        'The PodDisruptionBudget "typo" is invalid: spec.maxUnavailable: Invalid value: "10 %": a valid percent '
+        "string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation "
+        "is '[0-9]+%')",
+    ]
+
+
 def test_strict_refuses_everything_at_a_refusal():
     text = NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: gold}\n" \
                   "spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}\n"

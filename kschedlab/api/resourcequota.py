@@ -502,7 +502,8 @@ class QuotaAdmission:
 
 
 def admit_quota(pods: Iterable[Pod], quotas: Iterable[ResourceQuota]) -> list[ManifestError]:
-    """Quota admission over pods in order: bound pods are observed, new ones checked.
+    """Quota admission over pods in order: pods that exist already (bound, or read back from an
+    API server: they carry ``metadata.resourceVersion``) are observed, new ones checked.
 
     Returns one :class:`ManifestError` per refused pod (refused pods are not charged).
 
@@ -516,7 +517,7 @@ def admit_quota(pods: Iterable[Pod], quotas: Iterable[ResourceQuota]) -> list[Ma
     qa = QuotaAdmission(quotas)
     errors: list[ManifestError] = []
     for pod in pods:
-        if pod.spec.node_name:
+        if pod.spec.node_name or pod.metadata.resource_version:
             qa.observe(pod)
             continue
         try:

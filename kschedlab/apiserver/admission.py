@@ -18,7 +18,7 @@ not changed). For pods it applies, in the API server's order:
 6. (in :func:`admit`) the validating LimitRanger (min / max / maxLimitRequestRatio), then
    the ResourceQuota plugin: pods are charged to the ResourceQuotas of
    their namespace in list order, overhead included (:mod:`kschedlab.api.resourcequota`);
-   already bound pods only count.
+   pods that exist already (bound, or read back with a resourceVersion) only count.
 
 A pod read back from an API server (it has ``metadata.resourceVersion``, as every
 object of a ``kubectl get -o yaml`` dump does; :func:`is_stored`) is not created

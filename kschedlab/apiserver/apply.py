@@ -39,7 +39,8 @@ __all__ = ["Applied", "Refusal", "ControllerEvent", "failed_create", "RefusedObj
 NOT_SERVED = "no matches for kind "
 
 #: messages of admission plugins whose refusal is a 403 Forbidden (the rest are 422 Invalid)
-_FORBIDDEN_MESSAGES = ("no PriorityClass with name ", "pod rejected: ", "conflict: runtimeClass.")
+_FORBIDDEN_MESSAGES = ("no PriorityClass with name ", "pod rejected: ", "conflict: runtimeClass.",
+                       "the integer value of priority (", "the string value of PreemptionPolicy (")
 
 
 def _plural(kind: str) -> str:

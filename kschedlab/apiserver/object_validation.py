@@ -1,7 +1,8 @@
 """What the API server checks on every object before anything is created from it:
-``ValidateObjectMeta`` (names per kind, namespace name, labels, annotations), node taints,
+``ValidateObjectMeta`` (names per kind, namespace name, labels, annotations, owner references), node taints,
 container names, workload specs (``ValidateReplicaSetSpec`` and its siblings: int32 ranges,
-non-negative counts, a selector matching the template's labels), with upstream's messages
+non-negative counts, a selector matching the template's labels), a PodDisruptionBudget's
+``minAvailable`` / ``maxUnavailable`` (a count or a percentage of at most 100%), with upstream's messages
 and field paths; and a bound on the pods one load may create.
 
 :func:`check_objects` runs at the start of :func:`~kschedlab.controllers.workloads.expand`, so a
@@ -10,7 +11,7 @@ is made; applied as ``kubectl apply -f`` applies (not strict), :func:`refuse_inv
 invalid object out first and the rest goes on. Objects a test builds directly (the conformance runner's fixtures) never pass here.
 
 Not validated here: kinds with their own validation module (PriorityClass, resource.k8s.io,
-scheduling.k8s.io Workload/PodGroup), owner references, finalizers and managed fields.
+scheduling.k8s.io Workload/PodGroup), an owner reference's empty fields, finalizers and managed fields.
 A cluster-scoped object's ``metadata.namespace`` is cleared by admission, as the API server
 clears it, rather than refused; an empty namespace is defaulted there too. Unlike upstream, a
 workload without ``spec.selector`` is accepted (examples and tests of the project leave it out;
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any, Callable, Iterable
 
 from ..api.errors import ManifestError, format_path
@@ -44,8 +46,8 @@ from ..api.validation import (
 )
 from .apply import Refusal
 
-__all__ = ["object_errors", "check_objects", "refuse_invalid", "object_meta_errors", "workload_errors", "wanted_pods",
-           "pod_bound_error", "DEFAULT_MAX_PODS", "MAX_PODS_ENV", "max_pods", "TOTAL_ANNOTATION_SIZE_LIMIT_B"]
+__all__ = ["object_errors", "check_objects", "refuse_invalid", "object_meta_errors", "owner_references_errors",
+           "workload_errors", "wanted_pods", "pod_bound_error", "DEFAULT_MAX_PODS", "MAX_PODS_ENV", "max_pods", "TOTAL_ANNOTATION_SIZE_LIMIT_B"]
 
 DEFAULT_MAX_PODS = 100_000
 """The most pods one load may create from its workloads (set ``KSCHEDLAB_MAX_PODS`` to change it)."""
@@ -118,6 +120,55 @@ def annotations_errors(annotations: dict[str, str], path: list[Any]) -> Errors:
     return errs
 
 
+#: kinds that may not own objects (upstream ``BannedOwners``), by (group, version, kind)
+BANNED_OWNERS = {("", "v1", "Event")}
+
+
+def _go_json(value: Any) -> str:
+    """``value`` as Go's ``encoding/json`` writes it (compact; ``<``, ``>``, ``&`` escaped)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _owner_json(ref: Any) -> dict:
+    out = {"apiVersion": ref.api_version or "", "kind": ref.kind or "", "name": ref.name or "", "uid": ref.uid or ""}
+    if ref.controller is not None:
+        out["controller"] = ref.controller
+    if ref.block_owner_deletion is not None:
+        out["blockOwnerDeletion"] = ref.block_owner_deletion
+    return out
+
+
+def owner_references_errors(refs: list[Any], path: list[Any]) -> Errors:
+    """``ValidateOwnerReferences``, in part: no Event as owner, at most one controller (the path has
+    no index, as upstream's).  Unlike upstream, empty ``apiVersion``, ``kind``, ``name`` or ``uid``
+    are accepted: hand-written dumps and tests leave them out and the controllers then match the
+    owner by what is given (:mod:`kschedlab.controllers.controller_ref`).
+
+    >>> from kschedlab.api.meta import OwnerReference
+    >>> a = OwnerReference(api_version="apps/v1", kind="ReplicaSet", name="a", uid="1", controller=True)
+    >>> owner_references_errors([a, a.model_copy(update={"name": "b"})], ["metadata", "ownerReferences"])
+    [('metadata.ownerReferences', 'Invalid value: [{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"a","uid":"1","controller":true},{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"b","uid":"1","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b')]
+    """
+    errs: Errors = []
+    first_controller = ""
+    for ref in refs:
+        parts = (ref.api_version or "").split("/")
+        group, version = ("", "") if len(parts) > 2 else (parts[0] if len(parts) == 2 else "", parts[-1])
+        if (group, version, ref.kind) in BANNED_OWNERS:
+            errs.append((format_path(path), f"Invalid value: {_go_json(_owner_json(ref))}: "
+                                            f"{group}/{version}, Kind={ref.kind} is disallowed from being an owner"))
+        if ref.controller:
+            current = f"{ref.kind or ''}/{ref.name or ''}"
+            if first_controller:
+                errs.append((format_path(path), f"Invalid value: {_go_json([_owner_json(r) for r in refs])}: Only one "
+                                                f'reference can have Controller set to true. Found "true" in references '
+                                                f"for {first_controller} and {current}"))
+            else:
+                first_controller = current
+    return errs
+
+
 def object_meta_errors(obj: KubeObject) -> Errors:
     """``ValidateObjectMeta`` with the kind's name rule (see the module text for what is left out)."""
     meta = obj.metadata
@@ -135,6 +186,7 @@ def object_meta_errors(obj: KubeObject) -> Errors:
         errs.append(_invalid(["metadata", "generation"], meta.generation, "must be greater than or equal to 0"))
     errs += labels_errors(meta.labels, ["metadata", "labels"])
     errs += annotations_errors(meta.annotations, ["metadata", "annotations"])
+    errs += owner_references_errors(meta.owner_references, ["metadata", "ownerReferences"])
     return errs
 
 
@@ -230,6 +282,31 @@ def workload_errors(obj: Any) -> Errors:
     return errs
 
 
+_PERCENT_MSG = ("a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or "
+                "'93%', regex used for validation is '[0-9]+%')")
+
+
+def _pdb_errors(pdb: Any) -> Errors:
+    """``ValidatePodDisruptionBudgetSpec``, in part: ``minAvailable`` / ``maxUnavailable`` a
+    non-negative integer or a percentage of at most 100%.
+
+    >>> from kschedlab.api.policy import PodDisruptionBudget
+    >>> _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": "150%", "maxUnavailable": -1}}))
+    [('spec.minAvailable', 'Invalid value: "150%": must not be greater than 100%'), ('spec.maxUnavailable', 'Invalid value: -1: must be greater than or equal to 0')]
+    """
+    errs: Errors = []
+    for name, value in (("minAvailable", pdb.spec.min_available), ("maxUnavailable", pdb.spec.max_unavailable)):
+        path = ["spec", name]
+        if isinstance(value, str):
+            if not re.fullmatch(r"[0-9]+%", value):
+                errs.append(_invalid(path, value, _PERCENT_MSG))
+            elif int(value[:-1]) > 100:
+                errs.append(_invalid(path, value, "must not be greater than 100%"))
+        elif value is not None and value < 0:
+            errs.append(_invalid(path, value, "must be greater than or equal to 0"))
+    return errs
+
+
 def object_errors(obj: TypedObject) -> Errors:
     """``(field path, message)`` of every problem of ``obj`` (empty for kinds not validated here)."""
     if not isinstance(obj, KubeObject) or obj.kind not in NAME_RULES:
@@ -241,6 +318,8 @@ def object_errors(obj: TypedObject) -> Errors:
         errs += _node_errors(obj)
     elif obj.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"):
         errs += workload_errors(obj)
+    elif obj.kind == "PodDisruptionBudget":
+        errs += _pdb_errors(obj)
     return errs
 
 

@@ -10,6 +10,7 @@ extension point with upstream's semantics, answering for many nodes at once.
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from kschedlab.framework.interface import (
     PreFilterResult,
     Verdicts,
 )
-from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ResolvedProfile, resolve_profile
+from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ProfileError, ResolvedProfile, resolve_profile
 from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, FrameworkError, Status
 from kschedlab.framework.types import cache_owner
@@ -165,6 +166,9 @@ class Framework:
             raw = profile.plugin_config.get(name)
             defaulting = getattr(cls, "default_args", None)
             self.plugins[name] = cls.build(defaulting(raw) if defaulting else raw, self.handle)
+            if self.plugins[name].name != name:
+                raise ProfileError(f"plugin {name!r} is registered under {name!r} but its class {cls.__name__} "
+                                   f"names itself {self.plugins[name].name!r}: set name = {name!r} on the class")
         self.points: dict[str, list[Plugin]] = {
             point: [self.plugins[n] for n in profile.points[point]] for point in POINTS_IN_CONFIG_ORDER}
         self.weights = {name: w for name, w in profile.weights.items()}
@@ -670,8 +674,37 @@ def filter_verdicts(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
 def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
     vectorized = getattr(plugin, "filter_nodes", None)
     if vectorized is not None:
-        return vectorized(state, pod, snapshot, rows)
-    return Verdicts.from_statuses(plugin.filter(state, pod, snapshot.node_info(int(r))) for r in rows)
+        verdicts = vectorized(state, pod, snapshot, rows)
+        if not isinstance(verdicts, Verdicts) or len(verdicts.codes) != len(rows):
+            raise TypeError(f'plugin "{plugin.name}": filter_nodes returned {_shown(verdicts)}, not Verdicts '
+                            f"with one code per row ({len(rows)} rows)")
+        return verdicts
+    return Verdicts.from_statuses(_filter_status(plugin, state, pod, snapshot.node_info(int(r))) for r in rows)
+
+
+def _shown(value) -> str:
+    """``value`` as a contract error shows it: short, with its type."""
+    text = repr(value)
+    return f"{text[:60]}... ({type(value).__name__})" if len(text) > 60 else f"{text} ({type(value).__name__})"
+
+
+def _filter_status(plugin, state, pod, node_info) -> Status:
+    """A per-node ``filter``'s answer, which must be a Status.
+
+    >>> class Odd(Plugin):
+    ...     name = "Odd"
+    ...     def filter(self, state, pod_info, node_info):
+    ...         return False
+    >>> _filter_status(Odd(), None, None, None)
+    Traceback (most recent call last):
+    ...
+    TypeError: plugin "Odd": filter returned False (bool), not a Status: Status() lets the node pass, Status.unschedulable("reason") rejects it
+    """
+    status = plugin.filter(state, pod, node_info)
+    if not isinstance(status, Status):
+        raise TypeError(f'plugin "{plugin.name}": filter returned {_shown(status)}, not a Status: Status() lets the '
+                        'node pass, Status.unschedulable("reason") rejects it')
+    return status
 
 
 def normalize_score(plugin, state, pod, scores: np.ndarray) -> None:
@@ -703,10 +736,21 @@ def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
     """One Score plugin's raw scores for ``rows`` (vectorized ``score_nodes`` or per node ``score``)."""
     vectorized = getattr(plugin, "score_nodes", None)
     if vectorized is not None:
-        return np.asarray(vectorized(state, pod, snapshot, rows), np.int64)
+        scores = np.asarray(vectorized(state, pod, snapshot, rows))
+        if scores.shape != (len(rows),) or (scores.size and scores.dtype.kind not in "iu"):
+            raise TypeError(f'plugin "{plugin.name}": score_nodes returned {scores.size} {scores.dtype} value(s) of '
+                            f"shape {scores.shape}, not one integer per row ({len(rows)} rows; int64 as upstream, "
+                            "// for integer division)")
+        return scores.astype(np.int64, copy=False)
     out = np.zeros(len(rows), np.int64)
     for i, row in enumerate(rows):
-        value, status = plugin.score(state, pod, snapshot.node_info(int(row)))
+        answer = plugin.score(state, pod, snapshot.node_info(int(row)))
+        if not isinstance(answer, tuple) or len(answer) != 2 or not isinstance(answer[1], (Status, type(None))):
+            raise TypeError(f'plugin "{plugin.name}": score returned {_shown(answer)}, not a pair (score, Status())')
+        value, status = answer
+        if not isinstance(value, numbers.Integral):
+            raise TypeError(f'plugin "{plugin.name}": score returned the score {_shown(value)}, not an integer '
+                            "(int64 as upstream: // for integer division)")
         if status is not None and not status.is_success():
             raise FrameworkError(f'running Score plugins: plugin "{plugin.name}" failed with: {status.message()}')
         out[i] = value

@@ -79,8 +79,10 @@ def validate_trace(frame: pd.DataFrame, source: str = "<trace>") -> pd.DataFrame
     """
     unknown = [c for c in frame.columns if c not in TRACE_COLUMNS]
     if unknown:
-        raise _fail(source, f'unknown field "{unknown[0]}" (the columns are {", ".join(TRACE_COLUMNS)})',
-                    column=str(unknown[0]))
+        openb = {"cpu_milli", "num_gpu"} <= set(frame.columns)
+        raise _fail(source, f'unknown field "{unknown[0]}" (the columns are {", ".join(TRACE_COLUMNS)})'
+                    + ("; this is an openb pod list: replay it with `kschedlab packing` or a Sweep's spec.packing"
+                       if openb else ""), column=str(unknown[0]))
     missing = [c for c in TRACE_COLUMNS if c not in frame.columns and c not in ("job", "duration")]
     if missing:
         raise _fail(source, "Required value", column=missing[0])

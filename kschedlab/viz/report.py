@@ -201,6 +201,23 @@ def _pod_groups_section(cluster) -> str:
             + esc("---\n".join(docs)) + "</pre></details>")
 
 
+def _refused_section(cluster) -> str:
+    """The objects the API server refused, as ``schedule`` lists them after its table, and the
+    controllers' ``FailedCreate`` events (the empty string when nothing was refused)."""
+    refused, events = getattr(cluster, "refused", ()), getattr(cluster, "events", ())
+    if not refused:
+        return ""
+    rows = [f'<tr><td class="nowrap">{esc(r.obj.kind)} {esc(getattr(r.obj, "key", r.name))}</td>'
+            f'<td class="nowrap">{esc(r.file or "—")}</td><td class="fail nowrap">{esc(r.reason)}</td>'
+            f"<td>{esc(r.message)}</td><td>{esc(r.controller or '—')}</td></tr>" for r in refused]
+    head = "".join(f"<th>{h}</th>" for h in ("object", "file", "reason", "message", "created by"))
+    out = ("<h2>Refused by the API server</h2>" + f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows)
+           + "</tbody></table>")
+    if events:
+        out += "<ul>" + "".join(f"<li>{esc(str(e))}</li>" for e in events) + "</ul>"
+    return out
+
+
 def _run_table(run, anchors: dict[str, int]) -> str:
     """Every pod of a :class:`~kschedlab.scheduler.result.RunResult`: kubectl STATUS, node,
     nominated node, attempts, the last attempt's status code and what happened."""
@@ -320,7 +337,7 @@ def render_report(cluster, results: Iterable, title: str = "kschedlab report") -
         f"<h1>{esc(title)}</h1>",
         f'<p class="note">{scheduled} of {len(results)} pods scheduled on {len(cluster.snapshot.index)} nodes'
         f'{esc(attempts)}.</p>',
-        "<h2>Results</h2>", table, _pod_groups_section(cluster),
+        "<h2>Results</h2>", table, _refused_section(cluster), _pod_groups_section(cluster),
         "<h2>Cluster</h2>", _figure_div(node_utilization(cluster), "kschedlab-utilization"),
         _figure_div(cluster_bars(cluster), "kschedlab-cluster"),
     ]
@@ -335,7 +352,8 @@ def render_report(cluster, results: Iterable, title: str = "kschedlab report") -
 def write_report(path, cluster, results: Iterable, title: str = "kschedlab report") -> Path:
     """Write one self-contained HTML report and return its path.
 
-    A results table (pod, kubectl status, node, nominated node, attempts, message), the pod groups'
+    A results table (pod, kubectl status, node, nominated node, attempts, message), the objects the
+    API server refused with the controllers' FailedCreate events, the pod groups'
     conditions and objects (when there are any), the node utilization and
     cluster figures, then per pod its explain() table, filter outcome and
     score breakdown.  Works offline (plotly.js is inlined once, compressed).  The file is written whole or

@@ -194,6 +194,34 @@ spec: {containers: [{name: c}]}
     assert str(q.status.used["pods"]) == "3"  # 2 observed + the new pod; the running one is in the 2
 
 
+def test_pending_pods_read_back_from_a_cluster_exist_and_are_not_admitted_again():
+    """A ``kubectl get -o yaml`` dump: a quota lowered below what its namespace uses (the API server
+    allows it) and a pending pod that was created before; the pod exists, it is neither refused nor
+    charged twice (its usage is in the dumped ``status.used``)."""
+    text = """
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: q, namespace: shop, resourceVersion: "90"}
+spec: {hard: {requests.cpu: "1"}}
+status: {hard: {requests.cpu: "1"}, used: {requests.cpu: 2500m}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: shop, resourceVersion: "80"}
+spec: {nodeName: n1, priority: 0, containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pending, namespace: shop, resourceVersion: "85"}
+spec: {priority: 0, containers: [{name: c, resources: {requests: {cpu: 500m}}}]}
+status: {phase: Pending}
+"""
+    objs = admit(load_text(text))
+    assert [o.metadata.name for o in objs if isinstance(o, Pod)] == ["running", "pending"]
+    assert _used(_quota(objs)) == {"requests.cpu": "2500m"}
+
+
 def test_validation_errors_name_the_field():
     text = """
 apiVersion: v1

@@ -90,6 +90,85 @@ spec: {containers: [{name: app, image: nginx}]}
     assert list(cluster.pods) == ["default/fine"]
 
 
+def test_a_priority_or_preemption_policy_set_by_hand_is_forbidden_as_the_priority_plugin_says():
+    text = NODE + """\
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: never}
+value: 10
+preemptionPolicy: Never
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: by-hand}
+spec: {priority: 1000, containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: policy-by-hand}
+spec: {priorityClassName: never, preemptionPolicy: PreemptLowerPriority, containers: [{name: app, image: nginx}]}
+"""
+    objs, _ = _load(text)
+    assert [r.kubectl() for r in objs.refused] == [
+        'Error from server (Forbidden): error when creating "app.yaml": pods "by-hand" is forbidden: the integer '
+        "value of priority (1000) must not be provided in pod spec; priority admission controller computed 0 "
+        "from the given PriorityClass name",
+        'Error from server (Forbidden): error when creating "app.yaml": pods "policy-by-hand" is forbidden: the '
+        "string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority "
+        "admission controller computed Never from the given PriorityClass name",
+    ]
+
+
+def test_owner_references_with_two_controllers_or_an_event_owner_are_invalid():
+    text = NODE + """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: two-controllers
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: a, uid: "1", controller: true}
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: b, uid: "2", controller: true, blockOwnerDeletion: true}
+spec: {containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: event-owned
+  ownerReferences: [{apiVersion: v1, kind: Event, name: "e<1>", uid: "3"}]
+spec: {containers: [{name: app, image: nginx}]}
+"""
+    objs, _ = _load(text)
+    assert [o.key for o in objs] == ["n1"]
+    assert [r.kubectl() for r in objs.refused] == [
+        'The Pod "two-controllers" is invalid: metadata.ownerReferences: Invalid value: [{"apiVersion":"apps/v1",'
+        '"kind":"ReplicaSet","name":"a","uid":"1","controller":true},{"apiVersion":"apps/v1","kind":"ReplicaSet",'
+        '"name":"b","uid":"2","controller":true,"blockOwnerDeletion":true}]: Only one reference can have Controller '
+        'set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b',
+        'The Pod "event-owned" is invalid: metadata.ownerReferences: Invalid value: {"apiVersion":"v1",'
+        '"kind":"Event","name":"e\\u003c1\\u003e","uid":"3"}: /v1, Kind=Event is disallowed from being an owner',
+    ]
+
+
+def test_a_pdb_budget_above_100_percent_negative_or_not_a_percentage_is_invalid():
+    pdb = "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}}}\nspec: {{{spec}}}\n"
+    text = NODE + "".join(pdb.format(name=n, spec=spec) for n, spec in [
+        ("too-many", 'minAvailable: "150%"'), ("negative", "maxUnavailable: -1"), ("typo", 'maxUnavailable: "10 %"'),
+        ("fine", 'minAvailable: "100%"')])
+    objs, _ = _load(text)
+    assert [o.key for o in objs] == ["n1", "default/fine"]
+    assert [r.kubectl() for r in objs.refused] == [
+        'The PodDisruptionBudget "too-many" is invalid: spec.minAvailable: Invalid value: "150%": must not be '
+        "greater than 100%",
+        'The PodDisruptionBudget "negative" is invalid: spec.maxUnavailable: Invalid value: -1: must be greater than '
+        "or equal to 0",
+        'The PodDisruptionBudget "typo" is invalid: spec.maxUnavailable: Invalid value: "10 %": a valid percent '
+        "string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation "
+        "is '[0-9]+%')",
+    ]
+
+
 def test_strict_refuses_everything_at_a_refusal():
     text = NODE + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: gold}\n" \
                   "spec: {priorityClassName: gold, containers: [{name: app, image: nginx}]}\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -55,6 +57,15 @@ def test_unknown_and_missing_columns(tmp_path):
         read_trace(path)
     with pytest.raises(ManifestError, match=r"a trace is a .csv or .parquet file"):
         read_trace(write(tmp_path, "x", "jobs.txt"))
+
+
+def test_an_openb_pod_list_given_as_a_trace_says_where_it_goes():
+    openb = Path(__file__).parents[2] / ".." / "shared" / "traces" / "openb" / "openb_pod_list_default.csv"
+    with pytest.raises(ManifestError) as err:
+        read_trace(openb)
+    assert str(err.value) == (f'{openb}: name: unknown field "name" (the columns are job, arrival, duration, cpu, '
+                              "memory, gpu, gang, priority); this is an openb pod list: replay it with "
+                              "`kschedlab packing` or a Sweep's spec.packing")
 
 
 def test_parquet_and_csv_round_trip(tmp_path):

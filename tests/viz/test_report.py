@@ -113,3 +113,33 @@ def test_the_embedded_plotly_is_the_version_plotly_draws_with():
     ours = gzip.decompress(PLOTLY_BUNDLE.read_bytes())[:200].decode()
     version = re.search(r"plotly\.js v(\S+)", get_plotlyjs()[:200]).group(1)
     assert f"(cartesian - minified) v{version}" in ours
+
+
+def test_objects_the_api_server_refused_are_listed_escaped(tmp_path):
+    from kschedlab.api import load_manifests
+
+    objs = load_manifests(text="""
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bad, labels: {app: "<script>alert(1)</script>"}}
+spec: {containers: [{name: app, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec: {containers: [{name: app, image: nginx}]}
+""", source="pods.yaml")
+    cluster = Cluster(objs)
+    text = write_report(tmp_path / "r.html", cluster, Scheduler(cluster, seed=0).run()).read_text()
+    body = without_plotly(text)
+    assert "<h2>Refused by the API server</h2>" in body and "<script>alert(1)" not in body
+    row = re.search(r"<tr><td class=\"nowrap\">Pod default/bad</td><td class=\"nowrap\">pods.yaml</td>"
+                    r"<td class=\"fail nowrap\">Invalid</td><td>(.*?)</td>", body)
+    assert row and row.group(1) == esc(cluster.refused[0].message)
+    assert row.group(1).startswith("Pod &quot;bad&quot; is invalid: metadata.labels: Invalid value: "
+                                   "&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;")

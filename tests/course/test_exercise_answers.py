@@ -132,7 +132,7 @@ def test_the_library_computes_each_expected_answer(teacher):
 
 #: exercises that once asked for a value the notebook printed above them, now worked out by the student
 WORKED_OUT = [("00-tour", 2), ("08-dynamic-resource-allocation", 3), ("09-gang-scheduling", 1),
-              ("13b-eviction-ranking-and-oom", 2)]
+              ("09-gang-scheduling", 2), ("13b-eviction-ranking-and-oom", 2)]
 
 
 @pytest.mark.parametrize(("notebook", "number"), WORKED_OUT, ids=lambda v: str(v))
@@ -150,3 +150,11 @@ def test_the_seed_by_seed_cpu_utilisation_is_not_printed():
     for where, text in _texts(NOTEBOOKS / "18-research-workflow.ipynb"):
         if "output" in where and "cpu_utilization_mean" in text:
             assert not re.search(r"\bseed\b", text), where  # a column or row per seed ("seeds" counts them)
+
+
+def test_the_gang_story_is_shown_on_four_nodes_only():
+    """09's exercise 3 asks how many nodes both jobs need to start at t=0 with minCount 3: no output
+    shows the story on a cluster of more than four nodes (node-0 to node-3)."""
+    for where, text in _texts(NOTEBOOKS / "09-gang-scheduling.ipynb"):
+        if "output" in where or "text/" in where:
+            assert not re.search(r"\bnode-([4-9]|\d\d+)\b", text), where

@@ -132,7 +132,8 @@ def test_the_library_computes_each_expected_answer(teacher):
 
 #: exercises that once asked for a value the notebook printed above them, now worked out by the student
 WORKED_OUT = [("00-tour", 2), ("08-dynamic-resource-allocation", 3), ("09-gang-scheduling", 1),
-              ("09-gang-scheduling", 2), ("13b-eviction-ranking-and-oom", 2)]
+              ("09-gang-scheduling", 2), ("12-priority-and-preemption", 3),
+              ("13b-eviction-ranking-and-oom", 2)]
 
 
 @pytest.mark.parametrize(("notebook", "number"), WORKED_OUT, ids=lambda v: str(v))

@@ -159,3 +159,12 @@ def test_the_gang_story_is_shown_on_four_nodes_only():
     for where, text in _texts(NOTEBOOKS / "09-gang-scheduling.ipynb"):
         if "output" in where or "text/" in where:
             assert not re.search(r"\bnode-([4-9]|\d\d+)\b", text), where
+
+
+def test_no_printed_pod_needs_two_declared_features():
+    """15's exercise 2 asks about a pod needing ContainerUlimits and UserNamespacesHostNetworkSupport:
+    no requirements table above it shows a pod needing both."""
+    for where, text in _texts(NOTEBOOKS / "15-node-declared-features.ipynb"):
+        if "source" not in where and "required features" in text:
+            assert not [line for line in text.splitlines()
+                        if "ContainerUlimits" in line and "UserNamespacesHostNetworkSupport" in line], where

@@ -168,3 +168,11 @@ def test_no_printed_pod_needs_two_declared_features():
         if "source" not in where and "required features" in text:
             assert not [line for line in text.splitlines()
                         if "ContainerUlimits" in line and "UserNamespacesHostNetworkSupport" in line], where
+
+
+def test_gpu_b3_is_shown_rejected_by_its_taint_only():
+    """00's exercise 1 asks which plugin rejects gpu-b3 once cache-0 tolerates its taint: no output
+    above it shows gpu-b3 rejected by another Filter plugin."""
+    for where, text in _texts(NOTEBOOKS / "00-tour.ipynb"):
+        if "source" not in where:
+            assert not re.search(r"gpu-b3\s+NodeAffinity", text), where

@@ -132,6 +132,7 @@ def test_the_library_computes_each_expected_answer(teacher):
 
 #: exercises that once asked for a value the notebook printed above them, now worked out by the student
 WORKED_OUT = [("00-tour", 2), ("08-dynamic-resource-allocation", 3), ("09-gang-scheduling", 1),
+              ("09-gang-scheduling", 2), ("12-priority-and-preemption", 3),
               ("13b-eviction-ranking-and-oom", 2)]
 
 
@@ -150,3 +151,28 @@ def test_the_seed_by_seed_cpu_utilisation_is_not_printed():
     for where, text in _texts(NOTEBOOKS / "18-research-workflow.ipynb"):
         if "output" in where and "cpu_utilization_mean" in text:
             assert not re.search(r"\bseed\b", text), where  # a column or row per seed ("seeds" counts them)
+
+
+def test_the_gang_story_is_shown_on_four_nodes_only():
+    """09's exercise 3 asks how many nodes both jobs need to start at t=0 with minCount 3: no output
+    shows the story on a cluster of more than four nodes (node-0 to node-3)."""
+    for where, text in _texts(NOTEBOOKS / "09-gang-scheduling.ipynb"):
+        if "output" in where or "text/" in where:
+            assert not re.search(r"\bnode-([4-9]|\d\d+)\b", text), where
+
+
+def test_no_printed_pod_needs_two_declared_features():
+    """15's exercise 2 asks about a pod needing ContainerUlimits and UserNamespacesHostNetworkSupport:
+    no requirements table above it shows a pod needing both."""
+    for where, text in _texts(NOTEBOOKS / "15-node-declared-features.ipynb"):
+        if "source" not in where and "required features" in text:
+            assert not [line for line in text.splitlines()
+                        if "ContainerUlimits" in line and "UserNamespacesHostNetworkSupport" in line], where
+
+
+def test_gpu_b3_is_shown_rejected_by_its_taint_only():
+    """00's exercise 1 asks which plugin rejects gpu-b3 once cache-0 tolerates its taint: no output
+    above it shows gpu-b3 rejected by another Filter plugin."""
+    for where, text in _texts(NOTEBOOKS / "00-tour.ipynb"):
+        if "source" not in where:
+            assert not re.search(r"gpu-b3\s+NodeAffinity", text), where

@@ -3,10 +3,15 @@
 
 four = run_gang_story("cycle", min_count=4, jobs=("job-a", "job-b", "job-c", "job-d"))
 assert four.job_started == {"job-a": 0.0, "job-b": 100.0, "job-c": 200.0, "job-d": 300.0}
-held_at_0 = held[held["start"] == 0]
-plain_starts = sweep[(sweep["mode"] == "plain") & (sweep["job-a started"] == 0) & (sweep["job-b started"] == 0)]
-expected = [(ex1, float(four.pods["finished"].max())), (ex2, float((held_at_0["end"] - held_at_0["start"]).max())),
-            (ex3, int(plain_starts["minCount"].max()))]
+# ex2: the Permit path run until 1000 s; the rounds of holds, by when they began
+longer = run_gang_story("permit", until=1000)
+rounds = longer.intervals[longer.intervals["state"] == "held at Permit"].groupby("start")["end"].max()
+assert rounds.index.tolist() == [0.0, 300.0, 600.0, 900.0]
+# ex3: the fewest nodes at which both jobs start at t=0 pod by pod, minCount 3
+both_at_0 = [n for n in range(4, 9)
+             if (min_count_sweep((3,), ("plain",), nodes=n)[["job-a started", "job-b started"]] == 0).all(axis=None)]
+assert both_at_0 == [6, 7, 8]
+expected = [(ex1, float(four.pods["finished"].max())), (ex2, float(rounds.iloc[2])), (ex3, both_at_0[0])]
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question
 print("expected answers:", [value for _, value in expected])

@@ -15,7 +15,15 @@ def admitted(value):
 
 
 highest = 1_000_000_000 if admitted(1_000_000_000) and not admitted(1_000_000_001) else None
-expected = [(ex1, e150.chosen), (ex2, len(cheap_c.victims)), (ex3, highest)]
+# ex3: a globalDefault class at the highest user value; a pod naming no class, one naming system-node-critical
+everyone = admit(load_text(PC.format(name="everyone", value=highest) + "globalDefault: true\n---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c}]}\n---\n"
+                           "apiVersion: v1\nkind: Pod\nmetadata: {name: kube-proxy, namespace: kube-system}\n"
+                           "spec: {priorityClassName: system-node-critical, containers: [{name: c}]}\n",
+                           source="everyone.yaml"))
+priority = {o.name: o.spec.priority for o in everyone if o.kind == "Pod"}
+assert priority["web"] == highest
+expected = [(ex1, e150.chosen), (ex2, len(cheap_c.victims)), (ex3, priority["kube-proxy"] - priority["web"])]
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question
 print("expected answers:", [value for _, value in expected])

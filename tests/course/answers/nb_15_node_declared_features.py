@@ -5,9 +5,16 @@ from kschedlab.api.core import Pod
 from kschedlab.viz.node_declared_features import required_names
 
 trainer_nodes = len(features_outcome(objects, "default/trainer").feasible)
-probe = Pod.model_validate({"metadata": {"name": "probe"}, "spec": {"hostNetwork": True, "hostUsers": False,
-                                                                    "containers": [{"name": "c"}]}})
-(needed,) = required_names(probe)
+# ex2: hostNetwork in a user namespace with ulimits; which node runs it after declaring one more feature
+probe = Pod.model_validate({"metadata": {"name": "hostprobe", "namespace": "default"},
+                            "spec": {"hostNetwork": True, "hostUsers": False, "containers": [{"name": "c",
+                                     "securityContext": {"ulimits": [{"name": "nofile", "soft": 1024, "hard": 1024}]}}]}})
+assert required_names(probe) == ["ContainerUlimits", "UserNamespacesHostNetworkSupport"]
+assert features_outcome([*objects, probe], "default/hostprobe").node is None
+lists = {o.metadata.name: list(o.status.declared_features) for o in objects if o.kind == "Node"}
+one_more = sorted({features_outcome([*objects, probe], "default/hostprobe", {name: [*have, feature]}).node
+                   for name, have in lists.items() for feature in required_names(probe)} - {None})
+(needed,) = one_more
 unsorted = bad.replace("[RestartAllContainersOnContainerExits, ContainerUlimits, ContainerUlimits, per-pod-pids]",
                        "[RestartAllContainersOnContainerExits, ContainerUlimits]")
 try:
@@ -18,4 +25,4 @@ except ManifestError as err:
 expected = [(ex1, trainer_nodes), (ex2, needed), (ex3, "b" if refused else "a")]
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question
-print("nodes passing for trainer:", trainer_nodes, "| feature:", needed, "| unsorted list refused:", refused)
+print("nodes passing for trainer:", trainer_nodes, "| node with one more feature:", needed, "| unsorted list refused:", refused)

@@ -182,6 +182,8 @@ class DomainCounts:
     present: np.ndarray  # per domain code: the domain is eligible (a key of TpValueToMatchNum)
     paths: CriticalPaths | None = None  # built on first AddPod/RemovePod
     table: np.ndarray | None = None  # Filter's verdict per domain code (see :meth:`verdicts`)
+    labelled: bool = False  # every node has the topology key
+    passes: bool = False  # (with ``table``) every node passes: all labelled, no domain over maxSkew
 
     def verdicts(self, pod_labels) -> np.ndarray:
         """Filter's verdict per domain code, plus a last slot for nodes without the topology key
@@ -193,7 +195,14 @@ class DomainCounts:
             np.greater(self.counts, self.constraint.max_skew + self.min_match_num() - self_match, out=table[:-1])
             table[-1] = 2
             self.table = table
+            self.passes = self.labelled and not table[:-1].any()
         return self.table
+
+    def passes_everywhere(self, pod_labels) -> bool:
+        """Every node has the topology key and no domain would exceed maxSkew (built with
+        :meth:`verdicts`)."""
+        self.verdicts(pod_labels)
+        return self.passes
 
     def critical_paths(self) -> CriticalPaths:
         if self.paths is None:
@@ -222,7 +231,7 @@ class DomainCounts:
 
     def copy(self) -> "DomainCounts":
         return DomainCounts(self.constraint, self.codes, self.vocab, self.counts.copy(), self.present.copy(),
-                            self.paths.copy() if self.paths is not None else None)
+                            self.paths.copy() if self.paths is not None else None, labelled=self.labelled)
 
 
 @dataclass
@@ -492,14 +501,14 @@ class PodTopologySpread(Plugin):
         eligible = self._eligible_domains(pod_info.pod, snapshot, constraints)
         namespace = pod_info.namespace
         domains = []
-        for c, (codes, vocab, row_dom, present) in zip(constraints, eligible):
+        for c, (codes, vocab, row_dom, present, labelled) in zip(constraints, eligible):
             if c.selector.is_nothing or c.selector.empty():
                 counts = np.zeros(len(vocab), np.int64)
             else:
                 counts = snapshot.matching_pod_counts_by_domain(
                     (NAME, namespace, c.selector.key), lambda p, sel=c.selector: counts_towards(p, sel, namespace),
                     row_dom, len(vocab), _read_labels(c.selector)).copy()
-            domains.append(DomainCounts(c, codes, vocab, counts, present.copy()))
+            domains.append(DomainCounts(c, codes, vocab, counts, present.copy(), labelled=labelled))
         return PreFilterState(constraints, domains)
 
     #: the most eligible-domain sets :meth:`_eligible_domains` keeps
@@ -508,7 +517,8 @@ class PodTopologySpread(Plugin):
     def _eligible_domains(self, pod, snapshot, constraints) -> list[tuple]:
         """Per constraint: the label codes of its topology key per row and their vocabulary, the
         domain code of each row whose node counts (it has every topology key and passes the
-        constraint's node inclusion policies; -1 otherwise) and the eligible domains. Kept per
+        constraint's node inclusion policies; -1 otherwise), the eligible domains and whether
+        every node has the key. Kept per
         constraint shape, the pod's node selector and tolerations where a policy reads them, and
         the node set (the snapshot's label columns, replaced when a node is set, and its node
         order, replaced when one comes or goes); a pod with required node affinity terms is
@@ -534,7 +544,7 @@ class PodTopologySpread(Plugin):
             row_dom = np.full(len(codes), -1, np.int32)
             row_dom[rows[eligible]] = codes[rows[eligible]]
             present = np.bincount(row_dom[row_dom >= 0], minlength=len(vocab)) > 0
-            out.append((codes, vocab, row_dom, present))
+            out.append((codes, vocab, row_dom, present, bool((codes[rows] >= 0).all())))
         if key is not None:
             if len(kept) >= self.ELIGIBLE_MAX:
                 del kept[next(iter(kept))]
@@ -566,9 +576,12 @@ class PodTopologySpread(Plugin):
         if s is None:
             return Verdicts.from_mask(np.ones(len(rows), bool), Code.Error,
                                       (f'reading "{PREFILTER_STATE_KEY}" from cycleState: not found',))
+        labels = pod_info.labels
+        if all(d.passes_everywhere(labels) for d in s.domains):
+            return Verdicts.passing(len(rows))
         outcome = None  # per node: 0 passes, 1 over maxSkew, 2 lacks a topology key (the first constraint's)
         for d in s.domains:
-            verdict = d.verdicts(pod_info.labels)[d.codes[rows]]  # (code -1 reads the last slot: 2)
+            verdict = d.verdicts(labels)[d.codes[rows]]  # (code -1 reads the last slot: 2)
             outcome = verdict if outcome is None else np.where(outcome == 0, verdict, outcome)
         if outcome is None:
             outcome = np.zeros(len(rows), np.int8)

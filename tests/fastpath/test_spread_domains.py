@@ -207,3 +207,28 @@ def test_a_bound_pod_joins_the_indexes_that_read_its_new_zone_label():
     Scheduler(cluster).schedule_one("default/p")
     assert cluster.pods["default/p"].metadata.labels[ZONE] == "z1"
     assert (int(web[0]), int(zoned[0])) == (1, 1)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_node_without_the_key_fails_when_every_domain_passes(fast):
+    """No domain over maxSkew: the nodes with the key pass, the node without it is rejected as
+    unresolvable (Filter answers every node at once only while every node carries the key)."""
+    def zoned(name: str, zone: str | None) -> Node:
+        labels = {ZONE: zone} if zone else {}
+        return Node.model_validate({"metadata": {"name": name, "labels": labels},
+                                    "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "9"}}})
+
+    spread = {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+              "labelSelector": {"matchLabels": {"app": "web"}}}
+    cluster = Cluster([zoned("a", "z1"), zoned("b", "z2"), zoned("c", None)])
+    sched = Scheduler(cluster, fast_path=fast)
+    for name in ("p1", "p2"):
+        cluster.add(Pod.model_validate({"metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
+                                        "spec": {"containers": [{"name": "c"}], "topologySpreadConstraints": [spread]}}))
+    first = sched.schedule_one("default/p1")
+    codes = {n: (s.code.name, s.plugin) for n, s in first.trace.filter_statuses().items()}
+    assert codes == {"a": ("Success", None), "b": ("Success", None), "c": ("UnschedulableAndUnresolvable", NAME)}
+    cluster.remove_node("c")
+    second = sched.schedule_one("default/p2")
+    assert {s.code.name for s in second.trace.filter_statuses().values()} == {"Success", "Unschedulable"}
+    assert second.node != first.node

@@ -9,10 +9,12 @@ plugin's default constraints when it belongs to a Service, ReplicationController
 ReplicaSet or StatefulSet (built-in ``System`` defaults: hostname maxSkew 3, zone
 maxSkew 5, both ``ScheduleAnyway``).
 
-Counting is vectorized: the pods matching a constraint's selector per node come
-from the snapshot's incremental pod index (``Snapshot.matching_pod_counts``) and are
-summed per domain with ``np.bincount`` over the node label codes, so a cycle costs
-O(nodes), not O(pods).
+Counting is incremental: the pods matching a constraint's selector per node come
+from the snapshot's pod index (``Snapshot.matching_pod_counts``); PreFilter reads them
+summed per eligible domain, kept current by the snapshot as pods come and go
+(``Snapshot.matching_pod_counts_by_domain``), with the eligible domains kept per
+constraint shape and node set, so a PreFilter between node changes costs neither O(pods) nor O(nodes);
+PreScore sums per domain with ``np.bincount`` over the node label codes (O(nodes)).
 
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.cluster import Cluster

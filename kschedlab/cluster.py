@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterable
+from typing import Callable, Collection, Hashable, Iterable
 
 import numpy as np
 
@@ -363,22 +363,26 @@ class Snapshot:
         self._account(info, row, -1)
         return info
 
-    def change_pod(self, key: str, change: Callable[[], None]) -> None:
+    def change_pod(self, key: str, change: Callable[[], None], labels: Collection[str] | None = None) -> None:
         """Apply ``change`` to a bound pod in place (its deletion timestamp, say) and keep the
         pod indexes true: the pod leaves every index as it was and joins them as it is, as
-        the scheduler cache's UpdatePod removes the old pod and adds the new one."""
+        the scheduler cache's UpdatePod removes the old pod and adds the new one. ``labels``: the
+        change alters only the values of these label keys and the node name (a Binding's
+        topology labels), so a count index whose predicate reads neither (it named the labels it
+        reads, :meth:`matching_pod_counts`) keeps the pod as it is."""
         row = self.pod_row[key]
         info = next(p for p in self.pods[row] if p.key == key)
-        self._update_indexes(info, row, -1)
+        self._update_indexes(info, row, -1, labels)
         change()
-        self._update_indexes(info, row, +1)
+        self._update_indexes(info, row, +1, labels)
         self._changed(row)  # the row's pod indexes may have moved (readers of changes_since)
         self.generation += 1
 
     # -- pod indexes ---------------------------------------------------------------
     MAX_POD_INDEXES = 256
 
-    def matching_pod_counts(self, key: Hashable, predicate: Callable[[PodInfo], bool]) -> np.ndarray:
+    def matching_pod_counts(self, key: Hashable, predicate: Callable[[PodInfo], bool],
+                            label_keys: frozenset[str] | None = None) -> np.ndarray:
         """Per-row count of the pods on each node for which ``predicate`` holds.
 
         Built once by scanning the pods, then kept current on every pod
@@ -386,18 +390,59 @@ class Snapshot:
         nodes, not for the pods already placed.  ``key`` must identify the
         predicate (e.g. namespace + selector); the least recently used of more
         than ``MAX_POD_INDEXES`` indexes is dropped.  Do not modify the result.
+        ``label_keys``, when given, are the only labels the predicate reads, and it reads
+        neither the node name nor anything :meth:`change_pod` may be told changed with labels.
         """
         entry = self._pod_counts.get(key)
         if entry is None:
             counts = np.zeros(self._cap, np.int64)
             for row, pods in enumerate(self.pods):
                 counts[row] = sum(1 for p in pods if predicate(p))
-            entry = self._pod_counts[key] = [predicate, counts]
+            entry = self._pod_counts[key] = [predicate, counts, {}, label_keys]
             if len(self._pod_counts) > self.MAX_POD_INDEXES:
                 self._pod_counts.popitem(last=False)
         else:
             self._pod_counts.move_to_end(key)
         return entry[1]
+
+    #: the most domain sums :meth:`matching_pod_counts_by_domain` keeps per pod index
+    MAX_DOMAIN_SUMS = 8
+
+    def matching_pod_counts_by_domain(self, key: Hashable, predicate: Callable[[PodInfo], bool],
+                                      domains: np.ndarray, size: int,
+                                      label_keys: frozenset[str] | None = None) -> np.ndarray:
+        """The pods of :meth:`matching_pod_counts` summed per domain: ``domains`` gives each
+        row's domain code (-1: the row is not counted), ``size`` the number of codes. Summed once
+        and then kept current as pods come, go or change, as the per-row counts are (a
+        PodTopologySpread domain's matching pods without a sum over the nodes per cycle;
+        ``label_keys`` as there). The
+        caller must not modify ``domains`` while it asks with it (the sums are kept per
+        ``domains`` object, a few per index), nor the result.
+
+        >>> from kschedlab.api.core import Node, Pod
+        >>> c = Cluster([Node.model_validate({"metadata": {"name": n}}) for n in ("a", "b", "c")])
+        >>> web = lambda p: p.pod.metadata.labels.get("app") == "web"
+        >>> zones = np.array([0, 1, 1] + [-1] * 13, np.int32)  # a: zone 0, b and c: zone 1
+        >>> for name, node in [("p1", "a"), ("p2", "b"), ("p3", "c")]:
+        ...     c.add(Pod.model_validate({"metadata": {"name": name, "namespace": "default",
+        ...                                            "labels": {"app": "web"}}, "spec": {"nodeName": node}}))
+        >>> c.snapshot.matching_pod_counts_by_domain("web", web, zones, 2).tolist()
+        [1, 2]
+        >>> c.remove_pod("default/p2")
+        >>> c.snapshot.matching_pod_counts_by_domain("web", web, zones, 2).tolist()
+        [1, 1]
+        """
+        per_row = self.matching_pod_counts(key, predicate, label_keys)
+        sums = self._pod_counts[key][2]
+        found = sums.get(id(domains))
+        if found is None or found[0] is not domains:
+            n = min(len(domains), len(per_row))
+            counted = domains[:n] >= 0
+            total = np.bincount(domains[:n][counted], weights=per_row[:n][counted], minlength=size).astype(np.int64)
+            if len(sums) >= self.MAX_DOMAIN_SUMS:
+                del sums[next(iter(sums))]
+            found = sums[id(domains)] = (domains, total)
+        return found[1]
 
     def matching_pods(self, key: Hashable, predicate: Callable[[PodInfo], bool]) -> dict[str, tuple[int, PodInfo]]:
         """Pods (key -> (row, PodInfo)) for which ``predicate`` holds, kept current like
@@ -463,12 +508,17 @@ class Snapshot:
         if not group.pods:
             del groups[value]
 
-    def _update_indexes(self, info: PodInfo, row: int, sign: int) -> None:
+    def _update_indexes(self, info: PodInfo, row: int, sign: int, labels: Collection[str] | None = None) -> None:
         for entry in self._pod_groups.values():
             self._group_pod(entry, info, row, sign)
-        for predicate, counts in self._pod_counts.values():
+        for predicate, counts, sums, reads in self._pod_counts.values():
+            if labels is not None and reads is not None and reads.isdisjoint(labels):
+                continue  # (the change_pod of a pod whose labels this predicate does not read)
             if predicate(info):
                 counts[row] += sign
+                for domains, total in sums.values():
+                    if row < len(domains) and domains[row] >= 0:
+                        total[domains[row]] += sign
         for predicate, found in self._pod_lists.values():
             if predicate(info):
                 if sign > 0:
@@ -712,9 +762,10 @@ class Cluster:
         pod = self.pods[key]
         snapshot = self.snapshot
         old = pod.metadata.labels or {}
-        if key in snapshot.pod_row and labels and any(old.get(k) != v for k, v in labels.items()):
+        changed = [k for k, v in (labels or {}).items() if old.get(k) != v]
+        if key in snapshot.pod_row and changed:
             # assumed with other labels: it leaves the label indexes as assumed, joins them as bound
-            snapshot.change_pod(key, lambda: bind_pod(pod, node_name, labels=labels, gates=gates))
+            snapshot.change_pod(key, lambda: bind_pod(pod, node_name, labels=labels, gates=gates), changed)
         else:
             bind_pod(pod, node_name, labels=labels, gates=gates)
         self.nominator.delete_nominated_pod_if_exists(key)

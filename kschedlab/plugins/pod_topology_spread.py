@@ -9,10 +9,12 @@ plugin's default constraints when it belongs to a Service, ReplicationController
 ReplicaSet or StatefulSet (built-in ``System`` defaults: hostname maxSkew 3, zone
 maxSkew 5, both ``ScheduleAnyway``).
 
-Counting is vectorized: the pods matching a constraint's selector per node come
-from the snapshot's incremental pod index (``Snapshot.matching_pod_counts``) and are
-summed per domain with ``np.bincount`` over the node label codes, so a cycle costs
-O(nodes), not O(pods).
+Counting is incremental: the pods matching a constraint's selector per node come
+from the snapshot's pod index (``Snapshot.matching_pod_counts``); PreFilter reads them
+summed per eligible domain, kept current by the snapshot as pods come and go
+(``Snapshot.matching_pod_counts_by_domain``), with the eligible domains kept per
+constraint shape and node set, so a PreFilter between node changes costs neither O(pods) nor O(nodes);
+PreScore sums per domain with ``np.bincount`` over the node label codes (O(nodes)).
 
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.cluster import Cluster
@@ -181,6 +183,28 @@ class DomainCounts:
     counts: np.ndarray  # per domain code: matching pods
     present: np.ndarray  # per domain code: the domain is eligible (a key of TpValueToMatchNum)
     paths: CriticalPaths | None = None  # built on first AddPod/RemovePod
+    table: np.ndarray | None = None  # Filter's verdict per domain code (see :meth:`verdicts`)
+    labelled: bool = False  # every node has the topology key
+    passes: bool = False  # (with ``table``) every node passes: all labelled, no domain over maxSkew
+
+    def verdicts(self, pod_labels) -> np.ndarray:
+        """Filter's verdict per domain code, plus a last slot for nodes without the topology key
+        (read by code -1): 0 passes, 1 would exceed maxSkew, 2 lacks the key. Built once per
+        cycle; AddPod / RemovePod drop it."""
+        if self.table is None:
+            self_match = 1 if self.constraint.selector.matches(pod_labels) else 0
+            table = np.empty(len(self.counts) + 1, np.int8)
+            np.greater(self.counts, self.constraint.max_skew + self.min_match_num() - self_match, out=table[:-1])
+            table[-1] = 2
+            self.table = table
+            self.passes = self.labelled and not table[:-1].any()
+        return self.table
+
+    def passes_everywhere(self, pod_labels) -> bool:
+        """Every node has the topology key and no domain would exceed maxSkew (built with
+        :meth:`verdicts`)."""
+        self.verdicts(pod_labels)
+        return self.passes
 
     def critical_paths(self) -> CriticalPaths:
         if self.paths is None:
@@ -196,11 +220,12 @@ class DomainCounts:
 
     def min_match_num(self) -> int:
         """``minMatchNum``: the global minimum, 0 when fewer eligible domains than minDomains."""
-        if self.domains() < self.constraint.min_domains:
-            return 0
         if self.paths is not None:
-            return int(self.paths.paths[0][1])
-        return int(self.counts[self.present].min()) if self.present.any() else MAX_INT32
+            return 0 if self.domains() < self.constraint.min_domains else int(self.paths.paths[0][1])
+        eligible = self.counts[self.present]
+        if len(eligible) < self.constraint.min_domains:
+            return 0
+        return int(eligible.min()) if len(eligible) else MAX_INT32
 
     def match_num(self) -> dict:
         """``TpValueToMatchNum[i]``: topology value -> matching pods, eligible domains only."""
@@ -208,7 +233,7 @@ class DomainCounts:
 
     def copy(self) -> "DomainCounts":
         return DomainCounts(self.constraint, self.codes, self.vocab, self.counts.copy(), self.present.copy(),
-                            self.paths.copy() if self.paths is not None else None)
+                            self.paths.copy() if self.paths is not None else None, labelled=self.labelled)
 
 
 @dataclass
@@ -263,7 +288,9 @@ class PreScoreState:
 
 
 # -- parses shared by pods alike -----------------------------------------------------------------------
-_ZERO_SLOT = np.zeros(1, np.int64)
+#: Filter's outcome per node (see :meth:`DomainCounts.verdicts`) -> code and reason index
+_OUTCOME_CODE = np.array([Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvable], np.int8)
+_OUTCOME_REASON = np.array([-1, 1, 0], np.int32)
 
 
 def _constraint_key(c) -> tuple:
@@ -273,6 +300,12 @@ def _constraint_key(c) -> tuple:
         tuple(sel.match_labels.items()), tuple((e.key, e.operator, tuple(e.values)) for e in sel.match_expressions))
     return (c.max_skew, c.topology_key, c.when_unsatisfiable, selector, c.min_domains, c.node_affinity_policy,
             c.node_taints_policy, tuple(c.match_label_keys))
+
+
+def _read_labels(selector: Selector) -> frozenset[str]:
+    """The labels :func:`counts_towards` reads with ``selector`` (it reads the namespace and the
+    deletion stamp besides, never the node name)."""
+    return frozenset(key for key, _, _ in selector.requirements or ())
 
 
 # -- the plugin ----------------------------------------------------------------------------------------
@@ -286,7 +319,7 @@ class PodTopologySpread(Plugin):
         self.default_constraints = (list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted
                                     else list(self.args.default_constraints))
         #: (gates object, {content key: parsed constraints}) of :meth:`_parsed`
-        self._parsed_by_content: tuple[Any, dict[tuple, list[SpreadConstraint]]] | None = None
+        self._parsed_by_content: tuple[Any, dict[tuple, dict[str, list[SpreadConstraint]]]] | None = None
 
     # -- args -------------------------------------------------------------------------------------
     @classmethod
@@ -397,32 +430,32 @@ class PodTopologySpread(Plugin):
         cached = pod_info.cache.get(_CONSTRAINTS_CACHE)
         if cached is None or not (cached[0] is gates and cached[1] is pod and cached[2] is own
                                   and cached[3] == labels):
-            cached = pod_info.cache[_CONSTRAINTS_CACHE] = (gates, pod, own, labels, {})
+            cached = pod_info.cache[_CONSTRAINTS_CACHE] = (gates, pod, own, labels, self._parsed(gates, pod, own))
         by_action = cached[4]
         constraints = by_action.get(action)
         if constraints is None:
-            constraints = by_action[action] = (self._parsed(gates, pod, own, action)
+            constraints = by_action[action] = (self.get_constraints(pod, action)
                                                if any(c.when_unsatisfiable == action for c in own) else [])
         return list(constraints)
 
     #: the most parses :meth:`_parsed` keeps
     PARSED_MAX = 1024
 
-    def _parsed(self, gates, pod, own, action: str) -> list[SpreadConstraint]:
-        """The pod's own constraints for ``action``, shared by pods whose constraints read alike
-        (:func:`_constraint_key`: every field the parse reads) and who carry the same values of
-        the labels their ``matchLabelKeys`` name, under the same gates object, so the replicas of
-        a template are parsed once."""
+    def _parsed(self, gates, pod, own) -> dict[str, list[SpreadConstraint]]:
+        """The parses of the pod's own constraints (action -> constraints, filled as actions are
+        asked for), shared by pods whose constraints read alike (:func:`_constraint_key`: every
+        field the parse reads) and who carry the same values of the labels their
+        ``matchLabelKeys`` name, under the same gates object, so the replicas of a template are
+        parsed once, and PreFilter and PreScore read one key."""
         kept = self._parsed_by_content
         if kept is None or kept[0] is not gates or len(kept[1]) >= self.PARSED_MAX:
             kept = self._parsed_by_content = (gates, {})
         labels = pod.metadata.labels
-        key = (action, tuple(_constraint_key(c) for c in own),
-               tuple(labels.get(k) for c in own for k in c.match_label_keys))
-        constraints = kept[1].get(key)
-        if constraints is None:
-            constraints = kept[1][key] = self.get_constraints(pod, action)
-        return constraints
+        key = (tuple(_constraint_key(c) for c in own), tuple(labels.get(k) for c in own for k in c.match_label_keys))
+        found = kept[1].get(key)
+        if found is None:
+            found = kept[1][key] = {}
+        return found
 
     @staticmethod
     def _pod_counts(snapshot, selector: Selector, namespace: str) -> np.ndarray | None:
@@ -430,7 +463,7 @@ class PodTopologySpread(Plugin):
         if selector.is_nothing or selector.empty():
             return None
         return snapshot.matching_pod_counts(
-            (NAME, namespace, selector.key), lambda p: counts_towards(p, selector, namespace))
+            (NAME, namespace, selector.key), lambda p: counts_towards(p, selector, namespace), _read_labels(selector))
 
     def _inclusion(self, constraints, pod, snapshot, rows: np.ndarray) -> list[np.ndarray | None]:
         """Per constraint, the rows its node inclusion policies admit (None: all)."""
@@ -463,57 +496,99 @@ class PodTopologySpread(Plugin):
 
     def calculate_pre_filter_state(self, pod_info, snapshot, constraints) -> PreFilterState:
         """``calPreFilterState``: matching pods per domain over every node that has all the
-        topology keys (and, per constraint, passes its node inclusion policies)."""
-        pod = pod_info.pod
+        topology keys (and, per constraint, passes its node inclusion policies). The eligible
+        domains are kept per constraint shape and node set (:meth:`_eligible_domains`), the
+        counts per domain by the snapshot as pods come and go
+        (``Snapshot.matching_pod_counts_by_domain``)."""
+        eligible = self._eligible_domains(pod_info.pod, snapshot, constraints)
+        namespace = pod_info.namespace
+        domains = []
+        for c, (codes, vocab, row_dom, present, labelled) in zip(constraints, eligible):
+            if c.selector.is_nothing or c.selector.empty():
+                counts = np.zeros(len(vocab), np.int64)
+            else:
+                counts = snapshot.matching_pod_counts_by_domain(
+                    (NAME, namespace, c.selector.key), lambda p, sel=c.selector: counts_towards(p, sel, namespace),
+                    row_dom, len(vocab), _read_labels(c.selector)).copy()
+            domains.append(DomainCounts(c, codes, vocab, counts, present.copy(), labelled=labelled))
+        return PreFilterState(constraints, domains)
+
+    #: the most eligible-domain sets :meth:`_eligible_domains` keeps
+    ELIGIBLE_MAX = 64
+
+    def _eligible_domains(self, pod, snapshot, constraints) -> list[tuple]:
+        """Per constraint: the label codes of its topology key per row and their vocabulary, the
+        domain code of each row whose node counts (it has every topology key and passes the
+        constraint's node inclusion policies; -1 otherwise), the eligible domains and whether
+        every node has the key. Kept per
+        constraint shape, the pod's node selector and tolerations where a policy reads them, and
+        the node set (the snapshot's label columns, replaced when a node is set, and its node
+        order, replaced when one comes or goes); a pod with required node affinity terms is
+        computed alone."""
+        columns = [snapshot.label_codes(c.topology_key) for c in constraints]
+        key = self._eligible_key(pod, constraints)
+        token = (snapshot, snapshot.order, *columns)
+        kept = self.__dict__.setdefault("_eligible_kept", {})
+        found = kept.get(key) if key is not None else None
+        if found is not None and len(found[0]) == len(token) and all(a is b for a, b in zip(found[0], token)):
+            return found[1]
         rows = snapshot.order
         base = np.ones(len(rows), bool)
         inclusion_policy = self._gate(GATE_NODE_INCLUSION_POLICY)
         if not inclusion_policy:  # spreading only over the nodes the pod's node affinity admits
             base &= RequiredNodeAffinity(pod).match(snapshot, rows)
-        columns = [snapshot.label_codes(c.topology_key) for c in constraints]
         for codes, _ in columns:
             base &= codes[rows] >= 0
         policies = self._inclusion(constraints, pod, snapshot, rows) if inclusion_policy else [None] * len(constraints)
-        domains = []
-        for c, (codes, vocab), policy in zip(constraints, columns, policies):
+        out = []
+        for (codes, vocab), policy in zip(columns, policies):
             eligible = base if policy is None else base & policy
-            dom = codes[rows[eligible]]
-            present = np.bincount(dom, minlength=len(vocab)) > 0
-            per_row = self._pod_counts(snapshot, c.selector, pod_info.namespace)
-            if per_row is None:
-                counts = np.zeros(len(vocab), np.int64)
-            else:
-                counts = np.bincount(dom, weights=per_row[rows[eligible]], minlength=len(vocab)).astype(np.int64)
-            domains.append(DomainCounts(c, codes, vocab, counts, present))
-        return PreFilterState(constraints, domains)
+            row_dom = np.full(len(codes), -1, np.int32)
+            row_dom[rows[eligible]] = codes[rows[eligible]]
+            present = np.bincount(row_dom[row_dom >= 0], minlength=len(vocab)) > 0
+            out.append((codes, vocab, row_dom, present, bool((codes[rows] >= 0).all())))
+        if key is not None:
+            if len(kept) >= self.ELIGIBLE_MAX:
+                del kept[next(iter(kept))]
+            kept[key] = (token, out)
+        return out
+
+    def _eligible_key(self, pod, constraints) -> tuple | None:
+        """What, besides the node set, decides which nodes count for ``constraints``; None when
+        the pod has required node affinity terms that a policy (or the gate being off) reads."""
+        inclusion_policy = self._gate(GATE_NODE_INCLUSION_POLICY)
+        reads_affinity = not inclusion_policy or any(c.node_affinity_policy == HONOR for c in constraints)
+        reads_taints = inclusion_policy and any(c.node_taints_policy == HONOR for c in constraints)
+        selector = None
+        if reads_affinity:
+            spec = pod.spec
+            na = spec.affinity.node_affinity if spec.affinity else None
+            if na is not None and na.required_during_scheduling_ignored_during_execution is not None:
+                return None
+            selector = tuple(sorted((spec.node_selector or {}).items()))
+        tolerations = None
+        if reads_taints:
+            tolerations = (tuple((t.key, t.operator, t.value, t.effect) for t in pod.spec.tolerations),
+                           self._gate(GATE_COMPARISON_OPERATORS))
+        return (tuple((c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints),
+                inclusion_policy, selector, tolerations)
 
     def filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
         s = state.get(PREFILTER_STATE_KEY)
         if s is None:
             return Verdicts.from_mask(np.ones(len(rows), bool), Code.Error,
                                       (f'reading "{PREFILTER_STATE_KEY}" from cycleState: not found',))
-        n = len(rows)
-        codes = np.zeros(n, np.int8)
-        reason = np.full(n, -1, np.int32)
-        undecided = np.ones(n, bool)
         labels = pod_info.labels
+        if all(d.passes_everywhere(labels) for d in s.domains):
+            return Verdicts.passing(len(rows))
+        outcome = None  # per node: 0 passes, 1 over maxSkew, 2 lacks a topology key (the first constraint's)
         for d in s.domains:
-            dom = d.codes[rows]
-            missing = undecided & (dom < 0)
-            codes[missing] = Code.UnschedulableAndUnresolvable
-            reason[missing] = 0
-            undecided &= ~missing
-            if not undecided.any():
-                break
-            # (a trailing zero slot: a node without the label, code -1, reads 0)
-            match = np.concatenate((d.counts, _ZERO_SLOT))[dom]
-            self_match = 1 if d.constraint.selector.matches(labels) else 0
-            skew = match + self_match - d.min_match_num()
-            fail = undecided & (skew > d.constraint.max_skew)
-            codes[fail] = Code.Unschedulable
-            reason[fail] = 1
-            undecided &= ~fail
-        return Verdicts(codes, reason, [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)])
+            verdict = d.verdicts(labels)[d.codes[rows]]  # (code -1 reads the last slot: 2)
+            outcome = verdict if outcome is None else np.where(outcome == 0, verdict, outcome)
+        if outcome is None:
+            outcome = np.zeros(len(rows), np.int8)
+        return Verdicts(_OUTCOME_CODE[outcome], _OUTCOME_REASON[outcome],
+                        [(ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)])
 
     # -- PreFilterExtensions (preemption) ---------------------------------------------------------------------
     def add_pod(self, state, pod_info, pod_info_to_add, node_info) -> Status:
@@ -548,6 +623,7 @@ class PodTopologySpread(Plugin):
             value = labels[d.constraint.topology_key]
             code = d.vocab[value]
             paths = d.critical_paths()
+            d.table = None
             d.counts[code] += delta
             d.present[code] = True
             paths.update(value, int(d.counts[code]))

@@ -147,8 +147,7 @@ def test_shared_parses_answer_as_a_parse_per_pod(seed, monkeypatch):
     assert any(r.node is None for r in shared) and sum(r.node is not None for r in shared) > len(shared) // 3
 
     monkeypatch.setattr(inter_pod_affinity_terms, "terms_key", lambda p: None)
-    monkeypatch.setattr(PodTopologySpread, "_parsed", lambda self, gates, p, own, action:
-                        self.get_constraints(p, action))
+    monkeypatch.setattr(PodTopologySpread, "_parsed", lambda self, gates, p, own: {})  # each pod parses alone
     alone = run(seed, fast)
     assert len(shared) == len(alone)
     for a, b in zip(shared, alone):

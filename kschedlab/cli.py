@@ -409,7 +409,8 @@ def cmd_simulate(args) -> int:
               file=sys.stderr)
         return 2
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict,
-                            keep_traces=args.keep_traces, registry=_out_of_tree(args.plugins))
+                            keep_traces=args.keep_traces, registry=_out_of_tree(args.plugins),
+                            keep_history=False)  # neither output shows the queue's moves
     for refusal in sim.cluster.refused:  # as kubectl apply -f: reported, left out, the rest goes on
         if refusal.controller is None:
             print(refusal.kubectl(), file=sys.stderr)

@@ -285,7 +285,7 @@ class Simulation:
                     self.now = max(self.now, float(until))
                 break
             if self.skip_quiescent_retries and until is not None and quiescent_at is not None and not timers:
-                skipped = self._retry_cycles.at_idle(self, limit, max_attempts - attempts)
+                skipped = self._retry_cycles.at_idle(self, limit, attempts, max_attempts)
                 if skipped:  # whole retry cycles counted as run (kschedlab.sim.fast_forward)
                     attempts += skipped
                     if bar is not None:

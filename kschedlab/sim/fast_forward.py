@@ -35,6 +35,8 @@ class _Mark:
     now: float
     state: tuple
     lengths: tuple[int, int, int, int, int]
+    #: the run's steps so far (an attempt of a pod or of a whole pod group: what ``max_attempts`` bounds)
+    steps: int
     pod_attempts: dict[str, int]
     queue_counts: dict[str, tuple[int, int]]
     total_attempts: int
@@ -54,17 +56,18 @@ class RetryCycles:
         """Something other than a retry happened: earlier instants say nothing of what follows."""
         self._marks.clear()
 
-    def at_idle(self, sim: Any, limit: float, attempts_left: int) -> int:
-        """At an idle instant of ``sim`` (nothing poppable, no timer): mark it and, when the last
-        cycle repeated the one before, skip the cycles that fit before ``limit`` with fewer
-        than ``attempts_left`` attempts.  Returns the attempts skipped (0: none)."""
+    def at_idle(self, sim: Any, limit: float, steps: int, max_steps: int) -> int:
+        """At an idle instant of ``sim`` (nothing poppable, no timer; ``steps`` scheduling steps
+        made so far): mark it and, when the last cycle repeated the one before, skip the cycles
+        that fit before ``limit`` and leave the run below ``max_steps``.  Returns the steps
+        skipped (0: none)."""
         if not _plain_records(sim):
             return 0
         state = sim.queue.periodic_state(sim.now)
         if state is None or sim.loop.waiting:
             self.reset()
             return 0
-        mark = _Mark(sim.now, state, _lengths(sim), {k: r["attempts"] for k, r in sim._timeline.items()},
+        mark = _Mark(sim.now, state, _lengths(sim), steps, {k: r["attempts"] for k, r in sim._timeline.items()},
                      sim.queue.attempt_counts(), sim.loop.total_attempts, sim.queue.scheduling_cycle)
         marks = self._marks
         marks.append(mark)
@@ -74,18 +77,19 @@ class RetryCycles:
             first, middle = marks[-1 - 2 * size], marks[-1 - size]
             moving = _moving(first, middle, mark)
             if moving is not None and _same_cycles(sim, first, middle, mark):
-                skipped = self._skip(sim, middle, mark, moving, limit, attempts_left)
+                skipped = self._skip(sim, middle, mark, moving, limit, max_steps - steps)
                 if skipped:
                     self.reset()
                 return skipped
         return 0
 
-    def _skip(self, sim: Any, start: _Mark, end: _Mark, moving: list[bool], limit: float, attempts_left: int) -> int:
+    def _skip(self, sim: Any, start: _Mark, end: _Mark, moving: list[bool], limit: float, steps_left: int) -> int:
         period = end.now - start.now
         per_cycle = end.total_attempts - start.total_attempts
-        if period <= 0 or per_cycle <= 0:
+        steps = end.steps - start.steps
+        if period <= 0 or per_cycle <= 0 or steps <= 0:
             return 0
-        times = min(int((limit - end.now) // period) - 1, (attempts_left - 1) // per_cycle - 1)
+        times = min(int((limit - end.now) // period) - 1, (steps_left - 1) // steps - 1)
         if times < 1:
             return 0
         shift = times * period
@@ -113,7 +117,7 @@ class RetryCycles:
         sim.queue.fast_forward(shift, moving, counts, times * (end.cycle - start.cycle))
         sim.loop.now += shift
         sim.now += shift
-        return times * per_cycle
+        return times * steps
 
 
 def _moving(first: _Mark, middle: _Mark, last: _Mark) -> list[bool] | None:
@@ -154,7 +158,8 @@ def _same_cycles(sim: Any, first: _Mark, middle: _Mark, last: _Mark) -> bool:
     for key, count in last.pod_attempts.items():
         if count - middle.pod_attempts.get(key, 0) != middle.pod_attempts.get(key, 0) - first.pod_attempts.get(key, 0):
             return False
-    if last.total_attempts - middle.total_attempts != middle.total_attempts - first.total_attempts:
+    if last.total_attempts - middle.total_attempts != middle.total_attempts - first.total_attempts or \
+            last.steps - middle.steps != middle.steps - first.steps:
         return False
     if last.cycle - middle.cycle != middle.cycle - first.cycle:
         return False

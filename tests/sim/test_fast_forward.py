@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from kschedlab.cli import main
+from kschedlab.features import FeatureGates
 from kschedlab.scheduler.schedule_one import Scheduler
 from kschedlab.sim import Simulation
 from kschedlab.sim.scenario import from_files
@@ -72,7 +73,8 @@ def test_the_cli_report_is_the_same_byte_for_byte(tmp_path, monkeypatch, capsys,
 
 
 def run(path: Path, until: float, skip: bool, max_attempts: int = 1_000_000):
-    sim, _ = from_files(path)
+    gangs = path == DATASETS / "podgroup" / "two-training-jobs.yaml"  # a step attempts a whole group
+    sim, _ = from_files(path, gates=FeatureGates({"GenericWorkload": True}) if gangs else None)
     sim.skip_quiescent_retries = skip
     calls = []
     schedule_one = sim.scheduler.schedule_one
@@ -81,7 +83,8 @@ def run(path: Path, until: float, skip: bool, max_attempts: int = 1_000_000):
 
 
 @pytest.mark.parametrize("until, max_attempts", [(7777, 1_000_000), (40000.5, 1_000_000), (100000, 150)])
-@pytest.mark.parametrize("path", [*sorted((DATASETS / "sim").glob("*.yaml")), "never-fits", "phases"],
+@pytest.mark.parametrize("path", [*sorted((DATASETS / "sim").glob("*.yaml")), DATASETS / "podgroup" / "two-training-jobs.yaml",
+                                  "never-fits", "phases"],
                          ids=lambda p: Path(p).stem)
 def test_every_record_is_the_same(tmp_path, path, until, max_attempts):
     """Timelines, queue sizes, utilisation, the queue's moves (the metrics' source), the

@@ -67,6 +67,62 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def _plugin_registry(text: str) -> dict:
+    """An argparse type: ``MODULE:ATTRIBUTE``, an importable module the user names and a
+    mapping in it of plugin name -> plugin class (kube-scheduler's out-of-tree plugins, which a
+    build adds with ``app.WithPlugin``; the input YAML still only names plugins, never code).
+
+    >>> sorted(_plugin_registry("kschedlab.research.fgd.plugins:REGISTRY"))[:2]
+    ['BestFitScore', 'DotProductScore']
+    >>> _plugin_registry("kschedlab.research.fgd.plugins:NOPE")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: module 'kschedlab.research.fgd.plugins' has no attribute 'NOPE'
+    """
+    import importlib
+    from collections.abc import Mapping
+
+    from kschedlab.framework.interface import Plugin
+
+    module_name, sep, attribute = text.partition(":")
+    if not sep or not module_name or not attribute:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MODULE:ATTRIBUTE (e.g. "
+                                         f"kschedlab.research.fgd.plugins:REGISTRY)")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise argparse.ArgumentTypeError(f"cannot import module {module_name!r}: {err}") from None
+    try:
+        registry = getattr(module, attribute)
+    except AttributeError:
+        raise argparse.ArgumentTypeError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    if not isinstance(registry, Mapping):
+        raise argparse.ArgumentTypeError(f"{text}: expected a mapping of plugin name to plugin class, "
+                                         f"got {type(registry).__name__}")
+    for name, cls in registry.items():
+        if not (isinstance(name, str) and isinstance(cls, type) and issubclass(cls, Plugin)):
+            raise argparse.ArgumentTypeError(f"{text}: {name!r} is not a plugin class "
+                                             f"(a subclass of kschedlab.framework.interface.Plugin)")
+    return dict(registry)
+
+
+def _out_of_tree(registries: list[dict] | None) -> dict | None:
+    """The ``--plugins`` registries merged, refused as kube-scheduler refuses an out-of-tree
+    plugin whose name is taken (``Registry.Merge``: ``a plugin named X already exists``)."""
+    if not registries:
+        return None
+    from kschedlab.framework.interface import REGISTRY
+    from kschedlab.framework.profile import ProfileError
+
+    merged: dict = {}
+    for registry in registries:
+        for name, cls in registry.items():
+            if name in REGISTRY or (name in merged and merged[name] is not cls):
+                raise ProfileError(f"--plugins: a plugin named {name} already exists")
+            merged[name] = cls
+    return merged
+
+
 def _gates(text: str | None) -> FeatureGates:
     return FeatureGates(FeatureGates.parse_flag(text) if text else {})
 
@@ -164,7 +220,7 @@ def _schedule(args, paths: list[str], title: str | None = None) -> int:
 
         # kube-controller-manager's PV controller binds the claims that do not wait for a consumer
         PersistentVolumeController(cluster).sync()
-    scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed)
+    scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed, registry=_out_of_tree(args.plugins))
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
     not_started = _not_started(cluster)
@@ -353,7 +409,8 @@ def cmd_simulate(args) -> int:
               file=sys.stderr)
         return 2
     sim, until = from_files(*args.files, gates=_gates(args.feature_gates), seed=args.seed, strict=args.strict,
-                            keep_traces=args.keep_traces)
+                            keep_traces=args.keep_traces, registry=_out_of_tree(args.plugins),
+                            keep_history=False)  # neither output shows the queue's moves
     for refusal in sim.cluster.refused:  # as kubectl apply -f: reported, left out, the rest goes on
         if refusal.controller is None:
             print(refusal.kubectl(), file=sys.stderr)
@@ -454,7 +511,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kschedlab {_version()}")
     sub = parser.add_subparsers(title="commands", dest="command", required=True, metavar="COMMAND")
 
+    def plugins_option(p):
+        p.add_argument("--plugins", type=_plugin_registry, action="append", metavar="MODULE:REGISTRY",
+                       help="add out-of-tree plugins, as a kube-scheduler built with them: REGISTRY is a mapping "
+                            "of plugin name to plugin class in the importable MODULE (e.g. "
+                            "kschedlab.research.fgd.plugins:REGISTRY); the configuration then enables them by name. "
+                            "Repeatable; a name already taken is refused")
+
     def scheduling_options(p):
+        plugins_option(p)
         p.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
         p.add_argument("--seed", type=int, default=0, help="seed for tie-breaks and generated names")
         p.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
@@ -510,6 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "when nothing can change any more or at the 24 h (86400 s) horizon")
     simulate.add_argument("--keep-traces", type=int, default=200, metavar="N",
                           help="full per-node traces kept for the N most recent attempts (default 200)")
+    plugins_option(simulate)
     simulate.add_argument("--feature-gates", metavar="Name=true,...")
     simulate.add_argument("--seed", type=int)
     simulate.add_argument("-o", "--output", choices=("table", "json"), default="table")

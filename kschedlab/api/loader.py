@@ -1,8 +1,15 @@
 """Loading manifests: YAML (multi-document), JSON, ``kind: List`` dumps, directories.
 
-Only safe YAML loading is used. Every error of a load is collected and reported
-in one :class:`~kschedlab.api.errors.ManifestError`; when there is any error
+Only safe YAML loading is used, its plain scalars resolved as kubectl's YAML reader resolves
+them (:func:`kschedlab.api.safe_yaml.resolve_plain`). Every error of a load is collected and
+reported in one :class:`~kschedlab.api.errors.ManifestError`; when there is any error
 nothing is returned.
+
+kubectl sends an object as JSON (``sigs.k8s.io/yaml`` converts the YAML) and the API server
+decodes that JSON into its typed object; :func:`as_sent` is that round trip: a float with an
+integral value is written as an integer (``replicas: 1e3`` is 1000; ``1e18`` reaches the API
+server's int32 check, ``spec.replicas: cannot unmarshal number 1000000000000000000 ...``),
+and a key YAML read as a boolean or integer becomes its JSON text (``true``, ``80``).
 
 >>> objs = load_text('''
 ... apiVersion: v1
@@ -37,7 +44,7 @@ from .meta import TypedObject
 from .registry import model_for
 from .safe_yaml import load_documents
 
-__all__ = ["load", "load_text", "load_objects", "dump", "describe_raw", "MANIFEST_SUFFIXES"]
+__all__ = ["load", "load_text", "load_objects", "dump", "describe_raw", "as_sent", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 _LIST_KEYS = {"apiVersion", "kind", "metadata", "items"}
@@ -66,6 +73,35 @@ def _json_documents(text: str, source: str) -> list[tuple[Any, int]]:
     if isinstance(data, list):
         return [(d, None) for d in data]  # type: ignore[misc]
     return [(data, 1)]
+
+
+#: Go's JSON encoder writes a float64 below this magnitude without an exponent
+_GO_PLAIN_FLOAT = 1e21
+
+
+def as_sent(data: Any) -> Any:
+    """``data`` as the API server decodes it after kubectl's YAML-to-JSON conversion: an
+    integral float below 1e21 becomes the integer Go's JSON encoder writes for it, a boolean
+    or integer map key its JSON text (``sigs.k8s.io/yaml``); the rest is unchanged.
+
+    >>> as_sent({"replicas": 1000.0, "ratio": 0.5, True: [2.0, "x"], 80: None})
+    {'replicas': 1000, 'ratio': 0.5, 'true': [2, 'x'], '80': None}
+    """
+    if isinstance(data, dict):
+        return {_key(k): as_sent(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [as_sent(v) for v in data]
+    if type(data) is float and data.is_integer() and abs(data) < _GO_PLAIN_FLOAT:
+        return int(data)
+    return data
+
+
+def _key(key: Any) -> Any:
+    if type(key) is bool:
+        return "true" if key else "false"
+    if type(key) is int:
+        return str(key)
+    return key
 
 
 def describe_raw(data: Any, doc: str) -> str:
@@ -143,7 +179,7 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
         )
         return
     try:
-        obj = model.model_validate(data, by_alias=True, by_name=False)
+        obj = model.model_validate(as_sent(data), by_alias=True, by_name=False)
     except ValidationError as e:
         errors.extend(errors_from_validation(e, file=source, obj=obj_name, line=line))
         return

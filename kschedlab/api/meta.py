@@ -197,7 +197,7 @@ class TypedObject(K8sModel):
         """The file this object was loaded from, if it came from the loader.
 
         >>> from kschedlab.api.loader import load_text
-        >>> load_text("apiVersion: v1\\nkind: Node\\nmetadata: {name: n}", source="n.yaml")[0].source_file
+        >>> load_text("apiVersion: v1\\nkind: Node\\nmetadata: {name: 'n'}", source="n.yaml")[0].source_file
         'n.yaml'
         """
         return self._source[0] if self._source else None

@@ -6,6 +6,11 @@ sweeps, expected-failure lists — goes through :class:`ManifestLoader` (via
 
 * only the safe tags (no Python objects), timestamps kept as text (Kubernetes decodes YAML
   through JSON), a repeated key refused;
+* plain scalars resolved as kubectl's YAML reader resolves them (``sigs.k8s.io/yaml`` on its
+  go-yaml v2 fork, ``resolve``; :func:`resolve_plain`), not by PyYAML's YAML 1.1 rules:
+  ``1e3`` and ``+12e03`` are numbers, ``0o17`` and ``0x1F`` integers, ``08`` the float 8,
+  ``1:30`` text (no base 60), ``y`` / ``n`` booleans besides ``yes`` / ``on`` / ``true``...,
+  an integer beyond 64 bits kept whole;
 * aliases bounded as Go's ``yaml`` package (behind ``sigs.k8s.io/yaml``, which the API server
   and kube-scheduler decode with) bounds them: once a document has decoded more than 1,000
   nodes, at most 99% of them may come from alias expansion up to 400,000 nodes, a share falling
@@ -32,13 +37,14 @@ kschedlab.api.errors.ManifestError: dup.yaml:2: invalid YAML: duplicate key "a" 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 import yaml
 
 from .errors import ManifestError
 
-__all__ = ["ManifestLoader", "load_documents", "safe_load", "safe_load_all", "check_aliases",
+__all__ = ["ManifestLoader", "resolve_plain", "load_documents", "safe_load", "safe_load_all", "check_aliases",
            "allowed_alias_ratio", "ALIAS_RATIO_RANGE_LOW", "ALIAS_RATIO_RANGE_HIGH"]
 
 ALIAS_RATIO_RANGE_LOW = 400_000
@@ -52,7 +58,8 @@ _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader that keeps timestamps as text and refuses duplicate keys."""
+    """SafeLoader that resolves plain scalars as go-yaml (:func:`resolve_plain`; timestamps
+    stay text) and refuses duplicate keys."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # noqa: D102
         if isinstance(node, yaml.MappingNode):
@@ -75,12 +82,128 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-# Kubernetes reads YAML timestamps as strings (sigs.k8s.io/yaml goes through JSON).
-ManifestLoader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for ch, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:  # noqa: D102
+        if kind is yaml.ScalarNode and implicit[0]:
+            if value == "<<":
+                return _MERGE_TAG
+            return _TAGS[type(resolve_plain(value))]
+        return super().resolve(kind, value, implicit)
+
+    def construct_yaml_int(self, node: Any) -> Any:  # noqa: D102
+        value = resolve_plain(self.construct_scalar(node))
+        if type(value) is not int:
+            raise _cannot_decode(node, value, "!!int")
+        return value
+
+    def construct_yaml_float(self, node: Any) -> Any:  # noqa: D102
+        value = resolve_plain(self.construct_scalar(node))
+        if type(value) is int:
+            return float(value)  # go-yaml: an integer tagged !!float is its float64
+        if type(value) is not float:
+            raise _cannot_decode(node, value, "!!float")
+        return value
+
+    def construct_yaml_bool(self, node: Any) -> Any:  # noqa: D102
+        value = resolve_plain(self.construct_scalar(node))
+        if type(value) is not bool:
+            raise _cannot_decode(node, value, "!!bool")
+        return value
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_TAGS = {type(None): "tag:yaml.org,2002:null", bool: "tag:yaml.org,2002:bool", int: "tag:yaml.org,2002:int",
+         float: "tag:yaml.org,2002:float", str: "tag:yaml.org,2002:str"}
+_SHORT = {int: "!!int", float: "!!float", bool: "!!bool", type(None): "!!null", str: "!!str"}
+
+#: go-yaml v2's ``resolveMap``: the words (and ``.inf`` / ``.nan`` forms) it looks up whole
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), float("nan")),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), float("inf")),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), float("-inf")),
 }
+#: go-yaml's ``yamlStyleFloat``
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+#: what Go's ``strconv.ParseFloat`` reads of a scalar that starts with a dot (no underscores)
+_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
+_DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
+_INT64 = 1 << 63
+_UINT64 = 1 << 64
+
+
+def _go_integer(text: str) -> tuple[int | None, bool]:
+    """Go's ``strconv.ParseInt(text, 0, 64)`` then ``ParseUint``, without their range: the value
+    (None: not an integer) and whether it is out of range the way ``ParseUint`` reports it
+    (unsigned, above 64 bits: go-yaml then keeps it whole as a ``big.Int``)."""
+    sign, body = (text[0], text[1:]) if text[:1] in ("+", "-") else ("", text)
+    prefix = body[:2].lower()
+    if prefix in ("0x", "0o", "0b"):
+        base, digits = {"0x": 16, "0o": 8, "0b": 2}[prefix], body[2:]
+    elif body[:1] == "0" and len(body) > 1:
+        base, digits = 8, body[1:]
+    else:
+        base, digits = 10, body
+    if not digits or any(c not in _DIGITS[base] for c in digits):
+        return None, False
+    if base == 10 and len(digits) > 4000:  # far past 64 bits (and Python's int-from-text limit)
+        return None, not sign
+    value = int(digits, base) * (-1 if sign == "-" else 1)
+    if -_INT64 <= value < _INT64 or (not sign and value < _UINT64):
+        return value, False
+    return None, not sign
+
+
+def resolve_plain(text: str) -> Any:
+    """A plain (unquoted) YAML scalar as go-yaml v2's ``resolve`` reads it, which is what
+    kubectl and the API server see: None, a bool, an int (any size), a float or the text.
+
+    >>> [resolve_plain(t) for t in ("1e3", "+12e03", "0o17", "0x1F", "017", "08", "1_000", ".5", "1.")]
+    [1000.0, 12000.0, 15, 31, 15, 8.0, 1000, 0.5, 1.0]
+    >>> [resolve_plain(t) for t in ("y", "off", "~", "1:30", "0b2", "1e400", "-.inf", "2024-01-02", "0x" + "f" * 20)]
+    [True, False, None, '1:30', '0b2', '1e400', -inf, '2024-01-02', 1208925819614629174706175]
+    """
+    if text in _WORDS:
+        return _WORDS[text]
+    first = text[:1]
+    if first == ".":
+        return float(text) if _DOT_FLOAT.fullmatch(text) else text
+    if first not in "+-0123456789" or not first:
+        return text
+    plain = text.replace("_", "")
+    value, out_of_range = _go_integer(plain)
+    if value is not None:
+        return value
+    if _YAML_STYLE_FLOAT.fullmatch(plain):
+        number = float(plain)
+        if number not in (float("inf"), float("-inf")):  # Go's ParseFloat fails past float64
+            return number
+    if out_of_range:
+        return int(plain, 0) if plain[:2].lower() in ("0x", "0o", "0b") else _big_decimal(plain)
+    return text
+
+
+def _big_decimal(plain: str) -> Any:
+    """An unsigned decimal (or leading-zero octal) integer past 64 bits, kept whole; one of more
+    than 4,000 digits stays text (it fits no Kubernetes field either way)."""
+    if plain[:1] == "0":
+        return int(plain[1:], 8)
+    return int(plain) if len(plain) <= 4000 else plain
+
+
+def _cannot_decode(node: Any, value: Any, tag: str) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(
+        None, None, f"cannot decode {_SHORT[type(value)]} `{node.value}` as a {tag}", node.start_mark)
+
+
+# A plain scalar is resolved by ManifestLoader.resolve (go-yaml's rules: a timestamp stays text,
+# as Kubernetes reads it through JSON); PyYAML's YAML 1.1 implicit resolvers are not used.
 ManifestLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, ManifestLoader.construct_mapping)
+ManifestLoader.add_constructor(_MERGE_TAG, ManifestLoader.construct_scalar)  # ``<<`` as a value: the text
+ManifestLoader.add_constructor("tag:yaml.org,2002:int", ManifestLoader.construct_yaml_int)
+ManifestLoader.add_constructor("tag:yaml.org,2002:float", ManifestLoader.construct_yaml_float)
+ManifestLoader.add_constructor("tag:yaml.org,2002:bool", ManifestLoader.construct_yaml_bool)
 
 
 def allowed_alias_ratio(decoded: int) -> float:

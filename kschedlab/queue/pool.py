@@ -108,6 +108,12 @@ class UnschedulablePool(dict):
         del self._order[key]
         self._stamp.pop(key, None)
 
+    def rerank(self) -> None:
+        """Rank every stored pod again (its rank changed in place: a simulation's clock jumped)."""
+        self._ranked = [(self._rank(self[key]), stamp, key) for key, stamp in self._stamp.items()
+                        if key in self] if self._rank is not None else []
+        heapq.heapify(self._ranked)
+
     def lowest(self) -> tuple[float, Any] | None:
         """The pod of lowest ``rank`` (as it was when the pod was stored) and that rank; None
         for an empty pool or a pool without ``rank``."""

@@ -923,6 +923,58 @@ class SchedulingQueue:
             best = tick if best is None else min(best, tick)
         return best
 
+    # -- a simulation's quiescent retries (kschedlab.sim.fast_forward) --------------------------------------------------------
+    def periodic_state(self, now: float) -> tuple | None:
+        """What the queue's next moves depend on: ``(pods, times, phase)``, per pod of the
+        unschedulable pool (in its order) ``(key, where, due backoff, rejecting plugins,
+        gating plugin)``, then the times it keeps (each pod's timestamp, flush timestamp and
+        backoff expiry, the last backoff and leftover flush ticks) and the phase of ``now``
+        against both flush ticks.  None when a pod is active, backing off, in flight or
+        counting errors (only a pool of rejected or gated pods repeats its retries)."""
+        if len(self._active) or len(self._backoff) or len(self._error_backoff) or self._in_flight:
+            return None
+        pods, times = [], []
+        for key, qpi in self._unschedulable.items():
+            if qpi.consecutive_errors_count:
+                return None
+            pods.append((key, self._where.get(key), self.backoff_duration(qpi), qpi.was_flushed_from_unschedulable,
+                         tuple(sorted(qpi.unschedulable_plugins)), tuple(sorted(qpi.pending_plugins)),
+                         qpi.gating_plugin))
+            expiry = qpi.backoff_expiration_ns
+            times += [qpi.timestamp, qpi.flush_timestamp, None if expiry is None else expiry / NANOS]
+        times += [self._last_backoff_tick, self._last_leftover_tick]
+        phase = (round((now - self._run_start) % LEFTOVER_FLUSH_INTERVAL, 6),
+                 round((now - self._run_start) % BACKOFF_ORDERING_WINDOW, 6), round(now % BACKOFF_ORDERING_WINDOW, 6))
+        return tuple(pods), tuple(times), phase
+
+    def attempt_counts(self) -> dict[str, tuple[int, int]]:
+        """Pod in the unschedulable pool -> (attempts, unschedulable count)."""
+        return {key: (qpi.attempts, qpi.unschedulable_count) for key, qpi in self._unschedulable.items()}
+
+    def fast_forward(self, delta: float, moving: Sequence[bool], counts: Mapping[str, tuple[int, int]],
+                     cycles: int) -> None:
+        """Move the queue on as if its retries had gone on: each time of :meth:`periodic_state`
+        whose ``moving`` flag is set moves ``delta`` seconds (the others stay), each pod of
+        ``counts`` adds (attempts, unschedulable count) and the scheduling cycle ``cycles``."""
+        flags = iter(moving)
+        shift_ns = to_nanos(delta)
+        for key, qpi in self._unschedulable.items():
+            if next(flags):
+                qpi.timestamp += delta
+            if next(flags) and qpi.flush_timestamp is not None:
+                qpi.flush_timestamp += delta
+            if next(flags) and qpi.backoff_expiration_ns is not None:
+                qpi.backoff_expiration_ns += shift_ns
+            attempts, unschedulable = counts.get(key, (0, 0))
+            qpi.attempts += attempts
+            qpi.unschedulable_count += unschedulable
+        self._unschedulable.rerank()
+        if next(flags):
+            self._last_backoff_tick += delta
+        if next(flags):
+            self._last_leftover_tick += delta
+        self.scheduling_cycle += cycles
+
     # -- reading the queue -------------------------------------------------------------------------------------------------------
     def pending(self) -> dict[str, list[str]]:
         """Keys per queue (``scheduler_pending_pods{queue=...}``); active and backoff in pop order,

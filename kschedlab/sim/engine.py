@@ -46,6 +46,7 @@ from kschedlab.framework.status import Code
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.result import RunResult
 from kschedlab.scheduler.scheduling_loop import SchedulingLoop
+from kschedlab.sim.fast_forward import RetryCycles
 from kschedlab.sim.quiescence import (
     DEFAULT_HORIZON,
     PENDING_COLUMNS,
@@ -104,6 +105,10 @@ class Simulation:
     its pods, not for its attempts.
     """
 
+    #: skip the periodic retries of a quiescent run given ``until``, counted as if they had run
+    #: (:mod:`kschedlab.sim.fast_forward`); False makes each of them
+    skip_quiescent_retries = True
+
     def __init__(self, objects: Iterable = (), config=None, *, gates=None, seed: int = 0,
                  registry: dict | None = None, keep_traces: int | None = 200, attempt_duration: float = 0.0,
                  binding_delay: float = 0.0, pod_group_cycle: bool | None = None, utilization=None,
@@ -144,6 +149,7 @@ class Simulation:
         self.scheduler.on_result.append(self._on_result)
         self.loop.on_attempt.append(self._count_attempt)
         self._stop: tuple[str, float | None, float | None] = ("", None, None)
+        self._retry_cycles = RetryCycles()
         #: running or finished ``kubectl drain`` runs by node
         self.drains: dict[str, Any] = {}
         #: the NoExecute taint manager, driven by this clock (node taint changes, bound pods)
@@ -235,7 +241,9 @@ class Simulation:
 
         Up to an ``until`` the queue's periodic retries of pods that cannot fit are all made, as
         kube-scheduler makes them (they count in ``attempts``); the result's ``quiescent_at``
-        still says from when nothing could change.  See :mod:`kschedlab.sim.quiescence`."""
+        still says from when nothing could change.  See :mod:`kschedlab.sim.quiescence`.  Once
+        they repeat cycle after cycle, the cycles that fit before ``until`` are counted rather
+        than run, with the same result (:mod:`kschedlab.sim.fast_forward`)."""
         limit = finite_seconds(float(until)) if until is not None else (None if horizon is None else float(horizon))
         limit_reason = STOP_UNTIL if until is not None else STOP_HORIZON
         bar = None
@@ -276,6 +284,15 @@ class Simulation:
                     self._sample()
                     self.now = max(self.now, float(until))
                 break
+            if self.skip_quiescent_retries and until is not None and quiescent_at is not None and not timers:
+                skipped = self._retry_cycles.at_idle(self, limit, attempts, max_attempts)
+                if skipped:  # whole retry cycles counted as run (kschedlab.sim.fast_forward)
+                    attempts += skipped
+                    if bar is not None:
+                        bar.update(self.now - bar.n)
+                    continue
+            else:
+                self._retry_cycles.reset()
             nxt = min(upcoming)
             if limit is not None and nxt > limit:
                 reason = limit_reason

@@ -19,8 +19,9 @@ A run stops for one of four reasons (``SimulationResult.stop_reason``):
     the same error twice against the same cluster settles the pod.
 ``until``
     the clock reached the ``until`` time given to the run.  Up to it every
-    periodic retry is made, as kube-scheduler makes them; ``quiescent_at``
-    says from when nothing could change.
+    periodic retry is made, as kube-scheduler makes them (or, once they repeat
+    cycle after cycle, counted as made: :mod:`kschedlab.sim.fast_forward`);
+    ``quiescent_at`` says from when nothing could change.
 ``horizon``
     no ``until`` was given and the clock reached the horizon
     (:data:`DEFAULT_HORIZON`, 24 h of virtual time, unless another is passed)

@@ -71,6 +71,12 @@ class UtilizationSamples:
         else:
             self._samples.append((time, names, block))
 
+    def repeat(self, start: int, times: int, period: float) -> None:
+        """The samples from index ``start`` on, ``times`` more times, each ``period`` seconds
+        later than the one before (:mod:`kschedlab.sim.fast_forward`); the blocks are shared."""
+        segment = self._samples[start:]
+        self._samples.extend((t + i * period, names, block) for i in range(1, times + 1) for t, names, block in segment)
+
     def frame(self) -> pd.DataFrame:
         """One row per (instant, node), in time order."""
         if not self._samples:
@@ -99,6 +105,14 @@ class QueueSizeSamples:
         else:
             self._rows.append(row)
 
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def repeat(self, start: int, times: int, period: float) -> None:
+        """The rows from index ``start`` on, ``times`` more times, each ``period`` seconds later."""
+        segment = self._rows[start:]
+        self._rows.extend((t + i * period, *sizes) for i in range(1, times + 1) for t, *sizes in segment)
+
     def frame(self) -> pd.DataFrame:
         """``time`` and one column per queue."""
         return pd.DataFrame(self._rows, columns=QUEUE_COLUMNS)
@@ -121,11 +135,21 @@ class ResultCompactor:
         if self.keep is not None:
             self._recent.append(result)
 
+    def skip(self, count: int) -> None:
+        """``count`` results came after those held, counted but not kept (retries skipped by
+        :mod:`kschedlab.sim.fast_forward`): the held ones they push past ``keep`` are stripped."""
+        if self.keep is None:
+            return
+        for _ in range(min(len(self._recent), len(self._recent) + count - self.keep)):
+            self._strip(self._recent.popleft())
+
     def compact(self) -> None:
         """Strip the results beyond the ``keep`` most recent."""
         while self.keep is not None and len(self._recent) > self.keep:
-            result = self._recent.popleft()
-            result.trace = None
-            result.diagnosis = None
-            result.status = self._shared.setdefault(result.status, result.status)
-            result.message = self._shared.setdefault(result.message, result.message)
+            self._strip(self._recent.popleft())
+
+    def _strip(self, result) -> None:
+        result.trace = None
+        result.diagnosis = None
+        result.status = self._shared.setdefault(result.status, result.status)
+        result.message = self._shared.setdefault(result.message, result.message)

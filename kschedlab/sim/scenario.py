@@ -61,14 +61,15 @@ def _enable_kubelet(sim: Simulation, spec, kubelet_config) -> None:
 
 def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False,
                keep_traces: int | None = 200, config=None, registry: dict | None = None,
-               utilization=None) -> tuple[Simulation, float | None]:
+               utilization=None, keep_history: bool = True) -> tuple[Simulation, float | None]:
     """Build a :class:`Simulation` from scenario files; returns it with the ``until`` time.
     Kinds the scheduler does not use are skipped with one warning (refused when ``strict``);
     objects the API server refuses are left out as ``kubectl apply -f`` leaves them
     (``sim.cluster.refused``; with ``strict`` they refuse the whole input);
     ``keep_traces``: how many recent attempts keep their full trace.  ``config`` (a
     KubeSchedulerConfiguration) replaces the files' own, ``registry`` adds out-of-tree plugins
-    and ``utilization`` is the simulation's utilisation recorder (see :class:`Simulation`)."""
+    and ``utilization`` is the simulation's utilisation recorder, ``keep_history`` whether it keeps
+    the queue's moves and every attempt's result (see :class:`Simulation`)."""
     objects = load(list(paths), strict=strict)
     from kschedlab.api.kubeletconfig import KubeletConfiguration
 
@@ -88,7 +89,7 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
     sim = Simulation(create(cluster_objects, feature_gates=served, seed=seed, strict=strict), config, gates=gates,
                      seed=seed,
                      attempt_duration=spec.attempt_duration, pod_group_cycle=spec.pod_group_cycle,
-                     keep_traces=keep_traces, registry=registry, utilization=utilization,
+                     keep_traces=keep_traces, registry=registry, utilization=utilization, keep_history=keep_history,
                      provisioners={name: (p.delay_seconds, p.fail) for name, p in spec.storage.provisioners.items()})
     if spec.usage or spec.kubelet or kubelet_config is not None:
         _enable_kubelet(sim, spec, kubelet_config)

@@ -19,6 +19,8 @@ default/low-2  Terminating  kube-01  -               0         preempted by defa
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = ["run_table", "explain_text", "text_table", "pod_message"]
 
 _HEADERS = ("NAME", "STATUS", "NODE", "NOMINATED NODE", "ATTEMPTS", "MESSAGE")
@@ -89,7 +91,11 @@ def run_table(run) -> str:
 
 
 def explain_text(result) -> str:
-    """A result's per-node table (filter verdict, reasons, total, rank, chosen), whole."""
+    """A result's per-node table (filter verdict, reasons, total, rank, chosen), whole; true /
+    false cells are written yes / no, as every table of the course
+    (:func:`kschedlab.viz.table_style.yes_no`)."""
+    from kschedlab.viz.table_style import yes_no
+
     df = result.explain()
     cols = [c for c in ("filter", "reasons", "total", "rank", "chosen") if c in df]
     df = df[cols].astype(object).where(df[cols].notna(), "-")
@@ -97,4 +103,4 @@ def explain_text(result) -> str:
         df["reasons"] = df["reasons"].replace("", "-")
     headers = ("node", *cols)
     rows = [(node, *(df.at[node, c] for c in cols)) for node in df.index]
-    return text_table(headers, [[str(c) for c in r] for r in rows])
+    return text_table(headers, [[yes_no(c) if isinstance(c, (bool, np.bool_)) else str(c) for c in r] for r in rows])

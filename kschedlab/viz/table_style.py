@@ -29,7 +29,7 @@ import pandas as pd
 
 from kschedlab.viz.palette import BLUES
 
-__all__ = ["styled", "use_styled_tables", "format_number", "format_cell", "table_html"]
+__all__ = ["styled", "use_styled_tables", "format_number", "format_cell", "yes_no", "table_html"]
 
 #: columns whose true value marks the row a table is about
 MARK_COLUMNS = ("chosen",)
@@ -69,6 +69,16 @@ def format_number(value) -> str:
     return str(value)
 
 
+def yes_no(value) -> str:
+    """A true / false value as the course writes it, in every table (HTML, text, widgets).
+
+    >>> import numpy as np
+    >>> yes_no(True), yes_no(np.bool_(False))
+    ('yes', 'no')
+    """
+    return "yes" if value else "no"
+
+
 def format_cell(value) -> str:
     """A table cell as the course writes it: true / false as yes / no, numbers by :func:`format_number`.
 
@@ -77,7 +87,7 @@ def format_cell(value) -> str:
     ['yes', 'no', '2.5', 'web-0']
     """
     if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
+        return yes_no(value)
     return format_number(value)
 
 

@@ -212,9 +212,9 @@ def _pod(metadata: str, container: str = "app") -> str:
      f'Pod p: metadata.labels: Invalid value: "{"v" * 64}": must be no more than 63 characters'),
     ("apiVersion: v1\nkind: Node\nmetadata: {name: '<i>n</i>'}\n",
      f'Node <i>n</i>: metadata.name: Invalid value: "<i>n</i>": {SUBDOMAIN}'),
-    ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: k, value: '<script>', effect: NoSchedule}]}\n",
+    ("apiVersion: v1\nkind: Node\nmetadata: {name: 'n'}\nspec: {taints: [{key: k, value: '<script>', effect: NoSchedule}]}\n",
      f'Node n: spec.taints[0].value: Invalid value: "<script>": {VALUE}'),
-    ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: k, effect: Sometimes}]}\n",
+    ("apiVersion: v1\nkind: Node\nmetadata: {name: 'n'}\nspec: {taints: [{key: k, effect: Sometimes}]}\n",
      'Node n: spec.taints[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", '
      '"PreferNoSchedule", "NoExecute"'),
     ("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs}\nspec: {selector: {matchLabels: {app: a}}, "
@@ -259,7 +259,7 @@ def test_a_document_without_kind_is_named_by_its_name():
               "resource amounts in int64)"),
 ])
 def test_quantities_past_what_can_be_held_are_refused_with_our_message(amount, message):
-    text = f"apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nstatus: {{allocatable: {{cpu: '{amount}'}}}}\n"
+    text = f"apiVersion: v1\nkind: Node\nmetadata: {{name: 'n'}}\nstatus: {{allocatable: {{cpu: '{amount}'}}}}\n"
     assert _refused(text, strict=True) == [f"hostile.yaml: Node n: status.allocatable.cpu: {message}"]
 
 

@@ -187,7 +187,7 @@ def test_load_objects_and_dump_roundtrip():
 
 
 def test_timestamps_stay_text_and_parse():
-    (node,) = load_text("apiVersion: v1\nkind: Node\nmetadata: {name: n, creationTimestamp: 2024-01-02T03:04:05Z}\n")
+    (node,) = load_text("apiVersion: v1\nkind: Node\nmetadata: {name: 'n', creationTimestamp: 2024-01-02T03:04:05Z}\n")
     assert node.metadata.creation_timestamp.isoformat() == "2024-01-02T03:04:05+00:00"
     assert node.model_dump(by_alias=True, exclude_unset=True)["metadata"]["creationTimestamp"] == "2024-01-02T03:04:05Z"
 
@@ -235,7 +235,7 @@ def test_snake_case_keys_are_unknown_in_manifests():
 
 
 def test_unknown_kind_and_missing_type():
-    e = _err("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")
+    e = _err("apiVersion: v1\nkind: Node\nmetadata: {name: 'n'}\n---\napiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")
     assert str(e) == 'pods.yaml: document 2: unknown kind "Foo" (apiVersion v1)'
     e = _err("apiVersion: apps/v1beta1\nkind: Deployment\n")
     assert str(e) == ('pods.yaml: document 1: no matches for kind "Deployment" in version "apps/v1beta1": the API '
@@ -311,7 +311,7 @@ def test_list_item_errors_and_type_errors():
 
 
 def test_label_keys_with_dots_are_bracketed():
-    e = _err("apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {app.kubernetes.io/name: 5}}\n")
+    e = _err("apiVersion: v1\nkind: Node\nmetadata: {name: 'n', labels: {app.kubernetes.io/name: 5}}\n")
     assert e.path == "metadata.labels[app.kubernetes.io/name]"
 
 

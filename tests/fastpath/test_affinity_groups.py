@@ -133,16 +133,11 @@ def test_grouped_index_answers_as_a_walk_of_the_pods(seed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_fast_path_with_live_topology_plugins_answers_as_the_plugins(seed, monkeypatch):
+def test_fast_path_with_live_topology_plugins_answers_as_the_plugins(seed, fused_pre_filter_calls):
     """Pods with pod (anti-)affinity and spread constraints, and plain pods among placed pods with
     affinity, take the fused path with InterPodAffinity / PodTopologySpread run beside it: every
     attempt as on the plugin-by-plugin path."""
-    from kschedlab.scheduler.fast_path import FastPath
-
-    live = []
-    run_pre_filter = FastPath.run_pre_filter
-    monkeypatch.setattr(FastPath, "run_pre_filter", lambda self, plan, state, info: (
-        live.append(bool(plan.live)), run_pre_filter(self, plan, state, info))[1])
+    live = fused_pre_filter_calls.live
     fast, slow = run(seed, False, True), run(seed, False, False)
     assert len(fast) == len(slow)
     for a, b in zip(fast, slow):

@@ -161,13 +161,8 @@ def same_attempt(a, b) -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_schedule_one_same_on_both_paths(seed, monkeypatch):
-    from kschedlab.scheduler.fast_path import FastPath
-
-    taken = []
-    run_pre_filter = FastPath.run_pre_filter
-    monkeypatch.setattr(FastPath, "run_pre_filter", lambda self, plan, state, info: (
-        taken.append(info.key), run_pre_filter(self, plan, state, info))[1])
+def test_schedule_one_same_on_both_paths(seed, fused_pre_filter_calls):
+    taken = fused_pre_filter_calls.keys
     results = []
     for fast in (True, False):
         cluster, pending = build(seed, service=seed % 2 == 1)

@@ -60,13 +60,8 @@ def gpu_pod(name: str, rng: random.Random, *, gpus: int = 1, node: str | None = 
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_gpu_pods_take_the_fast_path_with_the_same_outcome(seed, monkeypatch):
-    from kschedlab.scheduler.fast_path import FastPath
-
-    taken = []
-    run_pre_filter = FastPath.run_pre_filter
-    monkeypatch.setattr(FastPath, "run_pre_filter", lambda self, plan, state, info: (
-        taken.append(info.key), run_pre_filter(self, plan, state, info))[1])
+def test_gpu_pods_take_the_fast_path_with_the_same_outcome(seed, fused_pre_filter_calls):
+    taken = fused_pre_filter_calls.keys
     results = []
     for fast in (True, False):
         cluster, pending = gpu_cluster(seed)

@@ -219,31 +219,18 @@ class DRAManager:
         """
         from kschedlab.api.resource import ResourceClaim, ResourceClaimStatus
 
-        dump = None
         if base is not None and type(base) is ResourceClaim:
-            finalizers = list(claim["metadata"].get("finalizers") or [])
-            meta = _with(base.metadata, finalizers=finalizers)
+            meta = _with(base.metadata, finalizers=list(claim["metadata"].get("finalizers") or []))
             status = claim.get("status") or {}
             hit = self._dumps.get(id(base))
-            kept = hit[1] if hit is not None and hit[0] is base else None
-            kept_status = (kept.get("status") or {}) if kept is not None else None
-            names = _status_fields()
-            if kept_status is not None and kept_status.keys() <= status.keys() <= names.keys():
+            kept = (hit[1].get("status") or {}) if hit is not None and hit[0] is base else None
+            if kept is not None and status.keys() == kept.keys():
                 # a value that is the stored object's dump's own (``claim_dict``, the same object) is
-                # the stored object's field: only the others are validated, and dumped for the new
-                # object's kept dump (the rest of it is ``base``'s kept dump, in the dump's key order)
-                changed = {k: v for k, v in status.items() if v is not kept_status.get(k)}
+                # the stored object's field: only the others are validated
+                changed = {k: v for k, v in status.items() if v is not kept[k]}
                 part = ResourceClaimStatus.model_validate(changed)
+                names = _status_fields()
                 new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
-                part_dump = part.model_dump(by_alias=True, exclude_none=True, mode="json",
-                                            include={names[k] for k in changed})
-                status_dump = {}
-                for key in names:  # the fields' order, as a dump of the whole object gives
-                    value = part_dump.get(key) if key in changed else kept_status.get(key)
-                    if value is not None:
-                        status_dump[key] = value
-                dump = {**kept, "metadata": {**kept["metadata"], "finalizers": list(finalizers)},
-                        "status": status_dump}
             else:
                 new_status = ResourceClaimStatus.model_validate(status)
             obj = _with(base, metadata=meta, status=new_status)
@@ -259,8 +246,6 @@ class DRAManager:
                 del self._claim_devices[id(old)]
             self._dumps.pop(id(old), None)
         store[key] = obj
-        if dump is not None:
-            self._dumps[id(obj)] = (obj, dump)
         # what allocated_state reads of the new object, from the dict it was validated from (the
         # fields read are kept as they are), so that the next pod does not dump it again
         self._claim_devices[id(obj)] = (obj, (claim_identity(claim), _allocated_devices(claim)))

@@ -394,10 +394,10 @@ def _random_allocation(rng) -> dict:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_claim_written_from_its_kept_dump_is_dumped_as_a_full_write(seed):
-    """PreBind's write (finalizer, allocation, a consumer on the stored claim's kept dump) keeps
-    the new object's dump from the old one's and the changed status fields: the same dict, key
-    order included, as a dump of the stored object and of the whole claim validated afresh."""
+def test_claim_written_on_its_base_reads_back_as_a_full_write(seed):
+    """PreBind's write (finalizer, allocation, a consumer on the stored claim's kept dump, written
+    with ``base``) on random claims and allocations: the claim read back is, key order included,
+    the dump of the whole claim validated afresh, and the stored model equals that validation."""
     import json
     import random
 

@@ -13,7 +13,7 @@ from kschedlab.api.quantity import Quantity
 from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.dra.devices import read_slice
-from kschedlab.dra.manager import claim_identity, dra_manager
+from kschedlab.dra.manager import FINALIZER, claim_identity, dra_manager
 from kschedlab.dra.pools import gather_pools, node_candidates
 from kschedlab.scheduler import Scheduler
 
@@ -341,3 +341,89 @@ def test_device_class_dumps_and_extended_mapping_follow_replaced_classes():
     cluster.objects["DeviceClass"]["b"]["spec"]["extendedResourceName"] = "example.com/tpu"
     assert m.extended_resource_mapping()["example.com/tpu"] == "b"
     assert [c["metadata"]["name"] for c in m.device_classes()] == ["a", "b"]
+
+
+def _random_claim(rng) -> dict:
+    """A claim as the API could hold it: optional labels, finalizers, allocation, consumers, device status."""
+    meta: dict = {"name": f"c{rng.randrange(1000)}", "namespace": rng.choice(["ns", "test"]), "uid": f"u{rng.randrange(99)}"}
+    if rng.random() < 0.5:
+        meta["labels"] = {"app": rng.choice(["a", "b"])}
+    if rng.random() < 0.5:
+        meta["finalizers"] = rng.sample(["x.io/f", "y.io/g"], rng.randint(0, 2))
+    spec = {"devices": {"requests": [{"name": f"r{i}", "exactly": {"deviceClassName": "gpu", "count": rng.randint(1, 3)}}
+                                     for i in range(rng.randint(1, 3))]}}
+    status: dict = {}
+    if rng.random() < 0.3:
+        status["allocation"] = _random_allocation(rng)
+    if rng.random() < 0.5:
+        status["reservedFor"] = [{"resource": "pods", "name": f"p{i}", "uid": f"pu{i}"} for i in range(rng.randint(0, 2))]
+    if rng.random() < 0.3:
+        status["devices"] = [{"driver": "d", "pool": "p", "device": "dev0",
+                              "conditions": [{"type": "Ready", "status": "True", "reason": "R", "message": "",
+                                              "lastTransitionTime": "2026-01-01T00:00:00Z"}]}]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta, "spec": spec,
+            **({"status": status} if status or rng.random() < 0.5 else {})}
+
+
+def _random_allocation(rng) -> dict:
+    """An allocation as the allocator builds one: results with optional fields, config, node selector."""
+    results = []
+    for i in range(rng.randint(1, 4)):
+        result: dict = {"request": f"r{i}", "driver": "test-driver.cdi.k8s.io", "pool": f"node-{rng.randrange(9)}",
+                        "device": f"gpu-{rng.randrange(9)}"}
+        if rng.random() < 0.3:
+            result["adminAccess"] = rng.random() < 0.5
+        if rng.random() < 0.3:
+            result["bindingConditions"] = ["Ready"]
+            result["bindingFailureConditions"] = ["Failed"]
+        if rng.random() < 0.3:
+            result["consumedCapacity"] = {"memory": rng.choice(["1Gi", "512Mi", "2"])}
+        if rng.random() < 0.2:
+            result["shareID"] = "0123"
+        results.append(dict(rng.sample(list(result.items()), len(result))))  # any key order
+    allocation: dict = {"devices": {"results": results}}
+    if rng.random() < 0.3:
+        allocation["devices"]["config"] = [{"source": "FromClass", "requests": ["r0"],
+                                            "opaque": {"driver": "d", "parameters": {"k": rng.randrange(5)}}}]
+    if rng.random() < 0.7:
+        allocation["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [f"node-{rng.randrange(9)}"]}]}]}
+    if rng.random() < 0.3:
+        allocation["allocationTimestamp"] = "2026-12-06T16:00:00Z"
+    return dict(rng.sample(list(allocation.items()), len(allocation)))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_claim_written_on_its_base_reads_back_as_a_full_write(seed):
+    """PreBind's write (finalizer, allocation, a consumer on the stored claim's kept dump, written
+    with ``base``) on random claims and allocations: the claim read back is, key order included,
+    the dump of the whole claim validated afresh, and the stored model equals that validation."""
+    import json
+    import random
+
+    from kschedlab.api.resource import ResourceClaim
+
+    rng = random.Random(seed)
+    for _ in range(25):
+        m = dra_manager(Cluster())
+        claim = _random_claim(rng)
+        m.update_claim(copy.deepcopy(claim))
+        ns, name = claim["metadata"]["namespace"], claim["metadata"]["name"]
+        base, found = m.claim_object(ns, name), m.claim_dict(ns, name)
+        current = {**found, "metadata": dict(found["metadata"]), "status": dict(found["status"])}
+        status = current["status"]
+        if rng.random() < 0.7:
+            current["metadata"]["finalizers"] = [*current["metadata"]["finalizers"], FINALIZER]
+        if "allocation" not in status or rng.random() < 0.2:
+            status["allocation"] = _random_allocation(rng)
+        if rng.random() < 0.8:
+            status["reservedFor"] = [*status.get("reservedFor", []), {"resource": "pods", "name": "p", "uid": "pu"}]
+        m.update_claim(current, base=base)
+        stored = m.claim_object(ns, name)
+        kept = m.claim_dict(ns, name)
+        full = ResourceClaim.model_validate(copy.deepcopy(current))
+        assert stored == full
+        dump = stored.model_dump(by_alias=True, exclude_none=True, mode="json")
+        assert json.dumps(kept) == json.dumps(dump) == json.dumps(full.model_dump(by_alias=True, exclude_none=True,
+                                                                                  mode="json"))
+        assert m.get_claim(ns, name) == kept

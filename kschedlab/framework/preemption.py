@@ -173,7 +173,7 @@ class RowNames(Sequence):
 
 class VictimRows:
     """The victims of many nodes at once, as columns (what a preemption interface's
-    ``select_victims_for_rows`` answers): for the i-th node asked, ``found[i]`` (victims found;
+    ``victims_for_rows`` answers): for the i-th node asked, ``found[i]`` (victims found;
     the dry run visits the other nodes one by one), ``num_violating[i]``, the columns of its
     :class:`VictimSummary`, and ``pods(i)``: the victims, most important first, made when asked.
 
@@ -801,7 +801,7 @@ def _preemptor_identity(preemptor) -> tuple[str, str, str]:
 class Evaluator:
     """The preemption algorithm shared by preemption plugins (``preemption.Evaluator``)."""
 
-    #: the fewest nodes handed at once to an interface's ``select_victims_for_rows``
+    #: the fewest nodes handed at once to an interface's ``victims_for_rows``
     MIN_CHUNK = 32
 
     def __init__(self, plugin_name: str, handle, interface: PreemptionInterface, executor: Executor | None = None):
@@ -809,6 +809,8 @@ class Evaluator:
         self.handle = handle
         self.interface = interface
         self.executor = executor or Executor(handle)
+        #: the last dry run's candidates and the nodes it went through to find them (its first span's size)
+        self._last_yield = (0, 0)
 
     # -- inputs ---------------------------------------------------------------------
     @property
@@ -885,14 +887,13 @@ class Evaluator:
         upstream's result depends on goroutine timing.  Each list keeps at most
         ``num_candidates`` candidates, as upstream's ``candidateList``.
 
-        An interface with ``statuses_without_victims`` may answer for many nodes at once the
-        status a visit would give a node that yields no candidate (no lower-priority pod,
-        or no room even with all of them gone); only the other nodes are visited one by
-        one, and the outcome is the same. With ``select_victims_for_rows`` it may also give the
-        victims of many nodes at once (a :class:`VictimRows`; a node it finds none for is left to
-        the visit); both are asked span by span along the visit order, so nodes past the last
-        candidate are mostly not looked at. The candidates come back as a
-        :class:`CandidateSequence`.
+        An interface with ``victims_for_rows`` may answer for many nodes at once: the status a
+        visit would give a node that yields no candidate (no lower-priority pod, or no room even
+        with all of them gone), and the victims of the other nodes (a :class:`VictimRows`; a
+        node it finds none for is left to the visit); only the nodes it leaves are visited one
+        by one, and the outcome is the same. It is asked span by span along the visit order,
+        so nodes past the last candidate are mostly not looked at. The candidates come back as
+        a :class:`CandidateSequence`.
         """
         from kschedlab.framework.runtime import clone_cycle_state
 
@@ -910,11 +911,10 @@ class Evaluator:
         rows = np.asarray(rows, np.int64)
         visit = np.concatenate((rows[offset:], rows[:offset]))
         shared: list[Status] = []
-        bulk = getattr(self.interface, "statuses_without_victims", None)
-        # an interface may also answer many of the remaining nodes at once. Both are asked span by
-        # span along the visit order, each span as long as should give the candidates still wanted
-        # (at least MIN_CHUNK), so the nodes past the last candidate are mostly not looked at
-        many = getattr(self.interface, "select_victims_for_rows", None)
+        # an interface may answer many nodes at once, asked span by span along the visit order, each
+        # span as long as should give the candidates still wanted (at least MIN_CHUNK), so the nodes
+        # past the last candidate are mostly not looked at
+        many = getattr(self.interface, "victims_for_rows", None)
         index = np.full(n, -1, np.int64)
         CANDIDATE = -2
         end = n
@@ -923,28 +923,35 @@ class Evaluator:
         pos = 0
         stop = False
         while pos < n and not stop:
-            if bulk is None and many is None:
+            if many is None:
                 span = n - pos
             else:  # the nodes that would give the candidates still wanted at the yield seen so far, and a
-                # quarter more (so that one more span mostly does)
+                # quarter more (so that one more span mostly does); the first span at the last dry run's yield
                 wanted = num_candidates - len(non_violating) - len(violating) if len(non_violating) \
                     else max(num_candidates, 1)
                 so_far = non_violating.added + violating.added
-                span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * so_far)) if so_far else max(wanted, 2 * pos))
-            part = index[pos:pos + span]
-            if bulk is not None:
-                settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)
-                if settled is None:
-                    bulk = None
+                if so_far:
+                    span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * so_far)))
+                elif pos:
+                    span = max(self.MIN_CHUNK, wanted, 2 * pos)
                 else:
-                    found_index, found_shared = settled
-                    found_index = np.asarray(found_index, np.int64)
-                    part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
-                    shared.extend(found_shared)
+                    added, seen = self._last_yield
+                    span = max(self.MIN_CHUNK, -(-5 * wanted * seen // (4 * added)) if added else wanted)
+            part = index[pos:pos + span]
+            answers = None
+            settled = many(state, pod_info, snapshot, visit[pos:pos + span], pdbs, now_ns, nominations) \
+                if many is not None else None
+            if settled is None:
+                many = None
+            else:
+                found_index, found_shared, answers = settled
+                found_index = np.asarray(found_index, np.int64)
+                part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
+                shared.extend(found_shared)
             chunk = pos + np.flatnonzero(part == -1)
             pos += span
-            answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations) \
-                if many is not None and len(chunk) else None
+            if not len(chunk):
+                continue
             if answers is not None and answers.found.all():
                 # every node of the span answered with victims: each is a candidate, in order, up to
                 # the first where both lists together hold enough (with a PDB-respecting one)
@@ -994,6 +1001,8 @@ class Evaluator:
                     end = i + 1
                     stop = True
                     break
+        if many is not None:
+            self._last_yield = (non_violating.added + violating.added, end)
         keep = np.flatnonzero(index[:end] >= 0)
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = CandidateSequence(non_violating.parts + violating.parts)

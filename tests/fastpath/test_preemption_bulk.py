@@ -85,9 +85,8 @@ def cluster_objects(seed: int, nodes: int) -> tuple[list, list[dict]]:
 def node_by_node(sched: Scheduler, key: str) -> None:
     """Take the plugin's shortcuts away: every dry-run node goes through select_victims_on_node."""
     plugin = sched.framework_for(sched.cluster.pods[key]).plugins["DefaultPreemption"]
-    plugin.select_victims_for_rows = None
+    plugin.victims_for_rows = None
     plugin.select_victims_without_changes = None
-    plugin.statuses_without_victims = None
 
 
 def comparable(record) -> dict | None:

@@ -473,7 +473,7 @@ class DefaultPreemption(Plugin):
             hopeless = np.logical_or.reduce([c[1] & c[2] for c in checks])
             signature = (1 << np.arange(len(checks), dtype=np.int64)) @ short + (hopeless.astype(np.int64)
                                                                                 << len(checks))
-            for sig in np.unique(signature[failed]).tolist():
+            for sig in np.flatnonzero(np.bincount(signature[failed])).tolist():  # (the distinct ones, in order)
                 reasons = tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1)
                 code = Code.UnschedulableAndUnresolvable if sig >> len(checks) & 1 else Code.Unschedulable
                 index[rest[failed & (signature == sig)]] = len(shared)

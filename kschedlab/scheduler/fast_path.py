@@ -533,6 +533,14 @@ class FastPath:
             return None
         return ok
 
+    def fits_nowhere(self, plan: CyclePlan, snapshot, rows: np.ndarray) -> bool:
+        """NodeResourcesFit's kept check finds no node of ``rows`` with room for the pod (so a
+        pass over them finds none feasible, whatever the other plugins say)."""
+        if NodeResourcesFit.name not in plan.filter_names:
+            return False
+        fits = self._fits(plan.shape, snapshot)
+        return fits is None or (isinstance(fits, NodeFits) and not fits.fit(rows).any())
+
     def first_chunk(self, to_find: int, n: int) -> int:
         """How many nodes to filter at once first, when live plugins filter: enough to find
         ``to_find`` feasible nodes at the last such cycle's rate of feasible nodes (the scheduler

@@ -783,8 +783,8 @@ class Executor:
             record.events.append(f"{victim.key}: Preempted: {event}")
 
     def _set_disruption_condition(self, pod, scheduler: str, kind: str) -> None:
-        from kschedlab.api._base import parse_time
         from kschedlab.api.core import PodCondition
+        from kschedlab.api.meta import parse_time
 
         message = f"{scheduler}: preempting to accommodate a higher priority {kind}"
         conditions = pod.status.conditions

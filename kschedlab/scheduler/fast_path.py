@@ -17,7 +17,9 @@ requests and tolerations share one :class:`PodShape` and its kept answers), chec
 for all nodes at once with a handful of numpy operations. The answers are the ones the plugins
 give, to the value: the same PreFilter and PreScore statuses (and so the same skipped plugins),
 the same Filter outcome (a node the fused check does not clear is filtered again by the plugins
-themselves, so every failure keeps its plugin, code and reasons), the same raw and normalized
+themselves, or, when only fused plugins filter, takes NodeResourcesFit's verdict kept per node
+(:class:`~kschedlab.scheduler.kept_scores.NodeFitVerdicts`), so every failure keeps its plugin,
+code and reasons), the same raw and normalized
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
 Score plugins of one's own (a researcher's) are called as the framework calls them, beside the

@@ -17,7 +17,8 @@ a cycle reads its nodes' totals instead of assembling, normalizing and summing t
 Both follow the snapshot through :class:`FollowedRows`: each read first computes again the rows
 changed since the last one (``Snapshot.changes_since``). :class:`NodeFits` keeps NodeResourcesFit's
 free-capacity check the same way, so a cycle in which every node has room for the pod needs no
-array operation at all to know it.
+array operation at all to know it. :class:`NodeFitVerdicts` keeps the plugin's whole verdict (the
+checks a node fails and the code), which a failed cycle (a preemptor's) reads for every node.
 """
 
 from __future__ import annotations

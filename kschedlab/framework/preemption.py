@@ -173,7 +173,7 @@ class RowNames(Sequence):
 
 class VictimRows:
     """The victims of many nodes at once, as columns (what a preemption interface's
-    ``select_victims_for_rows`` answers): for the i-th node asked, ``found[i]`` (victims found;
+    ``victims_for_rows`` answers): for the i-th node asked, ``found[i]`` (victims found;
     the dry run visits the other nodes one by one), ``num_violating[i]``, the columns of its
     :class:`VictimSummary`, and ``pods(i)``: the victims, most important first, made when asked.
 
@@ -345,7 +345,9 @@ class NodeToStatus:
     def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None):
         self._statuses: dict[str, Status] | None = dict(statuses or {})
         #: (row -> node name, rows in insertion order, index into shared, shared statuses) until materialised
-        self._rows: tuple | None = None
+        self._table: tuple | None = None
+        #: (row -> node name, a FilterOutcome, positions of its failed nodes) until the table is asked for
+        self._outcome: tuple | None = None
         self.absent = absent if absent is not None else Status(Code.UnschedulableAndUnresolvable)
 
     @classmethod
@@ -355,8 +357,28 @@ class NodeToStatus:
         statuses were found)."""
         out = cls(absent=absent)
         out._statuses = None
-        out._rows = (names, np.asarray(rows, np.int64), np.asarray(index, np.int64), list(shared))
+        out._table = (names, np.asarray(rows, np.int64), np.asarray(index, np.int64), list(shared))
         return out
+
+    @property
+    def _rows(self) -> tuple:
+        """The statuses as (names, rows, index, shared), made from the filter outcome when first asked."""
+        if self._outcome is not None:
+            names, outcome, failed = self._outcome
+            # nodes failing the same way share one Status (it is immutable): the few distinct
+            # (reason, code, plugin) triples are found with a lookup table instead of a sort
+            plugins = max(len(outcome.plugins), 1)
+            codes = outcome.fail_code[failed].astype(np.int64)
+            keys = ((outcome.fail_reason[failed].astype(np.int64) + 1) * (int(codes.max()) + 1)
+                    + codes) * plugins + outcome.fail_plugin[failed]
+            present = np.flatnonzero(np.bincount(keys))
+            table = np.zeros(int(present[-1]) + 1, np.int64)
+            table[present] = np.arange(len(present))
+            first = [int(np.argmax(keys == k)) for k in present.tolist()]
+            shared = [outcome.status(int(failed[i])) for i in first]
+            self._table = (names, outcome.rows[failed], table[keys], shared)
+            self._outcome = None
+        return self._table  # type: ignore[return-value]
 
     @property
     def statuses(self) -> dict[str, Status]:
@@ -364,12 +386,12 @@ class NodeToStatus:
         if self._statuses is None:
             names, rows, index, shared = self._rows
             self._statuses = dict(zip([names[r] for r in rows.tolist()], [shared[i] for i in index.tolist()]))
-            self._rows = None
+            self._table = None
         return self._statuses
 
     @statuses.setter
     def statuses(self, value: dict[str, Status]) -> None:
-        self._statuses, self._rows = dict(value), None
+        self._statuses, self._table, self._outcome = dict(value), None, None
 
     def get(self, name: str | None) -> Status:
         if self._statuses is None:
@@ -387,6 +409,8 @@ class NodeToStatus:
         self.statuses[name] = status
 
     def __len__(self) -> int:
+        if self._outcome is not None:
+            return len(self._outcome[2])
         return len(self._rows[1]) if self._statuses is None else len(self._statuses)
 
     def items(self):
@@ -403,6 +427,12 @@ class NodeToStatus:
     def rows_for_status_code(self, snapshot, code: Code) -> np.ndarray:
         """:meth:`nodes_for_status_code` as an array."""
         order = snapshot.order
+        if self._outcome is not None and self._outcome[0] in (snapshot.names, snapshot.node_names()):
+            _, outcome, failed = self._outcome  # (the code of each failed node, read off the outcome)
+            rows = outcome.rows[failed]
+            codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int8)
+            codes[rows] = outcome.fail_code[failed]
+            return order[codes[order] == int(code)]
         if self._statuses is None and self._rows[0] in (snapshot.names, snapshot.node_names()):
             _, rows, index, shared = self._rows
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int64)
@@ -439,25 +469,22 @@ class NodeToStatus:
     def from_filter_outcome(cls, outcome, node_names, absent: Status | None = None) -> "NodeToStatus":
         """Statuses of a failed cycle from the scheduler's :class:`FilterOutcome`
         (every visited row) and the absent status (PreFilter rejection or
-        PreFilterResult)."""
+        PreFilterResult); the outcome's columns are kept, a node's ``Status`` made when read.
+
+        >>> from kschedlab.framework.runtime import FilterOutcome
+        >>> outcome = FilterOutcome(np.array([2, 0, 1]), np.array([0, -1, 0], np.int16),
+        ...                         np.array([2, 0, 3], np.int8), np.array([0, -1, 0], np.int32),
+        ...                         [("Insufficient cpu",)], ["NodeResourcesFit"])
+        >>> m = NodeToStatus.from_filter_outcome(outcome, ["a", "b", "c"])
+        >>> len(m), m.get("c").code.name, m.get("a").code.name, m.get("b").reasons
+        (2, 'Unschedulable', 'UnschedulableAndUnresolvable', ('Insufficient cpu',))
+        """
         out = cls(absent=absent)
         if outcome is not None:
             failed = np.flatnonzero(outcome.fail_plugin >= 0)
-            if not len(failed):
-                return out
-            # nodes failing the same way share one Status (it is immutable): the few distinct
-            # (reason, code, plugin) triples are found with a lookup table instead of a sort
-            plugins = max(len(outcome.plugins), 1)
-            codes = outcome.fail_code[failed].astype(np.int64)
-            keys = ((outcome.fail_reason[failed].astype(np.int64) + 1) * (int(codes.max()) + 1)
-                    + codes) * plugins + outcome.fail_plugin[failed]
-            present = np.flatnonzero(np.bincount(keys))
-            table = np.zeros(int(present[-1]) + 1, np.int64)
-            table[present] = np.arange(len(present))
-            inverse = table[keys]
-            first = [int(np.argmax(keys == k)) for k in present.tolist()]
-            shared = [outcome.status(int(failed[i])) for i in first]
-            return cls.from_rows(node_names, outcome.rows[failed], inverse.ravel(), shared, absent)
+            if len(failed):
+                out._statuses = None
+                out._outcome = (node_names, outcome, failed)
         return out
 
     def __repr__(self) -> str:
@@ -757,22 +784,27 @@ class Executor:
 
     def _set_disruption_condition(self, pod, scheduler: str, kind: str) -> None:
         from kschedlab.api.core import PodCondition
+        from kschedlab.api.meta import parse_time
 
         message = f"{scheduler}: preempting to accommodate a higher priority {kind}"
         conditions = pod.status.conditions
+        found = None
         for i, c in enumerate(conditions):
             if c.type == DISRUPTION_TARGET:
                 if c.status == "True" and c.reason == REASON_PREEMPTION_BY_SCHEDULER and c.message == message:
                     return
-                changed = c.status != "True"
-                conditions[i] = PodCondition(type=DISRUPTION_TARGET, status="True",
-                                             reason=REASON_PREEMPTION_BY_SCHEDULER, message=message,
-                                             observed_generation=pod.metadata.generation,
-                                             last_transition_time=self._now() if changed else c.last_transition_time)
-                return
-        conditions.append(PodCondition(type=DISRUPTION_TARGET, status="True", reason=REASON_PREEMPTION_BY_SCHEDULER,
-                                       message=message, observed_generation=pod.metadata.generation,
-                                       last_transition_time=self._now()))
+                found = i
+                break
+        # (every field already of its type: the time as validation would make it)
+        when = parse_time(self._now()) if found is None or conditions[found].status != "True" \
+            else conditions[found].last_transition_time
+        condition = PodCondition.trusted(type=DISRUPTION_TARGET, status="True", reason=REASON_PREEMPTION_BY_SCHEDULER,
+                                         message=message, observed_generation=pod.metadata.generation,
+                                         last_transition_time=when)
+        if found is None:
+            conditions.append(condition)
+        else:
+            conditions[found] = condition
 
     def _clear_lower_nominations(self, preemptor, node: str, record: PreemptionRecord | None) -> None:
         if self.handle is None:
@@ -801,7 +833,7 @@ def _preemptor_identity(preemptor) -> tuple[str, str, str]:
 class Evaluator:
     """The preemption algorithm shared by preemption plugins (``preemption.Evaluator``)."""
 
-    #: the fewest nodes handed at once to an interface's ``select_victims_for_rows``
+    #: the fewest nodes handed at once to an interface's ``victims_for_rows``
     MIN_CHUNK = 32
 
     def __init__(self, plugin_name: str, handle, interface: PreemptionInterface, executor: Executor | None = None):
@@ -809,6 +841,8 @@ class Evaluator:
         self.handle = handle
         self.interface = interface
         self.executor = executor or Executor(handle)
+        #: the last dry run's candidates and the nodes it went through to find them (its first span's size)
+        self._last_yield = (0, 0)
 
     # -- inputs ---------------------------------------------------------------------
     @property
@@ -885,14 +919,13 @@ class Evaluator:
         upstream's result depends on goroutine timing.  Each list keeps at most
         ``num_candidates`` candidates, as upstream's ``candidateList``.
 
-        An interface with ``statuses_without_victims`` may answer for many nodes at once the
-        status a visit would give a node that yields no candidate (no lower-priority pod,
-        or no room even with all of them gone); only the other nodes are visited one by
-        one, and the outcome is the same. With ``select_victims_for_rows`` it may also give the
-        victims of many nodes at once (a :class:`VictimRows`; a node it finds none for is left to
-        the visit); both are asked span by span along the visit order, so nodes past the last
-        candidate are mostly not looked at. The candidates come back as a
-        :class:`CandidateSequence`.
+        An interface with ``victims_for_rows`` may answer for many nodes at once: the status a
+        visit would give a node that yields no candidate (no lower-priority pod, or no room even
+        with all of them gone), and the victims of the other nodes (a :class:`VictimRows`; a
+        node it finds none for is left to the visit); only the nodes it leaves are visited one
+        by one, and the outcome is the same. It is asked span by span along the visit order,
+        so nodes past the last candidate are mostly not looked at. The candidates come back as
+        a :class:`CandidateSequence`.
         """
         from kschedlab.framework.runtime import clone_cycle_state
 
@@ -910,11 +943,10 @@ class Evaluator:
         rows = np.asarray(rows, np.int64)
         visit = np.concatenate((rows[offset:], rows[:offset]))
         shared: list[Status] = []
-        bulk = getattr(self.interface, "statuses_without_victims", None)
-        # an interface may also answer many of the remaining nodes at once. Both are asked span by
-        # span along the visit order, each span as long as should give the candidates still wanted
-        # (at least MIN_CHUNK), so the nodes past the last candidate are mostly not looked at
-        many = getattr(self.interface, "select_victims_for_rows", None)
+        # an interface may answer many nodes at once, asked span by span along the visit order, each
+        # span as long as should give the candidates still wanted (at least MIN_CHUNK), so the nodes
+        # past the last candidate are mostly not looked at
+        many = getattr(self.interface, "victims_for_rows", None)
         index = np.full(n, -1, np.int64)
         CANDIDATE = -2
         end = n
@@ -923,28 +955,35 @@ class Evaluator:
         pos = 0
         stop = False
         while pos < n and not stop:
-            if bulk is None and many is None:
+            if many is None:
                 span = n - pos
             else:  # the nodes that would give the candidates still wanted at the yield seen so far, and a
-                # quarter more (so that one more span mostly does)
+                # quarter more (so that one more span mostly does); the first span at the last dry run's yield
                 wanted = num_candidates - len(non_violating) - len(violating) if len(non_violating) \
                     else max(num_candidates, 1)
                 so_far = non_violating.added + violating.added
-                span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * so_far)) if so_far else max(wanted, 2 * pos))
-            part = index[pos:pos + span]
-            if bulk is not None:
-                settled = bulk(state, pod_info, snapshot, visit[pos:pos + span], nominations)
-                if settled is None:
-                    bulk = None
+                if so_far:
+                    span = max(self.MIN_CHUNK, -(-5 * wanted * pos // (4 * so_far)))
+                elif pos:
+                    span = max(self.MIN_CHUNK, wanted, 2 * pos)
                 else:
-                    found_index, found_shared = settled
-                    found_index = np.asarray(found_index, np.int64)
-                    part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
-                    shared.extend(found_shared)
+                    added, seen = self._last_yield
+                    span = max(self.MIN_CHUNK, -(-5 * wanted * seen // (4 * added)) if added else wanted)
+            part = index[pos:pos + span]
+            answers = None
+            settled = many(state, pod_info, snapshot, visit[pos:pos + span], pdbs, now_ns, nominations) \
+                if many is not None else None
+            if settled is None:
+                many = None
+            else:
+                found_index, found_shared, answers = settled
+                found_index = np.asarray(found_index, np.int64)
+                part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
+                shared.extend(found_shared)
             chunk = pos + np.flatnonzero(part == -1)
             pos += span
-            answers = many(state, pod_info, snapshot, visit[chunk], pdbs, now_ns, nominations) \
-                if many is not None and len(chunk) else None
+            if not len(chunk):
+                continue
             if answers is not None and answers.found.all():
                 # every node of the span answered with victims: each is a candidate, in order, up to
                 # the first where both lists together hold enough (with a PDB-respecting one)
@@ -994,6 +1033,8 @@ class Evaluator:
                     end = i + 1
                     stop = True
                     break
+        if many is not None:
+            self._last_yield = (non_violating.added + violating.added, end)
         keep = np.flatnonzero(index[:end] >= 0)
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = CandidateSequence(non_violating.parts + violating.parts)

@@ -405,14 +405,20 @@ class DefaultPreemption(Plugin):
             return [], 0, Status.unresolvable(ERR_NO_VICTIMS)
         return self._victims_by_resources(state, pod_info, snapshot, row, pdbs, now_ns, nominated, potential)
 
-    def statuses_without_victims(self, state, pod_info, snapshot, rows: np.ndarray, nominations: dict):
-        """The dry run's status of each node of ``rows`` that certainly yields no candidate, found
-        for all of them at once: a node without a pod of lower priority gets
-        :data:`ERR_NO_VICTIMS`; when :meth:`_victims_by_resources` covers the preemptor, a node
-        where it would not fit even with every lower-priority pod gone gets the NodeResourcesFit
-        status it would have there.  Returns (per row: index into the statuses, -1 when the
-        node must be visited; the statuses), or None when victims are chosen some other way
-        (``is_eligible_pod`` or a victim method replaced)."""
+    def victims_for_rows(self, state, pod_info, snapshot, rows: np.ndarray, pdbs: list, now_ns: int,
+                         nominations: dict):
+        """The dry run's answers for many nodes of ``rows`` at once, or None when victims are chosen
+        some other way (``is_eligible_pod`` or a victim method replaced). Answers (per row: an
+        index into the statuses, -1 when the node is not settled; the statuses; the victims of
+        the unsettled rows, a :class:`VictimRows` in their order, or None).
+
+        A node settled gets the status a visit would give it without a candidate: a node without a
+        pod of lower priority :data:`ERR_NO_VICTIMS`; when :meth:`_victims_by_resources` covers
+        the preemptor (see :mod:`kschedlab.plugins.default_preemption_victims`), a node where it
+        would not fit even with every lower-priority pod gone (and no nominated pod of equal or
+        higher priority) the NodeResourcesFit status it would have there. The unsettled nodes
+        it covers get their victims, PDB violations and summary for the candidate ordering (none
+        found for a node left to the one-by-one visit)."""
         if not self._default_victim_policy(ordering=False):
             return None
         priority = pod_info.priority
@@ -423,44 +429,64 @@ class DefaultPreemption(Plugin):
         rest = np.flatnonzero(index < 0)
         plan = self._resource_plan(state, pod_info, snapshot) if len(rest) else None
         if plan is None or not plan[0]:
-            return index, shared
+            return index, shared, None
         _, checked, passing = plan
-        ge_rows = [r for r, pis in ((snapshot.index.get(node), pis) for node, pis in nominations.items())
-                   if r is not None and self.handle.framework.ge_nominated(pod_info, pis)]
-        cand = rows[rest]
-        ok = passing.take(cand)
-        if ge_rows:
-            ok &= ~np.isin(cand, np.asarray(ge_rows, np.int64))
-        rest, cand = rest[ok], cand[ok]
+        rest = rest[passing.take(rows[rest])]  # the nodes the arithmetic covers
         if not len(rest):
-            return index, shared
-        # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
+            return index, shared, VictimRows.none(int((index < 0).sum()))
+        sub = rows[rest]
         table = self._victim_table
-        table.sync(snapshot, cand, checked)
-        staying = table.valid[cand] & (table.prio[cand] >= priority)
+        table.sync(snapshot, sub, checked)
+        extra_used = np.zeros((len(checked), len(sub)), np.int64)
+        extra_count = np.zeros(len(sub), np.int64)
+        nominated = np.zeros(len(sub), bool)
+        if nominations:
+            fw = self.handle.framework
+            where = {r: j for j, r in enumerate(sub.tolist())}
+            for node, infos in nominations.items():
+                j = where.get(snapshot.index.get(node, -1))
+                if j is None:
+                    continue
+                for p in fw.ge_nominated(pod_info, infos):
+                    nominated[j] = True
+                    extra_count[j] += 1
+                    for i, name in enumerate(checked):
+                        extra_used[i, j] += p.requests.get(name, 0)
+        # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
+        staying = table.valid[sub] & (table.prio[sub] >= priority)
         count = staying.sum(axis=1)
-        max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(cand)
-        checks = [(TOO_MANY_PODS, count + 1 > max_pods, np.zeros(len(cand), bool))]
+        max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(sub)
+        checks = [(TOO_MANY_PODS, count + 1 > max_pods, np.zeros(len(sub), bool))]
         requests = pod_info.requests
         for name in checked:
             col = snapshot.res_index.get(name)
             if col is None:
-                alloc = held = np.zeros(len(cand), np.int64)
+                alloc = held = np.zeros(len(sub), np.int64)
             else:
-                alloc = snapshot.allocatable[col].take(cand)
-                held = np.where(staying, table.req[name][cand], 0).sum(axis=1)
+                alloc = snapshot.allocatable[col].take(sub)
+                held = np.where(staying, table.req[name][sub], 0).sum(axis=1)
             want = requests[name]
             checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
         short = np.stack([c[1] for c in checks])
-        hopeless = np.logical_or.reduce([c[1] & c[2] for c in checks])
-        failed = short.any(axis=0)
-        signature = (1 << np.arange(len(checks), dtype=np.int64)) @ short + (hopeless.astype(np.int64) << len(checks))
-        for sig in np.unique(signature[failed]).tolist():
-            reasons = tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1)
-            code = Code.UnschedulableAndUnresolvable if sig >> len(checks) & 1 else Code.Unschedulable
-            index[rest[failed & (signature == sig)]] = len(shared)
-            shared.append(Status(code, reasons, FIT))
-        return index, shared
+        failed = short.any(axis=0) & ~nominated  # (with nominated pods the visit reports the node)
+        if failed.any():
+            hopeless = np.logical_or.reduce([c[1] & c[2] for c in checks])
+            signature = (1 << np.arange(len(checks), dtype=np.int64)) @ short + (hopeless.astype(np.int64)
+                                                                                << len(checks))
+            for sig in np.flatnonzero(np.bincount(signature[failed])).tolist():  # (the distinct ones, in order)
+                reasons = tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1)
+                code = Code.UnschedulableAndUnresolvable if sig >> len(checks) & 1 else Code.Unschedulable
+                index[rest[failed & (signature == sig)]] = len(shared)
+                shared.append(Status(code, reasons, FIT))
+        if not self._default_victim_policy():
+            return index, shared, None
+        left = np.flatnonzero(index < 0)  # the unsettled rows, and which of them the arithmetic covers
+        take = np.flatnonzero(~failed)
+        if not len(take):
+            return index, shared, VictimRows.none(len(left))
+        found = reprieve_rows(table, snapshot, sub[take], pod_info, checked, extra_used[:, take], extra_count[take],
+                              pdbs, now_ns)
+        return index, shared, found.spread(np.searchsorted(left, rest[take]), len(left))
 
     def _default_victim_policy(self, ordering: bool = True) -> bool:
         """Victims are chosen by this class's own methods (no hook or method replaced; with
@@ -471,40 +497,6 @@ class DefaultPreemption(Plugin):
                 and cls.select_victims_on_node is DefaultPreemption.select_victims_on_node
                 and cls.select_victims_without_changes is DefaultPreemption.select_victims_without_changes
                 and cls._victims_by_resources is DefaultPreemption._victims_by_resources)
-
-    def select_victims_for_rows(self, state, pod_info, snapshot, rows: np.ndarray, pdbs: list, now_ns: int,
-                                nominations: dict) -> VictimRows | None:
-        """:meth:`select_victims_on_node` for many nodes at once where :meth:`_victims_by_resources`
-        covers the preemptor (see :mod:`kschedlab.plugins.default_preemption_victims`): the victims,
-        PDB violations and summary for the candidate ordering of each row (none found for a node
-        left to the one-by-one visit), or None when victims are chosen some other way."""
-        if not self._default_victim_policy():
-            return None
-        plan = self._resource_plan(state, pod_info, snapshot)
-        if plan is None or not plan[0]:
-            return None
-        _, checked, passing = plan
-        take = np.flatnonzero(passing.take(rows))
-        if not len(take):
-            return VictimRows.none(len(rows))
-        sub = rows[take]
-        table = self._victim_table
-        table.sync(snapshot, sub, checked)
-        extra_used = np.zeros((len(checked), len(sub)), np.int64)
-        extra_count = np.zeros(len(sub), np.int64)
-        if nominations:
-            fw = self.handle.framework
-            where = {r: j for j, r in enumerate(sub.tolist())}
-            for node, infos in nominations.items():
-                j = where.get(snapshot.index.get(node, -1))
-                if j is None:
-                    continue
-                for p in fw.ge_nominated(pod_info, infos):
-                    extra_count[j] += 1
-                    for i, name in enumerate(checked):
-                        extra_used[i, j] += p.requests.get(name, 0)
-        found = reprieve_rows(table, snapshot, sub, pod_info, checked, extra_used, extra_count, pdbs, now_ns)
-        return found.spread(take, len(rows))
 
     def _resource_plan(self, state, pod_info, snapshot):
         """Whether :meth:`_victims_by_resources` covers this preemptor (see there), the resources

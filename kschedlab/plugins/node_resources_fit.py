@@ -247,7 +247,7 @@ class NodeResourcesFit(Plugin):
         table: dict[int, int] = {}
         reasons: list[tuple[str, ...]] = []
         reason_idx = np.full(len(rows), -1, np.int32)
-        for sig in np.unique(signature[failed]).tolist():
+        for sig in np.flatnonzero(np.bincount(signature[failed])).tolist():  # (the distinct ones, in order)
             table[sig] = len(reasons)
             reasons.append(tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1))
             reason_idx[signature == sig] = table[sig]

@@ -17,7 +17,9 @@ requests and tolerations share one :class:`PodShape` and its kept answers), chec
 for all nodes at once with a handful of numpy operations. The answers are the ones the plugins
 give, to the value: the same PreFilter and PreScore statuses (and so the same skipped plugins),
 the same Filter outcome (a node the fused check does not clear is filtered again by the plugins
-themselves, so every failure keeps its plugin, code and reasons), the same raw and normalized
+themselves, or, when only fused plugins filter, takes NodeResourcesFit's verdict kept per node
+(:class:`~kschedlab.scheduler.kept_scores.NodeFitVerdicts`), so every failure keeps its plugin,
+code and reasons), the same raw and normalized
 scores. The scheduler's own steps (the rotating start, ``numFeasibleNodesToFind``, the tie draw,
 opportunistic batching) are not touched, so placements are those of the plugin-by-plugin path.
 Score plugins of one's own (a researcher's) are called as the framework calls them, beside the
@@ -57,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kschedlab.api.resources import CPU, MEMORY, PODS
-from kschedlab.framework.interface import MAX_NODE_SCORE, PreFilterResult
+from kschedlab.framework.interface import MAX_NODE_SCORE, PreFilterResult, Verdicts
 from kschedlab.framework.runtime import (
     FilterOutcome,
     Framework,
@@ -86,7 +88,14 @@ from kschedlab.plugins.taint_toleration import TaintToleration
 from kschedlab.plugins.volume_binding import SKIP_STATE, VolumeBinding
 from kschedlab.plugins.volume_restrictions import VolumeRestrictions, needs_restrictions_check
 from kschedlab.plugins.volume_zone import VolumeZone
-from kschedlab.scheduler.kept_scores import KeptScoreOutcome, NodeFits, NodeScores, ScoreTotals, balanced_allocation
+from kschedlab.scheduler.kept_scores import (
+    KeptScoreOutcome,
+    NodeFits,
+    NodeFitVerdicts,
+    NodeScores,
+    ScoreTotals,
+    balanced_allocation,
+)
 
 #: plugin name -> the in-tree class the fast path knows the behaviour of
 KNOWN = {cls.name: cls for cls in (
@@ -200,6 +209,8 @@ class FastPath:
         #: kept per node, by the pod's checked requests / scoring requests (at most KEPT_ANSWERS each)
         self._node_fits: dict[tuple, NodeFits] = {}
         self._node_scores: dict[tuple, NodeScores] = {}
+        #: NodeResourcesFit's verdicts kept per node, by the pod's checked requests (see :meth:`_rejected`)
+        self._fit_verdicts: dict[tuple, NodeFitVerdicts] = {}
         #: the shapes of the pods seen, by their answers and by their requests (see :meth:`_shape`)
         self._shapes: dict[tuple, PodShape] = {}
         self._shapes_by_requests: dict[tuple, PodShape | None] = {}
@@ -533,6 +544,14 @@ class FastPath:
             return None
         return ok
 
+    def fits_nowhere(self, plan: CyclePlan, snapshot, rows: np.ndarray) -> bool:
+        """NodeResourcesFit's kept check finds no node of ``rows`` with room for the pod (so a
+        pass over them finds none feasible, whatever the other plugins say)."""
+        if NodeResourcesFit.name not in plan.filter_names:
+            return False
+        fits = self._fits(plan.shape, snapshot)
+        return fits is None or (isinstance(fits, NodeFits) and not fits.fit(rows).any())
+
     def first_chunk(self, to_find: int, n: int) -> int:
         """How many nodes to filter at once first, when live plugins filter: enough to find
         ``to_find`` feasible nodes at the last such cycle's rate of feasible nodes (the scheduler
@@ -588,7 +607,9 @@ class FastPath:
         reasons: list = []
         if ok is not None and not ok.all():  # the plugins filter the nodes the fused check does not clear
             doubtful = np.flatnonzero(~ok)
-            checked = self.fw.run_filter(state, pod_info, snapshot, rows[doubtful])
+            checked = self._rejected(plan, state, pod_info, snapshot, rows[doubtful])
+            if not live and len(doubtful) == n:  # (no node cleared: the plugins' outcome is the whole answer)
+                return checked
             fail_plugin[doubtful] = checked.fail_plugin
             fail_code[doubtful] = checked.fail_code
             fail_reason[doubtful] = checked.fail_reason
@@ -601,6 +622,63 @@ class FastPath:
             fail_reason[failed_at] = np.where(r >= 0, r + len(reasons), -1)
             reasons.extend(verdicts.reasons)
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
+
+    def _rejected(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
+        """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear. When only fused
+        plugins filter and the shape's answers are kept, NodeResourcesFit's verdicts are read off
+        the :class:`NodeFitVerdicts` kept for its requests, NodeUnschedulable and TaintToleration
+        are asked about the nodes the fused check finds they reject (they pass the others), and
+        NodeName passes every node (the pod names none); the outcome is the framework's."""
+        shape = plan.shape
+        if plan.live_filter or shape.extended or shape.cycles < KEEP_FROM or \
+                not _FILTER_FUSED.issuperset(plan.filter_names):
+            return self.fw.run_filter(state, pod_info, snapshot, rows)
+        kept = self._fit_verdicts.get(shape.checked)
+        if kept is None or kept.snapshot is not snapshot:
+            kept = _keep(self._fit_verdicts, shape.checked, NodeFitVerdicts(snapshot, shape.checked))
+        n = len(rows)
+        fail_plugin = np.full(n, -1, np.int16)
+        fail_code = np.zeros(n, np.int8)
+        fail_reason = np.full(n, -1, np.int32)
+        reasons: list[tuple[str, ...]] = []
+        alive = np.arange(n)
+        for pi, name in enumerate(plan.filter_names):
+            if not len(alive):
+                break
+            sub = rows if len(alive) == n else rows[alive]
+            if name == NodeResourcesFit.name:
+                verdicts = kept.verdicts(sub)
+            elif name == NodeName.name:
+                continue
+            else:
+                if name == NodeUnschedulable.name:
+                    if not snapshot.cordoned or self._tolerates_cordon(shape, pod_info):
+                        continue
+                    rejects = snapshot.unschedulable.take(sub)
+                elif len(snapshot.taint_sets) > 1:  # TaintToleration
+                    rejects = ~self._taint_ok(shape, pod_info, snapshot)[snapshot.taint_group.take(sub)]
+                else:
+                    continue
+                at = np.flatnonzero(rejects)
+                if not len(at):
+                    continue
+                asked = filter_verdicts(self.plugins[name], state, pod_info, snapshot, sub[at])
+                codes, index = np.zeros(len(sub), np.int8), np.full(len(sub), -1, np.int32)
+                codes[at], index[at] = asked.codes, asked.reason_idx
+                verdicts = Verdicts(codes, index, asked.reasons)
+            if not verdicts.codes.any():
+                continue
+            if (verdicts.codes == Code.Error).any():  # the framework reports it as it meets it
+                return self.fw.run_filter(state, pod_info, snapshot, rows)
+            failed = verdicts.codes != 0
+            idx = alive[failed]
+            fail_plugin[idx] = pi
+            fail_code[idx] = verdicts.codes[failed]
+            r = verdicts.reason_idx[failed]
+            fail_reason[idx] = np.where(r >= 0, r + len(reasons), -1)
+            reasons.extend(verdicts.reasons)
+            alive = alive[~failed]
+        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, list(plan.filter_names))
 
     # -- PreScore / Score --------------------------------------------------------------------
     def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores | None:

@@ -17,7 +17,8 @@ a cycle reads its nodes' totals instead of assembling, normalizing and summing t
 Both follow the snapshot through :class:`FollowedRows`: each read first computes again the rows
 changed since the last one (``Snapshot.changes_since``). :class:`NodeFits` keeps NodeResourcesFit's
 free-capacity check the same way, so a cycle in which every node has room for the pod needs no
-array operation at all to know it.
+array operation at all to know it. :class:`NodeFitVerdicts` keeps the plugin's whole verdict (the
+checks a node fails and the code), which a failed cycle (a preemptor's) reads for every node.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kschedlab.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Verdicts
 from kschedlab.framework.runtime import ScoreOutcome
+from kschedlab.framework.status import Code
 
 #: more changed rows than this are computed again with array operations, fewer one by one
 VECTOR_FROM = 8
@@ -138,6 +140,82 @@ class NodeFits(FollowedRows):
             self.unfit.discard(row)
         else:
             self.unfit.add(row)
+
+
+class NodeFitVerdicts(FollowedRows):
+    """Per node, NodeResourcesFit's Filter verdict for a pod needing ``checked`` ((resource,
+    request) in the order the plugin checks them): the set of checks it fails (a bit per check,
+    "Too many pods" first, 0 when it fits) and the code (UnschedulableAndUnresolvable when a
+    request exceeds the node's allocatable), kept current; :meth:`verdicts` answers as the
+    plugin's ``filter_nodes`` does.
+
+    >>> from kschedlab.cluster import Snapshot
+    >>> from kschedlab.api.core import Node
+    >>> snap = Snapshot()
+    >>> for name, cpu in (("a", "1"), ("b", "4"), ("c", "3")):
+    ...     _ = snap.add_node(Node.model_validate({"metadata": {"name": name},
+    ...         "status": {"allocatable": {"cpu": cpu, "pods": "110"}}}))
+    >>> v = NodeFitVerdicts(snap, (("cpu", 3500),)).verdicts(np.array([2, 1, 0]))
+    >>> v.codes.tolist(), v.reason_idx.tolist(), v.reasons
+    ([3, 0, 3], [0, -1, 0], [('Insufficient cpu',)])
+    """
+
+    def __init__(self, snapshot, checked: tuple[tuple[str, int], ...]):
+        super().__init__(snapshot)
+        from kschedlab.plugins.node_resources_fit import TOO_MANY_PODS
+
+        self.checked = checked
+        self.names = [TOO_MANY_PODS, *(f"Insufficient {name}" for name, _ in checked)]
+        self.sig = np.zeros(0, np.int64)
+        self.code = np.zeros(0, np.int8)
+        self._reasons: dict[int, tuple[str, ...]] = {}
+
+    def verdicts(self, rows: np.ndarray) -> Verdicts:
+        """The plugin's verdicts on ``rows`` (reasons in the order of the checks failed)."""
+        self.refresh()
+        sig = self.sig.take(rows)
+        failed = sig != 0
+        if not failed.any():
+            return Verdicts.passing(len(rows))
+        present = np.flatnonzero(np.bincount(sig[failed]))
+        lookup = np.zeros(int(present[-1]) + 1, np.int32)
+        lookup[present] = np.arange(len(present), dtype=np.int32)
+        reasons = [self._reason(s) for s in present.tolist()]
+        return Verdicts(self.code.take(rows), np.where(failed, lookup[sig], -1).astype(np.int32), reasons)
+
+    def _reason(self, sig: int) -> tuple[str, ...]:
+        found = self._reasons.get(sig)
+        if found is None:
+            found = self._reasons[sig] = tuple(n for i, n in enumerate(self.names) if sig >> i & 1)
+        return found
+
+    def _grow(self, count: int) -> None:
+        self.sig = np.concatenate([self.sig, np.zeros(count, np.int64)])
+        self.code = np.concatenate([self.code, np.zeros(count, np.int8)])
+
+    def _update_many(self, rows: np.ndarray) -> None:
+        from kschedlab.api.resources import PODS
+
+        snap = self.snapshot
+        short = [snap.pod_count.take(rows) + 1 > snap.allocatable[snap.res_index[PODS]].take(rows)]
+        hopeless = np.zeros(len(rows), bool)
+        for name, want in self.checked:
+            col = snap.res_index.get(name)
+            if col is None:  # no node has or uses this resource
+                alloc = free = np.zeros(len(rows), np.int64)
+            else:
+                alloc = snap.allocatable[col].take(rows)
+                free = alloc - snap.requested[col].take(rows)
+            lacking = want > free
+            short.append(lacking)
+            hopeless |= lacking & (want > alloc)
+        sig = (1 << np.arange(len(short), dtype=np.int64)) @ np.stack(short)
+        self.sig[rows] = sig
+        self.code[rows] = np.where(sig != 0, np.where(hopeless, Code.UnschedulableAndUnresolvable,
+                                                      Code.Unschedulable), 0)
+
+    def _update_one(self, row: int) -> None:
+        self._update_many(np.asarray([row]))
 
 
 class ScoreTotals:

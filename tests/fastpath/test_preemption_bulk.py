@@ -9,6 +9,8 @@ with the plugin as it is, one whose plugin visits every node through ``select_vi
 preemption record (candidates with their victims and PDB violations, node statuses, the chosen
 candidate, victims, cleared nominations, events, the verdict), with placements, deletions and
 start times set or changed (``Cluster.start_pod``, as the simulator's kubelet does) between attempts.
+The failed Filter pass's kept NodeResourcesFit verdicts are checked against the framework's Filter
+on the same clusters, cycle after cycle with pods placed and deleted between.
 """
 
 from __future__ import annotations
@@ -85,9 +87,8 @@ def cluster_objects(seed: int, nodes: int) -> tuple[list, list[dict]]:
 def node_by_node(sched: Scheduler, key: str) -> None:
     """Take the plugin's shortcuts away: every dry-run node goes through select_victims_on_node."""
     plugin = sched.framework_for(sched.cluster.pods[key]).plugins["DefaultPreemption"]
-    plugin.select_victims_for_rows = None
+    plugin.victims_for_rows = None
     plugin.select_victims_without_changes = None
-    plugin.statuses_without_victims = None
 
 
 def comparable(record) -> dict | None:
@@ -178,3 +179,43 @@ def test_a_start_time_set_after_the_victim_table_read_the_node_changes_the_victi
     cluster.start_pod("default/b", t0)
     second = preempt("hi2")
     assert second.selected.name == "n1" and second.victims == ["default/a"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_failed_pass_reads_the_kept_verdicts_as_the_framework_filters(seed):
+    """The nodes the fused check rejects (cordoned, tainted, short of room) get from the kept
+    NodeResourcesFit verdicts the outcome the framework's Filter gives them, after placements and
+    deletions move the nodes' rows between cycles."""
+    from kschedlab.framework.interface import CycleState
+    from kschedlab.scheduler.fast_path import KEEP_FROM
+
+    rng = random.Random(seed)
+    objects, _ = cluster_objects(seed, 80)
+    cluster = Cluster([o for o in objects if not (isinstance(o, Pod) and o.status and o.status.nominated_node_name)])
+    sched = Scheduler(cluster, seed=seed)
+    fw = sched.profiles["default-scheduler"]
+    fast = sched.fast_paths["default-scheduler"]
+    cluster.add(Pod.model_validate({"metadata": {"name": "big", "namespace": "default"}, "spec": {
+        "priority": 1000, "containers": [{"name": "c", "resources": {"requests": {"cpu": "3500m", "memory": "3Gi"}}}]}}))
+    pod_info = cluster.pod_infos["default/big"]
+    used = 0
+    for cycle in range(KEEP_FROM + 4):
+        snapshot = cluster.snapshot
+        plan = fast.plan(pod_info, snapshot)
+        assert plan is not None
+        state = CycleState()
+        fast.run_pre_filter(plan, state, pod_info)
+        rows = snapshot.order
+        ok = fast.passing(plan, pod_info, snapshot, rows)
+        doubtful = rows if ok is None else rows[~ok]
+        got = fast._rejected(plan, state, pod_info, snapshot, doubtful)
+        want = fw.run_filter(state, pod_info, snapshot, doubtful)
+        assert [got.status(i) for i in range(len(doubtful))] == [want.status(i) for i in range(len(doubtful))]
+        used += cycle >= KEEP_FROM and fast._fit_verdicts.get(plan.shape.checked) is not None
+        placed = sorted(k for k, p in cluster.pods.items() if p.spec.node_name)
+        for key in rng.sample(placed, 3):  # rows move between cycles
+            cluster.remove_pod(key)
+        node = rng.choice(sorted(cluster.nodes))
+        cluster.add(Pod.model_validate({"metadata": {"name": f"extra{cycle}", "namespace": "default"}, "spec": {
+            "nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}))
+    assert used  # the kept verdicts answered

@@ -2,7 +2,7 @@
 
 On seeded random clusters (GPU nodes, pods of several priorities, nominated pods, tainted and
 cordoned nodes, host ports, PDBs) one scheduling attempt of a preemptor runs twice: with
-DefaultPreemption as it is (nodes settled at once by ``statuses_without_victims``, victims by
+DefaultPreemption as it is (nodes settled at once by ``victims_for_rows``, victims by
 arithmetic in ``select_victims_without_changes``) and with both shortcuts switched off, so every
 node of the dry run goes through ``select_victims_on_node`` on a scratch copy of the node.  The
 attempt's message, the preemption record (potential nodes, candidates, every node status in
@@ -83,7 +83,7 @@ def random_cluster(seed: int) -> tuple[list, str]:
 
 def general_path(plugin) -> None:
     """Switch DefaultPreemption's shortcuts off on this instance."""
-    plugin.statuses_without_victims = None
+    plugin.victims_for_rows = None
     plugin.select_victims_without_changes = None
     plugin._victims_by_resources = lambda *args, **kwargs: None
 
@@ -126,7 +126,7 @@ def test_the_random_clusters_reach_every_branch(monkeypatch):
     from kschedlab.plugins.default_preemption import DefaultPreemption
 
     seen = set()
-    settle = DefaultPreemption.statuses_without_victims
+    settle = DefaultPreemption.victims_for_rows
 
     def watched(self, *args):
         out = settle(self, *args)
@@ -134,7 +134,7 @@ def test_the_random_clusters_reach_every_branch(monkeypatch):
             seen.update({0: "settled: no victims"}.get(i, "settled: no room") for i in set(out[0].tolist()) - {-1})
         return out
 
-    monkeypatch.setattr(DefaultPreemption, "statuses_without_victims", watched)
+    monkeypatch.setattr(DefaultPreemption, "victims_for_rows", watched)
     for seed in range(120):
         result, record, _ = one_attempt(seed, shortcuts=True)
         if result.node is not None:

@@ -5,11 +5,13 @@ Upstream's framework skips a plugin for the rest of the cycle when its PreFilter
 answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
 resource claims, persistent volume claims, extended resources a DeviceClass serves
 (DRAExtendedResource) or node-feature requirements, in a cluster where no placed pod has
-inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from the pod's spec
+inter-pod affinity, which plugins answer ``Skip`` follows from the pod's spec
 and a few cluster-wide facts; what is left to do for every node is arithmetic on the snapshot's
 columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable), the taint set
 (TaintToleration), the requested and allocatable cpu and memory (LeastAllocated-style scoring and
-BalancedAllocation) and the node's images (ImageLocality).
+BalancedAllocation) and the node's images (ImageLocality). Nodes where pods of the pod's
+priority or higher are nominated are filtered twice, with those pods added and without, as
+upstream's ``RunFilterPluginsWithNominatedPods`` does (:meth:`FastPath.run_filter`).
 
 :class:`FastPath` decides at every attempt whether the pod has that shape (nothing is kept in the
 pod's ``PodInfo``, so a spec edited in place between attempts is read as it is now; pods alike in
@@ -169,6 +171,11 @@ class CyclePlan:
     #: the live plugins' PreFilter answers of this cycle (name -> (result, status)), their data in
     #: the cycle state; None once the framework's whole PreFilter ran (the state is then complete)
     pre_filter_ran: dict | None = None
+    #: rows of nodes with pods nominated of priority at least the pod's -> those pods (the nodes
+    #: Filter checks twice, with those pods added and without: see :meth:`FastPath.run_filter`)
+    nominated: dict | None = None
+    #: the same rows, as an array (for ``numpy.isin``)
+    nominated_rows: np.ndarray | None = None
 
 
 class FastPath:
@@ -319,10 +326,6 @@ class FastPath:
             return None  # a DeviceClass serves one (DRAExtendedResource): DynamicResources allocates it
         shape.cycles += 1
         pod = pod_info.pod
-        if pod.status is not None and pod.status.nominated_node_name:
-            return None
-        if self.fw.handle.nominated_pods_by_node():
-            return None
         live = self._live(pod, snapshot)
         if live is None:
             return None
@@ -330,7 +333,12 @@ class FastPath:
         found = self._plans.get(key)
         if found is None:
             found = self._plans[key] = self._cycle_plan(shape.balance_skip, live)
-        return CyclePlan(shape, *found, live=live, snapshot=snapshot)
+        plan = CyclePlan(shape, *found, live=live, snapshot=snapshot)
+        nominated = self.fw.nominated_rows(pod_info, snapshot)
+        if nominated:
+            plan.nominated = nominated
+            plan.nominated_rows = np.fromiter(nominated, np.int64, len(nominated))
+        return plan
 
     def _live(self, pod, snapshot) -> frozenset | None:
         """The plugins of :data:`LIVE` that may have work for ``pod`` in this cycle (they then run
@@ -498,7 +506,7 @@ class FastPath:
         taint the pod does not tolerate, none is cordoned (or the pod tolerates it)."""
         shape = plan.shape
         names = plan.filter_names
-        if plan.live_filter:
+        if plan.live_filter or plan.nominated:
             return False
         if NodeResourcesFit.name in names:
             fits = self._fits(shape, snapshot)
@@ -558,7 +566,49 @@ class FastPath:
         return FilterOutcome(rows, *_all_passed(len(rows)), [], plan.filter_names)
 
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
-        """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
+        """:meth:`Framework.run_filter_with_nominated_pods` over ``rows``: the pass without
+        nominated pods (:meth:`_run_filter_plain`), then, on the nodes where pods of priority at
+        least this pod's are nominated, the pass with those pods added
+        (:meth:`Framework.nominated_first_pass`, plugin by plugin), whose failure replaces the
+        plain verdict. Without live Filter plugins, of the fused plugins only NodeResourcesFit
+        reads the pods a node holds: a node the plain pass cleared whose free capacity, less the
+        nominated pods' requests, still covers the pod passes the first pass too, and is not
+        checked again (:meth:`_room_with`)."""
+        outcome = self._run_filter_plain(plan, state, pod_info, snapshot, rows)
+        if plan.nominated is None:
+            return outcome
+        hits = np.flatnonzero(np.isin(rows, plan.nominated_rows))
+        if len(hits) and not plan.live_filter:
+            cleared = outcome.fail_plugin[hits] < 0
+            hits = np.asarray([i for i, ok in zip(hits.tolist(), cleared.tolist())
+                               if not ok or not self._room_with(plan, snapshot, int(rows[i]),
+                                                                plan.nominated[int(rows[i])])], np.int64)
+        return self.fw.nominated_first_pass(state, pod_info, snapshot, outcome, hits, plan.nominated)
+
+    def _room_with(self, plan: CyclePlan, snapshot, row: int, nominated: list) -> bool:
+        """NodeResourcesFit (if it filters) passes node ``row`` with the ``nominated`` pods not yet
+        placed added to it: its free capacity less their requests (and one pod each) covers the
+        pod's needs (only the resources the pod asks for are compared)."""
+        if NodeResourcesFit.name not in plan.filter_names:
+            return True
+        fits = self._fits(plan.shape, snapshot)
+        if fits is None:
+            return False
+        need = fits.need if isinstance(fits, NodeFits) else fits
+        added = np.zeros(len(need), np.int64)
+        pods = snapshot.res_index[PODS]
+        for info in nominated:
+            if info.key in snapshot.pod_row:  # placed already: the first pass does not add it
+                continue
+            added[pods] += 1
+            for name, value in info.requests.items():
+                col = snapshot.res_index.get(name)
+                if col is not None and col != pods:
+                    added[col] += value
+        return bool((snapshot.free[:, row] - added >= need).all())
+
+    def _run_filter_plain(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
+        """The Filter pass over ``rows`` without nominated pods:
         the fused check clears the nodes that pass, and the live plugins, in Filter order, see those
         a live plugin before them passed (the nodes the framework would hand them); the plugins
         filter the nodes the fused check does not clear. A live verdict of Error makes the

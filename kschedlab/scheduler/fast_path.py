@@ -568,44 +568,58 @@ class FastPath:
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter_with_nominated_pods` over ``rows``: the pass without
         nominated pods (:meth:`_run_filter_plain`), then, on the nodes where pods of priority at
-        least this pod's are nominated, the pass with those pods added
-        (:meth:`Framework.nominated_first_pass`, plugin by plugin), whose failure replaces the
-        plain verdict. Without live Filter plugins, of the fused plugins only NodeResourcesFit
-        reads the pods a node holds: a node the plain pass cleared whose free capacity, less the
-        nominated pods' requests, still covers the pod passes the first pass too, and is not
-        checked again (:meth:`_room_with`)."""
+        least this pod's are nominated, the pass with those pods added, whose failure replaces the
+        plain verdict: plugin by plugin (:meth:`Framework.nominated_first_pass`) when a live plugin
+        reads the pods a node holds, else fused (:meth:`_fused_first_pass`)."""
         outcome = self._run_filter_plain(plan, state, pod_info, snapshot, rows)
         if plan.nominated is None:
             return outcome
         hits = np.flatnonzero(np.isin(rows, plan.nominated_rows))
-        if len(hits) and not plan.live_filter:
-            cleared = outcome.fail_plugin[hits] < 0
-            hits = np.asarray([i for i, ok in zip(hits.tolist(), cleared.tolist())
-                               if not ok or not self._room_with(plan, snapshot, int(rows[i]),
-                                                                plan.nominated[int(rows[i])])], np.int64)
-        return self.fw.nominated_first_pass(state, pod_info, snapshot, outcome, hits, plan.nominated)
+        if not len(hits):
+            return outcome
+        if any(name not in state.skip_filter and (name in plan.live_filter or hasattr(self.plugins[name], "add_pod"))
+               for name in plan.live):
+            return self.fw.nominated_first_pass(state, pod_info, snapshot, outcome, hits, plan.nominated)
+        return self._fused_first_pass(plan, state, pod_info, snapshot, outcome, hits)
 
-    def _room_with(self, plan: CyclePlan, snapshot, row: int, nominated: list) -> bool:
-        """NodeResourcesFit (if it filters) passes node ``row`` with the ``nominated`` pods not yet
-        placed added to it: its free capacity less their requests (and one pod each) covers the
-        pod's needs (only the resources the pod asks for are compared)."""
-        if NodeResourcesFit.name not in plan.filter_names:
-            return True
-        fits = self._fits(plan.shape, snapshot)
-        if fits is None:
-            return False
-        need = fits.need if isinstance(fits, NodeFits) else fits
-        added = np.zeros(len(need), np.int64)
-        pods = snapshot.res_index[PODS]
-        for info in nominated:
-            if info.key in snapshot.pod_row:  # placed already: the first pass does not add it
+    def _fused_first_pass(self, plan: CyclePlan, state, pod_info, snapshot, outcome: FilterOutcome,
+                          hits: np.ndarray) -> FilterOutcome:
+        """The first pass (nominated pods added) over the positions ``hits`` of ``outcome``'s rows
+        when only fused plugins filter. Of those, NodeResourcesFit alone reads the pods a node
+        holds; the others answer as in the plain pass. So a node the plain pass failed at a plugin
+        before NodeResourcesFit fails the first pass there too, and elsewhere the first pass
+        fails only if NodeResourcesFit, asked on the node's columns with the nominated pods'
+        requests added (:class:`_NodeWithNominated`), refuses it: its verdict then replaces the
+        plain one."""
+        names = plan.filter_names
+        if NodeResourcesFit.name not in names or self.fit is None:
+            return outcome
+        fit_at = names.index(NodeResourcesFit.name)
+        rows = outcome.rows
+        changed = None
+        for i in hits.tolist():
+            if 0 <= outcome.fail_plugin[i] < fit_at:
                 continue
-            added[pods] += 1
-            for name, value in info.requests.items():
-                col = snapshot.res_index.get(name)
-                if col is not None and col != pods:
-                    added[col] += value
-        return bool((snapshot.free[:, row] - added >= need).all())
+            row = int(rows[i])
+            node = _NodeWithNominated.of(snapshot, row, plan.nominated[row])
+            if node is None:
+                continue
+            verdicts = self.fit.filter_nodes(state, pod_info, node, _FIRST)
+            if verdicts.all_pass:
+                continue
+            if changed is None:
+                changed = (outcome.fail_plugin.copy(), outcome.fail_code.copy(), outcome.fail_reason.copy(),
+                           list(outcome.reasons))
+            fail_plugin, fail_code, fail_reason, reasons = changed
+            fail_plugin[i] = fit_at
+            fail_code[i] = verdicts.codes[0]
+            r = int(verdicts.reason_idx[0])
+            fail_reason[i] = len(reasons) if r >= 0 else -1
+            if r >= 0:
+                reasons.append(verdicts.reasons[r])
+        if changed is None:
+            return outcome
+        return FilterOutcome(rows, *changed, outcome.plugins)
 
     def _run_filter_plain(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """The Filter pass over ``rows`` without nominated pods:
@@ -792,6 +806,36 @@ class FastPath:
         out = ScoreOutcome(rows, list(names), weights, raw, normalized)
         out.total = weights @ normalized if len(names) else np.zeros(n, np.int64)
         return out
+
+
+#: the one row of a :class:`_NodeWithNominated`
+_FIRST = np.zeros(1, np.int64)
+
+
+class _NodeWithNominated:
+    """One node's columns as NodeResourcesFit's Filter reads them (``res_index``, ``allocatable``,
+    ``requested``, ``pod_count``; row 0), with the requests of pods nominated there added, as
+    ``Snapshot.add_pod`` accounts them (a resource no node has a column for is left out: the
+    plugin reads a missing column as 0 allocatable, short whatever is requested)."""
+
+    def __init__(self, snapshot, row: int, nominated: list):
+        self.res_index = snapshot.res_index
+        self.allocatable = snapshot.allocatable[:, row:row + 1]
+        self.requested = snapshot.requested[:, row:row + 1].copy()
+        self.pod_count = snapshot.pod_count[row:row + 1].copy()
+        for info in nominated:
+            self.pod_count[0] += 1
+            for name, value in info.requests.items():
+                col = snapshot.res_index.get(name)
+                if col is not None:
+                    self.requested[col, 0] += value
+
+    @classmethod
+    def of(cls, snapshot, row: int, nominated: list) -> "_NodeWithNominated | None":
+        """The node with those of ``nominated`` not placed yet (as the framework's first pass
+        adds them), or None when every one is placed (there is no first pass)."""
+        pending = [info for info in nominated if info.key not in snapshot.pod_row]
+        return cls(snapshot, row, pending) if pending else None
 
 
 #: node count -> read-only Filter outcome arrays of nodes that all passed

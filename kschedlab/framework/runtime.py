@@ -429,20 +429,30 @@ class Framework:
         pass replaces their plain verdict.
         """
         outcome = self.run_filter(state, pod, snapshot, rows)
-        by_node = self.handle.nominated_pods_by_node()
-        if not by_node:
+        special = self.nominated_rows(pod, snapshot)
+        if not special:
             return outcome
+        hits = np.flatnonzero(np.isin(rows, np.fromiter(special, np.int64)))
+        return self.nominated_first_pass(state, pod, snapshot, outcome, hits, special)
+
+    def nominated_rows(self, pod, snapshot) -> dict[int, list]:
+        """Snapshot row -> the pods nominated there with priority at least ``pod``'s (the nodes that
+        take the two-pass route of ``RunFilterPluginsWithNominatedPods``)."""
         special: dict[int, list] = {}
-        for node, infos in by_node.items():
+        for node, infos in self.handle.nominated_pods_by_node().items():
             row = snapshot.index.get(node)
             ge = self.ge_nominated(pod, infos)
             if row is not None and ge:
                 special[row] = ge
-        if not special:
-            return outcome
-        hits = np.flatnonzero(np.isin(rows, np.fromiter(special, np.int64)))
+        return special
+
+    def nominated_first_pass(self, state: CycleState, pod, snapshot, outcome: FilterOutcome, hits: np.ndarray,
+                             special: dict[int, list]) -> FilterOutcome:
+        """``outcome`` with the first pass (nominated pods added) of the nodes at positions ``hits``
+        of its rows: a failure there replaces their plain verdict (an Error is raised)."""
         if not len(hits):
             return outcome
+        rows = outcome.rows
         plugin_index = {name: i for i, name in enumerate(outcome.plugins)}
         fail_plugin, fail_code = outcome.fail_plugin.copy(), outcome.fail_code.copy()
         fail_reason, reasons = outcome.fail_reason.copy(), list(outcome.reasons)

@@ -5,11 +5,13 @@ Upstream's framework skips a plugin for the rest of the cycle when its PreFilter
 answers ``Skip``. For a pod without node selector, affinity, spread constraints, host ports,
 resource claims, persistent volume claims, extended resources a DeviceClass serves
 (DRAExtendedResource) or node-feature requirements, in a cluster where no placed pod has
-inter-pod affinity and no pod is nominated, which plugins answer ``Skip`` follows from the pod's spec
+inter-pod affinity, which plugins answer ``Skip`` follows from the pod's spec
 and a few cluster-wide facts; what is left to do for every node is arithmetic on the snapshot's
 columns: free capacity (NodeResourcesFit), the cordon flag (NodeUnschedulable), the taint set
 (TaintToleration), the requested and allocatable cpu and memory (LeastAllocated-style scoring and
-BalancedAllocation) and the node's images (ImageLocality).
+BalancedAllocation) and the node's images (ImageLocality). Nodes where pods of the pod's
+priority or higher are nominated are filtered twice, with those pods added and without, as
+upstream's ``RunFilterPluginsWithNominatedPods`` does (:meth:`FastPath.run_filter`).
 
 :class:`FastPath` decides at every attempt whether the pod has that shape (nothing is kept in the
 pod's ``PodInfo``, so a spec edited in place between attempts is read as it is now; pods alike in
@@ -178,6 +180,11 @@ class CyclePlan:
     #: the live plugins' PreFilter answers of this cycle (name -> (result, status)), their data in
     #: the cycle state; None once the framework's whole PreFilter ran (the state is then complete)
     pre_filter_ran: dict | None = None
+    #: rows of nodes with pods nominated of priority at least the pod's -> those pods (the nodes
+    #: Filter checks twice, with those pods added and without: see :meth:`FastPath.run_filter`)
+    nominated: dict | None = None
+    #: the same rows, as an array (for ``numpy.isin``)
+    nominated_rows: np.ndarray | None = None
 
 
 class FastPath:
@@ -330,10 +337,6 @@ class FastPath:
             return None  # a DeviceClass serves one (DRAExtendedResource): DynamicResources allocates it
         shape.cycles += 1
         pod = pod_info.pod
-        if pod.status is not None and pod.status.nominated_node_name:
-            return None
-        if self.fw.handle.nominated_pods_by_node():
-            return None
         live = self._live(pod, snapshot)
         if live is None:
             return None
@@ -341,7 +344,12 @@ class FastPath:
         found = self._plans.get(key)
         if found is None:
             found = self._plans[key] = self._cycle_plan(shape.balance_skip, live)
-        return CyclePlan(shape, *found, live=live, snapshot=snapshot)
+        plan = CyclePlan(shape, *found, live=live, snapshot=snapshot)
+        nominated = self.fw.nominated_rows(pod_info, snapshot)
+        if nominated:
+            plan.nominated = nominated
+            plan.nominated_rows = np.fromiter(nominated, np.int64, len(nominated))
+        return plan
 
     def _live(self, pod, snapshot) -> frozenset | None:
         """The plugins of :data:`LIVE` that may have work for ``pod`` in this cycle (they then run
@@ -509,7 +517,7 @@ class FastPath:
         taint the pod does not tolerate, none is cordoned (or the pod tolerates it)."""
         shape = plan.shape
         names = plan.filter_names
-        if plan.live_filter:
+        if plan.live_filter or plan.nominated:
             return False
         if NodeResourcesFit.name in names:
             fits = self._fits(shape, snapshot)
@@ -577,7 +585,63 @@ class FastPath:
         return FilterOutcome(rows, *_all_passed(len(rows)), [], plan.filter_names)
 
     def run_filter(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
-        """:meth:`Framework.run_filter_with_nominated_pods` over ``rows`` (no pod is nominated):
+        """:meth:`Framework.run_filter_with_nominated_pods` over ``rows``: the pass without
+        nominated pods (:meth:`_run_filter_plain`), then, on the nodes where pods of priority at
+        least this pod's are nominated, the pass with those pods added, whose failure replaces the
+        plain verdict: plugin by plugin (:meth:`Framework.nominated_first_pass`) when a live plugin
+        reads the pods a node holds, else fused (:meth:`_fused_first_pass`)."""
+        outcome = self._run_filter_plain(plan, state, pod_info, snapshot, rows)
+        if plan.nominated is None:
+            return outcome
+        hits = np.flatnonzero(np.isin(rows, plan.nominated_rows))
+        if not len(hits):
+            return outcome
+        if any(name not in state.skip_filter and (name in plan.live_filter or hasattr(self.plugins[name], "add_pod"))
+               for name in plan.live):
+            return self.fw.nominated_first_pass(state, pod_info, snapshot, outcome, hits, plan.nominated)
+        return self._fused_first_pass(plan, state, pod_info, snapshot, outcome, hits)
+
+    def _fused_first_pass(self, plan: CyclePlan, state, pod_info, snapshot, outcome: FilterOutcome,
+                          hits: np.ndarray) -> FilterOutcome:
+        """The first pass (nominated pods added) over the positions ``hits`` of ``outcome``'s rows
+        when only fused plugins filter. Of those, NodeResourcesFit alone reads the pods a node
+        holds; the others answer as in the plain pass. So a node the plain pass failed at a plugin
+        before NodeResourcesFit fails the first pass there too, and elsewhere the first pass
+        fails only if NodeResourcesFit, asked on the node's columns with the nominated pods'
+        requests added (:class:`_NodeWithNominated`), refuses it: its verdict then replaces the
+        plain one."""
+        names = plan.filter_names
+        if NodeResourcesFit.name not in names or self.fit is None:
+            return outcome
+        fit_at = names.index(NodeResourcesFit.name)
+        rows = outcome.rows
+        changed = None
+        for i in hits.tolist():
+            if 0 <= outcome.fail_plugin[i] < fit_at:
+                continue
+            row = int(rows[i])
+            node = _NodeWithNominated.of(snapshot, row, plan.nominated[row])
+            if node is None:
+                continue
+            verdicts = self.fit.filter_nodes(state, pod_info, node, _FIRST)
+            if verdicts.all_pass:
+                continue
+            if changed is None:
+                changed = (outcome.fail_plugin.copy(), outcome.fail_code.copy(), outcome.fail_reason.copy(),
+                           list(outcome.reasons))
+            fail_plugin, fail_code, fail_reason, reasons = changed
+            fail_plugin[i] = fit_at
+            fail_code[i] = verdicts.codes[0]
+            r = int(verdicts.reason_idx[0])
+            fail_reason[i] = len(reasons) if r >= 0 else -1
+            if r >= 0:
+                reasons.append(verdicts.reasons[r])
+        if changed is None:
+            return outcome
+        return FilterOutcome(rows, *changed, outcome.plugins)
+
+    def _run_filter_plain(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
+        """The Filter pass over ``rows`` without nominated pods:
         the fused check clears the nodes that pass, and the live plugins, in Filter order, see those
         a live plugin before them passed (the nodes the framework would hand them); the plugins
         filter the nodes the fused check does not clear. A live verdict of Error makes the
@@ -820,6 +884,36 @@ class FastPath:
         out = ScoreOutcome(rows, list(names), weights, raw, normalized)
         out.total = weights @ normalized if len(names) else np.zeros(n, np.int64)
         return out
+
+
+#: the one row of a :class:`_NodeWithNominated`
+_FIRST = np.zeros(1, np.int64)
+
+
+class _NodeWithNominated:
+    """One node's columns as NodeResourcesFit's Filter reads them (``res_index``, ``allocatable``,
+    ``requested``, ``pod_count``; row 0), with the requests of pods nominated there added, as
+    ``Snapshot.add_pod`` accounts them (a resource no node has a column for is left out: the
+    plugin reads a missing column as 0 allocatable, short whatever is requested)."""
+
+    def __init__(self, snapshot, row: int, nominated: list):
+        self.res_index = snapshot.res_index
+        self.allocatable = snapshot.allocatable[:, row:row + 1]
+        self.requested = snapshot.requested[:, row:row + 1].copy()
+        self.pod_count = snapshot.pod_count[row:row + 1].copy()
+        for info in nominated:
+            self.pod_count[0] += 1
+            for name, value in info.requests.items():
+                col = snapshot.res_index.get(name)
+                if col is not None:
+                    self.requested[col, 0] += value
+
+    @classmethod
+    def of(cls, snapshot, row: int, nominated: list) -> "_NodeWithNominated | None":
+        """The node with those of ``nominated`` not placed yet (as the framework's first pass
+        adds them), or None when every one is placed (there is no first pass)."""
+        pending = [info for info in nominated if info.key not in snapshot.pod_row]
+        return cls(snapshot, row, pending) if pending else None
 
 
 #: node count -> read-only Filter outcome arrays of nodes that all passed

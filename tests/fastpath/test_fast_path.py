@@ -259,8 +259,8 @@ def test_pods_outside_the_shape_take_the_plugin_path(kind):
 
 
 def test_cluster_facts_turn_the_fast_path_off():
-    """A nomination turns it off; a Service selecting the pod, a placed pod with inter-pod
-    affinity make a plugin run by itself beside it."""
+    """A Service selecting the pod, a placed pod with inter-pod affinity make a plugin run by
+    itself beside it; a nomination names the node the plan filters twice."""
     rng = random.Random(3)
 
     def fresh():
@@ -285,7 +285,8 @@ def test_cluster_facts_turn_the_fast_path_off():
     cluster, fast = fresh()
     cluster.add(Pod.model_validate(pod_dict("other", random.Random(2), "plain")))
     cluster.nominate("default/other", "node-001")
-    assert fast.plan(cluster.pod_infos["default/p"], cluster.snapshot) is None
+    plan = fast.plan(cluster.pod_infos["default/p"], cluster.snapshot)  # the node checked twice
+    assert plan.nominated == {cluster.snapshot.index["node-001"]: [cluster.pod_infos["default/other"]]}
 
 
 def test_profiles_outside_the_path_have_none():

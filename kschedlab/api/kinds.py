@@ -146,9 +146,9 @@ class SkippedKindsWarning(UserWarning):
     ``skipped`` lists ``(file, object, apiVersion, kind)`` for each.
     """
 
-    def __init__(self, message: str, skipped: list[tuple[str | None, str, str, str]]):
-        super().__init__(message)
-        self.skipped = skipped
+    def __init__(self, message: str, skipped: list[tuple[str | None, str, str, str]] | None = None):
+        super().__init__(message)  # (made from the message alone when copied by its args: no list)
+        self.skipped = skipped if skipped is not None else []
 
 
 def skipped_summary(skipped: Iterable[tuple[str | None, str, str, str]]) -> str:

@@ -138,12 +138,24 @@ class Applied(list):
 
 
 class RefusedObjectsWarning(UserWarning):
-    """Some objects were refused by the API server and left out; ``refused`` lists them."""
+    """Some objects were refused by the API server and left out; ``refused`` lists them.
 
-    def __init__(self, applied: Applied) -> None:
-        super().__init__("\n".join(applied.report()))
-        self.refused = applied.refused
-        self.events = applied.events
+    Made from the message alone (as warning machinery that copies warnings by their ``args``
+    does, pytest-xdist for one), it has empty lists.
+
+    >>> RefusedObjectsWarning("a line").refused
+    []
+    """
+
+    def __init__(self, message: str, refused: Iterable[Refusal] = (), events: Iterable[ControllerEvent] = ()) -> None:
+        super().__init__(message)
+        self.refused: list[Refusal] = list(refused)
+        self.events: list[ControllerEvent] = list(events)
+
+    @classmethod
+    def of(cls, applied: Applied) -> RefusedObjectsWarning:
+        """The warning for what ``applied`` refused, worded as kubectl reports it."""
+        return cls("\n".join(applied.report()), applied.refused, applied.events)
 
 
 _SOURCES = {"ReplicaSet": "replicaset-controller", "Job": "job-controller",

@@ -150,5 +150,5 @@ def load_manifests(*paths: str | os.PathLike, text: str | None = None, source: s
     if skipped:
         warnings.warn(SkippedKindsWarning(skipped_summary(skipped), skipped), stacklevel=2)
     if out.refused:
-        warnings.warn(RefusedObjectsWarning(out), stacklevel=2)
+        warnings.warn(RefusedObjectsWarning.of(out), stacklevel=2)
     return out

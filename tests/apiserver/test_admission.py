@@ -411,8 +411,8 @@ def test_validation_errors_all_reported():
 
 def test_errors_across_objects_and_nothing_returned():
     e = refused(pod_yaml("priorityClassName: nope\n"), pod_yaml(meta="{name: q}").replace("[{name: c}]", "[]"),
-                "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: a}]}\n")
-    assert [x.obj for x in e.errors] == ["Pod default/p", "Pod default/q", "Node n"]
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: [{key: a}]}\n")
+    assert [x.obj for x in e.errors] == ["Pod default/p", "Pod default/q", "Node n1"]
     assert e.errors[1].path == "spec.containers" and e.errors[1].message == "Required value"
     assert e.errors[2].path == "spec.taints[0].effect"
 

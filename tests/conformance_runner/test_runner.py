@@ -143,7 +143,7 @@ def test_an_explicit_expected_failures_file(tmp_path, capsys):
 @pytest.mark.parametrize("text, message", [
     ("- id: a\n", "entry 0: reason: required: a non-empty string"),
     ("- id: a\n  reason: x\n  why: y\n", 'entry 0: why: unknown field "why"'),
-    ("- id: a\n  reason: x\n- id: a\n  reason: y\n", "entry 1: id: duplicate id 'a'"),
+    ("- id: a\n  reason: x\n- id: a\n  reason: z\n", "entry 1: id: duplicate id 'a'"),
     ("id: a\n", "must be a list of {id, reason}"),
     ("- [unclosed\n", "invalid YAML"),
 ])

@@ -127,9 +127,9 @@ spec: {containers: [{name: c}]}
 
 
 @pytest.mark.parametrize(("edited", "change", "said"), [
-    (BEFORE.replace("zone: x", "zone: y"), [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}], []),
-    (BEFORE, [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}],
-     ["Node a metadata.labels.zone is 'x'; the question asks for 'y'"]),
+    (BEFORE.replace("zone: x", "zone: w"), [{"object": "Node a", "path": "metadata.labels.zone", "value": "w"}], []),
+    (BEFORE, [{"object": "Node a", "path": "metadata.labels.zone", "value": "w"}],
+     ["Node a metadata.labels.zone is 'x'; the question asks for 'w'"]),
     (BEFORE.replace(", labels: {zone: x}", ""), [{"object": "Node a", "path": "metadata.labels.zone", "value": None}],
      []),
     (BEFORE.split("---")[0], [{"object": "Pod default/p", "deleted": True}], []),
@@ -139,10 +139,10 @@ spec: {containers: [{name: c}]}
      [{"object": "Node b", "path": "metadata.labels.zone", "value": "z"}], []),
     (BEFORE, [{"object": "Node b", "path": "metadata.labels.zone", "value": "z"}],
      ["there is no Node b in your YAML; the question asks for one"]),
-    ("---" + BEFORE.split("---")[1], [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}],
+    ("---" + BEFORE.split("---")[1], [{"object": "Node a", "path": "metadata.labels.zone", "value": "w"}],
      ["there is no Node a in your YAML; the question asks for one"]),
-    (BEFORE.replace("name: c", "name: d").replace("zone: x", "zone: y"),
-     [{"object": "Node a", "path": "metadata.labels.zone", "value": "y"}],
+    (BEFORE.replace("name: c", "name: d").replace("zone: x", "zone: w"),
+     [{"object": "Node a", "path": "metadata.labels.zone", "value": "w"}],
      ["you also changed Pod default/p spec.containers[0].name: undo that, so the outcome answers the question"]),
     (BEFORE + "---" + BEFORE.split("---")[1], [], ["you also wrote Pod default/p twice: undo that, so the outcome "
                                                  "answers the question"]),

@@ -199,10 +199,10 @@ def test_defaults():
       'values: "Immediate", "WaitForFirstConsumer"']),
     ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: s}",
      ["t.yaml: StorageClass s: provisioner: Required value"]),
-    ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n}\n"
+    ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\n"
      "spec: {drivers: [{name: d.example.com, allocatable: {count: -1}}]}",
-     ["t.yaml: CSINode n: spec.drivers[0].nodeID: Required value",
-      't.yaml: CSINode n: spec.drivers[0].allocatable.count: Invalid value: -1: must be greater '
+     ["t.yaml: CSINode n1: spec.drivers[0].nodeID: Required value",
+      't.yaml: CSINode n1: spec.drivers[0].allocatable.count: Invalid value: -1: must be greater '
       'than or equal to 0']),
     ("apiVersion: storage.k8s.io/v1\nkind: CSIStorageCapacity\nmetadata: {name: c, namespace: kube-system}\n"
      "capacity: '-1'",

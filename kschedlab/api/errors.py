@@ -185,7 +185,10 @@ def _message(err: dict) -> str:
     if etype in _TYPE_NAMES:
         got = err.get("input")
         shown = _short(got)
-        return f"invalid type: expected {_TYPE_NAMES[etype]}, got {_json_type(got)}" + (f" {shown}" if shown else "")
+        hint = (" (YAML reads an unquoted yes, no, on, off, y, n, true or false as a boolean, as kubectl "
+                "does: quote the value)" if isinstance(got, bool) and _TYPE_NAMES[etype] == "string" else "")
+        return (f"invalid type: expected {_TYPE_NAMES[etype]}, got {_json_type(got)}" + (f" {shown}" if shown else "")
+                + hint)
     msg = str(err.get("msg", ""))
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):

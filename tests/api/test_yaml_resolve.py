@@ -111,3 +111,14 @@ def test_y_and_n_are_booleans_as_kubectl_reads_them():
                                             r"got boolean false"):
         load_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n", "n.yaml")
     assert load_text("apiVersion: v1\nkind: Node\nmetadata: {name: 'n'}\n")[0].metadata.name == "n"
+
+
+def test_a_boolean_where_a_string_belongs_says_to_quote_it():
+    with pytest.raises(ManifestError) as err:
+        load_text("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {ssd: yes}}\n", "a.yaml")
+    assert str(err.value) == ("a.yaml: Node a: metadata.labels.ssd: invalid type: expected string, got boolean true "
+                              "(YAML reads an unquoted yes, no, on, off, y, n, true or false as a boolean, as kubectl "
+                              "does: quote the value)")
+    with pytest.raises(ManifestError) as err:  # a number where a string belongs: no such hint
+        load_text("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {ssd: 1}}\n", "a.yaml")
+    assert "quote" not in str(err.value)

@@ -6,9 +6,11 @@ import hashlib
 import re
 from html.parser import HTMLParser
 
+import pytest
 from vizcases import EVIL_NODE, EVIL_POD, MARKUP, evil_cluster, markup_everywhere_cluster
 
 from kschedlab import Cluster, Scheduler
+from kschedlab.apiserver.apply import RefusedObjectsWarning
 from kschedlab.scenarios import path
 from kschedlab.viz import write_report
 from kschedlab.viz.common import esc
@@ -118,7 +120,8 @@ def test_the_embedded_plotly_is_the_version_plotly_draws_with():
 def test_objects_the_api_server_refused_are_listed_escaped(tmp_path):
     from kschedlab.api import load_manifests
 
-    objs = load_manifests(text="""
+    with pytest.warns(RefusedObjectsWarning, match='The Pod "bad" is invalid'):
+        objs = load_manifests(text="""
 apiVersion: v1
 kind: Node
 metadata: {name: n1}

@@ -78,6 +78,43 @@ class FilterOutcome:
         return Status(Code(int(self.fail_code[i])), self.reasons[r] if r >= 0 else (), self.plugins[p])
 
 
+class FilterFailures:
+    """A :class:`FilterOutcome`'s columns filled plugin by plugin, in Filter order: each plugin's
+    Verdicts over the nodes still alive mark those it rejects, and they stop there.
+
+    >>> f = FilterFailures(np.array([4, 7, 9]))
+    >>> f.record(0, Verdicts(np.array([0, 2, 0], np.int8), np.array([-1, 0, -1], np.int32), [("no",)]))
+    >>> f.alive_rows().tolist(), f.outcome(["A"]).status(1).reasons
+    ([4, 9], ('no',))
+    """
+
+    def __init__(self, rows: np.ndarray) -> None:
+        n = len(rows)
+        self.rows = rows
+        self.fail_plugin = np.full(n, -1, np.int16)
+        self.fail_code = np.zeros(n, np.int8)
+        self.fail_reason = np.full(n, -1, np.int32)
+        self.reasons: list[tuple[str, ...]] = []
+        self.alive = np.arange(n)  # positions in ``rows`` no plugin rejected yet
+
+    def alive_rows(self) -> np.ndarray:
+        return self.rows if len(self.alive) == len(self.rows) else self.rows[self.alive]
+
+    def record(self, plugin_index: int, verdicts: Verdicts) -> None:
+        """Plugin ``plugin_index``'s verdicts over :meth:`alive_rows`."""
+        failed = verdicts.codes != 0
+        idx = self.alive[failed]
+        self.fail_plugin[idx] = plugin_index
+        self.fail_code[idx] = verdicts.codes[failed]
+        r = verdicts.reason_idx[failed]
+        self.fail_reason[idx] = np.where(r >= 0, r + len(self.reasons), -1)
+        self.reasons.extend(verdicts.reasons)
+        self.alive = self.alive[~failed]
+
+    def outcome(self, plugins: list[str]) -> FilterOutcome:
+        return FilterOutcome(self.rows, self.fail_plugin, self.fail_code, self.fail_reason, self.reasons, plugins)
+
+
 @dataclass
 class ScoreOutcome:
     rows: np.ndarray
@@ -307,32 +344,19 @@ class Framework:
     def run_filter(self, state: CycleState, pod, snapshot, rows: np.ndarray) -> FilterOutcome:
         """Run every Filter plugin over ``rows``; a node stops at its first failure."""
         plugins = self.filter_plugins(state)
-        n = len(rows)
-        fail_plugin = np.full(n, -1, np.int16)
-        fail_code = np.zeros(n, np.int8)
-        fail_reason = np.full(n, -1, np.int32)
-        reasons: list[tuple[str, ...]] = []
-        alive = np.arange(n)
+        failures = FilterFailures(rows)
         for pi, plugin in enumerate(plugins):
-            if not len(alive):
+            if not len(failures.alive):
                 break
-            verdicts = _filter(plugin, state, pod, snapshot, rows if len(alive) == n else rows[alive])
+            verdicts = _filter(plugin, state, pod, snapshot, failures.alive_rows())
             if not verdicts.codes.any():
                 continue
-            failed = verdicts.codes != 0
             if (verdicts.codes == Code.Error).any():
                 i = int(np.argmax(verdicts.codes == Code.Error))
                 raise FrameworkError(f'running "{plugin.name}" filter plugin: '
                                      f"{verdicts.status(i).message()}")
-            idx = alive[failed]
-            fail_plugin[idx] = pi
-            fail_code[idx] = verdicts.codes[failed]
-            offset = len(reasons)
-            reasons.extend(verdicts.reasons)
-            r = verdicts.reason_idx[failed]
-            fail_reason[idx] = np.where(r >= 0, r + offset, -1)
-            alive = alive[~failed]
-        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, [p.name for p in plugins])
+            failures.record(pi, verdicts)
+        return failures.outcome([p.name for p in plugins])
 
     def run_filter_node(self, state: CycleState, pod, snapshot, row: int) -> Status:
         """Filter one node (as preemption and the nominated-node path need)."""

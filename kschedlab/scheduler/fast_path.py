@@ -63,6 +63,7 @@ import numpy as np
 from kschedlab.api.resources import CPU, MEMORY, PODS
 from kschedlab.framework.interface import MAX_NODE_SCORE, PreFilterResult, Verdicts
 from kschedlab.framework.runtime import (
+    FilterFailures,
     FilterOutcome,
     Framework,
     ScoreOutcome,
@@ -700,16 +701,11 @@ class FastPath:
         kept = self._fit_verdicts.get(shape.checked)
         if kept is None or kept.snapshot is not snapshot:
             kept = _keep(self._fit_verdicts, shape.checked, NodeFitVerdicts(snapshot, shape.checked))
-        n = len(rows)
-        fail_plugin = np.full(n, -1, np.int16)
-        fail_code = np.zeros(n, np.int8)
-        fail_reason = np.full(n, -1, np.int32)
-        reasons: list[tuple[str, ...]] = []
-        alive = np.arange(n)
+        failures = FilterFailures(rows)
         for pi, name in enumerate(plan.filter_names):
-            if not len(alive):
+            if not len(failures.alive):
                 break
-            sub = rows if len(alive) == n else rows[alive]
+            sub = failures.alive_rows()
             if name == NodeResourcesFit.name:
                 verdicts = kept.verdicts(sub)
             elif name == NodeName.name:
@@ -734,15 +730,8 @@ class FastPath:
                 continue
             if (verdicts.codes == Code.Error).any():  # the framework reports it as it meets it
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
-            failed = verdicts.codes != 0
-            idx = alive[failed]
-            fail_plugin[idx] = pi
-            fail_code[idx] = verdicts.codes[failed]
-            r = verdicts.reason_idx[failed]
-            fail_reason[idx] = np.where(r >= 0, r + len(reasons), -1)
-            reasons.extend(verdicts.reasons)
-            alive = alive[~failed]
-        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, list(plan.filter_names))
+            failures.record(pi, verdicts)
+        return failures.outcome(list(plan.filter_names))
 
     # -- PreScore / Score --------------------------------------------------------------------
     def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores | None:

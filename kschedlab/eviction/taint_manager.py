@@ -75,11 +75,11 @@ __all__ = [
     "NoExecuteTaintManager", "ScheduledEviction", "TaintManagerEvent", "delete_pod_by_taint_manager",
     "taints_for_conditions", "reconcile_condition_taints", "set_node_condition", "admit_new_node",
     "kubelet_registration_taints", "daemonset_tolerations", "is_daemonset_pod", "pod_toleration_restriction",
-    "get_matching_tolerations", "min_toleration_seconds", "no_execute_taints", "replay",
+    "get_matching_tolerations", "min_toleration_seconds", "no_execute_taints", "pod_deletion_event", "replay",
     "TAINT_NODE_NOT_READY", "TAINT_NODE_UNREACHABLE", "TAINT_NODE_UNSCHEDULABLE", "TAINT_NODE_MEMORY_PRESSURE",
     "TAINT_NODE_DISK_PRESSURE", "TAINT_NODE_PID_PRESSURE", "TAINT_NODE_NETWORK_UNAVAILABLE",
     "TAINT_EXTERNAL_CLOUD_PROVIDER", "NODE_CONDITION_TO_TAINT", "REASON_DELETION_BY_TAINT_MANAGER",
-    "MESSAGE_DELETION_BY_TAINT_MANAGER",
+    "MESSAGE_DELETION_BY_TAINT_MANAGER", "DISRUPTION_TARGET", "EVENT_REASON",
 ]
 
 TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
@@ -417,7 +417,7 @@ class NoExecuteTaintManager:
                 continue
             seen.add(w.pod)
             self.events.append(TaintManagerEvent(w.fire_at, w.pod, w.node, "fired", w.fire_at,
-                                                 f"Marking for deletion Pod {w.pod}"))
+                                                 pod_deletion_event(w.pod)["message"]))
             out.append((w.pod, w.fire_at))
         return out
 
@@ -481,7 +481,7 @@ class NoExecuteTaintManager:
         self._in_progress.discard(key)  # a deletion already running is only dropped from the map
         if work is not None:
             self.events.append(TaintManagerEvent(t, key, node or work.node, "cancelled", work.fire_at,
-                                                 f"Cancelling deletion of Pod {key}"))
+                                                 pod_deletion_event(key, cancelled=True)["message"]))
 
     def _add(self, key: str, node: str, created: float, fire: float) -> None:
         if key in self._work or key in self._in_progress:
@@ -529,6 +529,20 @@ class NoExecuteTaintManager:
 
         return pd.DataFrame([e.__dict__ for e in self.events],
                             columns=["time", "pod", "node", "kind", "fire_at", "message"])
+
+
+def pod_deletion_event(pod_key: str, *, cancelled: bool = False) -> dict:
+    """The Event the manager records for a pod when its deletion fires
+    (``emitPodDeletionEvent``) or a pending one is cancelled
+    (``emitCancelPodDeletionEvent``): reason ``TaintManagerEviction``, type Normal.
+
+    >>> pod_deletion_event("test/test", cancelled=True)["message"]
+    'Cancelling deletion of Pod test/test'
+    """
+    ns, _, name = pod_key.rpartition("/")
+    verb = "Cancelling deletion of" if cancelled else "Marking for deletion"
+    return {"namespace": ns, "involvedObject": {"kind": "Pod", "apiVersion": "v1", "namespace": ns, "name": name},
+            "reason": EVENT_REASON, "type": "Normal", "count": 1, "message": f"{verb} Pod {pod_key}"}
 
 
 def _key(pod) -> str:

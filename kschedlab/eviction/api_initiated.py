@@ -14,7 +14,8 @@
 * **429** TooManyRequests -- a PodDisruptionBudget forbids it now (try later);
 * **500** -- more than one budget selects the pod (a misconfiguration);
 * 403 / 404 for a budget with a negative ``disruptionsAllowed`` or too many
-  unconfirmed evictions, and for a pod that does not exist.
+  unconfirmed evictions, and for a pod that does not exist;
+* 400 BadRequest when the Eviction object names another pod than the URL.
 
 The checks, in upstream's order:
 
@@ -74,7 +75,7 @@ from kschedlab.eviction.disruption import is_pod_ready, to_datetime, to_seconds
 __all__ = [
     "evict", "EvictionResponse", "StatusCause", "graceful_delete", "DeletionOutcome", "finish_terminations",
     "update_pod_condition", "pod_phase",
-    "MSG_PDB_VIOLATION", "MSG_MULTIPLE_PDBS", "CAUSE_DISRUPTION_BUDGET", "REASON_EVICTION_BY_EVICTION_API",
+    "MSG_PDB_VIOLATION", "MSG_MULTIPLE_PDBS", "MSG_NAME_MISMATCH", "CAUSE_DISRUPTION_BUDGET", "REASON_EVICTION_BY_EVICTION_API",
     "MESSAGE_EVICTION_BY_EVICTION_API", "DISRUPTION_TARGET", "MAX_DISRUPTED_POD_SIZE",
     "DEFAULT_TERMINATION_GRACE_PERIOD",
 ]
@@ -88,6 +89,7 @@ MSG_NEGATIVE = 'poddisruptionbudget.policy "{name}" is forbidden: pdb disruption
 MSG_MAP_TOO_BIG = ('poddisruptionbudget.policy "{name}" is forbidden: DisruptedPods map too big - too many '
                    'evictions not confirmed by PDB controller')
 MSG_NOT_FOUND = 'pods "{name}" not found'
+MSG_NAME_MISMATCH = "name in URL does not match name in Eviction object"
 #: ``policyv1.DisruptionBudgetCause``, the type of the cause a 429 carries
 CAUSE_DISRUPTION_BUDGET = "DisruptionBudget"
 
@@ -115,7 +117,7 @@ class EvictionResponse:
 
     ``code`` is the response class the docs use (200, 429, 500, and 403 / 404);
     ``http_status`` is what goes on the wire (201 for a success).  ``path``
-    names the branch of the handler that decided (for teaching): ``ignore-pdb``
+    names the branch of the handler that decided (for teaching): ``bad-name``, ``ignore-pdb``
     (terminal, pending or terminating pod), ``no-pdb``, ``multiple-pdbs``,
     ``unhealthy`` (deleted without using the budget), ``budget`` (budget
     decremented), ``budget-exhausted``, ``generation-stale``, ``negative``,
@@ -349,16 +351,24 @@ def _key_name(pod_key: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------- evict
 def evict(cluster, pod_key: str, *, now, dry_run: bool = False, grace_period_seconds: int | None = None,
           pdbs: Iterable | None = None, assume_running: bool = True,
-          remove: Callable[[str], None] | None = None) -> EvictionResponse:
+          remove: Callable[[str], None] | None = None, eviction_name: str | None = None) -> EvictionResponse:
     """``POST /api/v1/namespaces/<ns>/pods/<name>/eviction`` (policy/v1 Eviction).
 
     ``grace_period_seconds`` is the Eviction's ``deleteOptions.gracePeriodSeconds``
     (None: the pod's own).  ``pdbs`` defaults to the cluster's
     PodDisruptionBudgets; the budget that allows the eviction is updated in
     place (unless ``dry_run``).  ``remove`` as in :func:`graceful_delete`.
+    ``eviction_name`` is the Eviction object's ``metadata.name`` (None: the pod's
+    name, as a client building it from the pod sends it).
     See the module docstring for the decision order.
+
+    >>> from kschedlab.cluster import Cluster
+    >>> evict(Cluster(), "default/web-0", now=0, eviction_name="web-1").error()
+    'name in URL does not match name in Eviction object: BadRequest'
     """
     ns, name = _key_name(pod_key)
+    if eviction_name is not None and eviction_name != name:
+        return EvictionResponse(400, "BadRequest", MSG_NAME_MISMATCH, pod_key, "bad-name")
     pod = cluster.pods.get(pod_key)
     if pod is None:
         return EvictionResponse(404, "NotFound", MSG_NOT_FOUND.format(name=name), pod_key, "not-found")

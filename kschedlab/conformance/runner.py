@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from kschedlab.api.errors import errors_from_validation
 from kschedlab.conformance import (
     admission,
+    api_eviction,
     device_taint_eviction,
     dra,
     kubelet,
@@ -132,7 +133,7 @@ STAGES: dict[str, Callable] = {**admission.STAGES, **plugins.STAGES, **queue.STA
                                **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
                                **node_declared_features.STAGES,
                                **device_taint_eviction.STAGES, **podgroup_cycle.STAGES,
-                               **taint_eviction.STAGES}
+                               **taint_eviction.STAGES, **api_eviction.STAGES}
 
 
 def _known_plugins() -> set[str]:

@@ -24,7 +24,11 @@ pod is gone), ``podTerminating`` (it is still there with a ``deletionTimestamp``
 
 from __future__ import annotations
 
+from typing import Any, cast
+
+from kschedlab.api.core import Pod
 from kschedlab.api.loader import load_objects
+from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.cluster import Cluster
 from kschedlab.eviction.api_initiated import evict
 from kschedlab.eviction.disruption import DISRUPTION_ALLOWED_CONDITION, find_condition
@@ -49,11 +53,14 @@ def run_api_eviction_case(case: dict) -> list[str]:
     response = evict(cluster, key, now=0, dry_run=bool(options.get("dryRun") or case.get("requestDryRun")),
                      grace_period_seconds=options.get("gracePeriodSeconds"), assume_running=False,
                      eviction_name=meta.get("name"))
-    got = {"error": response.error(),
-           "deleteCount": int(response.allowed and not response.dry_run),
-           "podDeleted": key not in cluster.pods,
-           "podTerminating": key in cluster.pods and cluster.pods[key].metadata.deletion_timestamp is not None,
-           "pdbs": {p.metadata.name: _pdb_view(p) for p in cluster.of_kind("PodDisruptionBudget")}}
+    pod = cast("Pod | None", cluster.pods.get(key))
+    got: dict[str, Any] = {
+        "error": response.error(),
+        "deleteCount": int(response.allowed and not response.dry_run),
+        "podDeleted": pod is None,
+        "podTerminating": pod is not None and pod.metadata.deletion_timestamp is not None,
+        "pdbs": {p.metadata.name: _pdb_view(p)
+                 for p in cast("list[PodDisruptionBudget]", cluster.of_kind("PodDisruptionBudget"))}}
     want = (case.get("expected") or {}).get("other") or {}
     diffs = []
     for name, value in want.items():

@@ -37,6 +37,8 @@ forever), ``getNoExecuteTaints`` (``other.taints`` -> ``expected.other.taintKeys
 
 from __future__ import annotations
 
+from typing import cast
+
 from kschedlab.api.core import Node, Pod, PodCondition, Taint, Toleration
 from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
@@ -87,20 +89,10 @@ class _Run:
     def apply(self, step: dict) -> None:
         op = step.get("op")
         if op == "podUpdated":
-            old, new = _pod(step.get("oldPod")), _pod(step.get("newPod"))
-            if new is None:
-                if old is not None:
-                    self.manager.on_pod_delete(_key(old), self.now)
-            else:
-                self.manager.on_pod_update(new, self.now, old=old)
+            self.pod_updated(_pod(step.get("oldPod")), _pod(step.get("newPod")))
         elif op in ("nodeUpdated", "handleNodeUpdate"):
-            old = _node(step.get("oldNode"))
-            new = _node(step.get("node") if op == "handleNodeUpdate" else step.get("newNode"))
-            if new is None:
-                if old is not None:
-                    self.manager.on_node_delete(old.metadata.name, self.now)
-            else:
-                self.manager.on_node_update(new, self.now)
+            self.node_updated(_node(step.get("oldNode")),
+                              _node(step.get("node") if op == "handleNodeUpdate" else step.get("newNode")))
         elif op is not None:
             raise ValueError(f"unknown op {op!r}")
         self.fire()
@@ -110,16 +102,29 @@ class _Run:
             self.fire()
         self.now = target
 
+    def pod_updated(self, old: Pod | None, new: Pod | None) -> None:
+        if new is not None:
+            self.manager.on_pod_update(new, self.now, old=old)
+        elif old is not None:
+            self.manager.on_pod_delete(_key(old), self.now)
+
+    def node_updated(self, old: Node | None, new: Node | None) -> None:
+        if new is not None:
+            self.manager.on_node_update(new, self.now)
+        elif old is not None:
+            self.manager.on_node_delete(old.metadata.name or "", self.now)
+
     def fire(self) -> None:
         for key, when in self.manager.due(self.now):
-            pod = self.cluster.pods.get(key)
+            pod = cast("Pod | None", self.cluster.pods.get(key))
             if pod is None:
                 continue
             before = _disruption_target(pod)
             delete_pod_by_taint_manager(self.cluster, key, now=when)
+            name = pod.metadata.name or ""
             if _disruption_target(pod) != before:
-                self.patched.append(pod.metadata.name)
-            self.deleted.append(pod.metadata.name)
+                self.patched.append(name)
+            self.deleted.append(name)
             if key in self.cluster.pods:
                 self.cluster.remove_pod(key)
 

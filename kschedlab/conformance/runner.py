@@ -6,6 +6,17 @@ functions (the input keys of a family's stages are listed in its module's docstr
 :mod:`.admission` for the LimitRanger admission plugin). This runner dispatches a case to its stage, gathers the diffs and sets them
 against the expected failures (:mod:`.expected_failures`).
 
+Stages beyond ``shared/CASES.md`` (inputs in their modules' docstrings):
+
+* ``taint-eviction`` (:mod:`.taint_eviction`): the NoExecute taint manager fed pod and node
+  events (``existingPods``, ``taintedNodes``, ``steps [{op: podUpdated|nodeUpdated|handleNodeUpdate,
+  advance}]``) on a clock; ``expected.steps[i]``: ``deleted``, ``patched``, ``queued``,
+  ``taintedNodes``; or one ``helper`` (``getMinTolerationTime``, ``getNoExecuteTaints``,
+  ``emitPodDeletionEvent``, ``emitCancelPodDeletionEvent``);
+* ``api-eviction`` (:mod:`.api_eviction`): one Eviction request (``existingPods``, ``pdbs``,
+  ``eviction``, ``urlName``, ``requestDryRun``); ``expected.other``: ``error`` (upstream's
+  ``errToString``), ``deleteCount``, ``podDeleted``, ``podTerminating``, ``pdbs``.
+
 A case fails when a diff is found, when its stage or plugin is unknown, when the stage
 crashes (the cause is the diff) or when it is listed as an expected failure but passes.
 

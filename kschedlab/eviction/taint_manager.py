@@ -70,6 +70,7 @@ from typing import Callable, Iterable
 from kschedlab.api.core import Taint, Toleration
 from kschedlab.api.tolerations import TaintValueError, tolerates
 from kschedlab.eviction.disruption import to_datetime
+from kschedlab.eviction.timed_workers import ScheduledEviction, TimedWorkerQueue
 
 __all__ = [
     "NoExecuteTaintManager", "ScheduledEviction", "TaintManagerEvent", "delete_pod_by_taint_manager",
@@ -337,17 +338,6 @@ def kubelet_registration_taints(*, register_with_taints: Iterable[Taint] = (), u
 
 # --------------------------------------------------------------------- the manager
 @dataclass(frozen=True)
-class ScheduledEviction:
-    """A pending deletion (upstream ``TimedWorker``): created when the manager
-    first saw the taints, fires at ``fire_at``."""
-
-    pod: str
-    node: str
-    created_at: float
-    fire_at: float
-
-
-@dataclass(frozen=True)
 class TaintManagerEvent:
     """A decision of the manager, for tables and figures.
 
@@ -380,9 +370,7 @@ class NoExecuteTaintManager:
             comparison_operators = bool(gates.enabled("TaintTolerationComparisonOperators")) if gates else False
         self.comparison_operators = comparison_operators
         self._tainted: dict[str, list] = {}
-        self._work: dict[str, ScheduledEviction] = {}      # timers (cancellable)
-        self._running: list[ScheduledEviction] = []         # deletions due at once: already running upstream
-        self._in_progress: set[str] = set()                 # their (nil) entries in upstream's worker map
+        self._queue = TimedWorkerQueue()
         self.events: list[TaintManagerEvent] = []
 
     # -- inspection -------------------------------------------------------------------
@@ -392,27 +380,18 @@ class NoExecuteTaintManager:
 
     def scheduled(self) -> dict[str, ScheduledEviction]:
         """Pending deletions (timers and deletions due now), by pod key."""
-        return {**{w.pod: w for w in self._running}, **self._work}
+        return self._queue.pending()
 
     def next_deadline(self) -> float | None:
         """The earliest ``fire_at`` of the pending deletions, or None."""
-        times = [w.fire_at for w in (*self._work.values(), *self._running)]
-        return min(times) if times else None
+        return self._queue.next_deadline()
 
     def due(self, now) -> list[tuple[str, float]]:
         """Pop the deletions due at ``now``: ``[(pod key, fire time)]`` by time then key.
         The caller deletes them (:func:`delete_pod_by_taint_manager`)."""
-        t = float(now)
-        ready = [w for w in (*self._running, *self._work.values()) if w.fire_at <= t]
-        ready.sort(key=lambda w: (w.fire_at, w.pod))
-        self._running = [w for w in self._running if w.fire_at > t]
         out = []
         seen = set()
-        for w in ready:
-            if self._work.get(w.pod) is w:
-                del self._work[w.pod]
-            else:
-                self._in_progress.discard(w.pod)
+        for w in self._queue.due(float(now)):
             if w.pod in seen:
                 continue
             seen.add(w.pod)
@@ -461,7 +440,7 @@ class NoExecuteTaintManager:
 
     def on_pod_delete(self, pod_key: str, now) -> None:
         """A pod is gone: its scheduled deletion is cancelled."""
-        work = self._work.get(pod_key)
+        work = self._queue.get_worker(pod_key)
         self._cancel(pod_key, work.node if work is not None else "", float(now))
 
     def sync(self, cluster, now) -> None:
@@ -477,21 +456,13 @@ class NoExecuteTaintManager:
         return sorted((p for p in self.cluster.pods.values() if p.spec.node_name == node), key=_key)
 
     def _cancel(self, key: str, node: str, t: float) -> None:
-        work = self._work.pop(key, None)
-        self._in_progress.discard(key)  # a deletion already running is only dropped from the map
+        work = self._queue.cancel_work(key)  # a deletion already running is only dropped from the map
         if work is not None:
             self.events.append(TaintManagerEvent(t, key, node or work.node, "cancelled", work.fire_at,
                                                  pod_deletion_event(key, cancelled=True)["message"]))
 
     def _add(self, key: str, node: str, created: float, fire: float) -> None:
-        if key in self._work or key in self._in_progress:
-            return
-        work = ScheduledEviction(key, node, created, fire)
-        if fire - created <= 0:
-            self._running.append(work)
-            self._in_progress.add(key)
-        else:
-            self._work[key] = work
+        self._queue.add_work(ScheduledEviction(key, node, created, fire))
 
     def _process(self, key: str, node: str, tolerations: list, taints: list, t: float) -> None:
         if not taints:
@@ -510,14 +481,14 @@ class NoExecuteTaintManager:
             self.events.append(TaintManagerEvent(t, key, node, "forever"))
             return
         start, trigger = t, t + seconds
-        existing = self._work.get(key)
+        existing = self._queue.get_worker(key)
         if existing is not None:
             start = existing.created_at
             if start + seconds < trigger:
                 self.events.append(TaintManagerEvent(t, key, node, "kept", existing.fire_at))
                 return
             self._cancel(key, node, t)
-        if key in self._in_progress:
+        if self._queue.started(key):
             return
         self._add(key, node, start, trigger)
         self.events.append(TaintManagerEvent(t, key, node, "evict-now" if trigger <= start else "scheduled",

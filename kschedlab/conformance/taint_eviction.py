@@ -24,7 +24,9 @@ A ``helper`` key runs one function instead: ``getMinTolerationTime`` (``other.to
 forever), ``getNoExecuteTaints`` (``other.taints`` -> ``expected.other.taintKeys``, in order),
 ``emitPodDeletionEvent`` / ``emitCancelPodDeletionEvent`` (``other.pod {namespace, name}`` ->
 ``expected.other.events``: the recorded Events' ``namespace``, ``involvedObject``, ``reason``,
-``type``, ``count``, ``message``).
+``type``, ``count``, ``message``), ``TimedWorkerQueue`` (``other.ops``: ``{op: addWork, key, createdAt,
+fireAt}``, ``{op: cancelWork, key}``, ``{op: step, seconds}`` on a clock from 0 s ->
+``expected.other.executed``: how many work items ran, started ones included).
 
 >>> case = {"stage": "taint-eviction", "existingPods": [{"apiVersion": "v1", "kind": "Pod",
 ...     "metadata": {"name": "p", "namespace": "default"}, "spec": {"nodeName": "n1"}}],
@@ -50,6 +52,7 @@ from kschedlab.eviction.taint_manager import (
     no_execute_taints,
     pod_deletion_event,
 )
+from kschedlab.eviction.timed_workers import ScheduledEviction, TimedWorkerQueue
 
 __all__ = ["run_taint_eviction_case", "STAGES"]
 
@@ -143,6 +146,21 @@ class _Run:
         return diffs
 
 
+def _timed_worker_queue(ops: list[dict]) -> int:
+    queue, now, executed = TimedWorkerQueue(), 0.0, 0
+    for op in ops:
+        if op["op"] == "addWork":
+            queue.add_work(ScheduledEviction(op["key"], "", float(op["createdAt"]), float(op["fireAt"])))
+        elif op["op"] == "cancelWork":
+            queue.cancel_work(op["key"])
+        elif op["op"] == "step":
+            now += float(op["seconds"])
+        else:
+            raise ValueError(f"unknown TimedWorkerQueue op {op['op']!r}")
+        executed += len(queue.due(now))
+    return executed
+
+
 def _helper(case: dict) -> list[str]:
     name, other = case["helper"], case.get("other") or {}
     want = (case.get("expected") or {}).get("other") or {}
@@ -158,6 +176,8 @@ def _helper(case: dict) -> list[str]:
         got = [pod_deletion_event(f"{pod['namespace']}/{pod['name']}",
                                   cancelled=name == "emitCancelPodDeletionEvent")]
         key = "events"
+    elif name == "TimedWorkerQueue":
+        got, key = _timed_worker_queue(other.get("ops") or []), "executed"
     else:
         return [f"helper {name!r} is not supported by the taint-eviction stage"]
     return [] if got == want.get(key) else [f"{key} {got!r}, want {want.get(key)!r}"]

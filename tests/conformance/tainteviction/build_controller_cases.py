@@ -222,6 +222,29 @@ def helpers():
                         "controller's; its name and timestamps are ignored upstream too"}
 
 
+def timed_workers():
+    source = ("kubernetes/kubernetes pkg/controller/tainteviction/timed_workers_test.go"
+              "@132c00c12db821e5cf7b936bb31beb812b44eea5 :: ")
+    keys = [f"{i}/{i}" for i in range(1, 6)]
+
+    def add(fire):
+        return [{"op": "addWork", "key": k, "createdAt": 0, "fireAt": fire} for k in keys]
+
+    def cancel(*ks):
+        return [{"op": "cancelWork", "key": k} for k in ks]
+
+    step = [{"op": "step", "seconds": 11}]
+    rows = [("TestExecute", add(0), 5), ("TestExecuteDelayed", add(10) + add(10) + step, 5),
+            ("TestCancel", add(10) + add(10) + cancel("2/2", "4/4") + step, 3),
+            ("TestCancelAndRead", add(10) + add(10) + cancel("2/2", "4/4") +
+             [{"op": "addWork", "key": "2/2", "createdAt": 0, "fireAt": 10}] + step, 4)]
+    for test, ops, executed in rows:
+        yield {"id": "tainteviction/timed-workers/" + slugify(test[4:]), "source": source + f"{test} :: (single scenario)",
+               "stage": "taint-eviction", "helper": "TimedWorkerQueue", "other": {"ops": ops},
+               "expected": {"other": {"executed": executed}},
+               "notes": "NewWorkArgs(i, i): key i/i; now = 0 s, then = 10 s; the fake clock steps 11 s"}
+
+
 def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
@@ -229,7 +252,7 @@ def slugify(text: str) -> str:
 def cases() -> list[dict]:
     return [*create_pod(), *update_pod(), *create_node(), *delete_node(), *update_node(),
             *update_node_with_multiple_taints(), *update_node_with_multiple_pods(), *eventual_consistency(),
-            *helpers()]
+            *helpers(), *timed_workers()]
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ Stages beyond ``shared/CASES.md`` (inputs in their modules' docstrings):
   events (``existingPods``, ``taintedNodes``, ``steps [{op: podUpdated|nodeUpdated|handleNodeUpdate,
   advance}]``) on a clock; ``expected.steps[i]``: ``deleted``, ``patched``, ``queued``,
   ``taintedNodes``; or one ``helper`` (``getMinTolerationTime``, ``getNoExecuteTaints``,
-  ``emitPodDeletionEvent``, ``emitCancelPodDeletionEvent``);
+  ``emitPodDeletionEvent``, ``emitCancelPodDeletionEvent``, ``TimedWorkerQueue``);
 * ``api-eviction`` (:mod:`.api_eviction`): one Eviction request (``existingPods``, ``pdbs``,
   ``eviction``, ``urlName``, ``requestDryRun``); ``expected.other``: ``error`` (upstream's
   ``errToString``), ``deleteCount``, ``podDeleted``, ``podTerminating``, ``pdbs``.

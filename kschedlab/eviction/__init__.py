@@ -6,7 +6,8 @@
   controller that keeps their status (preemption and eviction both read it);
 * :mod:`.drain` — ``kubectl drain``: cordon, then evict node by node with retries;
 * :mod:`.taint_manager` — taint-based eviction: the NoExecute taint manager and the node
-  lifecycle taints.
+  lifecycle taints;
+* :mod:`.timed_workers` — the taint manager's timers (``TimedWorkerQueue``) on a virtual clock.
 
 Node-pressure eviction by the kubelet is in :mod:`kschedlab.kubelet`.
 """

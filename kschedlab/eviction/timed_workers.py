@@ -14,6 +14,13 @@ for a key that has an entry does nothing.
 (True, None)
 >>> q.next_deadline(), [w.pod for w in q.due(11.0)]
 (10.0, ['a', 'c'])
+
+Work created due starts at once: cancelling it does not stop it.
+
+>>> q.add_work(ScheduledEviction("d", "n1", created_at=11.0, fire_at=11.0)), q.get_worker("d"), q.cancel_work("d")
+(True, None, None)
+>>> [w.pod for w in q.due(11.0)]
+['d']
 """
 
 from __future__ import annotations

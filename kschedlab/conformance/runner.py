@@ -49,6 +49,7 @@ from kschedlab.conformance import (
     podgroup_cycle,
     preemption,
     queue,
+    schedule_one,
 )
 from kschedlab.conformance import expected_failures as xf
 from kschedlab.conformance.compare import Mismatch
@@ -130,7 +131,7 @@ class Report:
 STAGES: dict[str, Callable] = {**admission.STAGES, **plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
                                **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
                                **node_declared_features.STAGES,
-                               **device_taint_eviction.STAGES, **podgroup_cycle.STAGES}
+                               **device_taint_eviction.STAGES, **podgroup_cycle.STAGES, **schedule_one.STAGES}
 
 
 def _known_plugins() -> set[str]:

@@ -1,0 +1,221 @@
+"""Conformance stages of the scheduler's own cycle (upstream ``pkg/scheduler/schedule_one.go``
+and ``pkg/scheduler/framework/types.go``), ``plugin: scheduler``:
+
+======================  ==========================================================================
+``num-feasible-nodes``  ``Scheduler.numFeasibleNodesToFind``: ``other {globalPercentage,
+                        profilePercentage (absent or null: the profile sets none), numAllNodes}``;
+                        ``expected.other.numNodes``
+``schedule-pod``        ``Scheduler.schedulePod`` (``findNodesThatFitPod`` with it) over ``nodes``,
+                        ``existingPods`` and the storage objects of :mod:`.plugins`, with the plugins
+                        of ``registerPlugins`` (:mod:`.schedule_one_doubles`; PrioritySort and
+                        DefaultBinder are always there), the configuration's
+                        ``percentageOfNodesToScore`` at its default (0, adaptive). Run with and
+                        without the fast path; both must match. ``expected.other``:
+                        ``suggestedHostOneOf: [node]``, ``evaluatedNodes``, ``error`` (exact; a
+                        non-FitError), ``fitError {numAllNodes, nodeToStatus {byNode {node: status},
+                        absent: status}, unschedulablePlugins (set), preFilterMsg, message}`` where
+                        a status is ``{code, reasons, plugin}`` (a missing ``plugin`` is none)
+``fit-error``           ``FitError.Error()``: ``other {numAllNodes, diagnosis {preFilterMsg,
+                        postFilterMsg, nodeToStatus {byNode {node: {code, reasons}}, absent}}}``;
+                        ``expected.other.message``
+======================  ==========================================================================
+
+A ``fitError`` given with ``byNode`` asserts exactly those explicit statuses; without it only
+the fields given are compared. ``fitError`` and ``error`` both absent assert that the pod found a
+node (a FitError or an error then fails the case).
+
+>>> from kschedlab.conformance.runner import run_case
+>>> run_case({"id": "n", "stage": "num-feasible-nodes", "plugin": "scheduler",
+...     "other": {"numAllNodes": 1000}, "expected": {"other": {"numNodes": 420}}}).ok
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kschedlab.conformance.compare import Mismatch, check
+from kschedlab.features import FeatureGates
+
+__all__ = ["STAGES"]
+
+
+def _stage_num_feasible_nodes(case: dict, diffs: list[str]) -> None:
+    from kschedlab.cluster import Cluster
+    from kschedlab.scheduler import Scheduler
+
+    other = case.get("other") or {}
+    profile: dict[str, Any] = {}
+    if other.get("profilePercentage") is not None:
+        profile["percentageOfNodesToScore"] = int(other["profilePercentage"])
+    config = {"percentageOfNodesToScore": int(other.get("globalPercentage") or 0), "profiles": [profile]}
+    sched = Scheduler(Cluster(), config)
+    fw = sched.profiles["default-scheduler"]
+    got = sched.num_feasible_nodes_to_find(fw.profile.percentage_of_nodes_to_score, int(other["numAllNodes"]))
+    check(diffs, "numNodes", got, int(case["expected"]["other"]["numNodes"]))
+
+
+# -- schedule-pod ----------------------------------------------------------------------------
+_POINTS = ("preFilter", "filter", "preScore", "score")
+
+
+def _profile_and_registry(case: dict) -> tuple[dict, dict]:
+    """The profile of ``registerPlugins`` and the registry holding its test plugins."""
+    from kschedlab.conformance.schedule_one_doubles import DOUBLES, double_class
+    from kschedlab.framework.profile import implements
+    from kschedlab.plugins import in_tree_registry
+
+    in_tree = in_tree_registry()
+    registry: dict[str, type] = {}
+    enabled: dict[str, list[dict]] = {p: [] for p in _POINTS}
+    config = []
+    for entry in case.get("registerPlugins") or []:
+        name = entry["name"]
+        double = entry.get("double", name if name in DOUBLES else None)
+        if double is not None:
+            if double not in DOUBLES:
+                raise Mismatch(f"unknown test plugin {double!r}")
+            cls = registry[name] = double_class(name, double, entry.get("args"))
+        elif name in in_tree:
+            cls = in_tree[name]
+            if entry.get("args"):
+                config.append({"name": name, "args": entry["args"]})
+        else:
+            raise Mismatch(f"unknown plugin {name!r}")
+        points = entry.get("extensionPoints")
+        for point in _POINTS:
+            wanted = point[0].upper() + point[1:] in points if points is not None else implements(cls, point)
+            if not wanted:
+                continue
+            if points is not None and not implements(cls, point):
+                raise Mismatch(f"plugin {name!r} has no {point} extension point")
+            item: dict[str, Any] = {"name": name}
+            if point == "score":
+                item["weight"] = int(entry.get("weight", 1))
+            enabled[point].append(item)
+    profile = {
+        "plugins": {"multiPoint": {"disabled": [{"name": "*"}]},
+                    "queueSort": {"enabled": [{"name": "PrioritySort"}]},
+                    "bind": {"enabled": [{"name": "DefaultBinder"}]},
+                    **{p: {"enabled": items} for p, items in enabled.items()}},
+        "pluginConfig": config,
+    }
+    return profile, registry
+
+
+def _status_dict(status) -> dict:
+    return {"code": status.code.name, "reasons": list(status.reasons), "plugin": status.plugin or ""}
+
+
+def _schedule_pod(case: dict, fast_path: bool) -> dict:
+    """One run of the stage: what upstream's test reads of ``schedulePod``'s answer."""
+    from kschedlab.conformance.plugins import fixtures
+    from kschedlab.framework.interface import CycleState
+    from kschedlab.framework.runtime import FrameworkError
+    from kschedlab.framework.status import Status
+    from kschedlab.framework.trace import CycleTrace
+    from kschedlab.scheduler import Scheduler
+
+    cluster, pod_info = fixtures(case)
+    profile, registry = _profile_and_registry(case)
+    gates = FeatureGates(case.get("featureGates") or {}, emulate_older=True)
+    sched = Scheduler(cluster, {"profiles": [profile]}, gates=gates, registry=registry, fast_path=fast_path)
+    fw = sched.profiles["default-scheduler"]
+    snapshot = cluster.snapshot
+    trace = CycleTrace(pod_info.key, fw.profile.scheduler_name, snapshot.node_names())
+    try:
+        node, diagnosis = sched.find_node(fw, CycleState(), pod_info, snapshot, trace)
+    except FrameworkError as err:
+        return {"error": str(err)}
+    by_node = {}
+    if trace.filter is not None:
+        for i, row in enumerate(trace.filter.rows.tolist()):
+            status = trace.filter.status(i)
+            if not status.is_success():
+                by_node[snapshot.names[row]] = _status_dict(status)
+    absent = diagnosis.absent_status or Status.unresolvable()
+    fit = {"numAllNodes": diagnosis.num_all_nodes, "nodeToStatus": {"byNode": by_node, "absent": _status_dict(absent)},
+           "unschedulablePlugins": sorted(diagnosis.unschedulable_plugins), "preFilterMsg": diagnosis.prefilter_msg,
+           "message": diagnosis.message()}
+    return {"node": node, "evaluatedNodes": trace.evaluated_nodes, "fitError": fit}
+
+
+def _compare_status(diffs: list[str], what: str, got: dict, want: dict) -> None:
+    full = {"code": want.get("code", "Success"), "reasons": list(want.get("reasons") or []),
+            "plugin": want.get("plugin") or ""}
+    if got != full:
+        diffs.append(f"{what}: got {got}, want {full}")
+
+
+def _check_schedule_pod(diffs: list[str], got: dict, want: dict, label: str) -> None:
+    if "error" in want or "error" in got:
+        check(diffs, f"{label}error", got.get("error"), want.get("error"))
+        return
+    fit = got["fitError"]
+    if "fitError" not in want:
+        if got["node"] is None:
+            diffs.append(f"{label}unexpected FitError: {fit['message']}")
+            return
+    else:
+        if got["node"] is not None:
+            diffs.append(f"{label}found node {got['node']!r}, want a FitError")
+            return
+        wfit = want["fitError"]
+        for key in ("numAllNodes", "preFilterMsg", "message"):
+            if key in wfit:
+                check(diffs, f"{label}fitError.{key}", fit[key], wfit[key])
+        if "unschedulablePlugins" in wfit:
+            check(diffs, f"{label}fitError.unschedulablePlugins", fit["unschedulablePlugins"],
+                  sorted(wfit["unschedulablePlugins"]))
+    wstatuses = (want.get("fitError") or want).get("nodeToStatus")
+    if wstatuses is not None:
+        gstatuses = fit["nodeToStatus"]
+        if "byNode" in wstatuses:
+            check(diffs, f"{label}nodeToStatus nodes", sorted(gstatuses["byNode"]), sorted(wstatuses["byNode"]))
+            for name, status in wstatuses["byNode"].items():
+                if name in gstatuses["byNode"]:
+                    _compare_status(diffs, f"{label}nodeToStatus[{name}]", gstatuses["byNode"][name], status)
+        if "absent" in wstatuses:
+            _compare_status(diffs, f"{label}nodeToStatus.absent", gstatuses["absent"], wstatuses["absent"])
+    if "unschedulablePlugins" in want:  # the diagnosis of a cycle that found a node (findNodesThatFitPod)
+        check(diffs, f"{label}unschedulablePlugins", fit["unschedulablePlugins"], sorted(want["unschedulablePlugins"]))
+    if "suggestedHostOneOf" in want and got["node"] not in want["suggestedHostOneOf"]:
+        diffs.append(f"{label}suggestedHost: got {got['node']!r}, want one of {want['suggestedHostOneOf']}")
+    if "evaluatedNodes" in want:
+        check(diffs, f"{label}evaluatedNodes", got["evaluatedNodes"], int(want["evaluatedNodes"]))
+
+
+def _stage_schedule_pod(case: dict, diffs: list[str]) -> None:
+    want = case["expected"]["other"]
+    for fast_path in (True, False):
+        _check_schedule_pod(diffs, _schedule_pod(case, fast_path), want, "" if fast_path else "(fast path off) ")
+
+
+# -- fit-error -------------------------------------------------------------------------------
+def _stage_fit_error(case: dict, diffs: list[str]) -> None:
+    from kschedlab.conformance.schedule_one_doubles import status_of
+    from kschedlab.framework.diagnosis import Diagnosis
+    from kschedlab.framework.status import Status
+
+    other = case["other"]
+    spec = other.get("diagnosis") or {}
+    statuses = spec.get("nodeToStatus") or {}
+    by_node = statuses.get("byNode") or {}
+    diagnosis = Diagnosis(int(other["numAllNodes"]))
+    counts: dict[str, int] = {}
+    for status in by_node.values():
+        for reason in status.get("reasons") or ():
+            counts[reason] = counts.get(reason, 0) + 1
+    diagnosis.add_counts(counts, len(by_node))
+    absent = statuses.get("absent")
+    diagnosis.absent_status = status_of(absent) if absent is not None else Status.unresolvable()
+    diagnosis.prefilter_msg = spec.get("preFilterMsg") or ""
+    diagnosis.postfilter_msg = spec.get("postFilterMsg") or ""
+    check(diffs, "message", diagnosis.message(), case["expected"]["other"]["message"])
+
+
+STAGES: dict[str, Callable] = {
+    "num-feasible-nodes": _stage_num_feasible_nodes,
+    "schedule-pod": _stage_schedule_pod,
+    "fit-error": _stage_fit_error,
+}

@@ -15,10 +15,19 @@ and ``pkg/scheduler/framework/types.go``), ``plugin: scheduler``:
                         non-FitError), ``fitError {numAllNodes, nodeToStatus {byNode {node: status},
                         absent: status}, unschedulablePlugins (set), preFilterMsg, message}`` where
                         a status is ``{code, reasons, plugin}`` (a missing ``plugin`` is none)
+``prioritize-nodes``    ``prioritizeNodes``: PreScore and Score of ``registerPlugins`` over every node of
+                        ``nodes`` (no filtering); ``expected.other.nodeScores: [{name, scores: [{name,
+                        score}] (by plugin name; weighted), totalScore}]`` in node order
 ``fit-error``           ``FitError.Error()``: ``other {numAllNodes, diagnosis {preFilterMsg,
                         postFilterMsg, nodeToStatus {byNode {node: {code, reasons}}, absent}}}``;
                         ``expected.other.message``
 ======================  ==========================================================================
+
+More ``schedule-pod`` inputs: ``other.percentageOfNodesToScore`` (the configuration's),
+``other.repeat`` (cycles of the same pod on one scheduler; ``expected.other.steps: [{feasibleNodes,
+nextStartNodeIndex}]`` one per cycle), ``nominatedPods: [{pod, node}]`` (pods the nominator holds,
+as upstream's ``AddNominatedPod``); ``expected.other.numFilterCalled`` counts the calls of the
+``FakeFilter`` double.
 
 A ``fitError`` given with ``byNode`` asserts exactly those explicit statuses; without it only
 the fields given are compared. ``fitError`` and ``error`` both absent assert that the pod found a
@@ -107,24 +116,50 @@ def _status_dict(status) -> dict:
     return {"code": status.code.name, "reasons": list(status.reasons), "plugin": status.plugin or ""}
 
 
-def _schedule_pod(case: dict, fast_path: bool) -> dict:
-    """One run of the stage: what upstream's test reads of ``schedulePod``'s answer."""
+def _scheduler(case: dict, fast_path: bool):
+    """The case's cluster, incoming pod and a Scheduler of one profile of ``registerPlugins``."""
+    from kschedlab.api.core import Pod
     from kschedlab.conformance.plugins import fixtures
-    from kschedlab.framework.interface import CycleState
-    from kschedlab.framework.runtime import FrameworkError
-    from kschedlab.framework.status import Status
-    from kschedlab.framework.trace import CycleTrace
+    from kschedlab.framework.types import PodInfo
     from kschedlab.scheduler import Scheduler
 
     cluster, pod_info = fixtures(case)
     profile, registry = _profile_and_registry(case)
     gates = FeatureGates(case.get("featureGates") or {}, emulate_older=True)
-    sched = Scheduler(cluster, {"profiles": [profile]}, gates=gates, registry=registry, fast_path=fast_path)
+    config = {"percentageOfNodesToScore": int((case.get("other") or {}).get("percentageOfNodesToScore") or 0),
+              "profiles": [profile]}
+    sched = Scheduler(cluster, config, gates=gates, registry=registry, fast_path=fast_path)
+    for entry in case.get("nominatedPods") or []:
+        cluster.nominator.nominate(PodInfo.of(Pod.model_validate(entry["pod"])), entry["node"])
+    return cluster, pod_info, sched
+
+
+def _schedule_pod(case: dict, fast_path: bool) -> dict:
+    """One run of the stage: what upstream's test reads of ``schedulePod``'s answer (and, with
+    ``other.repeat``, of each cycle)."""
+    from kschedlab.framework.interface import CycleState
+    from kschedlab.framework.trace import CycleTrace
+
+    cluster, pod_info, sched = _scheduler(case, fast_path)
     fw = sched.profiles["default-scheduler"]
     snapshot = cluster.snapshot
-    trace = CycleTrace(pod_info.key, fw.profile.scheduler_name, snapshot.node_names())
+    steps = []
+    for _ in range(int((case.get("other") or {}).get("repeat", 1))):
+        trace = CycleTrace(pod_info.key, fw.profile.scheduler_name, snapshot.node_names())
+        got = _one_cycle(sched, fw, CycleState(), pod_info, snapshot, trace)
+        steps.append({"feasibleNodes": trace.feasible_nodes, "nextStartNodeIndex": sched.next_start_node_index})
+    got["steps"] = steps
+    fake = fw.plugins.get("FakeFilter")
+    if fake is not None and hasattr(fake, "num_filter_called"):
+        got["numFilterCalled"] = fake.num_filter_called
+    return got
+
+
+def _one_cycle(sched, fw, state, pod_info, snapshot, trace) -> dict:
+    from kschedlab.framework.status import FrameworkError, Status
+
     try:
-        node, diagnosis = sched.find_node(fw, CycleState(), pod_info, snapshot, trace)
+        node, diagnosis = sched.find_node(fw, state, pod_info, snapshot, trace)
     except FrameworkError as err:
         return {"error": str(err)}
     by_node = {}
@@ -151,6 +186,8 @@ def _check_schedule_pod(diffs: list[str], got: dict, want: dict, label: str) -> 
     if "error" in want or "error" in got:
         check(diffs, f"{label}error", got.get("error"), want.get("error"))
         return
+    if "numFilterCalled" in want:
+        check(diffs, f"{label}numFilterCalled", got.get("numFilterCalled"), want["numFilterCalled"])
     fit = got["fitError"]
     if "fitError" not in want:
         if got["node"] is None:
@@ -183,12 +220,34 @@ def _check_schedule_pod(diffs: list[str], got: dict, want: dict, label: str) -> 
         diffs.append(f"{label}suggestedHost: got {got['node']!r}, want one of {want['suggestedHostOneOf']}")
     if "evaluatedNodes" in want:
         check(diffs, f"{label}evaluatedNodes", got["evaluatedNodes"], int(want["evaluatedNodes"]))
+    if "steps" in want:
+        check(diffs, f"{label}steps", got["steps"], want["steps"])
 
 
 def _stage_schedule_pod(case: dict, diffs: list[str]) -> None:
     want = case["expected"]["other"]
     for fast_path in (True, False):
         _check_schedule_pod(diffs, _schedule_pod(case, fast_path), want, "" if fast_path else "(fast path off) ")
+
+
+# -- prioritize-nodes -------------------------------------------------------------------------
+def _stage_prioritize_nodes(case: dict, diffs: list[str]) -> None:
+    from kschedlab.framework.interface import CycleState
+
+    cluster, pod_info, sched = _scheduler(case, fast_path=False)
+    fw = sched.profiles["default-scheduler"]
+    snapshot = cluster.snapshot
+    rows = snapshot.order
+    state = CycleState()
+    fw.run_pre_score(state, pod_info, snapshot, rows)
+    outcome = fw.run_score(state, pod_info, snapshot, rows)
+    weighted, total = outcome.weighted, outcome.total
+    got = []
+    for j, row in enumerate(rows.tolist()):
+        scores = sorted(({"name": name, "score": int(weighted[i, j])} for i, name in enumerate(outcome.plugins)),
+                        key=lambda s: s["name"])
+        got.append({"name": snapshot.names[row], "scores": scores, "totalScore": int(total[j])})
+    check(diffs, "nodeScores", got, case["expected"]["other"]["nodeScores"])
 
 
 # -- fit-error -------------------------------------------------------------------------------
@@ -217,5 +276,6 @@ def _stage_fit_error(case: dict, diffs: list[str]) -> None:
 STAGES: dict[str, Callable] = {
     "num-feasible-nodes": _stage_num_feasible_nodes,
     "schedule-pod": _stage_schedule_pod,
+    "prioritize-nodes": _stage_prioritize_nodes,
     "fit-error": _stage_fit_error,
 }

@@ -12,12 +12,13 @@ double is an in-tree plugin (built with ``args``), enabled at ``extensionPoints`
 ``TrueFilter``                  Filter: Success
 ``MatchFilter``                 Filter: Success where the node is named as the pod, else as FalseFilter
 ``FakeFilter``                  Filter: ``args.failedNodeReturnCodeMap {node: code}`` with
-                                "injecting failure for pod <pod>"
+                                "injecting failure for pod <pod>"; counts its calls (``num_filter_called``)
 ``NoPodsFilter``                Filter: Success on a node without pods, else as FalseFilter
 ``FakePreFilter``               PreFilter: ``args.result`` (``{nodeNames}``; null = all nodes) and
                                 ``args.status`` (``{code, reasons}``; null = Success)
 ``FakePreFilterAndFilter``      PreFilter ``args.preFilterStatus``, Filter as FakeFilter
 ``EqualPrioritizerPlugin``      Score: 1 on every node
+``Node2Prioritizer``            Score: 100 on node2, 10 elsewhere
 ``NumericMap``                  Score: the node's name read as an integer
 ``ReverseNumericMap``           NumericMap with NormalizeScore ``max + min - score``
 ``FalseMap``                    Score: Error "priority map encounters an error"
@@ -89,7 +90,11 @@ class _NoPodsFilter(_Double):
 
 
 class _FakeFilter(_Double):
+    def __init__(self) -> None:
+        self.num_filter_called = 0
+
     def filter(self, state, pod_info, node_info):
+        self.num_filter_called += 1
         code = (self.args.get("failedNodeReturnCodeMap") or {}).get(node_info.name)
         if code is None:
             return Status()
@@ -118,6 +123,11 @@ def _numeric(node_info) -> tuple[int, Status]:
 class _EqualPrioritizer(_Double):
     def score(self, state, pod_info, node_info):
         return 1, Status()
+
+
+class _Node2Prioritizer(_Double):
+    def score(self, state, pod_info, node_info):
+        return (100 if node_info.name == "node2" else 10), Status()
 
 
 class _NumericMap(_Double):
@@ -159,7 +169,7 @@ DOUBLES: dict[str, type[_Double]] = {
     "NoPodsFilter": _NoPodsFilter, "FakeFilter": _FakeFilter, "FakePreFilter": _FakePreFilter,
     "FakePreFilterAndFilter": _FakePreFilterAndFilter, "EqualPrioritizerPlugin": _EqualPrioritizer,
     "NumericMap": _NumericMap, "ReverseNumericMap": _ReverseNumericMap, "FalseMap": _FalseMap,
-    "TrueMap": _TrueMap, "FakePreScoreAndScore": _FakePreScoreAndScore,
+    "TrueMap": _TrueMap, "FakePreScoreAndScore": _FakePreScoreAndScore, "Node2Prioritizer": _Node2Prioritizer,
 }
 
 

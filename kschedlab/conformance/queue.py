@@ -20,10 +20,18 @@ default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a
 ``{"op": "deleteNomination", "pod"}``  DeleteNominatedPodIfExists
 ``{"op": "step", "seconds"}``  advance the clock
 ``{"op": "flushBackoffQ"}`` / ``{"op": "flushUnschedulableLeftover"}``  run one flush now
+``{"op": "observe"}``        note where every pod added so far is (``observations``)
 ==========================  ================================================================
 
+``queueingHints: [{event: {resource, action} | "UnschedulableTimeout", plugin, hint: Queue |
+QueueSkip, error?}]`` registers a plugin's QueueingHint for an event (upstream's
+``QueueingHintMapPerProfile`` with ``queueHintReturnQueue`` / ``queueHintReturnSkip``; with
+``error`` the hint fails with that message, which the queue reads as Queue).
+
 ``expected.other.popOrder`` lists the names the ``pop`` operations returned (when there
-are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``.
+are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``;
+``queuedIn {pod: active | backoff | unschedulable | gated | in-flight | null}`` where the listed
+pods are at the end, ``observations: [{pod: queue}]`` where they were at each ``observe``.
 
 ``queue-backoff``: ``queuedPodAttempts`` (the failure count) under ``args``
 (``podInitialBackoffSeconds``/``podMaxBackoffSeconds``, or ``...Nanoseconds``) gives
@@ -98,6 +106,27 @@ def _options(case: dict, key: str = "queueOptions") -> dict:
     return dict(case.get(key) or {})
 
 
+def _hint_fn(spec: dict):
+    from kschedlab.framework.events import QueueingHint
+
+    hint, error = QueueingHint[spec.get("hint", "Queue")], spec.get("error")
+
+    def fn(pod_info, old_obj, new_obj):
+        if error:
+            raise RuntimeError(error)
+        return hint
+
+    return fn
+
+
+def case_hints(case: dict) -> dict:
+    """``{plugin: [(ClusterEvent, hint)]}`` of ``queueingHints``."""
+    hints: dict[str, list] = {}
+    for spec in case.get("queueingHints") or []:
+        hints.setdefault(spec["plugin"], []).append((_event(spec["event"]), _hint_fn(spec)))
+    return hints
+
+
 def build_queue(case: dict, less, clock, hints=None):
     """A queue for a case: ``queueOptions`` (seconds) and ``featureGates``."""
     from kschedlab.queue import SchedulingQueue
@@ -117,7 +146,8 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     from kschedlab.framework.nominator import NominatingInfo
 
     now = [float(_options(case).get("clockStart", 0.0))]
-    q = build_queue(case, plugin.less, lambda: now[0])
+    q = build_queue(case, plugin.less, lambda: now[0], case_hints(case))
+    observations: list[dict[str, str | None]] = []
     popped: list[str | None] = []
     popped_qpi: dict[str, Any] = {}
     known: dict[str, Any] = {}
@@ -167,6 +197,8 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
             q.flush_backoff_completed()
         elif kind == "flushUnschedulableLeftover":
             q.flush_unschedulable_leftover()
+        elif kind == "observe":
+            observations.append({name: q.where(info.key) for name, info in known.items()})
         else:
             diffs.append(f"queueOps[{i}]: unknown op {kind!r}")
             return
@@ -179,6 +211,13 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     if "nominatedPods" in want:
         got = {node: [pi.name for pi in pods] for node, pods in q.nominator.nominated_pods.items()}
         check(diffs, "nominatedPods", got, want["nominatedPods"])
+    if "queuedIn" in want:
+        check(diffs, "queuedIn", {name: q.where(known[name].key) for name in want["queuedIn"]}, want["queuedIn"])
+    if "observations" in want:
+        if len(observations) != len(want["observations"]):
+            diffs.append(f"observations: {len(observations)} observe ops, {len(want['observations'])} expected")
+        for i, (got_obs, want_obs) in enumerate(zip(observations, want["observations"])):
+            check(diffs, f"observations[{i}]", {name: got_obs.get(name) for name in want_obs}, want_obs)
 
 
 def _backoff_args_ns(args: dict) -> tuple[int, int]:

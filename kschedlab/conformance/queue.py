@@ -29,7 +29,8 @@ QueueSkip, error?}]`` registers a plugin's QueueingHint for an event (upstream's
 ``error`` the hint fails with that message, which the queue reads as Queue).
 
 ``expected.other.popOrder`` lists the names the ``pop`` operations returned (when there
-are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``;
+are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``,
+``nominatedPodToNode`` ``{pod: node}``;
 ``queuedIn {pod: active | backoff | unschedulable | gated | in-flight | null}`` where the listed
 pods are at the end, ``observations: [{pod: queue}]`` where they were at each ``observe``.
 
@@ -211,6 +212,9 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     if "nominatedPods" in want:
         got = {node: [pi.name for pi in pods] for node, pods in q.nominator.nominated_pods.items()}
         check(diffs, "nominatedPods", got, want["nominatedPods"])
+    if "nominatedPodToNode" in want:
+        got_nodes = {key.split("/", 1)[-1]: node for key, node in q.nominator.nominated_pod_to_node.items()}
+        check(diffs, "nominatedPodToNode", got_nodes, want["nominatedPodToNode"])
     if "queuedIn" in want:
         check(diffs, "queuedIn", {name: q.where(known[name].key) for name in want["queuedIn"]}, want["queuedIn"])
     if "observations" in want:

@@ -21,6 +21,9 @@ default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a
 ``{"op": "step", "seconds"}``  advance the clock
 ``{"op": "flushBackoffQ"}`` / ``{"op": "flushUnschedulableLeftover"}``  run one flush now
 ``{"op": "observe"}``        note where every pod added so far is (``observations``)
+``{"op": "isPodWorthRequeuing", "pod", "unschedulablePlugins", "pendingPlugins", "event", "oldObj",
+"newObj"}``                  the queue's requeue strategy for a pod (a v1.Pod, not queued) that
+                             failed with those plugins (``requeueStrategies``)
 ==========================  ================================================================
 
 ``queueingHints: [{event: {resource, action} | "UnschedulableTimeout", plugin, hint: Queue |
@@ -28,9 +31,14 @@ QueueSkip, error?}]`` registers a plugin's QueueingHint for an event (upstream's
 ``QueueingHintMapPerProfile`` with ``queueHintReturnQueue`` / ``queueHintReturnSkip``; with
 ``error`` the hint fails with that message, which the queue reads as Queue).
 
+``queuePreEnqueue: [plugin]`` runs those in-tree PreEnqueue plugins (e.g. SchedulingGates) when a
+pod enters the queue or is updated; a rejection gates the pod.
+
 ``expected.other.popOrder`` lists the names the ``pop`` operations returned (when there
 are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``,
 ``nominatedPodToNode`` ``{pod: node}``;
+``requeueStrategies`` the strategies of the ``isPodWorthRequeuing`` ops (``queueSkip``,
+``queueAfterBackoff``, ``queueImmediately``), ``hintCalls`` how many times the case's hints ran;
 ``queuedIn {pod: active | backoff | unschedulable | gated | in-flight | null}`` where the listed
 pods are at the end, ``observations: [{pod: queue}]`` where they were at each ``observe``.
 
@@ -107,12 +115,13 @@ def _options(case: dict, key: str = "queueOptions") -> dict:
     return dict(case.get(key) or {})
 
 
-def _hint_fn(spec: dict):
+def _hint_fn(spec: dict, calls: list[int]):
     from kschedlab.framework.events import QueueingHint
 
     hint, error = QueueingHint[spec.get("hint", "Queue")], spec.get("error")
 
     def fn(pod_info, old_obj, new_obj):
+        calls[0] += 1
         if error:
             raise RuntimeError(error)
         return hint
@@ -120,12 +129,17 @@ def _hint_fn(spec: dict):
     return fn
 
 
-def case_hints(case: dict) -> dict:
-    """``{plugin: [(ClusterEvent, hint)]}`` of ``queueingHints``."""
+def case_hints(case: dict, calls: list[int]) -> dict:
+    """``{plugin: [(ClusterEvent, hint)]}`` of ``queueingHints``; every call of a hint adds one to
+    ``calls[0]``."""
     hints: dict[str, list] = {}
     for spec in case.get("queueingHints") or []:
-        hints.setdefault(spec["plugin"], []).append((_event(spec["event"]), _hint_fn(spec)))
+        hints.setdefault(spec["plugin"], []).append((_event(spec["event"]), _hint_fn(spec, calls)))
     return hints
+
+
+#: the queue's requeue strategies by upstream's names (``queueingStrategy``)
+_STRATEGY_NAMES = {"SKIP": "queueSkip", "AFTER_BACKOFF": "queueAfterBackoff", "IMMEDIATELY": "queueImmediately"}
 
 
 def build_queue(case: dict, less, clock, hints=None):
@@ -139,7 +153,31 @@ def build_queue(case: dict, less, clock, hints=None):
                       ("podMaxInUnschedulablePodsDurationSeconds", "pod_max_in_unschedulable_pods_duration")):
         if name in opts:
             kwargs[arg] = float(opts[name])
-    return SchedulingQueue(less, pre_enqueue=None, hints=hints or {}, clock=clock, gates=gates, **kwargs)
+    return SchedulingQueue(less, pre_enqueue=_pre_enqueue(case, gates), hints=hints or {}, clock=clock, gates=gates,
+                           **kwargs)
+
+
+def _pre_enqueue(case: dict, gates: FeatureGates):
+    """The PreEnqueue plugins of ``queuePreEnqueue`` (in-tree names) run in order, as the queue's
+    PreEnqueue check; None when the case names none."""
+    names = case.get("queuePreEnqueue") or []
+    if not names:
+        return None
+    from kschedlab.framework.runtime import Handle
+    from kschedlab.framework.status import Status
+    from kschedlab.plugins import in_tree_registry
+
+    registry = in_tree_registry()
+    plugins = [registry[name].build({}, Handle(gates, None, None)) for name in names]
+
+    def run(pod_info):
+        for plugin in plugins:
+            status = plugin.pre_enqueue(pod_info) or Status()
+            if not status.is_success():
+                return status.with_plugin(plugin.name)
+        return Status()
+
+    return run
 
 
 def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
@@ -147,8 +185,10 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     from kschedlab.framework.nominator import NominatingInfo
 
     now = [float(_options(case).get("clockStart", 0.0))]
-    q = build_queue(case, plugin.less, lambda: now[0], case_hints(case))
+    hint_calls = [0]
+    q = build_queue(case, plugin.less, lambda: now[0], case_hints(case, hint_calls))
     observations: list[dict[str, str | None]] = []
+    strategies: list[str] = []
     popped: list[str | None] = []
     popped_qpi: dict[str, Any] = {}
     known: dict[str, Any] = {}
@@ -162,7 +202,7 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
         elif kind == "pop":
             pops = True
             qpi = q.pop()
-            popped.append(None if qpi is None else qpi.pod_info.name)
+            popped.append(None if qpi is None else qpi.pod_info.name or "")
             if qpi is not None:
                 popped_qpi[qpi.pod_info.name] = qpi
         elif kind == "addUnschedulable":
@@ -198,8 +238,16 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
             q.flush_backoff_completed()
         elif kind == "flushUnschedulableLeftover":
             q.flush_unschedulable_leftover()
+        elif kind == "isPodWorthRequeuing":
+            from kschedlab.queue import QueuedPodInfo
+
+            qpi = QueuedPodInfo(_pod_info(op["pod"]), now[0])
+            qpi.unschedulable_plugins = set(op.get("unschedulablePlugins") or ())
+            qpi.pending_plugins = set(op.get("pendingPlugins") or ())
+            strategy = q.is_pod_worth_requeuing(qpi, _event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")))
+            strategies.append(_STRATEGY_NAMES[strategy.name])
         elif kind == "observe":
-            observations.append({name: q.where(info.key) for name, info in known.items()})
+            observations.append({name or "": q.where(info.key) for name, info in known.items()})
         else:
             diffs.append(f"queueOps[{i}]: unknown op {kind!r}")
             return
@@ -215,6 +263,10 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     if "nominatedPodToNode" in want:
         got_nodes = {key.split("/", 1)[-1]: node for key, node in q.nominator.nominated_pod_to_node.items()}
         check(diffs, "nominatedPodToNode", got_nodes, want["nominatedPodToNode"])
+    if "requeueStrategies" in want:
+        check(diffs, "requeueStrategies", strategies, want["requeueStrategies"])
+    if "hintCalls" in want:
+        check(diffs, "hintCalls", hint_calls[0], want["hintCalls"])
     if "queuedIn" in want:
         check(diffs, "queuedIn", {name: q.where(known[name].key) for name in want["queuedIn"]}, want["queuedIn"])
     if "observations" in want:

@@ -14,7 +14,8 @@ default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a
 ``{"op": "update", "pod"}``  the pod's new version
 ``{"op": "delete", "pod"}``  the pod was deleted
 ``{"op": "event", "event": {"resource", "action"} | "UnschedulableTimeout" | "ForceActivate",
-"oldObj", "newObj"}``        a cluster event (MoveAllToActiveOrBackoffQueue)
+"oldObj", "newObj", "preCheck"}``  a cluster event (MoveAllToActiveOrBackoffQueue; ``preCheck``: its
+                             PreEnqueueCheck, see :func:`_pre_check`)
 ``{"op": "nominate", "pod", "node", "mode"}``  AddNominatedPod (mode Override by default; ``pod``
                              may be a v1.Pod the queue does not hold)
 ``{"op": "deleteNomination", "pod"}``  DeleteNominatedPodIfExists
@@ -54,7 +55,7 @@ import re
 from datetime import datetime
 from typing import Any, Callable
 
-from kschedlab.conformance.compare import check
+from kschedlab.conformance.compare import Mismatch, check
 from kschedlab.conformance.plugins import fixtures, plugin_for
 from kschedlab.features import FeatureGates
 
@@ -109,6 +110,29 @@ def _obj(spec):
 
     kind = spec.get("kind", "Pod")
     return {"Pod": Pod, "Node": Node}[kind].model_validate(spec)
+
+
+def _pre_check(spec: dict | None):
+    """``MoveAllToActiveOrBackoffQueue``'s PreEnqueueCheck from its data form: the pod's priority
+    ``priorityAtLeast`` / ``priorityBelow`` a bound and ``priorityEven``, all given must hold;
+    ``notCalled: true`` fails the case if the queue calls it.
+
+    >>> from kschedlab.api.core import Pod
+    >>> check = _pre_check({"priorityAtLeast": 2, "priorityEven": True})
+    >>> [check(Pod.model_validate({"spec": {"priority": p}})) for p in (1, 2, 3, 4)]
+    [False, True, False, True]
+    """
+    if spec is None:
+        return None
+
+    def check(pod) -> bool:
+        if spec.get("notCalled"):
+            raise Mismatch("the PreEnqueueCheck was called")
+        priority = pod.spec.priority or 0
+        return (priority >= spec.get("priorityAtLeast", priority) and priority < spec.get("priorityBelow", priority + 1)
+                and (not spec.get("priorityEven") or priority % 2 == 0))
+
+    return check
 
 
 def _options(case: dict, key: str = "queueOptions") -> dict:
@@ -224,7 +248,8 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
         elif kind == "delete":
             q.delete(known[op["pod"]].key)
         elif kind == "event":
-            q.move_all_to_active_or_backoff(_event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")))
+            q.move_all_to_active_or_backoff(_event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")),
+                                            _pre_check(op.get("preCheck")))
         elif kind == "nominate":
             if isinstance(op["pod"], dict):  # a pod known only to the nominator
                 known[op["pod"]["metadata"]["name"]] = _pod_info(op["pod"])

@@ -43,7 +43,7 @@ from kschedlab.framework.trace import CycleTrace
 from kschedlab.queue.types import QueuedPodInfo
 from kschedlab.scheduler.fast_binding import FastBinding
 from kschedlab.scheduler.fast_path import CyclePlan, FastPath
-from kschedlab.scheduler.result import RunResult, ScheduleResult
+from kschedlab.scheduler.result import SKIP_DELETING_PREFIX, RunResult, ScheduleResult
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -266,6 +266,9 @@ class Scheduler:
             # scheduling gates say SchedulingGated; another PreEnqueue plugin (DynamicResources) its reason
             message = "SchedulingGated" if gate.plugin == "SchedulingGates" else gate.message() or "SchedulingGated"
             return self.record(ScheduleResult(key, None, gate, message))
+        if pod.metadata.deletion_timestamp is not None:  # upstream skipPodSchedule: not scheduled, leaves the queue
+            message = f"{SKIP_DELETING_PREFIX}{pod.metadata.namespace or ''}/{pod.metadata.name or ''}"
+            return self.record(ScheduleResult(key, None, Status(Code.UnschedulableAndUnresolvable, (message,)), message))
         self.scheduling_cycle += 1
         snapshot = self.cluster.snapshot
         state = CycleState()

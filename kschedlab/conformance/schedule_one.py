@@ -18,6 +18,14 @@ and ``pkg/scheduler/framework/types.go``), ``plugin: scheduler``:
 ``prioritize-nodes``    ``prioritizeNodes``: PreScore and Score of ``registerPlugins`` over every node of
                         ``nodes`` (no filtering); ``expected.other.nodeScores: [{name, scores: [{name,
                         score}] (by plugin name; weighted), totalScore}]`` in node order
+``schedule-one``        ``Scheduler.ScheduleOne`` for ``pod`` through the scheduling loop (one pop,
+                        one attempt; ``other.allow``: then a plugin allows the pod waiting at
+                        Permit), with the plugins of ``registerPlugins`` (Reserve, Permit, PreBind
+                        doubles; ``DefaultBinder`` may be given a double); ``expected.other``:
+                        ``boundTo`` (node or null), ``error`` (the failure message, null when none:
+                        bound, or skipped as a pod being deleted), ``queuedIn`` (where the queue holds
+                        the pod after: ``backoff``, ``unschedulable``, null), ``eventReason``
+                        (``Scheduled`` or ``FailedScheduling``)
 ``fit-error``           ``FitError.Error()``: ``other {numAllNodes, diagnosis {preFilterMsg,
                         postFilterMsg, nodeToStatus {byNode {node: {code, reasons}}, absent}}}``;
                         ``expected.other.message``
@@ -65,7 +73,7 @@ def _stage_num_feasible_nodes(case: dict, diffs: list[str]) -> None:
 
 
 # -- schedule-pod ----------------------------------------------------------------------------
-_POINTS = ("preFilter", "filter", "preScore", "score")
+_POINTS = ("preFilter", "filter", "preScore", "score", "reserve", "permit", "preBind")
 
 
 def _profile_and_registry(case: dict) -> tuple[dict, dict]:
@@ -80,6 +88,9 @@ def _profile_and_registry(case: dict) -> tuple[dict, dict]:
     config = []
     for entry in case.get("registerPlugins") or []:
         name = entry["name"]
+        if name == "DefaultBinder":  # the binder is always there; a double may stand in for it
+            registry[name] = double_class(name, entry["double"], entry.get("args"))
+            continue
         double = entry.get("double", name if name in DOUBLES else None)
         if double is not None:
             if double not in DOUBLES:
@@ -103,6 +114,7 @@ def _profile_and_registry(case: dict) -> tuple[dict, dict]:
                 item["weight"] = int(entry.get("weight", 1))
             enabled[point].append(item)
     profile = {
+        "schedulerName": ((case.get("pod") or {}).get("spec") or {}).get("schedulerName") or "default-scheduler",
         "plugins": {"multiPoint": {"disabled": [{"name": "*"}]},
                     "queueSort": {"enabled": [{"name": "PrioritySort"}]},
                     "bind": {"enabled": [{"name": "DefaultBinder"}]},
@@ -141,7 +153,7 @@ def _schedule_pod(case: dict, fast_path: bool) -> dict:
     from kschedlab.framework.trace import CycleTrace
 
     cluster, pod_info, sched = _scheduler(case, fast_path)
-    fw = sched.profiles["default-scheduler"]
+    fw = next(iter(sched.profiles.values()))
     snapshot = cluster.snapshot
     steps = []
     for _ in range(int((case.get("other") or {}).get("repeat", 1))):
@@ -230,12 +242,45 @@ def _stage_schedule_pod(case: dict, diffs: list[str]) -> None:
         _check_schedule_pod(diffs, _schedule_pod(case, fast_path), want, "" if fast_path else "(fast path off) ")
 
 
+# -- schedule-one ----------------------------------------------------------------------------
+def _stage_schedule_one(case: dict, diffs: list[str]) -> None:
+    from kschedlab.scheduler.scheduling_loop import SchedulingLoop
+
+    want = case["expected"]["other"]
+    for fast_path in (True, False):
+        label = "" if fast_path else "(fast path off) "
+        cluster, pod_info, sched = _scheduler(case, fast_path)
+        cluster.add(pod_info.pod)
+        key = pod_info.key
+        loop = SchedulingLoop(sched)
+        loop.attach()
+        try:
+            loop.add(cluster.pod_infos[key])
+            loop.step()
+            allow = (case.get("other") or {}).get("allow")
+            if allow:
+                sched.allow(key, allow)
+            result = loop.last.get(key)
+            bound = cluster.pods[key].spec.node_name or None
+            error = None
+            if result is not None and result.node is None and not result.skipped:  # the failure handler's error
+                error = result.message or None
+            got = {"boundTo": bound, "error": error,
+                   "queuedIn": loop.queue.where(key),
+                   "eventReason": "Scheduled" if bound else "FailedScheduling" if result is not None else None}
+        finally:
+            loop.detach()
+        for name in ("boundTo", "error", "queuedIn", "eventReason"):
+            if name in want:
+                check(diffs, f"{label}{name}", got[name], want[name])
+
+
 # -- prioritize-nodes -------------------------------------------------------------------------
 def _stage_prioritize_nodes(case: dict, diffs: list[str]) -> None:
     from kschedlab.framework.interface import CycleState
 
     cluster, pod_info, sched = _scheduler(case, fast_path=False)
-    fw = sched.profiles["default-scheduler"]
+    fw = next(iter(sched.profiles.values()))
     snapshot = cluster.snapshot
     rows = snapshot.order
     state = CycleState()
@@ -277,5 +322,6 @@ STAGES: dict[str, Callable] = {
     "num-feasible-nodes": _stage_num_feasible_nodes,
     "schedule-pod": _stage_schedule_pod,
     "prioritize-nodes": _stage_prioritize_nodes,
+    "schedule-one": _stage_schedule_one,
     "fit-error": _stage_fit_error,
 }

@@ -25,6 +25,11 @@ double is an in-tree plugin (built with ``args``), enabled at ``extensionPoints`
 ``TrueMap``                     Score: 1, NormalizeScore Success
 ``FakePreScoreAndScore``        PreScore ``args.preScoreStatus``, Score ``args.score`` with
                                 ``args.scoreStatus``
+``FakeReserve``                 Reserve: ``args.status``; Unreserve does nothing
+``FakePermit``                  Permit: ``args.status`` with ``args.timeoutSeconds`` (default 60)
+``FakePreBind``                 PreBind: ``args.status``
+``FakeBind``                    Bind: ``args.status`` (registered as DefaultBinder: a binding the API
+                                server refuses)
 ==============================  =================================================================
 
 >>> cls = double_class("FakePreFilter2", "FakePreFilter", {"result": {"nodeNames": ["node2"]}})
@@ -163,6 +168,29 @@ class _FakePreScoreAndScore(_Double):
         return int(self.args.get("score", 0)), status_of(self.args.get("scoreStatus"))
 
 
+class _FakeReserve(_Double):
+    def reserve(self, state, pod_info, node_name):
+        return status_of(self.args.get("status"))
+
+    def unreserve(self, state, pod_info, node_name):
+        return None
+
+
+class _FakePermit(_Double):
+    def permit(self, state, pod_info, node_name):
+        return status_of(self.args.get("status")), float(self.args.get("timeoutSeconds", 60))
+
+
+class _FakePreBind(_Double):
+    def pre_bind(self, state, pod_info, node_name):
+        return status_of(self.args.get("status"))
+
+
+class _FakeBind(_Double):
+    def bind(self, state, pod_info, node_name):
+        return status_of(self.args.get("status"))
+
+
 #: double name -> its class
 DOUBLES: dict[str, type[_Double]] = {
     "FalseFilter": _FalseFilter, "TrueFilter": _TrueFilter, "MatchFilter": _MatchFilter,
@@ -170,6 +198,7 @@ DOUBLES: dict[str, type[_Double]] = {
     "FakePreFilterAndFilter": _FakePreFilterAndFilter, "EqualPrioritizerPlugin": _EqualPrioritizer,
     "NumericMap": _NumericMap, "ReverseNumericMap": _ReverseNumericMap, "FalseMap": _FalseMap,
     "TrueMap": _TrueMap, "FakePreScoreAndScore": _FakePreScoreAndScore, "Node2Prioritizer": _Node2Prioritizer,
+    "FakeReserve": _FakeReserve, "FakePermit": _FakePermit, "FakePreBind": _FakePreBind, "FakeBind": _FakeBind,
 }
 
 

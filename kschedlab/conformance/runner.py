@@ -20,7 +20,7 @@ crashes (the cause is the diff) or when it is listed as an expected failure but 
 ``plugin: scheduler`` and ``plugin: helper`` mark rows of a scheduler function or a helper:
 they go to their stage. The scheduler's own stages, beyond ``shared/CASES.md``, are in
 :mod:`.schedule_one` (``schedule-pod``, ``schedule-one``, ``prioritize-nodes``,
-``num-feasible-nodes``, ``fit-error``; inputs in its docstring); :mod:`.queue` adds ``queue-sort`` ops
+``num-feasible-nodes``, ``nodes-for-status-code``, ``fit-error``; inputs in its docstring); :mod:`.queue` adds ``queue-sort`` ops
 and inputs (``queueingHints``, ``queuePreEnqueue``, ``isPodWorthRequeuing``, ``observe``).
 
 >>> run_case({"id": "z", "stage": "helper:MatchingSchedulingGroup", "plugin": "helper",

@@ -26,6 +26,9 @@ and ``pkg/scheduler/framework/types.go``), ``plugin: scheduler``:
                         bound, or skipped as a pod being deleted), ``queuedIn`` (where the queue holds
                         the pod after: ``backoff``, ``unschedulable``, null), ``eventReason``
                         (``Scheduled`` or ``FailedScheduling``)
+``nodes-for-status-code``  ``NodeToStatus.NodesForStatusCode`` over ``nodes``: ``other {nodeToStatus
+                        {byNode {node: code}, absent: code (absent: the default,
+                        UnschedulableAndUnresolvable)}, code}``; ``expected.other.nodes`` (a set)
 ``fit-error``           ``FitError.Error()``: ``other {numAllNodes, diagnosis {preFilterMsg,
                         postFilterMsg, nodeToStatus {byNode {node: {code, reasons}}, absent}}}``;
                         ``expected.other.message``
@@ -295,6 +298,22 @@ def _stage_prioritize_nodes(case: dict, diffs: list[str]) -> None:
     check(diffs, "nodeScores", got, case["expected"]["other"]["nodeScores"])
 
 
+# -- nodes-for-status-code -------------------------------------------------------------------
+def _stage_nodes_for_status_code(case: dict, diffs: list[str]) -> None:
+    from kschedlab.conformance.plugins import fixtures
+    from kschedlab.framework.preemption import NodeToStatus
+    from kschedlab.framework.status import Code, Status
+
+    cluster, _ = fixtures({**case, "pod": None})
+    spec = case["other"]["nodeToStatus"]
+    absent = spec.get("absent")
+    statuses = NodeToStatus({n: Status(Code[c]) for n, c in (spec.get("byNode") or {}).items()},
+                            None if absent is None else Status(Code[absent]))
+    snapshot = cluster.snapshot
+    got = sorted(snapshot.names[r] for r in statuses.nodes_for_status_code(snapshot, Code[case["other"]["code"]]))
+    check(diffs, "nodes", got, sorted(case["expected"]["other"]["nodes"]))
+
+
 # -- fit-error -------------------------------------------------------------------------------
 def _stage_fit_error(case: dict, diffs: list[str]) -> None:
     from kschedlab.conformance.schedule_one_doubles import status_of
@@ -323,5 +342,6 @@ STAGES: dict[str, Callable] = {
     "schedule-pod": _stage_schedule_pod,
     "prioritize-nodes": _stage_prioritize_nodes,
     "schedule-one": _stage_schedule_one,
+    "nodes-for-status-code": _stage_nodes_for_status_code,
     "fit-error": _stage_fit_error,
 }

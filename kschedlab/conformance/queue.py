@@ -12,7 +12,7 @@ default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a
                              the popped pod's attempt failed
 ``{"op": "done", "pod"}``    the popped pod's attempt finished
 ``{"op": "update", "pod"}``  the pod's new version
-``{"op": "delete", "pod"}``  the pod was deleted
+``{"op": "delete", "pod"}``  the pod was deleted (``pod``: a name, or a v1.Pod never added)
 ``{"op": "event", "event": {"resource", "action"} | "UnschedulableTimeout" | "ForceActivate",
 "oldObj", "newObj", "preCheck"}``  a cluster event (MoveAllToActiveOrBackoffQueue; ``preCheck``: its
                              PreEnqueueCheck, see :func:`_pre_check`)
@@ -40,6 +40,7 @@ are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [
 ``nominatedPodToNode`` ``{pod: node}``;
 ``requeueStrategies`` the strategies of the ``isPodWorthRequeuing`` ops (``queueSkip``,
 ``queueAfterBackoff``, ``queueImmediately``), ``hintCalls`` how many times the case's hints ran;
+``presentPods`` / ``absentPods`` the pods in (or not in) activeQ, backoffQ or the pool at the end;
 ``queuedIn {pod: active | backoff | unschedulable | gated | in-flight | null}`` where the listed
 pods are at the end, ``observations: [{pod: queue}]`` where they were at each ``observe``.
 
@@ -245,8 +246,8 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
             old = known.get(new.name, new)
             known[new.name] = new
             q.update(old, new)
-        elif kind == "delete":
-            q.delete(known[op["pod"]].key)
+        elif kind == "delete":  # (a v1.Pod the queue never held, or a name)
+            q.delete(_pod_info(op["pod"]).key if isinstance(op["pod"], dict) else known[op["pod"]].key)
         elif kind == "event":
             q.move_all_to_active_or_backoff(_event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")),
                                             _pre_check(op.get("preCheck")))
@@ -292,6 +293,12 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
         check(diffs, "requeueStrategies", strategies, want["requeueStrategies"])
     if "hintCalls" in want:
         check(diffs, "hintCalls", hint_calls[0], want["hintCalls"])
+    queued = {"active", "backoff", "unschedulable", "gated"}
+    for key, present in (("presentPods", True), ("absentPods", False)):
+        for name in want.get(key) or []:
+            where = q.where(known[name].key) if name in known else None
+            if (where in queued) != present:
+                diffs.append(f"{key}: {name} is {'in ' + where if where else 'in no queue'}")
     if "queuedIn" in want:
         check(diffs, "queuedIn", {name: q.where(known[name].key) for name in want["queuedIn"]}, want["queuedIn"])
     if "observations" in want:

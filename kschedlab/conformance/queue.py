@@ -22,6 +22,7 @@ default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a
 ``{"op": "step", "seconds"}``  advance the clock
 ``{"op": "flushBackoffQ"}`` / ``{"op": "flushUnschedulableLeftover"}``  run one flush now
 ``{"op": "observe"}``        note where every pod added so far is (``observations``)
+``{"op": "activate", "pods"}``  Activate: the pods (names, or v1.Pods the queue never held) to activeQ
 ``{"op": "isPodWorthRequeuing", "pod", "unschedulablePlugins", "pendingPlugins", "event", "oldObj",
 "newObj"}``                  the queue's requeue strategy for a pod (a v1.Pod, not queued) that
                              failed with those plugins (``requeueStrategies``)
@@ -40,6 +41,7 @@ are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [
 ``nominatedPodToNode`` ``{pod: node}``;
 ``requeueStrategies`` the strategies of the ``isPodWorthRequeuing`` ops (``queueSkip``,
 ``queueAfterBackoff``, ``queueImmediately``), ``hintCalls`` how many times the case's hints ran;
+``queueCounts {active, backoff, unschedulable, gated}`` how many pods each holds at the end (listed keys);
 ``presentPods`` / ``absentPods`` the pods in (or not in) activeQ, backoffQ or the pool at the end;
 ``queuedIn {pod: active | backoff | unschedulable | gated | in-flight | null}`` where the listed
 pods are at the end, ``observations: [{pod: queue}]`` where they were at each ``observe``.
@@ -272,6 +274,8 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
             qpi.pending_plugins = set(op.get("pendingPlugins") or ())
             strategy = q.is_pod_worth_requeuing(qpi, _event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")))
             strategies.append(_STRATEGY_NAMES[strategy.name])
+        elif kind == "activate":  # (names, or v1.Pods the queue never held)
+            q.activate([_pod_info(p).key if isinstance(p, dict) else known[p].key for p in op["pods"]])
         elif kind == "observe":
             observations.append({name or "": q.where(info.key) for name, info in known.items()})
         else:
@@ -293,6 +297,9 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
         check(diffs, "requeueStrategies", strategies, want["requeueStrategies"])
     if "hintCalls" in want:
         check(diffs, "hintCalls", hint_calls[0], want["hintCalls"])
+    if "queueCounts" in want:
+        counts = q.pending_counts()
+        check(diffs, "queueCounts", {k: counts.get(k, 0) for k in want["queueCounts"]}, want["queueCounts"])
     queued = {"active", "backoff", "unschedulable", "gated"}
     for key, present in (("presentPods", True), ("absentPods", False)):
         for name in want.get(key) or []:

@@ -21,7 +21,7 @@ crashes (the cause is the diff) or when it is listed as an expected failure but 
 they go to their stage. The scheduler's own stages, beyond ``shared/CASES.md``, are in
 :mod:`.schedule_one` (``schedule-pod``, ``schedule-one``, ``prioritize-nodes``,
 ``num-feasible-nodes``, ``nodes-for-status-code``, ``fit-error``; inputs in its docstring); :mod:`.queue` adds ``queue-sort`` ops
-and inputs (``queueingHints``, ``queuePreEnqueue``, ``isPodWorthRequeuing``, ``observe``).
+and inputs (``queueingHints``, ``queuePreEnqueue``, ``isPodWorthRequeuing``, ``observe``, ``activate``).
 
 >>> run_case({"id": "z", "stage": "helper:MatchingSchedulingGroup", "plugin": "helper",
 ...     "pod": {"metadata": {"name": "a"}}, "pod2": {"metadata": {"name": "b"}},

@@ -12,18 +12,39 @@ default 0). Operations (``pod`` is a v1.Pod where a new object is needed, else a
                              the popped pod's attempt failed
 ``{"op": "done", "pod"}``    the popped pod's attempt finished
 ``{"op": "update", "pod"}``  the pod's new version
-``{"op": "delete", "pod"}``  the pod was deleted
+``{"op": "delete", "pod"}``  the pod was deleted (``pod``: a name, or a v1.Pod never added)
 ``{"op": "event", "event": {"resource", "action"} | "UnschedulableTimeout" | "ForceActivate",
-"oldObj", "newObj"}``        a cluster event (MoveAllToActiveOrBackoffQueue)
+"oldObj", "newObj", "preCheck"}``  a cluster event (MoveAllToActiveOrBackoffQueue; ``preCheck``: its
+                             PreEnqueueCheck, see :func:`_pre_check`)
 ``{"op": "nominate", "pod", "node", "mode"}``  AddNominatedPod (mode Override by default; ``pod``
                              may be a v1.Pod the queue does not hold)
 ``{"op": "deleteNomination", "pod"}``  DeleteNominatedPodIfExists
 ``{"op": "step", "seconds"}``  advance the clock
 ``{"op": "flushBackoffQ"}`` / ``{"op": "flushUnschedulableLeftover"}``  run one flush now
+``{"op": "observe"}``        note where every pod added so far is (``observations``)
+``{"op": "activate", "pods"}``  Activate: the pods (names, or v1.Pods the queue never held) to activeQ
+``{"op": "isPodWorthRequeuing", "pod", "unschedulablePlugins", "pendingPlugins", "event", "oldObj",
+"newObj"}``                  the queue's requeue strategy for a pod (a v1.Pod, not queued) that
+                             failed with those plugins (``requeueStrategies``)
 ==========================  ================================================================
 
+``queueingHints: [{event: {resource, action} | "UnschedulableTimeout", plugin, hint: Queue |
+QueueSkip, error?}]`` registers a plugin's QueueingHint for an event (upstream's
+``QueueingHintMapPerProfile`` with ``queueHintReturnQueue`` / ``queueHintReturnSkip``; with
+``error`` the hint fails with that message, which the queue reads as Queue).
+
+``queuePreEnqueue: [plugin]`` runs those in-tree PreEnqueue plugins (e.g. SchedulingGates) when a
+pod enters the queue or is updated; a rejection gates the pod.
+
 ``expected.other.popOrder`` lists the names the ``pop`` operations returned (when there
-are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``.
+are none, the queue is popped empty at the end); ``nominatedPods`` is ``{node: [names]}``,
+``nominatedPodToNode`` ``{pod: node}``;
+``requeueStrategies`` the strategies of the ``isPodWorthRequeuing`` ops (``queueSkip``,
+``queueAfterBackoff``, ``queueImmediately``), ``hintCalls`` how many times the case's hints ran;
+``queueCounts {active, backoff, unschedulable, gated}`` how many pods each holds at the end (listed keys);
+``presentPods`` / ``absentPods`` the pods in (or not in) activeQ, backoffQ or the pool at the end;
+``queuedIn {pod: active | backoff | unschedulable | gated | in-flight | null}`` where the listed
+pods are at the end, ``observations: [{pod: queue}]`` where they were at each ``observe``.
 
 ``queue-backoff``: ``queuedPodAttempts`` (the failure count) under ``args``
 (``podInitialBackoffSeconds``/``podMaxBackoffSeconds``, or ``...Nanoseconds``) gives
@@ -37,7 +58,7 @@ import re
 from datetime import datetime
 from typing import Any, Callable
 
-from kschedlab.conformance.compare import check
+from kschedlab.conformance.compare import Mismatch, check
 from kschedlab.conformance.plugins import fixtures, plugin_for
 from kschedlab.features import FeatureGates
 
@@ -94,8 +115,58 @@ def _obj(spec):
     return {"Pod": Pod, "Node": Node}[kind].model_validate(spec)
 
 
+def _pre_check(spec: dict | None):
+    """``MoveAllToActiveOrBackoffQueue``'s PreEnqueueCheck from its data form: the pod's priority
+    ``priorityAtLeast`` / ``priorityBelow`` a bound and ``priorityEven``, all given must hold;
+    ``notCalled: true`` fails the case if the queue calls it.
+
+    >>> from kschedlab.api.core import Pod
+    >>> check = _pre_check({"priorityAtLeast": 2, "priorityEven": True})
+    >>> [check(Pod.model_validate({"spec": {"priority": p}})) for p in (1, 2, 3, 4)]
+    [False, True, False, True]
+    """
+    if spec is None:
+        return None
+
+    def check(pod) -> bool:
+        if spec.get("notCalled"):
+            raise Mismatch("the PreEnqueueCheck was called")
+        priority = pod.spec.priority or 0
+        return (priority >= spec.get("priorityAtLeast", priority) and priority < spec.get("priorityBelow", priority + 1)
+                and (not spec.get("priorityEven") or priority % 2 == 0))
+
+    return check
+
+
 def _options(case: dict, key: str = "queueOptions") -> dict:
     return dict(case.get(key) or {})
+
+
+def _hint_fn(spec: dict, calls: list[int]):
+    from kschedlab.framework.events import QueueingHint
+
+    hint, error = QueueingHint[spec.get("hint", "Queue")], spec.get("error")
+
+    def fn(pod_info, old_obj, new_obj):
+        calls[0] += 1
+        if error:
+            raise RuntimeError(error)
+        return hint
+
+    return fn
+
+
+def case_hints(case: dict, calls: list[int]) -> dict:
+    """``{plugin: [(ClusterEvent, hint)]}`` of ``queueingHints``; every call of a hint adds one to
+    ``calls[0]``."""
+    hints: dict[str, list] = {}
+    for spec in case.get("queueingHints") or []:
+        hints.setdefault(spec["plugin"], []).append((_event(spec["event"]), _hint_fn(spec, calls)))
+    return hints
+
+
+#: the queue's requeue strategies by upstream's names (``queueingStrategy``)
+_STRATEGY_NAMES = {"SKIP": "queueSkip", "AFTER_BACKOFF": "queueAfterBackoff", "IMMEDIATELY": "queueImmediately"}
 
 
 def build_queue(case: dict, less, clock, hints=None):
@@ -109,7 +180,31 @@ def build_queue(case: dict, less, clock, hints=None):
                       ("podMaxInUnschedulablePodsDurationSeconds", "pod_max_in_unschedulable_pods_duration")):
         if name in opts:
             kwargs[arg] = float(opts[name])
-    return SchedulingQueue(less, pre_enqueue=None, hints=hints or {}, clock=clock, gates=gates, **kwargs)
+    return SchedulingQueue(less, pre_enqueue=_pre_enqueue(case, gates), hints=hints or {}, clock=clock, gates=gates,
+                           **kwargs)
+
+
+def _pre_enqueue(case: dict, gates: FeatureGates):
+    """The PreEnqueue plugins of ``queuePreEnqueue`` (in-tree names) run in order, as the queue's
+    PreEnqueue check; None when the case names none."""
+    names = case.get("queuePreEnqueue") or []
+    if not names:
+        return None
+    from kschedlab.framework.runtime import Handle
+    from kschedlab.framework.status import Status
+    from kschedlab.plugins import in_tree_registry
+
+    registry = in_tree_registry()
+    plugins = [registry[name].build({}, Handle(gates, None, None)) for name in names]
+
+    def run(pod_info):
+        for plugin in plugins:
+            status = plugin.pre_enqueue(pod_info) or Status()
+            if not status.is_success():
+                return status.with_plugin(plugin.name)
+        return Status()
+
+    return run
 
 
 def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
@@ -117,7 +212,10 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     from kschedlab.framework.nominator import NominatingInfo
 
     now = [float(_options(case).get("clockStart", 0.0))]
-    q = build_queue(case, plugin.less, lambda: now[0])
+    hint_calls = [0]
+    q = build_queue(case, plugin.less, lambda: now[0], case_hints(case, hint_calls))
+    observations: list[dict[str, str | None]] = []
+    strategies: list[str] = []
     popped: list[str | None] = []
     popped_qpi: dict[str, Any] = {}
     known: dict[str, Any] = {}
@@ -131,7 +229,7 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
         elif kind == "pop":
             pops = True
             qpi = q.pop()
-            popped.append(None if qpi is None else qpi.pod_info.name)
+            popped.append(None if qpi is None else qpi.pod_info.name or "")
             if qpi is not None:
                 popped_qpi[qpi.pod_info.name] = qpi
         elif kind == "addUnschedulable":
@@ -150,10 +248,11 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
             old = known.get(new.name, new)
             known[new.name] = new
             q.update(old, new)
-        elif kind == "delete":
-            q.delete(known[op["pod"]].key)
+        elif kind == "delete":  # (a v1.Pod the queue never held, or a name)
+            q.delete(_pod_info(op["pod"]).key if isinstance(op["pod"], dict) else known[op["pod"]].key)
         elif kind == "event":
-            q.move_all_to_active_or_backoff(_event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")))
+            q.move_all_to_active_or_backoff(_event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")),
+                                            _pre_check(op.get("preCheck")))
         elif kind == "nominate":
             if isinstance(op["pod"], dict):  # a pod known only to the nominator
                 known[op["pod"]["metadata"]["name"]] = _pod_info(op["pod"])
@@ -167,6 +266,18 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
             q.flush_backoff_completed()
         elif kind == "flushUnschedulableLeftover":
             q.flush_unschedulable_leftover()
+        elif kind == "isPodWorthRequeuing":
+            from kschedlab.queue import QueuedPodInfo
+
+            qpi = QueuedPodInfo(_pod_info(op["pod"]), now[0])
+            qpi.unschedulable_plugins = set(op.get("unschedulablePlugins") or ())
+            qpi.pending_plugins = set(op.get("pendingPlugins") or ())
+            strategy = q.is_pod_worth_requeuing(qpi, _event(op["event"]), _obj(op.get("oldObj")), _obj(op.get("newObj")))
+            strategies.append(_STRATEGY_NAMES[strategy.name])
+        elif kind == "activate":  # (names, or v1.Pods the queue never held)
+            q.activate([_pod_info(p).key if isinstance(p, dict) else known[p].key for p in op["pods"]])
+        elif kind == "observe":
+            observations.append({name or "": q.where(info.key) for name, info in known.items()})
         else:
             diffs.append(f"queueOps[{i}]: unknown op {kind!r}")
             return
@@ -179,6 +290,29 @@ def stage_queue_sort_ops(case: dict, plugin, diffs: list[str], check) -> None:
     if "nominatedPods" in want:
         got = {node: [pi.name for pi in pods] for node, pods in q.nominator.nominated_pods.items()}
         check(diffs, "nominatedPods", got, want["nominatedPods"])
+    if "nominatedPodToNode" in want:
+        got_nodes = {key.split("/", 1)[-1]: node for key, node in q.nominator.nominated_pod_to_node.items()}
+        check(diffs, "nominatedPodToNode", got_nodes, want["nominatedPodToNode"])
+    if "requeueStrategies" in want:
+        check(diffs, "requeueStrategies", strategies, want["requeueStrategies"])
+    if "hintCalls" in want:
+        check(diffs, "hintCalls", hint_calls[0], want["hintCalls"])
+    if "queueCounts" in want:
+        counts = q.pending_counts()
+        check(diffs, "queueCounts", {k: counts.get(k, 0) for k in want["queueCounts"]}, want["queueCounts"])
+    queued = {"active", "backoff", "unschedulable", "gated"}
+    for key, present in (("presentPods", True), ("absentPods", False)):
+        for name in want.get(key) or []:
+            where = q.where(known[name].key) if name in known else None
+            if (where in queued) != present:
+                diffs.append(f"{key}: {name} is {'in ' + where if where else 'in no queue'}")
+    if "queuedIn" in want:
+        check(diffs, "queuedIn", {name: q.where(known[name].key) for name in want["queuedIn"]}, want["queuedIn"])
+    if "observations" in want:
+        if len(observations) != len(want["observations"]):
+            diffs.append(f"observations: {len(observations)} observe ops, {len(want['observations'])} expected")
+        for i, (got_obs, want_obs) in enumerate(zip(observations, want["observations"])):
+            check(diffs, f"observations[{i}]", {name: got_obs.get(name) for name in want_obs}, want_obs)
 
 
 def _backoff_args_ns(args: dict) -> tuple[int, int]:

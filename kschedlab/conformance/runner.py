@@ -29,7 +29,10 @@ crashes (the cause is the diff) or when it is listed as an expected failure but 
 ["plugin 'NoSuchPlugin' is not known to kschedlab"]
 
 ``plugin: scheduler`` and ``plugin: helper`` mark rows of a scheduler function or a helper:
-they go to their stage.
+they go to their stage. The scheduler's own stages, beyond ``shared/CASES.md``, are in
+:mod:`.schedule_one` (``schedule-pod``, ``schedule-one``, ``prioritize-nodes``,
+``num-feasible-nodes``, ``nodes-for-status-code``, ``fit-error``; inputs in its docstring); :mod:`.queue` adds ``queue-sort`` ops
+and inputs (``queueingHints``, ``queuePreEnqueue``, ``isPodWorthRequeuing``, ``observe``, ``activate``).
 
 >>> run_case({"id": "z", "stage": "helper:MatchingSchedulingGroup", "plugin": "helper",
 ...     "pod": {"metadata": {"name": "a"}}, "pod2": {"metadata": {"name": "b"}},
@@ -64,6 +67,7 @@ from kschedlab.conformance import (
     taint_eviction,
 )
 from kschedlab.conformance import expected_failures as xf
+from kschedlab.conformance import schedule_one as scheduler_stages
 from kschedlab.conformance.compare import Mismatch
 
 __all__ = ["STAGES", "CaseResult", "Report", "case_files", "run_case", "run_cases", "run_paths"]
@@ -141,7 +145,7 @@ class Report:
 
 #: stage name -> stage function(case, diffs)
 STAGES: dict[str, Callable] = {**admission.STAGES, **plugins.STAGES, **queue.STAGES, **preemption.STAGES, **podgroup.STAGES,
-                               **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES,
+                               **placement.STAGES, **kubelet.STAGES, **dra.STAGES, **pod_resources.STAGES, **scheduler_stages.STAGES,
                                **node_declared_features.STAGES,
                                **device_taint_eviction.STAGES, **podgroup_cycle.STAGES,
                                **taint_eviction.STAGES, **api_eviction.STAGES}

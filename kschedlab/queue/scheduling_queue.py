@@ -508,7 +508,7 @@ class SchedulingQueue:
             qpi.pod_info = new_pod_info
             self.nominator.update_nominated_pod(old_pod, new_pod_info)
             for event in events:
-                strategy = self._is_pod_worth_requeuing(qpi, event, old_pod, new_pod)
+                strategy = self.is_pod_worth_requeuing(qpi, event, old_pod, new_pod)
                 to = self._requeue(qpi, strategy, event.label)
                 if to == ACTIVE or (self.pop_from_backoff_q and to == BACKOFF):
                     break
@@ -623,7 +623,7 @@ class SchedulingQueue:
             return Strategy.AFTER_BACKOFF
         strategy = Strategy.SKIP
         for rec in events:
-            s = self._is_pod_worth_requeuing(qpi, rec.event, rec.old_obj, rec.new_obj)
+            s = self.is_pod_worth_requeuing(qpi, rec.event, rec.old_obj, rec.new_obj)
             if s == Strategy.SKIP:
                 continue
             if s == Strategy.IMMEDIATELY:
@@ -701,7 +701,7 @@ class SchedulingQueue:
                 self._in_flight_log.append(RecordedEvent(ev.EVENT_FORCE_ACTIVATE, None, marker.pod))
 
     # -- cluster events ------------------------------------------------------------------------------------------------------
-    def _is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj) -> Strategy:
+    def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj) -> Strategy:
         """``isPodWorthRequeuing``: ask the hints of the plugins that rejected the pod."""
         rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
         if not rejectors:
@@ -757,7 +757,7 @@ class SchedulingQueue:
                 continue
             if qpi.gated and not wildcard and not ev.match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
-            strategy = self._is_pod_worth_requeuing(qpi, event, old_obj, new_obj)
+            strategy = self.is_pod_worth_requeuing(qpi, event, old_obj, new_obj)
             if strategy == Strategy.SKIP:
                 continue
             del self._unschedulable[qpi.key]

@@ -12,6 +12,9 @@ from kschedlab.framework.trace import CycleTrace
 
 #: ``ScheduleResult.message`` of a pod a PreEnqueue plugin holds back (its status says why)
 GATED_MESSAGE = "SchedulingGated"
+#: the start of ``ScheduleResult.message`` of a popped pod that is being deleted: not scheduled
+#: (upstream ``skipPodSchedule``'s FailedScheduling event, ``skip schedule deleting pod: <ns>/<name>``)
+SKIP_DELETING_PREFIX = "skip schedule deleting pod: "
 
 
 @dataclass
@@ -33,6 +36,15 @@ class ScheduleResult:
     def gated(self) -> bool:
         """Held back by a PreEnqueue plugin (scheduling gates, a gang below quorum): no attempt ran."""
         return self.node is None and self.message == GATED_MESSAGE
+
+    @property
+    def skipped(self) -> bool:
+        """The pod was being deleted when popped: no attempt ran and it leaves the queue.
+
+        >>> ScheduleResult("ns/p", None, Status(), SKIP_DELETING_PREFIX + "ns/p").skipped
+        True
+        """
+        return self.node is None and self.message.startswith(SKIP_DELETING_PREFIX)
 
     def explain(self):
         """Per-node DataFrame of this attempt (requires a recorded trace)."""

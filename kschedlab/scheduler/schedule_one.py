@@ -43,7 +43,7 @@ from kschedlab.framework.trace import CycleTrace
 from kschedlab.queue.types import QueuedPodInfo
 from kschedlab.scheduler.fast_binding import FastBinding
 from kschedlab.scheduler.fast_path import CyclePlan, FastPath
-from kschedlab.scheduler.result import RunResult, ScheduleResult
+from kschedlab.scheduler.result import SKIP_DELETING_PREFIX, RunResult, ScheduleResult
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -266,6 +266,9 @@ class Scheduler:
             # scheduling gates say SchedulingGated; another PreEnqueue plugin (DynamicResources) its reason
             message = "SchedulingGated" if gate.plugin == "SchedulingGates" else gate.message() or "SchedulingGated"
             return self.record(ScheduleResult(key, None, gate, message))
+        if pod.metadata.deletion_timestamp is not None:  # upstream skipPodSchedule: not scheduled, leaves the queue
+            message = f"{SKIP_DELETING_PREFIX}{pod.metadata.namespace or ''}/{pod.metadata.name or ''}"
+            return self.record(ScheduleResult(key, None, Status(Code.UnschedulableAndUnresolvable, (message,)), message))
         self.scheduling_cycle += 1
         snapshot = self.cluster.snapshot
         state = CycleState()
@@ -432,6 +435,18 @@ class Scheduler:
             fw.batch.store_schedule_results(signature, hint, node, others, self.scheduling_cycle, self.clock(),
                                             trace.batch)
 
+    def num_feasible_nodes_to_find(self, profile_percentage: int | None, num_all_nodes: int) -> int:
+        """Upstream ``Scheduler.numFeasibleNodesToFind``: the profile's ``percentageOfNodesToScore``
+        when it sets one (None: unset), else the configuration's.
+
+        >>> from kschedlab.cluster import Cluster
+        >>> s = Scheduler(Cluster(), {"percentageOfNodesToScore": 40})
+        >>> s.num_feasible_nodes_to_find(None, 1000), s.num_feasible_nodes_to_find(0, 1000)
+        (400, 420)
+        """
+        percentage = self.percentage_of_nodes_to_score if profile_percentage is None else profile_percentage
+        return num_feasible_nodes_to_find(percentage, num_all_nodes)
+
     def _find_nodes_that_pass_filters(self, fw, state, pod_info, snapshot, rows, diagnosis, trace,
                                       plan: CyclePlan | None = None):
         """Filter nodes in order from ``next_start_node_index`` until enough fit.
@@ -441,8 +456,7 @@ class Scheduler:
         feasible node, as upstream does.
         """
         n = len(rows)
-        pct = fw.profile.percentage_of_nodes_to_score
-        to_find = num_feasible_nodes_to_find(self.percentage_of_nodes_to_score if pct is None else pct, n)
+        to_find = self.num_feasible_nodes_to_find(fw.profile.percentage_of_nodes_to_score, n)
         if not fw.points["score"]:  # upstream numNodesToFind: nothing to score, one feasible node is enough
             to_find = min(to_find, 1)
         start = self.next_start_node_index % n if n else 0

@@ -435,6 +435,8 @@ class SchedulingLoop:
             self.queue.done(key)
         elif result.status.code == Code.Wait:
             self._wait(key, qpi)
+        elif result.skipped:  # being deleted: upstream marks it done without putting it back
+            self.queue.done(key)
         else:
             self.failed(qpi, result)
         self._move_forgotten()

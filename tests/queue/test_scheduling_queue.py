@@ -1292,10 +1292,10 @@ WORTH_CASES = [
 
 @pytest.mark.parametrize("name,qpi,event,old,new,want,want_count,hint_map", WORTH_CASES,
                          ids=[c[0] for c in WORTH_CASES])
-def test_is_pod_worth_requeuing(name, qpi, event, old, new, want, want_count, hint_map):
+def testis_pod_worth_requeuing(name, qpi, event, old, new, want, want_count, hint_map):
     _COUNT[0] = 0
     q = new_queue(hints=by_event(hint_map) if hint_map is not None else None)
-    assert q._is_pod_worth_requeuing(qpi, event, old, new) == want
+    assert q.is_pod_worth_requeuing(qpi, event, old, new) == want
     assert _COUNT[0] == want_count
 
 

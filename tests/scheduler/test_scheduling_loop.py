@@ -92,6 +92,33 @@ def test_the_attempt_bound_stops_a_pod_and_says_so():
         Scheduler(preemption_basic()).run(max_attempts=0)
 
 
+def test_a_pod_being_deleted_is_popped_once_and_not_scheduled():
+    # upstream skipPodSchedule: a FailedScheduling event, no attempt, not put back in the queue
+    cluster = served("""\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: leaving, namespace: default, deletionTimestamp: "2026-01-01T00:00:00Z"}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: staying, namespace: default}
+spec: {containers: [{name: c}]}
+""")
+    sched = Scheduler(cluster)
+    run = sched.run()
+    assert [(r.pod, r.node, r.message, r.skipped) for r in run] == [
+        ("default/leaving", None, "skip schedule deleting pod: default/leaving", True),
+        ("default/staying", "n1", "", False)]
+    assert len(sched.results) == 2 and not cluster.pods["default/leaving"].spec.node_name
+    assert cluster.pods["default/leaving"].status.conditions == []  # no PodScheduled condition is written
+
+
 def test_a_gang_below_quorum_stays_gated_by_pre_enqueue():
     cluster = served(gang(min_count=3, pods=2), GW)
     sched = Scheduler(cluster, gates=GW)

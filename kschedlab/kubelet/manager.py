@@ -13,6 +13,9 @@ active pods for that signal and evict the first one that is not critical -- at m
 pod per round. (Local-storage limit eviction, the memcg notifier and swap are not
 modelled.)
 
+Between rounds the manager also admits or rejects new pods by the node conditions it
+reports (:func:`admit`, upstream ``managerImpl.Admit``).
+
 >>> from kschedlab.api.core import Pod
 >>> from kschedlab.kubelet.config import eviction_config, kubelet_config_from_flags
 >>> cfg = eviction_config(kubelet_config_from_flags("--eviction-hard=memory.available<500Mi"))
@@ -33,7 +36,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from kschedlab.api.core import Taint
 from kschedlab.api.quantity import BINARY_SI, Quantity
+from kschedlab.api.tolerations import tolerations_tolerate_taint
 
 from .config import EvictionConfig, eviction_grace_period
 from .ranking import (
@@ -46,6 +51,7 @@ from .ranking import (
 )
 from .reclaim import build_signal_to_node_reclaim_funcs, node_reclaim_sufficient
 from .signals import (
+    NODE_MEMORY_PRESSURE,
     RESOURCE_EPHEMERAL_STORAGE,
     RESOURCE_MEMORY,
     SIGNAL_TO_RESOURCE,
@@ -67,10 +73,13 @@ from .thresholds import (
     thresholds_updated_stats,
 )
 
-__all__ = ["EvictionState", "SyncResult", "synchronize", "eviction_message", "REASON_EVICTED"]
+__all__ = ["EvictionState", "SyncResult", "synchronize", "eviction_message", "REASON_EVICTED", "AdmitResult",
+           "admit"]
 
 #: ``status.reason`` of an evicted pod
 REASON_EVICTED = "Evicted"
+#: the taint a BestEffort pod must tolerate to be admitted under memory pressure alone
+TAINT_NODE_MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure"
 
 
 @dataclass
@@ -188,3 +197,36 @@ def synchronize(config: EvictionConfig, state: EvictionState, summary: Mapping[s
         result.message = eviction_message(resource, pod, index.get(pod), acted, observations)
         break
     return new_state, result
+
+
+@dataclass(frozen=True)
+class AdmitResult:
+    """The verdict on a new pod (upstream ``lifecycle.PodAdmitResult``)."""
+
+    admit: bool
+    reason: str = ""
+    message: str = ""
+
+
+def admit(node_conditions: Sequence[str], pod) -> AdmitResult:
+    """Whether the kubelet admits ``pod`` while it reports ``node_conditions`` (upstream
+    ``managerImpl.Admit``): every pod without pressure, critical pods always; under memory
+    pressure alone, every pod but a BestEffort one that does not tolerate the
+    ``node.kubernetes.io/memory-pressure:NoSchedule`` taint; under any other condition, none.
+
+    >>> from kschedlab.api.core import Pod
+    >>> best_effort = Pod.model_validate({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}})
+    >>> admit([], best_effort).admit
+    True
+    >>> admit(["MemoryPressure"], best_effort)
+    AdmitResult(admit=False, reason='Evicted', message='The node had condition: [MemoryPressure]. ')
+    """
+    if not node_conditions or is_critical_pod(pod):
+        return AdmitResult(True)
+    if list(node_conditions) == [NODE_MEMORY_PRESSURE]:
+        if pod.qos_class() != "BestEffort":
+            return AdmitResult(True)
+        taint = Taint(key=TAINT_NODE_MEMORY_PRESSURE, effect="NoSchedule")
+        if tolerations_tolerate_taint(pod.spec.tolerations or [], taint):
+            return AdmitResult(True)
+    return AdmitResult(False, REASON_EVICTED, f"The node had condition: [{' '.join(node_conditions)}]. ")

@@ -25,15 +25,15 @@ checked only when given, as upstream asserts):
 ``admit``                   ``[bool]``: the verdicts on the step's ``admit`` pods, in order
 ==========================  ==============================================================
 
-``kubelet-oom-score-adj`` computes ``GetContainerOOMScoreAdjust`` for ``pod``'s container
-``container`` (index into ``spec.containers``, default 0; ``initContainer`` for an init
-one) on a node of ``memoryCapacity`` bytes; ``expected.other``: ``lowOOMScoreAdj`` /
-``highOOMScoreAdj`` (inclusive bounds, as upstream's table).
+``kubelet-oom-score-adj`` computes ``GetContainerOOMScoreAdjust`` for every init and regular
+container of ``pod`` on a node of ``memoryCapacity`` bytes, with the ``PodLevelResources``
+gate as ``podLevelResources`` (default off); ``expected.other.oomScoreAdj``: ``{container:
+[low, high]}`` (inclusive bounds, as upstream's table; every container must be listed).
 
 >>> run_case({"id": "x", "stage": "kubelet-oom-score-adj", "memoryCapacity": 4000000000,
 ...           "pod": {"spec": {"containers": [{"name": "c"}]}},
-...           "expected": {"other": {"lowOOMScoreAdj": 1000, "highOOMScoreAdj": 1000}}})
-[]
+...           "expected": {"other": {"oomScoreAdj": {"c": [999, 999]}}}})
+['oom_score_adj c: got 1000, want between 999 and 999']
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from kschedlab.conformance.compare import run_stage
 from kschedlab.kubelet.config import EvictionConfig
 from kschedlab.kubelet.gotypes import parse_duration
 from kschedlab.kubelet.manager import REASON_EVICTED, EvictionState, admit, synchronize
-from kschedlab.kubelet.qos_policy import container_oom_score_adjust
+from kschedlab.kubelet.qos_policy import pod_oom_score_adjusts
 from kschedlab.kubelet.ranking import LAYOUT_SINGLE
 from kschedlab.kubelet.reclaim import DELETE_ALL_UNUSED_CONTAINERS, DELETE_UNUSED_IMAGES
 from kschedlab.kubelet.signals import NODE_DISK_PRESSURE, NODE_MEMORY_PRESSURE, NODE_PID_PRESSURE
@@ -144,16 +144,15 @@ def _stage_manager(case: dict, diffs: list[str]) -> None:
 
 
 def _stage_oom_score_adj(case: dict, diffs: list[str]) -> None:
-    other = case["expected"].get("other") or {}
+    want = (case["expected"].get("other") or {}).get("oomScoreAdj") or {}
     pod = Pod.model_validate(case["pod"])
-    if "initContainer" in case:
-        container = pod.spec.init_containers[int(case["initContainer"])]
-    else:
-        container = pod.spec.containers[int(case.get("container", 0))]
-    got = container_oom_score_adjust(pod, container, int(case["memoryCapacity"]))
-    low, high = other["lowOOMScoreAdj"], other["highOOMScoreAdj"]
-    if not low <= got <= high:
-        diffs.append(f"oom_score_adj: got {got}, want between {low} and {high}")
+    got = pod_oom_score_adjusts(pod, int(case["memoryCapacity"]),
+                                pod_level_resources=bool(case.get("podLevelResources", False)))
+    if sorted(got) != sorted(want):
+        diffs.append(f"containers: got {sorted(got)}, want {sorted(want)}")
+    for name, (low, high) in want.items():
+        if name in got and not low <= got[name] <= high:
+            diffs.append(f"oom_score_adj {name}: got {got[name]}, want between {low} and {high}")
 
 
 STAGES: dict[str, Callable[[dict, list[str]], None]] = {

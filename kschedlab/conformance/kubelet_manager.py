@@ -85,6 +85,19 @@ def _check_admit(diffs: list[str], label: str, conditions, pods, want) -> None:
         diffs.append(f"{label} admit {[p.metadata.name for p in pods]}: got {got}, want {want}")
 
 
+class _DiskGC:
+    """Upstream's ``mockDiskGC``: remembers the reclaim functions run; the stats after them are
+    ``after`` (or unchanged when None)."""
+
+    def __init__(self, summary: Mapping[str, Any], after: Mapping[str, Any] | None) -> None:
+        self.summary, self.after = summary, after
+        self.runs: list[tuple[str, ...]] = []
+
+    def __call__(self, funcs: tuple[str, ...]) -> Mapping[str, Any]:
+        self.runs.append(funcs)
+        return self.after if self.after is not None else self.summary
+
+
 def _stage_manager(case: dict, diffs: list[str]) -> None:
     want_steps = case["expected"].get("steps") or []
     if case.get("helper") == "Admit":
@@ -104,17 +117,10 @@ def _stage_manager(case: dict, diffs: list[str]) -> None:
         summary = step.get("summary", summary)
         if "pods" in step:
             pods = [Pod.model_validate(p) for p in step["pods"]]
-        after_gc = step.get("summaryAfterGC")
-        gc_runs: list[tuple[str, ...]] = []
-
-        def after_reclaim(funcs: tuple[str, ...]) -> Mapping[str, Any]:
-            gc_runs.append(funcs)
-            return after_gc if after_gc is not None else summary
-
-        state, result = synchronize(config, state, summary, pods, now, layout=layout,
-                                    summary_after_reclaim=after_reclaim)
-        if gc_runs and after_gc is not None:
-            summary = after_gc
+        gc = _DiskGC(summary, step.get("summaryAfterGC"))
+        state, result = synchronize(config, state, summary, pods, now, layout=layout, summary_after_reclaim=gc)
+        if gc.runs and gc.after is not None:
+            summary = gc.after
         want = want_steps[i] if i < len(want_steps) else {}
         label = f"step {i}"
         for key, cond in _PRESSURE_KEYS:
@@ -134,7 +140,7 @@ def _stage_manager(case: dict, diffs: list[str]) -> None:
             got_status = _evicted_status(result.message) if result.evicted and result.message is not None else None
             if got_status != want["status"]:
                 diffs.append(f"{label} status: got {got_status}, want {want['status']}")
-        ran = {f for run in gc_runs for f in run}
+        ran = {f for run in gc.runs for f in run}
         for key, func in (("imageGC", DELETE_UNUSED_IMAGES), ("containerGC", DELETE_ALL_UNUSED_CONTAINERS)):
             if key in want and (func in ran) != want[key]:
                 diffs.append(f"{label} {key}: got {func in ran}, want {want[key]}")

@@ -4,7 +4,8 @@
 
 ``eviction-manager`` replays one of upstream's step scripts: a manager with ``config``
 (``thresholds``, ``maxPodGracePeriodSeconds``, ``pressureTransitionPeriod``) on a node of
-``layout`` (``single``, ``imagefs``, ``split``) with the active ``pods``; each of ``steps``
+``layout`` (``single``, ``imagefs``, ``split``) with the active ``pods`` (and
+``localStorageCapacityIsolation``, default off as in upstream's test manager); each of ``steps``
 moves the clock by ``advance`` (seconds or a Go duration), may replace the summary-API
 ``summary`` (kept from step to step, as upstream's fake provider), the ``pods`` and
 ``summaryAfterGC`` (what the stats become once image or container GC ran; without it the
@@ -17,7 +18,8 @@ checked only when given, as upstream asserts):
 ``memoryPressure``,         ``IsUnderMemoryPressure`` / ``IsUnderDiskPressure`` /
 ``diskPressure``,           ``IsUnderPIDPressure`` after the round
 ``pidPressure``
-``evicted``                 the pod killed this round (null: none; true: any pod)
+``evicted``                 the (last) pod killed this round (null: none; true: any pod)
+``evictedPods``             every pod killed this round, in order
 ``notEvicted``              a pod that must not be the one killed
 ``gracePeriodSeconds``      the grace period override given to the kill
 ``status``                  the evicted pod's ``{phase, reason, message, conditions}``
@@ -73,10 +75,12 @@ def _config(data: Mapping, layout: str) -> EvictionConfig:
     ).with_filesystems(layout)
 
 
-def _evicted_status(message: str) -> dict[str, Any]:
-    return {"phase": "Failed", "reason": REASON_EVICTED, "message": message,
-            "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": REASON_TERMINATION_BY_KUBELET,
-                            "message": message}]}
+def _evicted_status(message: str, condition: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"phase": "Failed", "reason": REASON_EVICTED, "message": message}
+    if condition:
+        out["conditions"] = [{"type": "DisruptionTarget", "status": "True", "reason": REASON_TERMINATION_BY_KUBELET,
+                              "message": message}]
+    return out
 
 
 def _check_admit(diffs: list[str], label: str, conditions, pods, want) -> None:
@@ -111,6 +115,7 @@ def _stage_manager(case: dict, diffs: list[str]) -> None:
     state = EvictionState()
     pods = [Pod.model_validate(p) for p in case.get("pods") or []]
     summary: Mapping[str, Any] = {}
+    local_storage = bool(case.get("localStorageCapacityIsolation", False))
     now = 0.0
     for i, step in enumerate(case.get("steps") or []):
         now += _seconds(step.get("advance", 0))
@@ -118,7 +123,8 @@ def _stage_manager(case: dict, diffs: list[str]) -> None:
         if "pods" in step:
             pods = [Pod.model_validate(p) for p in step["pods"]]
         gc = _DiskGC(summary, step.get("summaryAfterGC"))
-        state, result = synchronize(config, state, summary, pods, now, layout=layout, summary_after_reclaim=gc)
+        state, result = synchronize(config, state, summary, pods, now, layout=layout, summary_after_reclaim=gc,
+                                    local_storage_capacity_isolation=local_storage)
         if gc.runs and gc.after is not None:
             summary = gc.after
         want = want_steps[i] if i < len(want_steps) else {}
@@ -126,18 +132,25 @@ def _stage_manager(case: dict, diffs: list[str]) -> None:
         for key, cond in _PRESSURE_KEYS:
             if key in want and (cond in result.node_conditions) != want[key]:
                 diffs.append(f"{label} {key}: got {cond in result.node_conditions}, want {want[key]}")
+        # upstream's mock pod killer remembers the last pod killed in the round
+        # (a local-storage eviction sets no DisruptionTarget condition)
+        kills: list[tuple[str, int | None, dict[str, Any]]] = [(e.pod.metadata.name, e.grace_period_seconds, _evicted_status(e.message, condition=False))
+                 for e in result.local_storage]
+        if result.evicted is not None and result.message is not None:
+            kills.append((result.evicted, result.grace_period_seconds, _evicted_status(result.message)))
+        killed, grace, got_status = kills[-1] if kills else (None, None, None)
         if want.get("evicted") is True:
-            if result.evicted is None:
+            if killed is None:
                 diffs.append(f"{label} evicted: got none, want a pod")
-        elif "evicted" in want and result.evicted != want["evicted"]:
-            diffs.append(f"{label} evicted: got {result.evicted}, want {want['evicted']}")
-        if "notEvicted" in want and result.evicted == want["notEvicted"]:
-            diffs.append(f"{label} evicted {result.evicted}, which must not be evicted")
-        if "gracePeriodSeconds" in want and result.grace_period_seconds != want["gracePeriodSeconds"]:
-            diffs.append(f"{label} gracePeriodSeconds: got {result.grace_period_seconds}, "
-                         f"want {want['gracePeriodSeconds']}")
+        elif "evicted" in want and killed != want["evicted"]:
+            diffs.append(f"{label} evicted: got {killed}, want {want['evicted']}")
+        if "evictedPods" in want and [k[0] for k in kills] != want["evictedPods"]:
+            diffs.append(f"{label} evictedPods: got {[k[0] for k in kills]}, want {want['evictedPods']}")
+        if "notEvicted" in want and want["notEvicted"] in [k[0] for k in kills]:
+            diffs.append(f"{label} evicted {want['notEvicted']}, which must not be evicted")
+        if "gracePeriodSeconds" in want and grace != want["gracePeriodSeconds"]:
+            diffs.append(f"{label} gracePeriodSeconds: got {grace}, want {want['gracePeriodSeconds']}")
         if "status" in want:
-            got_status = _evicted_status(result.message) if result.evicted and result.message is not None else None
             if got_status != want["status"]:
                 diffs.append(f"{label} status: got {got_status}, want {want['status']}")
         ran = {f for run in gc.runs for f in run}

@@ -94,3 +94,17 @@ def test_pod_level_requests_count_only_with_the_gate():
     case["podLevelResources"] = False
     assert run_case(case).diffs == ["oom_score_adj no-request-limit-1: got 999, want between 750 and 750",
                                     "oom_score_adj no-request-limit-2: got 999, want between 750 and 750"]
+
+
+def test_local_storage_evictions_are_all_listed_without_a_disruption_condition():
+    case = _shipped("eviction/manager.json",
+                    "eviction/manager/teststoragelimitevictions-eviction-due-to-local-volume-above-limit")
+    assert case["localStorageCapacityIsolation"] and run_case(case).ok
+    message = 'Usage of EmptyDir volume "emptyDirVolume" exceeds the limit "1Gi". '
+    case["expected"]["steps"][0].update(evictedPods=["localvolume-above-limits"],
+                                        status={"phase": "Failed", "reason": "Evicted", "message": message})
+    assert run_case(case).ok
+    case["localStorageCapacityIsolation"] = False  # the nodefs threshold evicts it instead, with its condition
+    [diff] = run_case(case).diffs
+    assert diff.startswith("step 0 status: got {'phase': 'Failed', 'reason': 'Evicted', 'message': "
+                           "'The node was low on resource: ephemeral-storage.")

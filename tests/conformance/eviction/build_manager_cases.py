@@ -44,11 +44,13 @@ def resources(cpu="", memory="", disk=""):
     return out
 
 
-def pod(name, priority=DEFAULT, requests=None, limits=None):
+def pod(name, priority=DEFAULT, requests=None, limits=None, volumes=None):
     res = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
     container = {"name": name, **({"resources": res} if res else {})}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "uid": name},
-            "spec": {"priority": priority, "containers": [container]}}
+    spec: dict = {"priority": priority, "containers": [container]}
+    if volumes:
+        spec["volumes"] = volumes
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "uid": name}, "spec": spec}
 
 
 def ref(p):
@@ -59,9 +61,15 @@ def memory_stats(p, working_set):
     return {"podRef": ref(p), "containers": [{"memory": {"workingSetBytes": value(working_set)}}]}
 
 
-def disk_stats(p, rootfs="", logs=""):
-    return {"podRef": ref(p), "containers": [{"name": p["metadata"]["name"], "rootfs": {"usedBytes": value(rootfs)},
-                                              "logs": {"usedBytes": value(logs)}}]}
+def disk_stats(p, rootfs="", logs="", per_local_volume=""):
+    """``newPodDiskStats``: each container's rootfs and logs; each local volume (here: an
+    emptyDir on disk) uses ``per_local_volume``."""
+    out = {"podRef": ref(p), "containers": [{"name": p["metadata"]["name"], "rootfs": {"usedBytes": value(rootfs)},
+                                             "logs": {"usedBytes": value(logs)}}]}
+    local = [v["name"] for v in p["spec"].get("volumes") or [] if "emptyDir" in v and not v["emptyDir"].get("medium")]
+    if local:
+        out["volume"] = [{"name": n, "usedBytes": value(per_local_volume)} for n in local]
+    return out
 
 
 def inode_stats(p, rootfs="", logs=""):
@@ -296,7 +304,7 @@ DISK_PODS = [  # name, priority, requests, limits, rootfs, logs, per local volum
 
 def disk_pods(rows=DISK_PODS):
     pods = [pod(n, pr, rq, lm) for n, pr, rq, lm, *_ in rows]
-    return pods, [disk_stats(p, rootfs, logs) for p, (*_, rootfs, logs, _vol) in zip(pods, rows)]
+    return pods, [disk_stats(p, rootfs, logs, vol) for p, (*_, rootfs, logs, vol) in zip(pods, rows)]
 
 
 LAYOUTS = {"no image fs": "single", "image fs": "imagefs", "container fs": "split"}
@@ -440,6 +448,26 @@ def test_inode_pressure(row, layout, signal, on):
     return case("TestInodePressureFsInodes", row, cfg, pods, steps, exp, layout)
 
 
+STORAGE_LIMIT_ROWS = [  # row, pod name, requests, limits, rootfs, logs, per local volume, volumes
+    ("eviction due to rootfs above limit", "rootfs-above-limits", resources(disk="1Gi"), resources(disk="1Gi"),
+     "2Gi", "", "", None),
+    ("eviction due to logsfs above limit", "logsfs-above-limits", resources(disk="1Gi"), resources(disk="1Gi"),
+     "", "2Gi", "", None),
+    ("eviction due to local volume above limit", "localvolume-above-limits", {}, {}, "", "", "2Gi",
+     [{"name": "emptyDirVolume", "emptyDir": {"sizeLimit": "1Gi"}}]),
+]
+
+
+def test_storage_limit_evictions(row, name, requests, limits, rootfs, logs, vol, volumes):
+    p = pod(name, DEFAULT, requests, limits, volumes)
+    stats = [disk_stats(p, rootfs, logs, vol)]
+    out = case("TestStorageLimitEvictions", row, config(threshold("nodefs.available", "1Gi")), [p],
+               [{"summary": disk_summary("200Mi", "200Mi", stats)}],
+               [{"evicted": name, "gracePeriodSeconds": 1}])
+    out["localStorageCapacityIsolation"] = True
+    return out
+
+
 def main() -> None:
     cases = [test_memory_pressure(), test_memory_pressure_verify_pod_status(), test_min_reclaim(),
              test_allocatable_memory_pressure(), test_static_critical_pods(), test_admit_under_node_conditions(),
@@ -447,7 +475,8 @@ def main() -> None:
              *(test_disk_pressure_node_fs(*r) for r in DISK_ROWS),
              *(test_disk_pressure_verify_pod_status(*r) for r in VERIFY_DISK_ROWS),
              *(test_node_reclaim_funcs(*r) for r in RECLAIM_ROWS),
-             *(test_inode_pressure(*r) for r in INODE_ROWS)]
+             *(test_inode_pressure(*r) for r in INODE_ROWS),
+             *(test_storage_limit_evictions(*r) for r in STORAGE_LIMIT_ROWS)]
     out = Path(__file__).with_name("manager.json")
     out.write_text(json.dumps(cases, indent=1) + "\n")
     print(f"wrote {len(cases)} cases to {out}")

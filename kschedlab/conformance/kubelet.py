@@ -312,8 +312,10 @@ STAGES: dict[str, Callable[[dict, list[str]], None]] = {
 }
 
 from kschedlab.conformance.kubelet_gc import STAGES as _GC_STAGES  # noqa: E402  (node-level reclaim)
+from kschedlab.conformance.kubelet_manager import STAGES as _MANAGER_STAGES  # noqa: E402  (manager, oom_score_adj)
 
 STAGES.update(_GC_STAGES)
+STAGES.update(_MANAGER_STAGES)
 
 
 def run_case(case: dict[str, Any]) -> list[str]:

@@ -15,7 +15,9 @@ Stages beyond ``shared/CASES.md`` (inputs in their modules' docstrings):
   ``emitPodDeletionEvent``, ``emitCancelPodDeletionEvent``, ``TimedWorkerQueue``);
 * ``api-eviction`` (:mod:`.api_eviction`): one Eviction request (``existingPods``, ``pdbs``,
   ``eviction``, ``urlName``, ``requestDryRun``); ``expected.other``: ``error`` (upstream's
-  ``errToString``), ``deleteCount``, ``podDeleted``, ``podTerminating``, ``pdbs``.
+  ``errToString``), ``deleteCount``, ``podDeleted``, ``podTerminating``, ``pdbs``;
+* ``eviction-manager`` and ``kubelet-oom-score-adj`` (:mod:`.kubelet_manager`, through
+  :mod:`.kubelet`): the kubelet eviction manager's step scripts and the ``oom_score_adj`` table.
 
 A case fails when a diff is found, when its stage or plugin is unknown, when the stage
 crashes (the cause is the diff) or when it is listed as an expected failure but passes.

@@ -10,8 +10,13 @@ the thresholds whose grace period has passed and whose stats are new; take the f
 eviction priority (memory first); try node-level reclaim (dead containers, unused images)
 and stop if that satisfied every threshold with its minimum reclaim; else rank the
 active pods for that signal and evict the first one that is not critical -- at most one
-pod per round. (Local-storage limit eviction, the memcg notifier and swap are not
-modelled.)
+pod per round. With ``local_storage_capacity_isolation``, pods over their local-storage
+limits (an emptyDir's ``sizeLimit``, the pod's or a container's ``ephemeral-storage`` limit) are
+evicted first, all of them, and the round stops there (:func:`local_storage_evictions`). (The
+memcg notifier and swap are not modelled.)
+
+Between rounds the manager also admits or rejects new pods by the node conditions it
+reports (:func:`admit`, upstream ``managerImpl.Admit``).
 
 >>> from kschedlab.api.core import Pod
 >>> from kschedlab.kubelet.config import eviction_config, kubelet_config_from_flags
@@ -33,9 +38,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from kschedlab.api.core import Taint
 from kschedlab.api.quantity import BINARY_SI, Quantity
+from kschedlab.api.resources import aggregate_containers
+from kschedlab.api.tolerations import tolerations_tolerate_taint
 
-from .config import EvictionConfig, eviction_grace_period
+from .config import IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, EvictionConfig, eviction_grace_period
 from .ranking import (
     LAYOUT_SINGLE,
     PodStatsIndex,
@@ -46,6 +54,7 @@ from .ranking import (
 )
 from .reclaim import build_signal_to_node_reclaim_funcs, node_reclaim_sufficient
 from .signals import (
+    NODE_MEMORY_PRESSURE,
     RESOURCE_EPHEMERAL_STORAGE,
     RESOURCE_MEMORY,
     SIGNAL_TO_RESOURCE,
@@ -67,10 +76,13 @@ from .thresholds import (
     thresholds_updated_stats,
 )
 
-__all__ = ["EvictionState", "SyncResult", "synchronize", "eviction_message", "REASON_EVICTED"]
+__all__ = ["EvictionState", "SyncResult", "synchronize", "eviction_message", "REASON_EVICTED", "AdmitResult",
+           "admit", "Eviction", "local_storage_evictions"]
 
 #: ``status.reason`` of an evicted pod
 REASON_EVICTED = "Evicted"
+#: the taint a BestEffort pod must tolerate to be admitted under memory pressure alone
+TAINT_NODE_MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure"
 
 
 @dataclass
@@ -102,6 +114,17 @@ class SyncResult:
     message: str | None = None
     #: the evicted pod object (``evicted`` is its name)
     evicted_pod: Any = None
+    #: the pods evicted for going over their local-storage limits (then nobody else is)
+    local_storage: list[Eviction] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """One pod evicted for its local-storage use, with the ``status.message`` it gets."""
+
+    pod: Any
+    message: str
+    grace_period_seconds: int = IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS
 
 
 def _fmt(q: Quantity) -> str:
@@ -143,14 +166,91 @@ def eviction_message(resource: str, pod, stats: Mapping | None, thresholds: Sequ
     return msg
 
 
+def _used_bytes(fs: Mapping | None) -> int:
+    return int((fs or {}).get("usedBytes") or 0)
+
+
+def _empty_dir_limit_message(pod, stats: Mapping) -> str | None:
+    used = {v.get("name"): _used_bytes(v) for v in stats.get("volume") or [] if v.get("usedBytes") is not None}
+    for volume in pod.spec.volumes:
+        if volume.empty_dir is None:
+            continue
+        raw = (volume.empty_dir or {}).get("sizeLimit")
+        size = Quantity(str(raw)) if raw is not None else None
+        if volume.name in used and size is not None and size.sign() == 1 \
+                and Quantity.from_int(used[volume.name], BINARY_SI) > size:
+            return f'Usage of EmptyDir volume "{volume.name}" exceeds the limit "{size}". '
+    return None
+
+
+def _pod_ephemeral_storage_limit_message(pod, stats: Mapping) -> str | None:
+    limits = aggregate_containers(pod.spec, lambda c: {k: v for k, v in (c.resources.limits or {}).items()}
+                                  if c.resources else {})
+    limit = limits.get(RESOURCE_EPHEMERAL_STORAGE)
+    if limit is None:
+        return None
+    overhead = (pod.spec.overhead or {}).get(RESOURCE_EPHEMERAL_STORAGE)
+    if overhead is not None:
+        limit = limit + Quantity(str(overhead))
+    usage = _used_bytes(stats.get("ephemeral-storage"))
+    if Quantity.from_int(usage, BINARY_SI) > limit:
+        return f"Pod ephemeral local storage usage exceeds the total limit of containers {limit}. "
+    return None
+
+
+def _container_ephemeral_storage_limit_message(pod, stats: Mapping, dedicated_image_fs: bool) -> str | None:
+    limits = {}
+    for c in pod.spec.containers:
+        q = c.resources.limits.get(RESOURCE_EPHEMERAL_STORAGE) if c.resources else None
+        if q is not None and q.value() != 0:
+            limits[c.name] = q
+    for cs in stats.get("containers") or []:
+        used = _used_bytes(cs.get("logs")) + (0 if dedicated_image_fs else _used_bytes(cs.get("rootfs")))
+        limit = limits.get(cs.get("name"))
+        if limit is not None and limit < Quantity.from_int(used, BINARY_SI):
+            return f'Container {cs.get("name")} exceeded its local ephemeral storage limit "{limit}". '
+    return None
+
+
+def local_storage_evictions(pods: Sequence, index: PodStatsIndex, dedicated_image_fs: bool) -> list[Eviction]:
+    """The pods over a local-storage limit (upstream ``localStorageEviction``), each checked for,
+    in order, an emptyDir over its ``sizeLimit``, the pod's ``ephemeral-storage`` use (the
+    summary's ``ephemeral-storage.usedBytes``) over the sum of its containers' limits, a container's
+    logs (and, without a dedicated imagefs, rootfs) over its own limit. Critical pods are kept.
+
+    >>> from kschedlab.api.core import Pod
+    >>> pod = Pod.model_validate({"metadata": {"name": "p", "uid": "p"}, "spec": {"containers": [{"name": "c",
+    ...     "resources": {"limits": {"ephemeral-storage": "1Gi"}}}]}})
+    >>> stats = PodStatsIndex([{"podRef": {"uid": "p"}, "containers": [{"name": "c",
+    ...     "rootfs": {"usedBytes": 2**31}, "logs": {"usedBytes": 0}}]}])
+    >>> [e.message for e in local_storage_evictions([pod], stats, dedicated_image_fs=False)]
+    ['Container c exceeded its local ephemeral storage limit "1Gi". ']
+    >>> local_storage_evictions([pod], stats, dedicated_image_fs=True)
+    []
+    """
+    out = []
+    for pod in pods:
+        stats = index.get(pod)
+        if stats is None:
+            continue
+        message = (_empty_dir_limit_message(pod, stats) or _pod_ephemeral_storage_limit_message(pod, stats)
+                   or _container_ephemeral_storage_limit_message(pod, stats, dedicated_image_fs))
+        if message is not None and not is_critical_pod(pod):
+            out.append(Eviction(pod, message))
+    return out
+
+
 def synchronize(config: EvictionConfig, state: EvictionState, summary: Mapping[str, Any], pods: Sequence,
                 now: float, *, layout: str = LAYOUT_SINGLE,
                 summary_after_reclaim: Callable[[tuple[str, ...]], Mapping[str, Any]] | None = None,
+                local_storage_capacity_isolation: bool = False,
                 ) -> tuple[EvictionState, SyncResult]:
     """One round (see the module docstring). ``config`` should already know the node's
     filesystems (``config.with_filesystems(layout)``); ``pods`` are the node's active pods;
     ``summary_after_reclaim(steps)`` gives the stats after node-level reclaim (omitted: the
-    reclaim freed nothing). Returns the new state and what happened."""
+    reclaim freed nothing); ``local_storage_capacity_isolation`` is the KubeletConfiguration field
+    (true by default in the kubelet; off here unless asked). Returns the new state and what
+    happened."""
     observations = make_signal_observations(summary)
     index = PodStatsIndex(summary.get("pods") or [])
     met = thresholds_met(config.thresholds, observations, enforce_min_reclaim=False)
@@ -163,6 +263,10 @@ def synchronize(config: EvictionConfig, state: EvictionState, summary: Mapping[s
     new_state = EvictionState(first_at, conditions_at, acted, observations, conditions)
     acted = thresholds_updated_stats(acted, observations, state.last_observations)
     result = SyncResult(observations, met, conditions, acted)
+    if local_storage_capacity_isolation:
+        result.local_storage = local_storage_evictions(pods, index, layout != LAYOUT_SINGLE)
+        if result.local_storage:
+            return new_state, result
     if not acted:
         return new_state, result
     found = get_reclaimable_threshold(sort_by_eviction_priority(acted))
@@ -188,3 +292,36 @@ def synchronize(config: EvictionConfig, state: EvictionState, summary: Mapping[s
         result.message = eviction_message(resource, pod, index.get(pod), acted, observations)
         break
     return new_state, result
+
+
+@dataclass(frozen=True)
+class AdmitResult:
+    """The verdict on a new pod (upstream ``lifecycle.PodAdmitResult``)."""
+
+    admit: bool
+    reason: str = ""
+    message: str = ""
+
+
+def admit(node_conditions: Sequence[str], pod) -> AdmitResult:
+    """Whether the kubelet admits ``pod`` while it reports ``node_conditions`` (upstream
+    ``managerImpl.Admit``): every pod without pressure, critical pods always; under memory
+    pressure alone, every pod but a BestEffort one that does not tolerate the
+    ``node.kubernetes.io/memory-pressure:NoSchedule`` taint; under any other condition, none.
+
+    >>> from kschedlab.api.core import Pod
+    >>> best_effort = Pod.model_validate({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}})
+    >>> admit([], best_effort).admit
+    True
+    >>> admit(["MemoryPressure"], best_effort)
+    AdmitResult(admit=False, reason='Evicted', message='The node had condition: [MemoryPressure]. ')
+    """
+    if not node_conditions or is_critical_pod(pod):
+        return AdmitResult(True)
+    if list(node_conditions) == [NODE_MEMORY_PRESSURE]:
+        if pod.qos_class() != "BestEffort":
+            return AdmitResult(True)
+        taint = Taint(key=TAINT_NODE_MEMORY_PRESSURE, effect="NoSchedule")
+        if tolerations_tolerate_taint(pod.spec.tolerations or [], taint):
+            return AdmitResult(True)
+    return AdmitResult(False, REASON_EVICTED, f"The node had condition: [{' '.join(node_conditions)}]. ")

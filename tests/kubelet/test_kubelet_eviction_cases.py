@@ -30,7 +30,8 @@ def test_every_case_has_source_and_a_known_stage():
     assert len(cases) >= 80
     assert len({c["id"] for c in cases}) == len(cases)
     for c in cases:
-        assert c["source"].startswith("kubernetes/kubernetes pkg/kubelet/eviction/helpers_test.go@")
+        assert c["source"].startswith(("kubernetes/kubernetes pkg/kubelet/eviction/helpers_test.go@",
+                                       "kubernetes/kubernetes pkg/kubelet/eviction/eviction_manager_test.go@"))
         assert c["stage"] in STAGES
 
 

@@ -83,11 +83,6 @@ class LabelSelectorRequirement(K8sModel):
     operator: str | None = None
     values: list[str] = Field(default_factory=list)
 
-    @field_validator("operator")
-    @classmethod
-    def _check_operator(cls, v: str | None) -> str | None:
-        return check_enum(v, LABEL_SELECTOR_OPERATORS)
-
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Whether a label set satisfies this requirement.
 

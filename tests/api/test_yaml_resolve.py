@@ -81,7 +81,7 @@ def test_a_json_manifest_float_is_an_integer_too(tmp_path):
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {pods: 110}}")[0].status.allocatable["pods"]
 
 
-def test_replicas_1e18_is_the_int32_refusal_with_file_object_and_path(tmp_path, capsys):
+def test_replicas_1e18_is_the_decoders_bad_request_with_file_and_object(tmp_path, capsys):
     path = tmp_path / "web.yaml"
     path.write_text(deployment("1e18"))
     tracemalloc.start()
@@ -91,8 +91,11 @@ def test_replicas_1e18_is_the_int32_refusal_with_file_object_and_path(tmp_path, 
     assert code == 1
     (refused,) = json.loads(capsys.readouterr().out)["refused"]
     assert refused["object"] == "Deployment default/web" and refused["file"] == str(path)
-    assert refused["message"] == ('Deployment "web" is invalid: spec.replicas: cannot unmarshal number '
-                                  '1000000000000000000 into a field of type int32')
+    # the API server's JSON decoder answers 400 before any validation (kubectl: Error from server (BadRequest))
+    assert refused["reason"] == "BadRequest"
+    assert refused["message"] == ('Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
+                                  'unmarshal number 1000000000000000000 into Go struct field '
+                                  'DeploymentSpec.spec.replicas of type int32')
     assert peak < 50 * 2**20  # no pod is made for it
 
 

@@ -113,7 +113,7 @@ CHECKS: dict[tuple[type, str], Check] = {
 }
 
 #: checks a kind skips: a Pod's own preemptionPolicy is the Priority admission plugin's (Forbidden)
-_SKIPPED = {"Pod": {(PodSpec, "preemption_policy")}}
+_SKIPPED: dict[str, set[tuple[type, str]]] = {"Pod": {(PodSpec, "preemption_policy")}}
 
 _Plan = list[tuple[str, str, "Check | None"]]
 _PLANS: dict[type, _Plan] = {}
@@ -146,7 +146,7 @@ def _plan(cls: type) -> _Plan:
     return plan
 
 
-def _walk(value: Any, path: list[Any], skipped: set, errs: Errors) -> None:
+def _walk(value: Any, path: list[Any], skipped: set[tuple[type, str]], errs: Errors) -> None:
     if isinstance(value, list):
         for i, item in enumerate(value):
             _walk(item, [*path, i], skipped, errs)

@@ -10,8 +10,8 @@ out while the rest of the input applies (:func:`~kschedlab.apiserver.object_vali
 
 Checked: pod spec ``restartPolicy``, ``dnsPolicy``, ``preemptionPolicy`` (in a workload's
 template; a Pod's own one meets the Priority admission plugin first, a Forbidden refusal),
-containers' ``imagePullPolicy`` and ports' ``protocol``, tolerations' ``operator`` and
-``effect``, node selector and label selector operators, ``topologySpreadConstraints``'
+containers' ``imagePullPolicy`` and ports' ``protocol``, tolerations' ``operator`` (in a
+template; a Pod's own meet admission's ``validate_tolerations``) and ``effect``, node selector and label selector operators, ``topologySpreadConstraints``'
 ``whenUnsatisfiable`` / ``nodeAffinityPolicy`` / ``nodeTaintsPolicy``; a Deployment's
 ``strategy``, a DaemonSet's ``updateStrategy`` (upstream shows the whole struct as the bad
 value; a set ``rollingUpdate`` pointer's address, which Go prints, is written
@@ -112,8 +112,9 @@ CHECKS: dict[tuple[type, str], Check] = {
     (PodDisruptionBudgetSpec, "unhealthy_pod_eviction_policy"): _one_of(UNHEALTHY_POD_EVICTION_POLICIES),
 }
 
-#: checks a kind skips: a Pod's own preemptionPolicy is the Priority admission plugin's (Forbidden)
-_SKIPPED: dict[str, set[tuple[type, str]]] = {"Pod": {(PodSpec, "preemption_policy")}}
+#: checks a kind skips: a Pod's own preemptionPolicy is the Priority admission plugin's (Forbidden), its
+#: tolerations' operators are :func:`~kschedlab.api.tolerations.validate_tolerations`' (with the gate for Lt / Gt)
+_SKIPPED: dict[str, set[tuple[type, str]]] = {"Pod": {(PodSpec, "preemption_policy"), (Toleration, "operator")}}
 
 _Plan = list[tuple[str, str, "Check | None"]]
 _PLANS: dict[type, _Plan] = {}

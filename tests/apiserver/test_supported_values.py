@@ -12,11 +12,14 @@ import pytest
 from kschedlab.api.apps import DaemonSet, Deployment
 from kschedlab.api.batch import Job
 from kschedlab.api.core import Pod
+from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_text
 from kschedlab.api.meta import OwnerReference
 from kschedlab.api.policy import PodDisruptionBudget
+from kschedlab.apiserver.admission import admit
 from kschedlab.apiserver.apply import RefusedObjectsWarning
 from kschedlab.apiserver.object_validation import decode_error, object_errors, owner_references_errors
+from kschedlab.apiserver.pod_update import update_pod
 from kschedlab.apiserver.supported_values import enum_errors
 from kschedlab.cli import main
 from kschedlab.controllers.manifests import load_manifests
@@ -40,8 +43,6 @@ def _pod(**spec):
      "spec.initContainers[0].ports[0].protocol", 'Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"'),
     ({"tolerations": [{"operator": "Exists", "effect": "NoWay"}]}, "spec.tolerations[0].effect",
      'Unsupported value: "NoWay": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'),
-    ({"tolerations": [{"key": "k", "operator": "In"}]}, "spec.tolerations[0].operator",
-     'Unsupported value: "In": supported values: "Equal", "Exists"'),
     ({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "Maybe"}]},
      "spec.topologySpreadConstraints[0].whenUnsatisfiable",
      'Unsupported value: "Maybe": supported values: "DoNotSchedule", "ScheduleAnyway"'),
@@ -77,6 +78,21 @@ def test_a_pods_own_preemption_policy_is_left_to_the_priority_plugin_a_templates
         "preemptionPolicy": "Sometimes", "containers": [CONTAINER]}}}})
     assert enum_errors(d) == [("spec.template.spec.preemptionPolicy",
                                'Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"')]
+
+
+def test_a_templates_toleration_operator_is_checked_a_pods_own_at_admission():
+    assert enum_errors(_pod(tolerations=[{"key": "k", "operator": "In"}])) == []
+    d = Deployment.model_validate({"metadata": {"name": "web"}, "spec": {"template": {"spec": {
+        "tolerations": [{"key": "k", "operator": "In"}], "containers": [CONTAINER]}}}})
+    assert enum_errors(d) == [("spec.template.spec.tolerations[0].operator",
+                               'Unsupported value: "In": supported values: "Equal", "Exists"')]
+
+
+def test_a_pod_update_with_an_unsupported_value_is_refused():
+    with pytest.raises(ManifestError) as ei:
+        update_pod(admit([_pod()])[0], {"spec": {"tolerations": [{"key": "k", "operator": "Exists", "effect": "Sometimes"}]}})
+    assert str(ei.value) == ('Pod default/p: spec.tolerations[0].effect: Unsupported value: "Sometimes": supported '
+                             'values: "NoSchedule", "PreferNoSchedule", "NoExecute"')
 
 
 def test_a_replicating_templates_restart_policy_must_be_always():

@@ -16,7 +16,7 @@ template; a Pod's own meet admission's ``validate_tolerations``) and ``effect``,
 ``strategy``, a DaemonSet's ``updateStrategy`` (upstream shows the whole struct as the bad
 value; a set ``rollingUpdate`` pointer's address, which Go prints, is written
 ``<address>``); the template ``restartPolicy`` a ReplicaSet, Deployment, StatefulSet or
-DaemonSet needs (``Always``); a Job's ``completionMode``; a PodDisruptionBudget's
+DaemonSet needs (``Always``), a Job's (``OnFailure`` or ``Never``) and its ``completionMode``; a PodDisruptionBudget's
 ``unhealthyPodEvictionPolicy``. Other kinds' enums are checked by their own validation
 (storage, DRA, ResourceQuota scopes, PriorityClass and PodGroup ``preemptionPolicy``).
 Status fields (pod ``phase``, ``qosClass``, condition ``status``) stay checked by the models.
@@ -201,6 +201,23 @@ def enum_errors(obj: TypedObject) -> Errors:
         policy = obj.spec.template.spec.restart_policy or "Always"  # type: ignore[attr-defined]
         if policy != "Always":
             errs.append(not_supported("spec.template.spec.restartPolicy", policy, ("Always",)))
+    if obj.kind == "Job":
+        errs += _job_restart_policy_errors(obj.spec.template.spec.restart_policy)  # type: ignore[attr-defined]
     if obj.kind in ("Deployment", "DaemonSet"):
         errs += _strategy_errors(obj)
     return errs
+
+
+def _job_restart_policy_errors(policy: str | None) -> Errors:
+    """``validateJobPodTemplateSpec``: a Job's pods restart OnFailure or Never (a missing policy is
+    defaulted to Always first, so it is refused as Always is).
+
+    >>> _job_restart_policy_errors(None)
+    [('spec.template.spec.restartPolicy', 'Required value: valid values: "OnFailure", "Never"')]
+    """
+    path = "spec.template.spec.restartPolicy"
+    if policy in (None, "", "Always"):
+        return [(path, 'Required value: valid values: "OnFailure", "Never"')]
+    if policy not in ("OnFailure", "Never"):
+        return [not_supported(path, policy, ("OnFailure", "Never"))]
+    return []

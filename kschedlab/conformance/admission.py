@@ -17,6 +17,8 @@ limitrange-validation              ``limitRange`` -> ``errors: []`` (valid) or `
 object-meta-owner-references       ``ownerReferences`` (a list, as in ``metadata``) -> ``errors:
                                    []`` (valid) or ``errorDetail``: refused, and the first
                                    error contains it (``ValidateOwnerReferences``, apimachinery)
+pdb-spec-validation                ``podDisruptionBudgetSpec`` -> ``refused`` (bool:
+                                   ``ValidatePodDisruptionBudgetSpec`` finds an error)
 ================================== ==========================================================
 
 The LimitRange is used as given (upstream's tests build it without API defaulting, and
@@ -45,8 +47,9 @@ from kschedlab.api.limitrange import (
     pvc_validate_limit,
 )
 from kschedlab.api.meta import OwnerReference
+from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.api.quantity import Quantity
-from kschedlab.apiserver.object_validation import owner_references_errors
+from kschedlab.apiserver.object_validation import object_errors, owner_references_errors
 
 __all__ = ["STAGES"]
 
@@ -125,7 +128,17 @@ def _stage_owner_references(case: dict, diffs: list[str]) -> None:
         diffs.append(f"errors: got {errors}, want the first to contain {want['errorDetail']!r}")
 
 
+def _stage_pdb_spec(case: dict, diffs: list[str]) -> None:
+    want = case["expected"]["other"]["refused"]
+    pdb = PodDisruptionBudget.model_validate({"metadata": {"name": "pdb", "namespace": "default"},
+                                              "spec": case["podDisruptionBudgetSpec"]})
+    errors = object_errors(pdb)
+    if bool(errors) != want:
+        diffs.append(f"refused: got {bool(errors)} ({errors}), want {want}")
+
+
 STAGES: dict[str, Callable[[dict, list[str]], None]] = {
+    "pdb-spec-validation": _stage_pdb_spec,
     "object-meta-owner-references": _stage_owner_references,
     "limitranger-pod": _stage_pod,
     "limitranger-pvc": _stage_pvc,

@@ -102,6 +102,19 @@ def test_a_replicating_templates_restart_policy_must_be_always():
                                'Unsupported value: "OnFailure": supported values: "Always"')]
 
 
+@pytest.mark.parametrize("policy, message", [
+    (None, 'Required value: valid values: "OnFailure", "Never"'),
+    ("Always", 'Required value: valid values: "OnFailure", "Never"'),
+    ("Sometimes", 'Unsupported value: "Sometimes": supported values: "OnFailure", "Never"'),
+    ("OnFailure", None),
+])
+def test_a_jobs_pods_restart_on_failure_or_never(policy, message):
+    template = {"spec": {"containers": [CONTAINER], **({"restartPolicy": policy} if policy else {})}}
+    job = Job.model_validate({"metadata": {"name": "j"}, "spec": {"template": template}})
+    errors = [e for e in enum_errors(job) if "supported values: \"Always\", " not in e[1]]
+    assert errors == ([] if message is None else [("spec.template.spec.restartPolicy", message)])
+
+
 def test_strategies_completion_mode_and_eviction_policy():
     ds = DaemonSet.model_validate({"metadata": {"name": "agent"}, "spec": {
         "updateStrategy": {"type": "Rolling", "rollingUpdate": {"maxUnavailable": 1}},

@@ -264,3 +264,19 @@ def test_the_cli_reports_each_refusal_and_places_the_rest(tmp_path, capsys, comm
     doc = json.loads(captured.out)
     placed = {p.get("name", p.get("pod")): p["node"] for p in doc["pods"]}  # simulate names it "pod"
     assert placed == {"default/good": "n1"}
+
+
+@pytest.mark.parametrize("event, error", [
+    ("addNode: {apiVersion: v1, kind: Node, metadata: {name: n2}, spec: {taints: [{key: k, effect: Sometimes}]}}",
+     'error: <data>: Node n2: spec.taints[0].effect: Unsupported value: "Sometimes": supported values: '
+     '"NoSchedule", "PreferNoSchedule", "NoExecute"'),
+    ("setTaints: {node: n1, taints: [{key: k, effect: Sometimes}]}",
+     'error: {file}: Simulation s: spec.events[0].setTaints.taints: [0].effect: Unsupported value: "Sometimes": '
+     'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'),
+])
+def test_a_simulation_event_with_an_unsupported_taint_effect_is_refused(tmp_path, capsys, event, error):
+    path = tmp_path / "sim.yaml"
+    path.write_text(MANIFEST.split("---\n")[0] + "---\napiVersion: kschedlab.io/v1alpha1\nkind: Simulation\n"
+                    f"metadata: {{name: s}}\nspec:\n  events:\n  - at: 5\n    {event}\n")
+    assert main(["simulate", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == error.replace("{file}", str(path))

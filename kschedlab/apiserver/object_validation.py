@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterable
 from ..api.errors import ManifestError, format_path
 from ..api.meta import KubeObject, TypedObject
 from ..api.resources import to_units
+from ..api.unmarshal import INT32_COUNTS, count_decode_error
 from ..api.validation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -56,7 +57,6 @@ DEFAULT_MAX_PODS = 100_000
 """The most pods one load may create from its workloads (set ``KSCHEDLAB_MAX_PODS`` to change it)."""
 MAX_PODS_ENV = "KSCHEDLAB_MAX_PODS"
 TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)
-_INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -255,27 +255,20 @@ def _count_errors(value: int | None, path: list[Any]) -> Errors:
     return []
 
 
-#: the int32 fields of a workload's spec, as the JSON decoder of the API server reads them
-_INT32_FIELDS = {"Deployment": ("replicas",), "ReplicaSet": ("replicas",), "StatefulSet": ("replicas",),
-                 "Job": ("parallelism", "completions")}
-
-
 def decode_error(obj: Any) -> str | None:
     """The API server's 400 answer when ``obj``'s JSON does not decode into its Go type: a count
-    that does not fit an int32 (the decoder stops at the first such field; nothing is validated).
+    its int32 cannot hold (:mod:`kschedlab.api.unmarshal`; the decoder stops at the first such
+    field, nothing is validated). The loader records it; an object built in Python is checked here.
 
     >>> from kschedlab.api.apps import Deployment
     >>> print(decode_error(Deployment.model_validate({"spec": {"replicas": 10**18}})))
     Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 1000000000000000000 into Go struct field DeploymentSpec.spec.replicas of type int32
     """
+    if obj.decode_error is not None:
+        return str(obj.decode_error)
     kind = obj.kind or ""
-    for name in _INT32_FIELDS.get(kind, ()):
-        value = getattr(obj.spec, name)
-        if value is not None and not -_INT32_MAX - 1 <= value <= _INT32_MAX:
-            version = (obj.api_version or "").rsplit("/", 1)[-1]
-            return (f"{kind} in version {_quote(version)} cannot be handled as a {kind}: json: cannot unmarshal "
-                    f"number {value} into Go struct field {kind}Spec.spec.{name} of type int32")
-    return None
+    return count_decode_error(kind, obj.api_version or "",
+                              {name: getattr(obj.spec, name) for name in INT32_COUNTS.get(kind, ())})
 
 
 def _go_map(labels: dict[str, str]) -> str:

@@ -172,6 +172,34 @@ def test_a_count_past_int32_is_a_decode_error_before_validation(kind, spec, fiel
     assert object_errors(obj) == [("", message)]  # the bad name is never validated
 
 
+@pytest.mark.parametrize("value, literal", [('"3"', "string"), ("true", "bool"), ("{n: 3}", "object"),
+                                            ("[3]", "array"), ("2.5", "number 2.5"), ("1e21", "number 1e+21")])
+def test_a_count_of_the_wrong_type_is_that_objects_bad_request(value, literal):
+    text = textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {{name: db}}
+        spec:
+          replicas: {value}
+          selector: {{matchLabels: {{app: db}}}}
+          template:
+            metadata: {{labels: {{app: db}}}}
+            spec: {{containers: [{{name: pg, image: postgres}}]}}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: good}}
+        spec: {{containers: [{{name: app, image: nginx}}]}}
+        """)
+    with pytest.warns(RefusedObjectsWarning):
+        out = load_manifests(text=text, source="db.yaml")
+    assert [o.key for o in out] == ["default/good"]
+    assert [r.kubectl() for r in out.refused] == [
+        'Error from server (BadRequest): error when creating "db.yaml": StatefulSet in version "v1" cannot be handled '
+        f"as a StatefulSet: json: cannot unmarshal {literal} into Go struct field StatefulSetSpec.spec.replicas of "
+        "type int32"]
+
+
 MANIFEST = textwrap.dedent("""\
     apiVersion: v1
     kind: Node

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import IntOrString, K8sModel, check_enum
+from ._base import IntOrString, K8sModel
 from .core import PodTemplateSpec
 from .meta import KubeObject, LabelSelector
 from .persistentvolume import PersistentVolumeClaim
@@ -51,11 +51,6 @@ class DeploymentStrategy(K8sModel):
 
     type: str | None = None
     rolling_update: RollingUpdateDeployment | None = None
-
-    @field_validator("type")
-    @classmethod
-    def _check_type(cls, v: str | None) -> str | None:
-        return check_enum(v, ("Recreate", "RollingUpdate"))
 
 
 class DeploymentSpec(K8sModel):
@@ -188,11 +183,6 @@ class DaemonSetUpdateStrategy(K8sModel):
 
     type: str | None = None
     rolling_update: RollingUpdateDaemonSet | None = None
-
-    @field_validator("type")
-    @classmethod
-    def _check_type(cls, v: str | None) -> str | None:
-        return check_enum(v, ("OnDelete", "RollingUpdate"))
 
 
 class DaemonSetSpec(K8sModel):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import K8sModel, Time, check_enum
+from ._base import K8sModel, Time
 from .core import PodTemplateSpec
 from .meta import KubeObject, LabelSelector
 
@@ -38,11 +38,6 @@ class JobSpec(K8sModel):
     suspend: bool | None = None
     pod_replacement_policy: str | None = None
     managed_by: str | None = None
-
-    @field_validator("completion_mode")
-    @classmethod
-    def _check_mode(cls, v: str | None) -> str | None:
-        return check_enum(v, ("NonIndexed", "Indexed"))
 
 
 class JobStatus(K8sModel):

@@ -123,11 +123,6 @@ class ContainerPort(K8sModel):
     protocol: str | None = None
     host_ip: str | None = Field(default=None, alias="hostIP")
 
-    @field_validator("protocol")
-    @classmethod
-    def _check_protocol(cls, v: str | None) -> str | None:
-        return check_enum(v, PROTOCOLS)
-
 
 class Container(K8sModel):
     """v1.Container. An init container with ``restartPolicy: Always`` is a sidecar."""
@@ -177,11 +172,6 @@ class NodeSelectorRequirement(K8sModel):
     key: str | None = None
     operator: str | None = None
     values: list[str] = Field(default_factory=list)
-
-    @field_validator("operator")
-    @classmethod
-    def _check_operator(cls, v: str | None) -> str | None:
-        return check_enum(v, NODE_SELECTOR_OPERATORS)
 
 
 class NodeSelectorTerm(K8sModel):
@@ -281,16 +271,6 @@ class Toleration(K8sModel):
     effect: str | None = None
     toleration_seconds: int | None = None
 
-    @field_validator("operator")
-    @classmethod
-    def _check_operator(cls, v: str | None) -> str | None:
-        return check_enum(v, TOLERATION_OPERATORS, allow_empty=True)
-
-    @field_validator("effect")
-    @classmethod
-    def _check_effect(cls, v: str | None) -> str | None:
-        return check_enum(v, TAINT_EFFECTS, allow_empty=True)
-
 
 class Taint(K8sModel):
     """v1.Taint."""
@@ -299,11 +279,6 @@ class Taint(K8sModel):
     value: str | None = None
     effect: str | None = None
     time_added: Time | None = None
-
-    @field_validator("effect")
-    @classmethod
-    def _check_effect(cls, v: str | None) -> str | None:
-        return check_enum(v, TAINT_EFFECTS)
 
     def __str__(self) -> str:
         # the form the scheduler prints: key=value:Effect
@@ -322,16 +297,6 @@ class TopologySpreadConstraint(K8sModel):
     node_affinity_policy: str | None = None
     node_taints_policy: str | None = None
     match_label_keys: list[str] = Field(default_factory=list)
-
-    @field_validator("when_unsatisfiable")
-    @classmethod
-    def _check_when(cls, v: str | None) -> str | None:
-        return check_enum(v, ("DoNotSchedule", "ScheduleAnyway"))
-
-    @field_validator("node_affinity_policy", "node_taints_policy")
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, ("Honor", "Ignore"))
 
 
 class PodSchedulingGate(K8sModel):
@@ -413,11 +378,6 @@ class PodSpec(K8sModel):
     resources: ResourceRequirements | None = None
     hostname_override: str | None = None
     scheduling_group: PodSchedulingGroup | None = None
-
-    @field_validator("preemption_policy")
-    @classmethod
-    def _check_preemption(cls, v: str | None) -> str | None:
-        return check_enum(v, PREEMPTION_POLICIES)
 
 
 class PodCondition(K8sModel):

@@ -7,9 +7,11 @@ nothing is returned.
 
 kubectl sends an object as JSON (``sigs.k8s.io/yaml`` converts the YAML) and the API server
 decodes that JSON into its typed object; :func:`as_sent` is that round trip: a float with an
-integral value is written as an integer (``replicas: 1e3`` is 1000; ``1e18`` reaches the API
-server's int32 check, ``spec.replicas: cannot unmarshal number 1000000000000000000 ...``),
-and a key YAML read as a boolean or integer becomes its JSON text (``true``, ``80``).
+integral value is written as an integer (``replicas: 1e3`` is 1000; ``1e18`` is the API
+server's decode error for that object, ``... cannot unmarshal number 1000000000000000000 into Go
+struct field DeploymentSpec.spec.replicas of type int32``, kept on the object by
+:mod:`~kschedlab.api.unmarshal` as any count its int32 cannot hold), and a key YAML read as a
+boolean or integer becomes its JSON text (``true``, ``80``).
 
 >>> objs = load_text('''
 ... apiVersion: v1
@@ -43,6 +45,7 @@ from .kinds import SkippedKindsWarning, classify, removed_version, skipped_summa
 from .meta import TypedObject
 from .registry import model_for
 from .safe_yaml import load_documents
+from .unmarshal import INT32_COUNTS, count_decode_error
 
 __all__ = ["load", "load_text", "load_objects", "dump", "describe_raw", "as_sent", "MANIFEST_SUFFIXES"]
 
@@ -178,12 +181,18 @@ def _build(data: Any, source: str, doc: str, docno: int | None, line: int | None
             ManifestError(f'unknown kind "{kind}" (apiVersion {api_version})', file=source, obj=doc, line=line)
         )
         return
+    sent = as_sent(data)
+    spec = sent.get("spec")
+    decode = count_decode_error(kind, api_version, spec) if isinstance(spec, dict) else None
+    if decode is not None:  # the count is left out: the object is refused for it (kschedlab.api.unmarshal)
+        sent = {**sent, "spec": {k: v for k, v in spec.items() if k not in INT32_COUNTS[kind]}}
     try:
-        obj = model.model_validate(as_sent(data), by_alias=True, by_name=False)
+        obj = model.model_validate(sent, by_alias=True, by_name=False)
     except ValidationError as e:
         errors.extend(errors_from_validation(e, file=source, obj=obj_name, line=line))
         return
     obj._source = (source, docno)
+    obj._decode_error = decode
     out.append(obj)
 
 

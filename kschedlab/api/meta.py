@@ -83,11 +83,6 @@ class LabelSelectorRequirement(K8sModel):
     operator: str | None = None
     values: list[str] = Field(default_factory=list)
 
-    @field_validator("operator")
-    @classmethod
-    def _check_operator(cls, v: str | None) -> str | None:
-        return check_enum(v, LABEL_SELECTOR_OPERATORS)
-
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Whether a label set satisfies this requirement.
 
@@ -169,6 +164,8 @@ class TypedObject(K8sModel):
 
     # where the object was loaded from: (file, document number); set by the loader
     _source: tuple[str | None, int | None] | None = PrivateAttr(default=None)
+    # the API server's decode error for this object's JSON (kschedlab.api.unmarshal); set by the loader
+    _decode_error: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _fill_type_meta(self) -> TypedObject:
@@ -191,6 +188,18 @@ class TypedObject(K8sModel):
         'KubeSchedulerConfiguration'
         """
         return self.kind or type(self).KIND
+
+    @property
+    def decode_error(self) -> str | None:
+        """The API server's 400 answer to this object's JSON when the load found a count its Go
+        type cannot hold (:mod:`kschedlab.api.unmarshal`; the count is left out of the object).
+
+        >>> from kschedlab.api.loader import load_text
+        >>> print(load_text("apiVersion: apps/v1\\nkind: ReplicaSet\\nmetadata: {name: r}\\nspec: {replicas: 'two'}")[0]
+        ...       .decode_error)
+        ReplicaSet in version "v1" cannot be handled as a ReplicaSet: json: cannot unmarshal string into Go struct field ReplicaSetSpec.spec.replicas of type int32
+        """
+        return self._decode_error
 
     @property
     def source_file(self) -> str | None:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import K8sModel, check_enum
+from ._base import K8sModel
 from .meta import Condition, KubeObject
 
 __all__ = [
@@ -200,15 +200,6 @@ class PodGroupResourceClaimStatus(K8sModel):
     resource_claim_name: str | None = None
 
 
-class PreemptionPolicyChecked(K8sModel):
-    """Mixin: ``preemptionPolicy`` (declared by the subclass) must be a known policy."""
-
-    @field_validator("preemption_policy", check_fields=False)
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, PREEMPTION_POLICIES)
-
-
 class GroupObject:
     """What PodGroup and CompositePodGroup share: policy, parent, priority, conditions."""
 
@@ -236,7 +227,7 @@ class GroupObject:
 # ------------------------------------------------------------------------ PodGroup
 
 
-class PodGroupSpec(PreemptionPolicyChecked):
+class PodGroupSpec(K8sModel):
     """v1beta1 PodGroupSpec."""
 
     parent_composite_pod_group_name: str | None = None
@@ -287,7 +278,7 @@ class PodGroup(GroupObject, KubeObject):
 # --------------------------------------------------------------- CompositePodGroup
 
 
-class CompositePodGroupSpec(PreemptionPolicyChecked):
+class CompositePodGroupSpec(K8sModel):
     """v1alpha3 CompositePodGroupSpec."""
 
     parent_composite_pod_group_name: str | None = None

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import IntOrString, K8sModel, Time, check_enum
+from ._base import IntOrString, K8sModel, Time
 from .meta import KubeObject, LabelSelector
 
 __all__ = ["PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus"]
@@ -26,11 +26,6 @@ class PodDisruptionBudgetSpec(K8sModel):
     selector: LabelSelector | None = None
     max_unavailable: IntOrString | None = None
     unhealthy_pod_eviction_policy: str | None = None
-
-    @field_validator("unhealthy_pod_eviction_policy")
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, ("IfHealthyBudget", "AlwaysAllow"))
 
 
 class PodDisruptionBudgetStatus(K8sModel):

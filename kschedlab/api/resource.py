@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import K8sModel, Time, check_enum
+from ._base import K8sModel, Time
 from .core import NodeSelector
 from .meta import Condition, KubeObject, ObjectMeta
 from .quantity import Quantity
@@ -174,16 +174,6 @@ class DeviceToleration(K8sModel):
     effect: str | None = None
     toleration_seconds: int | None = None
 
-    @field_validator("operator")
-    @classmethod
-    def _check_operator(cls, v: str | None) -> str | None:
-        return check_enum(v, DEVICE_TOLERATION_OPERATORS, allow_empty=True)
-
-    @field_validator("effect")
-    @classmethod
-    def _check_effect(cls, v: str | None) -> str | None:
-        return check_enum(v, DEVICE_TAINT_EFFECTS, allow_empty=True)
-
 
 class CapacityRequirements(K8sModel):
     """How much of each consumable capacity a request takes from a shared device."""
@@ -200,11 +190,6 @@ class RequestFields(K8sModel):
     count: int | None = None
     tolerations: list[DeviceToleration] = Field(default_factory=list)
     capacity: CapacityRequirements | None = None
-
-    @field_validator("allocation_mode")
-    @classmethod
-    def _check_mode(cls, v: str | None) -> str | None:
-        return check_enum(v, ALLOCATION_MODES)
 
     def effective_allocation_mode(self) -> str:
         """``allocationMode`` with the API default (ExactCount).
@@ -295,11 +280,6 @@ class DeviceAllocationConfiguration(K8sModel):
     source: str | None = None
     requests: list[str] = Field(default_factory=list)
     opaque: OpaqueDeviceConfiguration | None = None
-
-    @field_validator("source")
-    @classmethod
-    def _check_source(cls, v: str | None) -> str | None:
-        return check_enum(v, ALLOCATION_CONFIG_SOURCES)
 
 
 class DeviceAllocationResult(K8sModel):
@@ -510,11 +490,6 @@ class DeviceTaint(K8sModel):
     value: str | None = None
     effect: str | None = None
     time_added: Time | None = None
-
-    @field_validator("effect")
-    @classmethod
-    def _check_effect(cls, v: str | None) -> str | None:
-        return check_enum(v, DEVICE_TAINT_EFFECTS)
 
 
 class Device(K8sModel):

@@ -36,12 +36,13 @@ kschedlab.api.resourcequota.QuotaRefused: pods "test-pod" is forbidden: exceeded
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Iterable, Mapping
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from ._base import K8sModel, check_enum
+from ._base import K8sModel
 from .core import Container, Pod, compute_pod_qos
 from .errors import ManifestError, format_path
 from .meta import KubeObject
@@ -96,16 +97,6 @@ class ScopedResourceSelectorRequirement(K8sModel):
     operator: str | None = None
     values: list[str] = Field(default_factory=list)
 
-    @field_validator("scope_name")
-    @classmethod
-    def _check_scope(cls, v: str | None) -> str | None:
-        return check_enum(v, SCOPES)
-
-    @field_validator("operator")
-    @classmethod
-    def _check_operator(cls, v: str | None) -> str | None:
-        return check_enum(v, SCOPE_OPERATORS)
-
 
 class ScopeSelector(K8sModel):
     """``spec.scopeSelector``: every expression must match."""
@@ -119,13 +110,6 @@ class ResourceQuotaSpec(K8sModel):
     hard: dict[str, Quantity] = Field(default_factory=dict)
     scopes: list[str] = Field(default_factory=list)
     scope_selector: ScopeSelector | None = None
-
-    @field_validator("scopes")
-    @classmethod
-    def _check_scopes(cls, v: list[str]) -> list[str]:
-        for s in v:
-            check_enum(s, SCOPES)
-        return v
 
 
 class ResourceQuotaStatus(K8sModel):
@@ -396,6 +380,36 @@ def resource_quota_errors(quota: ResourceQuota) -> list[tuple[str, str]]:
             errs.append((path, f'Invalid value: "{q}": must be greater than or equal to 0'))
         elif (name in _INTEGER_RESOURCES or _is_extended(name)) and q.milli_value() % 1000 != 0:
             errs.append((path, f'Invalid value: "{q}": must be an integer'))
+    errs += _scope_errors(quota.spec)
+    return errs
+
+
+def _go_strings(values: list[str]) -> str:
+    # %#v of a []core.ResourceQuotaScope
+    return "[]core.ResourceQuotaScope{" + ", ".join(json.dumps(v, ensure_ascii=False) for v in values) + "}"
+
+
+def _scope_errors(spec: ResourceQuotaSpec) -> list[tuple[str, str]]:
+    """``validateResourceQuotaScopes`` and ``validateScopedResourceSelectorRequirement``, in part:
+    an unknown scope name or selector operator (the model takes any string, as Go decodes it).
+
+    >>> _scope_errors(ResourceQuotaSpec.model_validate({"scopes": ["BestEffort", "Cheap"],
+    ...     "scopeSelector": {"matchExpressions": [{"scopeName": "Gold", "operator": "Within"}]}}))
+    [('spec.scopes', 'Invalid value: []core.ResourceQuotaScope{"BestEffort", "Cheap"}: unsupported scope'), ('spec.scopeSelector.matchExpressions[0].scopeName', 'Invalid value: "Gold": unsupported scope'), ('spec.scopeSelector.matchExpressions[0].operator', 'Invalid value: "Within": not a valid selector operator')]
+    """
+    errs: list[tuple[str, str]] = []
+    for scope in spec.scopes:
+        if scope not in SCOPES:
+            errs.append(("spec.scopes", f"Invalid value: {_go_strings(spec.scopes)}: unsupported scope"))
+    if spec.scope_selector is not None:
+        for i, req in enumerate(spec.scope_selector.match_expressions):
+            path = format_path(("spec", "scopeSelector", "matchExpressions", i))
+            if req.scope_name not in SCOPES:
+                errs.append((f"{path}.scopeName",
+                             f"Invalid value: {json.dumps(req.scope_name or '', ensure_ascii=False)}: unsupported scope"))
+            if req.operator not in SCOPE_OPERATORS:
+                errs.append((f"{path}.operator", f"Invalid value: {json.dumps(req.operator or '', ensure_ascii=False)}: "
+                                                 "not a valid selector operator"))
     return errs
 
 

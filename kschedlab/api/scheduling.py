@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import field_validator
-
-from ._base import check_enum
 from .meta import KubeObject
 
 __all__ = [
@@ -47,11 +44,6 @@ class PriorityClass(KubeObject):
     global_default: bool | None = None
     description: str | None = None
     preemption_policy: str | None = None
-
-    @field_validator("preemption_policy")
-    @classmethod
-    def _check_policy(cls, v: str | None) -> str | None:
-        return check_enum(v, ("PreemptLowerPriority", "Never"))
 
     def effective_preemption_policy(self) -> str:
         """``preemptionPolicy`` with the API default (PreemptLowerPriority).

@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, model_validator
+from pydantic import AfterValidator, field_validator, model_validator
 
-from ._base import K8sModel
-from .core import Taint
+from ._base import K8sModel, check_enum
+from .core import TAINT_EFFECTS, Taint
 from .meta import KubeObject
 from .usage import NodeKubelet, PodUsage
 
@@ -58,10 +58,30 @@ class GateRemoval(K8sModel):
 
 
 class TaintChange(K8sModel):
-    """``setTaints``: the node's ``spec.taints`` from now on (an empty list removes them all)."""
+    """``setTaints``: the node's ``spec.taints`` from now on (an empty list removes them all);
+    each effect one the API server supports (a node update validates them as a create does).
+
+    >>> from kschedlab.api.loader import load_objects
+    >>> load_objects({"apiVersion": "kschedlab.io/v1alpha1", "kind": "Simulation", "metadata": {"name": "s"},
+    ...     "spec": {"events": [{"at": 1, "setTaints": {"node": "n1", "taints": [{"key": "k", "effect": "Sometimes"}]}}]}},
+    ...     "sim.yaml")
+    Traceback (most recent call last):
+    ...
+    kschedlab.api.errors.ManifestError: sim.yaml: Simulation s: spec.events[0].setTaints.taints: [0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"
+    """
 
     node: str
     taints: list[Taint] = []
+
+    @field_validator("taints")
+    @classmethod
+    def _check_effects(cls, taints: list[Taint]) -> list[Taint]:
+        for i, t in enumerate(taints):
+            try:
+                check_enum(t.effect, TAINT_EFFECTS)
+            except ValueError as err:
+                raise ValueError(f"[{i}].effect: {err}") from None
+        return taints
 
 
 class DeviceConditions(K8sModel):

@@ -25,7 +25,6 @@ from .podgroup import (
     PodGroupResourceClaim,
     PodGroupSchedulingConstraints,
     PodGroupSchedulingPolicy,
-    PreemptionPolicyChecked,
 )
 
 __all__ = [
@@ -52,7 +51,7 @@ class TypedLocalObjectReference(K8sModel):
     name: str | None = None
 
 
-class PodGroupTemplate(PreemptionPolicyChecked):
+class PodGroupTemplate(K8sModel):
     """A template for PodGroups (name, policy, and the fields copied into each PodGroup)."""
 
     name: str | None = None
@@ -65,7 +64,7 @@ class PodGroupTemplate(PreemptionPolicyChecked):
     preemption_policy: str | None = None
 
 
-class CompositePodGroupTemplate(PreemptionPolicyChecked):
+class CompositePodGroupTemplate(K8sModel):
     """A template for CompositePodGroups, with child templates (CompositePodGroup gate)."""
 
     name: str | None = None

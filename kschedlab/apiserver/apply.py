@@ -43,6 +43,10 @@ _FORBIDDEN_MESSAGES = ("no PriorityClass with name ", "pod rejected: ", "conflic
                        "the integer value of priority (", "the string value of PreemptionPolicy (")
 
 
+#: what a decode error (400 BadRequest) says: ``Deployment in version "v1" cannot be handled as a Deployment: ...``
+_CANNOT_DECODE = " cannot be handled as a "
+
+
 def _plural(kind: str) -> str:
     low = kind.lower()
     return low + "es" if low.endswith("s") else low + "s"
@@ -67,8 +71,11 @@ class Refusal:
 
     @property
     def reason(self) -> str:
-        """``Forbidden`` (an admission plugin refused), ``AlreadyExists`` or ``Invalid``."""
+        """``Forbidden`` (an admission plugin refused), ``AlreadyExists``, ``BadRequest`` (the
+        object's JSON does not decode into its type) or ``Invalid``."""
         first = self.errors[0].message
+        if _CANNOT_DECODE in first:
+            return "BadRequest"
         if " is forbidden: " in first or first.startswith(_FORBIDDEN_MESSAGES):
             return "Forbidden"
         if first.endswith(" already exists"):
@@ -84,7 +91,7 @@ class Refusal:
             if " is forbidden: " in first:
                 return first
             return f'{_plural(kind)} "{self.name}" is forbidden: {first}'
-        if self.reason == "AlreadyExists":
+        if self.reason in ("AlreadyExists", "BadRequest"):
             return first
         details = [f"{e.path}: {e.message}" if e.path else e.message for e in self.errors]
         if len(details) == 1:

@@ -1,17 +1,19 @@
 """What the API server checks on every object before anything is created from it:
 ``ValidateObjectMeta`` (names per kind, namespace name, labels, annotations, owner references), node taints,
-container names, workload specs (``ValidateReplicaSetSpec`` and its siblings: int32 ranges,
-non-negative counts, a selector matching the template's labels), a PodDisruptionBudget's
-``minAvailable`` / ``maxUnavailable`` (a count or a percentage of at most 100%), with upstream's messages
-and field paths; and a bound on the pods one load may create.
+container names, workload specs (``ValidateReplicaSetSpec`` and its siblings: non-negative
+counts, a selector matching the template's labels), a PodDisruptionBudget's ``minAvailable`` /
+``maxUnavailable`` (not both; a count or a percentage of at most 100%), the enumerated fields of
+every kind (:mod:`~kschedlab.apiserver.supported_values`), with upstream's messages and field
+paths; a count that does not fit its int32 is the decoder's 400 BadRequest instead
+(:func:`decode_error`); and a bound on the pods one load may create.
 
 :func:`check_objects` runs at the start of :func:`~kschedlab.controllers.workloads.expand`, so a
 refused object makes no pods and a ``replicas: 10000000`` is refused before the first pod
 is made; applied as ``kubectl apply -f`` applies (not strict), :func:`refuse_invalid` leaves each
 invalid object out first and the rest goes on. Objects a test builds directly (the conformance runner's fixtures) never pass here.
 
-Not validated here: kinds with their own validation module (PriorityClass, resource.k8s.io,
-scheduling.k8s.io Workload/PodGroup), an owner reference's empty fields, finalizers and managed fields.
+Not validated here: the other checks of kinds with their own validation module (PriorityClass,
+resource.k8s.io, scheduling.k8s.io Workload/PodGroup, storage), finalizers and managed fields.
 A cluster-scoped object's ``metadata.namespace`` is cleared by admission, as the API server
 clears it, rather than refused; an empty namespace is defaulted there too. Unlike upstream, a
 workload without ``spec.selector`` is accepted (examples and tests of the project leave it out;
@@ -38,6 +40,7 @@ from typing import Any, Callable, Iterable
 from ..api.errors import ManifestError, format_path
 from ..api.meta import KubeObject, TypedObject
 from ..api.resources import to_units
+from ..api.unmarshal import INT32_COUNTS, count_decode_error
 from ..api.validation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -45,6 +48,7 @@ from ..api.validation import (
     qualified_name_errors,
 )
 from .apply import Refusal
+from .supported_values import enum_errors
 
 __all__ = ["object_errors", "check_objects", "refuse_invalid", "object_meta_errors", "owner_references_errors",
            "workload_errors", "wanted_pods", "pod_bound_error", "DEFAULT_MAX_PODS", "MAX_PODS_ENV", "max_pods", "TOTAL_ANNOTATION_SIZE_LIMIT_B"]
@@ -53,7 +57,6 @@ DEFAULT_MAX_PODS = 100_000
 """The most pods one load may create from its workloads (set ``KSCHEDLAB_MAX_PODS`` to change it)."""
 MAX_PODS_ENV = "KSCHEDLAB_MAX_PODS"
 TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)
-_INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -140,10 +143,12 @@ def _owner_json(ref: Any) -> dict:
 
 
 def owner_references_errors(refs: list[Any], path: list[Any]) -> Errors:
-    """``ValidateOwnerReferences``, in part: no Event as owner, at most one controller (the path has
-    no index, as upstream's).  Unlike upstream, empty ``apiVersion``, ``kind``, ``name`` or ``uid``
-    are accepted: hand-written dumps and tests leave them out and the controllers then match the
-    owner by what is given (:mod:`kschedlab.controllers.controller_ref`).
+    """``ValidateOwnerReferences``: ``apiVersion`` with a version, ``kind``, ``name`` and ``uid``
+    set, no Event as owner, at most one controller (the path has no index, as upstream's).
+
+    >>> from kschedlab.api.meta import OwnerReference
+    >>> owner_references_errors([OwnerReference(api_version="apps/", name="web")], ["metadata", "ownerReferences"])
+    [('metadata.ownerReferences.apiVersion', 'Invalid value: "apps/": version must not be empty'), ('metadata.ownerReferences.kind', 'Invalid value: "": must not be empty'), ('metadata.ownerReferences.uid', 'Invalid value: "": must not be empty')]
 
     >>> from kschedlab.api.meta import OwnerReference
     >>> a = OwnerReference(api_version="apps/v1", kind="ReplicaSet", name="a", uid="1", controller=True)
@@ -155,6 +160,11 @@ def owner_references_errors(refs: list[Any], path: list[Any]) -> Errors:
     for ref in refs:
         parts = (ref.api_version or "").split("/")
         group, version = ("", "") if len(parts) > 2 else (parts[0] if len(parts) == 2 else "", parts[-1])
+        if not version:
+            errs.append(_invalid([*path, "apiVersion"], ref.api_version or "", "version must not be empty"))
+        for name, value in (("kind", ref.kind), ("name", ref.name), ("uid", ref.uid)):
+            if not value:
+                errs.append(_invalid([*path, name], "", "must not be empty"))
         if (group, version, ref.kind) in BANNED_OWNERS:
             errs.append((format_path(path), f"Invalid value: {_go_json(_owner_json(ref))}: "
                                             f"{group}/{version}, Kind={ref.kind} is disallowed from being an owner"))
@@ -239,14 +249,26 @@ def _node_errors(node: Any) -> Errors:
 
 
 def _count_errors(value: int | None, path: list[Any]) -> Errors:
-    """An int32 count: the JSON decoder refuses what does not fit, validation a negative one."""
-    if value is None:
-        return []
-    if not -_INT32_MAX - 1 <= value <= _INT32_MAX:
-        return [(format_path(path), f"cannot unmarshal number {value} into a field of type int32")]
-    if value < 0:
+    """An int32 count validation refuses when negative (one that does not fit is a decode error)."""
+    if value is not None and value < 0:
         return [_invalid(path, value, "must be greater than or equal to 0")]
     return []
+
+
+def decode_error(obj: Any) -> str | None:
+    """The API server's 400 answer when ``obj``'s JSON does not decode into its Go type: a count
+    its int32 cannot hold (:mod:`kschedlab.api.unmarshal`; the decoder stops at the first such
+    field, nothing is validated). The loader records it; an object built in Python is checked here.
+
+    >>> from kschedlab.api.apps import Deployment
+    >>> print(decode_error(Deployment.model_validate({"spec": {"replicas": 10**18}})))
+    Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 1000000000000000000 into Go struct field DeploymentSpec.spec.replicas of type int32
+    """
+    if obj.decode_error is not None:
+        return str(obj.decode_error)
+    kind = obj.kind or ""
+    return count_decode_error(kind, obj.api_version or "",
+                              {name: getattr(obj.spec, name) for name in INT32_COUNTS.get(kind, ())})
 
 
 def _go_map(labels: dict[str, str]) -> str:
@@ -286,16 +308,36 @@ _PERCENT_MSG = ("a valid percent string must be a numeric string followed by an 
                 "'93%', regex used for validation is '[0-9]+%')")
 
 
+def _pdb_spec_go(spec: Any) -> str:
+    # %#v of the internal PodDisruptionBudgetSpec: its pointers; Go prints a set one's address
+    def ptr(type_name: str, value: Any) -> str:
+        return f"(*{type_name})" + ("(nil)" if value is None else "(<address>)")
+    return ("policy.PodDisruptionBudgetSpec{MinAvailable:" + ptr("intstr.IntOrString", spec.min_available)
+            + ", Selector:" + ptr("v1.LabelSelector", spec.selector)
+            + ", MaxUnavailable:" + ptr("intstr.IntOrString", spec.max_unavailable)
+            + ", UnhealthyPodEvictionPolicy:" + ptr("policy.UnhealthyPodEvictionPolicyType",
+                                                     spec.unhealthy_pod_eviction_policy) + "}")
+
+
 def _pdb_errors(pdb: Any) -> Errors:
-    """``ValidatePodDisruptionBudgetSpec``, in part: ``minAvailable`` / ``maxUnavailable`` a
-    non-negative integer or a percentage of at most 100%.
+    """``ValidatePodDisruptionBudgetSpec``, in part: ``minAvailable`` / ``maxUnavailable`` not both
+    set (the bad value is the spec as Go's ``%#v`` prints it, a set pointer's address written
+    ``<address>``), each a non-negative integer or a percentage of at most 100%.
 
     >>> from kschedlab.api.policy import PodDisruptionBudget
-    >>> _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": "150%", "maxUnavailable": -1}}))
-    [('spec.minAvailable', 'Invalid value: "150%": must not be greater than 100%'), ('spec.maxUnavailable', 'Invalid value: -1: must be greater than or equal to 0')]
+    >>> _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": "150%"}}))
+    [('spec.minAvailable', 'Invalid value: "150%": must not be greater than 100%')]
+    >>> for path, message in _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": 1,
+    ...                                                                     "maxUnavailable": -1}})):
+    ...     print(f"{path}: {message}")
+    spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(<address>), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)(<address>), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set
+    spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0
     """
     errs: Errors = []
-    for name, value in (("minAvailable", pdb.spec.min_available), ("maxUnavailable", pdb.spec.max_unavailable)):
+    spec = pdb.spec
+    if spec.min_available is not None and spec.max_unavailable is not None:
+        errs.append(("spec", f"Invalid value: {_pdb_spec_go(spec)}: minAvailable and maxUnavailable cannot be both set"))
+    for name, value in (("minAvailable", spec.min_available), ("maxUnavailable", spec.max_unavailable)):
         path = ["spec", name]
         if isinstance(value, str):
             if not re.fullmatch(r"[0-9]+%", value):
@@ -308,9 +350,17 @@ def _pdb_errors(pdb: Any) -> Errors:
 
 
 def object_errors(obj: TypedObject) -> Errors:
-    """``(field path, message)`` of every problem of ``obj`` (empty for kinds not validated here)."""
-    if not isinstance(obj, KubeObject) or obj.kind not in NAME_RULES:
+    """``(field path, message)`` of every problem of ``obj``: a decode error alone (path ``""``,
+    see :func:`decode_error`), else the enumerated fields of every kind
+    (:func:`~kschedlab.apiserver.supported_values.enum_errors`) and the checks of the kinds
+    named in :data:`NAME_RULES`."""
+    if not isinstance(obj, KubeObject):
         return []
+    decode = decode_error(obj)
+    if decode is not None:
+        return [("", decode)]
+    if obj.kind not in NAME_RULES:
+        return enum_errors(obj)
     errs = object_meta_errors(obj)
     if obj.kind == "Pod":
         errs += _pod_spec_errors(obj.spec, ["spec"])
@@ -320,7 +370,7 @@ def object_errors(obj: TypedObject) -> Errors:
         errs += workload_errors(obj)
     elif obj.kind == "PodDisruptionBudget":
         errs += _pdb_errors(obj)
-    return errs
+    return errs + enum_errors(obj)
 
 
 def max_pods() -> int:

@@ -332,11 +332,14 @@ def validate_pod_update(old: Pod, new: Pod, *, comparison_operators: bool = Fals
     """
     from ..api.tolerations import uses_comparison_operators
     from .admission import validate_pod
+    from .supported_values import enum_errors
 
     errs = _Errors(new)
     _validate_metadata_update(old, new, errs)
     errs.extend(validate_pod(new, comparison_operators=comparison_operators
                              or uses_comparison_operators(old.spec.tolerations)))
+    for path, message in enum_errors(new):
+        errs._add(path, message)
     o, n = old.spec, new.spec
     if _validate_container_updates(n.containers, o.containers, "spec.containers", errs):
         return errs.items

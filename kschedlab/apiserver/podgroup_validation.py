@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping
 from ..api.errors import ManifestError
 from ..api.meta import KubeObject
 from ..api.podgroup import (
+    PREEMPTION_POLICIES,
     CompositePodGroup,
     CompositePodGroupSchedulingPolicy,
     DisruptionMode,
@@ -50,6 +51,7 @@ from ..api.workloadapi import (
 from .field import duplicate as _duplicate
 from .field import forbidden as _forbidden
 from .field import invalid as _invalid
+from .field import not_supported as _not_supported
 from .field import required as _required
 from .field import too_many as _too_many
 from .priorityclass import admitted_priority
@@ -167,6 +169,8 @@ def _priority(errs: Errs, path: str, class_name: str | None, priority: int | Non
 def _preemption_policy(errs: Errs, path: str, policy: str | None, gates: Mapping[str, bool]) -> None:
     if policy is not None and not _gate(gates, "PodGroupPreemptionPolicy"):
         errs.append(_forbidden(path))
+    elif policy is not None and policy not in PREEMPTION_POLICIES:  # as core's ValidatePreemptionPolicy
+        errs.append(_not_supported(path, policy, PREEMPTION_POLICIES))
 
 
 def _workload_ref(errs: Errs, path: str, ref: WorkloadReference | None, required: bool) -> None:

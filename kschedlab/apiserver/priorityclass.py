@@ -42,6 +42,7 @@ from ..api.scheduling import (
     SYSTEM_PRIORITY_CLASSES,
     PriorityClass,
 )
+from .field import not_supported
 
 __all__ = [
     "MIN_INT32",
@@ -64,6 +65,8 @@ MAX_INT32 = (1 << 31) - 1
 #: when no class has ``globalDefault: true``
 DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS = 0
 PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, "Never")
+"""``ValidatePreemptionPolicy``'s supported values."""
 
 MSG_RESERVED_PREFIX = ("Forbidden: priority class names with '" + SYSTEM_PRIORITY_CLASS_PREFIX
                        + "' prefix are reserved for system use only. error: {detail}")
@@ -137,6 +140,8 @@ def priority_class_errors(pc: PriorityClass) -> list[tuple[str, str]]:
             out.append(("metadata.name", MSG_RESERVED_PREFIX.format(detail=detail)))
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
         out.append(("value", MSG_VALUE_TOO_HIGH.format(limit=HIGHEST_USER_DEFINABLE_PRIORITY)))
+    if pc.preemption_policy is not None and pc.preemption_policy not in PREEMPTION_POLICIES:
+        out.append(not_supported("preemptionPolicy", pc.preemption_policy, PREEMPTION_POLICIES))
     return out
 
 

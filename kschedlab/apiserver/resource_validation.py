@@ -327,6 +327,8 @@ def _toleration(errs: Errs, path: str, t: DeviceToleration) -> None:
             errs.append(_invalid(f"{path}.value", t.value or "", msg))
     elif op == "":
         errs.append(_required(f"{path}.operator"))
+    else:
+        errs.append(_not_supported(f"{path}.operator", op, ["Equal", "Exists"]))
     if t.effect and t.effect not in DEVICE_TAINT_EFFECTS:
         errs.append(_not_supported(f"{path}.effect", t.effect, sorted(DEVICE_TAINT_EFFECTS)))
 
@@ -645,6 +647,8 @@ def _taint(errs: Errs, path: str, t: DeviceTaint) -> None:
             errs.append(_invalid(f"{path}.value", t.value, msg))
     if not t.effect:
         errs.append(_required(f"{path}.effect"))
+    elif t.effect not in DEVICE_TAINT_EFFECTS:
+        errs.append(_not_supported(f"{path}.effect", t.effect, sorted(DEVICE_TAINT_EFFECTS)))
 
 
 def _device(errs: Errs, path: str, d: Device, per_device: bool) -> None:

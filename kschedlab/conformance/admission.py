@@ -1,5 +1,5 @@
 """Conformance stages for the API server's admission plugins (LimitRanger), from upstream
-``plugin/pkg/admission/limitranger/admission_test.go``.
+``plugin/pkg/admission/limitranger/admission_test.go``, and for object validation.
 
 Stage                              Input -> expected ``other``
 ================================== ==========================================================
@@ -14,6 +14,11 @@ limitranger-pvc                    ``limitRange``, ``persistentVolumeClaim`` (it
 limitranger-default-requirements   ``limitRange`` -> ``requests``, ``limits`` a container gets
 limitrange-validation              ``limitRange`` -> ``errors: []`` (valid) or ``errorDetail``:
                                    refused, and every error's message contains it ("" = any)
+object-meta-owner-references       ``ownerReferences`` (a list, as in ``metadata``) -> ``errors:
+                                   []`` (valid) or ``errorDetail``: refused, and the first
+                                   error contains it (``ValidateOwnerReferences``, apimachinery)
+pdb-spec-validation                ``podDisruptionBudgetSpec`` -> ``refused`` (bool:
+                                   ``ValidatePodDisruptionBudgetSpec`` finds an error)
 ================================== ==========================================================
 
 The LimitRange is used as given (upstream's tests build it without API defaulting, and
@@ -41,7 +46,10 @@ from kschedlab.api.limitrange import (
     pod_validate_limit,
     pvc_validate_limit,
 )
+from kschedlab.api.meta import OwnerReference
+from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.api.quantity import Quantity
+from kschedlab.apiserver.object_validation import object_errors, owner_references_errors
 
 __all__ = ["STAGES"]
 
@@ -108,7 +116,30 @@ def _stage_validation(case: dict, diffs: list[str]) -> None:
             diffs.append(f"error {e!r} does not contain {detail!r}")
 
 
+def _stage_owner_references(case: dict, diffs: list[str]) -> None:
+    want = case["expected"]["other"]
+    refs = [OwnerReference.model_validate(r) for r in case["ownerReferences"]]
+    errors = [f"{path}: {message}" for path, message in
+              owner_references_errors(refs, ["metadata", "ownerReferences"])]
+    if "errors" in want:
+        if errors != want["errors"]:
+            diffs.append(f"errors: got {errors}, want {want['errors']}")
+    elif not errors or want["errorDetail"] not in errors[0]:
+        diffs.append(f"errors: got {errors}, want the first to contain {want['errorDetail']!r}")
+
+
+def _stage_pdb_spec(case: dict, diffs: list[str]) -> None:
+    want = case["expected"]["other"]["refused"]
+    pdb = PodDisruptionBudget.model_validate({"metadata": {"name": "pdb", "namespace": "default"},
+                                              "spec": case["podDisruptionBudgetSpec"]})
+    errors = object_errors(pdb)
+    if bool(errors) != want:
+        diffs.append(f"refused: got {bool(errors)} ({errors}), want {want}")
+
+
 STAGES: dict[str, Callable[[dict, list[str]], None]] = {
+    "pdb-spec-validation": _stage_pdb_spec,
+    "object-meta-owner-references": _stage_owner_references,
     "limitranger-pod": _stage_pod,
     "limitranger-pvc": _stage_pvc,
     "limitranger-default-requirements": _stage_default_requirements,

@@ -9,6 +9,7 @@ from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load, load_objects
 from kschedlab.api.simulation import Simulation as SimulationSpecObject
 from kschedlab.apiserver.admission import admit
+from kschedlab.apiserver.object_validation import check_objects
 from kschedlab.controllers.manifests import create
 from kschedlab.controllers.workloads import expand
 from kschedlab.sim.engine import Simulation
@@ -118,7 +119,9 @@ def from_files(*paths, gates=None, seed: int | None = None, strict: bool = False
         elif event.delete_pod is not None:
             sim.delete_pod(event.delete_pod, at=event.at)
         elif event.add_node is not None:
-            sim.add_node(admit(load_objects([event.add_node]))[0], at=event.at)
+            node = load_objects([event.add_node])
+            check_objects(node)  # the API server validates it (a taint's effect, its name...) as any create
+            sim.add_node(admit(node)[0], at=event.at)
         elif event.remove_node is not None:
             sim.remove_node(event.remove_node, at=event.at)
         elif event.cordon is not None:

@@ -133,7 +133,9 @@ spec:
 
 
 @pytest.mark.parametrize("kind, field, value, message", [
-    ("Deployment", "replicas", 2147483648, "spec.replicas: cannot unmarshal number 2147483648 into a field of type int32"),
+    ("Deployment", "replicas", 2147483648, 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
+                                           "unmarshal number 2147483648 into Go struct field DeploymentSpec.spec.replicas "
+                                           "of type int32"),
     ("StatefulSet", "replicas", -1, "spec.replicas: Invalid value: -1: must be greater than or equal to 0"),
     ("ReplicaSet", "replicas", -1, "spec.replicas: Invalid value: -1: must be greater than or equal to 0"),
     ("Deployment", "replicas", 10_000_000, "spec.replicas: Invalid value: 10000000: the load would create up to "

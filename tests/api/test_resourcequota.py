@@ -13,6 +13,7 @@ from kschedlab.api.loader import load_text
 from kschedlab.api.quantity import Quantity
 from kschedlab.api.resourcequota import QuotaAdmission, QuotaRefused, ResourceQuota, pod_usage
 from kschedlab.apiserver.admission import admit
+from kschedlab.apiserver.apply import RefusedObjectsWarning
 
 SEED = Path(__file__).resolve().parents[2] / "datasets" / "seed"
 
@@ -238,9 +239,15 @@ spec: {hard: {requests.cpu: "-1", pods: 1500m}}
     ]
 
 
-def test_unknown_scope_is_refused_on_load():
-    with pytest.raises(ManifestError, match='Unsupported value: "Forever"'):
-        load_text("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {scopes: [Forever]}\n")
+def test_unknown_scope_is_refused_with_that_quota_alone():
+    from kschedlab.controllers.manifests import load_manifests
+
+    with pytest.warns(RefusedObjectsWarning):
+        out = load_manifests(text="apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {scopes: [Forever]}\n"
+                                  "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n")
+    assert [o.kind for o in out] == ["Namespace"]
+    assert [r.message for r in out.refused] == [
+        'ResourceQuota "q" is invalid: spec.scopes: Invalid value: []core.ResourceQuotaScope{"Forever"}: unsupported scope']
 
 
 def test_pod_usage_keeps_quantity_formats():

@@ -67,9 +67,10 @@ def test_replicas_in_exponent_form_is_a_number():
     (dep,) = load_text(deployment("1e3"), "web.yaml")
     assert dep.spec.replicas == 1000
     assert load_text(deployment("1000.0"), "web.yaml")[0].spec.replicas == 1000  # "1000" in the JSON sent
-    with pytest.raises(ManifestError, match=r"web.yaml: Deployment default/web: spec.replicas: invalid type: "
-                                            r"expected integer, got number 1000.5"):
-        load_text(deployment("1000.5"), "web.yaml")
+    # a fraction stops the API server's decode of that object (a 400 for it alone, kschedlab.api.unmarshal)
+    assert load_text(deployment("1000.5"), "web.yaml")[0].decode_error == (
+        'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 1000.5 into Go '
+        "struct field DeploymentSpec.spec.replicas of type int32")
 
 
 def test_a_json_manifest_float_is_an_integer_too(tmp_path):
@@ -81,7 +82,7 @@ def test_a_json_manifest_float_is_an_integer_too(tmp_path):
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {pods: 110}}")[0].status.allocatable["pods"]
 
 
-def test_replicas_1e18_is_the_int32_refusal_with_file_object_and_path(tmp_path, capsys):
+def test_replicas_1e18_is_the_decoders_bad_request_with_file_and_object(tmp_path, capsys):
     path = tmp_path / "web.yaml"
     path.write_text(deployment("1e18"))
     tracemalloc.start()
@@ -91,8 +92,11 @@ def test_replicas_1e18_is_the_int32_refusal_with_file_object_and_path(tmp_path, 
     assert code == 1
     (refused,) = json.loads(capsys.readouterr().out)["refused"]
     assert refused["object"] == "Deployment default/web" and refused["file"] == str(path)
-    assert refused["message"] == ('Deployment "web" is invalid: spec.replicas: cannot unmarshal number '
-                                  '1000000000000000000 into a field of type int32')
+    # the API server's JSON decoder answers 400 before any validation (kubectl: Error from server (BadRequest))
+    assert refused["reason"] == "BadRequest"
+    assert refused["message"] == ('Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
+                                  'unmarshal number 1000000000000000000 into Go struct field '
+                                  'DeploymentSpec.spec.replicas of type int32')
     assert peak < 50 * 2**20  # no pod is made for it
 
 

@@ -126,15 +126,9 @@ def test_pod_claim_fields_typed():
 @pytest.mark.parametrize("doc,path", [
     ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: d, bogus: 1}",
      "spec.bogus"),
-    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
-     "spec: {devices: {requests: [{name: r, exactly: {allocationMode: Some}}]}}",
-     "spec.devices.requests[0].exactly.allocationMode"),
     ("apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
      "spec: {deviceSelector: {deviceClassName: x}, taint: {key: k, effect: NoExecute}}",
      "spec.deviceSelector.deviceClassName"),
-    ("apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
-     "spec: {taint: {key: k, effect: PreferNoSchedule}}",
-     "spec.taint.effect"),
     ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
      "spec: {devices: [{name: d, attributes: {a: {int: \"3\"}}}]}",
      "spec.devices[0].attributes.a.int"),
@@ -147,3 +141,19 @@ def test_bad_fields_refused_with_path(doc, path):
         load_text(doc, source="bad.yaml")
     assert e.value.file == "bad.yaml"
     assert e.value.path == path
+
+
+@pytest.mark.parametrize("doc, path, message", [
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+     "spec: {devices: {requests: [{name: r, exactly: {allocationMode: Some, deviceClassName: gpu}}]}}",
+     "spec.devices.requests[0].exactly.allocationMode", 'Unsupported value: "Some": supported values: "All", "ExactCount"'),
+    ("apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+     "spec: {taint: {key: k, effect: PreferNoSchedule}}",
+     "spec.taint.effect", 'Unsupported value: "PreferNoSchedule": supported values: "NoExecute", "NoSchedule", "None"'),
+])
+def test_unsupported_enum_values_decode_and_validation_refuses_the_object(doc, path, message):
+    # Go decodes an enum as a plain string; the object's validation refuses it (kubectl apply: that object only)
+    from kschedlab.apiserver.resource_validation import admit_resource_objects
+
+    objs = load_text(doc, source="bad.yaml")
+    assert [(e.path, e.message) for e in admit_resource_objects(objs, {})] == [(path, message)]

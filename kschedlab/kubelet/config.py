@@ -61,6 +61,8 @@ IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1
 #: ``terminationGracePeriodSeconds`` of a pod that does not set it
 DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
 _OBJ = "KubeletConfiguration"
+#: how encoding/json names a YAML value's type in an unmarshal error
+_JSON_KINDS = {str: "string", int: "number", float: "number", list: "array", dict: "object"}
 _RESERVABLE = ("cpu", "memory", "ephemeral-storage", "pid")
 
 
@@ -78,6 +80,9 @@ class EvictionConfig:
     kube_reserved: dict[str, Quantity] = field(default_factory=dict)
     enforce_node_allocatable: list[str] = field(default_factory=lambda: ["pods"])
     warnings: list[str] = field(default_factory=list)
+    #: ``localStorageCapacityIsolation`` (the kubelet's default: on): pods over their local-storage
+    #: limits are evicted first (:func:`~kschedlab.kubelet.manager.local_storage_evictions`)
+    local_storage_capacity_isolation: bool = True
 
     def with_filesystems(self, layout: str = LAYOUT_SINGLE) -> EvictionConfig:
         """The config once the kubelet knows the node's filesystems: containerfs thresholds
@@ -168,6 +173,11 @@ def eviction_config(cfg: KubeletConfiguration) -> EvictionConfig:
     except ValueError as e:
         errors.append(_err(cfg, "evictionPressureTransitionPeriod", None, str(e)))
         transition = 0
+    isolation = getattr(cfg, "localStorageCapacityIsolation", None)
+    if isolation is not None and not isinstance(isolation, bool):
+        errors.append(_err(cfg, "localStorageCapacityIsolation", None,
+                           f"json: cannot unmarshal {_JSON_KINDS.get(type(isolation), 'value')} into Go struct field "
+                           "KubeletConfiguration.localStorageCapacityIsolation of type bool"))
     if not errors:
         try:
             thresholds = parse_threshold_config(cfg.enforce_node_allocatable, hard, cfg.eviction_soft,
@@ -182,7 +192,8 @@ def eviction_config(cfg: KubeletConfiguration) -> EvictionConfig:
                           pressure_transition_period=transition,
                           system_reserved=reserved.get("systemReserved", {}),
                           kube_reserved=reserved.get("kubeReserved", {}),
-                          enforce_node_allocatable=list(cfg.enforce_node_allocatable or []))
+                          enforce_node_allocatable=list(cfg.enforce_node_allocatable or []),
+                          local_storage_capacity_isolation=isolation is not False)
 
 
 def load_kubelet_config(paths) -> tuple[KubeletConfiguration, EvictionConfig]:

@@ -108,7 +108,8 @@ class SimDRA:
         sim = self.sim
         pod = sim.cluster.pods[key]
         sim._graceful_delete(key, sim.cluster.pod_infos[key], preempted=False)
-        for new in replicaset_replacements(sim.cluster, pod, seed=sim.seed, gates=sim.scheduler.gates):
+        for new in replicaset_replacements(sim.cluster, pod, seed=sim.seed, gates=sim.scheduler.gates,
+                                           seen=sim._timeline):
             sim._on_create_pod((new, sim._durations.get(key)))
 
     def evictions_frame(self) -> pd.DataFrame:

@@ -519,8 +519,10 @@ class Simulation:
                         "taintsAdded": sorted(new_taints - old_taints), "taintsRemoved": sorted(old_taints - new_taints)})
                     old_taints = new_taints
                 self._update_node(new)
+            for local in result.local_storage:
+                self._kubelet_evict(name, local.pod, result, local)
             if result.evicted_pod is not None:
-                self._kubelet_evict(name, result)
+                self._kubelet_evict(name, result.evicted_pod, result)
         self._kubelet_node_images()
 
     def _kubelet_containers(self) -> None:
@@ -541,7 +543,8 @@ class Simulation:
                 row["finished"] = self.now
             duration = self._durations.get(key)
             self._on_delete_pod(key)  # a terminal pod leaves the scheduler's cache
-            for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates):
+            for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
+                                               seen=self._timeline):
                 self._on_create_pod((new, duration))
 
     def _kubelet_node_images(self) -> None:
@@ -564,20 +567,20 @@ class Simulation:
                 self._update_node(new)
         self.kubelet.images_changed.clear()
 
-    def _kubelet_evict(self, node: str, result) -> None:
-        """The kubelet kills the pod: ``DisruptionTarget`` now, ``Failed`` / ``Evicted`` at the end of
-        its grace period."""
+    def _kubelet_evict(self, node: str, pod, result, local=None) -> None:
+        """The kubelet kills ``pod`` (``local``: for its local-storage use): ``DisruptionTarget`` now,
+        ``Failed`` / ``Evicted`` at the end of its grace period."""
         from kschedlab.eviction.api_initiated import update_pod_condition
         from kschedlab.eviction.taint_manager import DISRUPTION_TARGET
         from kschedlab.sim.kubelet import REASON_TERMINATION_BY_KUBELET
 
-        pod = result.evicted_pod
         key = f"{pod.metadata.namespace or ''}/{pod.metadata.name}"
-        update_pod_condition(pod, DISRUPTION_TARGET, "True", REASON_TERMINATION_BY_KUBELET, result.message,
+        message = local.message if local is not None else result.message
+        update_pod_condition(pod, DISRUPTION_TARGET, "True", REASON_TERMINATION_BY_KUBELET, message,
                              datetime.fromtimestamp(self.now, timezone.utc))
-        gone = self.kubelet.evicted(node, pod, result, self.now)
+        gone = self.kubelet.evicted(node, pod, result, self.now, local=local)
         self.changes.changed()
-        self._at(gone, "kubelet_evicted", (key, result.message, len(self.kubelet.evictions) - 1))
+        self._at(gone, "kubelet_evicted", (key, message, len(self.kubelet.evictions) - 1))
 
     def _on_kubelet_evicted(self, payload) -> None:
         from kschedlab.kubelet.manager import REASON_EVICTED
@@ -598,8 +601,8 @@ class Simulation:
             row["finished"] = self.now
         duration = self._durations.get(key)
         self._on_delete_pod(key)  # a terminal pod leaves the scheduler's cache
-        for new in replicaset_replacements(self.cluster, pod, seed=self.seed,
-                                                                   gates=self.scheduler.gates):
+        for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
+                                           seen=self._timeline):
             nkey = f"{new.metadata.namespace or ''}/{new.metadata.name}"
             record["replacement"] = nkey
             self.kubelet.replacing[nkey] = index

@@ -9,7 +9,10 @@ node filesystem (``ephemeral-storage`` capacity, ``inodes``) and ``pid.available
 ``maxPID`` - processes -- and runs :func:`kschedlab.kubelet.synchronize` on it.  What
 the round decides is applied by the engine: node conditions (MemoryPressure,
 DiskPressure, PIDPressure, held for the pressure transition period), their NoSchedule
-taints (the node lifecycle controller), and at most one eviction.
+taints (the node lifecycle controller), and at most one eviction -- or, first and all at once
+(``localStorageCapacityIsolation``, on unless the KubeletConfiguration turns it off), the pods
+over their ``ephemeral-storage`` limits (a pod's usage counts as its first container's; emptyDir
+volumes use nothing here), with a grace period of 1 s.
 
 An evicted pod gets the ``DisruptionTarget`` condition (``TerminationByKubelet``) at
 once; when its grace period is over it is ``Failed`` with reason ``Evicted`` and leaves
@@ -37,7 +40,7 @@ from kschedlab.api.usage import FS_LOGS, NodeKubelet, PodUsage
 from kschedlab.kubelet.config import EvictionConfig, eviction_config
 from kschedlab.kubelet.container_gc import DeadContainer
 from kschedlab.kubelet.images import IMAGE_GC_PERIOD, Image, image_gc_policy
-from kschedlab.kubelet.manager import EvictionState, SyncResult, synchronize
+from kschedlab.kubelet.manager import Eviction, EvictionState, SyncResult, synchronize
 from kschedlab.kubelet.oom import (
     OOM_CONTAINER,
     OOM_GLOBAL,
@@ -428,7 +431,8 @@ class NodePressureEviction:
             return self.summary(node, pods, now)
 
         mgr.state, result = synchronize(mgr.config, mgr.state, summary, active, now, layout=mgr.runtime.layout,
-                                        summary_after_reclaim=after_reclaim)
+                                        summary_after_reclaim=after_reclaim,
+                                        local_storage_capacity_isolation=mgr.config.local_storage_capacity_isolation)
         if reclaim:
             self.reclaims.append({"time": now, "node": name, "kind": "eviction",
                                   "signal": result.threshold_to_reclaim.signal, "steps": list(result.node_reclaim),
@@ -692,19 +696,24 @@ class NodePressureEviction:
                 inodes=(use.get("inodes", 0) + use.get("logs-inodes", 0)) if mine else 0,
                 attempt=st.restart_count if mine else 0))
 
-    def evicted(self, name: str, pod, result: SyncResult, now: float) -> float:
-        """Record the eviction of ``pod`` by node ``name``'s round; returns when its grace
+    def evicted(self, name: str, pod, result: SyncResult, now: float, *, local: Eviction | None = None) -> float:
+        """Record the eviction of ``pod`` by node ``name``'s round (``local``: one of the round's
+        local-storage evictions, else the pod the thresholds chose); returns when its grace
         period ends (the manager's next round comes after the cleanup)."""
         key = _pod_key(pod)
-        gone = now + result.grace_period_seconds
+        grace = local.grace_period_seconds if local is not None else result.grace_period_seconds
+        gone = now + grace
         self.terminating[key] = gone
         mgr = self.managers[name]
-        mgr.next_round = now + min(result.grace_period_seconds, POD_CLEANUP_TIMEOUT) + HOUSEKEEPING_INTERVAL
+        mgr.next_round = now + min(grace, POD_CLEANUP_TIMEOUT) + HOUSEKEEPING_INTERVAL
         self.evictions.append({
-            "time": now, "node": name, "pod": key, "signal": result.threshold_to_reclaim.signal,
-            "resource": result.resource_to_reclaim, "gracePeriodSeconds": result.grace_period_seconds,
-            "terminated": gone, "message": result.message, "nodeReclaim": list(result.node_reclaim),
-            "ranking": [{k: _plain(v) for k, v in row.items()} for row in result.ranking],
+            "time": now, "node": name, "pod": key,
+            "signal": None if local is not None else result.threshold_to_reclaim.signal,
+            "resource": "ephemeral-storage" if local is not None else result.resource_to_reclaim,
+            "gracePeriodSeconds": grace, "terminated": gone,
+            "message": local.message if local is not None else result.message,
+            "nodeReclaim": [] if local is not None else list(result.node_reclaim),
+            "ranking": [] if local is not None else [{k: _plain(v) for k, v in row.items()} for row in result.ranking],
             "replacement": None, "replacementNode": None, "replacementScheduled": None,
         })
         return gone
@@ -714,10 +723,11 @@ class NodePressureEviction:
         return is_critical_pod(pod)
 
 
-def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None) -> list:
+def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None, seen: Iterable[str] = ()) -> list:
     """The pods ``pod``'s ReplicaSet creates once ``pod`` is gone (admitted as the API server
     would); none when it has no ReplicaSet in ``cluster``.  A replacement never reuses the
-    name of the pod it replaces."""
+    name of the pod it replaces, nor of a pod the run has seen (``seen``: ``namespace/name``
+    keys)."""
     from kschedlab.apiserver.admission import admit
     from kschedlab.controllers.workloads import expand_replicaset
 
@@ -730,7 +740,9 @@ def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None) -> list:
     if rs is None:
         return []
     pods = [p for p in cluster.pods.values() if (p.metadata.namespace or "default") == ns]
-    taken = {p.metadata.name for p in pods} | {pod.metadata.name}
+    prefix = f"{pod.metadata.namespace or ''}/"
+    taken = {p.metadata.name for p in pods} | {pod.metadata.name} | {k[len(prefix):] for k in seen
+                                                                       if k.startswith(prefix)}
     new = expand_replicaset(rs, pods, seed=seed, taken=taken)
     classes = [*cluster.of_kind("PriorityClass"), *cluster.of_kind("RuntimeClass")]
     served = dict(gates.overrides) if gates is not None else None
@@ -867,7 +879,8 @@ def report_text(kubelet: NodePressureEviction) -> str:
             taints = "".join([f"  +{t}" for t in c["taintsAdded"]] + [f"  -{t}" for t in c["taintsRemoved"]])
             parts.append(f"  {c['time']:g} s  {c['node']}  {c['condition']}={c['status']}{taints}")
     for e in kubelet.evictions:
-        parts += [f"\n{e['time']:g} s  {e['node']} evicts {e['pod']} ({e['signal']}, grace period "
+        cause = e["signal"] or "over its local-storage limit"
+        parts += [f"\n{e['time']:g} s  {e['node']} evicts {e['pod']} ({cause}, grace period "
                   f"{e['gracePeriodSeconds']} s; Failed/Evicted at {e['terminated']:g} s)",
                   f"  message: {e['message'].strip()}"]
         if e["nodeReclaim"]:

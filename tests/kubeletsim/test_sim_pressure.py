@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from kschedlab.api.errors import ManifestError
+from kschedlab.sim.kubelet import report_text
 from kschedlab.sim.scenario import from_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,6 +150,9 @@ def test_ramp_keeps_the_run_going_until_it_is_flat(tmp_path):
     ({"kubelet": [{"nodeNames": ["n9"]}]}, "spec.kubelet[0].nodeNames[0]: Not found"),
     ({"kubelet": [{"config": {"evictionHard": {"memory.available": "lots"}}}]}, "spec.kubelet[0].config"),
     ({"kubelet": [{"systemUsage": {"gpu": 1}}]}, "spec.kubelet[0].systemUsage"),
+    ({"kubelet": [{"config": {"localStorageCapacityIsolation": "sometimes"}}]},
+     "localStorageCapacityIsolation: json: cannot unmarshal string into Go struct field "
+     "KubeletConfiguration.localStorageCapacityIsolation of type bool"),
 ])
 def test_bad_input_names_the_field(tmp_path, spec, message):
     path = _scenario(tmp_path, spec)
@@ -214,3 +218,49 @@ def test_compact_signals_frame(memory_run):
     # every change up to 71 s, then only the last round (361 s: unchanged since 71 s)
     assert list(a.time) == [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 71.0, 361.0]
     assert len(full[(full.node == "node-a") & (full.signal == "memory.available")]) == 37
+
+
+_LIMITED = """---
+apiVersion: v1
+kind: Pod
+metadata: {name: q, namespace: default}
+spec:
+  containers:
+  - name: c
+    resources: {limits: {ephemeral-storage: 1Gi}}
+"""
+
+
+def test_a_container_over_its_ephemeral_storage_limit_is_evicted_without_node_pressure(tmp_path):
+    path = _scenario(tmp_path, {"usage": [{"pod": "default/q", "resource": "ephemeral-storage",
+                                           "table": [{"at": 0, "value": "512Mi"}, {"at": 15, "value": "1536Mi"}]}]},
+                     extra=_LIMITED)
+    sim, until = from_files(path)
+    sim.run(until=until)
+    assert sim.kubelet.conditions == []  # the node has room: no threshold is met
+    [e] = sim.kubelet.evictions
+    assert (e["time"], e["pod"], e["signal"], e["gracePeriodSeconds"], e["ranking"]) == \
+        (20.0, "default/q", None, 1, [])
+    assert e["message"] == "Container c exceeded its local ephemeral storage limit \"1Gi\". "
+    assert sim.cluster.pods.get("default/q") is None or sim.cluster.pods["default/q"].status.reason == "Evicted"
+    assert "default/q (over its local-storage limit, grace period 1 s" in report_text(sim.kubelet)
+
+
+def test_local_storage_capacity_isolation_off_lets_it_run(tmp_path):
+    path = _scenario(tmp_path, {"kubelet": [{"config": {"localStorageCapacityIsolation": False}}],
+                                "usage": [{"pod": "default/q", "resource": "ephemeral-storage",
+                                           "table": [{"at": 0, "value": "512Mi"}, {"at": 15, "value": "1536Mi"}]}]},
+                     extra=_LIMITED)
+    sim, until = from_files(path)
+    sim.run(until=until)
+    assert sim.kubelet.evictions == []
+
+
+def test_the_dataset_evicts_each_replacement_under_a_name_never_used_before():
+    sim, until = from_files(ROOT / "datasets" / "kubelet" / "sim-local-storage-limit.yaml")
+    result = sim.run(until=until)
+    evicted = [(e["time"], e["gracePeriodSeconds"]) for e in sim.kubelet.evictions]
+    assert evicted == [(50.0, 1), (101.0, 1)]
+    names = [e["pod"] for e in sim.kubelet.evictions] + [sim.kubelet.evictions[-1]["replacement"]]
+    assert len(set(names)) == 3  # the second replacement does not take the first pod's name
+    assert len(result.pods) == 3 and sorted(result.pods["pod"]) == sorted(names)

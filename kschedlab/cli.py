@@ -79,31 +79,19 @@ def _plugin_registry(text: str) -> dict:
     ...
     argparse.ArgumentTypeError: module 'kschedlab.research.fgd.plugins' has no attribute 'NOPE'
     """
-    import importlib
-    from collections.abc import Mapping
+    from kschedlab.framework.out_of_tree import import_registry
 
-    from kschedlab.framework.interface import Plugin
+    try:
+        return import_registry(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
-    module_name, sep, attribute = text.partition(":")
-    if not sep or not module_name or not attribute:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected MODULE:ATTRIBUTE (e.g. "
-                                         f"kschedlab.research.fgd.plugins:REGISTRY)")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise argparse.ArgumentTypeError(f"cannot import module {module_name!r}: {err}") from None
-    try:
-        registry = getattr(module, attribute)
-    except AttributeError:
-        raise argparse.ArgumentTypeError(f"module {module_name!r} has no attribute {attribute!r}") from None
-    if not isinstance(registry, Mapping):
-        raise argparse.ArgumentTypeError(f"{text}: expected a mapping of plugin name to plugin class, "
-                                         f"got {type(registry).__name__}")
-    for name, cls in registry.items():
-        if not (isinstance(name, str) and isinstance(cls, type) and issubclass(cls, Plugin)):
-            raise argparse.ArgumentTypeError(f"{text}: {name!r} is not a plugin class "
-                                             f"(a subclass of kschedlab.framework.interface.Plugin)")
-    return dict(registry)
+
+def _plugin_name(text: str) -> str:
+    """An argparse type: ``MODULE:ATTRIBUTE`` checked as :func:`_plugin_registry` checks it,
+    kept as text for the places that import it again by name (a sweep's Dask workers)."""
+    _plugin_registry(text)
+    return text
 
 
 def _out_of_tree(registries: list[dict] | None) -> dict | None:
@@ -111,16 +99,13 @@ def _out_of_tree(registries: list[dict] | None) -> dict | None:
     plugin whose name is taken (``Registry.Merge``: ``a plugin named X already exists``)."""
     if not registries:
         return None
-    from kschedlab.framework.interface import REGISTRY
+    from kschedlab.framework.out_of_tree import merge_registries
     from kschedlab.framework.profile import ProfileError
 
-    merged: dict = {}
-    for registry in registries:
-        for name, cls in registry.items():
-            if name in REGISTRY or (name in merged and merged[name] is not cls):
-                raise ProfileError(f"--plugins: a plugin named {name} already exists")
-            merged[name] = cls
-    return merged
+    try:
+        return merge_registries(registries)
+    except ProfileError as err:
+        raise ProfileError(f"--plugins: {err}") from None
 
 
 def _gates(text: str | None) -> FeatureGates:
@@ -335,8 +320,14 @@ def cmd_conformance(args) -> int:
 
 def cmd_bench(args) -> int:
     from kschedlab.scheduler_perf import BENCH_SHAPES, bench_table, run_bench, run_workload
+    from kschedlab.scheduler_perf.workloads import WORKLOADS
 
     gates = _gates(args.feature_gates)
+    if (args.plugins or args.config) and args.workload not in WORKLOADS:
+        print("error: --plugins and --config are measured on one workload of "
+              f"{', '.join(WORKLOADS)}: name it (kschedlab bench SchedulingBasic --config FILE --plugins "
+              "MODULE:REGISTRY)", file=sys.stderr)
+        return 2
     if args.workload is None or args.shapes is not None:
         if args.workload is not None:
             print("error: give a workload or --shapes, not both", file=sys.stderr)
@@ -358,9 +349,20 @@ def cmd_bench(args) -> int:
         print(f"error: unknown workload {args.workload!r}: supported values: {', '.join(BENCH_SHAPES)}",
               file=sys.stderr)
         return 2
+    config = None
+    if args.config is not None:
+        from kschedlab.api.config import KubeSchedulerConfiguration
+        from kschedlab.api.loader import load
+
+        found = [o for o in load(args.config) if isinstance(o, KubeSchedulerConfiguration)]
+        if len(found) != 1:
+            print(f"error: --config: {args.config}: expected one KubeSchedulerConfiguration, found {len(found)}",
+                  file=sys.stderr)
+            return 2
+        config = found[0]
     result = run_workload(args.workload, nodes=args.nodes, init_pods=args.init_pods,
                           measure_pods=args.pods, keep_traces=args.keep_traces, seed=args.seed,
-                          gates=gates,
+                          gates=gates, config=config, registry=_out_of_tree(args.plugins),
                           progress=args.output != "json" and sys.stderr.isatty())
     return _print_bench(args.output, result, _bench_table)
 
@@ -465,7 +467,7 @@ def cmd_sweep(args) -> int:
 
     try:
         results = sweep(args.spec, output=args.output, address=args.address, workers=args.workers,
-                        progress=sys.stderr.isatty() and not args.no_progress)
+                        progress=sys.stderr.isatty() and not args.no_progress, plugins=args.plugins or ())
     except RuntimeError as err:  # a run failed; the runs that finished are kept for the next start
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -565,6 +567,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--keep-traces", type=int, default=1000, help="full traces kept (most recent)")
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--feature-gates", metavar="Name=true,...", help="override feature gates")
+    bench.add_argument("--config", metavar="FILE",
+                       help="a KubeSchedulerConfiguration file the workload is scheduled with (one workload of "
+                            "misc, affinity, topology_spreading or default_preemption)")
+    plugins_option(bench)
     bench.add_argument("-o", "--output", choices=("table", "json"), default="table")
     bench.set_defaults(func=cmd_bench)
     simulate = sub.add_parser("simulate", help="run a scenario (cluster + KubeSchedulerConfiguration + Simulation timeline) "
@@ -590,6 +596,10 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--address", help="a Dask scheduler address (default: a LocalCluster of --workers processes)")
     sweep.add_argument("--workers", type=_positive_int, default=2, help="LocalCluster worker processes (default 2)")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sweep.add_argument("--plugins", type=_plugin_name, action="append", metavar="MODULE:REGISTRY",
+                       help="add out-of-tree plugins to every run, as for simulate; the Sweep's configurations "
+                            "enable them by name. Each Dask worker imports MODULE by name (a LocalCluster's workers "
+                            "have this command's sys.path; a remote cluster needs the module installed). Repeatable")
     sweep.set_defaults(func=cmd_sweep)
     from kschedlab.research.fgd.policies import POLICIES
 

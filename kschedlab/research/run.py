@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Variant", "Workload", "Run", "execute", "apply_variant", "NODE_DEFAULTS", "KEY_COLUMNS"]
+from kschedlab.framework.out_of_tree import import_registry, merge_registries
+
+__all__ = ["Variant", "Workload", "Run", "execute", "apply_variant", "plugin_registry", "NODE_DEFAULTS", "KEY_COLUMNS"]
 
 #: the columns that name a run in a results table
 KEY_COLUMNS = ["run_id", "config", "variant", "workload", "seed"]
@@ -96,6 +98,29 @@ def apply_variant(config: dict | None, variant: Variant) -> dict:
     return out
 
 
+def plugin_registry(variant: Variant, plugins: tuple[str, ...] | list[str] = ()) -> dict:
+    """The out-of-tree registries ``plugins`` (``MODULE:ATTRIBUTE``, imported by name) and the
+    classes of ``variant`` in one; a name taken twice by different classes is refused as
+    kube-scheduler's ``Registry.Merge`` refuses it.
+
+    >>> from kschedlab.research.fgd.plugins import REGISTRY
+    >>> sorted(plugin_registry(Variant("v", {"Mine": REGISTRY["FGDScore"]}), ["kschedlab.research.fgd.plugins:REGISTRY"]))[:3]
+    ['BestFitScore', 'DotProductScore', 'FGDScore']
+    >>> plugin_registry(Variant("v", {"FGDScore": REGISTRY["BestFitScore"]}), ["kschedlab.research.fgd.plugins:REGISTRY"])
+    Traceback (most recent call last):
+    ...
+    kschedlab.framework.profile.ProfileError: a plugin named FGDScore already exists
+    """
+    from kschedlab.framework.profile import ProfileError
+
+    merged = merge_registries(import_registry(text) for text in plugins)
+    for name, cls in variant.plugins.items():
+        if merged.get(name, cls) is not cls:
+            raise ProfileError(f"a plugin named {name} already exists")
+        merged[name] = cls
+    return merged
+
+
 def _file_digest(path: str) -> str:
     p = Path(path)
     files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
@@ -159,12 +184,18 @@ class Run:
     workload: Workload
     seed: int = 0
     keep_traces: int = 0
+    #: out-of-tree registries as ``MODULE:ATTRIBUTE`` (``kschedlab sweep --plugins``), imported by
+    #: name where the run executes, so a Dask worker imports the module rather than receiving code
+    plugins: tuple[str, ...] = ()
 
     @property
     def run_id(self) -> str:
         """A digest of everything that decides the run's outcome (16 hex digits)."""
         key = {"config": self.config, "variant": self.variant.identity(), "workload": self.workload.identity(),
                "seed": self.seed, "keep_traces": self.keep_traces}
+        if self.plugins:
+            key["plugins"] = {text: {n: _class_identity(c) for n, c in sorted(import_registry(text).items())}
+                              for text in self.plugins}
         text = json.dumps(key, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -175,13 +206,18 @@ class Run:
     def scheduler_config(self) -> dict:
         return self.variant.apply(self.config)
 
+    def registry(self) -> dict:
+        """The plugins this run adds to the in-tree ones: :attr:`plugins` imported by name and
+        the variant's classes (:func:`plugin_registry`)."""
+        return plugin_registry(self.variant, self.plugins)
+
     def simulation(self):
         """The Simulation of this run, ready to run, with its ``until`` and its gang tracker."""
         from kschedlab.research.metrics import ClusterUtilization, GangWaits
 
         utilization = ClusterUtilization(self.workload.interval)
         config = self.scheduler_config()
-        registry = dict(self.variant.plugins)
+        registry = self.registry()
         if self.workload.scenario:
             from kschedlab.sim.scenario import from_files
 

@@ -54,12 +54,14 @@ it stopped.  ``<output>/results.parquet`` holds the whole table at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import itertools
 import logging
 import os
+import sys
 import warnings
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -69,7 +71,7 @@ from pydantic.alias_generators import to_camel
 
 from kschedlab.api.errors import ManifestError, errors_from_validation
 from kschedlab.api.safe_yaml import safe_load
-from kschedlab.research.run import KEY_COLUMNS, Run, Variant, Workload, execute
+from kschedlab.research.run import KEY_COLUMNS, Run, Variant, Workload, execute, plugin_registry
 
 __all__ = ["SweepSpec", "load_spec", "plan", "sweep", "read_results", "summary_table", "describe", "check_configs",
            "missing_runs", "PARTS", "CorruptPartWarning", "WorkerLostWarning"]
@@ -248,26 +250,29 @@ def _loc(path: str) -> tuple:
 
 
 def check_configs(configs: dict[str, dict | None], variants: dict[str, Variant], *, file: str | None = None,
-                  obj: str | None = None, paths: dict[str, str] | None = None) -> None:
+                  obj: str | None = None, paths: dict[str, str] | None = None, plugins: Iterable[str] = ()) -> None:
     """Build a scheduler for every (configuration, variant) pair on an empty cluster, so that an
-    unknown plugin or bad args fail before any run starts, naming the configuration's field."""
+    unknown plugin or bad args fail before any run starts, naming the configuration's field
+    (``plugins``: out-of-tree registries as ``MODULE:ATTRIBUTE``, as :attr:`Run.plugins`)."""
     from kschedlab.cluster import Cluster
     from kschedlab.framework.interface import ArgsError
     from kschedlab.framework.profile import ProfileError
     from kschedlab.research.trace import TRACE_GATES
     from kschedlab.scheduler import ConfigError, Scheduler
 
+    plugins = tuple(plugins)
     for (cname, config), (vname, variant) in itertools.product(configs.items(), variants.items()):
         try:
-            Scheduler(Cluster([]), variant.apply(config), gates=TRACE_GATES, registry=dict(variant.plugins))
+            Scheduler(Cluster([]), variant.apply(config), gates=TRACE_GATES, registry=plugin_registry(variant, plugins))
         except (ArgsError, ProfileError, ConfigError, ValueError) as err:
             where = (paths or {}).get(cname, f"configs[{cname}]")
             raise _error(file, obj, where, f"with variant {vname!r}: {err}") from None
 
 
-def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
+def load_spec(path: str | os.PathLike, plugins: Iterable[str] = ()) -> tuple[list[Run], Path | None, int]:
     """Read a Sweep file: its runs (the grid, or ``spec.runs``), its output folder (relative
-    paths are relative to the file) and ``spec.retries``.  Any problem raises
+    paths are relative to the file) and ``spec.retries``; ``plugins``: out-of-tree registries
+    (``MODULE:ATTRIBUTE``) every run adds, which the configurations may enable.  Any problem raises
     :class:`~kschedlab.api.errors.ManifestError` naming the file, the Sweep and the field path.
 
     >>> import tempfile, pathlib
@@ -299,7 +304,11 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
         raise ManifestError.combine(errors_from_validation(err, file=file, obj=obj)) from None
     base = path.parent
     body = spec.spec
+    registries = tuple(plugins)
     if body.packing is not None:
+        if registries:
+            raise _error(file, obj, "spec.packing", "Forbidden: a packing sweep runs the FGD engine's own policies, "
+                                                    "not out-of-tree plugins (--plugins)")
         return _packing_runs(body, base, file, obj)
     if not body.workloads:
         raise _error(file, obj, "spec.workloads", "Required value: give workloads (or packing)")
@@ -318,7 +327,7 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
                 args[p.name] = p.args
         variants[entry.name] = Variant(entry.name, plugins, tuple(enable), args)
     check_configs(configs, variants, file=file, obj=obj,
-                  paths={e.name: f"spec.configs[{i}]" for i, e in enumerate(body.configs)})
+                  paths={e.name: f"spec.configs[{i}]" for i, e in enumerate(body.configs)}, plugins=registries)
     workloads = {}
     for i, w in enumerate(body.workloads):
         where = f"spec.workloads[{i}]"
@@ -343,7 +352,7 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
             generate=(w.generate.model_dump(exclude_none=True) if w.generate is not None else None),
             nodes=w.nodes.model_dump() if w.nodes is not None else None, until=w.until, interval=w.interval)
     if body.runs is None:
-        runs = plan(configs, variants, workloads, body.seeds, keep_traces=body.keep_traces)
+        runs = plan(configs, variants, workloads, body.seeds, keep_traces=body.keep_traces, plugins=registries)
     else:
         runs = []
         for i, r in enumerate(body.runs):
@@ -351,7 +360,7 @@ def load_spec(path: str | os.PathLike) -> tuple[list[Run], Path | None, int]:
                 if getattr(r, field) not in table:
                     raise _error(file, obj, f"spec.runs[{i}].{field}", f"Not found: {getattr(r, field)!r}")
             runs.append(Run(r.config, configs[r.config], variants[r.variant], workloads[r.workload], r.seed,
-                            body.keep_traces))
+                            body.keep_traces, registries))
     output = (base / body.output) if body.output else None
     return runs, output, body.retries
 
@@ -407,8 +416,9 @@ def _execute(run) -> dict:
 
 def plan(configs: dict[str, dict | None], variants: dict[str, Variant] | Iterable[Variant],
          workloads: dict[str, Workload] | Iterable[Workload], seeds: Iterable[int], *,
-         keep_traces: int = 0) -> list[Run]:
-    """The grid: every configuration x variant x workload x seed, in that order.
+         keep_traces: int = 0, plugins: Iterable[str] = ()) -> list[Run]:
+    """The grid: every configuration x variant x workload x seed, in that order (``plugins``:
+    :attr:`Run.plugins` of every run).
 
     >>> runs = plan({"default": None}, [Variant("a"), Variant("b")], [Workload("w", generate={"jobs": 3})], [0, 1])
     >>> [(r.variant.name, r.seed) for r in runs]
@@ -418,7 +428,8 @@ def plan(configs: dict[str, dict | None], variants: dict[str, Variant] | Iterabl
         variants = {v.name: v for v in variants}
     if not isinstance(workloads, dict):
         workloads = {w.name: w for w in workloads}
-    return [Run(c, configs[c], variants[v], workloads[w], seed, keep_traces)
+    plugins = tuple(plugins)
+    return [Run(c, configs[c], variants[v], workloads[w], seed, keep_traces, plugins)
             for c, v, w, seed in itertools.product(configs, variants, workloads, list(seeds))]
 
 
@@ -531,15 +542,53 @@ def read_results(output: str | os.PathLike, run_ids: Iterable[str] | None = None
     return df.sort_values(["config", "variant", "workload", "seed"], kind="stable").reset_index(drop=True)
 
 
+@contextmanager
+def _main_kept_home():
+    """While in the block, a new process started with ``spawn`` (how Dask's nannies start their
+    workers) does not import the ``__main__`` of this one, as it does not for a notebook's kernel.
+
+    A script's ``__main__`` names its file (``python script.py``) or its module (``python -m
+    mod``), and ``multiprocessing`` imports it again in every spawned worker: a script that
+    calls :func:`sweep` at import level, without ``if __name__ == "__main__":``, would start a
+    sweep in each worker and the workers would fail to start (Dask's "Nanny failed to start").
+    The workers never need it: they import plugin modules by name, and cloudpickle sends what
+    ``__main__`` defines by value.
+
+    >>> import sys
+    >>> main = sys.modules["__main__"]
+    >>> before = getattr(main, "__file__", None), getattr(main, "__spec__", None)
+    >>> with _main_kept_home():
+    ...     getattr(main, "__file__", None), getattr(main, "__spec__", None)
+    (None, None)
+    >>> (getattr(main, "__file__", None), getattr(main, "__spec__", None)) == before
+    True
+    """
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    try:
+        for key in saved:
+            if key == "__file__":
+                del main.__dict__[key]
+            else:
+                main.__dict__[key] = None
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.update(saved)
+
+
 def _client(stack: ExitStack, client, address: str | None, workers: int):
     """The client to run on: the one given, one connected to ``address``, or a new LocalCluster of
-    ``workers`` processes (one thread each) closed when the sweep ends."""
+    ``workers`` processes (one thread each) closed when the sweep ends; while it lives its
+    workers (those Dask restarts too) start without the script that called :func:`sweep`
+    (:func:`_main_kept_home`)."""
     if client is not None:
         return client
     from distributed import Client, LocalCluster
 
     if address is not None:
         return stack.enter_context(Client(address))
+    stack.enter_context(_main_kept_home())
     cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                dashboard_address=":0", silence_logs=logging.CRITICAL))
     return stack.enter_context(Client(cluster))
@@ -549,7 +598,7 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
           configs: dict[str, dict | None] | None = None, variants=None, workloads=None,
           seeds: Iterable[int] = (0,), output: str | os.PathLike | None = None, client=None,
           address: str | None = None, workers: int = 2, retries: int | None = None, progress: bool = True,
-          on_result: Callable[[dict], None] | None = None) -> pd.DataFrame:
+          on_result: Callable[[dict], None] | None = None, plugins: Iterable[str] = ()) -> pd.DataFrame:
     """Run a sweep and return its table: one row per run, :data:`~kschedlab.research.run.KEY_COLUMNS`,
     the numbers of :func:`~kschedlab.research.metrics.summarize` (``scheduled_fraction``,
     ``pending_p50`` ... ``decisions_per_second``) and, as list columns, ``pending_times`` and
@@ -561,25 +610,34 @@ def sweep(spec: str | os.PathLike | None = None, *, runs: list[Run] | None = Non
     (required; a spec's ``spec.output`` by default); runs already written there are not run
     again.  ``client`` / ``address`` / ``workers``: where to run (default: a LocalCluster of
     ``workers`` processes, closed at the end).  ``retries``: per run, on failure (default 2).
-    ``on_result(row)`` is called after each run's part is written.  The table lists which runs
+    ``on_result(row)`` is called after each run's part is written.  ``plugins``: out-of-tree
+    registries as ``MODULE:ATTRIBUTE`` (``kschedlab sweep --plugins``) that every run adds and the
+    configurations may enable; each worker imports the module by name (it must be importable
+    there: a LocalCluster's workers have this process's ``sys.path``).  The table lists which runs
     this call computed in ``attrs["computed"]`` (run ids, in the table's order).
     """
     spec_retries = None
+    plugins = tuple(plugins)
     if spec is not None:
-        runs, spec_output, spec_retries = load_spec(spec)
+        runs, spec_output, spec_retries = load_spec(spec, plugins)
         output = output if output is not None else spec_output
     elif runs is None:
         if workloads is None:
             raise ValueError("give a spec, runs, or workloads (with configs, variants and seeds)")
         runs = plan(configs if configs is not None else {"default": None},
-                    variants if variants is not None else [Variant("baseline")], workloads, seeds)
+                    variants if variants is not None else [Variant("baseline")], workloads, seeds, plugins=plugins)
+    elif plugins:
+        if any(hasattr(r, "execute") for r in runs):
+            raise ValueError("plugins: a packing run runs the FGD engine's own policies, not out-of-tree plugins")
+        runs = [dataclasses.replace(r, plugins=plugins) for r in runs]
     if output is None:
         raise ValueError("output: Required value: the folder the results are written to")
     output = Path(output)
     retries = retries if retries is not None else (spec_retries if spec_retries is not None else 2)
     by_id = {r.run_id: r for r in runs}
     if spec is None and not all(hasattr(r, "execute") for r in runs):
-        check_configs({r.config_name: r.config for r in runs}, {r.variant.name: r.variant for r in runs})
+        check_configs({r.config_name: r.config for r in runs}, {r.variant.name: r.variant for r in runs},
+                      plugins=plugins)
     todo = missing_runs(by_id.values(), output)
     computed: list[str] = []
     if todo:

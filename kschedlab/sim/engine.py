@@ -35,7 +35,7 @@ import itertools
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import pandas as pd
 
@@ -56,7 +56,7 @@ from kschedlab.sim.quiescence import (
     STOP_UNTIL,
     pending_report,
 )
-from kschedlab.sim.records import QueueSizeSamples, ResultCompactor, UtilizationSamples
+from kschedlab.sim.records import QueueSizeSamples, RepeatedRows, ResultCompactor, UtilizationSamples
 
 
 @dataclass(order=True)
@@ -67,24 +67,54 @@ class _Event:
     payload: Any = field(compare=False, default=None)
 
 
-@dataclass
 class SimulationResult:
     """DataFrames built from the run: per-pod timeline, node utilisation and queue sizes over time;
     why the run stopped (:mod:`kschedlab.sim.quiescence`) and the pods it left ``pending``
-    (``pod``, ``queue``, ``attempts``, ``message``)."""
+    (``pod``, ``queue``, ``attempts``, ``message``).
 
-    pods: pd.DataFrame
-    utilization: pd.DataFrame
-    queue: pd.DataFrame
-    moves: pd.DataFrame
-    end_time: float
-    #: quiescent, until, horizon or max-attempts ("" before the first run)
-    stop_reason: str = ""
-    #: the horizon in force (None when the run was given ``until`` or no horizon)
-    horizon: float | None = None
-    #: from when nothing could change any more (None when something still could at the end)
-    quiescent_at: float | None = None
-    pending: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PENDING_COLUMNS))
+    ``utilization``, ``queue`` and ``moves`` may be given as a function that builds the frame:
+    it is built when first read (a run of a million retries has a million queue rows, which
+    ``kschedlab simulate``'s table never shows), from the records as they were at the end of
+    the run.
+    """
+
+    def __init__(self, pods: pd.DataFrame, utilization: pd.DataFrame | Callable[[], pd.DataFrame],
+                 queue: pd.DataFrame | Callable[[], pd.DataFrame], moves: pd.DataFrame | Callable[[], pd.DataFrame],
+                 end_time: float, stop_reason: str = "", horizon: float | None = None,
+                 quiescent_at: float | None = None, pending: pd.DataFrame | None = None):
+        self.pods = pods
+        self._frames: dict[str, pd.DataFrame | Callable[[], pd.DataFrame]] = {
+            "utilization": utilization, "queue": queue, "moves": moves}
+        self.end_time = end_time
+        #: quiescent, until, horizon or max-attempts ("" before the first run)
+        self.stop_reason = stop_reason
+        #: the horizon in force (None when the run was given ``until`` or no horizon)
+        self.horizon = horizon
+        #: from when nothing could change any more (None when something still could at the end)
+        self.quiescent_at = quiescent_at
+        self.pending = pending if pending is not None else pd.DataFrame(columns=PENDING_COLUMNS)
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        frame = self._frames[name]
+        if callable(frame):
+            frame = self._frames[name] = frame()
+        return frame
+
+    @property
+    def utilization(self) -> pd.DataFrame:
+        return self._frame("utilization")
+
+    @property
+    def queue(self) -> pd.DataFrame:
+        return self._frame("queue")
+
+    @property
+    def moves(self) -> pd.DataFrame:
+        return self._frame("moves")
+
+    def __repr__(self) -> str:
+        return (f"SimulationResult(pods={len(self.pods)}, end_time={self.end_time!r}, "
+                f"stop_reason={self.stop_reason!r}, pending={len(self.pending)})")
 
 
 class Simulation:
@@ -130,6 +160,10 @@ class Simulation:
         self.scheduler.on_bound.append(self._on_bound)
         for framework in self.scheduler.profiles.values():
             framework.handle.extra["clock"] = lambda: self.now
+        # lists that keep skipped retry cycles as counts (kschedlab.sim.fast_forward)
+        self.queue.history = RepeatedRows(timed=True)
+        self.loop.history = RepeatedRows()
+        self.scheduler.results = RepeatedRows()
         if not keep_history:
             self.queue.keep_history = False
             self.scheduler.results = deque(maxlen=0)  # every attempt is still told to on_result listeners
@@ -728,11 +762,15 @@ class Simulation:
         pods = pd.DataFrame(list(self._timeline.values()),
                             columns=["pod", "created", "first_attempt", "scheduled", "bound", "node", "finished",
                                      "preempted", "attempts"])
-        util = self._util.frame()
-        queue = self._queue_sizes.frame()
-        moves = pd.DataFrame(self.queue.history, columns=["time", "pod", "from", "to", "event"])
+        # the records as they are now, read when a frame is first asked for
+        util_records = self._util.copy() if type(self._util) is UtilizationSamples else None
+        util = (lambda: util_records.frame()) if util_records is not None else self._util.frame().reset_index(drop=True)
+        queue_records = self._queue_sizes.copy()
+        history = self.queue.history.copy()
         reason, horizon, quiescent_at = self._stop
-        return SimulationResult(pods, util.reset_index(drop=True), queue.reset_index(drop=True), moves, self.now,
+        return SimulationResult(pods, util, lambda: queue_records.frame(),
+                                lambda: pd.DataFrame(list(history), columns=["time", "pod", "from", "to", "event"]),
+                                self.now,
                                 stop_reason=reason, horizon=horizon, quiescent_at=quiescent_at,
                                 pending=pending_report(self, self._timeline, self._last_message,
                                                        self.loop.permit_deadlines()))

@@ -11,7 +11,10 @@ does the same.  :class:`RetryCycles` then moves the clock on by as many whole cy
 before ``until`` (and below ``max_attempts``, leaving the last cycle to run), adds each
 cycle's attempts to the pods' counts and the scheduling queue's, and repeats each cycle's
 records with their times shifted: the result is the one the step-by-step run gives (the
-traces of the skipped attempts aside: their results are the last cycle's).
+traces of the skipped attempts aside: their results are the last cycle's).  The repeated
+records are kept as counts (:class:`~kschedlab.sim.records.RepeatedRows`: one cycle's rows,
+how many times and how far apart), so the memory a run holds does not grow with the cycles
+it skips; the result tables, built from them, still have every row.
 
 The engine calls :meth:`RetryCycles.at_idle` where it would move the clock to the queue's next
 flush with no timer pending (``Simulation.skip_quiescent_retries``: False makes every retry).
@@ -22,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kschedlab.sim.records import QueueSizeSamples, UtilizationSamples
+from kschedlab.sim.records import QueueSizeSamples, RepeatedRows, UtilizationSamples
 
 __all__ = ["RetryCycles"]
 
@@ -96,13 +99,10 @@ class RetryCycles:
         q_len, u_len, h_len, r_len, s_len = start.lengths
         sim._queue_sizes.repeat(q_len, times, period)
         sim._util.repeat(u_len, times, period)
-        history = sim.queue.history
-        segment = history[h_len:]
-        history.extend((t + i * period, *rest) for i in range(1, times + 1) for t, *rest in segment)
+        sim.queue.history.repeat(h_len, times, period)
         for results, length in ((sim.loop.history, r_len), (sim.scheduler.results, s_len)):
-            if getattr(results, "maxlen", None) == 0:
-                continue
-            results.extend(list(results)[length:] * times)
+            if isinstance(results, RepeatedRows):
+                results.repeat(length, times)
         sim._compactor.skip(times * per_cycle)
         for key, row in sim._timeline.items():
             row["attempts"] += times * (end.pod_attempts.get(key, 0) - start.pod_attempts.get(key, 0))
@@ -140,13 +140,22 @@ def _moving(first: _Mark, middle: _Mark, last: _Mark) -> list[bool] | None:
 
 
 def _plain_records(sim: Any) -> bool:
-    """The run keeps its records in the recorders that can repeat a cycle."""
-    return type(sim._util) is UtilizationSamples and type(sim._queue_sizes) is QueueSizeSamples
+    """The run keeps its records in the recorders that can repeat a cycle, and its lists of
+    moves and results in :class:`~kschedlab.sim.records.RepeatedRows` (or keeps none)."""
+    return (type(sim._util) is UtilizationSamples and type(sim._queue_sizes) is QueueSizeSamples
+            and isinstance(sim.queue.history, RepeatedRows)
+            and all(isinstance(r, RepeatedRows) or getattr(r, "maxlen", None) == 0
+                    for r in (sim.loop.history, sim.scheduler.results)))
+
+
+def _kept(rows: Any) -> int:
+    return rows.kept if isinstance(rows, RepeatedRows) else len(rows)
 
 
 def _lengths(sim: Any) -> tuple[int, int, int, int, int]:
-    return (len(sim._queue_sizes), len(sim._util), len(sim.queue.history), len(sim.loop.history),
-            len(sim.scheduler.results))
+    """How many rows each record holds (held rows: the index a later repeat starts at)."""
+    return (sim._queue_sizes.kept, sim._util.kept, sim.queue.history.kept, _kept(sim.loop.history),
+            _kept(sim.scheduler.results))
 
 
 def _same_cycles(sim: Any, first: _Mark, middle: _Mark, last: _Mark) -> bool:
@@ -173,22 +182,24 @@ def _same_cycles(sim: Any, first: _Mark, middle: _Mark, last: _Mark) -> bool:
     q1, s1, h1, r1, _ = middle.lengths
     q2, s2, h2, r2, _ = last.lengths
     rows = sim._queue_sizes._rows
-    if not _shifted(rows[q0:q1], rows[q1:q2], period):
+    if not _shifted(rows.kept_rows(q0, q1), rows.kept_rows(q1, q2), period):
         return False
     samples = sim._util._samples
     if s1 - s0 != s2 - s1:
         return False
-    for (t0, names0, block0), (t1, names1, block1) in zip(samples[s0:s1], samples[s1:s2]):
+    for (t0, names0, block0), (t1, names1, block1) in zip(samples.kept_rows(s0, s1), samples.kept_rows(s1, s2)):
         if t1 - t0 != period or names0 != names1 or not (block0 == block1).all():
             return False
     history = sim.queue.history
-    if not _shifted(history[h0:h1], history[h1:h2], period):
+    if not _shifted(history.kept_rows(h0, h1), history.kept_rows(h1, h2), period):
         return False
     results = sim.loop.history
     if r1 - r0 != r2 - r1:
         return False
+    if not isinstance(results, RepeatedRows):  # the loop keeps no results
+        return True
     return all((a.pod, a.node, a.message, a.status.code) == (b.pod, b.node, b.message, b.status.code)
-               for a, b in zip(results[r0:r1], results[r1:r2]))
+               for a, b in zip(results.kept_rows(r0, r1), results.kept_rows(r1, r2)))
 
 
 def _shifted(earlier: list, later: list, period: float) -> bool:

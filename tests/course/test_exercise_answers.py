@@ -176,3 +176,12 @@ def test_gpu_b3_is_shown_rejected_by_its_taint_only():
     for where, text in _texts(NOTEBOOKS / "00-tour.ipynb"):
         if "source" not in where:
             assert not re.search(r"gpu-b3\s+NodeAffinity", text), where
+
+
+def test_no_printed_pod_has_a_restart_rule_of_one_container():
+    """15's exercise 1 asks on how many nodes ``checker`` may run (its restart rule's action is
+    Restart, it sets hostUsers: true): no output shows that pod, such a rule or its requirements."""
+    for where, text in _texts(NOTEBOOKS / "15-node-declared-features.ipynb"):
+        if "source" not in where and "NodeDeclaredFeatures let `checker` run" not in text:  # but the question
+            assert "checker" not in text and not re.search(r"action: Restart\b(?!All)", text), where
+            assert "hostUsers: true" not in text, where

@@ -120,3 +120,45 @@ def test_far_until_skips_the_retries_and_stops_at_the_attempt_bound(tmp_path, mo
     # one queue-size row per retry instant, every 330 s (the 5 min timeout, seen at the next 30 s flush)
     assert result.queue["time"].tolist() == [330.0 * k for k in range(1_000_000)]
     assert len(made) < 2000
+
+
+def far(tmp_path: Path, until: str) -> Path:
+    path = write(tmp_path, "never-fits")
+    path.write_text(path.read_text() + "---\napiVersion: kschedlab.io/v1alpha1\nkind: Simulation\n"
+                                       f"metadata: {{name: far}}\nspec: {{until: {until}}}\n")
+    return path
+
+
+def kept(sim) -> dict[str, int]:
+    """The rows each record holds (what the run's memory grows with)."""
+    return {"queue sizes": sim._queue_sizes.kept, "utilization": sim._util.kept, "moves": sim.queue.history.kept,
+            "loop results": sim.loop.history.kept,
+            "scheduler results": getattr(sim.scheduler.results, "kept", len(sim.scheduler.results))}
+
+
+@pytest.mark.parametrize("keep_history", [True, False])
+def test_the_records_kept_do_not_grow_with_the_retries_skipped(tmp_path, keep_history):
+    """Ten thousand attempts or nearly a million: the same rows held (skipped cycles are counts),
+    while the tables read from them have a row per retry, as the step-by-step run's."""
+    held, rows = [], []
+    for until in ("3300100", "3.2e8"):
+        sim, limit = from_files(far(tmp_path, until), keep_history=keep_history)
+        result = sim.run(until=limit)
+        held.append(kept(sim))
+        rows.append((len(result.queue), len(result.utilization), len(result.moves), int(result.pods["attempts"][0])))
+    assert held[0] == held[1] and max(held[1].values()) < 100
+    attempts = [10_001, 969_697]  # a retry every 330 s from 0 (the 5 min timeout, seen at the next 30 s flush)
+    # a sample at each retry and one at ``until``
+    assert rows == [(n + 1, n + 1, 3 * n if keep_history else 0, n) for n in attempts]  # 3 moves a retry
+    if keep_history:
+        assert len(sim.loop.history) == len(sim.scheduler.results) == 969_697
+
+
+def test_a_result_keeps_the_records_of_its_own_end(tmp_path):
+    """Frames are built when first read, from the records as they were when the run ended: a
+    later run of the same simulation does not change an earlier result."""
+    sim, _ = from_files(far(tmp_path, "1e18"))
+    first = sim.run(until=33_000)
+    second = sim.run(until=66_000)
+    assert first.queue["time"].max() <= 33_000 < second.queue["time"].max()
+    assert len(first.moves) < len(second.moves) and first.utilization["time"].max() <= 33_000

@@ -4,7 +4,24 @@
 from kschedlab.api.core import Pod
 from kschedlab.viz.node_declared_features import required_names
 
-trainer_nodes = len(features_outcome(objects, "default/trainer").feasible)
+# ex1: checker, on the host network without a user namespace, with a restart rule whose action is Restart
+(checker,) = admit(load_text("""\
+apiVersion: v1
+kind: Pod
+metadata: {name: checker, namespace: default}
+spec:
+  hostNetwork: true
+  hostUsers: true
+  containers:
+  - name: worker
+    image: checker:1.0
+    restartPolicy: Never
+    restartPolicyRules:
+    - action: Restart
+      exitCodes: {operator: In, values: [42]}
+"""))
+assert required_names(checker) == []
+checker_nodes = len(features_outcome([*objects, checker], "default/checker").feasible)
 # ex2: hostNetwork in a user namespace with ulimits; which node runs it after declaring one more feature
 probe = Pod.model_validate({"metadata": {"name": "hostprobe", "namespace": "default"},
                             "spec": {"hostNetwork": True, "hostUsers": False, "containers": [{"name": "c",
@@ -22,7 +39,7 @@ try:
     refused = False
 except ManifestError as err:
     refused = "list must be sorted alphabetically" in str(err)
-expected = [(ex1, trainer_nodes), (ex2, needed), (ex3, "b" if refused else "a")]
+expected = [(ex1, checker_nodes), (ex2, needed), (ex3, "b" if refused else "a")]
 for ex, value in expected:
     assert ex.verdict(value)[0], ex.question
-print("nodes passing for trainer:", trainer_nodes, "| node with one more feature:", needed, "| unsorted list refused:", refused)
+print("nodes checker may run on:", checker_nodes, "| node with one more feature:", needed, "| unsorted list refused:", refused)

@@ -189,3 +189,17 @@ def test_dynamic_resources_pre_flight_skips_a_pod_without_claims():
     fw = Scheduler(cluster).profiles["default-scheduler"]
     plugin = fw.plugins[DynamicResources.name]
     assert plugin.pre_bind_pre_flight(CycleState(), cluster.pod_infos[KEY], "n1").is_skip()
+
+
+def test_a_nominated_pod_held_at_permit_is_counted_once_on_its_node():
+    """A preemptor nominated to n1, then assumed there and held at Permit: the next pod's Filter
+    on n1 sees it once (as assumed), not again as a nominated pod (upstream's assume drops it from
+    the nominator; here RunFilterPluginsWithNominatedPods passes over a pod already placed)."""
+    big = POD.replace("name: web", "name: big").replace("cpu: 100m", "cpu: 1500m")
+    small = POD.replace("name: web", "name: small").replace("cpu: 100m", "cpu: 400m")
+    cluster = Cluster(load_text(NODE + big + small))
+    cluster.nominate("default/big", "n1")
+    sched = Scheduler(cluster, HOLD, registry={"Hold": Hold}, fast_path=False)
+    assert sched.schedule_one("default/big").status.code == Code.Wait
+    assert cluster.pods["default/big"].status.nominated_node_name == "n1"
+    assert sched.schedule_one("default/small").status.code == Code.Wait  # 1500m + 400m fit in 2 CPUs

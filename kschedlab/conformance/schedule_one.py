@@ -25,7 +25,10 @@ and ``pkg/scheduler/framework/types.go``), ``plugin: scheduler``:
                         ``boundTo`` (node or null), ``error`` (the failure message, null when none:
                         bound, or skipped as a pod being deleted), ``queuedIn`` (where the queue holds
                         the pod after: ``backoff``, ``unschedulable``, null), ``eventReason``
-                        (``Scheduled`` or ``FailedScheduling``)
+                        (``Scheduled`` or ``FailedScheduling``), ``nominatedNodeName`` (the node
+                        the binding cycle wrote to ``status.nominatedNodeName``, null when none;
+                        compared, as upstream does, only when ``error`` is null). Gates from
+                        ``featureGates``
 ``nodes-for-status-code``  ``NodeToStatus.NodesForStatusCode`` over ``nodes``: ``other {nodeToStatus
                         {byNode {node: code}, absent: code (absent: the default,
                         UnschedulableAndUnresolvable)}, code}``; ``expected.other.nodes`` (a set)
@@ -268,13 +271,15 @@ def _stage_schedule_one(case: dict, diffs: list[str]) -> None:
             error = None
             if result is not None and result.node is None and not result.skipped:  # the failure handler's error
                 error = result.message or None
+            trace = result.trace if result is not None else None
             got = {"boundTo": bound, "error": error,
                    "queuedIn": loop.queue.where(key),
-                   "eventReason": "Scheduled" if bound else "FailedScheduling" if result is not None else None}
+                   "eventReason": "Scheduled" if bound else "FailedScheduling" if result is not None else None,
+                   "nominatedNodeName": trace.nominated_node_name if trace is not None else None}
         finally:
             loop.detach()
-        for name in ("boundTo", "error", "queuedIn", "eventReason"):
-            if name in want:
+        for name in ("boundTo", "error", "queuedIn", "eventReason", "nominatedNodeName"):
+            if name in want and (name != "nominatedNodeName" or want.get("error") is None):
                 check(diffs, f"{label}{name}", got[name], want[name])
 
 

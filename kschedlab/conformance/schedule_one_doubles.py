@@ -27,7 +27,7 @@ double is an in-tree plugin (built with ``args``), enabled at ``extensionPoints`
                                 ``args.scoreStatus``
 ``FakeReserve``                 Reserve: ``args.status``; Unreserve does nothing
 ``FakePermit``                  Permit: ``args.status`` with ``args.timeoutSeconds`` (default 60)
-``FakePreBind``                 PreBind: ``args.status``
+``FakePreBind``                 PreBindPreFlight: ``args.preFlightStatus``; PreBind: ``args.status``
 ``FakeBind``                    Bind: ``args.status`` (registered as DefaultBinder: a binding the API
                                 server refuses)
 ==============================  =================================================================
@@ -182,6 +182,9 @@ class _FakePermit(_Double):
 
 
 class _FakePreBind(_Double):
+    def pre_bind_pre_flight(self, state, pod_info, node_name):
+        return status_of(self.args.get("preFlightStatus"))
+
     def pre_bind(self, state, pod_info, node_name):
         return status_of(self.args.get("status"))
 

@@ -22,9 +22,18 @@ Extension point methods (all optional):
 ``reserve`` / ``unreserve``  ``(state, pod_info, node_name) -> Status`` / ``None``
 ``permit``                ``(state, pod_info, node_name) -> (Status, timeout_seconds)``
 ``pre_bind`` / ``bind``   ``(state, pod_info, node_name) -> Status``
+``pre_bind_pre_flight``   ``(state, pod_info, node_name) -> Status`` (PreBindPreFlight)
 ``post_bind``             ``(state, pod_info, node_name) -> None``
 ``sign_pod``              ``(pod_info) -> (list[SignFragment] | None, Status | None)``
 ========================  ==========================================================
+
+``pre_bind_pre_flight`` is PreBindPreFlight (``fwk.PreBindPlugin.PreBindPreFlight``, run with
+gate ``NominatedNodeNameForExpectation``): before the binding cycle, a PreBind plugin says whether
+its PreBind will act for this pod on this node (Success) or not (Skip; its PreBind is then not
+called); anything else fails the binding cycle. It is not configured: it runs for the plugins
+enabled at PreBind. It is optional here: a PreBind plugin without it counts as answering Success.
+Upstream's answer also carries ``PreBindPreFlightResult.AllowParallel`` (PreBind plugins run in
+parallel); kschedlab runs PreBind in order, so the method returns the Status alone.
 
 ``sign_pod`` is the Signature extension point (``fwk.SignPlugin``, for opportunistic
 batching).  It is not configured: a profile signs pods only when every plugin it
@@ -74,6 +83,8 @@ class CycleState(dict):
         super().__init__(*args, **kwargs)
         self.skip_filter: set[str] = set()
         self.skip_score: set[str] = set()
+        #: the PreBind plugins whose PreBindPreFlight answered Skip (``SetSkipPreBindPlugins``)
+        self.skip_pre_bind: set[str] = set()
 
 
 @dataclass(frozen=True)

@@ -182,6 +182,7 @@ def clone_cycle_state(state: CycleState) -> CycleState:
     out = CycleState({k: (v.clone() if callable(getattr(v, "clone", None)) else v) for k, v in state.items()})
     out.skip_filter = set(state.skip_filter)
     out.skip_score = set(state.skip_score)
+    out.skip_pre_bind = set(state.skip_pre_bind)
     return out
 
 
@@ -661,8 +662,50 @@ class Framework:
             return Status(Code.Wait, ("one or more plugins asked to wait and no plugin rejected pod",)), waits
         return Status(), {}
 
+    def run_pre_bind_pre_flights(self, state: CycleState, pod, node: str) -> Status:
+        """``RunPreBindPreFlights``: ask each PreBind plugin whether its PreBind will act.
+
+        Success when at least one plugin answered Success (a plugin without
+        ``pre_bind_pre_flight`` counts as one), Skip when all answered Skip; the
+        plugins that answered Skip are kept in ``state.skip_pre_bind`` and
+        :meth:`run_pre_bind` leaves them out. An Error stops at that plugin; any
+        other code is an Error too (the only answers allowed are Success, Skip, Error).
+
+        >>> from kschedlab.framework.interface import CycleState, Plugin
+        >>> class Volumes(Plugin):
+        ...     name = "Volumes"
+        ...     def pre_bind_pre_flight(self, state, pod_info, node_name):
+        ...         return Status.skip()
+        ...     def pre_bind(self, state, pod_info, node_name):
+        ...         return Status.error("not called")
+        >>> fw = Framework({"plugins": {"multiPoint": {"disabled": [{"name": "*"}]},
+        ...     "queueSort": {"enabled": [{"name": "PrioritySort"}]}, "bind": {"enabled": [{"name": "DefaultBinder"}]},
+        ...     "preBind": {"enabled": [{"name": "Volumes"}]}}}, registry={"Volumes": Volumes})
+        >>> state = CycleState()
+        >>> fw.run_pre_bind_pre_flights(state, None, "n1").code.name, sorted(state.skip_pre_bind)
+        ('Skip', ['Volumes'])
+        >>> fw.run_pre_bind(state, None, "n1").code.name
+        'Success'
+        """
+        answer = Status.skip()
+        skipped: set[str] = set()
+        for plugin in self.points["preBind"]:
+            pre_flight = getattr(plugin, "pre_bind_pre_flight", None)
+            status = Status() if pre_flight is None else (pre_flight(state, pod, node) or Status())
+            if status.code == Code.Error:
+                return Status(Code.Error, (f'running PreBindPreFlight "{plugin.name}": {status.message()}',))
+            if status.is_success():
+                answer = Status()
+            elif status.is_skip():
+                skipped.add(plugin.name)
+            else:
+                return Status(Code.Error, (f'PreBindPreFlight {plugin.name} returned "{status.code.name}", which is '
+                                           f'unsupported. It is supposed to return Success, Skip, or Error status',))
+        state.skip_pre_bind = skipped
+        return answer
+
     def run_pre_bind(self, state, pod, node: str, *, resume: str | None = None) -> Status:
-        """PreBind plugins in order.  A plugin may answer ``Wait`` (a wait on the caller's clock,
+        """PreBind plugins in order (but those in ``state.skip_pre_bind``).  A plugin may answer ``Wait`` (a wait on the caller's clock,
         e.g. DynamicResources' binding conditions): the Wait is returned with the plugin's name,
         and ``resume=<that plugin>`` later asks the plugin's ``poll_pre_bind`` again, then runs the
         plugins after it."""
@@ -670,7 +713,10 @@ class Framework:
         if resume is not None:
             index = next(i for i, p in enumerate(plugins) if p.name == resume)
             plugins = plugins[index:]
+        skipped = getattr(state, "skip_pre_bind", ())
         for plugin in plugins:
+            if plugin.name in skipped:  # its PreBindPreFlight answered Skip
+                continue
             if resume is not None and plugin.name == resume:
                 status = (plugin.poll_pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
             else:

@@ -38,6 +38,9 @@ class CycleTrace:
     #: what opportunistic batching did (kschedlab.framework.batch.BatchRecord); None when the gate is off
     #: (or when there were no nodes)
     batch: Any = None
+    #: the node the binding cycle wrote to the pod's ``status.nominatedNodeName`` (gate
+    #: NominatedNodeNameForExpectation: the pod waited at Permit or a PreBind plugin had work); None: no write
+    nominated_node_name: str | None = None
 
     @property
     def batched(self) -> bool:

@@ -19,6 +19,7 @@ Extension points, as upstream:
   normalized to 0..100;
 - **Reserve** / **Unreserve**: the node's allocation is assumed (in flight), so later pods see its
   devices as taken; Unreserve forgets it and drops the pod from ``reservedFor``;
+- **PreBindPreFlight**: Success when the pod has claims (PreBind will act), else Skip;
 - **PreBind**: writes ``status.allocation`` (with the finalizer) and adds the pod to
   ``reservedFor``, then waits for device binding conditions up to ``bindingTimeout``.
 
@@ -903,6 +904,15 @@ class DynamicResources(Plugin):
             manager.delete_claim(ext)
 
     # -- PreBind ------------------------------------------------------------------------------------
+    def pre_bind_pre_flight(self, state, pod_info, node_name: str) -> Status:
+        """PreBindPreFlight: Success when the pod has claims for PreBind to write, else Skip."""
+        if not self.enabled:
+            return Status.skip()
+        s = self._state(state)
+        if s is None or s.empty():
+            return Status.skip()
+        return Status()
+
     def pre_bind(self, state, pod_info, node_name: str) -> Status:
         """Write each claim's allocation and reservation, then wait for binding conditions."""
         if not self.enabled:

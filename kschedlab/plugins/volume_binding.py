@@ -15,7 +15,8 @@
   of the capacity the pod's claims would use (static bindings: the chosen volumes' capacity;
   else the CSIStorageCapacity found for the node) through the ``shape`` function (default: 0%
   used scores 10, 100% used scores 0, times 10), averaged over the classes and rounded.
-* Reserve assumes the choice, Unreserve forgets it, PreBind writes it; the PV controller and
+* Reserve assumes the choice, Unreserve forgets it, PreBindPreFlight answers Skip when no claim is
+  left to bind (else Success: the scheduler writes ``nominatedNodeName`` first), PreBind writes it; the PV controller and
   external provisioner (:mod:`kschedlab.storage.pv_controller`) then bind the claims.  Without a
   clock they answer at once; in a simulation (:mod:`kschedlab.sim.storage`) PreBind waits on the
   virtual clock, the claims checked every second (:data:`BIND_POLL_SECONDS`), until all are bound
@@ -390,6 +391,18 @@ class VolumeBinding(Plugin):
         if s is None or node_name not in s.by_node:
             return
         self.binder.revert_assumed_pod_volumes(s.by_node[node_name])
+
+    def pre_bind_pre_flight(self, state, pod_info, node_name: str) -> Status:
+        """PreBindPreFlight: Skip when no claim of the pod is left to bind, Success when PreBind
+        binds some on ``node_name``."""
+        s: VolumeBindingState | None = state.get(NAME)
+        if s is None:
+            return Status.error(f'reading "{NAME}" from cycleState: not found')
+        if s.skip or s.all_bound:
+            return Status.skip()
+        if node_name not in s.by_node:
+            return Status.error(f'no pod volumes found for node "{node_name}"')
+        return Status()
 
     def pre_bind(self, state, pod_info, node_name: str) -> Status:
         s: VolumeBindingState | None = state.get(NAME)

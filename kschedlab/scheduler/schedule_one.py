@@ -46,6 +46,7 @@ from kschedlab.scheduler.fast_path import CyclePlan, FastPath
 from kschedlab.scheduler.result import SKIP_DELETING_PREFIX, RunResult, ScheduleResult
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
+GATE_NOMINATED_NODE_NAME_FOR_EXPECTATION = "NominatedNodeNameForExpectation"
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 
@@ -553,11 +554,36 @@ class Scheduler:
             status, waits = fw.run_permit(state, pod_info, node)
             trace.steps.append(("Permit", status.plugin or "", status))
             if status.code == Code.Wait:
+                failed = self._pre_bind_pre_flight(fw, state, pod_info, node, trace, waits_on_permit=True)
+                if failed is not None:
+                    return failed
                 self.waiting[key] = (fw, state, pod_info, node, trace, dict(waits))
                 return ScheduleResult(key, None, status, status.message(), trace)
         if not status.is_success():
             return self._fail_after_assume(fw, state, pod_info, node, trace, status, fit_error=True)
+        failed = self._pre_bind_pre_flight(fw, state, pod_info, node, trace, waits_on_permit=False)
+        if failed is not None:
+            return failed
         return self._bind(fw, state, pod_info, node, trace)
+
+    def _pre_bind_pre_flight(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace, *,
+                             waits_on_permit: bool) -> ScheduleResult | None:
+        """The start of upstream's ``bindingCycle`` with gate ``NominatedNodeNameForExpectation``:
+        PreBindPreFlight, then, when the pod waits at Permit or a PreBind plugin will act, the
+        pod's ``status.nominatedNodeName`` set to ``node`` so others see where it is going
+        (``trace.nominated_node_name`` records the write). The nominator is left alone: the
+        pod is assumed, and the queue ignores updates of an assumed pod. A preflight Error
+        fails the binding cycle (the failed result); None: go on."""
+        if not self.gates.enabled(GATE_NOMINATED_NODE_NAME_FOR_EXPECTATION):
+            return None
+        status = fw.run_pre_bind_pre_flights(state, pod_info, node)
+        if status.code == Code.Error or status.is_rejected():
+            trace.steps.append(("PreBindPreFlight", status.plugin or "", status))
+            return self._fail_after_assume(fw, state, pod_info, node, trace, status, binding_cycle=True)
+        if status.is_success() or waits_on_permit:
+            pod_info.pod.status.nominated_node_name = node
+            trace.nominated_node_name = node
+        return None
 
     def allow(self, key: str, plugin: str) -> ScheduleResult | None:
         """A waiting pod's plugin allows it; binds once no plugin is left waiting."""
@@ -587,9 +613,13 @@ class Scheduler:
         """Unreserve and forget the assumed pod.  A rejection at Reserve, Permit or
         while waiting on Permit is reported as upstream's one-node FitError
         (``0/1 nodes are available: 1 <reason>.``).  In the binding cycle (after the
-        Permit wait) the listeners of :attr:`on_forget` hear of the forgotten pod."""
+        Permit wait) the listeners of :attr:`on_forget` hear of the forgotten pod. A
+        ``nominatedNodeName`` the binding cycle wrote is cleared (upstream's failure handler
+        gets ``clearNominatedNode``)."""
         fw.run_unreserve(state, pod_info, node)
         self.cluster.snapshot.remove_pod(pod_info.key)  # forget
+        if trace is not None and trace.nominated_node_name:  # the failure handler clears the nomination
+            self.cluster.nominate(pod_info.key, None)
         if binding_cycle and self.on_forget:
             assumed = pod_info.pod.clone()
             assumed.spec.node_name = node

@@ -57,6 +57,7 @@ import numpy as np
 from kschedlab.api.core import Namespace, Node
 from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
+from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key
 from kschedlab.perf_floors import FLOOR_SHAPES, default_nodes, feasible_from, pick_best, resource_totals, shape_floor
 from kschedlab.scheduler import Scheduler
@@ -298,7 +299,9 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
             attempts += 1
             batched += result.trace is not None and result.trace.batched
             status = cluster.pods[key].status
-            if result.node is None and status is not None and status.nominated_node_name:
+            # (a pod held at Permit also shows its node, NominatedNodeNameForExpectation: no preemption)
+            if (result.node is None and result.status.code != Code.Wait and status is not None
+                    and status.nominated_node_name):
                 preemptions += 1
                 victims += before - len(cluster.pods)
                 result = scheduler.schedule_one(key)

@@ -559,7 +559,8 @@ class FastPath:
         if NodeResourcesFit.name not in plan.filter_names:
             return False
         fits = self._fits(plan.shape, snapshot)
-        return fits is None or (isinstance(fits, NodeFits) and not fits.fit(rows).any())
+        return fits is None or (isinstance(fits, NodeFits) and not fits.every_node_fits()
+                                and not fits.fit(rows).any())
 
     def first_chunk(self, to_find: int, n: int) -> int:
         """How many nodes to filter at once first, when live plugins filter: enough to find
@@ -649,27 +650,38 @@ class FastPath:
         framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        live = []  # (plugin index, positions in rows, verdicts there)
+        first = None  # (plugin index, failed, verdicts) of the first live plugin failing a node, when it saw every row
+        live = []  # (plugin index, positions in rows, verdicts there) of the others
         at = None if ok is None else np.flatnonzero(ok)
         for name in plan.live_filter:
             if at is not None and not len(at):
                 break
             verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
-            if verdicts.all_pass:
-                continue
             codes = verdicts.codes
+            if not codes.any():
+                continue
             if (codes == Code.Error).any():
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
-            where = np.arange(n) if at is None else at
             failed = codes != 0
-            live.append((plan.filter_names.index(name), where[failed], verdicts, failed))
-            at = where[~failed]
-        if ok is None and not live:
+            if at is None:
+                first = (plan.filter_names.index(name), failed, verdicts)
+                at = np.flatnonzero(~failed)
+            else:
+                live.append((plan.filter_names.index(name), at[failed], verdicts, failed))
+                at = at[~failed]
+        if first is not None:  # its columns are the outcome's, whole-array operations (no other failed before)
+            index, failed, verdicts = first
+            fail_plugin = np.where(failed, np.int16(index), np.int16(-1))
+            fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed)
+            fail_reason = np.where(failed, verdicts.reason_idx, -1).astype(np.int32)
+            reasons: list = list(verdicts.reasons)
+        elif ok is None and not live:
             return self.all_passed(plan, rows)
-        fail_plugin = np.full(n, -1, np.int16)
-        fail_code = np.zeros(n, np.int8)
-        fail_reason = np.full(n, -1, np.int32)
-        reasons: list = []
+        else:
+            fail_plugin = np.full(n, -1, np.int16)
+            fail_code = np.zeros(n, np.int8)
+            fail_reason = np.full(n, -1, np.int32)
+            reasons = []
         if ok is not None and not ok.all():  # the plugins filter the nodes the fused check does not clear
             doubtful = np.flatnonzero(~ok)
             checked = self._rejected(plan, state, pod_info, snapshot, rows[doubtful])

@@ -207,6 +207,10 @@ class FastPath:
         self.default_resources = all(
             p is None or p.scorer.names == [CPU, MEMORY] for p in (self.fit, self.balanced))
         self._plans: dict[tuple, CyclePlan] = {}
+        #: the Filter plugins left and the live ones among them, by the plugins skipped at PreFilter
+        #: and the live ones; the Score plugins left (and their names), by those skipped at PreScore
+        self._filter_lists: dict[tuple, tuple[list[str], tuple[str, ...]]] = {}
+        self._score_lists: dict[frozenset, tuple[list, tuple[str, ...]]] = {}
         #: Score plugins of one's own (called as the framework calls them)
         self.custom_scores = _custom_scores(fw)
         #: PreFilter, Filter and PreScore plugins of one's own: live in every cycle (see :data:`LIVE`)
@@ -457,8 +461,14 @@ class FastPath:
                     answer = self.complete_pre_filter(plan, state, pod_info)
                     break
             log.append((name, status))
-        plan.filter_names = [n for n in self.filter if n not in state.skip_filter]
-        plan.live_filter = tuple(n for n in plan.filter_names if n in plan.live)
+        key = (frozenset(state.skip_filter), plan.live)
+        found = self._filter_lists.get(key)
+        if found is None:
+            if len(self._filter_lists) >= 64:
+                self._filter_lists.clear()
+            names = [n for n in self.filter if n not in key[0]]
+            found = self._filter_lists[key] = (names, tuple(n for n in names if n in plan.live))
+        plan.filter_names, plan.live_filter = list(found[0]), found[1]
         return answer if answer is not None else (PreFilterResult(), Status(), log, [])
 
     def complete_pre_filter(self, plan: CyclePlan, state, pod_info):
@@ -654,6 +664,8 @@ class FastPath:
         live = []  # (plugin index, positions in rows, verdicts there) of the others
         at = None if ok is None else np.flatnonzero(ok)
         for name in plan.live_filter:
+            if at is None and first is not None:  # (the positions the first one passed, once another asks)
+                at = np.flatnonzero(~first[1])
             if at is not None and not len(at):
                 break
             verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
@@ -665,15 +677,15 @@ class FastPath:
             failed = codes != 0
             if at is None:
                 first = (plan.filter_names.index(name), failed, verdicts)
-                at = np.flatnonzero(~failed)
             else:
                 live.append((plan.filter_names.index(name), at[failed], verdicts, failed))
                 at = at[~failed]
-        if first is not None:  # its columns are the outcome's, whole-array operations (no other failed before)
-            index, failed, verdicts = first
-            fail_plugin = np.where(failed, np.int16(index), np.int16(-1))
+        if first is not None:  # its columns are the outcome's (no node failed before it), by integer
+            index, failed, verdicts = first  # arithmetic on the failing mask: no branch per node
+            failing = failed.view(np.int8)
+            fail_plugin = failing * np.int16(index + 1) - np.int16(1)
             fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed)
-            fail_reason = np.where(failed, verdicts.reason_idx, -1).astype(np.int32)
+            fail_reason = (verdicts.reason_idx.astype(np.int32) + 1) * failing - np.int32(1)
             reasons: list = list(verdicts.reasons)
         elif ok is None and not live:
             return self.all_passed(plan, rows)
@@ -810,8 +822,14 @@ class FastPath:
                 elif not status.is_success():
                     raise FrameworkError(f'running PreScore plugin "{name}": {status.message()}')
             log.append((name, status))
-        plan.score_plugins = [p for p in self.fw.points["score"] if p.name not in state.skip_score]
-        plan.score_names = tuple(p.name for p in plan.score_plugins)
+        skipped = frozenset(state.skip_score)
+        found = self._score_lists.get(skipped)
+        if found is None:
+            if len(self._score_lists) >= 64:
+                self._score_lists.clear()
+            plugins = [p for p in self.fw.points["score"] if p.name not in skipped]
+            found = self._score_lists[skipped] = (plugins, tuple(p.name for p in plugins))
+        plan.score_plugins, plan.score_names = list(found[0]), found[1]
         plan.live_score = tuple(n for n in plan.score_names if n in plan.live and (
             n != DynamicResources.name or self.plugins[n].scores_nodes(state)))
         return log

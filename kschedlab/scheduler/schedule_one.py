@@ -106,13 +106,13 @@ def _add_failures(diagnosis: Diagnosis, outcome: FilterOutcome, failed: int) -> 
     (['A', 'B'], '0/3 nodes are available: 1 Too many pods, 1 taint.')
     """
     per_reason = np.bincount(outcome.fail_reason + 1)  # (slot 0: no reason)
-    idx = np.flatnonzero(per_reason[1:])
+    idx = per_reason[1:].nonzero()[0]
     reason_counts: dict[str, int] = {}
     for r, c in zip(idx.tolist(), per_reason[idx + 1].tolist()):
         for reason in outcome.reasons[r]:
             reason_counts[reason] = reason_counts.get(reason, 0) + c
     diagnosis.add_counts(reason_counts, failed)
-    plugins = np.flatnonzero(np.bincount(outcome.fail_plugin + 1)[1:])
+    plugins = np.bincount(outcome.fail_plugin + 1)[1:].nonzero()[0]
     diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
 
 
@@ -479,6 +479,7 @@ class Scheduler:
             trace.filter = fast.all_passed(plan, feasible)
             return feasible
         parts = []
+        ok: np.ndarray | None = None  # the last part's passed mask (read once)
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
         if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
@@ -490,7 +491,8 @@ class Scheduler:
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
                     else fw.run_filter_with_nominated_pods(state, pod_info, snapshot, chunk))
             parts.append(part)
-            passed = np.count_nonzero(part.passed)
+            ok = part.passed
+            passed = np.count_nonzero(ok)
             if not parts[1:] and passed == len(chunk):  # the first nodes all passed
                 if fast is not None and plan.live_filter:
                     fast.filtered(passed, passed)
@@ -503,7 +505,7 @@ class Scheduler:
             # cut to the nodes a visit one by one would have seen below, so only the cost differs
             size = n - begin if not found else size * 2
         outcome = FilterOutcome.concat(parts)
-        passed = np.flatnonzero(outcome.passed)
+        passed = (ok if ok is not None and len(parts) == 1 else outcome.passed).nonzero()[0]
         if fast is not None and plan.live_filter:
             fast.filtered(len(passed), len(outcome.rows))
         if len(passed) > to_find:

@@ -289,10 +289,20 @@ class _Topology:
             kept = self._VALID[key] = (codes, self.live, at, codes.take(at))
         return kept[2], kept[3]
 
+    #: per topology key: (label column, unique-rows mask or None, every row's slot)
+    _SLOTS: dict[str, tuple] = {}
+
     def slots(self, key: str, rows: np.ndarray) -> np.ndarray:
-        """Each of ``rows``' slot in the count arrays of ``key`` (-1 where the node lacks it)."""
-        codes = self.col(key)[0][rows]
-        return codes if self.rows_of(key) is None else np.where(codes >= 0, rows, -1)
+        """Each of ``rows``' slot in the count arrays of ``key`` (-1 where the node lacks it), read
+        off every row's slot, kept while the snapshot's label column and unique-rows mask stay the
+        same objects (a node added, changed or removed replaces them)."""
+        codes = self.col(key)[0]
+        unique = self.rows_of(key)
+        kept = self._SLOTS.get(key)
+        if kept is None or kept[0] is not codes or kept[1] is not unique:
+            table = codes if unique is None else np.where(codes >= 0, np.arange(len(codes)), -1)
+            kept = self._SLOTS[key] = (codes, unique, table)
+        return kept[2].take(rows)
 
     def slot_of(self, key: str, row: int) -> int:
         codes, _ = self.col(key)
@@ -320,6 +330,36 @@ class _KeptSums:
 #: (id of the count array, topology key) -> its kept sums, least recently read first
 _KEPT_SUMS: OrderedDict[tuple[int, str], _KeptSums] = OrderedDict()
 _MAX_KEPT_SUMS = 128
+
+
+def _add_to(counts: dict[str, np.ndarray], key: str, sums: np.ndarray) -> None:
+    """Add ``sums`` (a new array, the caller's) to ``counts[key]``: it becomes the entry when there is none."""
+    if key in counts:
+        counts[key] += sums
+    else:
+        counts[key] = sums
+
+
+def _verdicts(n: int, fail_aff: np.ndarray | None, fail_anti: np.ndarray | None,
+              fail_existing: np.ndarray | None) -> Verdicts:
+    """Filter's verdicts from the nodes failing each check (None: no node fails it): the first
+    check a node fails gives its reason, ``UnschedulableAndUnresolvable`` for the incoming pod's
+    affinity, ``Unschedulable`` for the two anti-affinity checks. Integer arithmetic on the masks
+    (no branch per node): a failing node's reason index moves to the check's, the earlier checks
+    last, so the first one stays.
+
+    >>> v = _verdicts(4, np.array([0, 0, 0, 1], bool), np.array([0, 1, 0, 1], bool), np.array([0, 1, 1, 0], bool))
+    >>> v.codes.tolist(), v.reason_idx.tolist()
+    ([0, 2, 2, 3], [-1, 1, 2, 0])
+    """
+    idx = np.full(n, -1, np.int32)
+    for reason, failing in ((2, fail_existing), (1, fail_anti), (0, fail_aff)):
+        if failing is not None:
+            idx += failing.view(np.int8) * (np.int32(reason) - idx)
+    codes = (idx >= 0).view(np.int8) * np.int8(Code.Unschedulable)
+    if fail_aff is not None:
+        codes += fail_aff.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable - Code.Unschedulable)
+    return Verdicts(codes, idx, list(_REASONS))
 
 
 # -- cycle state -----------------------------------------------------------------------------------------------
@@ -510,11 +550,7 @@ class InterPodAffinity(Plugin):
                     if t.matches(pod, ns_labels):
                         s.host_existing_anti_rows += counts_of_group
                 elif t.matches(pod, ns_labels):
-                    sums = topo.per_value(t.topology_key, counts_of_group, kept=own)
-                    if t.topology_key in existing:
-                        existing[t.topology_key] += sums
-                    else:
-                        existing[t.topology_key] = sums
+                    _add_to(existing, t.topology_key, topo.per_value(t.topology_key, counts_of_group, kept=own))
 
         # existing pods against the incoming pod's own required terms
         if cluster_aff:
@@ -522,12 +558,10 @@ class InterPodAffinity(Plugin):
                 (NAME, "all", tuple(t.match_key for t in cluster_aff)),
                 lambda p, ts=tuple(cluster_aff): pod_matches_all_terms(list(ts), p))
             for t in cluster_aff:
-                s.affinity_counts[t.topology_key] = (s.affinity_counts.get(t.topology_key, 0)
-                                                     + topo.per_value(t.topology_key, per_row, kept=True))
+                _add_to(s.affinity_counts, t.topology_key, topo.per_value(t.topology_key, per_row, kept=True))
         for t in cluster_anti:
             per_row = snapshot.matching_pod_counts((NAME, "any", t.match_key), lambda p, t=t: t.matches(p, None))
-            s.anti_affinity_counts[t.topology_key] = (s.anti_affinity_counts.get(t.topology_key, 0)
-                                                      + topo.per_value(t.topology_key, per_row, kept=True))
+            _add_to(s.anti_affinity_counts, t.topology_key, topo.per_value(t.topology_key, per_row, kept=True))
         if host_aff:
             per_row = snapshot.matching_pod_counts(
                 (NAME, "all", tuple(t.match_key for t in host_aff)),
@@ -545,8 +579,8 @@ class InterPodAffinity(Plugin):
                 s.host_anti_affinity_rows[:n] += per_row[:n]
 
         has_no_terms = not terms.required_affinity and not terms.required_anti
-        if (not s._nonempty(s.existing_anti_affinity_counts) and has_no_terms
-                and not must_evaluate_host_existing):
+        if (has_no_terms and not must_evaluate_host_existing
+                and not s._nonempty(s.existing_anti_affinity_counts)):
             return None, Status.skip()
         state[PRE_FILTER_STATE_KEY] = s
         return None, Status()
@@ -579,7 +613,7 @@ class InterPodAffinity(Plugin):
         topo = s.topo
 
         def codes(key):
-            return topo.col(key)[0][rows]
+            return topo.col(key)[0].take(rows)
 
         slots_of: dict[str, np.ndarray] = {}  # each key's slots of ``rows``, once a call
 
@@ -589,8 +623,8 @@ class InterPodAffinity(Plugin):
                 out = slots_of[key] = topo.slots(key, rows)
             return out
 
-        # 1. the incoming pod's affinity
-        fail_aff = np.zeros(n, bool)
+        # 1. the incoming pod's affinity (None: no node fails it, and so for the others)
+        fail_aff = None
         if s.host_affinity_terms:  # fast path, every term hostname-scoped: a node-local check
             has_host = codes(LABEL_HOSTNAME) >= 0
             self_ok = (s.matching_host_affinity_pods <= 0
@@ -611,29 +645,26 @@ class InterPodAffinity(Plugin):
             fail_aff = missing | (~pods_exist & (not self_ok))
 
         # 2. the incoming pod's anti-affinity
-        fail_anti = np.zeros(n, bool)
+        fail_anti = None
         for t in s.cluster_anti_affinity_terms:
             counts = s.anti_affinity_counts.get(t.topology_key)
             if counts is not None:
-                fail_anti |= counts[slots(t.topology_key)] > 0
+                failing = counts.take(slots(t.topology_key)) > 0
+                fail_anti = failing if fail_anti is None else fail_anti | failing
         if s.host_anti_affinity_terms:
-            fail_anti |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_anti_affinity_rows[rows] > 0)
+            failing = (codes(LABEL_HOSTNAME) >= 0) & (s.host_anti_affinity_rows[rows] > 0)
+            fail_anti = failing if fail_anti is None else fail_anti | failing
 
         # 3. the existing pods' anti-affinity
-        fail_existing = np.zeros(n, bool)
+        fail_existing = None
         for key, counts in s.existing_anti_affinity_counts.items():
-            fail_existing |= counts[slots(key)] > 0
+            failing = counts.take(slots(key)) > 0
+            fail_existing = failing if fail_existing is None else fail_existing | failing
         if s.host_existing_anti_rows is not None:
-            fail_existing |= (codes(LABEL_HOSTNAME) >= 0) & (s.host_existing_anti_rows[rows] > 0)
+            failing = (codes(LABEL_HOSTNAME) >= 0) & (s.host_existing_anti_rows[rows] > 0)
+            fail_existing = failing if fail_existing is None else fail_existing | failing
 
-        out = np.zeros(n, np.int8)
-        idx = np.full(n, -1, np.int32)
-        third = fail_existing & ~fail_anti & ~fail_aff
-        second = fail_anti & ~fail_aff
-        out[third], idx[third] = Code.Unschedulable, 2
-        out[second], idx[second] = Code.Unschedulable, 1
-        out[fail_aff], idx[fail_aff] = Code.UnschedulableAndUnresolvable, 0
-        return Verdicts(out, idx, list(_REASONS))
+        return _verdicts(n, fail_aff, fail_anti, fail_existing)
 
     # -- PreScore / Score / NormalizeScore ------------------------------------------------------------
     def pre_score(self, state, pod_info, snapshot, rows) -> Status:
@@ -649,9 +680,24 @@ class InterPodAffinity(Plugin):
         terms = pod_terms(pod_info)
         if terms.error is not None:
             return Status.error(f"failed to parse pod: {terms.error}")
+        topo = _Topology(snapshot)
+        # the terms of the existing pods that have affinity which may score the incoming pod, by
+        # group (pods with the same terms): with none, and no preferred term of its own, nothing
+        # contributes (Skip, without listing the namespaces)
+        hard_weight = self.args.hard_pod_affinity_weight
+        groups = []
+        for et, counts_of_group, own in _groups(snapshot, "score_signature", topo.live):
+            contributions = []
+            if hard_weight > 0:
+                contributions += [(t, hard_weight, 1) for t in et.required_affinity]
+            contributions += [(w.term, w.weight, 1) for w in et.preferred_affinity]
+            contributions += [(w.term, w.weight, -1) for w in et.preferred_anti]
+            if contributions:
+                groups.append((contributions, counts_of_group, own))
+        if not has_constraints and not groups:
+            return Status.skip()
         namespaces = self._namespaces()
         ns_labels = self._namespace_labels(namespaces, pod_info.namespace)
-        topo = _Topology(snapshot)
         scores: dict[str, np.ndarray] = {}
         contributed = False
 
@@ -667,15 +713,8 @@ class InterPodAffinity(Plugin):
                         scores[t.topology_key] = topo.zeros(t.topology_key)
                     scores[t.topology_key] += int(w.weight * mult) * sums
 
-        # the terms of the existing pods that have affinity against the incoming pod (pods with
-        # the same terms grouped, each distinct term matched once, its pods summed per value)
-        hard_weight = self.args.hard_pod_affinity_weight
-        for et, counts_of_group, own in _groups(snapshot, "score_signature", topo.live):
-            contributions = []
-            if hard_weight > 0:
-                contributions += [(t, hard_weight, 1) for t in et.required_affinity]
-            contributions += [(w.term, w.weight, 1) for w in et.preferred_affinity]
-            contributions += [(w.term, w.weight, -1) for w in et.preferred_anti]
+        # those terms against the incoming pod (each distinct term matched once, its pods summed per value)
+        for contributions, counts_of_group, own in groups:
             for t, weight, mult in contributions:
                 if not t.matches(pod, ns_labels):
                     continue

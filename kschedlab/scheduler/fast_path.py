@@ -207,6 +207,10 @@ class FastPath:
         self.default_resources = all(
             p is None or p.scorer.names == [CPU, MEMORY] for p in (self.fit, self.balanced))
         self._plans: dict[tuple, CyclePlan] = {}
+        #: the Filter plugins left and the live ones among them, by the plugins skipped at PreFilter
+        #: and the live ones; the Score plugins left (and their names), by those skipped at PreScore
+        self._filter_lists: dict[tuple, tuple[list[str], tuple[str, ...]]] = {}
+        self._score_lists: dict[frozenset, tuple[list, tuple[str, ...]]] = {}
         #: Score plugins of one's own (called as the framework calls them)
         self.custom_scores = _custom_scores(fw)
         #: PreFilter, Filter and PreScore plugins of one's own: live in every cycle (see :data:`LIVE`)
@@ -457,8 +461,14 @@ class FastPath:
                     answer = self.complete_pre_filter(plan, state, pod_info)
                     break
             log.append((name, status))
-        plan.filter_names = [n for n in self.filter if n not in state.skip_filter]
-        plan.live_filter = tuple(n for n in plan.filter_names if n in plan.live)
+        key = (frozenset(state.skip_filter), plan.live)
+        found = self._filter_lists.get(key)
+        if found is None:
+            if len(self._filter_lists) >= 64:
+                self._filter_lists.clear()
+            names = [n for n in self.filter if n not in key[0]]
+            found = self._filter_lists[key] = (names, tuple(n for n in names if n in plan.live))
+        plan.filter_names, plan.live_filter = list(found[0]), found[1]
         return answer if answer is not None else (PreFilterResult(), Status(), log, [])
 
     def complete_pre_filter(self, plan: CyclePlan, state, pod_info):
@@ -559,7 +569,8 @@ class FastPath:
         if NodeResourcesFit.name not in plan.filter_names:
             return False
         fits = self._fits(plan.shape, snapshot)
-        return fits is None or (isinstance(fits, NodeFits) and not fits.fit(rows).any())
+        return fits is None or (isinstance(fits, NodeFits) and not fits.every_node_fits()
+                                and not fits.fit(rows).any())
 
     def first_chunk(self, to_find: int, n: int) -> int:
         """How many nodes to filter at once first, when live plugins filter: enough to find
@@ -649,27 +660,40 @@ class FastPath:
         framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        live = []  # (plugin index, positions in rows, verdicts there)
+        first = None  # (plugin index, failed, verdicts) of the first live plugin failing a node, when it saw every row
+        live = []  # (plugin index, positions in rows, verdicts there) of the others
         at = None if ok is None else np.flatnonzero(ok)
         for name in plan.live_filter:
+            if at is None and first is not None:  # (the positions the first one passed, once another asks)
+                at = np.flatnonzero(~first[1])
             if at is not None and not len(at):
                 break
             verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
-            if verdicts.all_pass:
-                continue
             codes = verdicts.codes
+            if not codes.any():
+                continue
             if (codes == Code.Error).any():
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
-            where = np.arange(n) if at is None else at
             failed = codes != 0
-            live.append((plan.filter_names.index(name), where[failed], verdicts, failed))
-            at = where[~failed]
-        if ok is None and not live:
+            if at is None:
+                first = (plan.filter_names.index(name), failed, verdicts)
+            else:
+                live.append((plan.filter_names.index(name), at[failed], verdicts, failed))
+                at = at[~failed]
+        if first is not None:  # its columns are the outcome's (no node failed before it), by integer
+            index, failed, verdicts = first  # arithmetic on the failing mask: no branch per node
+            failing = failed.view(np.int8)
+            fail_plugin = failing * np.int16(index + 1) - np.int16(1)
+            fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed)
+            fail_reason = (verdicts.reason_idx.astype(np.int32) + 1) * failing - np.int32(1)
+            reasons: list = list(verdicts.reasons)
+        elif ok is None and not live:
             return self.all_passed(plan, rows)
-        fail_plugin = np.full(n, -1, np.int16)
-        fail_code = np.zeros(n, np.int8)
-        fail_reason = np.full(n, -1, np.int32)
-        reasons: list = []
+        else:
+            fail_plugin = np.full(n, -1, np.int16)
+            fail_code = np.zeros(n, np.int8)
+            fail_reason = np.full(n, -1, np.int32)
+            reasons = []
         if ok is not None and not ok.all():  # the plugins filter the nodes the fused check does not clear
             doubtful = np.flatnonzero(~ok)
             checked = self._rejected(plan, state, pod_info, snapshot, rows[doubtful])
@@ -798,8 +822,14 @@ class FastPath:
                 elif not status.is_success():
                     raise FrameworkError(f'running PreScore plugin "{name}": {status.message()}')
             log.append((name, status))
-        plan.score_plugins = [p for p in self.fw.points["score"] if p.name not in state.skip_score]
-        plan.score_names = tuple(p.name for p in plan.score_plugins)
+        skipped = frozenset(state.skip_score)
+        found = self._score_lists.get(skipped)
+        if found is None:
+            if len(self._score_lists) >= 64:
+                self._score_lists.clear()
+            plugins = [p for p in self.fw.points["score"] if p.name not in skipped]
+            found = self._score_lists[skipped] = (plugins, tuple(p.name for p in plugins))
+        plan.score_plugins, plan.score_names = list(found[0]), found[1]
         plan.live_score = tuple(n for n in plan.score_names if n in plan.live and (
             n != DynamicResources.name or self.plugins[n].scores_nodes(state)))
         return log

@@ -94,6 +94,29 @@ def _rotated(rows: np.ndarray, start: int, begin: int, size: int) -> np.ndarray:
     return np.concatenate([rows[first:], rows[:last - n]])
 
 
+def _add_failures(diagnosis: Diagnosis, outcome: FilterOutcome, failed: int) -> None:
+    """Count the ``failed`` nodes of ``outcome`` in ``diagnosis``: per reason, and the plugins that
+    rejected them. A node that passed has no reason and plugin -1: both fall in slot 0 of the
+    counts, which is left out (so no mask of the failed nodes is needed).
+
+    >>> outcome = FilterOutcome(np.array([5, 6, 7]), np.array([-1, 0, 1], np.int16), np.array([0, 2, 3], np.int8),
+    ...                         np.array([-1, 0, 1], np.int32), [("Too many pods",), ("taint",)], ["A", "B"])
+    >>> diagnosis = Diagnosis(3)
+    >>> _add_failures(diagnosis, outcome, 2)
+    >>> sorted(diagnosis.unschedulable_plugins), diagnosis.message()
+    (['A', 'B'], '0/3 nodes are available: 1 Too many pods, 1 taint.')
+    """
+    per_reason = np.bincount(outcome.fail_reason + 1)  # (slot 0: no reason)
+    idx = per_reason[1:].nonzero()[0]
+    reason_counts: dict[str, int] = {}
+    for r, c in zip(idx.tolist(), per_reason[idx + 1].tolist()):
+        for reason in outcome.reasons[r]:
+            reason_counts[reason] = reason_counts.get(reason, 0) + c
+    diagnosis.add_counts(reason_counts, failed)
+    plugins = np.bincount(outcome.fail_plugin + 1)[1:].nonzero()[0]
+    diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
+
+
 def _located(err: ArgsError, config, i: int, profile: dict) -> ArgsError:
     """``err`` (a plugin's invalid args) naming the configuration's file and the
     ``profiles[i].pluginConfig[j]`` the args came from."""
@@ -471,6 +494,7 @@ class Scheduler:
             trace.filter = fast.all_passed(plan, feasible)
             return feasible
         parts = []
+        ok: np.ndarray | None = None  # the last part's passed mask (read once)
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
         if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
@@ -482,7 +506,8 @@ class Scheduler:
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
                     else fw.run_filter_with_nominated_pods(state, pod_info, snapshot, chunk))
             parts.append(part)
-            passed = int(part.passed.sum())
+            ok = part.passed
+            passed = np.count_nonzero(ok)
             if not parts[1:] and passed == len(chunk):  # the first nodes all passed
                 if fast is not None and plan.live_filter:
                     fast.filtered(passed, passed)
@@ -495,24 +520,15 @@ class Scheduler:
             # cut to the nodes a visit one by one would have seen below, so only the cost differs
             size = n - begin if not found else size * 2
         outcome = FilterOutcome.concat(parts)
-        passed = np.flatnonzero(outcome.passed)
+        passed = (ok if ok is not None and len(parts) == 1 else outcome.passed).nonzero()[0]
         if fast is not None and plan.live_filter:
             fast.filtered(len(passed), len(outcome.rows))
         if len(passed) > to_find:
             outcome = outcome.head(int(passed[to_find - 1]) + 1)
             passed = passed[:to_find]
         trace.filter = outcome
-        failed = outcome.fail_plugin >= 0
-        if failed.any():
-            per_reason = np.bincount(outcome.fail_reason[failed] + 1)  # (slot 0: no reason)
-            idx = np.flatnonzero(per_reason[1:])
-            reason_counts: dict[str, int] = {}
-            for r, c in zip(idx.tolist(), per_reason[idx + 1].tolist()):
-                for reason in outcome.reasons[r]:
-                    reason_counts[reason] = reason_counts.get(reason, 0) + c
-            diagnosis.add_counts(reason_counts, int(failed.sum()))
-            plugins = np.flatnonzero(np.bincount(outcome.fail_plugin[failed]))
-            diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
+        if len(passed) < len(outcome.rows):
+            _add_failures(diagnosis, outcome, len(outcome.rows) - len(passed))
         return outcome.rows[passed]
 
     def _select(self, fw, state, pod_info, snapshot, feasible: np.ndarray, trace: CycleTrace,

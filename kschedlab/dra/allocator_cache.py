@@ -45,6 +45,9 @@ class AllocatorCache:
         self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
         #: the devices of the slices as arrays (``DeviceIndex``), built on first use
         self._index: DeviceIndex | None = None
+        #: ``Allocator._shaped_plan``'s screen plans by claim shape (they do not depend on the
+        #: slices, so they are kept when the slices change)
+        self.screen_plans: dict[tuple, tuple[Any, Any]] = {}
         #: pool lists gathered, handed out again, and times the slices changed
         self.stats = {"gathered": 0, "reused": 0, "reset": 0}
 

@@ -296,8 +296,11 @@ class Allocator:
             c = as_dict(c)
             self.classes.setdefault((c.get("metadata") or {}).get("name", ""), c)
         slices = list(slices)
-        # (read slices, as the DRA manager hands them out, are checked without a Python-level loop)
-        self.slices: list[Slice] = slices if all(map(isinstance, slices, itertools.repeat(Slice))) else [
+        # (read slices, as the DRA manager hands them out, are checked without a Python-level loop;
+        # the cache's own slices at once: ``Slice`` compares by identity, so ``==`` is an identity
+        # test of every element in C)
+        self.slices: list[Slice] = slices if (cache is not None and cache.holds(slices)) or all(
+            map(isinstance, slices, itertools.repeat(Slice))) else [
             s if isinstance(s, Slice) else read_slice(s) for s in slices]
         # the CEL engine is looked up on first use, so allocations without selectors need none
         self._compile_fn = compile_selector

@@ -23,7 +23,6 @@ True
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from kschedlab.dra.device_index import DeviceIndex
@@ -54,8 +53,7 @@ class AllocatorCache:
     def use(self, slices: list[Slice]) -> int:
         """Start working on ``slices``; returns the token to pass to :meth:`pools_for`. What was
         kept is dropped unless ``slices`` holds the same objects, in the same order, as before."""
-        old = self._slices
-        if old is None or len(old) != len(slices) or not all(map(operator.is_, old, slices)):
+        if not self.holds(slices):
             self._slices = list(slices)
             self._pools = {}
             self._by_node = None
@@ -63,6 +61,12 @@ class AllocatorCache:
             self._token += 1
             self.stats["reset"] += 1
         return self._token
+
+    def holds(self, slices: list) -> bool:
+        """``slices`` are the kept slices: the same objects in the same order (``Slice`` objects
+        compare by identity, so a list comparison tests that in C; any other element is unequal
+        to a ``Slice``)."""
+        return self._slices is not None and self._slices == slices
 
     def current(self, token: int) -> bool:
         """Whether ``token`` (from :meth:`use`) still names the kept slices."""

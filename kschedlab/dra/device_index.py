@@ -42,7 +42,6 @@ against the search.
 from __future__ import annotations
 
 import itertools
-import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -183,7 +182,9 @@ class DeviceIndex:
         is not reused; a node dict must not change once handed in: a changed node comes as a
         new dict), so that a scheduler handing the same dicts from one pod to the next finds
         them without gathering. The slots of a whole list of dicts are kept too: the same dicts
-        in the same order (a scheduler's chunk of nodes again) get them without a lookup each.
+        in the same order (a scheduler's chunk of nodes again) get them without a lookup each
+        (equal dicts in their place would do as well: a slot's pools follow from the node's
+        name and labels).
 
         >>> from kschedlab.dra.devices import read_slice
         >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
@@ -198,10 +199,11 @@ class DeviceIndex:
             self._reset_slots()
         if not nodes:
             return np.zeros(0, dtype=np.int64)
-        # a chunk of nodes handed in before (the same dicts in the same order): its slots again
+        # a chunk of nodes handed in before (the same dicts in the same order, found by a list
+        # comparison: identical dicts compare equal in C without looking inside): its slots again
         chunk_key = (partitionable, id(nodes[0]), len(nodes))
         chunk = self._chunks.get(chunk_key)
-        if chunk is not None and all(map(operator.is_, chunk[0], nodes)):
+        if chunk is not None and chunk[0] == nodes:
             return chunk[1].copy()
         by_id = self._slot_by_id[partitionable]
         out = np.fromiter(map(by_id.get, map(id, nodes), itertools.repeat(-2)), dtype=np.int64, count=len(nodes))

@@ -6,7 +6,9 @@ ResourceSlices and the node's name and labels, so an :class:`AllocatorCache` kee
 the slices stay the same objects: the DRA manager reads a stored slice once and hands out the
 same :class:`~kschedlab.dra.devices.Slice` until that slice is replaced, so a new slice list
 with the same objects in the same order gathers the same pools. The CEL results per device
-live on the devices themselves (``Device.selector_matches``), for the same reason.
+live on the devices themselves (``Device.selector_matches``), for the same reason. What the
+screen needs of a claim (``Allocator._shaped_plan``) is kept here too, per claim shape: it does
+not depend on the slices.
 
 >>> from kschedlab.dra.devices import read_slice
 >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",

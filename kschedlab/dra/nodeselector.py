@@ -103,13 +103,13 @@ def selector_mask(selector: dict, rows: np.ndarray, label_codes: Callable[[str],
     """
     # (each requirement's answer is a new array: the first one of a term is taken as it is, and
     # a selector of one term returns that term's answer, without arrays of ones and zeros to start)
-    matched = None
+    matched: np.ndarray | None = None
     for term in selector.get("nodeSelectorTerms") or []:
         exprs = term.get("matchExpressions") or []
         fields = term.get("matchFields") or []
         if not exprs and not fields:
             continue
-        ok = None
+        ok: np.ndarray | None = None
         for req in exprs:
             op = req.get("operator", "")
             if op not in ("In", "NotIn", "Exists", "DoesNotExist"):

@@ -13,6 +13,8 @@ Conventions (see ``kschedlab/api/__init__.py``):
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Iterable, Self, TypeVar
@@ -33,6 +35,11 @@ __all__ = [
 ]
 
 
+_is = operator.is_
+#: ``None`` as often as asked (an endless iterator: sharing it is safe)
+_NONES = itertools.repeat(None)
+
+
 class K8sModel(BaseModel):
     """Base of every Kubernetes object model in ``kschedlab.api``."""
 
@@ -50,7 +57,9 @@ class K8sModel(BaseModel):
     def _drop_nulls_for_defaults(cls, data: Any) -> Any:
         # JSON ``null`` means "not set" for Kubernetes; for fields whose zero value
         # is an empty collection or model, drop the key instead of failing.
-        if isinstance(data, dict) and any(v is None for v in data.values()):
+        # (``map`` with ``operator.is_``: the identity test without a Python frame per value;
+        # this runs on every nested model's validation)
+        if isinstance(data, dict) and any(map(_is, data.values(), _NONES)):
             fields = cls.model_fields
             by_alias = _alias_index(cls)
             out = {}

@@ -299,6 +299,13 @@ def _q_msg(q: Quantity) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
+def _kept_q_msg(nanos: int) -> Any:
+    """:func:`_q_msg` of a device's capacity, one message per amount (devices' capacities
+    repeat; the engine only reads the messages of an activation)."""
+    return _QuantityMsg(value=str(nanos))
+
+
+@functools.lru_cache(maxsize=4096)
 def _s_from_msg(value: str) -> Semver:
     return parse_semver(value)
 
@@ -583,11 +590,41 @@ def _split_qualified(name: str, driver: str) -> tuple[str, str]:
 _LIST_KEYS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
 
 
+#: the engine values of one-field scalar attributes (``{"int": 1}``, ``{"version": "1.2.3"}``),
+#: by (field, value): the same for every device carrying them (errors are not kept: they name
+#: the attribute)
+_SCALAR_VALUES: dict[tuple[str, Any], Any] = {}
+_SCALAR_VALUES_LIMIT = 1 << 14
+_SCALAR_KINDS = {"int": (int,), "bool": (bool,), "string": (str,), "version": (str,)}
+_MISSING = object()
+
+
+def _scalar_value(name: str, kind: str, raw: Any) -> Any:
+    """The engine value of the attribute ``{kind: raw}`` (``raw`` of the kind's own type)."""
+    if kind != "version":
+        return raw
+    try:
+        return _s_msg(parse_semver(raw))
+    except ValueError as e:
+        raise CELError(f"attribute {name}: parse semantic version: {e}") from None
+
+
 def _attribute_value(name: str, value: Any, list_types: bool = False) -> Any:
     """The engine's value of one attribute: a scalar, or with ``list_types`` a list for the
     list-typed ones. Without the gate a list-typed attribute has no supported value, and every
     selector on its device fails (upstream does this on purpose: scheduling stops until the
     slices change, rather than placing a pod wrongly)."""
+    if type(value) is dict and len(value) == 1:  # one scalar field, as in a slice (kept per value)
+        ((kind, raw),) = value.items()
+        if type(raw) in _SCALAR_KINDS.get(kind, ()):
+            key = (kind, raw)
+            found = _SCALAR_VALUES.get(key, _MISSING)
+            if found is _MISSING:
+                found = _scalar_value(name, kind, raw)
+                if len(_SCALAR_VALUES) >= _SCALAR_VALUES_LIMIT:
+                    _SCALAR_VALUES.clear()
+                _SCALAR_VALUES[key] = found
+            return found
     if isinstance(value, Mapping):  # ResourceSlice JSON: {"int": 1} / {"ints": [0, 1]} ...
         set_ = [k for k in ("int", "bool", "string", "version") if value.get(k) is not None]
         lists = [k for k in _LIST_KEYS if value.get(k) is not None] if list_types else []
@@ -683,7 +720,7 @@ class DeviceView:
         caps: dict[str, dict[str, Any]] = {}
         for name, q in self.capacity.items():
             domain, ident = _split_qualified(name, driver)
-            caps.setdefault(domain, {})[ident] = _q_msg(_capacity_value(q))
+            caps.setdefault(domain, {})[ident] = _kept_q_msg(_capacity_value(q).nanos)
         self.capacity_by_domain = caps
         self._activations: dict[tuple[frozenset[str], frozenset[str]], Any] = {}
 

@@ -38,6 +38,7 @@ caller's business (the scheduler plugin does it upstream).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import uuid
@@ -295,8 +296,11 @@ class Allocator:
             c = as_dict(c)
             self.classes.setdefault((c.get("metadata") or {}).get("name", ""), c)
         slices = list(slices)
-        # (read slices, as the DRA manager hands them out, are checked without a Python-level loop)
-        self.slices: list[Slice] = slices if all(map(isinstance, slices, itertools.repeat(Slice))) else [
+        # (read slices, as the DRA manager hands them out, are checked without a Python-level loop;
+        # the cache's own slices at once: ``Slice`` compares by identity, so ``==`` is an identity
+        # test of every element in C)
+        self.slices: list[Slice] = slices if (cache is not None and cache.holds(slices)) or all(
+            map(isinstance, slices, itertools.repeat(Slice))) else [
             s if isinstance(s, Slice) else read_slice(s) for s in slices]
         # the CEL engine is looked up on first use, so allocations without selectors need none
         self._compile_fn = compile_selector
@@ -321,6 +325,8 @@ class Allocator:
         #: :meth:`screen` needs of them (``_ScreenPlan``), None when it cannot answer for them
         self._screens: dict[tuple[int, ...], _ScreenPlan | None] = {}
         self._screen_claims: list[list[Claim]] = []
+        #: the plans by claim shape when there is no cache (see :meth:`_shaped_plan`)
+        self._shape_plans: dict[tuple, tuple[dict | None, _ScreenPlan | None]] = {}
         #: the device arrays when there is no cache (built on first use)
         self._index: DeviceIndex | None = None
         #: statistics: ``allocate_one`` invocations, CEL evaluations
@@ -698,28 +704,48 @@ class Allocator:
             req = alternatives[0]
             if (not is_list and req.mode == "ExactCount" and 1 <= req.count <= ALLOCATION_RESULTS_MAX_SIZE
                     and not req.admin_access and not req.has_capacity):
-                run = _Run(self, {}, claims, None)
-                try:
-                    run._prepare_claim(0, claims[0])
-                except AllocationError:  # the search raises it on every node
-                    run = None
-                if run is not None:
-                    self._engine()
-                    cls = run.request_data[(0, 0, 0)].cls or {}
-                    class_sels = (cls.get("spec") or {}).get("selectors") or []
-                    class_key = (self._compile_fn, _expressions(class_sels)) if class_sels else None
-                    request_key = (self._compile_fn, _expressions(req.selectors)) if req.selectors else None
-                    cname = (cls.get("metadata") or {}).get("name", "")
-                    class_exprs = self._class_exprs.get(cname)
-                    if class_exprs is None:
-                        class_exprs = self._class_exprs[cname] = _expressions(class_sels)
-                    plan = _ScreenPlan(count=req.count, key=(class_key, request_key),
-                                       combine=combined_match(class_key, request_key), class_name=cname,
-                                       class_exprs=class_exprs, class_selectors=class_sels,
-                                       request_selectors=req.selectors or [], claim=claims[0].kobj)
+                plan = self._shaped_plan(claims, req)
         self._screens[key] = plan
         self._screen_claims.append(claims)
         return plan
+
+    def _shaped_plan(self, claims: list[Claim], req: Request) -> "_ScreenPlan | None":
+        """:meth:`_screen_plan` for a claim whose one request ``req`` the screen may answer: the
+        plan depends on the claim only through the request's fields below, the class it names
+        (held, compared by identity), the features and the CEL engine, so it is kept per such
+        shape (in the allocator cache: across allocators) and only the claim's name is its own."""
+        self._engine()
+        cls = self.classes.get(req.class_name)
+        shape = (self.features, self._compile_fn, self._make_view, req.name, req.class_name, req.count,
+                 req.has_admin_access, _expressions(req.selectors), tuple(bool(x.get("cel")) for x in req.selectors))
+        store = self._cache.screen_plans if self._cache is not None else self._shape_plans
+        hit = store.get(shape)
+        if hit is not None and hit[0] is cls:
+            return None if hit[1] is None else dataclasses.replace(hit[1], claim=claims[0].kobj)
+        plan = self._new_screen_plan(claims, req)
+        if len(store) >= _SHAPE_PLANS_LIMIT:
+            del store[next(iter(store))]
+        store[shape] = (cls, plan)
+        return plan
+
+    def _new_screen_plan(self, claims: list[Claim], req: Request) -> "_ScreenPlan | None":
+        run = _Run(self, {}, claims, None)
+        try:
+            run._prepare_claim(0, claims[0])
+        except AllocationError:  # the search raises it on every node
+            return None
+        cls = run.request_data[(0, 0, 0)].cls or {}
+        class_sels = (cls.get("spec") or {}).get("selectors") or []
+        class_key = (self._compile_fn, _expressions(class_sels)) if class_sels else None
+        request_key = (self._compile_fn, _expressions(req.selectors)) if req.selectors else None
+        cname = (cls.get("metadata") or {}).get("name", "")
+        class_exprs = self._class_exprs.get(cname)
+        if class_exprs is None:
+            class_exprs = self._class_exprs[cname] = _expressions(class_sels)
+        return _ScreenPlan(count=req.count, key=(class_key, request_key),
+                           combine=combined_match(class_key, request_key), class_name=cname,
+                           class_exprs=class_exprs, class_selectors=class_sels,
+                           request_selectors=req.selectors or [], claim=claims[0].kobj)
 
     def _nothing_free(self, pools: list[Pool]) -> tuple[bool, bool]:
         """(No device of the node's complete, valid pools is free, some pool is invalid). With
@@ -733,6 +759,8 @@ class Allocator:
 
 
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)
+#: screen plans kept per claim shape (:meth:`Allocator._shaped_plan`)
+_SHAPE_PLANS_LIMIT = 256
 
 
 class Screened:

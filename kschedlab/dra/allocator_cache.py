@@ -6,7 +6,9 @@ ResourceSlices and the node's name and labels, so an :class:`AllocatorCache` kee
 the slices stay the same objects: the DRA manager reads a stored slice once and hands out the
 same :class:`~kschedlab.dra.devices.Slice` until that slice is replaced, so a new slice list
 with the same objects in the same order gathers the same pools. The CEL results per device
-live on the devices themselves (``Device.selector_matches``), for the same reason.
+live on the devices themselves (``Device.selector_matches``), for the same reason. What the
+screen needs of a claim (``Allocator._shaped_plan``) is kept here too, per claim shape: it does
+not depend on the slices.
 
 >>> from kschedlab.dra.devices import read_slice
 >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
@@ -23,7 +25,6 @@ True
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from kschedlab.dra.device_index import DeviceIndex
@@ -45,14 +46,16 @@ class AllocatorCache:
         self._by_node: tuple[dict[str, list[int]], list[int]] | None = None
         #: the devices of the slices as arrays (``DeviceIndex``), built on first use
         self._index: DeviceIndex | None = None
+        #: ``Allocator._shaped_plan``'s screen plans by claim shape (they do not depend on the
+        #: slices, so they are kept when the slices change)
+        self.screen_plans: dict[tuple, tuple[Any, Any]] = {}
         #: pool lists gathered, handed out again, and times the slices changed
         self.stats = {"gathered": 0, "reused": 0, "reset": 0}
 
     def use(self, slices: list[Slice]) -> int:
         """Start working on ``slices``; returns the token to pass to :meth:`pools_for`. What was
         kept is dropped unless ``slices`` holds the same objects, in the same order, as before."""
-        old = self._slices
-        if old is None or len(old) != len(slices) or not all(map(operator.is_, old, slices)):
+        if not self.holds(slices):
             self._slices = list(slices)
             self._pools = {}
             self._by_node = None
@@ -60,6 +63,12 @@ class AllocatorCache:
             self._token += 1
             self.stats["reset"] += 1
         return self._token
+
+    def holds(self, slices: list) -> bool:
+        """``slices`` are the kept slices: the same objects in the same order (``Slice`` objects
+        compare by identity, so a list comparison tests that in C; any other element is unequal
+        to a ``Slice``)."""
+        return self._slices is not None and self._slices == slices
 
     def current(self, token: int) -> bool:
         """Whether ``token`` (from :meth:`use`) still names the kept slices."""

@@ -58,6 +58,8 @@ _KEPT_LOG: list[int] = []
 _LOG_LIMIT = 1 << 16
 #: node slots kept by one index before they are dropped (node dicts handed in anew each time)
 _SLOT_LIMIT = 1 << 16
+#: node chunks whose slots one index keeps (:meth:`DeviceIndex.slots`)
+_CHUNK_LIMIT = 1024
 _EPOCH = [0]
 
 
@@ -179,9 +181,30 @@ class DeviceIndex:
         invalid flag are kept per dict, recognised by identity (the dict is kept, so its ``id``
         is not reused; a node dict must not change once handed in: a changed node comes as a
         new dict), so that a scheduler handing the same dicts from one pod to the next finds
-        them without gathering."""
+        them without gathering. The slots of a whole list of dicts are kept too: the same dicts
+        in the same order (a scheduler's chunk of nodes again) get them without a lookup each
+        (equal dicts in their place would do as well: a slot's pools follow from the node's
+        name and labels).
+
+        >>> from kschedlab.dra.devices import read_slice
+        >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+        ...     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "a"}]}})
+        >>> index, n1, n2 = DeviceIndex([s]), {"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}
+        >>> index.slots([n1, n2], True, lambda node: []).tolist(), index.slots([n1, n2], True, lambda node: []).tolist()
+        ([0, 1], [0, 1])
+        >>> index.slots([n2, n1], True, lambda node: []).tolist()
+        [1, 0]
+        """
         if len(self._slot_pools) > _SLOT_LIMIT:  # many node dicts came and went: start again
             self._reset_slots()
+        if not nodes:
+            return np.zeros(0, dtype=np.int64)
+        # a chunk of nodes handed in before (the same dicts in the same order, found by a list
+        # comparison: identical dicts compare equal in C without looking inside): its slots again
+        chunk_key = (partitionable, id(nodes[0]), len(nodes))
+        chunk = self._chunks.get(chunk_key)
+        if chunk is not None and chunk[0] == nodes:
+            return chunk[1].copy()
         by_id = self._slot_by_id[partitionable]
         out = np.fromiter(map(by_id.get, map(id, nodes), itertools.repeat(-2)), dtype=np.int64, count=len(nodes))
         for k in np.flatnonzero(out == -2).tolist():
@@ -204,6 +227,10 @@ class DeviceIndex:
             self._slot_arrays = None
             by_id[id(node)] = slot
             out[k] = slot
+        if not (out < 0).any():  # (a node whose pools raised is tried again next time)
+            if len(self._chunks) >= _CHUNK_LIMIT:
+                del self._chunks[next(iter(self._chunks))]
+            self._chunks[chunk_key] = (list(nodes), out.copy())
         return out
 
     def _reset_slots(self) -> None:
@@ -225,6 +252,9 @@ class DeviceIndex:
         self._slot_walks: dict[int, tuple[list[int], bool]] = {}
         #: device position -> the slots walking through it (whose kept answers it can change)
         self._position_slots: dict[int, list[int]] = {}
+        #: (partitionable, id of the first node dict, node count) -> (the node dicts, their slots)
+        #: of the chunks handed to :meth:`slots` (the dicts are held: their ids stay their own)
+        self._chunks: dict[tuple[bool, int, int], tuple[list[dict], np.ndarray]] = {}
         #: screen key -> (kind, taken) per slot, one extra entry for slot -1 (kind -1: not kept)
         self._answers: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -330,16 +331,19 @@ class DeviceTaintEvictionController:
         heapq.heappush(self._work, (when, next(self._seq), kind, ref))
 
     def _change_key(self, cluster) -> tuple:
+        """What :meth:`sync` compares with the last call's: the snapshot's generation, the pod
+        count and the stored claim, slice and rule objects themselves (compared by identity in
+        :func:`_same_key`; holding them keeps a replaced object's address from being taken by
+        its successor, which an ``id`` alone would mistake for the old one)."""
         return (cluster.snapshot.generation, len(cluster.pods),
-                *(tuple(map(id, cluster.objects.get(k, {}).values()))
-                  for k in ("ResourceClaim", "ResourceSlice", *RULE_KINDS)))
+                *(tuple(cluster.objects.get(k, {}).values()) for k in ("ResourceClaim", "ResourceSlice", *RULE_KINDS)))
 
     def sync(self, cluster, now: float) -> None:
         """Catch up with the cluster: new rules get a status work item; pods whose eviction is
         new or changed are (re)scheduled, queuing a status update of their rules; pods that
         need no eviction any more are let go."""
         key = self._change_key(cluster)
-        if key == self._key:
+        if _same_key(key, self._key):
             return
         self._key = key
         rules = self._rules(cluster)
@@ -377,10 +381,10 @@ class DeviceTaintEvictionController:
     def _slices_have_noexecute(self, cluster) -> bool:
         """Some device of some ResourceSlice has a NoExecute taint (cached per set of slice objects)."""
         objs = tuple(cluster.objects.get("ResourceSlice", {}).values())
-        key = tuple(map(id, objs))
-        if self._slice_check is None or self._slice_check[0] != key:
+        last = self._slice_check
+        if last is None or len(last[0]) != len(objs) or not all(map(operator.is_, last[0], objs)):
             found = any(t.effect == "NoExecute" for o in objs for d in o.spec.devices for t in d.taints)
-            self._slice_check = (key, found, objs)
+            self._slice_check = (objs, found)
         return self._slice_check[1]
 
     def next_wakeup(self) -> float | None:
@@ -496,6 +500,19 @@ class DeviceTaintEvictionController:
 
         return pd.DataFrame(self.records, columns=["time", "action", "object", "at", "reasons", "status", "reason",
                                                    "message"])
+
+
+def _same_key(a: tuple | None, b: tuple | None) -> bool:
+    """Two :meth:`DeviceTaintEvictionController._change_key` values are the same: equal counts,
+    the same objects in the same order.
+
+    >>> x, y = {"a": 1}, {"a": 1}
+    >>> _same_key((1, 0, (x,)), (1, 0, (x,))), _same_key((1, 0, (x,)), (1, 0, (y,)))
+    (True, False)
+    """
+    if a is None or b is None or len(a) != len(b) or a[:2] != b[:2]:
+        return False
+    return all(len(p) == len(q) and all(map(operator.is_, p, q)) for p, q in zip(a[2:], b[2:]))
 
 
 def stamp_time_added(rule, now: float) -> None:

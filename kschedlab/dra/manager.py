@@ -219,18 +219,25 @@ class DRAManager:
         """
         from kschedlab.api.resource import ResourceClaim, ResourceClaimStatus
 
+        composed = None  # the new object's dump, when it follows from base's kept one
         if base is not None and type(base) is ResourceClaim:
             meta = _with(base.metadata, finalizers=list(claim["metadata"].get("finalizers") or []))
             status = claim.get("status") or {}
             hit = self._dumps.get(id(base))
             kept = (hit[1].get("status") or {}) if hit is not None and hit[0] is base else None
-            if kept is not None and status.keys() == kept.keys():
+            if hit is not None and kept is not None and status.keys() == kept.keys():
                 # a value that is the stored object's dump's own (``claim_dict``, the same object) is
                 # the stored object's field: only the others are validated
                 changed = {k: v for k, v in status.items() if v is not kept[k]}
                 part = ResourceClaimStatus.model_validate(changed)
                 names = _status_fields()
                 new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
+                old_meta = hit[1].get("metadata") or {}
+                if "status" in hit[1] and old_meta.get("finalizers", None) == meta.finalizers:
+                    # (the finalizers as they were: only status fields changed, each dumped in its place)
+                    dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json")
+                    if all(k in dumped for k in changed):
+                        composed = {**hit[1], "status": {**kept, **{k: dumped[k] for k in changed}}}
             else:
                 new_status = ResourceClaimStatus.model_validate(status)
             obj = _with(base, metadata=meta, status=new_status)
@@ -249,6 +256,8 @@ class DRAManager:
         # what allocated_state reads of the new object, from the dict it was validated from (the
         # fields read are kept as they are), so that the next pod does not dump it again
         self._claim_devices[id(obj)] = (obj, (claim_identity(claim), _allocated_devices(claim)))
+        if composed is not None:  # read back by claim_dict without dumping the whole claim
+            self._dumps[id(obj)] = (obj, composed)
 
     def delete_claim(self, claim: dict) -> None:
         """Remove a claim from the cluster (no-op when it is gone)."""

@@ -101,13 +101,15 @@ def selector_mask(selector: dict, rows: np.ndarray, label_codes: Callable[[str],
     >>> selector_mask(sel, np.arange(3), lambda key: codes, {"n0": 0, "n1": 1, "n2": 2}.get).tolist()
     [False, True, True]
     """
-    matched = np.zeros(len(rows), dtype=bool)
+    # (each requirement's answer is a new array: the first one of a term is taken as it is, and
+    # a selector of one term returns that term's answer, without arrays of ones and zeros to start)
+    matched: np.ndarray | None = None
     for term in selector.get("nodeSelectorTerms") or []:
         exprs = term.get("matchExpressions") or []
         fields = term.get("matchFields") or []
         if not exprs and not fields:
             continue
-        ok = np.ones(len(rows), dtype=bool)
+        ok: np.ndarray | None = None
         for req in exprs:
             op = req.get("operator", "")
             if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
@@ -117,9 +119,10 @@ def selector_mask(selector: dict, rows: np.ndarray, label_codes: Callable[[str],
             if op in ("In", "NotIn"):
                 wanted = [vocab[v] for v in req.get("values") or [] if v in vocab]
                 hit = np.isin(have, wanted) if wanted else np.zeros(len(rows), dtype=bool)
-                ok &= hit if op == "In" else ~hit
+                answer = hit if op == "In" else ~hit
             else:
-                ok &= (have >= 0) if op == "Exists" else (have < 0)
+                answer = (have >= 0) if op == "Exists" else (have < 0)
+            ok = answer if ok is None else ok & answer
         for req in fields:
             values = req.get("values") or []
             op = req.get("operator", "")
@@ -127,9 +130,10 @@ def selector_mask(selector: dict, rows: np.ndarray, label_codes: Callable[[str],
                 return None
             row = name_row(values[0])
             hit = rows == row if row is not None else np.zeros(len(rows), dtype=bool)
-            ok &= hit if op == "In" else ~hit
-        matched |= ok
-    return matched
+            answer = hit if op == "In" else ~hit
+            ok = answer if ok is None else ok & answer
+        matched = ok if matched is None else matched | ok
+    return np.zeros(len(rows), dtype=bool) if matched is None else matched
 
 
 def node_matches(node: dict | None, node_name: str, all_nodes: bool, node_selector: dict | None) -> bool:

@@ -587,7 +587,7 @@ class DynamicResources(Plugin):
             return None
         if self._binding_enabled() and has_binding_conditions(s.claims):
             return None
-        failed = np.zeros(len(rows), dtype=bool)
+        failed = None
         unavailable = set()
         for i, info in enumerate(s.infos):
             if info.available_on_nodes is None:
@@ -596,10 +596,15 @@ class DynamicResources(Plugin):
             if mask is None:
                 return None
             if not mask.all():
-                failed |= ~mask
+                failed = ~mask if failed is None else failed | ~mask
                 unavailable.add(i)
         s.unavailable.update(unavailable)
-        return Verdicts.from_mask(failed, Code.UnschedulableAndUnresolvable, (ERR_NOT_AVAILABLE,))
+        if failed is None:
+            return Verdicts.passing(len(rows))
+        # ``Verdicts.from_mask`` in two array operations: the code where failed (a bool is 0 or 1
+        # as int8), reason 0 there and -1 elsewhere
+        return Verdicts(failed.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable),
+                        failed.astype(np.int32) - 1, [(ERR_NOT_AVAILABLE,)])
 
     def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
         """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for

@@ -75,6 +75,9 @@ class ClusterUtilization:
         self._value: np.ndarray | None = None  # the state since then
         self._area = np.zeros(len(SERIES_COLUMNS) - 1)
         self._generation: Any = None
+        #: the snapshot and its (node, row) counts the live rows were read from; the snapshot is
+        #: held, not named by ``id``, so that another snapshot at a freed one's address is read anew
+        self._rows_snapshot: Any = None
         self._rows_key: tuple = ()
         self._live: np.ndarray | slice = np.zeros(0, np.int64)
         #: kept for :meth:`measure`: (columns, requested, allocatable, free, free on used nodes, pods)
@@ -93,12 +96,12 @@ class ClusterUtilization:
     def live_rows(self, snapshot) -> np.ndarray | slice:
         """The snapshot's rows of current nodes (rows are appended, never reused: recomputed only
         when the node count or the row count changes); a slice when they are the first rows."""
-        key = (id(snapshot), len(snapshot.index), len(getattr(snapshot, "names", snapshot.index)))
-        if key != self._rows_key:
+        key = (len(snapshot.index), len(getattr(snapshot, "names", snapshot.index)))
+        if snapshot is not self._rows_snapshot or key != self._rows_key:  # (the snapshot is held: see __init__)
             self._live = np.fromiter(snapshot.index.values(), dtype=np.int64, count=len(snapshot.index))
             if np.array_equal(np.sort(self._live), np.arange(len(self._live))):
                 self._live = slice(0, len(self._live))  # rows 0..n-1: read the columns without copying them
-            self._rows_key = key
+            self._rows_snapshot, self._rows_key = snapshot, key
             self._sums = None
         return self._live
 

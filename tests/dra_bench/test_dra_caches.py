@@ -427,3 +427,35 @@ def test_claim_written_on_its_base_reads_back_as_a_full_write(seed):
         assert json.dumps(kept) == json.dumps(dump) == json.dumps(full.model_dump(by_alias=True, exclude_none=True,
                                                                                   mode="json"))
         assert m.get_claim(ns, name) == kept
+
+
+def test_screen_plans_are_shared_by_claims_of_one_shape_and_follow_the_class():
+    """Allocators sharing a cache share the screen plan of claims alike but for their names (the
+    name in a plan's error messages stays the claim's own); a class replaced by another object,
+    another count or another selector gets a plan of its own."""
+    from kschedlab.dra.allocator import Allocator
+    from kschedlab.dra.allocator_cache import AllocatorCache
+    from kschedlab.dra.devices import read_claim
+
+    def claim(name, count=1, selector=None):
+        exactly = {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": count}
+        if selector:
+            exactly["selectors"] = [{"cel": {"expression": selector}}]
+        return read_claim({"metadata": {"name": name, "namespace": "ns"},
+                           "spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}})
+
+    gpu = {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": "true"}}]}}
+    cache = AllocatorCache()
+    first = Allocator(None, None, [gpu], SLICES, cache=cache)._screen_plan([claim("a")])
+    second = Allocator(None, None, [gpu], SLICES, cache=cache)._screen_plan([claim("b")])
+    assert (first.claim, second.claim) == ("ns/a", "ns/b")
+    assert second.combine is first.combine and second.key == first.key
+    assert len(cache.screen_plans) == 1
+    again = Allocator(None, None, [copy.deepcopy(gpu)], SLICES, cache=cache)._screen_plan([claim("c")])
+    assert again.combine is not first.combine and again.claim == "ns/c"
+    two = Allocator(None, None, [gpu], SLICES, cache=cache)._screen_plan([claim("d", count=2)])
+    assert two.count == 2
+    chosen = Allocator(None, None, [gpu], SLICES, cache=cache)._screen_plan([claim("e", selector="false")])
+    assert chosen.key != first.key and chosen.request_selectors[0]["cel"]["expression"] == "false"
+    missing = Allocator(None, None, [], SLICES, cache=cache)._screen_plan([claim("f")])
+    assert missing is None

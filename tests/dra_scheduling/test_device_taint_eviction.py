@@ -229,3 +229,32 @@ def test_editing_the_dry_run_into_noexecute(tmp_path):
     rule = sim.cluster.objects["DeviceTaintRule"]["example"]
     assert rule.metadata.generation == 2 and rule.status.conditions[0].observed_generation == 2
     assert rule.spec.taint.time_added.timestamp() == 30.0  # the taint changed: added anew
+
+
+def test_a_replaced_slice_is_read_again_even_at_the_old_address(tmp_path, monkeypatch):
+    """The controller skips a sync when nothing changed; a ResourceSlice replaced by a new object
+    (here: one with a NoExecute taint) is a change even when the new object took the old one's
+    address, as CPython does once the old one is freed. ``id`` made constant in the module plays
+    that reuse: a change check by ``id`` would miss the new taint."""
+    import kschedlab.dra.devicetainteviction as dte
+    from kschedlab.api.loader import load_text
+
+    base = (SCEN / "device-taint-dry-run-sim.yaml").read_text()
+    (tmp_path / "c.yaml").write_text(base[:base.index("apiVersion: kschedlab.io/v1alpha1")])
+    (tmp_path / "s.yaml").write_text("apiVersion: kschedlab.io/v1alpha1\nkind: Simulation\nmetadata: {name: s}\n"
+                                     "spec: {until: 5, events: []}\n")
+    sim, until = from_files(tmp_path / "c.yaml", tmp_path / "s.yaml")
+    sim.run(until=until)
+    (pod_key,) = [k for k, p in sim.cluster.pods.items() if p.spec.node_name == "node-1"]
+    monkeypatch.setattr(dte, "id", lambda obj: 0, raising=False)
+    controller = DeviceTaintEvictionController()
+    controller.sync(sim.cluster, 5.0)
+    assert controller.delete_pod_at == {}
+    tainted = base.replace("devices: [{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]",
+                           "devices: [{name: gpu-0, taints: [{key: k, effect: NoExecute}]}, {name: gpu-1, taints: "
+                           "[{key: k, effect: NoExecute}]}, {name: gpu-2, taints: [{key: k, effect: NoExecute}]}]")
+    (new_slice,) = [o for o in load_text(tainted[:tainted.index("apiVersion: kschedlab.io/v1alpha1")])
+                    if o.kind == "ResourceSlice"]
+    sim.cluster.objects["ResourceSlice"]["node-1-gpus"] = new_slice
+    controller.sync(sim.cluster, 6.0)
+    assert list(controller.delete_pod_at) == [pod_key]

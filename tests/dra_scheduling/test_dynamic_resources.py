@@ -447,3 +447,27 @@ def test_extended_resource_from_device_plugin_or_dra_per_node():
     assert plugin.reserve(state, info, "plugin-node").is_success() and not dra_manager(c).in_flight
     fit = Framework({}, cluster=c).plugins["NodeResourcesFit"]
     assert fit.filter_nodes(CycleState(), info, c.snapshot, c.snapshot.order).codes.tolist() == [0, 0]
+
+
+def test_allocated_claims_filter_all_nodes_at_once_as_node_by_node():
+    """A pod whose claims are all allocated is filtered for many nodes at once (the allocation's
+    node selector over the label columns): the same codes and reasons as the per-node Filter,
+    on a node the selector names, on others, and when every node passes."""
+    nodes = "".join(f"""
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: m{i}, labels: {{kubernetes.io/hostname: m{i}}}}}
+status: {{allocatable: {{cpu: "8", memory: 16Gi, pods: "110"}}}}""" for i in range(3))
+    c = cluster(BASE + nodes + pod("a", "c1") + pod("b", "c1"))
+    assert Scheduler(c).schedule_one("default/a").node == "n1"
+    plugin, info, state, verdicts = framework_and_state(c, "default/b")
+    rows = c.snapshot.order
+    per_node = [plugin._filter_row(state, info, c.snapshot, int(r)) for r in rows]
+    assert [verdicts.status(i) for i in range(len(rows))] == per_node
+    assert sorted(int(code) for code in verdicts.codes) == [0] + [int(Code.UnschedulableAndUnresolvable)] * 3
+    # a selector every node matches: all pass
+    s = state.get(NAME)
+    s.infos[0].available_on_nodes = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "Exists"}]}]}
+    assert plugin._allocated_only(s, c.snapshot, rows).all_pass

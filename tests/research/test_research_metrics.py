@@ -102,3 +102,23 @@ def test_scenario_workload_with_the_sweeps_configuration():
     assert (row["pods"], row["scheduled"], row["stop_reason"]) == (5, 5, "until")
     assert row["pending_times"] == [0.0, 0.0, 18.0, 18.0, 26.0]
     assert pd.Series(row["cpu_utilization"]).between(0, 1).all()
+
+
+def test_another_snapshot_at_a_freed_ones_address_is_read_anew(monkeypatch):
+    """The recorder keeps its sums per snapshot. A second cluster's snapshot with as many nodes
+    and rows, at the address of a freed first one (as CPython may place it; ``id`` made constant
+    in the module plays that), is still another snapshot: read whole, not from the first one's
+    change log."""
+    from kschedlab.api.core import Pod
+    from kschedlab.cluster import Cluster
+    from kschedlab.research import metrics
+
+    monkeypatch.setattr(metrics, "id", lambda obj: 0, raising=False)
+    recorder = ClusterUtilization(interval=10)
+    first, second = Cluster(make_nodes(4)), Cluster(make_nodes(4, cpu="8"))
+    for cluster in (first, second):
+        cluster.add(Pod.model_validate({"metadata": {"name": "p", "namespace": "d"}, "spec": {
+            "nodeName": cluster.snapshot.names[0],
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}))
+    assert recorder.measure(first.snapshot) == ClusterUtilization(interval=10).measure(first.snapshot)
+    assert recorder.measure(second.snapshot) == ClusterUtilization(interval=10).measure(second.snapshot)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,7 @@ class Engine:
         self.gpu_rng = random.Random(seed)       # the GPU-sharing plugin (Random's GPU draw)
         self._cache: dict[PodRes, tuple[np.ndarray, np.ndarray, list]] = {}
         self._access: dict[str, np.ndarray] = {}
-        self._frag_access: tuple[int, np.ndarray] | None = None
+        self._frag_access: tuple[Any, np.ndarray] | None = None
         if isinstance(policy, FGD):
             self.fgd_access = access_rows(list(self.models), policy.typical)
             self.frag_now = frag_scores(self.cpu_left, self.gpu_left, self.fgd_access, policy.typical)
@@ -160,7 +161,6 @@ class Engine:
 
     def cluster_frag(self, typical) -> float:
         """The cluster's expected GPU fragment (thousandths) over ``typical``."""
-        key = id(typical)
-        if self._frag_access is None or self._frag_access[0] != key:
-            self._frag_access = (key, access_rows(list(self.models), typical))
+        if self._frag_access is None or self._frag_access[0] is not typical:  # (held: its id stays its own)
+            self._frag_access = (typical, access_rows(list(self.models), typical))
         return float(frag_scores(self.cpu_left, self.gpu_left, self._frag_access[1], typical).sum())

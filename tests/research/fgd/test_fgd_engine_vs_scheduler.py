@@ -37,3 +37,21 @@ def test_same_placements_on_a_slice_of_the_real_trace():
     nodes = read_nodes(OPENB / "openb_node_list_gpu_node.csv").iloc[::40]        # 31 nodes, every model
     pods = read_pods(OPENB / "openb_pod_list_default.csv").iloc[::45]
     same_runs(nodes, pods, "FGD", 43, "name")
+
+
+def test_cluster_frag_follows_the_typical_pods_object(monkeypatch):
+    """The accessible rows are kept per typical-pod list; another list at a freed one's address
+    (``id`` made constant in the module plays that) is read anew: a T4-only typical pod sees no
+    GPU of a P100 node, so all its free GPU counts as fragment only for the first list."""
+    from kschedlab.research.fgd import engine as fgd_engine
+    from kschedlab.research.fgd.model import PodRes, TypicalPod
+    from kschedlab.research.fgd.policies import BestFit
+
+    monkeypatch.setattr(fgd_engine, "id", lambda obj: 0, raising=False)
+    node = fgd_engine.EngineNode("n", 32000, 1 << 40, 110, (1000, 1000), "P100")
+    eng = fgd_engine.Engine([node], BestFit())
+    t4_only = [TypicalPod(PodRes(1000, 500, 1, "T4"), 1.0)]
+    any_gpu = [TypicalPod(PodRes(1000, 500, 1), 1.0)]
+    fresh = fgd_engine.Engine([node], BestFit()).cluster_frag(any_gpu)
+    assert eng.cluster_frag(t4_only) != fresh
+    assert eng.cluster_frag(any_gpu) == fresh

@@ -461,7 +461,7 @@ class DefaultPreemption(Plugin):
         table = self._victim_table
         table.sync(snapshot, sub, checked)
         span = Span(table, sub, priority, checked)
-        extra_used = np.zeros((len(sub), len(checked)), np.int64)
+        extra_used = np.zeros((len(checked), len(sub)), np.int64)
         extra_count = np.zeros(len(sub), np.int64)
         nominated = np.zeros(len(sub), bool)
         if nominations:
@@ -475,7 +475,7 @@ class DefaultPreemption(Plugin):
                     nominated[j] = True
                     extra_count[j] += 1
                     for i, name in enumerate(checked):
-                        extra_used[j, i] += p.requests.get(name, 0)
+                        extra_used[i, j] += p.requests.get(name, 0)
         # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
         max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(sub)
         checks = [(TOO_MANY_PODS, span.staying + 1 > max_pods, np.zeros(len(sub), bool))]
@@ -486,7 +486,7 @@ class DefaultPreemption(Plugin):
                 alloc = held = np.zeros(len(sub), np.int64)
             else:
                 alloc = snapshot.allocatable[col].take(sub)
-                held = span.held[:, i]
+                held = span.held[i]
             want = requests[name]
             checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
         short = np.stack([c[1] for c in checks])
@@ -506,7 +506,8 @@ class DefaultPreemption(Plugin):
         take = np.flatnonzero(~failed)
         if not len(take):
             return index, shared, VictimRows.none(len(left))
-        found = reprieve_rows(span, take, snapshot, pod_info, checked, extra_used[take], extra_count[take], pdbs, now_ns)
+        found = reprieve_rows(span, take, snapshot, pod_info, checked, extra_used[:, take], extra_count[take], pdbs,
+                              now_ns)
         return index, shared, found.spread(np.searchsorted(left, rest[take]), len(left))
 
     def _default_victim_policy(self, ordering: bool = True) -> bool:

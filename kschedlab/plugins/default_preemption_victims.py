@@ -37,6 +37,7 @@ row's version.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import itemgetter
 
 import numpy as np
@@ -48,11 +49,11 @@ __all__ = ["Span", "VictimTable", "reprieve_rows"]
 
 
 class VictimTable:
-    """Per node row: its pods (in the snapshot's order) as one ``[rows, K, fields]`` array padded to
-    the most pods on a node, the fields being priority, start time (ns), state (0 no pod, 1 placed,
-    2 started) and the requests of the resources asked for so far (``names``, from field 3 on); a
-    row is read again from the snapshot when its ``row_version`` moved. A span of the dry run reads
-    its rows with one gather (:class:`Span`)."""
+    """Per node row: its pods (in the snapshot's order) as one ``[fields, rows, K]`` array padded
+    to the most pods on a node, the fields being priority, start time (ns), state (0 no pod, 1
+    placed, 2 started) and the requests of the resources asked for so far (``names``, from field
+    3 on); a row is read again from the snapshot when its ``row_version`` moved. A span of the dry
+    run reads its rows with one gather (:class:`Span`)."""
 
     PRIO, START, STATE, REQ = 0, 1, 2, 3
 
@@ -61,14 +62,14 @@ class VictimTable:
         self.pods: list[tuple] = []
         self.version = np.full(0, -1, np.int64)
         self.names: list[str] = []
-        self.data = np.zeros((0, 0, self.REQ), np.int64)
+        self.data = np.zeros((self.REQ, 0, 0), np.int64)
 
     def _reset(self, snapshot, rows: int, width: int, names: list[str]) -> None:
         self.snapshot = snapshot
         self.pods = [()] * rows
         self.version = np.full(rows, -1, np.int64)
         self.names = names
-        self.data = np.zeros((rows, width, self.REQ + len(names)), np.int64)
+        self.data = np.zeros((self.REQ + len(names), rows, width), np.int64)
 
     def fields(self, names) -> list[int]:
         """The fields of the requests of ``names`` (kept by :meth:`sync`)."""
@@ -78,18 +79,19 @@ class VictimTable:
         """Make ``rows`` current for ``snapshot`` with the requests of ``names`` kept."""
         size = len(snapshot.row_version)
         if snapshot is not self.snapshot or size > len(self.version) or any(n not in self.names for n in names):
-            self._reset(snapshot, size, max(self.data.shape[1], 1), list(dict.fromkeys([*self.names, *names])))
+            self._reset(snapshot, size, max(self.data.shape[2], 1), list(dict.fromkeys([*self.names, *names])))
         stale = rows[self.version.take(rows) != snapshot.row_version.take(rows)]
         if not len(stale):
             return
         stale_list = stale.tolist()
         widest = max(len(snapshot.pods[r]) for r in stale_list)
-        if widest > self.data.shape[1]:
-            grown = np.zeros((len(self.data), max(widest, 2 * self.data.shape[1]), self.data.shape[2]), np.int64)
-            grown[:, : self.data.shape[1]] = self.data
+        width = self.data.shape[2]
+        if widest > width:
+            grown = np.zeros((*self.data.shape[:2], max(widest, 2 * width)), np.int64)
+            grown[:, :, :width] = self.data
             self.data = grown
         data, names = self.data, self.names
-        data[stale] = 0
+        data[:, stale] = 0
         at_row: list[int] = []
         at_slot: list[int] = []
         fields: list[list[int]] = []
@@ -105,38 +107,53 @@ class VictimTable:
                 at_row.append(r)
                 at_slot.append(k)
         if fields:
-            data[at_row, at_slot] = fields
+            data[:, at_row, at_slot] = np.array(fields, np.int64).T
         self.version[stale] = snapshot.row_version.take(stale)
 
 
 class Span:
     """The rows of one dry-run span read off a synced :class:`VictimTable` with one gather, for a
-    preemptor of ``priority``: per row and slot the priority, start time, whether it started and
-    the requests of ``checked`` (``[rows, K, checked]``); which pods are of lower priority, how many,
-    and what the others (``held``, ``[rows, checked]``; ``staying``: their count) and the lower ones
-    (``lower_req``) ask for."""
+    preemptor of ``priority``: per row and slot (``[rows, K]``) the priority, start time, whether it
+    started, whether it is of lower priority, and the requests of ``checked`` (``[checked, rows,
+    K]``); per row the lower-priority pods (``npot``), what they ask for (``lower_req``,
+    ``[checked, rows]``), and what the other pods ask for (``held``) and their count (``staying``).
+
+    Sums and extremes along a row are matrix products and elementwise steps over the few slots:
+    numpy's reductions along a short axis cost ten times as much on arrays of this shape."""
 
     def __init__(self, table: VictimTable, rows: np.ndarray, priority: int, checked: list[str]):
-        block = table.data[rows]  # the one gather: [rows, K, fields]
+        block = table.data.take(rows, axis=1)  # the one gather: [fields, rows, K]
         self.rows = rows
         self.pods = _pick(table.pods, rows)  # (sync replaces a row's tuple: these stay the pods read here)
-        self.prio = block[:, :, VictimTable.PRIO]
-        self.start = block[:, :, VictimTable.START]
-        state = block[:, :, VictimTable.STATE]
+        self.prio = block[VictimTable.PRIO]
+        self.start = block[VictimTable.START]
+        state = block[VictimTable.STATE]
+        present = state != 0
         self.started = state == 2
-        self.lower = (state != 0) & (self.prio < priority)
-        self.req = block[:, :, table.fields(checked)]
-        self.npot = self.lower.sum(axis=1)
-        self.lower_req = (self.req * self.lower[:, :, None]).sum(axis=1)
-        self.held = self.req.sum(axis=1) - self.lower_req  # (empty slots hold zeros)
-        self.staying = (state != 0).sum(axis=1) - self.npot
+        self.lower = present & (self.prio < priority)
+        self.req = block[table.fields(checked)]
+        ones = np.ones(block.shape[2], np.int64)
+        self.npot = self.lower @ ones
+        self.lower_req = (self.req * self.lower) @ ones
+        self.held = self.req @ ones - self.lower_req  # (empty slots hold zeros)
+        self.staying = present @ ones - self.npot
 
 
-def _pick(items: list, rows: np.ndarray) -> tuple:
+def _pick(items: Sequence, rows: np.ndarray) -> tuple:
     """``items`` at ``rows``, as a tuple."""
-    if len(rows) == 1:
-        return (items[int(rows[0])],)
-    return itemgetter(*rows.tolist())(items) if len(rows) else ()
+    if len(rows) < 2:
+        return tuple(items[r] for r in rows.tolist())
+    return itemgetter(*rows.tolist())(items)
+
+
+def _row_extreme(ufunc, x: np.ndarray) -> np.ndarray:
+    """``ufunc`` (maximum or minimum) along each row of ``x``: column by column when the rows are short."""
+    if x.shape[1] > 8:
+        return ufunc.reduce(x, axis=1)
+    out = x[:, 0]
+    for k in range(1, x.shape[1]):
+        out = ufunc(out, x[:, k])
+    return out
 
 
 def reprieve_rows(span: Span, take: np.ndarray, snapshot, pod_info, checked: list[str],
@@ -145,46 +162,56 @@ def reprieve_rows(span: Span, take: np.ndarray, snapshot, pod_info, checked: lis
     preemptor ``pod_info``: per row, the victims most important first and the number of
     PDB-violating ones (not found where the preemptor does not fit even with every lower-priority
     pod gone, or none is there). ``checked`` are the resources NodeResourcesFit compares (the
-    span's); ``extra_used`` ([rows, checked]) and ``extra_count`` what nominated pods of equal or
+    span's); ``extra_used`` ([checked, rows]) and ``extra_count`` what nominated pods of equal or
     higher priority add to each node. Works on ``[rows, K]`` arrays whose columns are put in each
     row's processing order."""
-    every = len(take) == len(span.rows)
-    rows = span.rows if every else span.rows[take]
+    if len(take) == len(span.rows):
+        rows, prio, times, started, pot = span.rows, span.prio, span.start, span.started, span.lower
+        reqs, npot, lower_req = span.req, span.npot, span.lower_req
+    else:
+        rows, prio, times, started, pot = (x[take] for x in (span.rows, span.prio, span.start, span.started,
+                                                              span.lower))
+        reqs, npot, lower_req = span.req[:, take], span.npot[take], span.lower_req[:, take]
     n_rows = len(rows)
-    prio, times, started, pot, reqs = ((x if every else x[take]) for x in (
-        span.prio, span.start, span.started, span.lower, span.req))
-    npot, lower_req = (span.npot, span.lower_req) if every else (span.npot[take], span.lower_req[take])
     res_index = snapshot.res_index
     cols = [res_index.get(n) for n in checked]
-    zeros = np.zeros(n_rows, np.int64)
     alloc_all, requested_all = snapshot.allocatable.take(rows, axis=1), snapshot.requested.take(rows, axis=1)
-    alloc = np.stack([zeros if c is None else alloc_all[c] for c in cols], axis=1)  # [rows, checked]
-    used = np.stack([zeros if c is None else requested_all[c] for c in cols], axis=1) - lower_req + extra_used
+    if None in cols:
+        zeros = np.zeros(n_rows, np.int64)
+        alloc = np.stack([zeros if c is None else alloc_all[c] for c in cols])  # [checked, rows]
+        used = np.stack([zeros if c is None else requested_all[c] for c in cols])
+    else:
+        alloc, used = alloc_all[cols], requested_all[cols]
+    used = used - lower_req + extra_used
     count = snapshot.pod_count.take(rows) - npot + extra_count
     max_pods = alloc_all[res_index["pods"]]
-    want = np.array([pod_info.requests[n] for n in checked], np.int64)
-    covered = (npot > 0) & (count + 1 <= max_pods) & (want <= alloc - used).all(axis=1)
+    want = np.array([pod_info.requests[n] for n in checked], np.int64)[:, None]
+    covered = (npot > 0) & (count + 1 <= max_pods) & (want <= alloc - used).all(axis=0)
     if not covered.any():
         return VictimRows.none(n_rows)
     pot = pot & covered[:, None]
     starts = np.where(started, times, now_ns)
-    slots = np.broadcast_to(np.arange(pot.shape[1]), pot.shape)
+    slots = None  # each row's slot at each position, when not the identity
     # each row's potential victims first, most important first (higher priority, earlier start), ties
     # in the node's pod order: often the node's order already
     head, tail = pot[:, :-1], pot[:, 1:]
     later = (prio[:, 1:] > prio[:, :-1]) | ((prio[:, 1:] == prio[:, :-1]) & (starts[:, 1:] < starts[:, :-1]))
     if (tail & (~head | later)).any():
+        slots = np.broadcast_to(np.arange(pot.shape[1]), pot.shape)
         order = np.lexsort((slots, starts, -prio, ~pot))
         prio, pot, started, times, starts, slots = (np.take_along_axis(x, order, 1)
                                                     for x in (prio, pot, started, times, starts, slots))
-        reqs = np.take_along_axis(reqs, order[:, :, None], 1)
+        reqs = np.take_along_axis(reqs, order[None], 2)
     width = int(npot[covered].max())
     if width < pot.shape[1]:
-        prio, pot, started, times, starts, slots, reqs = prio[:, :width], pot[:, :width], started[:, :width], \
-            times[:, :width], starts[:, :width], slots[:, :width], reqs[:, :width]
-    node_pods = span.pods if every else _pick(span.pods, take)
+        prio, pot, started, times, starts, reqs = prio[:, :width], pot[:, :width], started[:, :width], \
+            times[:, :width], starts[:, :width], reqs[:, :, :width]
+        slots = slots[:, :width] if slots is not None else None
+    node_pods = span.pods if n_rows == len(span.rows) else _pick(span.pods, take)
     violating = None
     if pdbs:
+        if slots is None:
+            slots = np.broadcast_to(np.arange(width), pot.shape)
         violating = np.zeros(pot.shape, bool)
         ri, ci = np.nonzero(pot)
         flat = [node_pods[r][k] for r, k in zip(ri.tolist(), slots[ri, ci].tolist())]
@@ -198,21 +225,24 @@ def reprieve_rows(span: Span, take: np.ndarray, snapshot, pod_info, checked: lis
         if not violating.any():
             violating = None
     if violating is not None:  # upstream's processing order: the violating pods of a row, then the others
+        assert slots is not None
         proc = np.argsort(np.where(pot, ~violating, 2), axis=1, kind="stable")
         prio, pot, started, times, starts, slots, violating = (np.take_along_axis(x, proc, 1) for x in (
             prio, pot, started, times, starts, slots, violating))
-        reqs = np.take_along_axis(reqs, proc[:, :, None], 1)
+        reqs = np.take_along_axis(reqs, proc[None], 2)
     victim = np.empty(pot.shape, bool)
     room = max_pods - 2
     free = alloc - want
     for s in range(width):
-        a = reqs[:, s]
-        fits = pot[:, s] & (count <= room) & ((used + a) <= free).all(axis=1)
-        used += a * fits[:, None]
+        a = reqs[:, :, s]
+        fits = pot[:, s] & (count <= room) & ((used + a) <= free).all(axis=0)
+        used += a * fits
         count += fits
         victim[:, s] = pot[:, s] & ~fits
+    ones, any_of = np.ones(width, np.int64), np.ones(width, bool)
     if violating is not None:
-        num_violating = (victim & violating).sum(axis=1)
+        assert slots is not None
+        num_violating = (victim & violating) @ ones
         # the victims most important first again (ties keep the processing order)
         again = np.lexsort((np.broadcast_to(np.arange(width), victim.shape), starts, -prio, ~victim))
         prio, started, times, slots, victim = (np.take_along_axis(x, again, 1)
@@ -220,13 +250,13 @@ def reprieve_rows(span: Span, take: np.ndarray, snapshot, pod_info, checked: lis
     else:
         num_violating = np.zeros(n_rows, np.int64)
     # what pickOneNodeForPreemption reads of each row's victims
-    per_row = victim.sum(axis=1)
-    top = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
-    total = np.where(victim, prio + (MAX_INT32 + 1), 0).sum(axis=1)
+    per_row = victim @ ones
+    top = _row_extreme(np.maximum, np.where(victim, prio, np.iinfo(np.int64).min))
+    total = np.where(victim, prio + (MAX_INT32 + 1), 0) @ ones
     at_top = victim & (prio == top[:, None])
     started_top = at_top & started
-    earliest = np.where(started_top, times, np.iinfo(np.int64).max).min(axis=1)
-    vslots = slots[victim]  # row by row, most important first
+    earliest = _row_extreme(np.minimum, np.where(started_top, times, np.iinfo(np.int64).max))
+    vslots = np.nonzero(victim)[1] if slots is None else slots[victim]  # row by row, most important first
     vstart = np.concatenate(([0], np.cumsum(per_row)))
 
     def pods(i: int) -> list:
@@ -234,4 +264,4 @@ def reprieve_rows(span: Span, take: np.ndarray, snapshot, pod_info, checked: lis
         return [on_node[k] for k in vslots[vstart[i]:vstart[i + 1]].tolist()]
 
     return VictimRows(covered & (per_row > 0), num_violating, top, total, per_row, earliest,
-                      started_top.any(axis=1), (at_top & ~started).any(axis=1), pods)
+                      started_top @ any_of, (at_top & ~started) @ any_of, pods)

@@ -219,3 +219,31 @@ def test_the_failed_pass_reads_the_kept_verdicts_as_the_framework_filters(seed):
         cluster.add(Pod.model_validate({"metadata": {"name": f"extra{cycle}", "namespace": "default"}, "spec": {
             "nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}))
     assert used  # the kept verdicts answered
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_row_computed_alone_gets_the_kept_verdict_all_rows_get(seed):
+    """NodeFitVerdicts computes a few changed rows one by one (in scalars) and many with arrays:
+    both give every node the same failed checks and code, for requests that fit, fall short, exceed
+    the allocatable or ask for a resource no node has."""
+    from kschedlab.framework.status import Code
+    from kschedlab.scheduler.kept_scores import NodeFitVerdicts
+
+    objects, _ = cluster_objects(seed, 60)
+    snapshot = Cluster([o for o in objects if not (isinstance(o, Pod) and o.status
+                                                   and o.status.nominated_node_name)]).snapshot
+    rows = snapshot.order
+    codes: set[int] = set()
+    for checked in ((("cpu", 3500), ("memory", 3 << 30)), (("cpu", 7000),), (("memory", 20 << 30),),
+                    (("cpu", 1000), ("example.com/gpu", 1)), (("cpu", 0),)):
+        kept = NodeFitVerdicts(snapshot, checked)
+        kept.refresh()
+        alone = NodeFitVerdicts(snapshot, checked)
+        alone.refresh()
+        alone.sig[:], alone.code[:] = -1, -1
+        for row in rows.tolist():
+            alone._update_one(row)
+        assert alone.sig[rows].tolist() == kept.sig[rows].tolist()
+        assert alone.code[rows].tolist() == kept.code[rows].tolist()
+        codes.update(kept.code[rows].tolist())
+    assert codes == {0, Code.Unschedulable, Code.UnschedulableAndUnresolvable}

@@ -235,6 +235,7 @@ def test_a_row_computed_alone_gets_the_kept_verdict_all_rows_get(seed):
     rows = snapshot.order
     codes: set[int] = set()
     for checked in ((("cpu", 3500), ("memory", 3 << 30)), (("cpu", 7000),), (("memory", 20 << 30),),
+                    (("cpu", 4000),), (("cpu", 2000), ("memory", 4 << 30)),
                     (("cpu", 1000), ("example.com/gpu", 1)), (("cpu", 0),)):
         kept = NodeFitVerdicts(snapshot, checked)
         kept.refresh()
@@ -247,3 +248,32 @@ def test_a_row_computed_alone_gets_the_kept_verdict_all_rows_get(seed):
         assert alone.code[rows].tolist() == kept.code[rows].tolist()
         codes.update(kept.code[rows].tolist())
     assert codes == {0, Code.Unschedulable, Code.UnschedulableAndUnresolvable}
+
+
+def test_victims_on_nodes_already_in_victim_order_equal_the_node_by_node_dry_run():
+    """Nodes whose pods are already in the victims' order (higher priority first, none started) and
+    no PodDisruptionBudget: the victim search keeps each node's own order (no sort) and must still
+    name the same victims as the node-by-node dry run."""
+    def pod(name, node, priority, cpu):
+        return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": {
+            "nodeName": node, "priority": priority,
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}})
+
+    alloc = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    nodes = [Node.model_validate({"metadata": {"name": f"n{i}"}, "status": {"allocatable": alloc, "capacity": alloc}})
+             for i in range(4)]
+    pods = [pod(f"p{i}{j}", f"n{i}", prio, cpu) for i in range(4)
+            for j, (prio, cpu) in enumerate(((9, "1"), (5 - i % 2, "1500m"), (3, "500m"), (1, "1")))]
+    records = []
+    for shortcuts in (True, False):
+        cluster = Cluster([n.model_copy(deep=True) for n in nodes] + [p.model_copy(deep=True) for p in pods])
+        sched = Scheduler(cluster, seed=0, keep_traces=0)
+        cluster.add(Pod.model_validate({"metadata": {"name": "hi", "namespace": "default"}, "spec": {
+            "priority": 100, "containers": [{"name": "c", "resources": {"requests": {"cpu": "2500m"}}}]}}))
+        if not shortcuts:
+            node_by_node(sched, "default/hi")
+        assert sched.schedule_one("default/hi").node is None
+        records.append(comparable(sched.framework_for(cluster.pods["default/hi"]).plugins["DefaultPreemption"]
+                                  .last_record))
+    assert records[0] == records[1]
+    assert records[0]["victims"]

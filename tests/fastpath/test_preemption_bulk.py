@@ -277,3 +277,40 @@ def test_victims_on_nodes_already_in_victim_order_equal_the_node_by_node_dry_run
                                   .last_record))
     assert records[0] == records[1]
     assert records[0]["victims"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_pod_independent_filters_asked_span_by_span_answer_as_over_all_nodes(seed):
+    """The dry run asks whether the pod-independent Filter plugins pass a node span by span (each
+    node filtered when first asked): the answers equal those of the plugins over all nodes at once,
+    for preemptors with a node selector or a toleration among cordoned and tainted nodes."""
+    import numpy as np
+
+    from kschedlab.framework.interface import CycleState
+    from kschedlab.framework.runtime import filter_verdicts
+    from kschedlab.plugins.default_preemption import POD_INDEPENDENT_FILTERS, _IndependentPass
+
+    objects, preemptors = cluster_objects(seed, 90)
+    cluster = Cluster([o for o in objects if not (isinstance(o, Pod) and o.status and o.status.nominated_node_name)])
+    sched = Scheduler(cluster, seed=seed, keep_traces=0)
+    fw = sched.profiles["default-scheduler"]
+    snapshot = cluster.snapshot
+    rows = snapshot.order
+    at = np.zeros(int(rows.max()) + 1, np.int64)
+    at[rows] = np.arange(len(rows))  # a row's position in the node order
+    rejected = 0
+    for p in preemptors:
+        cluster.add(Pod.model_validate(p))
+        pod_info = cluster.pod_infos[f"default/{p['metadata']['name']}"]
+        state = CycleState()
+        fw.run_pre_filter(state, pod_info, snapshot)
+        plugins = [q for q in fw.filter_plugins(state) if q.name in POD_INDEPENDENT_FILTERS]
+        want = np.ones(len(rows), bool)
+        for q in plugins:
+            want &= filter_verdicts(q, state, pod_info, snapshot, rows).codes == 0
+        asked = _IndependentPass(plugins, state, pod_info, snapshot)
+        third = len(rows) // 3
+        for span in (rows[third:2 * third], rows[:2 * third], rows):  # spans overlapping the nodes asked before
+            assert asked.take(span).tolist() == want[at[span]].tolist()
+        rejected += int((~want).sum())
+    assert rejected

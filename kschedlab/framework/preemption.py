@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from operator import itemgetter
 from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
@@ -375,7 +376,8 @@ class NodeToStatus:
             table = np.zeros(int(present[-1]) + 1, np.int64)
             table[present] = np.arange(len(present))
             first = [int(np.argmax(keys == k)) for k in present.tolist()]
-            shared = [outcome.status(int(failed[i])) for i in first]
+            at = np.arange(len(outcome.rows))[failed]
+            shared = [outcome.status(int(at[i])) for i in first]
             self._table = (names, outcome.rows[failed], table[keys], shared)
             self._outcome = None
         return self._table  # type: ignore[return-value]
@@ -410,7 +412,7 @@ class NodeToStatus:
 
     def __len__(self) -> int:
         if self._outcome is not None:
-            return len(self._outcome[2])
+            return len(self._outcome[1].rows[self._outcome[2]])
         return len(self._rows[1]) if self._statuses is None else len(self._statuses)
 
     def items(self):
@@ -484,7 +486,8 @@ class NodeToStatus:
             failed = np.flatnonzero(outcome.fail_plugin >= 0)
             if len(failed):
                 out._statuses = None
-                out._outcome = (node_names, outcome, failed)
+                # (every node failed, as in a preemptor's cycle: all positions, kept as a slice)
+                out._outcome = (node_names, outcome, slice(None) if len(failed) == len(outcome.rows) else failed)
         return out
 
     def __repr__(self) -> str:
@@ -676,7 +679,7 @@ class _CandidateList:
             self.parts.append(c)
             self.kept += 1
 
-    def add_rows(self, found: VictimRows, at: np.ndarray, names: list[str]) -> None:
+    def add_rows(self, found: VictimRows, at: np.ndarray, names: Sequence[str]) -> None:
         """The nodes ``names``, answered at positions ``at`` of ``found``, in order."""
         self.added += len(at)
         room = self.size - self.kept
@@ -997,10 +1000,9 @@ class Evaluator:
                     stop, end = True, int(chunk[take - 1]) + 1
                 index[chunk[:take]] = CANDIDATE
                 at = np.arange(take)
-                taken = visit[chunk[:take]].tolist()
-                bad_list = bad[:take].tolist()
-                non_violating.add_rows(answers, at[~bad[:take]], [names[r] for r, b in zip(taken, bad_list) if not b])
-                violating.add_rows(answers, at[bad[:take]], [names[r] for r, b in zip(taken, bad_list) if b])
+                taken = visit[chunk[:take]]
+                non_violating.add_rows(answers, at[~bad[:take]], _names_at(names, taken[~bad[:take]]))
+                violating.add_rows(answers, at[bad[:take]], _names_at(names, taken[bad[:take]]))
                 continue
             answered = answers.found.tolist() if answers is not None else [False] * len(chunk)
             for j, (i, row) in enumerate(zip(chunk.tolist(), visit[chunk].tolist())):
@@ -1055,6 +1057,17 @@ class Evaluator:
         if node in victims_map:
             return Candidate(node, victims_map[node])
         return candidates[0]
+
+
+def _names_at(names, rows: np.ndarray) -> tuple:
+    """The node names of ``rows``.
+
+    >>> _names_at(["a", "b", "c"], np.array([2, 0])), _names_at(["a"], np.array([0])), _names_at(["a"], np.array([]))
+    (('c', 'a'), ('a',), ())
+    """
+    if len(rows) < 2:
+        return tuple(names[r] for r in rows.tolist())
+    return itemgetter(*rows.tolist())(names)
 
 
 def _aggregate(errors: list[str]) -> str:

@@ -52,7 +52,7 @@ from kschedlab.framework.preemption import (
     start_time_ns,
 )
 from kschedlab.framework.status import Code, Status
-from kschedlab.plugins.default_preemption_victims import VictimTable, reprieve_rows
+from kschedlab.plugins.default_preemption_victims import Span, VictimTable, reprieve_rows
 
 NAME = "DefaultPreemption"
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -177,6 +177,29 @@ def pod_terminating_by_preemption(pod) -> bool:
         if c.type == DISRUPTION_TARGET:
             return c.status == "True" and c.reason == REASON_PREEMPTION_BY_SCHEDULER
     return False
+
+
+class _IndependentPass:
+    """Whether the pod-independent Filter ``plugins`` (:data:`POD_INDEPENDENT_FILTERS`) all pass a
+    node for the preemptor, each node filtered when first asked about (their verdict on a node does
+    not move while a preemption runs: they read neither the node's pods nor the other nodes)."""
+
+    def __init__(self, plugins: list, state, pod_info, snapshot):
+        self.plugins, self.state, self.pod_info, self.snapshot = plugins, state, pod_info, snapshot
+        self.passing = np.ones(len(snapshot.names), bool)
+        self.known = np.full(len(snapshot.names), not plugins)
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """Whether the plugins pass each of ``rows``."""
+        new = rows[~self.known.take(rows)]
+        if len(new):
+            from kschedlab.framework.runtime import filter_verdicts
+
+            for p in self.plugins:
+                verdicts = filter_verdicts(p, self.state, self.pod_info, self.snapshot, new)
+                self.passing[new[verdicts.codes != 0]] = False
+            self.known[new] = True
+        return self.passing.take(rows)
 
 
 @register
@@ -437,6 +460,7 @@ class DefaultPreemption(Plugin):
         sub = rows[rest]
         table = self._victim_table
         table.sync(snapshot, sub, checked)
+        span = Span(table, sub, priority, checked)
         extra_used = np.zeros((len(checked), len(sub)), np.int64)
         extra_count = np.zeros(len(sub), np.int64)
         nominated = np.zeros(len(sub), bool)
@@ -453,18 +477,16 @@ class DefaultPreemption(Plugin):
                     for i, name in enumerate(checked):
                         extra_used[i, j] += p.requests.get(name, 0)
         # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
-        staying = table.valid[sub] & (table.prio[sub] >= priority)
-        count = staying.sum(axis=1)
         max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(sub)
-        checks = [(TOO_MANY_PODS, count + 1 > max_pods, np.zeros(len(sub), bool))]
+        checks = [(TOO_MANY_PODS, span.staying + 1 > max_pods, np.zeros(len(sub), bool))]
         requests = pod_info.requests
-        for name in checked:
+        for i, name in enumerate(checked):
             col = snapshot.res_index.get(name)
             if col is None:
                 alloc = held = np.zeros(len(sub), np.int64)
             else:
                 alloc = snapshot.allocatable[col].take(sub)
-                held = np.where(staying, table.req[name][sub], 0).sum(axis=1)
+                held = span.held[i]
             want = requests[name]
             checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
         short = np.stack([c[1] for c in checks])
@@ -484,8 +506,8 @@ class DefaultPreemption(Plugin):
         take = np.flatnonzero(~failed)
         if not len(take):
             return index, shared, VictimRows.none(len(left))
-        found = reprieve_rows(table, snapshot, sub[take], pod_info, checked, extra_used[:, take], extra_count[take],
-                              pdbs, now_ns)
+        found = reprieve_rows(span, take, snapshot, pod_info, checked, extra_used[:, take], extra_count[take], pdbs,
+                              now_ns)
         return index, shared, found.spread(np.searchsorted(left, rest[take]), len(left))
 
     def _default_victim_policy(self, ordering: bool = True) -> bool:
@@ -500,8 +522,9 @@ class DefaultPreemption(Plugin):
 
     def _resource_plan(self, state, pod_info, snapshot):
         """Whether :meth:`_victims_by_resources` covers this preemptor (see there), the resources
-        it checks and, per row, whether the pod-independent filters pass; worked out once per
-        preemption and kept in the cycle state.  None without the cache or NodeResourcesFit."""
+        it checks and whether the pod-independent filters pass a node (an :class:`_IndependentPass`,
+        asked only about the nodes the dry run reaches); worked out once per preemption and kept in
+        the cycle state.  None without the cache or NodeResourcesFit."""
         fw = self.handle.framework
         static = state.get(STATIC_FILTER_KEY)
         fit = fw.plugins.get(FIT)
@@ -518,16 +541,8 @@ class DefaultPreemption(Plugin):
             checked = fit.checked_resources(pod_info) if ok else []
             if ok and fit.dra_served(checked):
                 ok = False
-            passing = None
-            if ok:
-                from kschedlab.framework.runtime import filter_verdicts
-
-                rows = snapshot.order
-                passing = np.ones(len(snapshot.names), bool)
-                for p in plugins:
-                    if p.name in POD_INDEPENDENT_FILTERS:
-                        verdicts = filter_verdicts(p, state, pod_info, snapshot, rows)
-                        passing[rows[verdicts.codes != 0]] = False
+            passing = _IndependentPass([p for p in plugins if p.name in POD_INDEPENDENT_FILTERS], state, pod_info,
+                                       snapshot) if ok else None
             plan = static["plan"] = (ok, checked, passing)
         return plan
 
@@ -535,7 +550,7 @@ class DefaultPreemption(Plugin):
                               potential: list):
         """:meth:`select_victims_on_node` as arithmetic on the node's requests, when that gives the
         same answer: every Filter plugin left after PreFilter either ignores the node's pods
-        (:data:`POD_INDEPENDENT_FILTERS`, checked once per preemption for all nodes) or is
+        (:data:`POD_INDEPENDENT_FILTERS`, checked once per preemption and node) or is
         NodeResourcesFit (no DRA-served extended resource), and no PreFilter extension would be
         told of removed or added pods. Removing and re-adding victims then only changes the
         node's requested resources and pod count, so each reprieve is a comparison instead of
@@ -546,7 +561,7 @@ class DefaultPreemption(Plugin):
         if plan is None:
             return None
         ok, checked, passing = plan
-        if not ok or not passing[row]:
+        if not ok or not passing.take(np.array([row]))[0]:
             return None
         res_index = snapshot.res_index
         cols = [res_index.get(name) for name in checked]

@@ -215,7 +215,20 @@ class NodeFitVerdicts(FollowedRows):
                                                       Code.Unschedulable), 0)
 
     def _update_one(self, row: int) -> None:
-        self._update_many(np.asarray([row]))
+        from kschedlab.api.resources import PODS
+
+        snap = self.snapshot
+        index = snap.res_index
+        sig = int(snap.pod_count.item(row) + 1 > snap.allocatable.item(index[PODS], row))
+        hopeless = False
+        for bit, (name, want) in enumerate(self.checked, 1):
+            col = index.get(name)
+            alloc = 0 if col is None else snap.allocatable.item(col, row)
+            if want > alloc - (0 if col is None else snap.requested.item(col, row)):
+                sig |= 1 << bit
+                hopeless = hopeless or want > alloc
+        self.sig[row] = sig
+        self.code[row] = 0 if not sig else Code.UnschedulableAndUnresolvable if hopeless else Code.Unschedulable
 
 
 class ScoreTotals:

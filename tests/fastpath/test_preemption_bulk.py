@@ -219,3 +219,98 @@ def test_the_failed_pass_reads_the_kept_verdicts_as_the_framework_filters(seed):
         cluster.add(Pod.model_validate({"metadata": {"name": f"extra{cycle}", "namespace": "default"}, "spec": {
             "nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}))
     assert used  # the kept verdicts answered
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_row_computed_alone_gets_the_kept_verdict_all_rows_get(seed):
+    """NodeFitVerdicts computes a few changed rows one by one (in scalars) and many with arrays:
+    both give every node the same failed checks and code, for requests that fit, fall short, exceed
+    the allocatable or ask for a resource no node has."""
+    from kschedlab.framework.status import Code
+    from kschedlab.scheduler.kept_scores import NodeFitVerdicts
+
+    objects, _ = cluster_objects(seed, 60)
+    snapshot = Cluster([o for o in objects if not (isinstance(o, Pod) and o.status
+                                                   and o.status.nominated_node_name)]).snapshot
+    rows = snapshot.order
+    codes: set[int] = set()
+    for checked in ((("cpu", 3500), ("memory", 3 << 30)), (("cpu", 7000),), (("memory", 20 << 30),),
+                    (("cpu", 4000),), (("cpu", 2000), ("memory", 4 << 30)),
+                    (("cpu", 1000), ("example.com/gpu", 1)), (("cpu", 0),)):
+        kept = NodeFitVerdicts(snapshot, checked)
+        kept.refresh()
+        alone = NodeFitVerdicts(snapshot, checked)
+        alone.refresh()
+        alone.sig[:], alone.code[:] = -1, -1
+        for row in rows.tolist():
+            alone._update_one(row)
+        assert alone.sig[rows].tolist() == kept.sig[rows].tolist()
+        assert alone.code[rows].tolist() == kept.code[rows].tolist()
+        codes.update(kept.code[rows].tolist())
+    assert codes == {0, Code.Unschedulable, Code.UnschedulableAndUnresolvable}
+
+
+def test_victims_on_nodes_already_in_victim_order_equal_the_node_by_node_dry_run():
+    """Nodes whose pods are already in the victims' order (higher priority first, none started) and
+    no PodDisruptionBudget: the victim search keeps each node's own order (no sort) and must still
+    name the same victims as the node-by-node dry run."""
+    def pod(name, node, priority, cpu):
+        return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": {
+            "nodeName": node, "priority": priority,
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}})
+
+    alloc = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    nodes = [Node.model_validate({"metadata": {"name": f"n{i}"}, "status": {"allocatable": alloc, "capacity": alloc}})
+             for i in range(4)]
+    pods = [pod(f"p{i}{j}", f"n{i}", prio, cpu) for i in range(4)
+            for j, (prio, cpu) in enumerate(((9, "1"), (5 - i % 2, "1500m"), (3, "500m"), (1, "1")))]
+    records = []
+    for shortcuts in (True, False):
+        cluster = Cluster([n.model_copy(deep=True) for n in nodes] + [p.model_copy(deep=True) for p in pods])
+        sched = Scheduler(cluster, seed=0, keep_traces=0)
+        cluster.add(Pod.model_validate({"metadata": {"name": "hi", "namespace": "default"}, "spec": {
+            "priority": 100, "containers": [{"name": "c", "resources": {"requests": {"cpu": "2500m"}}}]}}))
+        if not shortcuts:
+            node_by_node(sched, "default/hi")
+        assert sched.schedule_one("default/hi").node is None
+        records.append(comparable(sched.framework_for(cluster.pods["default/hi"]).plugins["DefaultPreemption"]
+                                  .last_record))
+    assert records[0] == records[1]
+    assert records[0]["victims"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_pod_independent_filters_asked_span_by_span_answer_as_over_all_nodes(seed):
+    """The dry run asks whether the pod-independent Filter plugins pass a node span by span (each
+    node filtered when first asked): the answers equal those of the plugins over all nodes at once,
+    for preemptors with a node selector or a toleration among cordoned and tainted nodes."""
+    import numpy as np
+
+    from kschedlab.framework.interface import CycleState
+    from kschedlab.framework.runtime import filter_verdicts
+    from kschedlab.plugins.default_preemption import POD_INDEPENDENT_FILTERS, _IndependentPass
+
+    objects, preemptors = cluster_objects(seed, 90)
+    cluster = Cluster([o for o in objects if not (isinstance(o, Pod) and o.status and o.status.nominated_node_name)])
+    sched = Scheduler(cluster, seed=seed, keep_traces=0)
+    fw = sched.profiles["default-scheduler"]
+    snapshot = cluster.snapshot
+    rows = snapshot.order
+    at = np.zeros(int(rows.max()) + 1, np.int64)
+    at[rows] = np.arange(len(rows))  # a row's position in the node order
+    rejected = 0
+    for p in preemptors:
+        cluster.add(Pod.model_validate(p))
+        pod_info = cluster.pod_infos[f"default/{p['metadata']['name']}"]
+        state = CycleState()
+        fw.run_pre_filter(state, pod_info, snapshot)
+        plugins = [q for q in fw.filter_plugins(state) if q.name in POD_INDEPENDENT_FILTERS]
+        want = np.ones(len(rows), bool)
+        for q in plugins:
+            want &= filter_verdicts(q, state, pod_info, snapshot, rows).codes == 0
+        asked = _IndependentPass(plugins, state, pod_info, snapshot)
+        third = len(rows) // 3
+        for span in (rows[third:2 * third], rows[:2 * third], rows):  # spans overlapping the nodes asked before
+            assert asked.take(span).tolist() == want[at[span]].tolist()
+        rejected += int((~want).sum())
+    assert rejected

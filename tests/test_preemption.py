@@ -115,6 +115,16 @@ def test_s12_preemption_nominates_the_node_and_the_next_attempt_binds_there():
     assert result.node == "kube-01"
 
 
+def test_a_failed_attempt_keeps_no_per_node_statuses_after_postfilter():
+    # PostFilter reads the per-node statuses; the kept result must not hold them for the run
+    # (PreemptionBasic kept ~75 KB a failed attempt this way)
+    cluster, sched = scenario("12-preemption-basic.yaml")
+    result, record = attempt(sched, "default/nginx")
+    assert record.result is not None and not result.scheduled
+    assert getattr(result.diagnosis, "node_to_status", None) is None
+    assert result.diagnosis.message() == "0/2 nodes are available: 2 Insufficient cpu."
+
+
 def test_s12_victims_are_always_strictly_lower_priority():
     cluster, sched = scenario("12-preemption-basic.yaml")
     before = {k: info.priority for k, info in cluster.pod_infos.items()}

@@ -348,6 +348,9 @@ class Scheduler:
 
             refresh(self.cluster)  # the disruption controller's view, which preemption reads
         result, status = fw.run_post_filter(state, pod_info, diagnosis)
+        # only PostFilter reads the per-node statuses: a kept result must not hold a node-sized
+        # table for the rest of the run (the trace, kept for the last ``keep_traces``, has them)
+        diagnosis.node_to_status = None
         trace.steps.append(("PostFilter", status.plugin or "", status))
         trace.preemption = state.get("DefaultPreemption/record")
         diagnosis.postfilter_msg = status.message()

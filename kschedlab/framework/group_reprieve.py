@@ -12,12 +12,13 @@ come back through the PreFilter ``AddPod`` extensions of each assignment's cycle
 Upstream filters node-local plugins only on the nodes the unit touches and the other
 plugins on every assignment (``FilterPluginModeNodeLocalOnly`` / ``NonNodeLocalOnly``),
 which is the full check by the argument in its comments.  Here the full check runs
-unless nothing it looks at can have changed: every Filter plugin left in the
-assignments' cycle states is node-local (:data:`NODE_LOCAL_FILTERS`), no PreFilter
-extension is active, the unit shares no node with an assignment and the full check
-passed on the snapshot as it was before the unit came back.  Then the unit is kept
-without filtering, which is what the full check would answer: the nodes it looks at
-and the cycle states are exactly as when it last passed.
+unless every Filter plugin left in the assignments' cycle states is node-local
+(:data:`NODE_LOCAL_FILTERS`), no PreFilter extension is active and the full check passed
+on the snapshot as it was before the unit came back.  Then only the assignments on the
+nodes the unit's pods are on are filtered again (in order, each assumed and reserved
+before the next), and a unit that shares no node with an assignment is kept without
+filtering: each assignment elsewhere looks at a node, and a cycle state, exactly as
+when the check last passed.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class GroupReprieve:
         if self._unchanged_for_assignments(unit):
             return True
         self._extensions(unit, "add")
-        fits = self._assignments_fit()
+        fits = self._assignments_fit(self._touched(unit))
         if fits:
             self._passing = True
             return True
@@ -100,6 +101,13 @@ class GroupReprieve:
                 self.snapshot.add_pod(pi, self.node_of[pi.key])
         return self._passing
 
+    def _touched(self, unit) -> set[str] | None:
+        """The assigned nodes ``unit``'s pods are on, when only the assignments there need
+        filtering again (see the module docstring); None: every assignment does."""
+        if not self.shortcut_allowed or not self._passing:
+            return None
+        return {self.node_of[pi.key] for pi in unit.pods} & self.assigned_nodes
+
     def _extensions(self, unit, what: str) -> None:
         """``addVictimPreFilterExtensions`` / the extension half of
         ``removeVictimPodsWithPreFilter`` for every assignment that has one."""
@@ -112,13 +120,15 @@ class GroupReprieve:
                 if not status.is_success():
                     raise ReprieveError(status.message())
 
-    def _assignments_fit(self) -> bool:
-        """``evaluateAssignments``: each assignment must pass Filter (nominated pods
-        included) on its node; it is then assumed and reserved for the next ones.  The
-        snapshot and the reservations are rolled back afterwards."""
+    def _assignments_fit(self, nodes: set[str] | None = None) -> bool:
+        """``evaluateAssignments``: each assignment (those on ``nodes`` when given) must pass
+        Filter (nominated pods included) on its node; it is then assumed and reserved for the
+        next ones.  The snapshot and the reservations are rolled back afterwards."""
         undo = []
         try:
             for a in self.assignments:
+                if nodes is not None and a.node not in nodes:
+                    continue
                 row = self.snapshot.index[a.node]
                 status: Status = self.fw.run_filter_with_nominated_pods_node(a.state, a.pod_info, self.snapshot, row)
                 if not status.is_success():

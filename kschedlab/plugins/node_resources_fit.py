@@ -216,10 +216,11 @@ class NodeResourcesFit(Plugin):
         """The extended resources among ``names`` a DeviceClass serves (DRAExtendedResource)."""
         gates = getattr(self.handle, "gates", None)
         cluster = getattr(self.handle, "cluster", None)
-        if gates is None or cluster is None or not gates.enabled("DRAExtendedResource"):
+        if gates is None or cluster is None or not cluster.objects.get("DeviceClass") or \
+                not gates.enabled("DRAExtendedResource"):
             return set()
         candidates = [n for n in names if is_dra_extended_resource_name(n)]
-        if not candidates or not (cluster.objects.get("DeviceClass")):
+        if not candidates:
             return set()
         from kschedlab.dra.manager import dra_manager
 

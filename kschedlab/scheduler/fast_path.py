@@ -620,37 +620,30 @@ class FastPath:
         holds; the others answer as in the plain pass. So a node the plain pass failed at a plugin
         before NodeResourcesFit fails the first pass there too, and elsewhere the first pass
         fails only if NodeResourcesFit, asked on the node's columns with the nominated pods'
-        requests added (:class:`_NodeWithNominated`), refuses it: its verdict then replaces the
+        requests added (:class:`_NodesWithNominated`, all those nodes in one call), refuses it: its verdict then replaces the
         plain one."""
         names = plan.filter_names
         if NodeResourcesFit.name not in names or self.fit is None:
             return outcome
         fit_at = names.index(NodeResourcesFit.name)
         rows = outcome.rows
-        changed = None
-        for i in hits.tolist():
-            if 0 <= outcome.fail_plugin[i] < fit_at:
-                continue
-            row = int(rows[i])
-            node = _NodeWithNominated.of(snapshot, row, plan.nominated[row])
-            if node is None:
-                continue
-            verdicts = self.fit.filter_nodes(state, pod_info, node, _FIRST)
-            if verdicts.all_pass:
-                continue
-            if changed is None:
-                changed = (outcome.fail_plugin.copy(), outcome.fail_code.copy(), outcome.fail_reason.copy(),
-                           list(outcome.reasons))
-            fail_plugin, fail_code, fail_reason, reasons = changed
-            fail_plugin[i] = fit_at
-            fail_code[i] = verdicts.codes[0]
-            r = int(verdicts.reason_idx[0])
-            fail_reason[i] = len(reasons) if r >= 0 else -1
-            if r >= 0:
-                reasons.append(verdicts.reasons[r])
-        if changed is None:
+        asked = hits[~((outcome.fail_plugin[hits] >= 0) & (outcome.fail_plugin[hits] < fit_at))]
+        nodes = _NodesWithNominated.of(snapshot, rows[asked], plan.nominated)
+        if nodes is None:
             return outcome
-        return FilterOutcome(rows, *changed, outcome.plugins)
+        verdicts = self.fit.filter_nodes(state, pod_info, nodes, np.arange(len(nodes.positions)))
+        if verdicts.all_pass:
+            return outcome
+        failed = np.flatnonzero(verdicts.codes)
+        at = asked[nodes.positions[failed]]
+        fail_plugin, fail_code = outcome.fail_plugin.copy(), outcome.fail_code.copy()
+        fail_reason, reasons = outcome.fail_reason.copy(), list(outcome.reasons)
+        fail_plugin[at] = fit_at
+        fail_code[at] = verdicts.codes[failed]
+        r = verdicts.reason_idx[failed]
+        fail_reason[at] = np.where(r >= 0, r + len(reasons), -1)
+        reasons.extend(verdicts.reasons)
+        return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, outcome.plugins)
 
     def _run_filter_plain(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """The Filter pass over ``rows`` without nominated pods:
@@ -905,34 +898,62 @@ class FastPath:
         return out
 
 
-#: the one row of a :class:`_NodeWithNominated`
-_FIRST = np.zeros(1, np.int64)
+class _NodesWithNominated:
+    """Nodes' columns as NodeResourcesFit's Filter reads them (``res_index``, ``allocatable``,
+    ``requested``, ``pod_count``; column ``j`` is the ``j``-th node with a nominated pod not placed
+    yet), with the requests of those pods added, as ``Snapshot.add_pod`` accounts them (a resource
+    no node has a column for is left out: the plugin reads a missing column as 0 allocatable, short
+    whatever is requested). ``positions``: where each column's node is in the rows asked about.
 
+    >>> from kschedlab.api.core import Node, Pod
+    >>> from kschedlab.cluster import Cluster
+    >>> def pod(name, node=None):
+    ...     return Pod(metadata={"name": name, "namespace": "default"}, spec={"nodeName": node,
+    ...         "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]})
+    >>> c = Cluster([Node(metadata={"name": n}, status={"allocatable": {"cpu": "4", "pods": "10"}})
+    ...              for n in "ab"] + [pod("placed", "a"), pod("wait")])
+    >>> s = c.snapshot
+    >>> a, b = s.index["a"], s.index["b"]
+    >>> nodes = _NodesWithNominated.of(s, np.array([b, a]), {a: [c.pod_infos["default/wait"]], b: []})
+    >>> nodes.positions.tolist(), nodes.requested[s.res_index["cpu"]].tolist(), nodes.pod_count.tolist()
+    ([1], [2000], [2])
+    """
 
-class _NodeWithNominated:
-    """One node's columns as NodeResourcesFit's Filter reads them (``res_index``, ``allocatable``,
-    ``requested``, ``pod_count``; row 0), with the requests of pods nominated there added, as
-    ``Snapshot.add_pod`` accounts them (a resource no node has a column for is left out: the
-    plugin reads a missing column as 0 allocatable, short whatever is requested)."""
-
-    def __init__(self, snapshot, row: int, nominated: list):
-        self.res_index = snapshot.res_index
-        self.allocatable = snapshot.allocatable[:, row:row + 1]
-        self.requested = snapshot.requested[:, row:row + 1].copy()
-        self.pod_count = snapshot.pod_count[row:row + 1].copy()
-        for info in nominated:
-            self.pod_count[0] += 1
-            for name, value in info.requests.items():
-                col = snapshot.res_index.get(name)
-                if col is not None:
-                    self.requested[col, 0] += value
+    def __init__(self, snapshot, rows: np.ndarray, positions: np.ndarray, pending: list[list]):
+        self.res_index = index = snapshot.res_index
+        self.positions = positions
+        self.allocatable = snapshot.allocatable[:, rows]
+        self.requested = snapshot.requested[:, rows]
+        self.pod_count = snapshot.pod_count[rows]
+        cols, at, values = [], [], []
+        for j, infos in enumerate(pending):
+            self.pod_count[j] += len(infos)
+            for info in infos:
+                for name, value in info.requests.items():
+                    col = index.get(name)
+                    if col is not None:
+                        cols.append(col)
+                        at.append(j)
+                        values.append(value)
+        if values:
+            np.add.at(self.requested, (np.asarray(cols, np.intp), np.asarray(at, np.intp)),
+                      np.asarray(values, self.requested.dtype))
 
     @classmethod
-    def of(cls, snapshot, row: int, nominated: list) -> "_NodeWithNominated | None":
-        """The node with those of ``nominated`` not placed yet (as the framework's first pass
-        adds them), or None when every one is placed (there is no first pass)."""
-        pending = [info for info in nominated if info.key not in snapshot.pod_row]
-        return cls(snapshot, row, pending) if pending else None
+    def of(cls, snapshot, rows: np.ndarray, nominated: dict) -> "_NodesWithNominated | None":
+        """The nodes of ``rows`` with those of their ``nominated`` pods not placed yet (as the
+        framework's first pass adds them), or None when no node has one (there is no first pass)."""
+        placed = snapshot.pod_row
+        positions, pending = [], []
+        for j, row in enumerate(rows.tolist()):
+            infos = [info for info in nominated[row] if info.key not in placed]
+            if infos:
+                positions.append(j)
+                pending.append(infos)
+        if not pending:
+            return None
+        at = np.asarray(positions, np.intp)
+        return cls(snapshot, rows[at], at, pending)
 
 
 #: node count -> read-only Filter outcome arrays of nodes that all passed

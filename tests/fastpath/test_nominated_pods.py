@@ -4,8 +4,8 @@ Upstream's ``RunFilterPluginsWithNominatedPods`` checks a node where pods of the
 higher are nominated twice: with those pods added (their resources, ports, labels for the
 affinity and spreading counts), then without. The fast path runs the pass without them fused and,
 on those nodes only, the pass with them: plugin by plugin when a live plugin reads the pods a node
-holds, else fused (of the fused plugins only NodeResourcesFit reads them: it is asked on the node's
-columns with the nominated pods' requests added).
+holds, else fused (of the fused plugins only NodeResourcesFit reads them: it is asked once, on the columns
+of all those nodes with the nominated pods' requests added).
 
 Seeded random clusters with pending pods of random priorities; between attempts pending pods are
 nominated (to a node, again to another node, cleared), nominated pods are deleted. Pods of the
@@ -21,7 +21,7 @@ import random
 import pytest
 
 from kschedlab.cluster import Cluster
-from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler import Scheduler, fast_path
 from kschedlab.scheduler.fast_path import FastPath
 from tests.dra_bench import test_dra_fused as dra
 from tests.fastpath.test_fast_path import FAST_KINDS, LIVE_KINDS, build, same_attempt
@@ -70,9 +70,17 @@ def attempts(cluster: Cluster, keys: list[str], fast: bool, seed: int, mutate=No
 @pytest.fixture
 def noted(monkeypatch) -> dict:
     """The fast path's cycles with nominations, and its fused first passes: those that left the
-    plain verdicts and those where NodeResourcesFit, the nominated pods added, refused a node."""
-    seen: dict = {"plans": 0, "live": 0, "kept": 0, "replaced": 0}
+    plain verdicts and those where NodeResourcesFit, the nominated pods added, refused a node;
+    and those that asked NodeResourcesFit about several nodes in its one call."""
+    seen: dict = {"plans": 0, "live": 0, "kept": 0, "replaced": 0, "wide": 0}
     plan, first_pass = FastPath.plan, FastPath._fused_first_pass
+    nodes_of = fast_path._NodesWithNominated.of.__func__
+
+    def noting_nodes_of(cls, snapshot, rows, nominated):
+        nodes = nodes_of(cls, snapshot, rows, nominated)
+        if nodes is not None:
+            seen["wide"] += len(nodes.positions) > 1
+        return nodes
 
     def noting_plan(self, info, snapshot):
         found = plan(self, info, snapshot)
@@ -88,6 +96,7 @@ def noted(monkeypatch) -> dict:
 
     monkeypatch.setattr(FastPath, "plan", noting_plan)
     monkeypatch.setattr(FastPath, "_fused_first_pass", noting_first_pass)
+    monkeypatch.setattr(fast_path._NodesWithNominated, "of", classmethod(noting_nodes_of))
     return seen
 
 
@@ -103,7 +112,7 @@ def test_nominations_same_on_both_paths(seed, noted):
     for a, b in zip(*results):
         same_attempt(a, b)
     assert noted["plans"] > 10 and noted["live"] > 0
-    assert noted["kept"] > 0 and noted["replaced"] > 0
+    assert noted["kept"] > 0 and noted["replaced"] > 0 and noted["wide"] > 0
     assert any(r.node is None for r in results[0]) and any(r.node is not None for r in results[0])
 
 

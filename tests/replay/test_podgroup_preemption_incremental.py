@@ -2,7 +2,9 @@
 
 A victim unit is reprieved when every pod the group placed still passes Filter on its node
 (:class:`~kschedlab.framework.group_reprieve.GroupReprieve`).  When only node-local filters
-run and the unit touches no node the group uses, the unit is kept without filtering.  On
+run and the full check passed before the unit came back, only the pods placed on the unit's
+nodes are filtered again, and a unit that touches no node the group uses is kept without
+filtering.  On
 seeded random clusters (8-GPU and CPU nodes, running pods of several priorities, some in
 PodGroups with disruption mode all or single, some with host ports or pod anti-affinity, a
 few nominated pods, PDBs) a pending gang of higher priority runs one PodGroup cycle twice:
@@ -24,8 +26,10 @@ GPU = "nvidia.com/gpu"
 GATES = {"GenericWorkload": True}
 
 
-def random_cluster(seed: int) -> tuple[list[dict], str]:
-    """Objects of a random cluster and the key of its pending gang."""
+def random_cluster(seed: int, wide: bool = False) -> tuple[list[dict], str]:
+    """Objects of a random cluster and the key of its pending gang; ``wide``: most running
+    pods in groups evicted whole (disruption mode all), so that a victim unit spans several
+    nodes, and a larger gang, so that it often shares more than one node with the gang."""
     rng = np.random.default_rng(seed)
     n_nodes = int(rng.integers(3, 30))
     objects: list[dict] = []
@@ -37,9 +41,9 @@ def random_cluster(seed: int) -> tuple[list[dict], str]:
                         "metadata": {"name": f"n{i:02d}", "labels": {"kubernetes.io/hostname": f"n{i:02d}"}},
                         "status": {"allocatable": alloc, "capacity": alloc}})
     groups = []
-    for g in range(int(rng.integers(0, 5))):
+    for g in range(int(rng.integers(2, 6) if wide else rng.integers(0, 5))):
         spec: dict = {"priority": int(rng.choice([0, 100])), "schedulingPolicy": {"gang": {"minCount": 1}}}
-        mode = rng.choice(["all", "single", ""])
+        mode = "all" if wide else rng.choice(["all", "single", ""])
         if mode:
             spec["disruptionMode"] = {str(mode): {}}
         groups.append(f"g{g}")
@@ -73,7 +77,7 @@ def random_cluster(seed: int) -> tuple[list[dict], str]:
         return body
 
     for j in range(int(rng.integers(n_nodes, 5 * n_nodes))):
-        group = str(rng.choice(groups)) if groups and rng.random() < 0.4 else None
+        group = str(rng.choice(groups)) if groups and rng.random() < (0.8 if wide else 0.4) else None
         objects.append(pod(f"e{j:03d}", int(rng.choice([0, 0, 100, 1000])), f"n{int(rng.integers(0, n_nodes)):02d}",
                            group))
     for j in range(int(rng.integers(0, 3))):
@@ -85,7 +89,7 @@ def random_cluster(seed: int) -> tuple[list[dict], str]:
                         "metadata": {"name": "pdb-a", "namespace": "default"},
                         "spec": {"selector": {"matchLabels": {"app": "a"}}},
                         "status": {"disruptionsAllowed": int(rng.integers(0, 2))}})
-    size = int(rng.integers(1, 6))
+    size = int(rng.integers(3, 9) if wide else rng.integers(1, 6))
     priority = int(rng.choice([100, 1000, 1000]))
     objects.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                     "metadata": {"name": "gang", "namespace": "default", "uid": "gang"},
@@ -94,9 +98,9 @@ def random_cluster(seed: int) -> tuple[list[dict], str]:
     return objects, "podgroup/default/gang"
 
 
-def one_cycle(seed: int, *, shortcut: bool, monkeypatch) -> dict:
+def one_cycle(seed: int, *, shortcut: bool, monkeypatch, wide: bool = False) -> dict:
     """One PodGroup cycle of the gang; what it answered and left behind."""
-    objects, key = random_cluster(seed)
+    objects, key = random_cluster(seed, wide)
     cluster = Cluster(load_objects(objects))
     for name, p in cluster.pods.items():  # nominated pods as the scheduler's nominator knows them
         if p.status is not None and p.status.nominated_node_name:
@@ -121,12 +125,25 @@ def test_the_shortcut_reprieves_as_the_full_check(seed, monkeypatch):
         one_cycle(seed, shortcut=False, monkeypatch=monkeypatch)
 
 
+@pytest.mark.parametrize("seed", range(100))
+def test_units_on_several_of_the_gangs_nodes_reprieved_as_by_the_full_check(seed, monkeypatch):
+    assert one_cycle(seed, shortcut=True, monkeypatch=monkeypatch, wide=True) == \
+        one_cycle(seed, shortcut=False, monkeypatch=monkeypatch, wide=True)
+
+
 def test_the_random_clusters_reach_every_branch(monkeypatch):
-    """The seeds above preempt (victims kept by the shortcut, kept after the full check and
-    evicted), find no placement even with every victim gone, and run the full check because
+    """The seeds above preempt (victims kept by the shortcut, kept and evicted after filtering
+    the group's pods on some of its nodes only, kept after the full check and evicted), find no placement even with every victim gone, and run the full check because
     a filter is not node-local."""
     seen: set[str] = set()
     keep, unchanged = GroupReprieve.keep, GroupReprieve._unchanged_for_assignments
+    fit = GroupReprieve._assignments_fit
+
+    def watched_fit(self, nodes=None):
+        answer = fit(self, nodes)
+        if nodes is not None and len(nodes) < len(self.assigned_nodes):
+            seen.add("kept, some nodes filtered" if answer else "evicted, some nodes filtered")
+        return answer
 
     def watched_keep(self, unit):
         kept = keep(self, unit)
@@ -143,10 +160,12 @@ def test_the_random_clusters_reach_every_branch(monkeypatch):
 
     monkeypatch.setattr(GroupReprieve, "keep", watched_keep)
     monkeypatch.setattr(GroupReprieve, "_unchanged_for_assignments", watched_unchanged)
+    monkeypatch.setattr(GroupReprieve, "_assignments_fit", watched_fit)
     messages = set()
     for seed in range(150):
         result = one_cycle(seed, shortcut=True, monkeypatch=monkeypatch)
         messages.add((result["post_filter"] or (None, ""))[1].split(",")[0])
-    assert seen == {"kept", "evicted", "kept by the shortcut", "full check only"}
+    assert seen == {"kept", "evicted", "kept by the shortcut", "full check only",
+                    "kept, some nodes filtered", "evicted, some nodes filtered"}
     assert "pod group preemption: found a placement for podgroup" in messages
     assert any(m.startswith("pod group preemption: minCount") for m in messages)  # no room even without victims

@@ -33,6 +33,7 @@ from kschedlab.api.kubeletconfig import (
     KubeletConfiguration,
 )
 from kschedlab.api.quantity import DECIMAL_SI, Quantity
+from kschedlab.api.unmarshal import json_value
 
 from .gotypes import SECOND, parse_duration, parse_quantity
 from .ranking import LAYOUT_SINGLE, layout_flags
@@ -61,8 +62,6 @@ IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1
 #: ``terminationGracePeriodSeconds`` of a pod that does not set it
 DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
 _OBJ = "KubeletConfiguration"
-#: how encoding/json names a YAML value's type in an unmarshal error
-_JSON_KINDS = {str: "string", int: "number", float: "number", list: "array", dict: "object"}
 _RESERVABLE = ("cpu", "memory", "ephemeral-storage", "pid")
 
 
@@ -176,7 +175,7 @@ def eviction_config(cfg: KubeletConfiguration) -> EvictionConfig:
     isolation = getattr(cfg, "localStorageCapacityIsolation", None)
     if isolation is not None and not isinstance(isolation, bool):
         errors.append(_err(cfg, "localStorageCapacityIsolation", None,
-                           f"json: cannot unmarshal {_JSON_KINDS.get(type(isolation), 'value')} into Go struct field "
+                           f"json: cannot unmarshal {json_value(isolation)} into Go struct field "
                            "KubeletConfiguration.localStorageCapacityIsolation of type bool"))
     if not errors:
         try:

@@ -638,11 +638,7 @@ class FastPath:
         at = asked[nodes.positions[failed]]
         fail_plugin, fail_code = outcome.fail_plugin.copy(), outcome.fail_code.copy()
         fail_reason, reasons = outcome.fail_reason.copy(), list(outcome.reasons)
-        fail_plugin[at] = fit_at
-        fail_code[at] = verdicts.codes[failed]
-        r = verdicts.reason_idx[failed]
-        fail_reason[at] = np.where(r >= 0, r + len(reasons), -1)
-        reasons.extend(verdicts.reasons)
+        _fail_at(fail_plugin, fail_code, fail_reason, reasons, at, fit_at, verdicts, failed)
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, outcome.plugins)
 
     def _run_filter_plain(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
@@ -698,11 +694,7 @@ class FastPath:
             reasons = list(checked.reasons)
         # a node every fused plugin passes fails at the first live plugin that rejects it
         for index, failed_at, verdicts, failed in live:
-            fail_plugin[failed_at] = index
-            fail_code[failed_at] = verdicts.codes[failed]
-            r = verdicts.reason_idx[failed]
-            fail_reason[failed_at] = np.where(r >= 0, r + len(reasons), -1)
-            reasons.extend(verdicts.reasons)
+            _fail_at(fail_plugin, fail_code, fail_reason, reasons, failed_at, index, verdicts, failed)
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
     def _rejected(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
@@ -990,3 +982,14 @@ def _keep(store: dict, key, value):
         del store[next(iter(store))]
     store[key] = value
     return value
+
+
+def _fail_at(fail_plugin: np.ndarray, fail_code: np.ndarray, fail_reason: np.ndarray, reasons: list,
+             at: np.ndarray, index: int, verdicts, failed: np.ndarray) -> None:
+    """Write the refusals ``failed`` (a mask of, or positions into, ``verdicts``) at rows ``at`` of a
+    Filter outcome's columns as plugin ``index``'s, its reasons listed after those already there."""
+    fail_plugin[at] = index
+    fail_code[at] = verdicts.codes[failed]
+    r = verdicts.reason_idx[failed]
+    fail_reason[at] = np.where(r >= 0, r + len(reasons), -1)
+    reasons.extend(verdicts.reasons)

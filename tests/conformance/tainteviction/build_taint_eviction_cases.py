@@ -10,7 +10,7 @@ taint ``i``; ``seconds < 0``: no ``tolerationSeconds``).
 Upstream checks with ``verifyPodActions``: a 10 ms poll for up to 5 s until the pod's patch / delete
 actions are as expected.  A row expecting no action passes at the first poll, so it is checked at
 0.01 s; a row expecting a deletion is checked at the 5 s limit.  Run ``python
-build_controller_cases.py`` to regenerate."""
+build_taint_eviction_cases.py`` to regenerate."""
 
 from __future__ import annotations
 

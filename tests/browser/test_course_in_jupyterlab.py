@@ -146,11 +146,15 @@ def shut_down_kernels(url: str) -> None:
 
 
 def saved(path: Path, timeout: float = 60.0) -> nbformat.NotebookNode:
-    """``path`` once the page saved it with every code cell run."""
+    """``path`` once the page saved it with every code cell run (read again while the server is
+    still writing it: a read may meet an empty or half-written file)."""
     deadline = time.monotonic() + timeout
     while True:
-        nb = nbformat.read(path, as_version=4)
-        if all(c.execution_count for c in nb.cells if c.cell_type == "code"):
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except nbformat.reader.NotJSONError:
+            nb = None
+        if nb is not None and all(c.execution_count for c in nb.cells if c.cell_type == "code"):
             return nb
         assert time.monotonic() < deadline, f"{path.name} was not saved after Run All"
         time.sleep(0.5)

@@ -464,10 +464,8 @@ class FastPath:
         key = (frozenset(state.skip_filter), plan.live)
         found = self._filter_lists.get(key)
         if found is None:
-            if len(self._filter_lists) >= 64:
-                self._filter_lists.clear()
             names = [n for n in self.filter if n not in key[0]]
-            found = self._filter_lists[key] = (names, tuple(n for n in names if n in plan.live))
+            found = _keep(self._filter_lists, key, (names, tuple(n for n in names if n in plan.live)))
         plan.filter_names, plan.live_filter = list(found[0]), found[1]
         return answer if answer is not None else (PreFilterResult(), Status(), log, [])
 
@@ -810,10 +808,8 @@ class FastPath:
         skipped = frozenset(state.skip_score)
         found = self._score_lists.get(skipped)
         if found is None:
-            if len(self._score_lists) >= 64:
-                self._score_lists.clear()
             plugins = [p for p in self.fw.points["score"] if p.name not in skipped]
-            found = self._score_lists[skipped] = (plugins, tuple(p.name for p in plugins))
+            found = _keep(self._score_lists, skipped, (plugins, tuple(p.name for p in plugins)))
         plan.score_plugins, plan.score_names = list(found[0]), found[1]
         plan.live_score = tuple(n for n in plan.score_names if n in plan.live and (
             n != DynamicResources.name or self.plugins[n].scores_nodes(state)))

@@ -324,6 +324,18 @@ DISK_ROWS = [  # row, layout key, threshold signal, fs put under pressure
 ]
 
 
+def _disk_script_expected(evict: str) -> list[dict]:
+    """What TestDiskPressureNodeFs and TestInodePressureFsInodes assert after each of their seven
+    steps (soft threshold met, acted on after its grace period, cleared, hard threshold met...)."""
+    return [{"diskPressure": False, "admit": [True]},
+            {"diskPressure": True, "evicted": None},
+            {"diskPressure": True, "evicted": evict, "gracePeriodSeconds": 5},
+            {"diskPressure": False},
+            {"diskPressure": True, "evicted": evict, "gracePeriodSeconds": 1, "admit": [False]},
+            {"diskPressure": True, "evicted": None, "admit": [False]},
+            {"diskPressure": False, "evicted": None, "admit": [True]}]
+
+
 def test_disk_pressure_node_fs(row, layout, signal, on):
     pods, stats = disk_pods()
     cfg = config(threshold(signal, "1Gi"), threshold(signal, "2Gi", "2m"))
@@ -336,14 +348,7 @@ def test_disk_pressure_node_fs(row, layout, signal, on):
         return out
     steps = [s(0, None, True), s("1m", "1.5Gi"), s("3m", "1.5Gi"), s("20m"), s("1m", "750Mi", True),
              s("1m", None, True), s("5m", None, True)]
-    evict = "low-priority-high-usage"
-    exp = [{"diskPressure": False, "admit": [True]},
-           {"diskPressure": True, "evicted": None},
-           {"diskPressure": True, "evicted": evict, "gracePeriodSeconds": 5},
-           {"diskPressure": False},
-           {"diskPressure": True, "evicted": evict, "gracePeriodSeconds": 1, "admit": [False]},
-           {"diskPressure": True, "evicted": None, "admit": [False]},
-           {"diskPressure": False, "evicted": None, "admit": [True]}]
+    exp = _disk_script_expected("low-priority-high-usage")
     return case("TestDiskPressureNodeFs", row, cfg, pods, steps, exp, LAYOUTS[layout])
 
 
@@ -437,14 +442,7 @@ def test_inode_pressure(row, layout, signal, on):
         return out
     steps = [s(0, None, True), s("1m", "1.5Mi"), s("3m", "1.5Mi"), s("20m"), s("1m", "0.5Mi", True),
              s("1m", None, True), s("5m", None, True)]
-    evict = "low-priority-high-usage"
-    exp = [{"diskPressure": False, "admit": [True]},
-           {"diskPressure": True, "evicted": None},
-           {"diskPressure": True, "evicted": evict, "gracePeriodSeconds": 5},
-           {"diskPressure": False},
-           {"diskPressure": True, "evicted": evict, "gracePeriodSeconds": 1, "admit": [False]},
-           {"diskPressure": True, "evicted": None, "admit": [False]},
-           {"diskPressure": False, "evicted": None, "admit": [True]}]
+    exp = _disk_script_expected("low-priority-high-usage")
     return case("TestInodePressureFsInodes", row, cfg, pods, steps, exp, layout)
 
 

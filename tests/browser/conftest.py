@@ -111,6 +111,9 @@ def voila_url(browser, artifacts):
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Playwright's 30 s default is too short for a full-page screenshot of a 16,000 px notebook on a
+    # loaded 2-core CI machine (it timed out once there on notebook 15): every wait gets 3 minutes.
+    context.set_default_timeout(180_000)
     page = context.new_page()
     yield page
     context.close()

@@ -1,11 +1,16 @@
-"""Conformance stages for what a pod's resources (overhead included) turn into outside the
-scheduler: ``kubelet-pod-cgroup`` (the kubelet's pod cgroup, ``pkg/kubelet/cm``) and
-``quota-pod-usage`` / ``quota-pod-constraints`` (the pod quota evaluator,
+"""Conformance stages for what a pod's resources (overhead included) turn into: ``pod-requests``
+(``PodRequests`` / ``PodLimits`` of ``k8s.io/component-helpers/resource``, the sums the scheduler
+and the kubelet start from, sidecars included), ``kubelet-pod-cgroup`` (the kubelet's pod cgroup,
+``pkg/kubelet/cm``) and ``quota-pod-usage`` / ``quota-pod-constraints`` (the pod quota evaluator,
 ``pkg/quota/v1/evaluator/core``).
 
 ==========================  =================================================================
 stage / helper              input -> ``expected.other``
 ==========================  =================================================================
+pod-requests                ``pod``, ``options {excludeOverhead, aggregateOnly}`` (``aggregateOnly``:
+                            ``AggregateContainerRequests`` / ``...Limits``, no pod-level
+                            resources and no overhead) -> ``requests``, ``limits`` (each the whole
+                            ResourceList, quantities compared by value)
 kubelet-pod-cgroup          ``pod``, ``kubelet {cpuCFSQuota, cpuCFSQuotaPeriod, memoryQoS}``,
                             ``featureGates`` -> any of ``cpuShares, cpuQuota, cpuPeriod,
                             memory`` (null = left unset, unlike 0), ``unified``
@@ -31,6 +36,7 @@ from typing import Any, Callable
 from kschedlab.api.core import Pod
 from kschedlab.api.quantity import Quantity
 from kschedlab.api.resourcequota import pod_constraints, pod_usage
+from kschedlab.api.resources import aggregate_containers, pod_requests, resource_list
 from kschedlab.conformance.compare import run_stage
 from kschedlab.kubelet.cgroups import (
     CUSTOM_CPU_CFS_QUOTA_PERIOD,
@@ -38,6 +44,7 @@ from kschedlab.kubelet.cgroups import (
     hugepage_limits,
     milli_cpu_to_quota,
     milli_cpu_to_shares,
+    pod_limits,
     resource_config_for_pod,
 )
 
@@ -90,6 +97,25 @@ def _stage_cgroup(case: dict, diffs: list[str]) -> None:
         diffs.append(f"unified: got {cfg.unified}, want {want['unified']}")
 
 
+def _stage_pod_requests(case: dict, diffs: list[str]) -> None:
+    want = case["expected"]["other"]
+    options = case.get("options") or {}
+    pod = _pod(case)
+    if options.get("aggregateOnly"):
+        got = {"requests": aggregate_containers(pod.spec, lambda c: resource_list(c.resources.requests)),
+               "limits": aggregate_containers(pod.spec, lambda c: resource_list(c.resources.limits))}
+    else:
+        exclude = bool(options.get("excludeOverhead"))
+        got = {"requests": pod_requests(pod, exclude_overhead=exclude),
+               "limits": pod_limits(pod, exclude_overhead=exclude)}
+    for name in ("requests", "limits"):
+        if name not in want:
+            continue
+        expected = resource_list({k: Quantity(v) for k, v in want[name].items()})
+        if got[name] != expected:
+            diffs.append(f"{name}: got {got[name]}, want {expected} ({want[name]})")
+
+
 def _stage_usage(case: dict, diffs: list[str]) -> None:
     want = {k: Quantity(v) for k, v in case["expected"]["other"]["usage"].items()}
     now = datetime.fromisoformat(case["now"].replace("Z", "+00:00")) if case.get("now") else None
@@ -110,6 +136,7 @@ def _stage_constraints(case: dict, diffs: list[str]) -> None:
 
 
 STAGES: dict[str, Callable[[dict, list[str]], None]] = {
+    "pod-requests": _stage_pod_requests,
     "kubelet-pod-cgroup": _stage_cgroup,
     "quota-pod-usage": _stage_usage,
     "quota-pod-constraints": _stage_constraints,

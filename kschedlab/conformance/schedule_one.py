@@ -20,15 +20,21 @@ and ``pkg/scheduler/framework/types.go``), ``plugin: scheduler``:
                         score}] (by plugin name; weighted), totalScore}]`` in node order
 ``schedule-one``        ``Scheduler.ScheduleOne`` for ``pod`` through the scheduling loop (one pop,
                         one attempt; ``other.allow``: then a plugin allows the pod waiting at
-                        Permit), with the plugins of ``registerPlugins`` (Reserve, Permit, PreBind
-                        doubles; ``DefaultBinder`` may be given a double); ``expected.other``:
-                        ``boundTo`` (node or null), ``error`` (the failure message, null when none:
-                        bound, or skipped as a pod being deleted), ``queuedIn`` (where the queue holds
-                        the pod after: ``backoff``, ``unschedulable``, null), ``eventReason``
-                        (``Scheduled`` or ``FailedScheduling``), ``nominatedNodeName`` (the node
-                        the binding cycle wrote to ``status.nominatedNodeName``, null when none;
-                        compared, as upstream does, only when ``error`` is null). Gates from
-                        ``featureGates``
+                        Permit; ``other.reject {plugin, message}``: then a plugin rejects it there,
+                        upstream's ``waitingPod.Reject``), with the plugins of ``registerPlugins``
+                        (Reserve, Permit, PreBind doubles; ``DefaultBinder`` may be given a double);
+                        ``expected.other``: ``boundTo`` (node or null), ``error`` (the failure
+                        message, null when none: bound, or skipped as a pod being deleted),
+                        ``queuedIn`` (where the queue holds the pod after: ``backoff``,
+                        ``unschedulable``, null), ``eventReason`` (``Scheduled`` or
+                        ``FailedScheduling``), ``nominatedNodeName`` (the node the binding cycle
+                        wrote to ``status.nominatedNodeName``, null when none; compared, as upstream
+                        does, only when ``error`` is null), ``failureNominatingInfo`` (the
+                        nominating info the failure handler got, ``{mode, nominatedNodeName}``, null
+                        when none), ``statusNominatedNodeName`` (the pod's
+                        ``status.nominatedNodeName`` after the failure handler, null when empty) and
+                        ``nominatorNode`` (the node the nominator holds the pod on, null when none).
+                        Gates from ``featureGates``
 ``nodes-for-status-code``  ``NodeToStatus.NodesForStatusCode`` over ``nodes``: ``other {nodeToStatus
                         {byNode {node: code}, absent: code (absent: the default,
                         UnschedulableAndUnresolvable)}, code}``; ``expected.other.nodes`` (a set)
@@ -266,6 +272,9 @@ def _stage_schedule_one(case: dict, diffs: list[str]) -> None:
             allow = (case.get("other") or {}).get("allow")
             if allow:
                 sched.allow(key, allow)
+            reject = (case.get("other") or {}).get("reject")
+            if reject:
+                sched.reject(key, reject["plugin"], reject["message"])
             result = loop.last.get(key)
             bound = cluster.pods[key].spec.node_name or None
             error = None
@@ -275,12 +284,21 @@ def _stage_schedule_one(case: dict, diffs: list[str]) -> None:
             got = {"boundTo": bound, "error": error,
                    "queuedIn": loop.queue.where(key),
                    "eventReason": "Scheduled" if bound else "FailedScheduling" if result is not None else None,
-                   "nominatedNodeName": trace.nominated_node_name if trace is not None else None}
+                   "nominatedNodeName": trace.nominated_node_name if trace is not None else None,
+                   "failureNominatingInfo": _nominating_info(result),
+                   "statusNominatedNodeName": cluster.pods[key].status.nominated_node_name or None,
+                   "nominatorNode": cluster.nominator.nominated_node(key)}
         finally:
             loop.detach()
-        for name in ("boundTo", "error", "queuedIn", "eventReason", "nominatedNodeName"):
+        for name in ("boundTo", "error", "queuedIn", "eventReason", "nominatedNodeName", "failureNominatingInfo",
+                     "statusNominatedNodeName", "nominatorNode"):
             if name in want and (name != "nominatedNodeName" or want.get("error") is None):
                 check(diffs, f"{label}{name}", got[name], want[name])
+
+
+def _nominating_info(result) -> dict | None:
+    info = result.nominating_info if result is not None else None
+    return None if info is None else {"mode": info.mode, "nominatedNodeName": info.nominated_node_name}
 
 
 # -- prioritize-nodes -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kschedlab.framework.diagnosis import Diagnosis
+from kschedlab.framework.nominator import NominatingInfo
 from kschedlab.framework.status import Status
 from kschedlab.framework.trace import CycleTrace
 
@@ -27,6 +28,10 @@ class ScheduleResult:
     message: str = ""
     trace: CycleTrace | None = None
     diagnosis: Diagnosis | None = None
+    #: the nominating info a failed attempt hands the failure handler (upstream's
+    #: ``ScheduleResult.nominatingInfo``, ``clearNominatedNode`` after the pod was assumed); None
+    #: when the attempt did not fail or PostFilter left the nomination alone (Noop)
+    nominating_info: NominatingInfo | None = None
 
     @property
     def scheduled(self) -> bool:

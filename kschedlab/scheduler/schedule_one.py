@@ -37,6 +37,7 @@ from kschedlab.features import FeatureGates
 from kschedlab.framework.batch import BatchRecord, SortedScoredNodes
 from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.interface import ArgsError, CycleState
+from kschedlab.framework.nominator import MODE_OVERRIDE, NominatingInfo
 from kschedlab.framework.runtime import FilterOutcome, Framework, FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.trace import CycleTrace
@@ -47,6 +48,10 @@ from kschedlab.scheduler.result import SKIP_DELETING_PREFIX, RunResult, Schedule
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 GATE_NOMINATED_NODE_NAME_FOR_EXPECTATION = "NominatedNodeNameForExpectation"
+#: upstream's ``clearNominatedNode``: what the failure handler gets after every failure once the
+#: pod was assumed (Reserve, Permit, WaitOnPermit, PreBindPreFlight, PreBind, Bind), and when the
+#: cycle fails with no node at all, with an error, or with no PostFilter plugin to run
+CLEAR_NOMINATED_NODE = NominatingInfo(MODE_OVERRIDE, "")
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 
@@ -301,18 +306,26 @@ class Scheduler:
             node, diagnosis = self.find_node(fw, state, pod_info, snapshot, trace)
         except NoNodesAvailable as err:  # upstream: rejected, not an error, and no PostFilter
             status = Status(Code.UnschedulableAndUnresolvable, (str(err),))
+            self.handle_nominating_info(pod_info, CLEAR_NOMINATED_NODE)
             self.set_condition(pod, False, "Unschedulable", str(err))
-            return self.record(ScheduleResult(key, None, status, str(err), trace))
+            return self.record(ScheduleResult(key, None, status, str(err), trace,
+                                              nominating_info=CLEAR_NOMINATED_NODE))
         except FrameworkError as err:
             status = Status.error(str(err))
+            self.handle_nominating_info(pod_info, CLEAR_NOMINATED_NODE)
             self.set_condition(pod, False, "SchedulerError", str(err))
-            return self.record(ScheduleResult(key, None, status, str(err), trace))
+            return self.record(ScheduleResult(key, None, status, str(err), trace,
+                                              nominating_info=CLEAR_NOMINATED_NODE))
         if node is None:
             if fw.points["postFilter"]:
-                self._post_filter(fw, state, pod_info, snapshot, diagnosis, trace)
+                info = self._post_filter(fw, state, pod_info, snapshot, diagnosis, trace)
+            else:  # no preemption to try: the nomination is cleared
+                info = CLEAR_NOMINATED_NODE
+                self.handle_nominating_info(pod_info, info)
             message = diagnosis.message()
             self.set_condition(pod, False, "Unschedulable", message)
-            return self.record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis))
+            return self.record(ScheduleResult(key, None, Status.unschedulable(message), message, trace, diagnosis,
+                                              nominating_info=info))
         return self.record(self.assume_and_bind(fw, state, pod_info, node, trace))
 
     def pod_group_of(self, key: str) -> str | None:
@@ -337,8 +350,10 @@ class Scheduler:
 
         return schedule_pod_group(self, root, pod_keys)
 
-    def _post_filter(self, fw: Framework, state, pod_info, snapshot, diagnosis, trace: CycleTrace) -> None:
-        """PostFilter (preemption): may nominate a node for the pod and evict victims."""
+    def _post_filter(self, fw: Framework, state, pod_info, snapshot, diagnosis,
+                     trace: CycleTrace) -> NominatingInfo | None:
+        """PostFilter (preemption): may nominate a node for the pod and evict victims. Returns the
+        result's nominating info (None: the nomination is left as it is, upstream's Noop)."""
         from kschedlab.framework.preemption import NodeToStatus
 
         diagnosis.node_to_status = NodeToStatus.from_filter_outcome(trace.filter, trace.node_names,
@@ -354,12 +369,21 @@ class Scheduler:
         trace.steps.append(("PostFilter", status.plugin or "", status))
         trace.preemption = state.get("DefaultPreemption/record")
         diagnosis.postfilter_msg = status.message()
-        if result is not None and getattr(result, "nominating_mode", None) == "Override":
-            self.cluster.nominate(pod_info.key, result.nominated_node_name or None)
+        info = None
+        if result is not None and getattr(result, "nominating_mode", None) == MODE_OVERRIDE:
+            info = NominatingInfo(MODE_OVERRIDE, result.nominated_node_name or "")
+            self.handle_nominating_info(pod_info, info)
         if self.cluster.objects.get("PodDisruptionBudget"):
             from kschedlab.eviction.disruption import refresh
 
             refresh(self.cluster)
+        return info
+
+    def handle_nominating_info(self, pod_info, info: NominatingInfo) -> None:
+        """What upstream's ``handleSchedulingFailure`` does with an Override nominating info: the
+        nominator takes it (``AddNominatedPod``; an empty name drops the pod) and the pod's
+        ``status.nominatedNodeName`` is set to it (cleared by an empty name)."""
+        self.cluster.nominate(pod_info.key, info.nominated_node_name or None)
 
     def find_node(self, fw: Framework, state, pod_info, snapshot, trace: CycleTrace, restrict=None):
         """Filter and score one pod (upstream ``schedulePod``): the chosen node name or None, and
@@ -561,6 +585,7 @@ class Scheduler:
         key = pod_info.key
         snapshot = self.cluster.snapshot
         snapshot.add_pod(pod_info, node)  # assume
+        self.cluster.nominator.delete_nominated_pod_if_exists(key)  # upstream's assume: nominated no more
         # upstream's Reserve and Permit, then bindingCycle's PreBind, Bind and PostBind: in one
         # step when every plugin at these points is a no-op for this pod (same steps, same effects)
         fused = self.fast_bindings.get(fw.profile.scheduler_name)
@@ -632,13 +657,13 @@ class Scheduler:
         """Unreserve and forget the assumed pod.  A rejection at Reserve, Permit or
         while waiting on Permit is reported as upstream's one-node FitError
         (``0/1 nodes are available: 1 <reason>.``).  In the binding cycle (after the
-        Permit wait) the listeners of :attr:`on_forget` hear of the forgotten pod. A
-        ``nominatedNodeName`` the binding cycle wrote is cleared (upstream's failure handler
-        gets ``clearNominatedNode``)."""
+        Permit wait) the listeners of :attr:`on_forget` hear of the forgotten pod. The failure
+        handler gets upstream's ``clearNominatedNode`` whatever the pod was nominated to (by the
+        binding cycle or, before, by preemption): the nominator drops the pod and its
+        ``status.nominatedNodeName`` is cleared."""
         fw.run_unreserve(state, pod_info, node)
         self.cluster.snapshot.remove_pod(pod_info.key)  # forget
-        if trace is not None and trace.nominated_node_name:  # the failure handler clears the nomination
-            self.cluster.nominate(pod_info.key, None)
+        self.handle_nominating_info(pod_info, CLEAR_NOMINATED_NODE)
         if binding_cycle and self.on_forget:
             assumed = pod_info.pod.clone()
             assumed.spec.node_name = node
@@ -653,7 +678,8 @@ class Scheduler:
             status = Status(status.code, (diagnosis.message(),), status.plugin)
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
         self.set_condition(pod_info.pod, False, reason, status.message())
-        return ScheduleResult(pod_info.key, None, status, status.message(), trace, diagnosis)
+        return ScheduleResult(pod_info.key, None, status, status.message(), trace, diagnosis,
+                              nominating_info=CLEAR_NOMINATED_NODE)
 
     def poll_pre_bind(self, key: str) -> ScheduleResult | None:
         """Ask a pod's waiting PreBind plugin again: None while it still waits, else the pod is

@@ -20,7 +20,16 @@ from typing import Any, Iterable
 
 from ..api.quantity import Quantity
 
-__all__ = ["bad_value", "invalid", "required", "forbidden", "duplicate", "not_supported", "too_long", "too_many"]
+__all__ = ["bad_value", "invalid", "required", "forbidden", "duplicate", "not_supported", "too_long", "too_many",
+           "go_pointer", "GO_HEAP_BASE"]
+
+#: where the addresses :func:`go_pointer` prints start. Go's ``%#v`` of a struct (the bad value of
+#: a PodDisruptionBudget spec, a Deployment strategy) prints a set pointer field as its heap
+#: address, new on every request: a captured ``kubectl apply`` of a budget with both bounds shows
+#: ``MinAvailable:(*intstr.IntOrString)(0xc01a234760)``. kschedlab prints fixed addresses of that
+#: shape, one per field of the struct shown (``GO_HEAP_BASE + 0x20 * field``), so two set pointers
+#: differ as they do in Go and a run prints what the last one printed.
+GO_HEAP_BASE = 0xC000010000
 
 _GO_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
@@ -85,3 +94,15 @@ def too_long(path: Any, limit: int) -> tuple[Any, str]:
 def too_many(path: Any, n: int, limit: int) -> tuple[Any, str]:
     """``field.TooMany``."""
     return path, f"Too many: {n}: must have at most {limit} items"
+
+
+def go_pointer(type_name: str, is_set: bool, field: int = 0) -> str:
+    """A pointer field of a struct as Go's ``%#v`` prints it: ``nil``, or an address (see
+    :data:`GO_HEAP_BASE`; ``field`` is the field's place in its struct).
+
+    >>> go_pointer("intstr.IntOrString", False)
+    '(*intstr.IntOrString)(nil)'
+    >>> go_pointer("intstr.IntOrString", True, 2)
+    '(*intstr.IntOrString)(0xc000010040)'
+    """
+    return f"(*{type_name})(" + (f"{GO_HEAP_BASE + 0x20 * field:#x}" if is_set else "nil") + ")"

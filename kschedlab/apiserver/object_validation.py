@@ -48,6 +48,8 @@ from ..api.validation import (
     qualified_name_errors,
 )
 from .apply import Refusal
+from .container_restart import restart_errors
+from .field import go_pointer
 from .supported_values import enum_errors
 
 __all__ = ["object_errors", "check_objects", "refuse_invalid", "object_meta_errors", "owner_references_errors",
@@ -216,7 +218,7 @@ def _pod_spec_errors(spec: Any, path: list[Any]) -> Errors:
             for kind in ("requests", "limits"):
                 for name, q in getattr(c.resources, kind).items():
                     errs += _amount_errors(name, q, [*path, group, i, "resources", kind, name])
-    return errs
+    return errs + restart_errors(spec, path)
 
 
 def _amount_errors(name: str, quantity: Any, path: list[Any]) -> Errors:
@@ -309,20 +311,20 @@ _PERCENT_MSG = ("a valid percent string must be a numeric string followed by an 
 
 
 def _pdb_spec_go(spec: Any) -> str:
-    # %#v of the internal PodDisruptionBudgetSpec: its pointers; Go prints a set one's address
-    def ptr(type_name: str, value: Any) -> str:
-        return f"(*{type_name})" + ("(nil)" if value is None else "(<address>)")
-    return ("policy.PodDisruptionBudgetSpec{MinAvailable:" + ptr("intstr.IntOrString", spec.min_available)
-            + ", Selector:" + ptr("v1.LabelSelector", spec.selector)
-            + ", MaxUnavailable:" + ptr("intstr.IntOrString", spec.max_unavailable)
-            + ", UnhealthyPodEvictionPolicy:" + ptr("policy.UnhealthyPodEvictionPolicyType",
-                                                     spec.unhealthy_pod_eviction_policy) + "}")
+    # %#v of the internal PodDisruptionBudgetSpec: its four pointer fields in order
+    fields = (("MinAvailable", "intstr.IntOrString", spec.min_available),
+              ("Selector", "v1.LabelSelector", spec.selector),
+              ("MaxUnavailable", "intstr.IntOrString", spec.max_unavailable),
+              ("UnhealthyPodEvictionPolicy", "policy.UnhealthyPodEvictionPolicyType", spec.unhealthy_pod_eviction_policy))
+    return ("policy.PodDisruptionBudgetSpec{"
+            + ", ".join(f"{name}:{go_pointer(t, v is not None, i)}" for i, (name, t, v) in enumerate(fields)) + "}")
 
 
 def _pdb_errors(pdb: Any) -> Errors:
     """``ValidatePodDisruptionBudgetSpec``, in part: ``minAvailable`` / ``maxUnavailable`` not both
-    set (the bad value is the spec as Go's ``%#v`` prints it, a set pointer's address written
-    ``<address>``), each a non-negative integer or a percentage of at most 100%.
+    set (the bad value is the spec as Go's ``%#v`` prints it, a set pointer as an address:
+    :func:`~kschedlab.apiserver.field.go_pointer`), each a non-negative integer or a percentage
+    of at most 100%.
 
     >>> from kschedlab.api.policy import PodDisruptionBudget
     >>> _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": "150%"}}))
@@ -330,7 +332,7 @@ def _pdb_errors(pdb: Any) -> Errors:
     >>> for path, message in _pdb_errors(PodDisruptionBudget.model_validate({"spec": {"minAvailable": 1,
     ...                                                                     "maxUnavailable": -1}})):
     ...     print(f"{path}: {message}")
-    spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(<address>), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)(<address>), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set
+    spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000010000), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)(0xc000010040), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set
     spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0
     """
     errs: Errors = []

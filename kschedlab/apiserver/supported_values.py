@@ -14,8 +14,7 @@ containers' ``imagePullPolicy`` and ports' ``protocol``, tolerations' ``operator
 template; a Pod's own meet admission's ``validate_tolerations``) and ``effect``, node selector and label selector operators, ``topologySpreadConstraints``'
 ``whenUnsatisfiable`` / ``nodeAffinityPolicy`` / ``nodeTaintsPolicy``; a Deployment's
 ``strategy``, a DaemonSet's ``updateStrategy`` (upstream shows the whole struct as the bad
-value; a set ``rollingUpdate`` pointer's address, which Go prints, is written
-``<address>``); the template ``restartPolicy`` a ReplicaSet, Deployment, StatefulSet or
+value, a set ``rollingUpdate`` pointer as an address: :func:`~kschedlab.apiserver.field.go_pointer`); the template ``restartPolicy`` a ReplicaSet, Deployment, StatefulSet or
 DaemonSet needs (``Always``), a Job's (``OnFailure`` or ``Never``) and its ``completionMode``; a PodDisruptionBudget's
 ``unhealthyPodEvictionPolicy``. Other kinds' enums are checked by their own validation
 (storage, DRA, ResourceQuota scopes, PriorityClass and PodGroup ``preemptionPolicy``).
@@ -55,7 +54,7 @@ from ..api.core import (
 from ..api.errors import format_path
 from ..api.meta import LabelSelectorRequirement, TypedObject
 from ..api.policy import PodDisruptionBudgetSpec
-from .field import bad_value, invalid, not_supported
+from .field import bad_value, go_pointer, invalid, not_supported
 
 __all__ = ["enum_errors", "RESTART_POLICIES", "DNS_POLICIES", "PULL_POLICIES", "PORT_PROTOCOLS"]
 
@@ -165,13 +164,9 @@ def _walk(value: Any, path: list[Any], skipped: set[tuple[type, str]], errs: Err
                 errs.append((format_path([*path, alias]), message))
 
 
-_NIL = "(nil)"
-
-
 def _go_struct(type_name: str, kind: str | None, pointer_type: str, pointer_set: bool) -> str:
-    # %#v of a strategy struct: its Type and its RollingUpdate pointer
-    pointer = "(<address>)" if pointer_set else _NIL
-    return f'{type_name}{{Type:{bad_value(kind or "")}, RollingUpdate:(*{pointer_type}){pointer}}}'
+    # %#v of a strategy struct: its Type and its RollingUpdate pointer (the struct's second field)
+    return f'{type_name}{{Type:{bad_value(kind or "")}, RollingUpdate:{go_pointer(pointer_type, pointer_set, 1)}}}'
 
 
 def _strategy_errors(obj: Any) -> Errors:

@@ -120,7 +120,7 @@ def test_strategies_completion_mode_and_eviction_policy():
         "updateStrategy": {"type": "Rolling", "rollingUpdate": {"maxUnavailable": 1}},
         "template": {"spec": {"containers": [CONTAINER]}}}})
     assert enum_errors(ds) == [("spec.updateStrategy", 'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Rolling",'
-                                                       ' RollingUpdate:(*apps.RollingUpdateDaemonSet)(<address>)}: '
+                                                       ' RollingUpdate:(*apps.RollingUpdateDaemonSet)(0xc000010020)}: '
                                                        'supported values: "RollingUpdate", "OnDelete"')]
     job = Job.model_validate({"metadata": {"name": "j"}, "spec": {"completionMode": "Ordered", "template": {
         "spec": {"restartPolicy": "Never", "containers": [CONTAINER]}}}})
@@ -155,6 +155,17 @@ def test_pdb_with_both_bounds_is_refused():
     ((path, message),) = object_errors(pdb)
     assert path == "spec" and message.endswith(": minAvailable and maxUnavailable cannot be both set")
     assert message.startswith("Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(")
+
+
+def test_a_pdb_spec_shows_each_set_pointer_as_an_address_of_its_own():
+    # Go's %#v prints a heap address per set pointer, as kubectl shows it: (*intstr.IntOrString)(0xc01a234760)
+    pdb = PodDisruptionBudget.model_validate({"metadata": {"name": "b", "namespace": "default"}, "spec": {
+        "minAvailable": 1, "maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
+    ((_, message),) = object_errors(pdb)
+    assert message == ("Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000010000), "
+                       "Selector:(*v1.LabelSelector)(0xc000010020), MaxUnavailable:(*intstr.IntOrString)(0xc000010040), "
+                       "UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and "
+                       "maxUnavailable cannot be both set")
 
 
 @pytest.mark.parametrize("kind, spec, field", [
@@ -262,8 +273,8 @@ KUBECTL = [
     '"Always", "OnFailure", "Never"',
     'The Pod "orphan" is invalid: metadata.ownerReferences.uid: Invalid value: "": must not be empty',
     'The PodDisruptionBudget "both" is invalid: spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:'
-    "(*intstr.IntOrString)(<address>), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)"
-    "(<address>), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and "
+    "(*intstr.IntOrString)(0xc000010000), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)"
+    "(0xc000010040), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and "
     "maxUnavailable cannot be both set",
     'Error from server (BadRequest): error when creating "{file}": Deployment in version "v1" cannot be handled as a '
     "Deployment: json: cannot unmarshal number 1000000000000000000 into Go struct field DeploymentSpec.spec.replicas "

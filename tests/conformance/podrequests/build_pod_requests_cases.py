@@ -63,6 +63,46 @@ def case(test, row, p, requests=None, limits=None, options=None):
     return c
 
 
+def _sidecar_rows(t: str, key: str) -> list[dict]:
+    """The rows TestPodResourceRequests and TestPodResourceLimits share: the same pods with
+    ``key`` (requests or limits) set, the same expected sums."""
+    excl = {"excludeOverhead": True}
+
+    def r(**q):
+        return ctr(**{key: q.pop("q")}, **q)
+
+    def c2(row, p, expected, options=None):
+        return case(t, row, p, options=options, **{key: expected})
+
+    return [
+        c2("nil options, larger init container", pod([r(q={"cpu": "1"})], [r(q={"cpu": "4"})]), {"cpu": "4"}),
+        c2("nil options, larger containers", pod([r(q={"cpu": "2"}), r(q={"cpu": "3"})], [r(q={"cpu": "2"})]),
+           {"cpu": "5"}),
+        c2("pod overhead excluded", pod([r(q={"cpu": "2"}), r(q={"cpu": "3"})], [r(q={"cpu": "2"})],
+                                        {"cpu": "1"}), {"cpu": "5"}, excl),
+        c2("restartable init container",
+           pod([r(name="container-1", q={"cpu": "1"})], [r(name="restartable-init-1", q={"cpu": "1"},
+                                                            restart=ALWAYS)]), {"cpu": "2"}),
+        c2("multiple restartable init containers",
+           pod([r(name="container-1", q={"cpu": "1"})],
+               [r(name="init-1", q={"cpu": "5"}),
+                r(name="restartable-init-1", q={"cpu": "1"}, restart=ALWAYS),
+                r(name="restartable-init-2", q={"cpu": "2"}, restart=ALWAYS),
+                r(name="restartable-init-3", q={"cpu": "3"}, restart=ALWAYS)]), {"cpu": "7"}),
+        c2("multiple restartable and regular init containers",
+           pod([r(name="container-1", q={"cpu": "1"})],
+               [r(name="init-1", q={"cpu": "5"}),
+                r(name="restartable-init-1", q={"cpu": "1"}, restart=ALWAYS),
+                r(name="restartable-init-2", q={"cpu": "2"}, restart=ALWAYS),
+                r(name="init-2", q={"cpu": "5"}),
+                r(name="restartable-init-3", q={"cpu": "3"}, restart=ALWAYS)]), {"cpu": "8"}),
+        c2("restartable-init, init and regular",
+           pod([r(name="container-1", q={"cpu": "100"})],
+               [r(name="restartable-init-1", q={"cpu": "10"}, restart=ALWAYS),
+                r(name="init-1", q={"cpu": "200"})]), {"cpu": "210"}),
+    ]
+
+
 def rows() -> list[dict]:
     out = []
     t = "TestPodRequestsAndLimits"
@@ -94,43 +134,8 @@ def rows() -> list[dict]:
         case(t, "two container with overhead, massive init - should just be the largest init",
              pod(two, inits, overhead), {"cpu": "40", "memory": "120"}, {"cpu": "80", "memory": "240"}, excl),
     ]
-    for t, key in (("TestPodResourceRequests", "requests"), ("TestPodResourceLimits", "limits")):
-        def r(**q):
-            return ctr(**{key: q.pop("q")}, **q)
-
-        def want(v):
-            return {key: v}
-
-        def c2(row, p, expected, options=None):
-            return case(t, row, p, options=options, **want(expected))
-
-        out += [
-            c2("nil options, larger init container", pod([r(q={"cpu": "1"})], [r(q={"cpu": "4"})]), {"cpu": "4"}),
-            c2("nil options, larger containers", pod([r(q={"cpu": "2"}), r(q={"cpu": "3"})], [r(q={"cpu": "2"})]),
-               {"cpu": "5"}),
-            c2("pod overhead excluded", pod([r(q={"cpu": "2"}), r(q={"cpu": "3"})], [r(q={"cpu": "2"})],
-                                            {"cpu": "1"}), {"cpu": "5"}, excl),
-            c2("restartable init container",
-               pod([r(name="container-1", q={"cpu": "1"})], [r(name="restartable-init-1", q={"cpu": "1"},
-                                                                restart=ALWAYS)]), {"cpu": "2"}),
-            c2("multiple restartable init containers",
-               pod([r(name="container-1", q={"cpu": "1"})],
-                   [r(name="init-1", q={"cpu": "5"}),
-                    r(name="restartable-init-1", q={"cpu": "1"}, restart=ALWAYS),
-                    r(name="restartable-init-2", q={"cpu": "2"}, restart=ALWAYS),
-                    r(name="restartable-init-3", q={"cpu": "3"}, restart=ALWAYS)]), {"cpu": "7"}),
-            c2("multiple restartable and regular init containers",
-               pod([r(name="container-1", q={"cpu": "1"})],
-                   [r(name="init-1", q={"cpu": "5"}),
-                    r(name="restartable-init-1", q={"cpu": "1"}, restart=ALWAYS),
-                    r(name="restartable-init-2", q={"cpu": "2"}, restart=ALWAYS),
-                    r(name="init-2", q={"cpu": "5"}),
-                    r(name="restartable-init-3", q={"cpu": "3"}, restart=ALWAYS)]), {"cpu": "8"}),
-            c2("restartable-init, init and regular",
-               pod([r(name="container-1", q={"cpu": "100"})],
-                   [r(name="restartable-init-1", q={"cpu": "10"}, restart=ALWAYS),
-                    r(name="init-1", q={"cpu": "200"})]), {"cpu": "210"}),
-        ]
+    out += _sidecar_rows("TestPodResourceRequests", "requests")
+    out += _sidecar_rows("TestPodResourceLimits", "limits")
     t = "TestPodResourceRequests"
     out.append(case(t, "pod overhead included",
                     pod([ctr(requests={"cpu": "2"}), ctr(requests={"cpu": "3"})],

@@ -7,22 +7,27 @@ policy check they share), with ContainerRestartRules on as at v1.37 (beta since 
   containers without restartPolicy=Always``).
 - ``restartPolicyRules`` need the container's own ``restartPolicy`` (``Required value: must
   specify restartPolicy when restart rules are used``), at most 20 rules (``Too many``), each
-  with ``exitCodes`` (``Required value: must be specified``) whose ``operator`` is ``In`` or
-  ``NotIn`` (``Unsupported value``) and with at most 255 ``values`` (``Too many``).
+  with an ``action`` of ``Restart`` or ``RestartAllContainers`` (the latter KEP-5532's, on by
+  default since 1.36) and ``exitCodes`` (``Required value: must be specified``) whose ``operator``
+  is ``In`` or ``NotIn`` (``Unsupported value``) and with at most 255 ``values`` (``Too many``;
+  the codes themselves are not range-checked).
 
-Not checked: which container ``restartPolicy`` values and rule ``action`` values v1.37 accepts
-(its validation with the gate on is not in the upstream sources kschedlab read; ``Always`` on an
-init container is a sidecar everywhere).
+The limits and the ``Too many`` / ``must be specified`` wording are upstream's (the change that made
+them ``field.TooMany``); the other messages are those a v1.36 API server returns to ``kubectl apply
+--dry-run=server``, the gate-on validation code of these releases not being among the upstream
+sources kschedlab read. Not checked, for the same reason: which values a container's own
+``restartPolicy`` may take (``Always`` on an init container is a sidecar everywhere).
 
 >>> from kschedlab.api.core import PodSpec
 >>> spec = PodSpec.model_validate({"initContainers": [{"name": "setup", "readinessProbe": {}},
 ...     {"name": "proxy", "restartPolicy": "Always", "readinessProbe": {}}],
-...     "containers": [{"name": "app", "restartPolicyRules": [{"action": "Restart",
+...     "containers": [{"name": "app", "restartPolicyRules": [{"action": "DoNotRestart",
 ...         "exitCodes": {"operator": "Between", "values": [42]}}]}]})
 >>> for path, message in restart_errors(spec, ["spec"]):
 ...     print(f"{path}: {message}")
 spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always
 spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used
+spec.containers[0].restartPolicyRules[0].action: Unsupported value: "DoNotRestart": supported values: "Restart", "RestartAllContainers"
 spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Between": supported values: "In", "NotIn"
 """
 
@@ -33,11 +38,12 @@ from typing import Any
 from ..api.errors import format_path
 from .field import forbidden, not_supported, required, too_many
 
-__all__ = ["restart_errors", "MAX_RESTART_RULES", "MAX_EXIT_CODE_VALUES", "EXIT_CODE_OPERATORS"]
+__all__ = ["restart_errors", "MAX_RESTART_RULES", "MAX_EXIT_CODE_VALUES", "EXIT_CODE_OPERATORS", "RULE_ACTIONS"]
 
 MAX_RESTART_RULES = 20
 MAX_EXIT_CODE_VALUES = 255
 EXIT_CODE_OPERATORS = ("In", "NotIn")
+RULE_ACTIONS = ("Restart", "RestartAllContainers")
 _NOT_SIDECAR = "may not be set for init containers without restartPolicy=Always"
 #: the fields only a sidecar among init containers may set, in upstream's order
 _SIDECAR_ONLY = (("lifecycle", "lifecycle"), ("liveness_probe", "livenessProbe"),
@@ -56,7 +62,11 @@ def _rules_errors(container: Any, path: list[Any]) -> Errors:
         errs.append(too_many(format_path([*path, "restartPolicyRules"]), len(rules), MAX_RESTART_RULES))
     for i, rule in enumerate(rules):
         rule_path = [*path, "restartPolicyRules", i]
-        exit_codes = rule.get("exitCodes") if isinstance(rule, dict) else None
+        rule = rule if isinstance(rule, dict) else {}
+        action = rule.get("action") or ""
+        if action not in RULE_ACTIONS:
+            errs.append(not_supported(format_path([*rule_path, "action"]), action, RULE_ACTIONS))
+        exit_codes = rule.get("exitCodes")
         if exit_codes is None:
             errs.append(required(format_path([*rule_path, "exitCodes"]), "must be specified"))
             continue

@@ -50,12 +50,26 @@ def test_restart_rules_need_the_containers_own_restart_policy(group):
     ({"action": "Restart", "exitCodes": {"operator": "Between", "values": [1]}},
      "restartPolicyRules[0].exitCodes.operator", 'Unsupported value: "Between": supported values: "In", "NotIn"'),
     ({"action": "Restart"}, "restartPolicyRules[0].exitCodes", "Required value: must be specified"),
+    ({"action": "DoNotRestart", "exitCodes": {"operator": "In", "values": [3]}}, "restartPolicyRules[0].action",
+     'Unsupported value: "DoNotRestart": supported values: "Restart", "RestartAllContainers"'),
+    ({"exitCodes": {"operator": "In", "values": [3]}}, "restartPolicyRules[0].action",
+     'Unsupported value: "": supported values: "Restart", "RestartAllContainers"'),
     ({"action": "Restart", "exitCodes": {"operator": "NotIn", "values": list(range(256))}},
      "restartPolicyRules[0].exitCodes.values", "Too many: 256: must have at most 255 items"),
 ])
 def test_a_bad_restart_rule(rule, path, message):
     container = {**APP, "restartPolicy": "Never", "restartPolicyRules": [rule]}
     assert _errors(containers=[container]) == [(f"spec.containers[0].{path}", message)]
+
+
+@pytest.mark.parametrize("rule", [
+    {"action": "Restart", "exitCodes": {"operator": "In", "values": []}},
+    {"action": "RestartAllContainers", "exitCodes": {"operator": "NotIn", "values": [0]}},
+    {"action": "Restart", "exitCodes": {"operator": "In", "values": [-1, 256, 300]}},
+])
+def test_rules_a_v1_36_api_server_accepts(rule):
+    container = {**APP, "restartPolicy": "Never", "restartPolicyRules": [rule]}
+    assert _errors(restartPolicy="Never", containers=[container]) == []
 
 
 def test_at_most_20_restart_rules():

@@ -27,6 +27,8 @@ def test_the_dump_loads_with_every_kind_and_typed_status():
     assert [h.name for h in node.status.runtime_handlers] == ["nvidia", ""]
     assert node.status.features.supplemental_groups_policy is True
     assert node.status.volumes_attached[0].device_path == "/dev/xvdba"
+    assert [(m.manager, m.subresource) for m in node.metadata.managed_fields] == [("kubelet", None),
+                                                                                 ("kubelet", "status")]
     pod = next(o for o in objs if o.kind == "Pod")
     c = pod.spec.containers[0]
     assert c.liveness_probe.http_get.port == 8000 and c.readiness_probe.tcp_socket.port == "http"
@@ -56,6 +58,8 @@ def test_cli_schedules_the_dump_unchanged(capsys):
     ("    - ip: 10.244.1.23", "    - iP: 10.244.1.23",
      'Pod ml/infer-6c9d8b7f5-x2k9q: status.podIPs[0].iP: unknown field "iP"'),
     ("      name: linux", "      nam: linux", 'Pod ml/infer-6c9d8b7f5-x2k9q: spec.os.nam: unknown field "nam"'),
+    ("      subresource: status", "      subresourc: status",
+     'Node gpu-1: metadata.managedFields[1].subresourc: unknown field "subresourc"'),
     ("        prefix: CFG_", "        prefx: CFG_",
      'Pod ml/infer-6c9d8b7f5-x2k9q: spec.containers[0].envFrom[0].prefx: unknown field "prefx"'),
 ])

@@ -1,8 +1,11 @@
 """``core/v1`` kinds: Pod, Node, Namespace, Service and their parts.
 
-Scheduler-relevant fields are fully typed; the rest of the v1 schema is accepted
-as plain data (``Any``) so that real manifests and ``kubectl get -o yaml`` dumps
-load, while genuinely unknown fields are refused.
+Scheduler-relevant fields are fully typed, and so are the blocks a ``kubectl get -o yaml``
+dump carries whose v1.37 shape is settled (a node's status: :mod:`.node_status`; probes and
+lifecycle hooks: :mod:`.probe`; ``envFrom``, ``volumeMounts``, ``os``, ``dnsConfig``,
+``hostIPs`` / ``podIPs`` ...), so that a misspelt field there is refused with its path. The rest
+(``env``, ``securityContext``, container statuses, most volume sources) is accepted as plain data
+(``Any``) and read as such where it is used; unknown fields at the typed levels are refused.
 
 >>> pod = Pod.model_validate({
 ...     "metadata": {"name": "web-0", "namespace": "default"},

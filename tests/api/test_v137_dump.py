@@ -6,6 +6,7 @@ deep inside a node's status or a container's probe is refused with the file, the
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -38,10 +39,14 @@ def test_the_dump_loads_with_every_kind_and_typed_status():
     assert [i.ip for i in pod.status.host_ips] == ["10.0.1.17", "fd00::17"]
 
 
-def test_cli_schedules_the_dump_unchanged(capsys):
-    assert main(["schedule", str(DUMP)]) == 0
-    out = capsys.readouterr().out
-    assert "No pending pods." in out and "reserved for infer-6c9d8b7f5-x2k9q" in out
+def test_cli_schedules_the_dump_as_the_cluster_did(capsys):
+    """The one Pending pod gets the message its PodScheduled condition records; the running pod and its
+    allocated claim stay as they are."""
+    recorded = next(c.message for o in load(DUMP) if o.kind == "Pod" and o.name == "etl-big"
+                    for c in o.status.conditions if c.type == "PodScheduled")
+    assert main(["schedule", str(DUMP), "-o", "json"]) == 0
+    (pod,) = json.loads(capsys.readouterr().out)["pods"]
+    assert (pod["name"], pod["node"], pod["message"]) == ("default/etl-big", None, recorded)
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [

@@ -501,7 +501,10 @@ def cmd_packing(args) -> int:
     for pct in range(10, 131, 10):
         key = str(pct)
         if key in doc["unallocated"]:
-            print(f"{pct:9d}  {doc['unallocated'][key]:17.2f}  {doc['fragmentation'].get(key, float('nan')):10.2f}")
+            # the fragment is measured when the arrivals first reach a whole percent; the last pods may stop
+            # short of it (the unallocated share is read from the pods within one point): "-"
+            frag = doc["fragmentation"].get(key)
+            print(f"{pct:9d}  {doc['unallocated'][key]:17.2f}  {'-' if frag is None else f'{frag:.2f}':>10}")
     return 0
 
 

@@ -5,6 +5,7 @@ numbers (for example a new default Score plugin):
 
     .venv/bin/python notebooks/execute.py            # every notebook here
     .venv/bin/python notebooks/execute.py 00-tour.ipynb
+    .venv/bin/python notebooks/execute.py 00-tour      # the same: ``.ipynb`` may be left out
 
 Then ``pytest --nbval notebooks/`` compares fresh runs with what is stored.
 What keeps the files stable from run to run:
@@ -66,8 +67,28 @@ def _coalesce_streams(outputs: list) -> list:
     return merged
 
 
+def notebook_path(name: str) -> Path:
+    """The notebook ``name`` names, here, with or without its ``.ipynb`` suffix; a name that
+    matches none is an error that lists the notebooks there are.
+
+    >>> notebook_path("00-tour").name, notebook_path("00-tour.ipynb").name
+    ('00-tour.ipynb', '00-tour.ipynb')
+    >>> notebook_path("00-tuor")
+    Traceback (most recent call last):
+    ...
+    SystemExit: no notebook 00-tuor in notebooks/ (00-tour, 01-filter-and-score, ...)
+    """
+    path = HERE / name
+    if path.suffix != ".ipynb":
+        path = path.with_name(path.name + ".ipynb")
+    if not path.is_file():
+        known = sorted(p.stem for p in HERE.glob("*.ipynb"))
+        raise SystemExit(f"no notebook {name} in notebooks/ ({', '.join(known[:2])}, ...)")
+    return path
+
+
 def main(argv: list[str]) -> int:
-    paths = [HERE / a for a in argv] if argv else sorted(HERE.glob("*.ipynb"))
+    paths = [notebook_path(a) for a in argv] if argv else sorted(HERE.glob("*.ipynb"))
     for path in paths:
         print(f"executing {path.name}", flush=True)
         execute(path)

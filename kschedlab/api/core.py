@@ -1,8 +1,11 @@
 """``core/v1`` kinds: Pod, Node, Namespace, Service and their parts.
 
-Scheduler-relevant fields are fully typed; the rest of the v1 schema is accepted
-as plain data (``Any``) so that real manifests and ``kubectl get -o yaml`` dumps
-load, while genuinely unknown fields are refused.
+Scheduler-relevant fields are fully typed, and so are the blocks a ``kubectl get -o yaml``
+dump carries whose v1.37 shape is settled (a node's status: :mod:`.node_status`; probes and
+lifecycle hooks: :mod:`.probe`; ``envFrom``, ``volumeMounts``, ``os``, ``dnsConfig``,
+``hostIPs`` / ``podIPs`` ...), so that a misspelt field there is refused with its path. The rest
+(``env``, ``securityContext``, container statuses, most volume sources) is accepted as plain data
+(``Any``) and read as such where it is used; unknown fields at the typed levels are refused.
 
 >>> pod = Pod.model_validate({
 ...     "metadata": {"name": "web-0", "namespace": "default"},
@@ -29,8 +32,19 @@ from .meta import (
     OwnerReference,
     label_selector_matches,
 )
+from .node_status import (
+    AttachedVolume,
+    NodeAddress,
+    NodeConfigSource,
+    NodeConfigStatus,
+    NodeDaemonEndpoints,
+    NodeFeatures,
+    NodeRuntimeHandler,
+    NodeSystemInfo,
+)
+from .probe import Lifecycle, Probe
 from .quantity import Quantity
-from .volume import Volume
+from .volume import LocalObjectReference, Volume
 
 __all__ = [
     # re-exported meta types
@@ -43,7 +57,20 @@ __all__ = [
     "ResourceList",
     "ResourceRequirements",
     "ContainerPort",
+    "ConfigMapEnvSource",
+    "SecretEnvSource",
+    "EnvFromSource",
+    "VolumeMount",
+    "VolumeDevice",
+    "ContainerResizePolicy",
     "Container",
+    "PodOS",
+    "PodDNSConfigOption",
+    "PodDNSConfig",
+    "HostAlias",
+    "PodReadinessGate",
+    "HostIP",
+    "PodIP",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
     "NodeSelector",
@@ -124,6 +151,55 @@ class ContainerPort(K8sModel):
     host_ip: str | None = Field(default=None, alias="hostIP")
 
 
+class ConfigMapEnvSource(K8sModel):
+    """``envFrom[].configMapRef``."""
+
+    name: str | None = None
+    optional: bool | None = None
+
+
+class SecretEnvSource(K8sModel):
+    """``envFrom[].secretRef``."""
+
+    name: str | None = None
+    optional: bool | None = None
+
+
+class EnvFromSource(K8sModel):
+    """``envFrom[]``: every key of a ConfigMap or Secret as environment variables."""
+
+    prefix: str | None = None
+    config_map_ref: ConfigMapEnvSource | None = None
+    secret_ref: SecretEnvSource | None = None
+
+
+class VolumeMount(K8sModel):
+    """``volumeMounts[]``."""
+
+    name: str | None = None
+    read_only: bool | None = None
+    recursive_read_only: str | None = None
+    mount_path: str | None = None
+    sub_path: str | None = None
+    mount_propagation: str | None = None
+    sub_path_expr: str | None = None
+    bind_mount_options: list[str] = Field(default_factory=list)
+
+
+class VolumeDevice(K8sModel):
+    """``volumeDevices[]``: a raw block volume."""
+
+    name: str | None = None
+    device_path: str | None = None
+
+
+class ContainerResizePolicy(K8sModel):
+    """``resizePolicy[]``: whether resizing ``resourceName`` restarts the container."""
+
+    resource_name: str | None = None
+    restart_policy: str | None = None
+
+
 class Container(K8sModel):
     """v1.Container. An init container with ``restartPolicy: Always`` is a sidecar."""
 
@@ -133,18 +209,18 @@ class Container(K8sModel):
     args: list[str] = Field(default_factory=list)
     working_dir: str | None = None
     ports: list[ContainerPort] = Field(default_factory=list)
-    env_from: list[Any] = Field(default_factory=list)
+    env_from: list[EnvFromSource] = Field(default_factory=list)
     env: list[Any] = Field(default_factory=list)
     resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
-    resize_policy: list[Any] = Field(default_factory=list)
+    resize_policy: list[ContainerResizePolicy] = Field(default_factory=list)
     restart_policy: str | None = None
     restart_policy_rules: list[Any] = Field(default_factory=list)
-    volume_mounts: list[Any] = Field(default_factory=list)
-    volume_devices: list[Any] = Field(default_factory=list)
-    liveness_probe: Any = None
-    readiness_probe: Any = None
-    startup_probe: Any = None
-    lifecycle: Any = None
+    volume_mounts: list[VolumeMount] = Field(default_factory=list)
+    volume_devices: list[VolumeDevice] = Field(default_factory=list)
+    liveness_probe: Probe | None = None
+    readiness_probe: Probe | None = None
+    startup_probe: Probe | None = None
+    lifecycle: Lifecycle | None = None
     termination_message_path: str | None = None
     termination_message_policy: str | None = None
     image_pull_policy: str | None = None
@@ -333,6 +409,40 @@ class PodResourceClaimStatus(K8sModel):
 # ------------------------------------------------------------------------ pod
 
 
+class PodOS(K8sModel):
+    """``spec.os``: the operating system the pod's containers need (``linux`` / ``windows``)."""
+
+    name: str | None = None
+
+
+class PodDNSConfigOption(K8sModel):
+    """One resolver option of ``dnsConfig.options``."""
+
+    name: str | None = None
+    value: str | None = None
+
+
+class PodDNSConfig(K8sModel):
+    """``spec.dnsConfig``."""
+
+    nameservers: list[str] = Field(default_factory=list)
+    searches: list[str] = Field(default_factory=list)
+    options: list[PodDNSConfigOption] = Field(default_factory=list)
+
+
+class HostAlias(K8sModel):
+    """``spec.hostAliases[]``: an ``/etc/hosts`` entry."""
+
+    ip: str | None = None
+    hostnames: list[str] = Field(default_factory=list)
+
+
+class PodReadinessGate(K8sModel):
+    """``spec.readinessGates[]``: a pod condition the pod's readiness waits for."""
+
+    condition_type: str | None = None
+
+
 class PodSpec(K8sModel):
     """v1.PodSpec."""
 
@@ -354,24 +464,24 @@ class PodSpec(K8sModel):
     host_ipc: bool | None = Field(default=None, alias="hostIPC")
     share_process_namespace: bool | None = None
     security_context: Any = None
-    image_pull_secrets: list[Any] = Field(default_factory=list)
+    image_pull_secrets: list[LocalObjectReference] = Field(default_factory=list)
     hostname: str | None = None
     subdomain: str | None = None
     affinity: Affinity | None = None
     scheduler_name: str | None = None
     tolerations: list[Toleration] = Field(default_factory=list)
-    host_aliases: list[Any] = Field(default_factory=list)
+    host_aliases: list[HostAlias] = Field(default_factory=list)
     priority_class_name: str | None = None
     priority: int | None = None
-    dns_config: Any = None
-    readiness_gates: list[Any] = Field(default_factory=list)
+    dns_config: PodDNSConfig | None = None
+    readiness_gates: list[PodReadinessGate] = Field(default_factory=list)
     runtime_class_name: str | None = None
     enable_service_links: bool | None = None
     preemption_policy: str | None = None
     overhead: dict[str, Quantity] = Field(default_factory=dict)
     topology_spread_constraints: list[TopologySpreadConstraint] = Field(default_factory=list)
     set_hostname_as_fqdn: bool | None = Field(default=None, alias="setHostnameAsFQDN")
-    os: Any = None
+    os: PodOS | None = None
     host_users: bool | None = None
     scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
     resource_claims: list[PodResourceClaim] = Field(default_factory=list)
@@ -392,6 +502,18 @@ class PodCondition(K8sModel):
     message: str | None = None
 
 
+class HostIP(K8sModel):
+    """``status.hostIPs[]``."""
+
+    ip: str | None = None
+
+
+class PodIP(K8sModel):
+    """``status.podIPs[]``."""
+
+    ip: str | None = None
+
+
 class PodStatus(K8sModel):
     """v1.PodStatus."""
 
@@ -402,15 +524,15 @@ class PodStatus(K8sModel):
     reason: str | None = None
     nominated_node_name: str | None = None
     host_ip: str | None = Field(default=None, alias="hostIP")
-    host_ips: list[Any] = Field(default_factory=list, alias="hostIPs")
+    host_ips: list[HostIP] = Field(default_factory=list, alias="hostIPs")
     pod_ip: str | None = Field(default=None, alias="podIP")
-    pod_ips: list[Any] = Field(default_factory=list, alias="podIPs")
+    pod_ips: list[PodIP] = Field(default_factory=list, alias="podIPs")
     start_time: Time | None = None
     init_container_statuses: list[Any] = Field(default_factory=list)
     container_statuses: list[Any] = Field(default_factory=list)
     qos_class: str | None = None
     ephemeral_container_statuses: list[Any] = Field(default_factory=list)
-    resize: Any = None
+    resize: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
     extended_resource_claim_status: Any = None
     allocated_resources: dict[str, Quantity] = Field(default_factory=dict)
@@ -521,7 +643,7 @@ class NodeSpec(K8sModel):
     provider_id: str | None = Field(default=None, alias="providerID")
     unschedulable: bool | None = None
     taints: list[Taint] = Field(default_factory=list)
-    config_source: Any = None
+    config_source: NodeConfigSource | None = None
     external_id: str | None = Field(default=None, alias="externalID")
 
 
@@ -550,15 +672,15 @@ class NodeStatus(K8sModel):
     allocatable: dict[str, Quantity] = Field(default_factory=dict)
     phase: str | None = None
     conditions: list[NodeCondition] = Field(default_factory=list)
-    addresses: list[Any] = Field(default_factory=list)
-    daemon_endpoints: Any = None
-    node_info: Any = None
+    addresses: list[NodeAddress] = Field(default_factory=list)
+    daemon_endpoints: NodeDaemonEndpoints | None = None
+    node_info: NodeSystemInfo | None = None
     images: list[ContainerImage] = Field(default_factory=list)
     volumes_in_use: list[str] = Field(default_factory=list)
-    volumes_attached: list[Any] = Field(default_factory=list)
-    config: Any = None
-    runtime_handlers: list[Any] = Field(default_factory=list)
-    features: Any = None
+    volumes_attached: list[AttachedVolume] = Field(default_factory=list)
+    config: NodeConfigStatus | None = None
+    runtime_handlers: list[NodeRuntimeHandler] = Field(default_factory=list)
+    features: NodeFeatures | None = None
     declared_features: list[str] = Field(default_factory=list)
 
 

@@ -21,6 +21,7 @@ from ._base import time_ns as time_ns
 
 __all__ = [
     "ObjectMeta",
+    "ManagedFieldsEntry",
     "OwnerReference",
     "LabelSelector",
     "LabelSelectorRequirement",
@@ -44,6 +45,19 @@ class OwnerReference(K8sModel):
     block_owner_deletion: bool | None = None
 
 
+class ManagedFieldsEntry(K8sModel):
+    """``metadata.managedFields[]``: which manager set which fields (server-side apply);
+    ``fieldsV1`` is the API server's own encoding of a field set, kept as it is."""
+
+    manager: str | None = None
+    operation: str | None = None
+    api_version: str | None = None
+    time: Time | None = None
+    fields_type: str | None = None
+    fields_v1: Any = Field(default=None, alias="fieldsV1")
+    subresource: str | None = None
+
+
 class ObjectMeta(K8sModel):
     """metav1.ObjectMeta."""
 
@@ -61,7 +75,7 @@ class ObjectMeta(K8sModel):
     annotations: dict[str, str] = Field(default_factory=dict)
     owner_references: list[OwnerReference] = Field(default_factory=list)
     finalizers: list[str] = Field(default_factory=list)
-    managed_fields: list[Any] = Field(default_factory=list)
+    managed_fields: list[ManagedFieldsEntry] = Field(default_factory=list)
 
     def controller_ref(self) -> OwnerReference | None:
         """The owner reference with ``controller: true``, if any.

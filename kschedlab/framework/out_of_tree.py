@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from kschedlab.framework.interface import REGISTRY, Plugin
 from kschedlab.framework.profile import ProfileError
@@ -35,7 +36,7 @@ def import_registry(text: str) -> dict[str, type[Plugin]]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
-        raise ValueError(f"cannot import module {module_name!r}: {err}") from None
+        raise ValueError(f"cannot import module {module_name!r}: {err}{_cwd_hint(module_name, err)}") from None
     try:
         registry = getattr(module, attribute)
     except AttributeError:
@@ -47,6 +48,19 @@ def import_registry(text: str) -> dict[str, type[Plugin]]:
             raise ValueError(f"{text}: {name!r} is not a plugin class "
                              f"(a subclass of kschedlab.framework.interface.Plugin)")
     return dict(registry)
+
+
+def _cwd_hint(module_name: str, err: ImportError) -> str:
+    """What to do when the module is a file of the current directory, which the installed
+    ``kschedlab`` command does not import from (``python -m`` and notebooks do)."""
+    top = module_name.split(".")[0]
+    if not (isinstance(err, ModuleNotFoundError) and err.name == top):
+        return ""
+    found = next((f for f in (f"{top}.py", f"{top}/__init__.py") if Path(f).is_file()), None)
+    if found is None:
+        return ""
+    return (f" (./{found} is in the current directory, which the kschedlab command does not import "
+            "from: run it with PYTHONPATH=.)")
 
 
 def merge_registries(registries: Iterable[Mapping[str, type[Plugin]]]) -> dict[str, type[Plugin]]:

@@ -8,6 +8,12 @@ the plugin that produced it.
 ('Unschedulable', ('Insufficient cpu',), True)
 >>> Status.success().is_success()
 True
+
+Reasons are a tuple, as the constructors build them; a list (or one string) given to
+``Status(...)`` directly, as a plugin written in a notebook may give, is kept as that tuple:
+
+>>> Status(Code.Unschedulable, ["node has GPUs"]).reasons, Status(Code.Unschedulable, "no room").reasons
+(('node has GPUs',), ('no room',))
 """
 
 from __future__ import annotations
@@ -33,6 +39,11 @@ class Status:
     code: Code = Code.Success
     reasons: tuple[str, ...] = ()
     plugin: str | None = None
+
+    def __post_init__(self) -> None:
+        reasons = self.reasons
+        if type(reasons) is not tuple:  # the constructors always pass a tuple
+            object.__setattr__(self, "reasons", (reasons,) if isinstance(reasons, str) else tuple(reasons))
 
     # -- constructors ------------------------------------------------------
     @staticmethod

@@ -175,7 +175,7 @@ def test_kubectl_pod_loads_and_typed_paths():
     c = spec.topology_spread_constraints[0]
     assert (c.max_skew, c.min_domains, c.when_unsatisfiable) == (1, 3, "DoNotSchedule")
     assert (c.node_affinity_policy, c.node_taints_policy) == ("Honor", "Ignore")
-    assert pod.status.host_ip == "10.0.0.5" and pod.status.pod_ips == [{"ip": "10.244.1.7"}]
+    assert pod.status.host_ip == "10.0.0.5" and [i.ip for i in pod.status.pod_ips] == ["10.244.1.7"]
     assert pod.status.nominated_node_name == "n2" and pod.status.phase == "Running"
     assert pod.status.start_time.year == 2024
     assert pod.status.conditions[0].type == "PodScheduled"
@@ -229,7 +229,7 @@ status:
      lastTransitionTime: "2024-05-01T10:00:00Z", reason: KubeletReady, message: ok}
   addresses: [{type: InternalIP, address: 10.0.0.5}]
   daemonEndpoints: {kubeletEndpoint: {Port: 10250}}
-  nodeInfo: {machineID: x, systemUUID: y, bootID: z, kubeletVersion: v1.37.0}
+  nodeInfo: {machineID: x, systemUUID: "y", bootID: z, kubeletVersion: v1.37.0}
   volumesInUse: []
   runtimeHandlers: [{name: runc, features: {recursiveReadOnlyMounts: true}}]
   features: {supplementalGroupsPolicy: true}

@@ -107,11 +107,11 @@ def test_every_status_block_of_the_dump_is_kept():
     with pytest.warns(SkippedKindsWarning):
         objs = load(DUMP)
     pod = next(o for o in objs if o.key == "shop/web-6d4cf56db6-x7k2p")
-    assert pod.status.host_ip == "10.0.1.21" and pod.status.host_ips == [{"ip": "10.0.1.21"}]
+    assert pod.status.host_ip == "10.0.1.21" and [i.ip for i in pod.status.host_ips] == ["10.0.1.21"]
     assert pod.status.container_statuses[0]["state"]["running"]["startedAt"] == "2026-11-28T14:02:12Z"
     assert {c.type for c in pod.status.conditions} >= {"Ready", "PodScheduled", "PodReadyToStartContainers"}
     node = next(o for o in objs if o.key == "cp-1")
-    assert node.metadata.managed_fields and node.status.node_info["kubeletVersion"] == "v1.37.0"
+    assert node.metadata.managed_fields and node.status.node_info.kubelet_version == "v1.37.0"
 
 
 CONFIGMAP = "\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n"

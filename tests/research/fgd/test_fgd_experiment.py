@@ -101,6 +101,16 @@ def test_cli_json_shape(capsys):
     assert all(0 <= v <= 100 for v in doc["unallocated"].values())
 
 
+def test_cli_table_marks_a_fragment_never_measured(capsys):
+    """The arrivals stop short of 130 %: the unallocated share is read from the pods within one point,
+    the fragment was never measured there, and the table says "-" (it printed "nan")."""
+    assert main(["packing", "--nodes", str(SAMPLE / DEFAULT_NODES), "--pods", str(SAMPLE / DEFAULT_PODS),
+                 "--policy", "GpuPacking", "--seed", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out
+    assert out.splitlines()[-1].split() == ["130", "0.60", "-"]
+
+
 def test_sweep_files_load():
     runs, output, _ = load_spec(ROOT / "datasets" / "sweeps" / "fgd-sample.yaml")
     assert len(runs) == 18 and output.name == "fgd-sample"

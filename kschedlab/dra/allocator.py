@@ -38,7 +38,6 @@ caller's business (the scheduler plugin does it upstream).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import uuid
@@ -171,6 +170,8 @@ class AllocatedState:
 
     def capacity_nanos(self) -> dict[DeviceID, dict[str, int]]:
         """``aggregated_capacity`` in nano-units."""
+        if not self.aggregated_capacity:  # (no shared allocation: every pod's allocator asks)
+            return {}
         from kschedlab.api.quantity import Quantity
 
         return {dev: {n: Quantity(q).nanos for n, q in caps.items()}
@@ -721,7 +722,7 @@ class Allocator:
         store = self._cache.screen_plans if self._cache is not None else self._shape_plans
         hit = store.get(shape)
         if hit is not None and hit[0] is cls:
-            return None if hit[1] is None else dataclasses.replace(hit[1], claim=claims[0].kobj)
+            return None if hit[1] is None else hit[1].for_claim(claims[0].kobj)
         plan = self._new_screen_plan(claims, req)
         if len(store) >= _SHAPE_PLANS_LIMIT:
             del store[next(iter(store))]
@@ -832,6 +833,13 @@ class _ScreenPlan:
     class_selectors: list[dict]
     request_selectors: list[dict]
     claim: str
+
+    def for_claim(self, claim: str) -> "_ScreenPlan":
+        """This plan for the claim named ``claim`` (``dataclasses.replace`` without its field
+        loop: every other field is this plan's own)."""
+        plan = object.__new__(_ScreenPlan)
+        plan.__dict__.update(self.__dict__, claim=claim)
+        return plan
 
 
 class _Run:

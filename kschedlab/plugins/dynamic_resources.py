@@ -96,6 +96,12 @@ ERR_IN_USE = "resourceclaim in use"
 ERR_TIMED_OUT = "timed out trying to allocate devices"
 ERR_SIGN = "pods with dra resource claims are not signable"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: a screen's kinds (``Screened.FIT``, ``NO_FIT``, ``INVALID``, ``UNDECIDED``) -> the Filter code and the
+#: index of the reason (ERR_CANNOT_ALLOCATE, INVALID_POOLS; -1: none); an UNDECIDED node is filtered alone
+_SCREEN_CODES = np.zeros(4, np.int8)
+_SCREEN_CODES[[Screened.NO_FIT, Screened.INVALID, Screened.UNDECIDED]] = Code.UnschedulableAndUnresolvable
+_SCREEN_REASONS = np.full(4, -1, np.int32)
+_SCREEN_REASONS[[Screened.NO_FIT, Screened.INVALID]] = [0, 1]
 #: a label key no node has: ``Snapshot.label_codes`` of it is the same object until a node is set
 _NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
 
@@ -564,11 +570,10 @@ class DynamicResources(Plugin):
         rows_list = rows.tolist()
         found = s.allocator.screen(self._node_dicts_for(snapshot, rows_list), claims)
         kinds = found.kinds
-        codes = np.where(kinds == Screened.FIT, np.int8(Code.Success),
-                         np.int8(Code.UnschedulableAndUnresolvable)).astype(np.int8)
-        reasons: list[tuple[str, ...]] = [(ERR_CANNOT_ALLOCATE,), (INVALID_POOLS,)]
-        idx = np.where(kinds == Screened.NO_FIT, 0, np.where(kinds == Screened.INVALID, 1, -1)).astype(np.int32)
-        table = {r: i for i, r in enumerate(reasons)}
+        # per kind (FIT, NO_FIT, INVALID, UNDECIDED): the code and the reason's index, one take each
+        codes = _SCREEN_CODES.take(kinds)
+        idx = _SCREEN_REASONS.take(kinds)
+        table = {(ERR_CANNOT_ALLOCATE,): 0, (INVALID_POOLS,): 1}
         for k in np.flatnonzero(kinds == Screened.UNDECIDED).tolist():
             status = self._filter_row(state, pod_info, snapshot, rows_list[k])
             codes[k] = status.code
@@ -616,7 +621,7 @@ class DynamicResources(Plugin):
         if fresh is not None and fresh[0] is snapshot and fresh[1] is marker:
             dicts = fresh[2]
             try:
-                return [dicts[row] for row in rows]
+                return list(map(dicts.__getitem__, rows))
             except KeyError:
                 pass
         kept = self._node_dicts

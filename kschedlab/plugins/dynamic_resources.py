@@ -104,6 +104,8 @@ _SCREEN_REASONS = np.full(4, -1, np.int32)
 _SCREEN_REASONS[[Screened.NO_FIT, Screened.INVALID]] = [0, 1]
 #: a label key no node has: ``Snapshot.label_codes`` of it is the same object until a node is set
 _NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
+#: chunks of node dicts kept for the screen (the oldest dropped first)
+_CHUNK_DICTS = 512
 
 
 # -- args ------------------------------------------------------------------------------------------
@@ -395,6 +397,8 @@ class DynamicResources(Plugin):
         self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
         #: (snapshot, its label-column marker, row -> node dict) of the rows checked since the marker
         self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
+        #: (snapshot, its label-column marker, rows' bytes -> their node dicts) of the chunks screened
+        self._chunk_dicts: tuple[Any, Any, dict[tuple, list[dict]]] | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -568,7 +572,7 @@ class DynamicResources(Plugin):
                 parsed = plan.parsed[i] = read_claim(claim)
             claims.append(parsed)
         rows_list = rows.tolist()
-        found = s.allocator.screen(self._node_dicts_for(snapshot, rows_list), claims)
+        found = s.allocator.screen(self._node_dicts_of_chunk(snapshot, rows, rows_list), claims)
         kinds = found.kinds
         # per kind (FIT, NO_FIT, INVALID, UNDECIDED): the code and the reason's index, one take each
         codes = _SCREEN_CODES.take(kinds)
@@ -621,7 +625,7 @@ class DynamicResources(Plugin):
         if fresh is not None and fresh[0] is snapshot and fresh[1] is marker:
             dicts = fresh[2]
             try:
-                return list(map(dicts.__getitem__, rows))
+                return [dicts[row] for row in rows]
             except KeyError:
                 pass
         kept = self._node_dicts
@@ -639,6 +643,24 @@ class DynamicResources(Plugin):
             out.append(hit[2])
         self._node_dicts_seen = (snapshot, marker, dicts)
         return out
+
+    def _node_dicts_of_chunk(self, snapshot, rows: np.ndarray, rows_list: list[int]) -> list[dict]:
+        """:meth:`_node_dicts_for` of a chunk of rows, the same list (read-only) for the same rows
+        while the dicts it holds are handed out as they are (same snapshot, label columns kept):
+        the scheduler filters the same chunks from one pod to the next."""
+        marker = snapshot.label_codes(_NODE_DICTS_MARKER)
+        kept = self._chunk_dicts
+        if kept is None or kept[0] is not snapshot or kept[1] is not marker:
+            kept = self._chunk_dicts = (snapshot, marker, {})
+        lists = kept[2]
+        key = (rows.dtype.char, rows.tobytes())
+        found = lists.get(key)
+        if found is None:
+            found = self._node_dicts_for(snapshot, rows_list)
+            if len(lists) >= _CHUNK_DICTS:
+                del lists[next(iter(lists))]
+            lists[key] = found
+        return found
 
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:
         node = s.node_dicts.get(row)

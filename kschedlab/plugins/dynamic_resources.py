@@ -323,7 +323,7 @@ class DRAState:
     filter_plan: Any = None
     #: ``(Allocator.screen's answers, the snapshot rows of their nodes, the snapshot)`` of each
     #: screened Filter call
-    screened: list[tuple[Any, list[int], Any]] = field(default_factory=list)
+    screened: list[tuple[Any, np.ndarray, Any]] = field(default_factory=list)
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -571,19 +571,18 @@ class DynamicResources(Plugin):
             if parsed is None:
                 parsed = plan.parsed[i] = read_claim(claim)
             claims.append(parsed)
-        rows_list = rows.tolist()
-        found = s.allocator.screen(self._node_dicts_of_chunk(snapshot, rows, rows_list), claims)
+        found = s.allocator.screen(self._node_dicts_of_chunk(snapshot, rows), claims)
         kinds = found.kinds
         # per kind (FIT, NO_FIT, INVALID, UNDECIDED): the code and the reason's index, one take each
         codes = _SCREEN_CODES.take(kinds)
         idx = _SCREEN_REASONS.take(kinds)
         table = {(ERR_CANNOT_ALLOCATE,): 0, (INVALID_POOLS,): 1}
         for k in np.flatnonzero(kinds == Screened.UNDECIDED).tolist():
-            status = self._filter_row(state, pod_info, snapshot, rows_list[k])
+            status = self._filter_row(state, pod_info, snapshot, int(rows[k]))
             codes[k] = status.code
             if status.reasons:
                 idx[k] = table.setdefault(status.reasons, len(table))
-        s.screened.append((found, rows_list, snapshot))
+        s.screened.append((found, rows, snapshot))
         return Verdicts(codes, idx, list(table))
 
     def _allocated_only(self, s: DRAState, snapshot, rows: np.ndarray) -> Verdicts | None:
@@ -644,7 +643,7 @@ class DynamicResources(Plugin):
         self._node_dicts_seen = (snapshot, marker, dicts)
         return out
 
-    def _node_dicts_of_chunk(self, snapshot, rows: np.ndarray, rows_list: list[int]) -> list[dict]:
+    def _node_dicts_of_chunk(self, snapshot, rows: np.ndarray) -> list[dict]:
         """:meth:`_node_dicts_for` of a chunk of rows, the same list (read-only) for the same rows
         while the dicts it holds are handed out as they are (same snapshot, label columns kept):
         the scheduler filters the same chunks from one pod to the next."""
@@ -656,7 +655,7 @@ class DynamicResources(Plugin):
         key = (rows.dtype.char, rows.tobytes())
         found = lists.get(key)
         if found is None:
-            found = self._node_dicts_for(snapshot, rows_list)
+            found = self._node_dicts_for(snapshot, rows.tolist())
             if len(lists) >= _CHUNK_DICTS:
                 del lists[next(iter(lists))]
             lists[key] = found
@@ -676,8 +675,9 @@ class DynamicResources(Plugin):
         if found is None:
             for screened, rows, snapshot in s.screened:
                 row = snapshot.index.get(node_name)
-                if row is not None and row in rows:
-                    k = rows.index(row)
+                at = np.flatnonzero(rows == row) if row is not None else ()
+                if len(at):
+                    k = int(at[0])
                     if screened.kinds[k] == Screened.FIT:
                         found = s.node_allocations[node_name] = NodeAllocation(screened.builder(k), None, [])
         return found

@@ -1024,7 +1024,8 @@ class DynamicResources(Plugin):
 
     def _bind_claim(self, s: DRAState, index: int, pod, node_name: str) -> dict:
         """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
-        ``reservedFor``; the extended-resource claim is created first."""
+        ``reservedFor``; the extended-resource claim is created first. Returns the claim as
+        written (the stored object's dump is made when some reader asks for it)."""
         manager = self.manager
         claim = original = s.claims[index]
         allocation = s.infos[index].allocation
@@ -1069,9 +1070,12 @@ class DynamicResources(Plugin):
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
                 status["allocation"] = {**status["allocation"],
-                                        "allocationTimestamp": self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")}
+                                        "allocationTimestamp": _seconds_stamp(self._clock_now())}
             manager.update_claim(current, base=base)  # (only the finalizers and the status changed)
-            stored = manager.claim_dict(current["metadata"].get("namespace") or "", current["metadata"]["name"])
+            # what the cycle reads of the claim from here on (its identity for Unreserve and the
+            # re-reads of the binding-conditions wait, its results' binding conditions) is the
+            # written dict's: the stored object is dumped when some reader asks (``claim_dict``)
+            stored = current
         finally:
             if allocation is not None:
                 manager.remove_pending_allocation(original)
@@ -1266,6 +1270,18 @@ def compute_score(claims: list[dict], results: list[dict]) -> int:
                 if f"{request.get('name', '')}/{sub.get('name', '')}" in chosen:
                     score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
     return score
+
+
+def _seconds_stamp(dt: datetime) -> str:
+    """``dt.strftime("%Y-%m-%dT%H:%M:%SZ")`` (RFC 3339 to the second), formatted directly for a
+    four-digit year.
+
+    >>> _seconds_stamp(datetime(2026, 12, 6, 9, 5, 7, 999, timezone.utc))
+    '2026-12-06T09:05:07Z'
+    """
+    if dt.year < 1000:  # (strftime's %Y does not pad these everywhere)
+        return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{dt.year}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}Z"
 
 
 def has_binding_conditions(claims: list[dict]) -> bool:

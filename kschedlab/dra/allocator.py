@@ -38,7 +38,6 @@ caller's business (the scheduler plugin does it upstream).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import uuid
@@ -171,6 +170,8 @@ class AllocatedState:
 
     def capacity_nanos(self) -> dict[DeviceID, dict[str, int]]:
         """``aggregated_capacity`` in nano-units."""
+        if not self.aggregated_capacity:  # (no shared allocation: every pod's allocator asks)
+            return {}
         from kschedlab.api.quantity import Quantity
 
         return {dev: {n: Quantity(q).nanos for n, q in caps.items()}
@@ -205,6 +206,13 @@ def _default_view(d: Device, list_types: bool = False):
 
     return cel.DeviceView(d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()},
                           d.allow_multiple_allocations, list_types=list_types)
+
+
+def _node_dicts(nodes: list[Any]) -> list[dict]:
+    """``nodes`` as dicts (node dicts, as a scheduler hands them, pass without a loop)."""
+    if set(map(type, nodes)) - {dict}:
+        return [n if type(n) is dict else as_dict(n) for n in nodes]
+    return nodes
 
 
 def _list_view(d: Device):
@@ -482,7 +490,8 @@ class Allocator:
         every free device before the last one taken (or, when too few fit, every free device)
         is *simple* (:func:`~kschedlab.dra.device_index.simple_device`) with its selector
         results already known; the building function runs the search on that node. Node dicts
-        are recognised by identity (with the same name and labels) from one call to the next,
+        are recognised by identity (with the same name and labels) from one call to the next (and
+        so is the list of them: one handed in again must hold what it held),
         and a node's answer is kept for the next call with the same selectors and count until
         one of its devices is allocated, freed or gets a selector result
         (:meth:`DeviceIndex.kept_answers`).
@@ -497,14 +506,15 @@ class Allocator:
         >>> found.kinds.tolist(), found.builder(0)()[0]["devices"]["results"][0]["device"], a.stats["allocate_one"]
         ([0, 1], 'a', 5)
         """
-        if set(map(type, nodes)) - {dict}:  # (node dicts, as a scheduler hands them, pass without a loop)
-            nodes = [n if type(n) is dict else as_dict(n) for n in nodes]
         claims = [c if isinstance(c, Claim) else read_claim(c) for c in claims]
         n = len(nodes)
         plan = self._screen_plan(claims)
         if plan is None or not n or self.allocated.aggregated_capacity:
-            return Screened(self, nodes, claims, np.full(n, Screened.UNDECIDED, dtype=np.int8), lambda k: None)
+            return Screened(self, _node_dicts(nodes), claims, np.full(n, Screened.UNDECIDED, dtype=np.int8),
+                            lambda k: None)
         index = self._device_index()
+        if nodes is not index.dict_nodes:  # (the list last screened holds dicts: not looked at again)
+            nodes = index.dict_nodes = _node_dicts(nodes)
         index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
         # a node's answer is kept per screen until one of its devices changes (DeviceIndex)
@@ -721,7 +731,7 @@ class Allocator:
         store = self._cache.screen_plans if self._cache is not None else self._shape_plans
         hit = store.get(shape)
         if hit is not None and hit[0] is cls:
-            return None if hit[1] is None else dataclasses.replace(hit[1], claim=claims[0].kobj)
+            return None if hit[1] is None else hit[1].for_claim(claims[0].kobj)
         plan = self._new_screen_plan(claims, req)
         if len(store) >= _SHAPE_PLANS_LIMIT:
             del store[next(iter(store))]
@@ -832,6 +842,13 @@ class _ScreenPlan:
     class_selectors: list[dict]
     request_selectors: list[dict]
     claim: str
+
+    def for_claim(self, claim: str) -> "_ScreenPlan":
+        """This plan for the claim named ``claim`` (``dataclasses.replace`` without its field
+        loop: every other field is this plan's own)."""
+        plan = object.__new__(_ScreenPlan)
+        plan.__dict__.update(self.__dict__, claim=claim)
+        return plan
 
 
 class _Run:

@@ -127,6 +127,9 @@ class DeviceIndex:
         #: how far the log was read (epoch, length), and the positions read again since, per key
         self._log_read = (_EPOCH[0], len(_KEPT_LOG))
         self._dirty: dict[tuple, set[int] | None] = {}
+        #: the list of node dicts ``Allocator.screen`` last took (known to hold dicts only: a
+        #: list handed in is not changed afterwards, as the dicts in it are not)
+        self.dict_nodes: list[dict] | None = None
     def set_allocated(self, ids: set[DeviceID] | frozenset, delta: tuple | None = None) -> None:
         """Make ``allocated`` say which devices are in ``ids``, changing the differences only.
         With a ``delta`` (``AllocatedState.delta``) whose base is the state set last, only its

@@ -94,8 +94,9 @@ class DRAManager:
         # (so the id is not reused while cached); stored objects are replaced, never changed in place
         self._claim_devices: dict[int, tuple[Any, tuple]] = {}
         self._slices: dict[int, tuple[Any, Slice]] = {}
-        #: the stored slices and their readings of the last :meth:`parsed_slices` call
-        self._last_slices: tuple[list, list[Slice]] | None = None
+        #: the stored slices and their readings of the last :meth:`parsed_slices` call, and the
+        #: store they were in (a :class:`ClaimStore`: its notes say whether a slice was written since)
+        self._last_slices: tuple[list, list[Slice], Any] | None = None
         #: the stored claims last read by :meth:`allocated_state` (see :class:`_ExclusiveDevices`)
         self._exclusive: _ExclusiveDevices | None = None
         #: the pools per node kept for the next pod's allocator (``AllocatorCache``)
@@ -243,7 +244,8 @@ class DRAManager:
             obj = _with(base, metadata=meta, status=new_status)
         else:
             obj = ResourceClaim.model_validate(claim)
-        self.cluster.objects.setdefault("ResourceClaim", ClaimStore())
+        if "ResourceClaim" not in self.cluster.objects:
+            self.cluster.objects["ResourceClaim"] = ClaimStore()
         store = self.claim_objects()
         key = claim_key(claim)
         old = store.get(key)
@@ -425,12 +427,34 @@ class DRAManager:
     def parsed_slices(self) -> list[Slice]:
         """:meth:`resource_slices` read into :class:`~kschedlab.dra.devices.Slice` objects for the
         allocator, each slice read once while its object stays (so its devices keep their CEL
-        input between pods). With DeviceTaintRules the slices are read anew each call."""
-        if any(self.cluster.objects.get(kind) for kind in ("DeviceTaintRule", "DeviceTaintRuleV1beta2")):
+        input between pods). With DeviceTaintRules the slices are read anew each call. The
+        cluster's slices are kept in a :class:`ClaimStore` (made one on first read): while it
+        notes no write since the last call, the last readings are handed out without comparing
+        the stored objects.
+
+        >>> from kschedlab.cluster import Cluster
+        >>> cluster = Cluster()
+        >>> cluster.objects["ResourceSlice"] = {"s": {"metadata": {"name": "s"}, "spec": {"driver": "d",
+        ...     "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}}}}
+        >>> m = dra_manager(cluster)
+        >>> first = m.parsed_slices(); first == m.parsed_slices(), type(cluster.objects["ResourceSlice"]).__name__
+        (True, 'ClaimStore')
+        >>> cluster.objects["ResourceSlice"]["s"] = dict(cluster.objects["ResourceSlice"]["s"])
+        >>> m.parsed_slices()[0] is first[0]
+        False
+        """
+        objects = self.cluster.objects
+        if objects.get("DeviceTaintRule") or objects.get("DeviceTaintRuleV1beta2"):
             return [read_slice(s) for s in self.resource_slices()]
-        objs = list(self.cluster.objects.get("ResourceSlice", {}).values())
+        store = objects.get("ResourceSlice")
+        if type(store) is dict:  # its writes noted from now on (the slices' change feed)
+            store = objects["ResourceSlice"] = ClaimStore(store)
         last = self._last_slices
+        if last is not None and store is not None and last[2] is store and store.drain() == []:
+            return list(last[1])  # no slice stored or removed since the last call: the same readings
+        objs = list(store.values()) if store is not None else []
         if last is not None and len(last[0]) == len(objs) and all(map(operator.is_, last[0], objs)):
+            self._last_slices = (objs, last[1], store)
             return list(last[1])  # the same stored objects as last time: the same readings
         out = []
         cache: dict[int, tuple[Any, Slice]] = {}
@@ -441,7 +465,7 @@ class DRAManager:
             cache[id(obj)] = hit
             out.append(hit[1])
         self._slices = cache
-        self._last_slices = (objs, out)
+        self._last_slices = (objs, out, store)
         return list(out)
 
     def resource_slices(self) -> list[dict]:
@@ -473,7 +497,8 @@ class ClaimStore(dict):
     """The cluster's ResourceClaims by key (``Cluster.objects["ResourceClaim"]`` once the DRA
     manager has read it), noting every key written or removed since the manager last read the
     notes: the change feed :meth:`DRAManager.allocated_state` follows instead of comparing every
-    stored claim. Reads are a dict's; every writing method of ``dict`` is noted.
+    stored claim. Reads are a dict's; every writing method of ``dict`` is noted. The cluster's
+    ResourceSlices are kept in one too (:meth:`DRAManager.parsed_slices` reads its notes).
 
     >>> store = ClaimStore({"ns/a": 1})
     >>> store["ns/b"] = 2; store["ns/a"] = 3; del store["ns/b"]

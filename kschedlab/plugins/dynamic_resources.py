@@ -96,8 +96,16 @@ ERR_IN_USE = "resourceclaim in use"
 ERR_TIMED_OUT = "timed out trying to allocate devices"
 ERR_SIGN = "pods with dra resource claims are not signable"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: a screen's kinds (``Screened.FIT``, ``NO_FIT``, ``INVALID``, ``UNDECIDED``) -> the Filter code and the
+#: index of the reason (ERR_CANNOT_ALLOCATE, INVALID_POOLS; -1: none); an UNDECIDED node is filtered alone
+_SCREEN_CODES = np.zeros(4, np.int8)
+_SCREEN_CODES[[Screened.NO_FIT, Screened.INVALID, Screened.UNDECIDED]] = Code.UnschedulableAndUnresolvable
+_SCREEN_REASONS = np.full(4, -1, np.int32)
+_SCREEN_REASONS[[Screened.NO_FIT, Screened.INVALID]] = [0, 1]
 #: a label key no node has: ``Snapshot.label_codes`` of it is the same object until a node is set
 _NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
+#: chunks of node dicts kept for the screen (the oldest dropped first)
+_CHUNK_DICTS = 512
 
 
 # -- args ------------------------------------------------------------------------------------------
@@ -315,7 +323,7 @@ class DRAState:
     filter_plan: Any = None
     #: ``(Allocator.screen's answers, the snapshot rows of their nodes, the snapshot)`` of each
     #: screened Filter call
-    screened: list[tuple[Any, list[int], Any]] = field(default_factory=list)
+    screened: list[tuple[Any, np.ndarray, Any]] = field(default_factory=list)
 
     def clone(self) -> "DRAState":
         return self  # shared, as upstream's Clone
@@ -389,6 +397,8 @@ class DynamicResources(Plugin):
         self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
         #: (snapshot, its label-column marker, row -> node dict) of the rows checked since the marker
         self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
+        #: (snapshot, its label-column marker, rows' bytes -> their node dicts) of the chunks screened
+        self._chunk_dicts: tuple[Any, Any, dict[tuple, list[dict]]] | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -561,20 +571,18 @@ class DynamicResources(Plugin):
             if parsed is None:
                 parsed = plan.parsed[i] = read_claim(claim)
             claims.append(parsed)
-        rows_list = rows.tolist()
-        found = s.allocator.screen(self._node_dicts_for(snapshot, rows_list), claims)
+        found = s.allocator.screen(self._node_dicts_of_chunk(snapshot, rows), claims)
         kinds = found.kinds
-        codes = np.where(kinds == Screened.FIT, np.int8(Code.Success),
-                         np.int8(Code.UnschedulableAndUnresolvable)).astype(np.int8)
-        reasons: list[tuple[str, ...]] = [(ERR_CANNOT_ALLOCATE,), (INVALID_POOLS,)]
-        idx = np.where(kinds == Screened.NO_FIT, 0, np.where(kinds == Screened.INVALID, 1, -1)).astype(np.int32)
-        table = {r: i for i, r in enumerate(reasons)}
+        # per kind (FIT, NO_FIT, INVALID, UNDECIDED): the code and the reason's index, one take each
+        codes = _SCREEN_CODES.take(kinds)
+        idx = _SCREEN_REASONS.take(kinds)
+        table = {(ERR_CANNOT_ALLOCATE,): 0, (INVALID_POOLS,): 1}
         for k in np.flatnonzero(kinds == Screened.UNDECIDED).tolist():
-            status = self._filter_row(state, pod_info, snapshot, rows_list[k])
+            status = self._filter_row(state, pod_info, snapshot, int(rows[k]))
             codes[k] = status.code
             if status.reasons:
                 idx[k] = table.setdefault(status.reasons, len(table))
-        s.screened.append((found, rows_list, snapshot))
+        s.screened.append((found, rows, snapshot))
         return Verdicts(codes, idx, list(table))
 
     def _allocated_only(self, s: DRAState, snapshot, rows: np.ndarray) -> Verdicts | None:
@@ -635,6 +643,24 @@ class DynamicResources(Plugin):
         self._node_dicts_seen = (snapshot, marker, dicts)
         return out
 
+    def _node_dicts_of_chunk(self, snapshot, rows: np.ndarray) -> list[dict]:
+        """:meth:`_node_dicts_for` of a chunk of rows, the same list (read-only) for the same rows
+        while the dicts it holds are handed out as they are (same snapshot, label columns kept):
+        the scheduler filters the same chunks from one pod to the next."""
+        marker = snapshot.label_codes(_NODE_DICTS_MARKER)
+        kept = self._chunk_dicts
+        if kept is None or kept[0] is not snapshot or kept[1] is not marker:
+            kept = self._chunk_dicts = (snapshot, marker, {})
+        lists = kept[2]
+        key = (rows.dtype.char, rows.tobytes())
+        found = lists.get(key)
+        if found is None:
+            found = self._node_dicts_for(snapshot, rows.tolist())
+            if len(lists) >= _CHUNK_DICTS:
+                del lists[next(iter(lists))]
+            lists[key] = found
+        return found
+
     def _node_dict(self, s: DRAState, snapshot, row: int) -> dict:
         node = s.node_dicts.get(row)
         if node is None:
@@ -649,8 +675,9 @@ class DynamicResources(Plugin):
         if found is None:
             for screened, rows, snapshot in s.screened:
                 row = snapshot.index.get(node_name)
-                if row is not None and row in rows:
-                    k = rows.index(row)
+                at = np.flatnonzero(rows == row) if row is not None else ()
+                if len(at):
+                    k = int(at[0])
                     if screened.kinds[k] == Screened.FIT:
                         found = s.node_allocations[node_name] = NodeAllocation(screened.builder(k), None, [])
         return found
@@ -997,7 +1024,8 @@ class DynamicResources(Plugin):
 
     def _bind_claim(self, s: DRAState, index: int, pod, node_name: str) -> dict:
         """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
-        ``reservedFor``; the extended-resource claim is created first."""
+        ``reservedFor``; the extended-resource claim is created first. Returns the claim as
+        written (the stored object's dump is made when some reader asks for it)."""
         manager = self.manager
         claim = original = s.claims[index]
         allocation = s.infos[index].allocation
@@ -1042,9 +1070,12 @@ class DynamicResources(Plugin):
             if self._binding_enabled() and status.get("allocation") and not status["allocation"].get(
                     "allocationTimestamp"):
                 status["allocation"] = {**status["allocation"],
-                                        "allocationTimestamp": self._clock_now().strftime("%Y-%m-%dT%H:%M:%SZ")}
+                                        "allocationTimestamp": _seconds_stamp(self._clock_now())}
             manager.update_claim(current, base=base)  # (only the finalizers and the status changed)
-            stored = manager.claim_dict(current["metadata"].get("namespace") or "", current["metadata"]["name"])
+            # what the cycle reads of the claim from here on (its identity for Unreserve and the
+            # re-reads of the binding-conditions wait, its results' binding conditions) is the
+            # written dict's: the stored object is dumped when some reader asks (``claim_dict``)
+            stored = current
         finally:
             if allocation is not None:
                 manager.remove_pending_allocation(original)
@@ -1239,6 +1270,18 @@ def compute_score(claims: list[dict], results: list[dict]) -> int:
                 if f"{request.get('name', '')}/{sub.get('name', '')}" in chosen:
                     score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
     return score
+
+
+def _seconds_stamp(dt: datetime) -> str:
+    """``dt.strftime("%Y-%m-%dT%H:%M:%SZ")`` (RFC 3339 to the second), formatted directly for a
+    four-digit year.
+
+    >>> _seconds_stamp(datetime(2026, 12, 6, 9, 5, 7, 999, timezone.utc))
+    '2026-12-06T09:05:07Z'
+    """
+    if dt.year < 1000:  # (strftime's %Y does not pad these everywhere)
+        return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{dt.year}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}Z"
 
 
 def has_binding_conditions(claims: list[dict]) -> bool:

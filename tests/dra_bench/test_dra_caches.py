@@ -459,3 +459,157 @@ def test_screen_plans_are_shared_by_claims_of_one_shape_and_follow_the_class():
     assert chosen.key != first.key and chosen.request_selectors[0]["cel"]["expression"] == "false"
     missing = Allocator(None, None, [], SLICES, cache=cache)._screen_plan([claim("f")])
     assert missing is None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_parsed_slices_follow_every_write_to_the_slice_store(seed):
+    """The slices' store notes every write (``cluster.add`` / ``remove``, the dict's own methods,
+    a whole new dict put in its place): after each, ``parsed_slices`` reads what a manager that
+    never read them reads; between writes, the same readings (the same objects) come back."""
+    import random
+
+    from kschedlab.dra.manager import DRAManager
+
+    rng = random.Random(seed)
+
+    def raw(name, generation):
+        return {"metadata": {"name": name}, "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {
+            "name": name, "generation": generation, "resourceSliceCount": 1}, "devices": [{"name": f"gpu-{generation}"}]}}
+
+    c = Cluster(admit(load_text(SLICE_YAML.format(name="s0", generation=1))))
+    m = dra_manager(c)
+    for step in range(40):
+        store = c.objects["ResourceSlice"]
+        names = sorted(store)
+        write = rng.choice(["add", "replace-model", "dict-set", "pop", "del", "update", "setdefault", "new-dict",
+                            "remove", "none", "none"])
+        name = rng.choice(names) if names and rng.random() < 0.6 else f"s{step + 1}"
+        if write == "add" or (write == "replace-model" and names):
+            (obj,) = admit(load_text(SLICE_YAML.format(name=name, generation=step + 2)))
+            c.add(obj)
+        elif write == "dict-set":
+            store[name] = raw(name, step + 2)
+        elif write in ("pop", "del", "remove") and names:
+            if write == "pop":
+                store.pop(name, None)
+            elif write == "remove" and name in store:
+                c.remove("ResourceSlice", name)
+            elif name in store:
+                del store[name]
+        elif write == "update":
+            store.update({name: raw(name, step + 2)})
+        elif write == "setdefault":
+            store.setdefault(name, raw(name, step + 2))
+        elif write == "new-dict":
+            c.objects["ResourceSlice"] = {**store, name: raw(name, step + 2)}
+        got = m.parsed_slices()
+        fresh = DRAManager(c).parsed_slices()
+        assert [(s.name, s.generation, [d.name for d in s.devices]) for s in got] == \
+            [(s.name, s.generation, [d.name for d in s.devices]) for s in fresh], (step, write)
+        again = m.parsed_slices()
+        assert len(again) == len(got) and all(a is b for a, b in zip(again, got))
+
+
+def test_claims_kept_after_pre_bind_read_as_the_stored_ones(monkeypatch):
+    """PreBind keeps each claim it wrote as written, not dumped again from the stored object:
+    what the cycle reads of it afterwards (its identity, its results' binding conditions, the
+    devices and consumers) is the stored claim's."""
+    from kschedlab.plugins.dynamic_resources import DynamicResources, has_binding_conditions
+    from kschedlab.scheduler_perf import run_dra_workload
+
+    pre_bind = DynamicResources.pre_bind
+    seen = []
+
+    def checked(self, state, pod_info, node_name):
+        status = pre_bind(self, state, pod_info, node_name)
+        for claim in state["DynamicResources"].claims:
+            meta = claim["metadata"]
+            stored = self.manager.claim_dict(meta.get("namespace") or "", meta["name"])
+            assert claim["metadata"] == stored["metadata"]
+            assert has_binding_conditions([claim]) == has_binding_conditions([stored])
+            # (the stored dump adds the defaults validation gives, such as an empty ``config``)
+            assert [(r["request"], r["driver"], r["pool"], r["device"])
+                    for r in claim["status"]["allocation"]["devices"]["results"]] == \
+                [(r["request"], r["driver"], r["pool"], r["device"])
+                 for r in stored["status"]["allocation"]["devices"]["results"]]
+            assert claim["status"]["reservedFor"] == stored["status"]["reservedFor"]
+            seen.append(meta["name"])
+        return status
+
+    monkeypatch.setattr(DynamicResources, "pre_bind", checked)
+    r = run_dra_workload("SchedulingWithResourceClaimTemplate", nodes=4, init_pods=6, measure_pods=10,
+                         max_claims_per_node=4)
+    assert r["scheduled"] + r["init_scheduled"] == 16 and len(seen) == 16
+
+
+def test_seconds_stamp_is_strftimes():
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from kschedlab.plugins.dynamic_resources import _seconds_stamp
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        dt = datetime(1, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=rng.randrange(315537897599),
+                                                                 microseconds=rng.randrange(10 ** 6))
+        assert _seconds_stamp(dt) == dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+RELABEL_YAML = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {rack: r1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {rack: r2}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: rack-r1}
+spec:
+  driver: gpu.example.com
+  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [r1]}]}]}
+  pool: {name: rack-r1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}, {name: gpu-2}]
+"""
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_screened_chunks_follow_relabelled_nodes(fast_path):
+    """The node dicts of a screened chunk are kept per rows only while no node is set: devices
+    reachable by a label move with the label to the other node of the same chunk."""
+    from kschedlab.api.core import Node
+
+    objs = load_text(RELABEL_YAML)
+    for i in range(3):
+        objs += load_text(f"""
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: c{i}, namespace: default}}
+spec: {{devices: {{requests: [{{name: r, exactly: {{deviceClassName: gpu}}}}]}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: p{i}, namespace: default, uid: p{i}}}
+spec:
+  containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]
+  resourceClaims: [{{name: gpu, resourceClaimName: c{i}}}]
+""")
+    c = Cluster(admit(objs))
+    sched = Scheduler(c, seed=0, fast_path=fast_path)
+    assert sched.schedule_one("default/p0").node == "n1"
+    for name, rack in (("n1", "r2"), ("n2", "r1")):
+        data = c.nodes[name].model_dump(mode="json", by_alias=True, exclude_unset=True)
+        data["metadata"]["labels"] = {"rack": rack}
+        c.update_node(Node.model_validate(data))
+    assert sched.schedule_one("default/p1").node == "n2"
+    assert sched.schedule_one("default/p2").node == "n2"

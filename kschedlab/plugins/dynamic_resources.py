@@ -98,6 +98,8 @@ ERR_SIGN = "pods with dra resource claims are not signable"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 #: a label key no node has: ``Snapshot.label_codes`` of it is the same object until a node is set
 _NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
+#: allocation node selectors whose verdicts are kept at once (all dropped past it)
+_KEPT_SELECTORS = 4096
 
 
 # -- args ------------------------------------------------------------------------------------------
@@ -389,6 +391,9 @@ class DynamicResources(Plugin):
         self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
         #: (snapshot, its label-column marker, row -> node dict) of the rows checked since the marker
         self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
+        #: id(allocation node selector) -> (it, snapshot, label marker, verdicts per row or None):
+        #: see :meth:`_selector_verdicts`
+        self._selectors: dict[int, tuple] = {}
 
     # -- helpers -------------------------------------------------------------------------------
     @property
@@ -587,24 +592,57 @@ class DynamicResources(Plugin):
             return None
         if self._binding_enabled() and has_binding_conditions(s.claims):
             return None
-        failed = None
-        unavailable = set()
+        kept = []
         for i, info in enumerate(s.infos):
             if info.available_on_nodes is None:
                 continue
-            mask = selector_mask(info.available_on_nodes, rows, snapshot.label_codes, snapshot.index.get)
-            if mask is None:
+            verdicts = self._selector_verdicts(info.available_on_nodes, snapshot)
+            if verdicts is None:
                 return None
-            if not mask.all():
-                failed = ~mask if failed is None else failed | ~mask
-                unavailable.add(i)
-        s.unavailable.update(unavailable)
+            kept.append((i, verdicts))
+        if not kept:
+            return Verdicts.passing(len(rows))
+        if len(kept) == 1:  # (one selector: its kept verdicts on these rows are the answer)
+            i, (codes_all, idx_all) = kept[0]
+            codes = codes_all.take(rows)
+            if not codes.any():
+                return Verdicts.passing(len(rows))
+            s.unavailable.add(i)
+            return Verdicts(codes, idx_all.take(rows), [(ERR_NOT_AVAILABLE,)])
+        failed = None
+        for i, (codes_all, _) in kept:
+            fails = codes_all.take(rows) != 0
+            if fails.any():
+                failed = fails if failed is None else failed | fails
+                s.unavailable.add(i)
         if failed is None:
             return Verdicts.passing(len(rows))
         # ``Verdicts.from_mask`` in two array operations: the code where failed (a bool is 0 or 1
         # as int8), reason 0 there and -1 elsewhere
         return Verdicts(failed.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable),
                         failed.astype(np.int32) - 1, [(ERR_NOT_AVAILABLE,)])
+
+    def _selector_verdicts(self, selector: dict, snapshot) -> tuple[np.ndarray, np.ndarray] | None:
+        """An allocation's node selector judged on every snapshot row at once (``selector_mask``):
+        the code (UnschedulableAndUnresolvable where it does not match, else 0) and the reason
+        index (0 there, else -1) per row; None when only ``selector_matches`` can judge it. Kept
+        per selector (the claim's dump's own dict, held, so the pods sharing an allocated claim
+        share it) while the snapshot's label columns stay (a node set or added since: another
+        ``Snapshot.label_codes`` marker; a removed node's row is in no later Filter's rows, and a
+        node added again under its name takes a new row)."""
+        marker = snapshot.label_codes(_NODE_DICTS_MARKER)
+        hit = self._selectors.get(id(selector))
+        if hit is not None and hit[0] is selector and hit[1] is snapshot and hit[2] is marker:
+            return hit[3]
+        mask = selector_mask(selector, np.arange(len(snapshot.nodes)), snapshot.label_codes, snapshot.index.get)
+        found = None
+        if mask is not None:
+            failed = ~mask
+            found = (failed.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable), failed.astype(np.int32) - 1)
+        if len(self._selectors) >= _KEPT_SELECTORS:
+            self._selectors.clear()
+        self._selectors[id(selector)] = (selector, snapshot, marker, found)
+        return found
 
     def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
         """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for

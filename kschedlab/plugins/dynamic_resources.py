@@ -391,6 +391,8 @@ class DynamicResources(Plugin):
         self._node_dicts: dict[int, tuple[Any, dict, dict]] = {}
         #: (snapshot, its label-column marker, row -> node dict) of the rows checked since the marker
         self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
+        #: (cluster, its DRA manager): see :attr:`manager`
+        self._manager: tuple[Any, Any] | None = None
         #: id(allocation node selector) -> (it, snapshot, label marker, verdicts per row or None):
         #: see :meth:`_selector_verdicts`
         self._selectors: dict[int, tuple] = {}
@@ -398,7 +400,12 @@ class DynamicResources(Plugin):
     # -- helpers -------------------------------------------------------------------------------
     @property
     def manager(self):
-        return dra_manager(self.handle.cluster)
+        """The cluster's DRA manager (kept with the cluster it is for: asked a few times a cycle)."""
+        cluster = self.handle.cluster
+        kept = self._manager
+        if kept is None or kept[0] is not cluster:
+            kept = self._manager = (cluster, dra_manager(cluster))
+        return kept[1]
 
     def _gate(self, name: str) -> bool:
         return self.gates.enabled(name)
@@ -968,7 +975,7 @@ class DynamicResources(Plugin):
         for i, claim in enumerate(s.claims):
             if not is_reserved_for_pod(claim, pod, group if self._group_claim(pod, group, claim) else None):
                 try:
-                    s.claims[i] = self._bind_claim(s, i, pod, node_name)
+                    s.claims[i] = self._bind_claim(s, i, pod, node_name, group)
                 except ClaimError as err:
                     return Status.error(str(err))
         if not self._binding_enabled() or not has_binding_conditions(s.claims):
@@ -1033,9 +1040,10 @@ class DynamicResources(Plugin):
         clock = (getattr(self.handle, "extra", None) or {}).get("clock")
         return _now() if clock is None else datetime.fromtimestamp(float(clock()), timezone.utc)
 
-    def _bind_claim(self, s: DRAState, index: int, pod, node_name: str) -> dict:
-        """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
-        ``reservedFor``; the extended-resource claim is created first."""
+    def _bind_claim(self, s: DRAState, index: int, pod, node_name: str, group) -> dict:
+        """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod (or
+        ``group``, the pod's PodGroup with claims, for its claims) to ``reservedFor``; the
+        extended-resource claim is created first."""
         manager = self.manager
         claim = original = s.claims[index]
         allocation = s.infos[index].allocation
@@ -1072,7 +1080,6 @@ class DynamicResources(Plugin):
                 # stored through validation (a copy); only the timestamp below is added to it
                 status["allocation"] = dict(allocation)
             status.setdefault("reservedFor", [])
-            group = self._claims_group(pod)
             consumer = consumer_reference(group) if self._group_claim(pod, group, current) else {
                 "resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}
             if all((r.get("uid") or "") != consumer["uid"] for r in status["reservedFor"]):

@@ -517,6 +517,8 @@ class DynamicResources(Plugin):
         mapping = manager.extended_resource_mapping()
         if not mapping:  # no DeviceClass serves an extended resource
             return None
+        if not _names_requested(pod.spec) & mapping.keys():  # (so no request of pod_requests' is served)
+            return None
         reqs = pod_requests(pod)
         if not any(v and is_dra_extended_resource_name(n) and n in mapping for n, v in reqs.items()):
             return None
@@ -1284,6 +1286,28 @@ def compute_score(claims: list[dict], results: list[dict]) -> int:
                 if f"{request.get('name', '')}/{sub.get('name', '')}" in chosen:
                     score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
     return score
+
+
+def _names_requested(spec) -> set[str]:
+    """The resource names ``pod_requests`` may sum for a pod of ``spec``: those its containers,
+    init containers, pod-level resources and overhead request (a name whose request is 0
+    included).
+
+    >>> from kschedlab.api.core import PodSpec
+    >>> sorted(_names_requested(PodSpec(containers=[{"name": "c", "resources": {"requests": {"example.com/gpu": "1"}}}],
+    ...                                 overhead={"cpu": "10m"})))
+    ['cpu', 'example.com/gpu']
+    """
+    names: set[str] = set()
+    for container in (*spec.containers, *spec.init_containers):
+        if container.resources is not None:
+            names.update(container.resources.requests)
+    level = getattr(spec, "resources", None)
+    if level is not None and level.requests:
+        names.update(level.requests)
+    if spec.overhead:
+        names.update(spec.overhead)
+    return names
 
 
 def has_binding_conditions(claims: list[dict]) -> bool:

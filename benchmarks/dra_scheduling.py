@@ -17,6 +17,10 @@ upstream_threshold, their CPU-time twins, and the CEL share: ``cel_evaluations``
 (``kschedlab.scheduler_perf.dra.dra_floor``, run after it in the same process) as
 ``reference_pods_per_cpu_second``, ``reference_ratio`` (floor / workload, per CPU second) and
 ``reference_same_placements`` (every pod on the same node and device); the load average.
+``--yardstick`` also runs SchedulingBasic (pod-default.yaml pods, no claims) with the workload's
+node and pod counts in the same process, after it: ``yardstick_pods_per_cpu_second`` and
+``yardstick_ratio`` (its rate over the workload's, per CPU second): the simple pod at the same
+size, what a DRA pod whose claim is allocated already cannot beat.
 ``--profile`` adds a cProfile of the measured pods (top TOP functions by cumulative time,
 default 20) on stderr.  Numbers are for reading, never asserted.
 """
@@ -29,7 +33,7 @@ import os
 import pstats
 import sys
 
-from kschedlab.scheduler_perf import DRA_WORKLOADS, run_dra_workload
+from kschedlab.scheduler_perf import DRA_WORKLOADS, run_dra_workload, run_workload
 
 
 def main(argv=None) -> int:
@@ -43,6 +47,8 @@ def main(argv=None) -> int:
     parser.add_argument("--keep-traces", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-cel-timing", action="store_true", help="do not time selector evaluations")
+    parser.add_argument("--yardstick", action="store_true",
+                        help="also run SchedulingBasic at the same node and pod counts, report its rate and ratio")
     parser.add_argument("--profile", type=int, nargs="?", const=20, metavar="TOP",
                         help="cProfile the measured pods, print the TOP functions by cumulative time")
     args = parser.parse_args(argv)
@@ -57,6 +63,13 @@ def main(argv=None) -> int:
                                   progress=sys.stderr.isatty(), reference=True)
         placements, floor = result.pop("placements"), result.pop("reference_placements")
         result["reference_same_placements"] = placements == floor
+        if args.yardstick:
+            basic = run_workload("SchedulingBasic", nodes=result["nodes"], init_pods=result["init_pods"],
+                                 measure_pods=result["pods"], keep_traces=args.keep_traces, seed=args.seed)
+            rate = basic["pods_per_cpu_second"]
+            result["yardstick_pods_per_cpu_second"] = rate
+            result["yardstick_ratio"] = round(rate / result["pods_per_cpu_second"], 2) \
+                if rate and result["pods_per_cpu_second"] else None
         print(json.dumps({**result, "load_average": os.getloadavg()[0]}), flush=True)
         if profile is not None:
             out = io.StringIO()

@@ -221,8 +221,12 @@ class DRAManager:
         from kschedlab.api.resource import ResourceClaim, ResourceClaimStatus
 
         composed = None  # the new object's dump, when it follows from base's kept one
+        reading = None  # what allocated_state reads of the new object, when it is base's
         if base is not None and type(base) is ResourceClaim:
-            meta = _with(base.metadata, finalizers=list(claim["metadata"].get("finalizers") or []))
+            finalizers = list(claim["metadata"].get("finalizers") or [])
+            # (finalizers set and unchanged: the metadata is base's, shared as the spec is)
+            meta = base.metadata if "finalizers" in base.metadata.__pydantic_fields_set__ and \
+                base.metadata.finalizers == finalizers else _with(base.metadata, finalizers=finalizers)
             status = claim.get("status") or {}
             hit = self._dumps.get(id(base))
             kept = (hit[1].get("status") or {}) if hit is not None and hit[0] is base else None
@@ -230,15 +234,26 @@ class DRAManager:
                 # a value that is the stored object's dump's own (``claim_dict``, the same object) is
                 # the stored object's field: only the others are validated
                 changed = {k: v for k, v in status.items() if v is not kept[k]}
-                part = ResourceClaimStatus.model_validate(changed)
                 names = _status_fields()
-                new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
                 old_meta = hit[1].get("metadata") or {}
-                if "status" in hit[1] and old_meta.get("finalizers", None) == meta.finalizers:
-                    # (the finalizers as they were: only status fields changed, each dumped in its place)
-                    dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json")
-                    if all(k in dumped for k in changed):
-                        composed = {**hit[1], "status": {**kept, **{k: dumped[k] for k in changed}}}
+                dumps = "status" in hit[1] and old_meta.get("finalizers", None) == meta.finalizers
+                added = _consumers_added(changed, kept)
+                if added is not None:
+                    # consumers appended, nothing else: only the new entries are read (as validation
+                    # reads them: :func:`_consumer_references`), the allocation's reading is base's
+                    refs, more = _consumer_references(added)
+                    new_status = _with(base.status, reserved_for=[*base.status.reserved_for, *refs])
+                    if dumps:
+                        composed = {**hit[1], "status": {**kept, "reservedFor": [*kept["reservedFor"], *more]}}
+                    reading = self._claim_devices.get(id(base))
+                else:
+                    part = ResourceClaimStatus.model_validate(changed)
+                    new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
+                    if dumps:
+                        # (the finalizers as they were: only status fields changed, each dumped in its place)
+                        dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json")
+                        if all(k in dumped for k in changed):
+                            composed = {**hit[1], "status": {**kept, **{k: dumped[k] for k in changed}}}
             else:
                 new_status = ResourceClaimStatus.model_validate(status)
             obj = _with(base, metadata=meta, status=new_status)
@@ -256,8 +271,10 @@ class DRAManager:
             self._dumps.pop(id(old), None)
         store[key] = obj
         # what allocated_state reads of the new object, from the dict it was validated from (the
-        # fields read are kept as they are), so that the next pod does not dump it again
-        self._claim_devices[id(obj)] = (obj, (claim_identity(claim), _allocated_devices(claim)))
+        # fields read are kept as they are; base's reading when only consumers were added), so
+        # that the next pod does not dump it again
+        self._claim_devices[id(obj)] = (obj, reading[1] if reading is not None and reading[0] is base else
+                                        (claim_identity(claim), _allocated_devices(claim)))
         if composed is not None:  # read back by claim_dict without dumping the whole claim
             self._dumps[id(obj)] = (obj, composed)
 
@@ -597,6 +614,59 @@ def _status_fields() -> dict[str, str]:
     from kschedlab.api.resource import ResourceClaimStatus
 
     return {(f.alias or name): name for name, f in ResourceClaimStatus.model_fields.items()}
+
+
+def _consumers_added(changed: dict, kept: dict) -> list | None:
+    """The entries appended to ``reservedFor`` when that is the only status field ``changed`` and
+    its first entries are the kept dump's own (the same objects); None otherwise.
+
+    >>> a, b = {"uid": "a"}, {"uid": "b"}
+    >>> _consumers_added({"reservedFor": [a, b]}, {"reservedFor": [a]}), _consumers_added({"reservedFor": [b]}, {"reservedFor": [a]})
+    ([{'uid': 'b'}], None)
+    """
+    if changed.keys() != {"reservedFor"}:
+        return None
+    old, new = kept.get("reservedFor"), changed["reservedFor"]
+    if not isinstance(old, list) or not isinstance(new, list) or len(new) <= len(old):
+        return None
+    if not all(map(operator.is_, new, old)):  # (map stops at the shorter, ``old``)
+        return None
+    return new[len(old):]
+
+
+#: ``ResourceClaimConsumerReference``'s keys and field names, in its declaration (and dump) order
+_CONSUMER_FIELDS = (("apiGroup", "api_group"), ("resource", "resource"), ("name", "name"), ("uid", "uid"))
+_CONSUMER_KEYS = frozenset(key for key, _ in _CONSUMER_FIELDS)
+
+
+def _consumer_references(entries: list) -> tuple[list, list]:
+    """``reservedFor`` entries as validation makes them and as the claim's dump shows them:
+    an entry of string values under the API's keys (a consumer the scheduler writes) is taken
+    as it is (``K8sModel.trusted``), any other is validated.
+
+    >>> from kschedlab.api.resource import ResourceClaimConsumerReference as Ref
+    >>> entry = {"uid": "u", "resource": "pods", "name": "p"}
+    >>> refs, dumps = _consumer_references([entry])
+    >>> refs == [Ref.model_validate(entry)], refs[0].model_fields_set == Ref.model_validate(entry).model_fields_set
+    (True, True)
+    >>> dumps == [Ref.model_validate(entry).model_dump(by_alias=True, exclude_none=True, mode="json")], list(dumps[0])
+    (True, ['resource', 'name', 'uid'])
+    >>> _consumer_references([{"name": "p", "uid": None}])[1]  # (validated: a null)
+    [{'name': 'p'}]
+    """
+    from kschedlab.api.resource import ResourceClaimConsumerReference
+
+    refs, dumps = [], []
+    for entry in entries:
+        if type(entry) is dict and entry.keys() <= _CONSUMER_KEYS and all(type(v) is str for v in entry.values()):
+            refs.append(ResourceClaimConsumerReference.trusted(
+                **{name: entry[key] for key, name in _CONSUMER_FIELDS if key in entry}))
+            dumps.append({key: entry[key] for key, _ in _CONSUMER_FIELDS if key in entry})
+        else:
+            ref = ResourceClaimConsumerReference.model_validate(entry)
+            refs.append(ref)
+            dumps.append(ref.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    return refs, dumps
 
 
 def _with(model, **fields):

@@ -106,6 +106,8 @@ _SCREEN_REASONS[[Screened.NO_FIT, Screened.INVALID]] = [0, 1]
 _NODE_DICTS_MARKER = "dra.kschedlab.io/node-dicts"
 #: chunks of node dicts kept for the screen (the oldest dropped first)
 _CHUNK_DICTS = 512
+#: allocation node selectors whose verdicts are kept at once (all dropped past it)
+_KEPT_SELECTORS = 4096
 
 
 # -- args ------------------------------------------------------------------------------------------
@@ -399,11 +401,21 @@ class DynamicResources(Plugin):
         self._node_dicts_seen: tuple[Any, Any, dict[int, dict]] | None = None
         #: (snapshot, its label-column marker, rows' bytes -> their node dicts) of the chunks screened
         self._chunk_dicts: tuple[Any, Any, dict[tuple, list[dict]]] | None = None
+        #: (cluster, its DRA manager): see :attr:`manager`
+        self._manager: tuple[Any, Any] | None = None
+        #: id(allocation node selector) -> (it, snapshot, label marker, verdicts per row or None):
+        #: see :meth:`_selector_verdicts`
+        self._selectors: dict[int, tuple] = {}
 
     # -- helpers -------------------------------------------------------------------------------
     @property
     def manager(self):
-        return dra_manager(self.handle.cluster)
+        """The cluster's DRA manager (kept with the cluster it is for: asked a few times a cycle)."""
+        cluster = self.handle.cluster
+        kept = self._manager
+        if kept is None or kept[0] is not cluster:
+            kept = self._manager = (cluster, dra_manager(cluster))
+        return kept[1]
 
     def _gate(self, name: str) -> bool:
         return self.gates.enabled(name)
@@ -515,6 +527,8 @@ class DynamicResources(Plugin):
         mapping = manager.extended_resource_mapping()
         if not mapping:  # no DeviceClass serves an extended resource
             return None
+        if not _names_requested(pod.spec) & mapping.keys():  # (so no request of pod_requests' is served)
+            return None
         reqs = pod_requests(pod)
         if not any(v and is_dra_extended_resource_name(n) and n in mapping for n, v in reqs.items()):
             return None
@@ -595,24 +609,57 @@ class DynamicResources(Plugin):
             return None
         if self._binding_enabled() and has_binding_conditions(s.claims):
             return None
-        failed = None
-        unavailable = set()
+        kept = []
         for i, info in enumerate(s.infos):
             if info.available_on_nodes is None:
                 continue
-            mask = selector_mask(info.available_on_nodes, rows, snapshot.label_codes, snapshot.index.get)
-            if mask is None:
+            verdicts = self._selector_verdicts(info.available_on_nodes, snapshot)
+            if verdicts is None:
                 return None
-            if not mask.all():
-                failed = ~mask if failed is None else failed | ~mask
-                unavailable.add(i)
-        s.unavailable.update(unavailable)
+            kept.append((i, verdicts))
+        if not kept:
+            return Verdicts.passing(len(rows))
+        if len(kept) == 1:  # (one selector: its kept verdicts on these rows are the answer)
+            i, (codes_all, idx_all) = kept[0]
+            codes = codes_all.take(rows)
+            if not codes.any():
+                return Verdicts.passing(len(rows))
+            s.unavailable.add(i)
+            return Verdicts(codes, idx_all.take(rows), [(ERR_NOT_AVAILABLE,)])
+        failed = None
+        for i, (codes_all, _) in kept:
+            fails = codes_all.take(rows) != 0
+            if fails.any():
+                failed = fails if failed is None else failed | fails
+                s.unavailable.add(i)
         if failed is None:
             return Verdicts.passing(len(rows))
         # ``Verdicts.from_mask`` in two array operations: the code where failed (a bool is 0 or 1
         # as int8), reason 0 there and -1 elsewhere
         return Verdicts(failed.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable),
                         failed.astype(np.int32) - 1, [(ERR_NOT_AVAILABLE,)])
+
+    def _selector_verdicts(self, selector: dict, snapshot) -> tuple[np.ndarray, np.ndarray] | None:
+        """An allocation's node selector judged on every snapshot row at once (``selector_mask``):
+        the code (UnschedulableAndUnresolvable where it does not match, else 0) and the reason
+        index (0 there, else -1) per row; None when only ``selector_matches`` can judge it. Kept
+        per selector (the claim's dump's own dict, held, so the pods sharing an allocated claim
+        share it) while the snapshot's label columns stay (a node set or added since: another
+        ``Snapshot.label_codes`` marker; a removed node's row is in no later Filter's rows, and a
+        node added again under its name takes a new row)."""
+        marker = snapshot.label_codes(_NODE_DICTS_MARKER)
+        hit = self._selectors.get(id(selector))
+        if hit is not None and hit[0] is selector and hit[1] is snapshot and hit[2] is marker:
+            return hit[3]
+        mask = selector_mask(selector, np.arange(len(snapshot.nodes)), snapshot.label_codes, snapshot.index.get)
+        found = None
+        if mask is not None:
+            failed = ~mask
+            found = (failed.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable), failed.astype(np.int32) - 1)
+        if len(self._selectors) >= _KEPT_SELECTORS:
+            self._selectors.clear()
+        self._selectors[id(selector)] = (selector, snapshot, marker, found)
+        return found
 
     def _node_dicts_for(self, snapshot, rows: list[int]) -> list[dict]:
         """The nodes of ``rows`` as the allocator takes them (name and labels), the same dict for
@@ -957,7 +1004,7 @@ class DynamicResources(Plugin):
         for i, claim in enumerate(s.claims):
             if not is_reserved_for_pod(claim, pod, group if self._group_claim(pod, group, claim) else None):
                 try:
-                    s.claims[i] = self._bind_claim(s, i, pod, node_name)
+                    s.claims[i] = self._bind_claim(s, i, pod, node_name, group)
                 except ClaimError as err:
                     return Status.error(str(err))
         if not self._binding_enabled() or not has_binding_conditions(s.claims):
@@ -1022,10 +1069,11 @@ class DynamicResources(Plugin):
         clock = (getattr(self.handle, "extra", None) or {}).get("clock")
         return _now() if clock is None else datetime.fromtimestamp(float(clock()), timezone.utc)
 
-    def _bind_claim(self, s: DRAState, index: int, pod, node_name: str) -> dict:
-        """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod to
-        ``reservedFor``; the extended-resource claim is created first. Returns the claim as
-        written (the stored object's dump is made when some reader asks for it)."""
+    def _bind_claim(self, s: DRAState, index: int, pod, node_name: str, group) -> dict:
+        """``bindClaim``: store the allocation from Reserve (finalizer first) and add the pod (or
+        ``group``, the pod's PodGroup with claims, for its claims) to ``reservedFor``; the
+        extended-resource claim is created first. Returns the claim as written (the stored
+        object's dump is made when some reader asks for it)."""
         manager = self.manager
         claim = original = s.claims[index]
         allocation = s.infos[index].allocation
@@ -1062,7 +1110,6 @@ class DynamicResources(Plugin):
                 # stored through validation (a copy); only the timestamp below is added to it
                 status["allocation"] = dict(allocation)
             status.setdefault("reservedFor", [])
-            group = self._claims_group(pod)
             consumer = consumer_reference(group) if self._group_claim(pod, group, current) else {
                 "resource": "pods", "name": pod.metadata.name, "uid": pod.metadata.uid or ""}
             if all((r.get("uid") or "") != consumer["uid"] for r in status["reservedFor"]):
@@ -1282,6 +1329,28 @@ def _seconds_stamp(dt: datetime) -> str:
     if dt.year < 1000:  # (strftime's %Y does not pad these everywhere)
         return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     return f"{dt.year}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}Z"
+
+
+def _names_requested(spec) -> set[str]:
+    """The resource names ``pod_requests`` may sum for a pod of ``spec``: those its containers,
+    init containers, pod-level resources and overhead request (a name whose request is 0
+    included).
+
+    >>> from kschedlab.api.core import PodSpec
+    >>> sorted(_names_requested(PodSpec(containers=[{"name": "c", "resources": {"requests": {"example.com/gpu": "1"}}}],
+    ...                                 overhead={"cpu": "10m"})))
+    ['cpu', 'example.com/gpu']
+    """
+    names: set[str] = set()
+    for container in (*spec.containers, *spec.init_containers):
+        if container.resources is not None:
+            names.update(container.resources.requests)
+    level = getattr(spec, "resources", None)
+    if level is not None and level.requests:
+        names.update(level.requests)
+    if spec.overhead:
+        names.update(spec.overhead)
+    return names
 
 
 def has_binding_conditions(claims: list[dict]) -> bool:

@@ -325,10 +325,17 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
     LeastAllocated + BalancedAllocation on the pod's non-zero default requests
     (:func:`kschedlab.perf_floors.resource_totals`; DynamicResources scores 0 without
     ``firstAvailable``), ties are drawn as the scheduler draws them, and the node's first free
-    device is taken. A pod whose claim another pod allocated goes to that claim's node.
+    device is taken. A pod whose claim another pod allocated (the shared claims: 4 of 5 pods) is
+    charged what upstream must do for it: the claim read (its status, one dict), Filter on every
+    node (NodeResourcesFit's fit mask over the 500 columns, and the allocation's node selector,
+    ``metadata.name In [node]``, as a mask over the node names), the one feasible node taken (no
+    score: a single feasible node is not scored), and the claim's status written anew (a copy
+    with the pod appended to ``reservedFor``). The pod that allocates a shared claim writes its
+    status with the allocation and itself as first consumer.
 
-    What it leaves out: plugins, statuses, traces, the queue, the API objects (no claim is
-    created, written or read: the ResourceClaim controller, Reserve and PreBind are not modelled),
+    What it leaves out: plugins, statuses, traces, the queue, the API objects beyond a shared
+    claim's status (the template's claims are not created, written or read: the ResourceClaim
+    controller, Reserve and PreBind are not modelled for them),
     the structured allocator's generality (one ``ExactCount`` request of one device, no
     constraints, capacity, taints or admin access) and the other default plugins, which give
     every node the same answer here. Returns ``pods_per_cpu_second`` over the measured pods and
@@ -357,9 +364,12 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
     alloc, alloc_f, used, count = default_nodes(nodes)
     want = np.array([DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST], np.int64)
     to_find = num_feasible_nodes_to_find(0, nodes)
+    names = np.array([f"scheduler-perf-dra-{i}" for i in range(nodes)])
     start = 0
     placements: list[tuple[int, int] | None] = []
     claims: dict[tuple[int, int], tuple[int, int]] = {}
+    #: a shared claim's status: the node its allocation selects and its consumers
+    statuses: dict[tuple[int, int], dict] = {}
     cpu_start = 0.0
     for i in range(init_pods + measure_pods):
         if i == init_pods:
@@ -369,11 +379,16 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
         claim = (measured, j // w.pods_per_claim) if w.pods_per_claim else None
         held = claims.get(claim) if claim is not None else None
         if held is not None:
-            # the claim is allocated: only its node passes (the scheduler scores no single node)
-            if count[held[0]] >= 110:
+            # the claim is allocated: Filter on every node, where only its allocation's node passes
+            # (the scheduler scores no single node); PreBind writes the status with the pod added
+            status = statuses[claim]
+            fits = (count < 110) & (used + want[:, None] <= alloc).all(axis=0)
+            feasible = np.flatnonzero(fits & (names == status["allocation"]["nodeName"]))
+            if not len(feasible):
                 placements.append(None)
                 continue
-            feasible = np.array([held[0]])
+            consumer = {"resource": "pods", "name": f"test-dra-{j:05d}", "uid": str(i)}
+            statuses[claim] = {**status, "reservedFor": [*status["reservedFor"], consumer]}
             processed = nodes
         else:
             free = matches & ~allocated
@@ -395,6 +410,8 @@ def dra_floor(name: str = "SchedulingWithResourceClaimTemplate", nodes: int = 50
             held = (pick, device)
             if claim is not None:
                 claims[claim] = held
+                statuses[claim] = {"allocation": {"nodeName": str(names[pick]), "device": f"instance-{device}"},
+                                   "reservedFor": [{"resource": "pods", "name": f"test-dra-{j:05d}", "uid": str(i)}]}
         used[:, pick] += want
         count[pick] += 1
         placements.append(held)

@@ -385,10 +385,20 @@ def _verdicts(n: int, fail_aff: np.ndarray | None, fail_anti: np.ndarray | None,
     >>> v.codes.tolist(), v.reason_idx.tolist()
     ([0, 2, 2, 3], [-1, 1, 2, 0])
     """
+    checks = [(reason, failing) for reason, failing in ((2, fail_existing), (1, fail_anti), (0, fail_aff))
+              if failing is not None and failing.any()]
+    if not checks:  # every node passes (the shared arrays of Verdicts.passing, this plugin's reasons)
+        passing = Verdicts.passing(n)
+        return Verdicts(passing.codes, passing.reason_idx, list(_REASONS))
+    if len(checks) == 1:  # one check fails nodes: its reason there, its code
+        reason, failing = checks[0]
+        mask = failing.view(np.int8)
+        idx = mask * np.int32(reason + 1) - np.int32(1)
+        code = Code.UnschedulableAndUnresolvable if reason == 0 else Code.Unschedulable
+        return Verdicts(mask * np.int8(code), idx, list(_REASONS))
     idx = np.full(n, -1, np.int32)
-    for reason, failing in ((2, fail_existing), (1, fail_anti), (0, fail_aff)):
-        if failing is not None:
-            idx += failing.view(np.int8) * (np.int32(reason) - idx)
+    for reason, failing in checks:
+        idx += failing.view(np.int8) * (np.int32(reason) - idx)
     codes = (idx >= 0).view(np.int8) * np.int8(Code.Unschedulable)
     if fail_aff is not None:
         codes += fail_aff.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable - Code.Unschedulable)
@@ -667,18 +677,19 @@ class InterPodAffinity(Plugin):
                        and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
             fail_aff = ~has_host | ((s.host_affinity_rows[rows] <= 0) & (not self_ok))
         elif s.cluster_affinity_terms:
-            missing = np.zeros(n, bool)
-            pods_exist = np.ones(n, bool)
-            for t in s.cluster_affinity_terms:
-                c = codes(t.topology_key)
-                missing |= c < 0
-                counts = s.affinity_counts.get(t.topology_key)
-                pods_exist &= (c >= 0) & (counts[slots(t.topology_key)] > 0
-                                          if counts is not None else False)
+            # a node fails when it lacks a term's key, or, unless the pod may match its own terms
+            # (no matching pod anywhere), when a term's domain holds no matching pod (a node
+            # lacking the key reads the zero slot: it fails that too)
             self_ok = (not s._nonempty(s.affinity_counts)
                        and (not s.fast_path or s.matching_host_affinity_pods <= 0)
                        and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
-            fail_aff = missing | (~pods_exist & (not self_ok))
+            for t in s.cluster_affinity_terms:
+                if self_ok:
+                    failing = slots(t.topology_key) < 0
+                else:
+                    counts = s.affinity_counts.get(t.topology_key)
+                    failing = np.ones(n, bool) if counts is None else counts.take(slots(t.topology_key)) <= 0
+                fail_aff = failing if fail_aff is None else fail_aff | failing
 
         # 2. the incoming pod's anti-affinity
         fail_anti = None

@@ -327,9 +327,9 @@ class _KeptSums:
     gone): those the snapshot logged as changed since ``mark`` (``Snapshot.changes_since``), or
     every row when the log no longer reaches back.
 
-    The sums are lent as read-only views (:meth:`lend`), copied on write: a change first makes
-    them a new array (:meth:`own`) while a view lent earlier is still held (a cycle state kept
-    beyond its cycle), so a lent answer never changes.
+    The sums are lent as a read-only view (:meth:`lend`, one kept per array), copied on write: a
+    change first makes them a new array (:meth:`own`) while the view, or another view of them, is
+    held outside (a cycle state kept beyond its cycle), so a lent answer never changes.
 
     >>> k = _KeptSums(*(np.zeros(2, np.int64),) * 4, np.array([1, 2, 0]), 0)
     >>> lent = k.lend()
@@ -337,7 +337,8 @@ class _KeptSums:
     >>> lent.tolist(), k.lend().tolist(), lent.flags.writeable
     ([1, 2, 0], [6, 2, 0], False)
     >>> del lent
-    >>> k.own() is k.sums, k.sums.tolist()   # no view held: changed in place
+    >>> before = id(k.sums)
+    >>> id(k.own()) == before, k.sums.tolist()   # no view held outside: changed in place
     (True, [6, 2, 0])
     """
 
@@ -347,17 +348,25 @@ class _KeptSums:
     seen: np.ndarray
     sums: np.ndarray
     mark: int
+    #: the read-only view of ``sums`` lent out (None: none made since ``sums`` was last replaced)
+    view: np.ndarray | None = None
 
     def lend(self) -> np.ndarray:
         """The sums as a read-only view."""
-        view = self.sums.view()
-        view.flags.writeable = False
+        view = self.view
+        if view is None:
+            view = self.view = self.sums.view()
+            view.setflags(write=False)
         return view
 
     def own(self) -> np.ndarray:
-        """The sums, to change in place: a new copy while a lent view still refers to them (the
-        attribute and the call's argument are the only references otherwise)."""
-        if sys.getrefcount(self.sums) > 2:
+        """The sums, to change in place: a new copy while a view of them is held outside this
+        object (counted by references: the attributes, the kept view's base and the call's argument
+        are the only ones otherwise)."""
+        if self.view is not None:
+            if sys.getrefcount(self.view) > 2 or sys.getrefcount(self.sums) > 3:
+                self.sums, self.view = self.sums.copy(), None
+        elif sys.getrefcount(self.sums) > 2:
             self.sums = self.sums.copy()
         return self.sums
 

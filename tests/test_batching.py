@@ -101,6 +101,24 @@ def test_unsignable_pods(pod, why):
     assert signer().sign_pod(PodInfo.of(pod)) is None, why
 
 
+def test_pod_affinity_refuses_before_the_plugins_that_sign(monkeypatch):
+    """A pod with pod (anti-)affinity cannot be signed: InterPodAffinity is asked among the plugins
+    that often refuse, before the others (whose answers would be dropped), and the answer is None."""
+    fw = signer()
+    asked = []
+    for plugin in fw.sign_plugins:
+        monkeypatch.setattr(plugin, "sign_pod", lambda p, plugin=plugin, sign=plugin.sign_pod: (
+            asked.append(plugin.name), sign(p))[1])
+    pod = make_pod("p", affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"a": "b"}}}]}})
+    assert fw.sign_pod(PodInfo.of(pod)) is None
+    assert asked[-1] == "InterPodAffinity" and set(asked) <= {
+        "NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread", "InterPodAffinity"}
+    asked.clear()
+    assert fw.sign_pod(PodInfo.of(make_pod("q"))) is not None  # a pod every plugin signs: all are asked
+    assert sorted(asked) == sorted(p.name for p in fw.sign_plugins)
+
+
 def test_signatures_off():
     pod = PodInfo.of(make_pod("p"))
     assert signer(gates=GATES_OFF).sign_pod(pod) is None and signer(gates=GATES_OFF).batch is None

@@ -351,6 +351,18 @@ def test_existing_pods_preferred_terms_count_by_default():
     assert r.node == "node-a"
 
 
+def test_existing_pods_preferred_anti_affinity_alone_scores():
+    """A placed pod whose only scoring term is a preferred anti-affinity term still scores the
+    incoming pod (PreScore does not Skip for it)."""
+    text = EXISTING_PREFERRED.replace("    podAffinity:\n      preferred", "    podAntiAffinity:\n      preferred")
+    cluster = Cluster(admit(load_text(text)))
+    [r] = Scheduler(cluster, None, seed=0).run()
+    assert ("InterPodAffinity", Status().with_plugin("InterPodAffinity")) in r.trace.prescore
+    assert ipa_score(r, "node-a") == (-100, 0, 0)
+    assert ipa_score(r, "node-b") == (0, 100, 200)
+    assert r.node == "node-b"
+
+
 def test_ignore_preferred_terms_of_existing_pods():
     cluster = Cluster(admit(load_text(EXISTING_PREFERRED)))
     [r] = Scheduler(cluster, _ipa_config(ignorePreferredTermsOfExistingPods=True), seed=0).run()

@@ -33,7 +33,8 @@ from kschedlab.framework.status import Code, FrameworkError, Status
 from kschedlab.framework.types import cache_owner
 
 #: plugins whose Signature often refuses (asked first by :meth:`Framework.sign_pod`)
-_OFTEN_UNSIGNABLE = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread"})
+_OFTEN_UNSIGNABLE = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread",
+                               "InterPodAffinity"})
 
 
 @dataclass

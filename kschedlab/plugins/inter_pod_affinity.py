@@ -56,6 +56,7 @@ for the pods placed since the last one, not for every node.
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,6 +182,12 @@ def _groups(snapshot, signature: str, live: np.ndarray):
     return out
 
 
+def _group_terms(snapshot, signature: str):
+    """The terms of each group of :func:`_groups` (every group of the index, live pods or not)."""
+    key, group_of = _GROUPS[signature]
+    return (pod_terms(group.info) for group in snapshot.pod_groups(key, group_of).values())
+
+
 # -- topology columns ----------------------------------------------------------------------------------------
 class _Topology:
     """Node label columns of the topology keys one cycle uses, and the live rows.
@@ -218,7 +225,8 @@ class _Topology:
         """The counts of ``per_row`` (indexed by row) over the live nodes, by their value of label
         ``key`` (a new array, the caller's to change). ``kept``: ``per_row`` is one of the snapshot's
         own count arrays, changed in place as pods come and go; its sums are kept across cycles and
-        brought up to date from the rows that changed since the last read (:class:`_KeptSums`)."""
+        brought up to date from the rows that changed since the last read (:class:`_KeptSums`), and
+        the answer is a read-only view of them, which never changes (copy it to change it)."""
         if kept:
             return self._kept_sums(key, per_row)
         codes, _ = self.col(key)
@@ -245,19 +253,19 @@ class _Topology:
                                               mark)
             if len(_KEPT_SUMS) > _MAX_KEPT_SUMS:
                 _KEPT_SUMS.popitem(last=False)
-            return kept.sums.copy()
+            return kept.lend()
         _KEPT_SUMS.move_to_end(at)
         logged, kept.mark = self.snapshot.changes_since(kept.mark)
         if logged is not None and len(logged) <= 64:  # a few rows (a pod assumed and bound): one by one
-            seen, sums, live, per_row_unique = kept.seen, kept.sums, self.live, self.rows_of(key) is not None
+            seen, live, per_row_unique = kept.seen, self.live, self.rows_of(key) is not None
             for row in set(logged):
                 delta = per_row.item(row) - seen.item(row) if row < len(per_row) else 0
                 if delta:
                     seen[row] += delta
                     code = codes.item(row) if row < len(codes) and row < len(live) and live.item(row) else -1
                     if code >= 0:
-                        sums[row if per_row_unique else code] += delta
-            return sums.copy()
+                        kept.own()[row if per_row_unique else code] += delta
+            return kept.lend()
         if logged is None:  # the log no longer reaches back: compare every row
             changed = np.flatnonzero(per_row != kept.seen)
         else:
@@ -270,9 +278,9 @@ class _Topology:
             slots = self.slots(key, changed_rows)
             valid = (slots >= 0) & self.live[changed_rows]
             delta = per_row[changed_rows] - kept.seen[changed_rows]
-            np.add.at(kept.sums, slots[valid], delta[valid])
+            np.add.at(kept.own(), slots[valid], delta[valid])
             kept.seen[changed] = per_row[changed]
-        return kept.sums.copy()
+        return kept.lend()
 
     #: per topology key: (label column, live mask, live rows carrying the key, their codes)
     _VALID: dict[str, tuple] = {}
@@ -317,7 +325,22 @@ class _KeptSums:
     from (a node added, changed or removed replaces one of them); ``seen`` is the count array as
     last summed, so a read adds only the rows that changed since (pods assumed, bound, changed or
     gone): those the snapshot logged as changed since ``mark`` (``Snapshot.changes_since``), or
-    every row when the log no longer reaches back."""
+    every row when the log no longer reaches back.
+
+    The sums are lent as a read-only view (:meth:`lend`, one kept per array), copied on write: a
+    change first makes them a new array (:meth:`own`) while the view, or another view of them, is
+    held outside (a cycle state kept beyond its cycle), so a lent answer never changes.
+
+    >>> k = _KeptSums(*(np.zeros(2, np.int64),) * 4, np.array([1, 2, 0]), 0)
+    >>> lent = k.lend()
+    >>> k.own()[0] += 5
+    >>> lent.tolist(), k.lend().tolist(), lent.flags.writeable
+    ([1, 2, 0], [6, 2, 0], False)
+    >>> del lent
+    >>> before = id(k.sums)
+    >>> id(k.own()) == before, k.sums.tolist()   # no view held outside: changed in place
+    (True, [6, 2, 0])
+    """
 
     per_row: np.ndarray
     codes: np.ndarray
@@ -325,6 +348,27 @@ class _KeptSums:
     seen: np.ndarray
     sums: np.ndarray
     mark: int
+    #: the read-only view of ``sums`` lent out (None: none made since ``sums`` was last replaced)
+    view: np.ndarray | None = None
+
+    def lend(self) -> np.ndarray:
+        """The sums as a read-only view."""
+        view = self.view
+        if view is None:
+            view = self.view = self.sums.view()
+            view.setflags(write=False)
+        return view
+
+    def own(self) -> np.ndarray:
+        """The sums, to change in place: a new copy while a view of them is held outside this
+        object (counted by references: the attributes, the kept view's base and the call's argument
+        are the only ones otherwise)."""
+        if self.view is not None:
+            if sys.getrefcount(self.view) > 2 or sys.getrefcount(self.sums) > 3:
+                self.sums, self.view = self.sums.copy(), None
+        elif sys.getrefcount(self.sums) > 2:
+            self.sums = self.sums.copy()
+        return self.sums
 
 
 #: (id of the count array, topology key) -> its kept sums, least recently read first
@@ -333,11 +377,9 @@ _MAX_KEPT_SUMS = 128
 
 
 def _add_to(counts: dict[str, np.ndarray], key: str, sums: np.ndarray) -> None:
-    """Add ``sums`` (a new array, the caller's) to ``counts[key]``: it becomes the entry when there is none."""
-    if key in counts:
-        counts[key] += sums
-    else:
-        counts[key] = sums
+    """Add ``sums`` (never changed: it may be a read-only view of kept sums) to ``counts[key]``:
+    it becomes the entry when there is none, else the entry is a new array."""
+    counts[key] = counts[key] + sums if key in counts else sums
 
 
 def _verdicts(n: int, fail_aff: np.ndarray | None, fail_anti: np.ndarray | None,
@@ -352,10 +394,20 @@ def _verdicts(n: int, fail_aff: np.ndarray | None, fail_anti: np.ndarray | None,
     >>> v.codes.tolist(), v.reason_idx.tolist()
     ([0, 2, 2, 3], [-1, 1, 2, 0])
     """
+    checks = [(reason, failing) for reason, failing in ((2, fail_existing), (1, fail_anti), (0, fail_aff))
+              if failing is not None and failing.any()]
+    if not checks:  # every node passes (the shared arrays of Verdicts.passing, this plugin's reasons)
+        passing = Verdicts.passing(n)
+        return Verdicts(passing.codes, passing.reason_idx, list(_REASONS))
+    if len(checks) == 1:  # one check fails nodes: its reason there, its code
+        reason, failing = checks[0]
+        mask = failing.view(np.int8)
+        idx = mask * np.int32(reason + 1) - np.int32(1)
+        code = Code.UnschedulableAndUnresolvable if reason == 0 else Code.Unschedulable
+        return Verdicts(mask * np.int8(code), idx, list(_REASONS))
     idx = np.full(n, -1, np.int32)
-    for reason, failing in ((2, fail_existing), (1, fail_anti), (0, fail_aff)):
-        if failing is not None:
-            idx += failing.view(np.int8) * (np.int32(reason) - idx)
+    for reason, failing in checks:
+        idx += failing.view(np.int8) * (np.int32(reason) - idx)
     codes = (idx >= 0).view(np.int8) * np.int8(Code.Unschedulable)
     if fail_aff is not None:
         codes += fail_aff.view(np.int8) * np.int8(Code.UnschedulableAndUnresolvable - Code.Unschedulable)
@@ -368,7 +420,8 @@ class PreFilterState:
     """What PreFilter computes for Filter (upstream ``preFilterState``).
 
     Count maps are ``{topology key: counts per label value code}`` (the code order of
-    ``Snapshot.label_codes``, plus a trailing zero slot).
+    ``Snapshot.label_codes``, plus a trailing zero slot); an entry may be a read-only view of kept
+    sums (``_Topology.per_value``), copied before its first change.
     """
 
     pod_info: Any
@@ -410,6 +463,8 @@ class PreFilterState:
         arr = counts.get(key)
         if arr is None:
             arr = counts[key] = self.topo.zeros(key)
+        elif not arr.flags.writeable:  # a view of kept sums (see _add_to): copied on the first change
+            arr = counts[key] = arr.copy()
         arr[slot] += value
 
     def update_with_pod(self, pod_info, row: int, multiplier: int) -> None:
@@ -631,18 +686,19 @@ class InterPodAffinity(Plugin):
                        and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
             fail_aff = ~has_host | ((s.host_affinity_rows[rows] <= 0) & (not self_ok))
         elif s.cluster_affinity_terms:
-            missing = np.zeros(n, bool)
-            pods_exist = np.ones(n, bool)
-            for t in s.cluster_affinity_terms:
-                c = codes(t.topology_key)
-                missing |= c < 0
-                counts = s.affinity_counts.get(t.topology_key)
-                pods_exist &= (c >= 0) & (counts[slots(t.topology_key)] > 0
-                                          if counts is not None else False)
+            # a node fails when it lacks a term's key, or, unless the pod may match its own terms
+            # (no matching pod anywhere), when a term's domain holds no matching pod (a node
+            # lacking the key reads the zero slot: it fails that too)
             self_ok = (not s._nonempty(s.affinity_counts)
                        and (not s.fast_path or s.matching_host_affinity_pods <= 0)
                        and pod_matches_all_terms(s.affinity_terms, pod_info.pod))
-            fail_aff = missing | (~pods_exist & (not self_ok))
+            for t in s.cluster_affinity_terms:
+                if self_ok:
+                    failing = slots(t.topology_key) < 0
+                else:
+                    counts = s.affinity_counts.get(t.topology_key)
+                    failing = np.ones(n, bool) if counts is None else counts.take(slots(t.topology_key)) <= 0
+                fail_aff = failing if fail_aff is None else fail_aff | failing
 
         # 2. the incoming pod's anti-affinity
         fail_anti = None
@@ -680,11 +736,16 @@ class InterPodAffinity(Plugin):
         terms = pod_terms(pod_info)
         if terms.error is not None:
             return Status.error(f"failed to parse pod: {terms.error}")
-        topo = _Topology(snapshot)
         # the terms of the existing pods that have affinity which may score the incoming pod, by
         # group (pods with the same terms): with none, and no preferred term of its own, nothing
-        # contributes (Skip, without listing the namespaces)
+        # contributes (Skip, without listing the namespaces, and first without reading the groups'
+        # counts when no group has such a term at all)
         hard_weight = self.args.hard_pod_affinity_weight
+        if not has_constraints and not any(
+                (hard_weight > 0 and et.required_affinity) or et.preferred_affinity or et.preferred_anti
+                for et in _group_terms(snapshot, "score_signature")):
+            return Status.skip()
+        topo = _Topology(snapshot)
         groups = []
         for et, counts_of_group, own in _groups(snapshot, "score_signature", topo.live):
             contributions = []

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Iterable, Mapping
 
 from kschedlab.api.validation import label_value_errors, qualified_name_errors
@@ -213,9 +214,9 @@ class AffinityTerm:
             return self.selector.matches(meta.labels)
         return False
 
-    @property
+    @cached_property
     def match_key(self) -> tuple:
-        """What decides which pods the term matches (the topology key left out)."""
+        """What decides which pods the term matches (the topology key left out; computed once)."""
         return (tuple(sorted(self.namespaces)), self.selector.key, self.namespace_selector.key)
 
 

@@ -93,6 +93,7 @@ def test_kept_sums_through_pods_nodes_and_growth():
     cluster = Cluster([_node(f"n{i}", "ab"[i % 2]) for i in range(4)])
     snapshot = cluster.snapshot
     key = ("test", "web")
+    held: list[tuple[np.ndarray, list[int]]] = []  # answers kept by the test, and their values then
 
     def check():
         per_row = snapshot.matching_pod_counts(key, lambda p: p.pod.metadata.labels.get("app") == "web")
@@ -100,8 +101,12 @@ def test_kept_sums_through_pods_nodes_and_growth():
             kept = _Topology(snapshot).per_value(label, per_row, kept=True)
             summed = _Topology(snapshot).per_value(label, per_row)
             assert kept.tolist() == summed.tolist(), label
-            kept[:] = 99  # the caller's own array: the kept sums do not change
+            with pytest.raises(ValueError):  # a read-only view of the kept sums
+                kept[0] = 99
             assert _Topology(snapshot).per_value(label, per_row, kept=True).tolist() == summed.tolist()
+            held.append((kept if label == ZONE else kept[:], summed.tolist()))  # the answer, or a view of it
+        # copied on write: an answer still held never changes as the kept sums move on
+        assert [a.tolist() for a, _ in held] == [values for _, values in held]
         return per_row
 
     _KEPT_SUMS.clear()

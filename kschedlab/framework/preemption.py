@@ -741,13 +741,15 @@ class Executor:
             if not victims:
                 return Status()
             self._clear_lower_nominations(preemptor, candidate.name, record)
+            now = self._condition_time()
             for v in victims:
-                self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+                self.preempt_pod(candidate, preemptor, v, plugin_name, record, now)
             return Status()
+        now = self._condition_time()
         for v in victims:
             if v.pod.metadata.deletion_timestamp is not None:
                 continue
-            self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+            self.preempt_pod(candidate, preemptor, v, plugin_name, record, now)
         self._clear_lower_nominations(preemptor, candidate.name, record)
         return Status()
 
@@ -757,15 +759,17 @@ class Executor:
         The candidate is the whole cluster (named "cluster"), so no node's lower-priority
         nominations are cleared."""
         candidate = Candidate("cluster", Victims(victims))
+        now = self._condition_time()
         for v in victims:
             if v.pod.metadata.deletion_timestamp is None:
-                self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+                self.preempt_pod(candidate, preemptor, v, plugin_name, record, now)
         return Status()
 
     def preempt_pod(self, candidate: Candidate, preemptor, victim, plugin_name: str,
-                    record: PreemptionRecord | None = None) -> None:
+                    record: PreemptionRecord | None = None, now=None) -> None:
         """``PreemptPod``: reject a waiting victim, or mark and delete it.  ``preemptor``
-        is a PodInfo or a :class:`GroupPreemptor`."""
+        is a PodInfo or a :class:`GroupPreemptor`; ``now`` the condition's transition time (read
+        once per preemption, None: read here)."""
         extra = self.handle.extra if self.handle is not None else {}
         kind, uid, scheduler = _preemptor_identity(preemptor)
         event = f"Preempted by {kind} {uid} on node {candidate.name}"
@@ -773,7 +777,7 @@ class Executor:
         if reject is not None and reject(victim.key, plugin_name, "preempted"):
             event += " (in kube-scheduler memory)."
         else:
-            self._set_disruption_condition(victim.pod, scheduler, kind)
+            self._set_disruption_condition(victim.pod, scheduler, kind, now)
             delete = extra.get("delete_pod")
             if delete is not None:
                 delete(victim.key, victim)
@@ -785,9 +789,14 @@ class Executor:
             record.victims.append(victim.key)
             record.events.append(f"{victim.key}: Preempted: {event}")
 
-    def _set_disruption_condition(self, pod, scheduler: str, kind: str) -> None:
-        from kschedlab.api.core import PodCondition
+    def _condition_time(self):
+        """The time a DisruptionTarget condition set now transitions at (as validation would make it)."""
         from kschedlab.api.meta import parse_time
+
+        return parse_time(self._now())
+
+    def _set_disruption_condition(self, pod, scheduler: str, kind: str, now=None) -> None:
+        from kschedlab.api.core import PodCondition
 
         message = f"{scheduler}: preempting to accommodate a higher priority {kind}"
         conditions = pod.status.conditions
@@ -799,8 +808,10 @@ class Executor:
                 found = i
                 break
         # (every field already of its type: the time as validation would make it)
-        when = parse_time(self._now()) if found is None or conditions[found].status != "True" \
-            else conditions[found].last_transition_time
+        if found is None or conditions[found].status != "True":
+            when = now if now is not None else self._condition_time()
+        else:
+            when = conditions[found].last_transition_time
         condition = PodCondition.trusted(type=DISRUPTION_TARGET, status="True", reason=REASON_PREEMPTION_BY_SCHEDULER,
                                          message=message, observed_generation=pod.metadata.generation,
                                          last_transition_time=when)

@@ -322,6 +322,18 @@ class _VictimsMap(Mapping):
         return names[int(np.argmax(keep))]
 
 
+def _rows_where(order: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``order[mask]``; ``order`` itself when every row matches (the snapshot's array, replaced and
+    never written to when nodes change: a preemption record keeping the potential nodes of every
+    failed cycle then holds no node-sized copy of its own).
+
+    >>> order = np.array([2, 0, 1])
+    >>> _rows_where(order, np.array([True, True, True])) is order, _rows_where(order, order > 0).tolist()
+    (True, [2, 1])
+    """
+    return order if mask.all() else order[mask]
+
+
 class NodeToStatus:
     """``framework.NodeToStatus``: the Filter status of every node of a failed cycle.
 
@@ -434,12 +446,12 @@ class NodeToStatus:
             rows = outcome.rows[failed]
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int8)
             codes[rows] = outcome.fail_code[failed]
-            return order[codes[order] == int(code)]
+            return _rows_where(order, codes[order] == int(code))
         if self._statuses is None and self._rows[0] in (snapshot.names, snapshot.node_names()):
             _, rows, index, shared = self._rows
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int64)
             codes[rows] = np.fromiter((int(s.code) for s in shared), np.int64, len(shared))[index]
-            return order[codes[order] == int(code)]
+            return _rows_where(order, codes[order] == int(code))
         names, statuses, absent_matches = snapshot.names, self.statuses, self.absent.code == code
         out = []
         for r in order.tolist():

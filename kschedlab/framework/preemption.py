@@ -322,6 +322,18 @@ class _VictimsMap(Mapping):
         return names[int(np.argmax(keep))]
 
 
+def _rows_where(order: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``order[mask]``; ``order`` itself when every row matches (the snapshot's array, replaced and
+    never written to when nodes change: a preemption record keeping the potential nodes of every
+    failed cycle then holds no node-sized copy of its own).
+
+    >>> order = np.array([2, 0, 1])
+    >>> _rows_where(order, np.array([True, True, True])) is order, _rows_where(order, order > 0).tolist()
+    (True, [2, 1])
+    """
+    return order if mask.all() else order[mask]
+
+
 class NodeToStatus:
     """``framework.NodeToStatus``: the Filter status of every node of a failed cycle.
 
@@ -434,12 +446,12 @@ class NodeToStatus:
             rows = outcome.rows[failed]
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int8)
             codes[rows] = outcome.fail_code[failed]
-            return order[codes[order] == int(code)]
+            return _rows_where(order, codes[order] == int(code))
         if self._statuses is None and self._rows[0] in (snapshot.names, snapshot.node_names()):
             _, rows, index, shared = self._rows
             codes = np.full(max(len(snapshot.names), int(rows.max(initial=-1)) + 1), int(self.absent.code), np.int64)
             codes[rows] = np.fromiter((int(s.code) for s in shared), np.int64, len(shared))[index]
-            return order[codes[order] == int(code)]
+            return _rows_where(order, codes[order] == int(code))
         names, statuses, absent_matches = snapshot.names, self.statuses, self.absent.code == code
         out = []
         for r in order.tolist():
@@ -741,13 +753,15 @@ class Executor:
             if not victims:
                 return Status()
             self._clear_lower_nominations(preemptor, candidate.name, record)
+            now = self._condition_time()
             for v in victims:
-                self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+                self.preempt_pod(candidate, preemptor, v, plugin_name, record, now)
             return Status()
+        now = self._condition_time()
         for v in victims:
             if v.pod.metadata.deletion_timestamp is not None:
                 continue
-            self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+            self.preempt_pod(candidate, preemptor, v, plugin_name, record, now)
         self._clear_lower_nominations(preemptor, candidate.name, record)
         return Status()
 
@@ -757,15 +771,17 @@ class Executor:
         The candidate is the whole cluster (named "cluster"), so no node's lower-priority
         nominations are cleared."""
         candidate = Candidate("cluster", Victims(victims))
+        now = self._condition_time()
         for v in victims:
             if v.pod.metadata.deletion_timestamp is None:
-                self.preempt_pod(candidate, preemptor, v, plugin_name, record)
+                self.preempt_pod(candidate, preemptor, v, plugin_name, record, now)
         return Status()
 
     def preempt_pod(self, candidate: Candidate, preemptor, victim, plugin_name: str,
-                    record: PreemptionRecord | None = None) -> None:
+                    record: PreemptionRecord | None = None, now=None) -> None:
         """``PreemptPod``: reject a waiting victim, or mark and delete it.  ``preemptor``
-        is a PodInfo or a :class:`GroupPreemptor`."""
+        is a PodInfo or a :class:`GroupPreemptor`; ``now`` the condition's transition time (read
+        once per preemption, None: read here)."""
         extra = self.handle.extra if self.handle is not None else {}
         kind, uid, scheduler = _preemptor_identity(preemptor)
         event = f"Preempted by {kind} {uid} on node {candidate.name}"
@@ -773,7 +789,7 @@ class Executor:
         if reject is not None and reject(victim.key, plugin_name, "preempted"):
             event += " (in kube-scheduler memory)."
         else:
-            self._set_disruption_condition(victim.pod, scheduler, kind)
+            self._set_disruption_condition(victim.pod, scheduler, kind, now)
             delete = extra.get("delete_pod")
             if delete is not None:
                 delete(victim.key, victim)
@@ -785,9 +801,14 @@ class Executor:
             record.victims.append(victim.key)
             record.events.append(f"{victim.key}: Preempted: {event}")
 
-    def _set_disruption_condition(self, pod, scheduler: str, kind: str) -> None:
-        from kschedlab.api.core import PodCondition
+    def _condition_time(self):
+        """The time a DisruptionTarget condition set now transitions at (as validation would make it)."""
         from kschedlab.api.meta import parse_time
+
+        return parse_time(self._now())
+
+    def _set_disruption_condition(self, pod, scheduler: str, kind: str, now=None) -> None:
+        from kschedlab.api.core import PodCondition
 
         message = f"{scheduler}: preempting to accommodate a higher priority {kind}"
         conditions = pod.status.conditions
@@ -799,8 +820,10 @@ class Executor:
                 found = i
                 break
         # (every field already of its type: the time as validation would make it)
-        when = parse_time(self._now()) if found is None or conditions[found].status != "True" \
-            else conditions[found].last_transition_time
+        if found is None or conditions[found].status != "True":
+            when = now if now is not None else self._condition_time()
+        else:
+            when = conditions[found].last_transition_time
         condition = PodCondition.trusted(type=DISRUPTION_TARGET, status="True", reason=REASON_PREEMPTION_BY_SCHEDULER,
                                          message=message, observed_generation=pod.metadata.generation,
                                          last_transition_time=when)

@@ -73,6 +73,7 @@ from kschedlab.framework.runtime import (
     score_plugin,
 )
 from kschedlab.framework.status import Code, FrameworkError, Status
+from kschedlab.plugins.default_preemption import DefaultPreemption
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.image_locality import ImageLocality
 from kschedlab.plugins.inter_pod_affinity import InterPodAffinity, placed_pods_with_affinity
@@ -125,6 +126,11 @@ LIVE = (InterPodAffinity.name, PodTopologySpread.name, DynamicResources.name)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
                           NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
 _NEVER = np.iinfo(np.int64).min
+#: PostFilter plugins that read nothing of a failed cycle's state but the entries of the plugins not
+#: skipped at PreFilter and the skipped set (DynamicResources answers alike without its state or with
+#: the "skipped" one its PreFilter leaves): after a fused cycle without live plugins, the framework's
+#: PreFilter would add nothing they read (see :meth:`FastPath.complete_for_post_filter`)
+_POST_FILTER_FUSED_STATE = (DefaultPreemption, DynamicResources)
 #: node-sized answers (NodeFits, NodeScores) kept at once, oldest dropped first: pods waiting in the
 #: queue hold their shape, never these, so memory stays bounded however many shapes a run sees
 KEPT_ANSWERS = 16
@@ -235,6 +241,8 @@ class FastPath:
         pts = fw.plugins.get(PodTopologySpread.name)
         #: default spread constraints with matchLabelKeys (their selector depends on the pod's labels)
         self._pts_label_keys = pts is not None and any(c.match_label_keys for c in pts.default_constraints)
+        #: every PostFilter plugin is one of :data:`_POST_FILTER_FUSED_STATE` (no subclass)
+        self._post_filter_fused_state = all(type(p) in _POST_FILTER_FUSED_STATE for p in fw.points["postFilter"])
 
     @classmethod
     def for_framework(cls, fw: Framework) -> "FastPath | None":
@@ -481,6 +489,17 @@ class FastPath:
         answer = self.fw.run_pre_filter(state, pod_info, plan.snapshot, ran=plan.pre_filter_ran)
         plan.pre_filter_ran = None
         return answer
+
+    def complete_for_post_filter(self, plan: CyclePlan, state, pod_info):
+        """After a cycle that found no node: :meth:`complete_pre_filter` when PostFilter may read
+        what it would add. It is not run when no live plugin ran (every PreFilter answer was
+        fused: the same statuses, so the same log and skipped set; the entries of NodeResourcesFit
+        and VolumeBinding are in the state) and every PostFilter plugin is one of
+        :data:`_POST_FILTER_FUSED_STATE`: what the framework's PreFilter would add is then only
+        the entries of plugins it skips, which they do not read."""
+        if not plan.live and self._post_filter_fused_state:
+            return None
+        return self.complete_pre_filter(plan, state, pod_info)
 
     # -- Filter ------------------------------------------------------------------------------
     def _fits(self, shape: PodShape, snapshot) -> NodeFits | np.ndarray | None:

@@ -467,7 +467,7 @@ class Scheduler:
         trace.evaluated_nodes, trace.feasible_nodes = processed, len(feasible)
         if len(feasible) == 0:
             if plan is not None:  # PostFilter reads what the PreFilter plugins leave in the cycle state
-                answer = fast.complete_pre_filter(plan, state, pod_info)
+                answer = fast.complete_for_post_filter(plan, state, pod_info)
                 if answer is not None:
                     trace.prefilter = answer[2]
             return None, diagnosis

@@ -127,3 +127,59 @@ def test_nominations_with_resource_claims_same_on_both_paths(seed, noted):
     for a, b in zip(*results):
         same_attempt(a, b)
     assert noted["plans"] > 10 and noted["live"] > 0
+
+
+def own_nominations(cluster: Cluster, rng: random.Random, step: int) -> None:
+    """Between attempts: a pending pod nominated onto a node (the first six mostly, where others'
+    nominations pile up), or, every fifth step, the node some pending pod is nominated to deleted
+    (the nomination stays, naming a node the snapshot no longer has)."""
+    pending = sorted(k for k, p in cluster.pods.items() if not p.spec.node_name)
+    nominated = [k for k in pending if cluster.pods[k].status.nominated_node_name in cluster.nodes]
+    if step % 5 == 4 and nominated:
+        cluster.remove_node(cluster.pods[rng.choice(nominated)].status.nominated_node_name)
+    elif pending and cluster.nodes:
+        nodes = sorted(cluster.nodes)
+        cluster.nominate(rng.choice(pending), rng.choice(nodes[:6] if rng.random() < 0.7 else nodes))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_own_nomination_same_on_both_paths(seed, monkeypatch):
+    """A pod carrying a nominatedNodeName on the fused path: upstream filters that node alone first
+    and takes it when it passes, else filters every node. Counted on the fast path: the nominated
+    node passing, failing, gone from the snapshot, and holding other pods' nominations."""
+    seen = {"passing": 0, "failing": 0, "deleted": 0, "shared": 0}
+    plan = FastPath.plan
+
+    def noting_plan(self, info, snapshot):
+        found = plan(self, info, snapshot)
+        target = info.pod.status.nominated_node_name if info.pod.status else None
+        if found is not None and target:
+            row = snapshot.index.get(target)
+            seen["deleted"] += row is None
+            seen["shared"] += row is not None and bool(found.nominated) and row in found.nominated
+        return found
+
+    monkeypatch.setattr(FastPath, "plan", noting_plan)
+    kinds = FAST_KINDS + ("plain", "plain", "huge")
+    results = []
+    for fast in (True, False):
+        cluster, pending = build(700 + seed, nodes=24, placed=40, kinds=kinds)
+        set_priorities(cluster, pending, random.Random(seed))
+        targets = []
+        sched = Scheduler(cluster, seed=seed, fast_path=fast)
+        rng = random.Random(900 + seed)
+        out = []
+        for step, key in enumerate(pending):
+            own_nominations(cluster, rng, step)
+            if key in cluster.pods and not cluster.pods[key].spec.node_name:
+                targets.append(cluster.pods[key].status.nominated_node_name)
+                out.append(sched.schedule_one(key))
+        results.append(out)
+        if fast:
+            for target, r in zip(targets, out):
+                if target and target in cluster.nodes:
+                    seen["passing" if r.node == target and r.trace.evaluated_nodes == 1 else "failing"] += 1
+    assert len(results[0]) == len(results[1])
+    for a, b in zip(*results):
+        same_attempt(a, b)
+    assert all(seen.values()), seen

@@ -17,7 +17,7 @@ run's numbers (scheduled fraction, pending percentiles, utilisation, attempts, v
 ``--profile-window FROM TO`` runs cProfile only while the simulation's clock is in ``[FROM, TO)``
 (switched as the clock moves on, ``Simulation.on_clock``) and writes its stats to
 ``--profile-out`` (``pstats`` format); the JSON line then also has ``window``: the CPU seconds,
-attempts, failed attempts and RSS at both ends of the window (the stats are written as the
+attempts, failed attempts, and the peak RSS, pods held and pods pending at both ends of the window (the stats are written as the
 window closes, so they can be read while the run goes on).
 """
 
@@ -52,9 +52,13 @@ class ProfileWindow:
         self.on = self.done = False
         self.attempts = self.failed = 0
         self.marks: dict[str, dict] = {}
+        self.sim = None
 
     def _mark(self, name: str, at: float) -> None:
         self.marks[name] = {"virtual": at, "cpu": time.process_time(), "peak_rss_mb": _rss_mb()}
+        if self.sim is not None:  # what memory may grow with: the pods held, those pending
+            self.marks[name].update(pods=len(self.sim.cluster.pods),
+                                    pending=sum(self.sim.queue.pending_counts().values()))
 
     def clock(self, now: float) -> None:
         if not self.on and not self.done and self.start <= now < self.end:
@@ -77,6 +81,7 @@ class ProfileWindow:
             self.failed += 1
 
     def attach(self, sim) -> None:
+        self.sim = sim
         sim.on_clock = self.clock
         sim.loop.on_attempt.append(self.attempted)
         sim.scheduler.on_result.append(self.result)

@@ -22,7 +22,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kschedlab.framework.out_of_tree import import_registry, merge_registries
 
@@ -241,14 +241,16 @@ class Run:
         return sim
 
 
-def execute(run: Run, *, progress: bool = False) -> dict[str, Any]:
+def execute(run: Run, *, progress: bool = False, prepare: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Run ``run`` and return its row: :data:`KEY_COLUMNS`, the numbers of
     :func:`~kschedlab.research.metrics.summarize` and its series (``progress``: a bar of virtual
-    seconds on stderr)."""
+    seconds on stderr; ``prepare``: called with the simulation before it runs, e.g. to watch its clock)."""
     from kschedlab.research.metrics import summarize
 
     start = time.perf_counter()
     sim, until, gangs = run.simulation()
+    if prepare is not None:
+        prepare(sim)
     trace = not run.workload.scenario
     # a trace ends: its replay runs until nothing can change, however many retries that takes
     result = sim.run(until=until, horizon=None if until is None and trace else 86400.0, progress=progress,

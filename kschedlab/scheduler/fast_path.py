@@ -717,11 +717,13 @@ class FastPath:
     def _rejected(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear. When only fused
         plugins filter and the shape's answers are kept, NodeResourcesFit's verdicts are read off
-        the :class:`NodeFitVerdicts` kept for its requests, NodeUnschedulable and TaintToleration
+        the :class:`NodeFitVerdicts` kept for its requests (an extended resource too: :meth:`plan`
+        found no DeviceClass serving it, so the plugin reads its snapshot column as any other),
+        NodeUnschedulable and TaintToleration
         are asked about the nodes the fused check finds they reject (they pass the others), and
         NodeName passes every node (the pod names none); the outcome is the framework's."""
         shape = plan.shape
-        if plan.live_filter or shape.extended or shape.cycles < KEEP_FROM or \
+        if plan.live_filter or shape.cycles < KEEP_FROM or \
                 not _FILTER_FUSED.issuperset(plan.filter_names):
             return self.fw.run_filter(state, pod_info, snapshot, rows)
         kept = self._fit_verdicts.get(shape.checked)

@@ -184,6 +184,8 @@ class Simulation:
         self.loop.on_attempt.append(self._count_attempt)
         self._stop: tuple[str, float | None, float | None] = ("", None, None)
         self._retry_cycles = RetryCycles()
+        #: called with the new time each time the clock moves on (a profiler's window, a probe); None: nothing
+        self.on_clock: Callable[[float], None] | None = None
         #: running or finished ``kubectl drain`` runs by node
         self.drains: dict[str, Any] = {}
         #: the NoExecute taint manager, driven by this clock (node taint changes, bound pods)
@@ -337,6 +339,8 @@ class Simulation:
                 bar.update(nxt - self.now)
             self._sample()  # the instant ends: what its attempts bound counts from it, not from the next
             self.now = nxt
+            if self.on_clock is not None:
+                self.on_clock(nxt)
             generation = self._generation()
             self.loop.expire_permits()  # Permit waits that timed out (the loop tells the tracker)
             self._advance_drains()

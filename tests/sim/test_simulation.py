@@ -166,3 +166,16 @@ def test_utilisation_with_attempt_duration_counts_from_the_attempt():
     util = sim.run(until=100).utilization
     cpu = util[util["node"] == "n1"].set_index("time")["cpu_requested"]
     assert cpu.loc[10.0] == 600
+
+
+def test_on_clock_sees_every_instant_the_clock_moves_to_and_changes_nothing():
+    seen = []
+    sim = Simulation([node("n1"), node("n2")], seed=3)
+    sim.on_clock = seen.append
+    for i in range(6):
+        sim.create_pod(pod(f"p{i}"), at=i * 0.5, duration=7.0)
+    watched = sim.run(until=120)
+    plain = run(3)
+    assert watched.pods.equals(plain.pods) and watched.queue.equals(plain.queue)
+    assert seen == sorted(seen) and len(set(seen)) == len(seen)
+    assert {0.5, 1.0, 7.0} <= set(seen) and seen[-1] <= 120

@@ -24,8 +24,7 @@ from kschedlab.plugins.inter_pod_affinity import (
     pod_matches_all_terms,
 )
 from tests.fastpath import test_affinity_groups, test_shared_parses
-from tests.fastpath.test_fast_path import same_attempt
-from tests.fastpath.test_lean_filter import _same_outcomes, reference_verdicts
+from tests.fastpath.test_lean_filter import reference_verdicts, same_runs
 
 
 def reference_filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
@@ -104,27 +103,14 @@ def _as_before(monkeypatch) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_affinity_filter_answers_as_before_on_random_clusters(seed, monkeypatch):
     fast, orphans = seed % 2 == 0, seed % 3 == 1
-    lean = test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3)
-    with monkeypatch.context() as m:
-        _as_before(m)
-        before = test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3)
-    assert len(lean) == len(before)
-    for a, b in zip(lean, before):
-        same_attempt(a, b)
-    _same_outcomes(lean, before)
+    same_runs(lambda: test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3),
+              _as_before, monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_affinity_filter_answers_as_before_with_namespaces_and_relabels(seed, monkeypatch):
     fast = seed % 2 == 0
-    lean = test_shared_parses.run(seed, fast)
-    with monkeypatch.context() as m:
-        _as_before(m)
-        before = test_shared_parses.run(seed, fast)
-    assert len(lean) == len(before)
-    for a, b in zip(lean, before):
-        same_attempt(a, b)
-    _same_outcomes(lean, before)
+    same_runs(lambda: test_shared_parses.run(seed, fast), _as_before, monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(60))

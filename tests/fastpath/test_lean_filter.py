@@ -117,6 +117,20 @@ def as_before(monkeypatch) -> None:
     monkeypatch.setattr(FastPath, "_run_filter_plain", reference_run_filter_plain)
 
 
+def same_runs(run, patch, monkeypatch) -> list:
+    """``run()`` as it is and with ``patch`` (the code as it was) applied: the same attempts and the
+    same Filter outcomes, column by column. Returns the first run's results."""
+    lean = run()
+    with monkeypatch.context() as m:
+        patch(m)
+        before = run()
+    assert len(lean) == len(before)
+    for a, b in zip(lean, before):
+        same_attempt(a, b)
+    _same_outcomes(lean, before)
+    return lean
+
+
 def _same_outcomes(a, b) -> None:
     """The Filter outcomes' columns too (``same_attempt`` compares the statuses they give)."""
     for ra, rb in zip(a, b):
@@ -132,28 +146,15 @@ def _same_outcomes(a, b) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_lean_filter_answers_as_before_on_random_clusters(seed, monkeypatch):
     fast, orphans = seed % 2 == 0, seed % 3 == 1
-    lean = test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3)
-    with monkeypatch.context() as m:
-        as_before(m)
-        before = test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3)
-    assert len(lean) == len(before)
-    for a, b in zip(lean, before):
-        same_attempt(a, b)
-    _same_outcomes(lean, before)
+    lean = same_runs(lambda: test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3),
+                     as_before, monkeypatch)
     assert any(r.diagnosis is not None and r.diagnosis.unschedulable_plugins for r in lean)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_lean_filter_answers_as_before_with_namespaces_and_relabels(seed, monkeypatch):
     fast = seed % 2 == 0
-    lean = test_shared_parses.run(seed, fast)
-    with monkeypatch.context() as m:
-        as_before(m)
-        before = test_shared_parses.run(seed, fast)
-    assert len(lean) == len(before)
-    for a, b in zip(lean, before):
-        same_attempt(a, b)
-    _same_outcomes(lean, before)
+    same_runs(lambda: test_shared_parses.run(seed, fast), as_before, monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(40))

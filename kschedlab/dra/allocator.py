@@ -219,6 +219,29 @@ def _list_view(d: Device):
     return _default_view(d, list_types=True)
 
 
+#: the views whose selector results depend on :func:`_device_content` only
+_DEFAULT_VIEWS = (_default_view, _list_view)
+#: selector results kept per device content (``Allocator._cached_match``), at most this many
+_CONTENT_MATCHES_LIMIT = 1 << 14
+
+
+def _device_content(d: Device) -> tuple:
+    """What the default device view shows a selector of ``d``: its driver, attributes, capacity
+    values and ``allowMultipleAllocations`` (as text: equal text is equal values of the same types).
+
+    >>> from kschedlab.dra.devices import read_slice
+    >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
+    ...     "pool": {"name": "n1", "resourceSliceCount": 1}, "devices": [
+    ...     {"name": "a", "attributes": {"m": {"int": 1}}}, {"name": "b", "attributes": {"m": {"int": 1}}},
+    ...     {"name": "c", "attributes": {"m": {"bool": True}}}]}})
+    >>> a, b, c = (_device_content(d) for d in s.devices)
+    >>> a == b, a == c
+    (True, False)
+    """
+    return (d.id[0], d.allow_multiple_allocations, repr(d.attributes),
+            repr([(name, c.value) for name, c in d.capacity.items()]))
+
+
 def _default_cel(list_types: bool = False):
     """The CEL engine's compile function and device view for the ``DRAListTypeAttributes`` gate
     (the same function objects every time: devices keep their selector results by engine)."""
@@ -337,6 +360,9 @@ class Allocator:
         self._shape_plans: dict[tuple, tuple[dict | None, _ScreenPlan | None]] = {}
         #: the device arrays when there is no cache (built on first use)
         self._index: DeviceIndex | None = None
+        #: selector results by device content (see :meth:`_cached_match`)
+        self._content_matches: dict[tuple, tuple[bool, int]] = \
+            cache.content_matches if cache is not None else {}
         #: statistics: ``allocate_one`` invocations, CEL evaluations
         self.stats = {"allocate_one": 0, "cel_evaluations": 0}
 
@@ -404,7 +430,23 @@ class Allocator:
             ok = found.get(key)
             if ok is not None:
                 return ok
-        ok = self._selectors_match(selectors, device, where)
+        content = _device_content(device) if self._make_view in _DEFAULT_VIEWS else None
+        if content is None:
+            ok = self._selectors_match(selectors, device, where)
+        else:
+            # a device alike to one evaluated before (same driver, attributes, capacity values and
+            # allowMultipleAllocations: all the default view shows a selector) takes its result; the
+            # statistics count the evaluations it took there, as evaluating this device would
+            hit = self._content_matches.get((key, content))
+            if hit is not None:
+                ok, evaluations = hit
+                self.stats["cel_evaluations"] += evaluations
+            else:
+                before = self.stats["cel_evaluations"]
+                ok = self._selectors_match(selectors, device, where)
+                if len(self._content_matches) >= _CONTENT_MATCHES_LIMIT:
+                    self._content_matches.clear()
+                self._content_matches[(key, content)] = (ok, self.stats["cel_evaluations"] - before)
         found[key] = ok
         selector_result_kept(device)
         return ok

@@ -6,9 +6,11 @@ ResourceSlices and the node's name and labels, so an :class:`AllocatorCache` kee
 the slices stay the same objects: the DRA manager reads a stored slice once and hands out the
 same :class:`~kschedlab.dra.devices.Slice` until that slice is replaced, so a new slice list
 with the same objects in the same order gathers the same pools. The CEL results per device
-live on the devices themselves (``Device.selector_matches``), for the same reason. What the
-screen needs of a claim (``Allocator._shaped_plan``) is kept here too, per claim shape: it does
-not depend on the slices.
+live on the devices themselves (``Device.selector_matches``), for the same reason, and here
+per device content (``Allocator._cached_match``: a selector sees only the driver, attributes,
+capacity and ``allowMultipleAllocations``, so a device alike to one evaluated before takes its
+result). What the screen needs of a claim (``Allocator._shaped_plan``) is kept here too, per
+claim shape. Neither depends on the slices: both are kept when they change.
 
 >>> from kschedlab.dra.devices import read_slice
 >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
@@ -49,6 +51,8 @@ class AllocatorCache:
         #: ``Allocator._shaped_plan``'s screen plans by claim shape (they do not depend on the
         #: slices, so they are kept when the slices change)
         self.screen_plans: dict[tuple, tuple[Any, Any]] = {}
+        #: ``Allocator._cached_match``'s results by (engine, expressions, device content)
+        self.content_matches: dict[tuple, tuple[bool, int]] = {}
         #: pool lists gathered, handed out again, and times the slices changed
         self.stats = {"gathered": 0, "reused": 0, "reset": 0}
 

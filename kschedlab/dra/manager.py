@@ -253,14 +253,9 @@ class DRAManager:
                                     "status": {**kept, "reservedFor": [*kept["reservedFor"], *more]}}
                     reading = self._claim_devices.get(id(base))
                 else:
-                    written = _written_status(changed)  # (the allocation and consumers PreBind writes)
-                    if written is None:
-                        part = ResourceClaimStatus.model_validate(changed)
-                        values = {names[k]: getattr(part, names[k]) for k in changed}
-                        dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json") if dumps else {}
-                    else:
-                        values, dumped = written
-                    new_status = _with(base.status, **values)
+                    part = ResourceClaimStatus.model_validate(changed)
+                    new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
+                    dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json") if dumps else {}
                     if dumps and all(k in dumped for k in changed):
                         # each status field dumped in its place (the model's field order)
                         composed = {**hit[1], "metadata": new_meta, "status": {
@@ -678,44 +673,6 @@ def _consumer_references(entries: list) -> tuple[list, list]:
             refs.append(ref)
             dumps.append(ref.model_dump(by_alias=True, exclude_none=True, mode="json"))
     return refs, dumps
-
-
-def _written_status(changed: dict) -> tuple[dict, dict] | None:
-    """The status fields ``changed`` (by key) as validation makes them, and their dumps, when they
-    are an allocation of the plain shape (:func:`~kschedlab.dra.allocation_result.allocation_result`)
-    and consumers of string values, as PreBind writes them; None for anything else (validated).
-
-    >>> from kschedlab.api.resource import ResourceClaimStatus
-    >>> changed = {"allocation": {"devices": {"results": [{"request": "r", "driver": "d", "pool": "p", "device": "a"}]}},
-    ...            "reservedFor": [{"resource": "pods", "name": "p", "uid": "u"}]}
-    >>> values, dumps = _written_status(changed)
-    >>> part = ResourceClaimStatus.model_validate(changed)
-    >>> values == {"allocation": part.allocation, "reserved_for": part.reserved_for}
-    True
-    >>> dumps == part.model_dump(by_alias=True, exclude_none=True, mode="json", include={"allocation", "reserved_for"})
-    True
-    >>> _written_status({"reservedFor": [{"name": None}]}) is None
-    True
-    """
-    from kschedlab.dra.allocation_result import allocation_result
-
-    if not changed.keys() <= {"allocation", "reservedFor"}:
-        return None
-    values: dict = {}
-    dumps: dict = {}
-    if "allocation" in changed:
-        made = allocation_result(changed["allocation"])
-        if made is None:
-            return None
-        values["allocation"], dumps["allocation"] = made
-    if "reservedFor" in changed:
-        entries = changed["reservedFor"]
-        if type(entries) is not list or not all(
-                type(e) is dict and e.keys() <= _CONSUMER_KEYS and all(type(v) is str for v in e.values())
-                for e in entries):
-            return None
-        values["reserved_for"], dumps["reservedFor"] = _consumer_references(entries)
-    return values, dumps
 
 
 def _with(model, **fields):

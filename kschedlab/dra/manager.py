@@ -230,18 +230,13 @@ class DRAManager:
             status = claim.get("status") or {}
             hit = self._dumps.get(id(base))
             kept = (hit[1].get("status") or {}) if hit is not None and hit[0] is base else None
-            if hit is not None and kept is not None and kept.keys() <= status.keys():
+            if hit is not None and kept is not None and status.keys() == kept.keys():
                 # a value that is the stored object's dump's own (``claim_dict``, the same object) is
-                # the stored object's field: only the others (and fields the dump did not show, such
-                # as the first allocation) are validated
-                changed = {k: v for k, v in status.items() if k not in kept or v is not kept[k]}
+                # the stored object's field: only the others are validated
+                changed = {k: v for k, v in status.items() if v is not kept[k]}
                 names = _status_fields()
                 old_meta = hit[1].get("metadata") or {}
-                # the new metadata's dump: the old one, with the finalizers in their place when changed
-                new_meta = old_meta if old_meta.get("finalizers", None) == meta.finalizers else \
-                    {**old_meta, "finalizers": list(meta.finalizers)} if "finalizers" in old_meta and all(
-                        type(f) is str for f in meta.finalizers) else None
-                dumps = "status" in hit[1] and new_meta is not None
+                dumps = "status" in hit[1] and old_meta.get("finalizers", None) == meta.finalizers
                 added = _consumers_added(changed, kept)
                 if added is not None:
                     # consumers appended, nothing else: only the new entries are read (as validation
@@ -249,17 +244,16 @@ class DRAManager:
                     refs, more = _consumer_references(added)
                     new_status = _with(base.status, reserved_for=[*base.status.reserved_for, *refs])
                     if dumps:
-                        composed = {**hit[1], "metadata": new_meta,
-                                    "status": {**kept, "reservedFor": [*kept["reservedFor"], *more]}}
+                        composed = {**hit[1], "status": {**kept, "reservedFor": [*kept["reservedFor"], *more]}}
                     reading = self._claim_devices.get(id(base))
                 else:
                     part = ResourceClaimStatus.model_validate(changed)
                     new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
-                    dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json") if dumps else {}
-                    if dumps and all(k in dumped for k in changed):
-                        # each status field dumped in its place (the model's field order)
-                        composed = {**hit[1], "metadata": new_meta, "status": {
-                            k: dumped[k] if k in changed else kept[k] for k in names if k in changed or k in kept}}
+                    if dumps:
+                        # (the finalizers as they were: only status fields changed, each dumped in its place)
+                        dumped = part.model_dump(by_alias=True, exclude_none=True, mode="json")
+                        if all(k in dumped for k in changed):
+                            composed = {**hit[1], "status": {**kept, **{k: dumped[k] for k in changed}}}
             else:
                 new_status = ResourceClaimStatus.model_validate(status)
             obj = _with(base, metadata=meta, status=new_status)

@@ -50,6 +50,7 @@ from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.constraints import UnsupportedAttribute, make_constraint
 from kschedlab.dra.consumable_capacity import CapacityUndefined, consumed_from_request, request_fits
 from kschedlab.dra.device_index import DeviceIndex, combined_match, selector_result_kept
+from kschedlab.dra.device_index import node_dicts as _node_dicts
 from kschedlab.dra.devices import (
     Claim,
     Device,
@@ -206,13 +207,6 @@ def _default_view(d: Device, list_types: bool = False):
 
     return cel.DeviceView(d.id[0], d.attributes, {name: c.value for name, c in d.capacity.items()},
                           d.allow_multiple_allocations, list_types=list_types)
-
-
-def _node_dicts(nodes: list[Any]) -> list[dict]:
-    """``nodes`` as dicts (node dicts, as a scheduler hands them, pass without a loop)."""
-    if set(map(type, nodes)) - {dict}:
-        return [n if type(n) is dict else as_dict(n) for n in nodes]
-    return nodes
 
 
 def _list_view(d: Device):
@@ -555,8 +549,7 @@ class Allocator:
             return Screened(self, _node_dicts(nodes), claims, np.full(n, Screened.UNDECIDED, dtype=np.int8),
                             lambda k: None)
         index = self._device_index()
-        if nodes is not index.dict_nodes:  # (the list last screened holds dicts: not looked at again)
-            nodes = index.dict_nodes = _node_dicts(nodes)
+        nodes = index.dict_list(nodes)  # (a list screened before holds dicts: not looked at again)
         index.set_allocated(self.allocated.allocated_devices, self.allocated.delta)
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
         # a node's answer is kept per screen until one of its devices changes (DeviceIndex)

@@ -46,10 +46,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from kschedlab.dra.devices import Device, DeviceID, Slice
+from kschedlab.dra.devices import Device, DeviceID, Slice, as_dict
 from kschedlab.dra.pools import Pool, searchable_slices
 
-__all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_kept"]
+__all__ = ["DeviceIndex", "simple_device", "combined_match", "selector_result_kept", "node_dicts"]
 
 #: the devices (by ``id``) that had a selector result kept, in order (any allocator), so that a
 #: match array reads again only those; cleared past ``_LOG_LIMIT`` entries (the epoch moves on
@@ -61,6 +61,13 @@ _SLOT_LIMIT = 1 << 16
 #: node chunks whose slots one index keeps (:meth:`DeviceIndex.slots`)
 _CHUNK_LIMIT = 1024
 _EPOCH = [0]
+
+
+def node_dicts(nodes: list[Any]) -> list[dict]:
+    """``nodes`` as dicts (node dicts, as a scheduler hands them, pass without a loop)."""
+    if set(map(type, nodes)) - {dict}:
+        return [n if type(n) is dict else as_dict(n) for n in nodes]
+    return nodes
 
 
 def selector_result_kept(device: Device) -> None:
@@ -127,9 +134,28 @@ class DeviceIndex:
         #: how far the log was read (epoch, length), and the positions read again since, per key
         self._log_read = (_EPOCH[0], len(_KEPT_LOG))
         self._dirty: dict[tuple, set[int] | None] = {}
-        #: the list of node dicts ``Allocator.screen`` last took (known to hold dicts only: a
-        #: list handed in is not changed afterwards, as the dicts in it are not)
-        self.dict_nodes: list[dict] | None = None
+        #: id -> the lists of node dicts ``Allocator.screen`` took (known to hold dicts only: a
+        #: list handed in is not changed afterwards, as the dicts in it are not; held, so that
+        #: their ids stay their own), at most ``_CHUNK_LIMIT`` of them
+        self.dict_lists: dict[int, list[dict]] = {}
+
+    def dict_list(self, nodes: list) -> list[dict]:
+        """``nodes`` as node dicts (``Allocator._node_dicts``), a list taken before as it is.
+
+        >>> index = DeviceIndex([])
+        >>> nodes = [{"metadata": {"name": "n1"}}]
+        >>> index.dict_list(nodes) is nodes, index.dict_list(nodes) is nodes
+        (True, True)
+        """
+        lists = self.dict_lists
+        found = lists.get(id(nodes))
+        if found is nodes:
+            return found
+        found = node_dicts(nodes)
+        if len(lists) >= _CHUNK_LIMIT:
+            del lists[next(iter(lists))]
+        lists[id(found)] = found
+        return found
     def set_allocated(self, ids: set[DeviceID] | frozenset, delta: tuple | None = None) -> None:
         """Make ``allocated`` say which devices are in ``ids``, changing the differences only.
         With a ``delta`` (``AllocatedState.delta``) whose base is the state set last, only its

@@ -178,7 +178,11 @@ class ResourceClaimController:
         if not ns:
             del claim["metadata"]["namespace"]
         self.manager.update_claim(claim)
-        return self.manager.get_claim(ns, name)
+        # (the stored claim's kept dump, read-only: the scheduler's first read of the claim takes it
+        # as it is, instead of dumping the claim a second time)
+        created = self.manager.claim_dict(ns, name)
+        assert created is not None
+        return created
 
     def _reserve_for_bound_pod(self, pod) -> None:
         """A pod bound without the scheduler: reserve each allocated claim for it, if room."""

@@ -613,3 +613,36 @@ spec:
         c.update_node(Node.model_validate(data))
     assert sched.schedule_one("default/p1").node == "n2"
     assert sched.schedule_one("default/p2").node == "n2"
+
+
+def test_claim_from_a_template_is_dumped_once_and_read_as_stored(monkeypatch):
+    """The ResourceClaim controller hands the scheduler the new claim's kept dump: PreEnqueue and
+    PreFilter read it without dumping the stored claim again, and it is the stored claim's dump."""
+    import json
+
+    from kschedlab.api.resource import ResourceClaim
+    from kschedlab.dra.manager import DRAManager
+    from kschedlab.scheduler_perf import run_dra_workload
+
+    dumped: list[str] = []
+    model_dump = ResourceClaim.model_dump
+    claim_dict = DRAManager.claim_dict
+
+    def counted_dump(self, *args, **kwargs):
+        if self.status.allocation is None:  # (the claim as the controller created it)
+            dumped.append(self.metadata.name)
+        return model_dump(self, *args, **kwargs)
+
+    def checked(self, namespace, name):
+        found = claim_dict(self, namespace, name)
+        obj = self.claim_object(namespace, name)
+        if found is not None and not isinstance(obj, dict):
+            assert json.dumps(found) == json.dumps(model_dump(obj, by_alias=True, exclude_none=True, mode="json"))
+        return found
+
+    monkeypatch.setattr(ResourceClaim, "model_dump", counted_dump)
+    monkeypatch.setattr(DRAManager, "claim_dict", checked)
+    r = run_dra_workload("SchedulingWithResourceClaimTemplate", nodes=4, init_pods=6, measure_pods=10,
+                         max_claims_per_node=4)
+    assert r["scheduled"] + r["init_scheduled"] == 16
+    assert len(dumped) == 16 and len(set(dumped)) == 16  # each new claim dumped once

@@ -140,7 +140,7 @@ class DeviceIndex:
         self.dict_lists: dict[int, list[dict]] = {}
 
     def dict_list(self, nodes: list) -> list[dict]:
-        """``nodes`` as node dicts (``Allocator._node_dicts``), a list taken before as it is.
+        """``nodes`` as node dicts (:func:`node_dicts`), a list taken before as it is.
 
         >>> index = DeviceIndex([])
         >>> nodes = [{"metadata": {"name": "n1"}}]
@@ -156,6 +156,7 @@ class DeviceIndex:
             del lists[next(iter(lists))]
         lists[id(found)] = found
         return found
+
     def set_allocated(self, ids: set[DeviceID] | frozenset, delta: tuple | None = None) -> None:
         """Make ``allocated`` say which devices are in ``ids``, changing the differences only.
         With a ``delta`` (``AllocatedState.delta``) whose base is the state set last, only its

@@ -122,10 +122,13 @@ class SchedulingQueue:
     Extra keyword arguments: ``pod_lister(key) -> Pod | None`` for the nominator,
     ``namespace_labels(ns) -> dict`` for inter-pod affinity terms of AssignedPodAdd,
     ``history_clock() -> seconds`` for the times of ``history`` (default ``clock``: a loop
-    that ticks its clock within an instant records the instant).
+    that ticks its clock within an instant records the instant), ``pre_enqueue_memo=True``:
+    ``pre_enqueue`` is called as ``pre_enqueue(pod_info, memo)`` while the pods of one move are
+    requeued, with one dict for the move (no cluster change happens within it), so that it may
+    keep answers that depend on what pods share (``Framework.run_pre_enqueue``).
     """
 
-    def __init__(self, less: Callable[[Any, Any], bool], *, pre_enqueue: Callable[[Any], Any],
+    def __init__(self, less: Callable[[Any, Any], bool], *, pre_enqueue: Callable[..., Any],
                  hints: Mapping[str, Any], clock: Callable[[], float],
                  pod_initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
                  pod_max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
@@ -133,9 +136,11 @@ class SchedulingQueue:
                  gates: FeatureGates | None = None,
                  pod_lister: Callable[[str], Any] | None = None,
                  namespace_labels: Callable[[str], Mapping[str, str]] | None = None,
-                 history_clock: Callable[[], float] | None = None):
+                 history_clock: Callable[[], float] | None = None,
+                 pre_enqueue_memo: bool = False):
         self.less = less
         self._pre_enqueue = pre_enqueue
+        self._pre_enqueue_memo = pre_enqueue_memo
         self._clock = clock
         self._history_clock = clock if history_clock is None else history_clock
         self.gates = gates or FeatureGates()
@@ -184,6 +189,9 @@ class SchedulingQueue:
                 per_plugin[plugin] = [event for event, _ in regs]
             self._plugin_events[name] = per_plugin
         self._hints_for: dict[tuple[Any, ClusterEvent], list[tuple[str, HintFn | None]]] = {}
+        #: hints answered once per event and plugin within a move (:func:`events.event_only`)
+        self._event_only = {fn for hint_map in self._hint_maps.values() for fns in hint_map.values()
+                            for _, fn in fns if ev.is_event_only(fn)}
         self._interest: dict[ClusterEvent, bool] = {}
         self._event_plugins: dict[ClusterEvent, frozenset[str]] = {}
         # the pool indexes its pods by the key of the keyed hints (:class:`events.KeyedHint`),
@@ -394,8 +402,13 @@ class SchedulingQueue:
         return self._backoff.delete(key) or self._error_backoff.delete(key)
 
     # -- PreEnqueue ----------------------------------------------------------------------------------------------------
-    def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
-        status = self._pre_enqueue(qpi.pod_info) if self._pre_enqueue is not None else None
+    def _run_pre_enqueue(self, qpi: QueuedPodInfo, memo: dict | None = None) -> None:
+        if self._pre_enqueue is None:
+            status = None
+        elif memo is None:
+            status = self._pre_enqueue(qpi.pod_info)
+        else:
+            status = self._pre_enqueue(qpi.pod_info, memo)
         if status is None or status.is_success():
             qpi.gating_plugin = ""
             return
@@ -404,11 +417,12 @@ class SchedulingQueue:
         qpi.gating_plugin = plugin
         qpi.gating_plugin_events = list(self._plugin_events.get(self._profile(qpi), {}).get(plugin, []))
 
-    def _move_to_active(self, qpi: QueuedPodInfo, why: str, moves_from_backoff: bool = False) -> bool:
+    def _move_to_active(self, qpi: QueuedPodInfo, why: str, moves_from_backoff: bool = False,
+                        memo: dict | None = None) -> bool:
         """``moveToActiveQ``: PreEnqueue (skipped for pods leaving backoffQ under PopFromBackoffQ),
         then activeQ, or the pool as gated."""
         if not (self.pop_from_backoff_q and moves_from_backoff):
-            self._run_pre_enqueue(qpi)
+            self._run_pre_enqueue(qpi, memo)
         if qpi.gated:
             qpi.was_flushed_from_unschedulable = False
             self._unsched_add(qpi, why)
@@ -420,10 +434,10 @@ class SchedulingQueue:
         self._move(qpi, ACTIVE, why)
         return True
 
-    def _move_to_backoff(self, qpi: QueuedPodInfo, why: str) -> bool:
+    def _move_to_backoff(self, qpi: QueuedPodInfo, why: str, memo: dict | None = None) -> bool:
         """``moveToBackoffQ``: under PopFromBackoffQ PreEnqueue runs here (a gated pod stays in the pool)."""
         if self.pop_from_backoff_q:
-            self._run_pre_enqueue(qpi)
+            self._run_pre_enqueue(qpi, memo)
             if qpi.gated:
                 qpi.was_flushed_from_unschedulable = False
                 self._unsched_add(qpi, why)
@@ -432,15 +446,16 @@ class SchedulingQueue:
         self._backoff_add(qpi, why)
         return True
 
-    def _requeue(self, qpi: QueuedPodInfo, strategy: Strategy, why: str) -> str:
-        """``requeueEntityWithQueueingStrategy``; returns where the pod went."""
+    def _requeue(self, qpi: QueuedPodInfo, strategy: Strategy, why: str, memo: dict | None = None) -> str:
+        """``requeueEntityWithQueueingStrategy``; returns where the pod went (``memo``: the
+        move's, for PreEnqueue)."""
         if strategy == Strategy.SKIP:
             self._unsched_add(qpi, why)
             return self._where[qpi.key]
         if strategy == Strategy.AFTER_BACKOFF and self.is_backing_off(qpi):
-            self._move_to_backoff(qpi, why)
+            self._move_to_backoff(qpi, why, memo)
             return self._where[qpi.key]
-        self._move_to_active(qpi, why)
+        self._move_to_active(qpi, why, memo=memo)
         return self._where[qpi.key]
 
     # -- adding, updating, deleting --------------------------------------------------------------------------------------
@@ -701,8 +716,13 @@ class SchedulingQueue:
                 self._in_flight_log.append(RecordedEvent(ev.EVENT_FORCE_ACTIVATE, None, marker.pod))
 
     # -- cluster events ------------------------------------------------------------------------------------------------------
-    def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj) -> Strategy:
-        """``isPodWorthRequeuing``: ask the hints of the plugins that rejected the pod."""
+    def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj,
+                               answers: dict | None = None) -> Strategy:
+        """``isPodWorthRequeuing``: ask the hints of the plugins that rejected the pod.
+
+        ``answers`` (one dict per event): the answers of :func:`events.event_only` hints are
+        kept there and reused for the next pods; such a hint does not read the pod, so its
+        answer (an error included: Queue) is the one it would give each of them."""
         rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
         if not rejectors:
             return Strategy.AFTER_BACKOFF
@@ -719,7 +739,12 @@ class SchedulingQueue:
         for plugin, fn in hints:
             if plugin not in rejectors:
                 continue
-            hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
+            if answers is not None and fn in self._event_only:
+                hint = answers.get(fn)
+                if hint is None:
+                    hint = answers[fn] = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)[0]
+            else:
+                hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
             if hint == QueueingHint.QueueSkip:
                 continue
             if plugin in qpi.pending_plugins:
@@ -752,16 +777,18 @@ class SchedulingQueue:
         if not self._is_event_of_interest(event):
             return
         wildcard = ev.cluster_event_is_wildcard(event)
+        answers: dict = {}
+        memo: dict | None = {} if self._pre_enqueue_memo else None
         for qpi in candidates:
             if self._unschedulable.get(qpi.key) is not qpi:
                 continue
             if qpi.gated and not wildcard and not ev.match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
-            strategy = self.is_pod_worth_requeuing(qpi, event, old_obj, new_obj)
+            strategy = self.is_pod_worth_requeuing(qpi, event, old_obj, new_obj, answers)
             if strategy == Strategy.SKIP:
                 continue
             del self._unschedulable[qpi.key]
-            self._requeue(qpi, strategy, event.label)
+            self._requeue(qpi, strategy, event.label, memo)
         if self._in_flight:
             self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
 

@@ -242,7 +242,7 @@ def event_only(fn: HintFn) -> HintFn:
     >>> is_event_only(hint), is_event_only(lambda pod_info, old, new: QueueingHint.Queue)
     (True, False)
     """
-    fn.event_only = True
+    vars(fn)["event_only"] = True
     return fn
 
 

@@ -204,7 +204,8 @@ class SchedulingQueue:
     def _pool_tags(self, qpi: QueuedPodInfo) -> set[str] | None:
         """The plugins a pod in the pool is filed under: those that rejected it; None (any event
         may move it) when none did or its profile registered no hints."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        pending = qpi.pending_plugins
+        rejectors = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
         if not rejectors or self._profile(qpi) not in self._hint_maps:
             return None
         return rejectors
@@ -354,7 +355,12 @@ class SchedulingQueue:
         return self._backoff_ns(self._backoff_count(qpi)) / NANOS
 
     def _backoff_time_ns(self, qpi: QueuedPodInfo) -> int | None:
-        """``getBackoffTime``: the (window-aligned) expiry, cached on the pod; None = no backoff."""
+        """``getBackoffTime``: the (window-aligned) expiry, cached on the pod; None = no backoff.
+        (A cached expiry is only ever set with a failure counted and backoff on, and is cleared
+        whenever the counts change: it is returned as it is.)"""
+        cached = qpi.backoff_expiration_ns
+        if cached is not None:
+            return cached
         if self._max_ns == 0:
             return None
         count = self._backoff_count(qpi)
@@ -381,7 +387,12 @@ class SchedulingQueue:
         return _before(ta, tb)
 
     def _less_backoff_with_priority(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        ta, tb = self._backoff_time_ns(a), self._backoff_time_ns(b)
+        ta = a.backoff_expiration_ns
+        if ta is None:
+            ta = self._backoff_time_ns(a)
+        tb = b.backoff_expiration_ns
+        if tb is None:
+            tb = self._backoff_time_ns(b)
         if ta != tb:
             return _before(ta, tb)
         return self.less(a, b)
@@ -571,12 +582,16 @@ class SchedulingQueue:
         flight afterwards, as after :meth:`pop`."""
         out = []
         for key in keys:
-            if key in self._in_flight:
+            where = self._where.get(key)
+            if where == ACTIVE:
+                qpi = self._active.delete(key)
+            elif where == BACKOFF:
+                qpi = self._backoff_delete(key)
+            elif where == UNSCHEDULABLE:  # (a gated pod stays)
+                qpi = self._unschedulable.pop(key)
+            else:
                 continue
-            qpi = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
-            if qpi is None or qpi.gated:
-                continue
-            self._active.delete(key) or self._backoff_delete(key) or self._unschedulable.pop(key, None)
+            assert qpi is not None, f"{key} is not where the queue has it ({where})"
             qpi.attempts += 1
             marker = _InFlightMarker(key, qpi.pod)
             self._in_flight[key] = marker
@@ -723,7 +738,8 @@ class SchedulingQueue:
         ``answers`` (one dict per event): the answers of :func:`events.event_only` hints are
         kept there and reused for the next pods; such a hint does not read the pod, so its
         answer (an error included: Queue) is the one it would give each of them."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        pending = qpi.pending_plugins
+        rejectors = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
         if not rejectors:
             return Strategy.AFTER_BACKOFF
         if ev.cluster_event_is_wildcard(event):
@@ -747,9 +763,9 @@ class SchedulingQueue:
                 hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
             if hint == QueueingHint.QueueSkip:
                 continue
-            if plugin in qpi.pending_plugins:
+            if plugin in pending:
                 return Strategy.IMMEDIATELY
-            if not qpi.pending_plugins:
+            if not pending:
                 return Strategy.AFTER_BACKOFF
             strategy = Strategy.AFTER_BACKOFF
         return strategy

@@ -162,6 +162,7 @@ class SchedulingQueue:
             self._pool_tags, keys=None if self._pod_key is None else self._pool_key, rank=self._leftover_reference)
         self._in_flight: dict[str, _InFlightMarker] = {}
         self._in_flight_log: list[Any] = []  # _InFlightMarker | RecordedEvent, in arrival order
+        self._recorded = 0  # how many of them are RecordedEvent
         self._in_flight_latest: dict[str, Any] = {}  # key -> newest PodInfo seen while in flight
         self._deleted_in_flight: set[str] = set()
         self._where: dict[str, str] = {}
@@ -514,6 +515,7 @@ class SchedulingQueue:
         if key in self._in_flight:
             for event in events:
                 self._in_flight_log.append(RecordedEvent(event, old_pod, new_pod))
+                self._recorded += 1
             self._in_flight_latest[key] = new_pod_info
             return
         qpi = self._active.get(key)
@@ -624,6 +626,7 @@ class SchedulingQueue:
         self._in_flight_log.remove(marker)
         while self._in_flight_log and isinstance(self._in_flight_log[0], RecordedEvent):
             self._in_flight_log.pop(0)
+            self._recorded -= 1
         self._in_flight_latest.pop(key, None)
         self._deleted_in_flight.discard(key)
         if self._where.get(key) == IN_FLIGHT:
@@ -641,6 +644,8 @@ class SchedulingQueue:
         marker = self._in_flight.get(key)
         if marker is None:
             return None
+        if not self._recorded:  # no event was recorded since any pod in flight was popped
+            return []
         idx = next(i for i, e in enumerate(self._in_flight_log) if e is marker)
         return [e for e in self._in_flight_log[idx + 1:] if isinstance(e, RecordedEvent)]
 
@@ -729,6 +734,7 @@ class SchedulingQueue:
             marker = self._in_flight.get(key)
             if marker is not None:
                 self._in_flight_log.append(RecordedEvent(ev.EVENT_FORCE_ACTIVATE, None, marker.pod))
+                self._recorded += 1
 
     # -- cluster events ------------------------------------------------------------------------------------------------------
     def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj,
@@ -807,6 +813,7 @@ class SchedulingQueue:
             self._requeue(qpi, strategy, event.label, memo)
         if self._in_flight:
             self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
+            self._recorded += 1
 
     def _cross_topology_candidates(self, pod) -> list[QueuedPodInfo]:
         """``getUnschedulablePodsWithCrossTopologyTerm``: pods rejected by PodTopologySpread in the

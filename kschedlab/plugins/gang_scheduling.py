@@ -237,7 +237,13 @@ class GangScheduling(Plugin):
     def pre_enqueue_key(self, pod_info) -> tuple[str, str] | None:
         """What :meth:`pre_enqueue` reads of the pod: its namespace and PodGroup name (the rest is
         the cluster's), so the pods of one group get one answer in one cluster
-        (``Framework.run_pre_enqueue(memo=...)``); None outside any group."""
+        (``Framework.run_pre_enqueue(memo=...)``); None outside any group.
+
+        >>> from kschedlab.api.core import Pod
+        >>> GangScheduling().pre_enqueue_key(Pod.model_validate({"metadata": {"name": "a", "namespace": "t"},
+        ...     "spec": {"schedulingGroup": {"podGroupName": "g"}}}))
+        ('t', 'g')
+        """
         return scheduling_group_key(_pod(pod_info))
 
     def pre_enqueue(self, pod_info) -> Status:

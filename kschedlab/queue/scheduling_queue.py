@@ -784,7 +784,8 @@ class SchedulingQueue:
         limits the candidates.  Only the pods a plugin with a hint for the event rejected are
         looked at (:meth:`UnschedulablePool.affected`), and of a plugin with a keyed hint
         (:class:`~kschedlab.framework.events.KeyedHint`) only the pods of the event's key: the
-        others would stay anyway."""
+        others would stay anyway.  Answers that do not depend on the pod are kept for the move
+        (:meth:`_move_pods`: event-only hints, PreEnqueue answers per ``pre_enqueue_key``)."""
         for one in ev.events_of(event):
             if not self._is_event_of_interest(one):
                 continue
@@ -795,7 +796,9 @@ class SchedulingQueue:
             self._move_pods(candidates, one, old_obj, new_obj)
 
     def _move_pods(self, candidates: list[QueuedPodInfo], event: ClusterEvent, old_obj, new_obj) -> None:
-        """``moveEntitiesToActiveOrBackoffQueue``."""
+        """``moveEntitiesToActiveOrBackoffQueue``, step for step for each pod.  The cluster does not
+        change within it, so an event-only hint is asked once per plugin (``answers``) and the
+        PreEnqueue plugins get one ``memo`` for the move (with ``pre_enqueue_memo``)."""
         if not self._is_event_of_interest(event):
             return
         wildcard = ev.cluster_event_is_wildcard(event)

@@ -233,6 +233,24 @@ def same_pod(a, b) -> bool:
 HintFn = Callable[[Any, Any, Any], QueueingHint]
 
 
+def event_only(fn: HintFn) -> HintFn:
+    """Mark a hint whose answer is a function of the event's objects alone (it never reads the
+    pod it is asked about): the queue asks it once per event and plugin however many pods that
+    plugin rejected (``SchedulingQueue`` keeps the answer over one move).  Returns ``fn``.
+
+    >>> hint = event_only(lambda pod_info, old, new: QueueingHint.Queue)
+    >>> is_event_only(hint), is_event_only(lambda pod_info, old, new: QueueingHint.Queue)
+    (True, False)
+    """
+    vars(fn)["event_only"] = True
+    return fn
+
+
+def is_event_only(fn: HintFn | None) -> bool:
+    """The hint was marked with :func:`event_only`."""
+    return bool(getattr(fn, "event_only", False))
+
+
 class KeyedHint:
     """A hint that answers Skip for every pod whose ``key(pod)`` differs from the key of the
     event's new object, and for every pod whose key is None (GangScheduling's hint on a pod added:

@@ -293,9 +293,22 @@ class Framework:
         return json.dumps(sig, sort_keys=True, separators=(",", ":"))
 
     # -- queue -----------------------------------------------------------------
-    def run_pre_enqueue(self, pod) -> Status:
+    def run_pre_enqueue(self, pod, memo: dict | None = None) -> Status:
+        """The PreEnqueue plugins in order; the first that rejects decides.
+
+        ``memo`` (a dict the caller keeps while the cluster does not change, e.g. over one queue
+        move) keeps the answers of plugins with a ``pre_enqueue_key(pod)``: pods with the same
+        key get the same answer from such a plugin in the same cluster (GangScheduling: the
+        pod's PodGroup), so it is asked once per key."""
         for plugin in self.points["preEnqueue"]:
-            status = plugin.pre_enqueue(pod)
+            keyed = None if memo is None else getattr(plugin, "pre_enqueue_key", None)
+            slot = None if keyed is None else (plugin, keyed(pod))
+            if slot is None or slot[1] is None:
+                status = plugin.pre_enqueue(pod)
+            else:
+                status = memo.get(slot)
+                if status is None:
+                    status = memo[slot] = plugin.pre_enqueue(pod)
             if not status.is_success():
                 return status.with_plugin(plugin.name)
         return Status()

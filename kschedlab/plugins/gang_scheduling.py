@@ -234,6 +234,18 @@ class GangScheduling(Plugin):
         return QUEUE if self._same_hierarchy(pod, added.group_key) else SKIP
 
     # -- PreEnqueue --------------------------------------------------------------------
+    def pre_enqueue_key(self, pod_info) -> tuple[str, str] | None:
+        """What :meth:`pre_enqueue` reads of the pod: its namespace and PodGroup name (the rest is
+        the cluster's), so the pods of one group get one answer in one cluster
+        (``Framework.run_pre_enqueue(memo=...)``); None outside any group.
+
+        >>> from kschedlab.api.core import Pod
+        >>> GangScheduling().pre_enqueue_key(Pod.model_validate({"metadata": {"name": "a", "namespace": "t"},
+        ...     "spec": {"schedulingGroup": {"podGroupName": "g"}}}))
+        ('t', 'g')
+        """
+        return scheduling_group_key(_pod(pod_info))
+
     def pre_enqueue(self, pod_info) -> Status:
         pod = _pod(pod_info)
         if pod.spec.scheduling_group is None:

@@ -12,7 +12,7 @@ import numpy as np
 from kschedlab.api.labels import is_qualified_name
 from kschedlab.api.resource_names import is_extended_resource_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests, resource_list
-from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, pod_of, same_pod
+from kschedlab.framework.events import QUEUE, SKIP, HintError, QueueingHint, as_objects, event_only, pod_of, same_pod
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
 from kschedlab.framework.status import Code, Status
 from kschedlab.framework.types import cache_owner
@@ -357,8 +357,10 @@ def fit_after_node_change(pod_info, old_obj, new_obj) -> QueueingHint:
     return QUEUE
 
 
+@event_only
 def fit_after_assigned_pod_delete(pod_info, old_obj, new_obj) -> QueueingHint:
-    """``isSchedulableAfterAssignedPodDelete``: Queue when the deleted pod was bound or nominated."""
+    """``isSchedulableAfterAssignedPodDelete``: Queue when the deleted pod was bound or nominated
+    (whatever the rejected pod asks for: one answer per deletion)."""
     deleted, _ = as_objects(old_obj, new_obj, "Pod")
     if deleted is None:
         raise HintError("expected a deleted *v1.Pod")

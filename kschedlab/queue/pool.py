@@ -71,36 +71,39 @@ class UnschedulablePool(dict):
         if filed is None:
             self._always.discard(key)
             return
+        by_plugin = self._by_plugin
         for plugin in filed:
-            _discard(self._by_plugin, plugin, key)
-            if pod_key is not None:
-                _discard(self._by_plugin_key, (plugin, pod_key), key)
+            _discard(by_plugin, plugin, key)
+        if pod_key is not None:
+            by_plugin_key = self._by_plugin_key
+            for plugin in filed:
+                _discard(by_plugin_key, (plugin, pod_key), key)
 
     def __setitem__(self, key: str, qpi) -> None:
         if key in self:
             self._unfile(key)  # stays where it was in the order, as a dict keeps it
         else:
             self._order[key] = next(self._seq)
-        super().__setitem__(key, qpi)
-        if self._rank is not None:
+        dict.__setitem__(self, key, qpi)
+        rank = self._rank
+        if rank is not None:
             stamp = self._stamp[key] = next(self._stamps)
-            heapq.heappush(self._ranked, (self._rank(qpi), stamp, key))
-            if len(self._ranked) > 2 * len(self) + 64:  # drop the entries of pods gone or stored again
-                self._ranked = [e for e in self._ranked if self._stamp.get(e[2]) == e[1]]
+            ranked = self._ranked
+            heapq.heappush(ranked, (rank(qpi), stamp, key))
+            if len(ranked) > 2 * len(self) + 64:  # drop the entries of pods gone or stored again
+                self._ranked = [e for e in ranked if self._stamp.get(e[2]) == e[1]]
                 heapq.heapify(self._ranked)
         tags = self._tags(qpi)
         if tags is None:
             self._filed[key] = None
             self._always.add(key)
-        else:
-            filed = self._filed[key] = tuple(tags)
-            for plugin in filed:
-                self._by_plugin.setdefault(plugin, set()).add(key)
-            pod_key = self._keys(qpi) if self._keys is not None else None
-            if pod_key is not None:
-                self._pod_key[key] = pod_key
-                for plugin in filed:
-                    self._by_plugin_key.setdefault((plugin, pod_key), set()).add(key)
+            return
+        filed = self._filed[key] = tuple(tags)
+        _file(self._by_plugin, filed, key)
+        pod_key = self._keys(qpi) if self._keys is not None else None
+        if pod_key is not None:
+            self._pod_key[key] = pod_key
+            _file(self._by_plugin_key, [(plugin, pod_key) for plugin in filed], key)
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)
@@ -163,6 +166,15 @@ class UnschedulablePool(dict):
     def update(self, *args, **kwargs):
         """Not supported: the index would not see it."""
         raise TypeError("UnschedulablePool.update is not supported")
+
+
+def _file(index: dict, slots: Iterable[Hashable], key: str) -> None:
+    for slot in slots:
+        keys = index.get(slot)
+        if keys is None:
+            index[slot] = {key}
+        else:
+            keys.add(key)
 
 
 def _discard(index: dict, slot: Hashable, key: str) -> None:

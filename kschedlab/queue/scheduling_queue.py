@@ -122,10 +122,13 @@ class SchedulingQueue:
     Extra keyword arguments: ``pod_lister(key) -> Pod | None`` for the nominator,
     ``namespace_labels(ns) -> dict`` for inter-pod affinity terms of AssignedPodAdd,
     ``history_clock() -> seconds`` for the times of ``history`` (default ``clock``: a loop
-    that ticks its clock within an instant records the instant).
+    that ticks its clock within an instant records the instant), ``pre_enqueue_memo=True``:
+    ``pre_enqueue`` is called as ``pre_enqueue(pod_info, memo)`` while the pods of one move are
+    requeued, with one dict for the move (no cluster change happens within it), so that it may
+    keep answers that depend on what pods share (``Framework.run_pre_enqueue``).
     """
 
-    def __init__(self, less: Callable[[Any, Any], bool], *, pre_enqueue: Callable[[Any], Any],
+    def __init__(self, less: Callable[[Any, Any], bool], *, pre_enqueue: Callable[..., Any],
                  hints: Mapping[str, Any], clock: Callable[[], float],
                  pod_initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
                  pod_max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
@@ -133,9 +136,11 @@ class SchedulingQueue:
                  gates: FeatureGates | None = None,
                  pod_lister: Callable[[str], Any] | None = None,
                  namespace_labels: Callable[[str], Mapping[str, str]] | None = None,
-                 history_clock: Callable[[], float] | None = None):
+                 history_clock: Callable[[], float] | None = None,
+                 pre_enqueue_memo: bool = False):
         self.less = less
         self._pre_enqueue = pre_enqueue
+        self._pre_enqueue_memo = pre_enqueue_memo
         self._clock = clock
         self._history_clock = clock if history_clock is None else history_clock
         self.gates = gates or FeatureGates()
@@ -157,6 +162,7 @@ class SchedulingQueue:
             self._pool_tags, keys=None if self._pod_key is None else self._pool_key, rank=self._leftover_reference)
         self._in_flight: dict[str, _InFlightMarker] = {}
         self._in_flight_log: list[Any] = []  # _InFlightMarker | RecordedEvent, in arrival order
+        self._recorded = 0  # how many of them are RecordedEvent
         self._in_flight_latest: dict[str, Any] = {}  # key -> newest PodInfo seen while in flight
         self._deleted_in_flight: set[str] = set()
         self._where: dict[str, str] = {}
@@ -184,6 +190,9 @@ class SchedulingQueue:
                 per_plugin[plugin] = [event for event, _ in regs]
             self._plugin_events[name] = per_plugin
         self._hints_for: dict[tuple[Any, ClusterEvent], list[tuple[str, HintFn | None]]] = {}
+        #: hints answered once per event and plugin within a move (:func:`events.event_only`)
+        self._event_only = {fn for hint_map in self._hint_maps.values() for fns in hint_map.values()
+                            for _, fn in fns if ev.is_event_only(fn)}
         self._interest: dict[ClusterEvent, bool] = {}
         self._event_plugins: dict[ClusterEvent, frozenset[str]] = {}
         # the pool indexes its pods by the key of the keyed hints (:class:`events.KeyedHint`),
@@ -196,7 +205,8 @@ class SchedulingQueue:
     def _pool_tags(self, qpi: QueuedPodInfo) -> set[str] | None:
         """The plugins a pod in the pool is filed under: those that rejected it; None (any event
         may move it) when none did or its profile registered no hints."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        pending = qpi.pending_plugins
+        rejectors = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
         if not rejectors or self._profile(qpi) not in self._hint_maps:
             return None
         return rejectors
@@ -346,7 +356,12 @@ class SchedulingQueue:
         return self._backoff_ns(self._backoff_count(qpi)) / NANOS
 
     def _backoff_time_ns(self, qpi: QueuedPodInfo) -> int | None:
-        """``getBackoffTime``: the (window-aligned) expiry, cached on the pod; None = no backoff."""
+        """``getBackoffTime``: the (window-aligned) expiry, cached on the pod; None = no backoff.
+        (A cached expiry is only ever set with a failure counted and backoff on, and is cleared
+        whenever the counts change: it is returned as it is.)"""
+        cached = qpi.backoff_expiration_ns
+        if cached is not None:
+            return cached
         if self._max_ns == 0:
             return None
         count = self._backoff_count(qpi)
@@ -373,7 +388,12 @@ class SchedulingQueue:
         return _before(ta, tb)
 
     def _less_backoff_with_priority(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        ta, tb = self._backoff_time_ns(a), self._backoff_time_ns(b)
+        ta = a.backoff_expiration_ns
+        if ta is None:
+            ta = self._backoff_time_ns(a)
+        tb = b.backoff_expiration_ns
+        if tb is None:
+            tb = self._backoff_time_ns(b)
         if ta != tb:
             return _before(ta, tb)
         return self.less(a, b)
@@ -394,8 +414,13 @@ class SchedulingQueue:
         return self._backoff.delete(key) or self._error_backoff.delete(key)
 
     # -- PreEnqueue ----------------------------------------------------------------------------------------------------
-    def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
-        status = self._pre_enqueue(qpi.pod_info) if self._pre_enqueue is not None else None
+    def _run_pre_enqueue(self, qpi: QueuedPodInfo, memo: dict | None = None) -> None:
+        if self._pre_enqueue is None:
+            status = None
+        elif memo is None:
+            status = self._pre_enqueue(qpi.pod_info)
+        else:
+            status = self._pre_enqueue(qpi.pod_info, memo)
         if status is None or status.is_success():
             qpi.gating_plugin = ""
             return
@@ -404,11 +429,12 @@ class SchedulingQueue:
         qpi.gating_plugin = plugin
         qpi.gating_plugin_events = list(self._plugin_events.get(self._profile(qpi), {}).get(plugin, []))
 
-    def _move_to_active(self, qpi: QueuedPodInfo, why: str, moves_from_backoff: bool = False) -> bool:
+    def _move_to_active(self, qpi: QueuedPodInfo, why: str, moves_from_backoff: bool = False,
+                        memo: dict | None = None) -> bool:
         """``moveToActiveQ``: PreEnqueue (skipped for pods leaving backoffQ under PopFromBackoffQ),
         then activeQ, or the pool as gated."""
         if not (self.pop_from_backoff_q and moves_from_backoff):
-            self._run_pre_enqueue(qpi)
+            self._run_pre_enqueue(qpi, memo)
         if qpi.gated:
             qpi.was_flushed_from_unschedulable = False
             self._unsched_add(qpi, why)
@@ -420,10 +446,10 @@ class SchedulingQueue:
         self._move(qpi, ACTIVE, why)
         return True
 
-    def _move_to_backoff(self, qpi: QueuedPodInfo, why: str) -> bool:
+    def _move_to_backoff(self, qpi: QueuedPodInfo, why: str, memo: dict | None = None) -> bool:
         """``moveToBackoffQ``: under PopFromBackoffQ PreEnqueue runs here (a gated pod stays in the pool)."""
         if self.pop_from_backoff_q:
-            self._run_pre_enqueue(qpi)
+            self._run_pre_enqueue(qpi, memo)
             if qpi.gated:
                 qpi.was_flushed_from_unschedulable = False
                 self._unsched_add(qpi, why)
@@ -432,15 +458,16 @@ class SchedulingQueue:
         self._backoff_add(qpi, why)
         return True
 
-    def _requeue(self, qpi: QueuedPodInfo, strategy: Strategy, why: str) -> str:
-        """``requeueEntityWithQueueingStrategy``; returns where the pod went."""
+    def _requeue(self, qpi: QueuedPodInfo, strategy: Strategy, why: str, memo: dict | None = None) -> str:
+        """``requeueEntityWithQueueingStrategy``; returns where the pod went (``memo``: the
+        move's, for PreEnqueue)."""
         if strategy == Strategy.SKIP:
             self._unsched_add(qpi, why)
             return self._where[qpi.key]
         if strategy == Strategy.AFTER_BACKOFF and self.is_backing_off(qpi):
-            self._move_to_backoff(qpi, why)
+            self._move_to_backoff(qpi, why, memo)
             return self._where[qpi.key]
-        self._move_to_active(qpi, why)
+        self._move_to_active(qpi, why, memo=memo)
         return self._where[qpi.key]
 
     # -- adding, updating, deleting --------------------------------------------------------------------------------------
@@ -488,6 +515,7 @@ class SchedulingQueue:
         if key in self._in_flight:
             for event in events:
                 self._in_flight_log.append(RecordedEvent(event, old_pod, new_pod))
+                self._recorded += 1
             self._in_flight_latest[key] = new_pod_info
             return
         qpi = self._active.get(key)
@@ -556,12 +584,16 @@ class SchedulingQueue:
         flight afterwards, as after :meth:`pop`."""
         out = []
         for key in keys:
-            if key in self._in_flight:
+            where = self._where.get(key)
+            if where == ACTIVE:
+                qpi = self._active.delete(key)
+            elif where == BACKOFF:
+                qpi = self._backoff_delete(key)
+            elif where == UNSCHEDULABLE:  # (a gated pod stays)
+                qpi = self._unschedulable.pop(key)
+            else:
                 continue
-            qpi = self._active.get(key) or self._backoff_get(key) or self._unschedulable.get(key)
-            if qpi is None or qpi.gated:
-                continue
-            self._active.delete(key) or self._backoff_delete(key) or self._unschedulable.pop(key, None)
+            assert qpi is not None, f"{key} is not where the queue has it ({where})"
             qpi.attempts += 1
             marker = _InFlightMarker(key, qpi.pod)
             self._in_flight[key] = marker
@@ -594,6 +626,7 @@ class SchedulingQueue:
         self._in_flight_log.remove(marker)
         while self._in_flight_log and isinstance(self._in_flight_log[0], RecordedEvent):
             self._in_flight_log.pop(0)
+            self._recorded -= 1
         self._in_flight_latest.pop(key, None)
         self._deleted_in_flight.discard(key)
         if self._where.get(key) == IN_FLIGHT:
@@ -611,6 +644,8 @@ class SchedulingQueue:
         marker = self._in_flight.get(key)
         if marker is None:
             return None
+        if not self._recorded:  # no event was recorded since any pod in flight was popped
+            return []
         idx = next(i for i, e in enumerate(self._in_flight_log) if e is marker)
         return [e for e in self._in_flight_log[idx + 1:] if isinstance(e, RecordedEvent)]
 
@@ -699,11 +734,18 @@ class SchedulingQueue:
             marker = self._in_flight.get(key)
             if marker is not None:
                 self._in_flight_log.append(RecordedEvent(ev.EVENT_FORCE_ACTIVATE, None, marker.pod))
+                self._recorded += 1
 
     # -- cluster events ------------------------------------------------------------------------------------------------------
-    def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj) -> Strategy:
-        """``isPodWorthRequeuing``: ask the hints of the plugins that rejected the pod."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+    def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj, new_obj,
+                               answers: dict | None = None) -> Strategy:
+        """``isPodWorthRequeuing``: ask the hints of the plugins that rejected the pod.
+
+        ``answers`` (one dict per event): the answers of :func:`events.event_only` hints are
+        kept there and reused for the next pods; such a hint does not read the pod, so its
+        answer (an error included: Queue) is the one it would give each of them."""
+        pending = qpi.pending_plugins
+        rejectors = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
         if not rejectors:
             return Strategy.AFTER_BACKOFF
         if ev.cluster_event_is_wildcard(event):
@@ -719,12 +761,17 @@ class SchedulingQueue:
         for plugin, fn in hints:
             if plugin not in rejectors:
                 continue
-            hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
+            if answers is not None and fn in self._event_only:
+                hint = answers.get(fn)
+                if hint is None:
+                    hint = answers[fn] = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)[0]
+            else:
+                hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
             if hint == QueueingHint.QueueSkip:
                 continue
-            if plugin in qpi.pending_plugins:
+            if plugin in pending:
                 return Strategy.IMMEDIATELY
-            if not qpi.pending_plugins:
+            if not pending:
                 return Strategy.AFTER_BACKOFF
             strategy = Strategy.AFTER_BACKOFF
         return strategy
@@ -737,7 +784,8 @@ class SchedulingQueue:
         limits the candidates.  Only the pods a plugin with a hint for the event rejected are
         looked at (:meth:`UnschedulablePool.affected`), and of a plugin with a keyed hint
         (:class:`~kschedlab.framework.events.KeyedHint`) only the pods of the event's key: the
-        others would stay anyway."""
+        others would stay anyway.  Answers that do not depend on the pod are kept for the move
+        (:meth:`_move_pods`: event-only hints, PreEnqueue answers per ``pre_enqueue_key``)."""
         for one in ev.events_of(event):
             if not self._is_event_of_interest(one):
                 continue
@@ -748,22 +796,27 @@ class SchedulingQueue:
             self._move_pods(candidates, one, old_obj, new_obj)
 
     def _move_pods(self, candidates: list[QueuedPodInfo], event: ClusterEvent, old_obj, new_obj) -> None:
-        """``moveEntitiesToActiveOrBackoffQueue``."""
+        """``moveEntitiesToActiveOrBackoffQueue``, step for step for each pod.  The cluster does not
+        change within it, so an event-only hint is asked once per plugin (``answers``) and the
+        PreEnqueue plugins get one ``memo`` for the move (with ``pre_enqueue_memo``)."""
         if not self._is_event_of_interest(event):
             return
         wildcard = ev.cluster_event_is_wildcard(event)
+        answers: dict = {}
+        memo: dict | None = {} if self._pre_enqueue_memo else None
         for qpi in candidates:
             if self._unschedulable.get(qpi.key) is not qpi:
                 continue
             if qpi.gated and not wildcard and not ev.match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
-            strategy = self.is_pod_worth_requeuing(qpi, event, old_obj, new_obj)
+            strategy = self.is_pod_worth_requeuing(qpi, event, old_obj, new_obj, answers)
             if strategy == Strategy.SKIP:
                 continue
             del self._unschedulable[qpi.key]
-            self._requeue(qpi, strategy, event.label)
+            self._requeue(qpi, strategy, event.label, memo)
         if self._in_flight:
             self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
+            self._recorded += 1
 
     def _cross_topology_candidates(self, pod) -> list[QueuedPodInfo]:
         """``getUnschedulablePodsWithCrossTopologyTerm``: pods rejected by PodTopologySpread in the

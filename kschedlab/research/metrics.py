@@ -143,6 +143,12 @@ class ClusterUtilization:
     def _read_rows(self, snapshot, changed: list[int]) -> None:
         """Bring the kept sums up to date for the rows in ``changed`` (exact: integer sums)."""
         columns, requested, allocatable, free, free_used, pods = self._sums
+        if self._position is None and len(changed) <= FEW_ROWS:  # a few rows: no numpy call
+            n = len(self._pods)
+            few = sorted({int(r) for r in changed if r < n})
+            if few:
+                self._read_few(snapshot, few)
+            return
         if self._position is None:  # the live rows are 0..n-1
             at = np.unique(np.asarray(changed, np.int64))
             at = at[at < len(self._pods)]

@@ -172,7 +172,8 @@ class SchedulingLoop:
         first = next(iter(scheduler.profiles.values()))
         hints = {name: framework_hints(fw) for name, fw in scheduler.profiles.items()}
         self.queue = SchedulingQueue(first.less, pre_enqueue=self.pre_enqueue, hints=hints,
-                                     clock=self.time, gates=scheduler.gates, history_clock=clock)
+                                     clock=self.time, gates=scheduler.gates, history_clock=clock,
+                                     pre_enqueue_memo=True)
         self.attempts: dict[str, int] = {}
         self.total_attempts = 0
         #: cluster changes and, per pending pod, the change it was last tried at; whoever changes
@@ -253,9 +254,10 @@ class SchedulingLoop:
         return True
 
     # -- hooks into the scheduler -------------------------------------------------------------
-    def pre_enqueue(self, pod_info):
-        """The PreEnqueue plugins of the pod's profile (``on_gated`` hears of a pod they hold back)."""
-        status = self.scheduler.framework_for(pod_info.pod).run_pre_enqueue(pod_info)
+    def pre_enqueue(self, pod_info, memo: dict | None = None):
+        """The PreEnqueue plugins of the pod's profile (``on_gated`` hears of a pod they hold back;
+        ``memo``: the queue's for one move, see ``Framework.run_pre_enqueue``)."""
+        status = self.scheduler.framework_for(pod_info.pod).run_pre_enqueue(pod_info, memo)
         if not status.is_success():
             self.tracker.evaluated(pod_info.key)  # settled once PreEnqueue has seen this cluster
             for callback in self.on_gated:

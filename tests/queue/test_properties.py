@@ -22,6 +22,7 @@ from kschedlab_queue_fakes import LESS, NODE_ADD, PV_ADD, FakeClock, info, make_
 from kschedlab.features import FeatureGates
 from kschedlab.framework import events as ev
 from kschedlab.plugins.scheduling_gates import SchedulingGates
+from kschedlab.queue.scheduling_queue import RecordedEvent
 
 N_PODS = 6
 EVENTS = [NODE_ADD, PV_ADD, ev.EVENT_ASSIGNED_POD_DELETE, ev.EVENT_UNSCHEDULABLE_TIMEOUT,
@@ -175,6 +176,14 @@ class QueueMachine(RuleBasedStateMachine):
         assert len(listed) == len(set(listed))
         assert set(listed) == {k for k in self.alive if k not in self.in_flight}
         assert len(q) == len(listed)
+
+    @invariant()
+    def recorded_events_counted(self):
+        """The count the queue keeps of the events in its in-flight log (it skips the log when 0)."""
+        if not hasattr(self, "q"):
+            return
+        log = self.q.in_flight_events()
+        assert self.q._recorded == sum(1 for e in log if isinstance(e, RecordedEvent))
 
     @invariant()
     def gated_pods_wait_in_the_pool(self):

@@ -62,19 +62,18 @@ def _rules_errors(container: Any, path: list[Any]) -> Errors:
         errs.append(too_many(format_path([*path, "restartPolicyRules"]), len(rules), MAX_RESTART_RULES))
     for i, rule in enumerate(rules):
         rule_path = [*path, "restartPolicyRules", i]
-        rule = rule if isinstance(rule, dict) else {}
-        action = rule.get("action") or ""
+        action = rule.action or ""
         if action not in RULE_ACTIONS:
             errs.append(not_supported(format_path([*rule_path, "action"]), action, RULE_ACTIONS))
-        exit_codes = rule.get("exitCodes")
+        exit_codes = rule.exit_codes
         if exit_codes is None:
             errs.append(required(format_path([*rule_path, "exitCodes"]), "must be specified"))
             continue
-        operator = exit_codes.get("operator") or ""
+        operator = exit_codes.operator or ""
         if operator not in EXIT_CODE_OPERATORS:
             errs.append(not_supported(format_path([*rule_path, "exitCodes", "operator"]), operator,
                                       EXIT_CODE_OPERATORS))
-        values = exit_codes.get("values") or []
+        values = exit_codes.values
         if len(values) > MAX_EXIT_CODE_VALUES:
             errs.append(too_many(format_path([*rule_path, "exitCodes", "values"]), len(values),
                                  MAX_EXIT_CODE_VALUES))

@@ -15,8 +15,8 @@ policy check they share), with ContainerRestartRules on as at v1.37 (beta since 
 The limits and the ``Too many`` / ``must be specified`` wording are upstream's (the change that made
 them ``field.TooMany``); the other messages are those a v1.36 API server returns to ``kubectl apply
 --dry-run=server``, the gate-on validation code of these releases not being among the upstream
-sources kschedlab read. Not checked, for the same reason: which values a container's own
-``restartPolicy`` may take (``Always`` on an init container is a sidecar everywhere).
+sources kschedlab read. Which values a container's own ``restartPolicy`` may take (``Always``,
+``OnFailure``, ``Never``) is :mod:`~kschedlab.apiserver.pod_validation`'s.
 
 >>> from kschedlab.api.core import PodSpec
 >>> spec = PodSpec.model_validate({"initContainers": [{"name": "setup", "readinessProbe": {}},

@@ -203,7 +203,7 @@ def object_meta_errors(obj: KubeObject) -> Errors:
     return errs
 
 
-def _pod_spec_errors(spec: Any, path: list[Any]) -> Errors:
+def _pod_spec_errors(spec: Any, path: list[Any], claim_volumes: Iterable[str] = ()) -> Errors:
     errs: Errors = []
     seen: set[str] = set()
     for group, containers in (("initContainers", spec.init_containers), ("containers", spec.containers)):
@@ -219,7 +219,7 @@ def _pod_spec_errors(spec: Any, path: list[Any]) -> Errors:
             for kind in ("requests", "limits"):
                 for name, q in getattr(c.resources, kind).items():
                     errs += _amount_errors(name, q, [*path, group, i, "resources", kind, name])
-    return errs + restart_errors(spec, path) + pod_spec_field_errors(spec, path)
+    return errs + restart_errors(spec, path) + pod_spec_field_errors(spec, path, claim_volumes)
 
 
 def _amount_errors(name: str, quantity: Any, path: list[Any]) -> Errors:
@@ -303,7 +303,8 @@ def workload_errors(obj: Any) -> Errors:
                          f"Invalid value: {_go_map(template_labels)}: `selector` does not match template `labels`"))
     errs += labels_errors(template_labels, ["spec", "template", "metadata", "labels"])
     errs += annotations_errors(spec.template.metadata.annotations, ["spec", "template", "metadata", "annotations"])
-    errs += _pod_spec_errors(spec.template.spec, ["spec", "template", "spec"])
+    claims = [c.metadata.name or "" for c in spec.volume_claim_templates] if kind == "StatefulSet" else []
+    errs += _pod_spec_errors(spec.template.spec, ["spec", "template", "spec"], claims)
     errs += ephemeral_containers_errors(spec.template.spec, ["spec", "template", "spec"], template=True)
     return errs
 

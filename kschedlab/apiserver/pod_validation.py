@@ -8,6 +8,8 @@ context's enums and IDs). Messages and paths are upstream's ``field.ErrorList``.
 - A volume names one source; each further one is ``Forbidden: may not specify more than 1 volume
   type`` at its own path (upstream's order of sources). None at all is not refused: defaulting
   makes it an ``emptyDir``. Then its name: ``Required value``, a DNS label, ``Duplicate value``.
+  A container's ``volumeMounts`` name a volume that passed (``Not found: "cache"``), each with a
+  ``mountPath`` of its own (``must be unique``).
 - An ``env`` name is required and, with relaxed validation (GA in v1.34), printable ASCII other
   than ``=``. ``valueFrom`` is refused beside a ``value`` and with two sources; ``fieldRef`` and
   ``resourceFieldRef`` are checked against the paths and resources an env var may read,
@@ -41,18 +43,18 @@ spec.containers[0].securityContext.seccompProfile.type: Unsupported value: "Defa
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterable
 
-from ..api.core import Container, PodSpec
+from ..api.core import Container, PodSpec, VolumeMount
 from ..api.env import EnvVar
 from ..api.errors import format_path
 from ..api.quantity import Quantity
 from ..api.security_context import AppArmorProfile, PodSecurityContext, SeccompProfile, SecurityContext
 from ..api.validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors, regex_error
 from ..api.volume import Volume
-from .field import duplicate, forbidden, invalid, not_supported, required
+from .field import bad_value, duplicate, forbidden, invalid, not_supported, required
 
-__all__ = ["pod_spec_field_errors", "volumes_errors", "env_errors", "security_context_errors",
+__all__ = ["pod_spec_field_errors", "volumes_errors", "volume_mounts_errors", "env_errors", "security_context_errors",
            "pod_security_context_errors", "ephemeral_containers_errors", "VOLUME_SOURCE_ORDER",
            "CONTAINER_RESTART_POLICIES", "ENV_FIELD_PATHS", "ENV_RESOURCES"]
 
@@ -132,10 +134,11 @@ def _source_errors(vol: Volume, path: Path) -> Errors:
     return errs
 
 
-def volumes_errors(volumes: list[Volume], path: Path) -> Errors:
-    """``ValidateVolumes``: each volume's source, then its name (required, a DNS label, unique)."""
+def volumes_errors(volumes: list[Volume], path: Path, names: set[str] | None = None) -> Errors:
+    """``ValidateVolumes``: each volume's source, then its name (required, a DNS label, unique);
+    ``names`` (when given) gets the names of the volumes that passed, the ones a mount may name."""
     errs: Errors = []
-    names: set[str] = set()
+    names = set() if names is None else names
     for i, vol in enumerate(volumes):
         name_path = _p(path, i, "name")
         el = _source_errors(vol, [*path, i])
@@ -149,6 +152,23 @@ def volumes_errors(volumes: list[Volume], path: Path) -> Errors:
             errs += el
         else:
             names.add(vol.name or "")
+    return errs
+
+
+def volume_mounts_errors(mounts: list[VolumeMount], volumes: set[str], path: Path) -> Errors:
+    """``ValidateVolumeMounts``: a name naming a (valid) volume of the pod, a mount path, unique."""
+    errs: Errors = []
+    paths: set[str] = set()
+    for i, m in enumerate(mounts):
+        if not m.name:
+            errs.append(required(_p(path, i, "name")))
+        if (m.name or "") not in volumes:
+            errs.append((_p(path, i, "name"), f"Not found: {bad_value(m.name or '')}"))
+        if not m.mount_path:
+            errs.append(required(_p(path, i, "mountPath")))
+        if (m.mount_path or "") in paths:
+            errs.append(invalid(_p(path, i, "mountPath"), m.mount_path or "", "must be unique"))
+        paths.add(m.mount_path or "")
     return errs
 
 
@@ -345,11 +365,12 @@ def pod_security_context_errors(sc: PodSecurityContext | None, path: Path) -> Er
 # ---------------------------------------------------------------- containers
 
 
-def _container_errors(c: Container, path: Path) -> Errors:
+def _container_errors(c: Container, volumes: set[str], path: Path) -> Errors:
     errs: Errors = []
     if c.restart_policy is not None and c.restart_policy not in CONTAINER_RESTART_POLICIES:
         errs.append(not_supported(_p(path, "restartPolicy"), c.restart_policy, CONTAINER_RESTART_POLICIES))
     errs += env_errors(c.env, [*path, "env"])
+    errs += volume_mounts_errors(c.volume_mounts, volumes, [*path, "volumeMounts"])
     errs += security_context_errors(c.security_context, [*path, "securityContext"])
     return errs
 
@@ -362,12 +383,15 @@ def ephemeral_containers_errors(spec: PodSpec, path: Path, *, template: bool) ->
                       "ephemeral containers not allowed in pod template" if template else "cannot be set on create")]
 
 
-def pod_spec_field_errors(spec: PodSpec, path: Path) -> Errors:
+def pod_spec_field_errors(spec: PodSpec, path: Path, claim_volumes: Iterable[str] = ()) -> Errors:
     """``(path, message)`` of every problem of the spec's volumes, containers' restart policy,
-    env and security context, and the pod's security context."""
-    errs = volumes_errors(spec.volumes, [*path, "volumes"])
+    env, mounts and security context, and the pod's security context. ``claim_volumes``: the
+    volumes a StatefulSet's ``volumeClaimTemplates`` add to its pods, which its template's mounts
+    may name."""
+    volumes: set[str] = set(claim_volumes)
+    errs = volumes_errors(spec.volumes, [*path, "volumes"], volumes)
     for group, containers in (("containers", spec.containers), ("initContainers", spec.init_containers)):
         for i, c in enumerate(containers):
-            errs += _container_errors(c, [*path, group, i])
+            errs += _container_errors(c, volumes, [*path, group, i])
     errs += pod_security_context_errors(spec.security_context, [*path, "securityContext"])
     return errs

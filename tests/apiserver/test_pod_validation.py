@@ -176,3 +176,31 @@ def test_an_invalid_pod_is_left_out_and_the_rest_applies():
     assert [o.name for o in refuse_invalid([bad, good], refused)] == ["q"]
     assert [str(e) for r in refused for e in r.errors] == [
         "Pod default/p: spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type"]
+
+
+def test_a_mount_names_a_volume_of_the_pod_and_a_path_of_its_own():
+    assert _spec_errors({"volumes": [{"name": "cache", "emptyDir": {}}, {"name": "bad", "emptyDir": {},
+                                                                        "secret": {"secretName": "s"}}],
+                         "containers": [{"name": "app", "volumeMounts": [
+                             {"name": "cache", "mountPath": "/c"}, {"name": "scratch", "mountPath": "/c"},
+                             {"name": "bad", "mountPath": "/b"}, {"name": "cache"}]}]}) == [
+        "spec.volumes[1].secret: Forbidden: may not specify more than 1 volume type",
+        'spec.containers[0].volumeMounts[1].name: Not found: "scratch"',
+        'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/c": must be unique',
+        'spec.containers[0].volumeMounts[2].name: Not found: "bad"',
+        "spec.containers[0].volumeMounts[3].mountPath: Required value",
+    ]
+
+
+def test_a_statefulset_template_may_mount_its_claim_templates():
+    from kschedlab.api.apps import StatefulSet
+
+    def sts(claim: str) -> StatefulSet:
+        return StatefulSet.model_validate({"metadata": {"name": "db", "namespace": "default"}, "spec": {
+            "selector": {"matchLabels": {"app": "db"}}, "volumeClaimTemplates": [{"metadata": {"name": claim}}],
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [
+                {"name": "db", "volumeMounts": [{"name": "data", "mountPath": "/var/lib/db"}]}]}}}})
+
+    assert object_errors(sts("data")) == []
+    assert object_errors(sts("other")) == [
+        ("spec.template.spec.containers[0].volumeMounts[0].name", 'Not found: "data"')]

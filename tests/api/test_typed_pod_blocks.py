@@ -285,3 +285,22 @@ def test_a_document_nested_hundreds_of_levels_deep_is_a_manifest_error(depth):
     nested = "{x: " * depth + "1" + "}" * depth
     with pytest.raises(ManifestError, match="nested too deeply to build|unknown field"):
         load_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {nested}\n", source="p.yaml")
+
+
+def _pdb(conditions: list) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"disruptionsAllowed": 1, "conditions": conditions}}
+
+
+def test_pdb_status_conditions_are_typed():
+    cond = {"type": "DisruptionAllowed", "status": "True", "reason": "SufficientPods", "message": "",
+            "observedGeneration": 1, "lastTransitionTime": T}
+    [pdb] = load_objects([_pdb([cond])], source="pdb.yaml")
+    assert (pdb.status.conditions[0].reason, pdb.status.conditions[0].last_transition_time.year) == ("SufficientPods", 2026)
+    with pytest.raises(ManifestError) as ei:
+        load_objects([_pdb([{**cond, "lastTransitonTime": T}])], source="pdb.yaml")
+    assert str(ei.value) == ('pdb.yaml: PodDisruptionBudget default/web: status.conditions[0].lastTransitonTime: '
+                             'unknown field "lastTransitonTime"')
+    with pytest.raises(ManifestError, match=r"status\.conditions\[0\]\.observedGeneration: invalid type"):
+        load_objects([_pdb([{**cond, "observedGeneration": "1"}])], source="pdb.yaml")

@@ -298,6 +298,18 @@ def _seccomp_errors(sp: SeccompProfile | None, path: Path) -> Errors:
     if sp.type == "Localhost":
         if sp.localhost_profile is None:
             errs.append(required(_p(path, "localhostProfile"), "must be set when seccomp type is Localhost"))
+        else:
+            errs += _local_descending_path_errors(sp.localhost_profile, [*path, "localhostProfile"])
+    return errs
+
+
+def _local_descending_path_errors(target: str, path: Path) -> Errors:
+    # validateLocalDescendingPath: relative, and no ".." element
+    errs: Errors = []
+    if target.startswith("/"):
+        errs.append(invalid(_p(path), target, "must be a relative path"))
+    if ".." in target.split("/"):
+        errs.append(invalid(_p(path), target, "must not contain '..'"))
     return errs
 
 

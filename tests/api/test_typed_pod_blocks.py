@@ -304,3 +304,37 @@ def test_pdb_status_conditions_are_typed():
                              'unknown field "lastTransitonTime"')
     with pytest.raises(ManifestError, match=r"status\.conditions\[0\]\.observedGeneration: invalid type"):
         load_objects([_pdb([{**cond, "observedGeneration": "1"}])], source="pdb.yaml")
+
+
+@pytest.mark.parametrize(("since", "pod", "read"), [
+    pytest.param("v1.31", _pod({"volumes": [{"name": "m", "image": {"reference": "quay.io/m:v1"}}]}),
+                 lambda p: p.spec.volumes[0].image.reference, id="image-volume"),
+    pytest.param("v1.31", _pod({"securityContext": {"supplementalGroupsPolicy": "Strict"}}),
+                 lambda p: p.spec.security_context.supplemental_groups_policy, id="supplementalGroupsPolicy"),
+    pytest.param("v1.31", _pod(status={"containerStatuses": [{"name": "app", "user": {"linux": {"uid": 7}}}]}),
+                 lambda p: p.status.container_statuses[0].user.linux.uid, id="containerStatus-user"),
+    pytest.param("v1.32", _pod({"securityContext": {"seLinuxChangePolicy": "Recursive"}}),
+                 lambda p: p.spec.security_context.se_linux_change_policy, id="seLinuxChangePolicy"),
+    pytest.param("v1.33", _pod(status={"containerStatuses": [{"name": "app", "stopSignal": "SIGUSR1"}]}),
+                 lambda p: p.status.container_statuses[0].stop_signal, id="containerStatus-stopSignal"),
+    pytest.param("v1.34", _c(env=[{"name": "F", "valueFrom": {"fileKeyRef": {"volumeName": "v", "path": "e",
+                                                                             "key": "F"}}}]),
+                 lambda p: p.spec.containers[0].env[0].value_from.file_key_ref.key, id="env-fileKeyRef"),
+    pytest.param("v1.34", _c(restartPolicy="Never", restartPolicyRules=[
+        {"action": "Restart", "exitCodes": {"operator": "NotIn", "values": [0]}}]),
+                 lambda p: p.spec.containers[0].restart_policy_rules[0].exit_codes.operator, id="restartPolicyRules"),
+    pytest.param("v1.34", _vol("projected", {"sources": [{"podCertificate": {"signerName": "a.b/c",
+                                                                             "keyType": "ED25519"}}]}),
+                 lambda p: p.spec.volumes[0].projected.sources[0].pod_certificate.key_type, id="podCertificate"),
+    pytest.param("v1.37", _c(securityContext={"ulimits": [{"name": "nofile", "soft": 1, "hard": 2}]}),
+                 lambda p: p.spec.containers[0].security_context.ulimits[0].hard, id="securityContext-ulimits"),
+    pytest.param("v1.37", _c(securityContext={"cgroupOptions": {"mountMode": "Writable"}}),
+                 lambda p: p.spec.containers[0].security_context.cgroup_options.mount_mode, id="cgroupOptions"),
+    pytest.param("v1.37", _pod(status={"nodeAllocatableResourceClaimStatuses": [
+        {"resourceClaimName": "c", "mapping": [{"name": "cpu", "quantity": "4"}]}]}),
+                 lambda p: str(p.status.node_allocatable_resource_claim_statuses[0].mapping[0].quantity),
+                 id="nodeAllocatableResourceClaimStatuses"),
+])
+def test_fields_newer_than_the_newest_stored_upstream_types_go_load(since, pod, read):
+    [obj] = load_objects([pod], source="p.yaml")
+    assert read(obj) not in (None, [], "")

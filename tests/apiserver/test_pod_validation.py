@@ -204,3 +204,11 @@ def test_a_statefulset_template_may_mount_its_claim_templates():
     assert object_errors(sts("data")) == []
     assert object_errors(sts("other")) == [
         ("spec.template.spec.containers[0].volumeMounts[0].name", 'Not found: "data"')]
+
+
+def test_a_localhost_seccomp_profile_is_a_relative_path_without_backsteps():
+    assert _spec_errors({"securityContext": {"seccompProfile": {"type": "Localhost",
+                                                                "localhostProfile": "/etc/../p.json"}}}) == [
+        'spec.securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/../p.json": must be a relative path',
+        "spec.securityContext.seccompProfile.localhostProfile: Invalid value: \"/etc/../p.json\": must not contain '..'",
+    ]

@@ -21,8 +21,9 @@ context's enums and IDs). Messages and paths are upstream's ``field.ErrorList``.
   on by default since v1.35); ``ephemeralContainers`` cannot be set when a pod is created nor in a
   template (a dump's stored pod keeps them).
 
-Not checked: volume source fields past their required names, hostPath's path and type, key paths and
-file modes of projections, sysctl name syntax, the ``fieldRef`` conversion error of an unknown path
+Sources: the required name of a Secret, ConfigMap, claim, NFS export (absolute) and image volume;
+hostPath's path (required, no ``..``) and ``type``; an image volume's ``pullPolicy``; ``emptyDir``'s
+``sizeLimit`` not negative. Not checked: the other sources' fields, key paths and file modes of projections, sysctl name syntax, the ``fieldRef`` conversion error of an unknown path
 (the path is refused as unsupported instead), ``valueFrom: {}`` (its message names the sources of
 the version that wrote it).
 
@@ -54,7 +55,7 @@ from ..api.validation import dns1123_label_errors, dns1123_subdomain_errors, qua
 from ..api.volume import Volume
 from .field import bad_value, duplicate, forbidden, invalid, not_supported, required
 
-__all__ = ["pod_spec_field_errors", "volumes_errors", "volume_mounts_errors", "env_errors", "security_context_errors",
+__all__ = ["HOST_PATH_TYPES", "pod_spec_field_errors", "volumes_errors", "volume_mounts_errors", "env_errors", "security_context_errors",
            "pod_security_context_errors", "ephemeral_containers_errors", "VOLUME_SOURCE_ORDER",
            "CONTAINER_RESTART_POLICIES", "ENV_FIELD_PATHS", "ENV_RESOURCES"]
 
@@ -75,6 +76,9 @@ VOLUME_SOURCE_ORDER = (
     ("image", "image"),
 )
 CONTAINER_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+#: ``hostPath.type`` values (sorted, the empty one first, as ``sets.List`` gives them)
+HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket")
+_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 #: what ``fieldRef`` of an env var may read without a subscript (sorted, as ``sets.List`` gives them)
 ENV_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
                    "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
@@ -122,6 +126,18 @@ def _source_errors(vol: Volume, path: Path) -> Errors:
             errs.append(required(_p(sp, "secretName")))
         elif attr == "config_map" and not source.name:
             errs.append(required(_p(sp, "name")))
+        elif attr == "host_path":
+            if not source.path:
+                errs.append(required(_p(sp, "path")))
+            elif ".." in source.path.split("/"):
+                errs.append(invalid(_p(sp, "path"), source.path, "must not contain '..'"))
+            if source.type is not None and source.type not in HOST_PATH_TYPES:
+                errs.append(not_supported(_p(sp, "type"), source.type, HOST_PATH_TYPES))
+        elif attr == "image":
+            if not source.reference:
+                errs.append(required(_p(sp, "reference")))
+            if source.pull_policy and source.pull_policy not in _PULL_POLICIES:
+                errs.append(not_supported(_p(sp, "pullPolicy"), source.pull_policy, _PULL_POLICIES))
         elif attr == "persistent_volume_claim" and not source.claim_name:
             errs.append(required(_p(sp, "claimName")))
         elif attr == "nfs":

@@ -212,3 +212,18 @@ def test_a_localhost_seccomp_profile_is_a_relative_path_without_backsteps():
         'spec.securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/../p.json": must be a relative path',
         "spec.securityContext.seccompProfile.localhostProfile: Invalid value: \"/etc/../p.json\": must not contain '..'",
     ]
+
+
+def test_host_path_and_image_volumes():
+    assert _spec_errors({"volumes": [
+        {"name": "a", "hostPath": {"path": "/var/../etc", "type": "Dir"}}, {"name": "b", "hostPath": {"path": ""}},
+        {"name": "c", "hostPath": {"path": "/run/x.sock", "type": "Socket"}},
+        {"name": "d", "image": {"pullPolicy": "Sometimes"}}]}) == [
+        "spec.volumes[0].hostPath.path: Invalid value: \"/var/../etc\": must not contain '..'",
+        'spec.volumes[0].hostPath.type: Unsupported value: "Dir": supported values: "", "BlockDevice", "CharDevice", '
+        '"Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+        "spec.volumes[1].hostPath.path: Required value",
+        "spec.volumes[3].image.reference: Required value",
+        'spec.volumes[3].image.pullPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"IfNotPresent", "Never"',
+    ]

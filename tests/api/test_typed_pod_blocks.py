@@ -338,3 +338,44 @@ def test_pdb_status_conditions_are_typed():
 def test_fields_newer_than_the_newest_stored_upstream_types_go_load(since, pod, read):
     [obj] = load_objects([pod], source="p.yaml")
     assert read(obj) not in (None, [], "")
+
+
+def _pv(source: str, body: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], source: body}}
+
+
+@pytest.mark.parametrize(("source", "body", "typo_at"), [
+    ("glusterfs", {"endpoints": "gfs", "path": "vol", "endpointsNamespace": "storage"}, []),
+    ("nfs", {"server": "nfs.example.com", "path": "/exports"}, []),
+    ("quobyte", {"registry": "r:7861", "volume": "v"}, []),
+    ("cephfs", {"monitors": ["10.0.0.1:6789"], "secretRef": {"name": "s", "namespace": "ceph"}}, ["secretRef"]),
+    ("fc", {"wwids": ["3600508b400105e210000900000490000"]}, []),
+    ("flocker", {"datasetName": "d"}, []),
+    ("flexVolume", {"driver": "example/lvm", "secretRef": {"name": "s", "namespace": "x"}}, ["secretRef"]),
+    ("azureFile", {"secretName": "s", "shareName": "share", "secretNamespace": "az"}, []),
+    ("vsphereVolume", {"volumePath": "[ds] v.vmdk"}, []),
+    ("photonPersistentDisk", {"pdID": "p"}, []),
+    ("portworxVolume", {"volumeID": "pxvol"}, []),
+    ("scaleIO", {"gateway": "https://gw", "system": "sys", "secretRef": {"name": "s", "namespace": "x"}}, ["secretRef"]),
+    ("storageos", {"volumeName": "v", "secretRef": {"kind": "Secret", "name": "s", "namespace": "x"}}, ["secretRef"]),
+])
+def test_persistent_volume_sources_are_typed(source, body, typo_at):
+    from kschedlab.api.persistentvolume import PersistentVolume
+
+    [pv] = load_objects([_pv(source, body)], source="pv.yaml")
+    assert isinstance(pv, PersistentVolume) and pv.source_name() is not None
+    bad = copy.deepcopy(body)
+    _at(bad, typo_at)["bogusField"] = 1
+    with pytest.raises(ManifestError) as ei:
+        load_objects([_pv(source, bad)], source="pv.yaml")
+    assert str(ei.value) == (f'pv.yaml: PersistentVolume pv: {_dotted(["spec", source, *typo_at])}.bogusField: '
+                             'unknown field "bogusField"')
+
+
+def test_a_portworx_volume_translates_to_csi_with_its_volume_id():
+    from kschedlab.api.csi_translation import translate_inline, translate_pv
+
+    [pv] = load_objects([_pv("portworxVolume", {"volumeID": "pxvol"})], source="pv.yaml")
+    [pod] = load_objects([_vol("portworxVolume", {"volumeID": "inline"})], source="p.yaml")
+    assert (translate_pv(pv).volume_handle, translate_inline(pod.spec.volumes[0]).volume_handle) == ("pxvol", "inline")

@@ -68,7 +68,7 @@ def test_seed_200_then_429_against_min_available():
     st_ = budget.status
     assert st_.disruptions_allowed == 0 and list(st_.disrupted_pods) == ["web-0"]
     assert pdbmod.to_seconds(st_.disrupted_pods["web-0"]) == 100.0
-    assert [(x["type"], x["status"], x["reason"]) for x in st_.conditions] == [
+    assert [(x.type, x.status, x.reason) for x in st_.conditions] == [
         ("DisruptionAllowed", "False", "InsufficientPods")]
 
     refused = evict(c, "default/web-1", now=101)
@@ -326,7 +326,7 @@ def test_upstream_eviction_pdb_status(allowed, expected, reason):
     assert evict(c, "default/foo-1", now=0).code == 200
     st_ = pdb_of(c, "foo").status
     assert st_.disruptions_allowed == expected
-    assert pdbmod.find_condition(st_.conditions, "DisruptionAllowed")["reason"] == reason
+    assert pdbmod.find_condition(st_.conditions, "DisruptionAllowed").reason == reason
 
 
 # -------------------------------------------------------------- upstream: disruption_test.go
@@ -352,7 +352,7 @@ def _verify(pdb, pods, allowed, current, desired, expected, scale_of=None, now=N
     assert (st_.disruptions_allowed, st_.current_healthy, st_.desired_healthy, st_.expected_pods) == (
         allowed, current, desired, expected)
     cond = pdbmod.find_condition(st_.conditions, "DisruptionAllowed")
-    assert cond["status"] == ("True" if allowed > 0 else "False")
+    assert cond.status == ("True" if allowed > 0 else "False")
 
 
 def test_upstream_no_selector():
@@ -382,7 +382,7 @@ def test_upstream_integer_max_unavailable_and_naked_pods():
     _verify(pdb, [_dpod("naked")], 0, 1, 0, 0)
     pdb = _dpdb(minAvailable="28%")
     _verify(pdb, [_dpod("naked")], 0, 1, 0, 0)
-    assert not any(c["reason"] == "SyncFailed" for c in pdb.status.conditions)
+    assert not any(c.reason == "SyncFailed" for c in pdb.status.conditions)
 
 
 @pytest.mark.parametrize("max_unavailable,scales,expect", [
@@ -456,7 +456,7 @@ def test_upstream_invalid_selectors(selector):
     st_ = pdb.status
     assert (st_.disruptions_allowed, st_.current_healthy, st_.desired_healthy, st_.expected_pods) == (0, None, None,
                                                                                                       None)
-    assert pdbmod.find_condition(st_.conditions, "DisruptionAllowed")["reason"] == "SyncFailed"
+    assert pdbmod.find_condition(st_.conditions, "DisruptionAllowed").reason == "SyncFailed"
 
 
 def test_controller_not_found_fails_safe_and_keeps_the_counts():
@@ -466,7 +466,7 @@ def test_controller_not_found_fails_safe_and_keeps_the_counts():
     pdb.status = pdbmod.compute_status(pdb, pods, scale_of=lambda p: None)
     assert (pdb.status.disruptions_allowed, pdb.status.current_healthy) == (0, 4)
     cond = pdbmod.find_condition(pdb.status.conditions, "DisruptionAllowed")
-    assert (cond["reason"], cond["message"]) == ("SyncFailed", 'found no controllers for pod "p"')
+    assert (cond.reason, cond.message) == ("SyncFailed", 'found no controllers for pod "p"')
 
 
 def test_entries_within_deletion_timeout_keep_the_pod_unhealthy():
@@ -514,7 +514,7 @@ spec: {nodeName: n1, containers: [{name: c}]}
 """)))
     pdbmod.refresh(c, now=0)
     cond = pdbmod.find_condition(c.of_kind("PodDisruptionBudget")[0].status.conditions, "DisruptionAllowed")
-    assert cond["reason"] == "SyncFailed"
+    assert cond.reason == "SyncFailed"
 
 
 # ----------------------------------------------------------------------------- property

@@ -128,11 +128,16 @@ class K8sModel(BaseModel):
         self.model_fields_set.update(names)
 
 
+#: values a clone shares rather than copies (the test is by exact type: a subclass of str or int
+#: may carry state)
+_SHARED = frozenset({type(None), str, int, bool, float})
+
+
 def _clone(v: Any) -> Any:
     # Quantities, datetimes, strings and numbers are immutable: shared.
     if isinstance(v, BaseModel):
         new = v.__class__.__new__(v.__class__)
-        object.__setattr__(new, "__dict__", {k: _clone(x) for k, x in v.__dict__.items()})
+        object.__setattr__(new, "__dict__", {k: x if type(x) in _SHARED else _clone(x) for k, x in v.__dict__.items()})
         object.__setattr__(new, "__pydantic_fields_set__", set(v.__pydantic_fields_set__))
         object.__setattr__(new, "__pydantic_extra__", _clone(v.__pydantic_extra__))
         object.__setattr__(new, "__pydantic_private__", _clone(v.__pydantic_private__))

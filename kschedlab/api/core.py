@@ -1,11 +1,11 @@
 """``core/v1`` kinds: Pod, Node, Namespace, Service and their parts.
 
-Scheduler-relevant fields are fully typed, and so are the blocks a ``kubectl get -o yaml``
-dump carries whose v1.37 shape is settled (a node's status: :mod:`.node_status`; probes and
-lifecycle hooks: :mod:`.probe`; ``envFrom``, ``volumeMounts``, ``os``, ``dnsConfig``,
-``hostIPs`` / ``podIPs`` ...), so that a misspelt field there is refused with its path. The rest
-(``env``, ``securityContext``, container statuses, most volume sources) is accepted as plain data
-(``Any``) and read as such where it is used; unknown fields at the typed levels are refused.
+Every field of a Pod and a Node is typed, down to the leaves: a node's status
+(:mod:`.node_status`), probes and lifecycle hooks (:mod:`.probe`), ``env`` (:mod:`.env`),
+``securityContext`` (:mod:`.security_context`), volume sources (:mod:`.volume`), container
+statuses and the DRA parts of a pod's status (:mod:`.container_status`), ``restartPolicyRules``,
+ephemeral containers. A misspelt field at any depth is refused with its path, as the API
+server's strict decoding refuses it; a wrong type too (``"3"`` is no integer).
 
 >>> pod = Pod.model_validate({
 ...     "metadata": {"name": "web-0", "namespace": "default"},
@@ -24,6 +24,12 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from ._base import K8sModel, Time, check_enum
+from .container_status import (
+    ContainerStatus,
+    NodeAllocatableResourceClaimStatus,
+    PodExtendedResourceClaimStatus,
+)
+from .env import EnvVar
 from .meta import (
     KubeObject,
     LabelSelector,
@@ -44,6 +50,8 @@ from .node_status import (
 )
 from .probe import Lifecycle, Probe
 from .quantity import Quantity
+from .requirements import ResourceClaim, ResourceRequirements
+from .security_context import PodSecurityContext, SecurityContext
 from .volume import LocalObjectReference, Volume
 
 __all__ = [
@@ -63,7 +71,10 @@ __all__ = [
     "VolumeMount",
     "VolumeDevice",
     "ContainerResizePolicy",
+    "ContainerRestartRuleOnExitCodes",
+    "ContainerRestartRule",
     "Container",
+    "EphemeralContainer",
     "PodOS",
     "PodDNSConfigOption",
     "PodDNSConfig",
@@ -125,22 +136,6 @@ QOS_CLASSES = ("Guaranteed", "Burstable", "BestEffort")
 # ------------------------------------------------------------------ containers
 
 
-class ResourceClaim(K8sModel):
-    """``resources.claims[]``: a pod claim (``spec.resourceClaims[].name``) a container uses,
-    optionally only one ``request`` of it."""
-
-    name: str | None = None
-    request: str | None = None
-
-
-class ResourceRequirements(K8sModel):
-    """Container (or pod-level) requests and limits."""
-
-    limits: dict[str, Quantity] = Field(default_factory=dict)
-    requests: dict[str, Quantity] = Field(default_factory=dict)
-    claims: list[ResourceClaim] = Field(default_factory=list)
-
-
 class ContainerPort(K8sModel):
     """v1.ContainerPort; ``hostPort`` is what the NodePorts plugin checks."""
 
@@ -200,6 +195,20 @@ class ContainerResizePolicy(K8sModel):
     restart_policy: str | None = None
 
 
+class ContainerRestartRuleOnExitCodes(K8sModel):
+    """``exitCodes`` of a restart rule: the exit codes ``In`` / ``NotIn`` ``values``."""
+
+    operator: str | None = None
+    values: list[int] = Field(default_factory=list)
+
+
+class ContainerRestartRule(K8sModel):
+    """``restartPolicyRules[]``: what to do (``action``) when the container exits as ``exitCodes`` says."""
+
+    action: str | None = None
+    exit_codes: ContainerRestartRuleOnExitCodes | None = None
+
+
 class Container(K8sModel):
     """v1.Container. An init container with ``restartPolicy: Always`` is a sidecar."""
 
@@ -210,11 +219,11 @@ class Container(K8sModel):
     working_dir: str | None = None
     ports: list[ContainerPort] = Field(default_factory=list)
     env_from: list[EnvFromSource] = Field(default_factory=list)
-    env: list[Any] = Field(default_factory=list)
+    env: list[EnvVar] = Field(default_factory=list)
     resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
     resize_policy: list[ContainerResizePolicy] = Field(default_factory=list)
     restart_policy: str | None = None
-    restart_policy_rules: list[Any] = Field(default_factory=list)
+    restart_policy_rules: list[ContainerRestartRule] = Field(default_factory=list)
     volume_mounts: list[VolumeMount] = Field(default_factory=list)
     volume_devices: list[VolumeDevice] = Field(default_factory=list)
     liveness_probe: Probe | None = None
@@ -224,7 +233,7 @@ class Container(K8sModel):
     termination_message_path: str | None = None
     termination_message_policy: str | None = None
     image_pull_policy: str | None = None
-    security_context: Any = None
+    security_context: SecurityContext | None = None
     stdin: bool | None = None
     stdin_once: bool | None = None
     tty: bool | None = None
@@ -237,6 +246,13 @@ class Container(K8sModel):
         True
         """
         return self.restart_policy == "Always"
+
+
+class EphemeralContainer(Container):
+    """v1.EphemeralContainer: a debugging container added to a running pod; ``targetContainerName``
+    names the container whose namespaces it joins."""
+
+    target_container_name: str | None = None
 
 
 # -------------------------------------------------------------- node affinity
@@ -449,7 +465,7 @@ class PodSpec(K8sModel):
     volumes: list[Volume] = Field(default_factory=list)
     init_containers: list[Container] = Field(default_factory=list)
     containers: list[Container] = Field(default_factory=list)
-    ephemeral_containers: list[Any] = Field(default_factory=list)
+    ephemeral_containers: list[EphemeralContainer] = Field(default_factory=list)
     restart_policy: str | None = None
     termination_grace_period_seconds: int | None = None
     active_deadline_seconds: int | None = None
@@ -463,7 +479,7 @@ class PodSpec(K8sModel):
     host_pid: bool | None = Field(default=None, alias="hostPID")
     host_ipc: bool | None = Field(default=None, alias="hostIPC")
     share_process_namespace: bool | None = None
-    security_context: Any = None
+    security_context: PodSecurityContext | None = None
     image_pull_secrets: list[LocalObjectReference] = Field(default_factory=list)
     hostname: str | None = None
     subdomain: str | None = None
@@ -528,16 +544,16 @@ class PodStatus(K8sModel):
     pod_ip: str | None = Field(default=None, alias="podIP")
     pod_ips: list[PodIP] = Field(default_factory=list, alias="podIPs")
     start_time: Time | None = None
-    init_container_statuses: list[Any] = Field(default_factory=list)
-    container_statuses: list[Any] = Field(default_factory=list)
+    init_container_statuses: list[ContainerStatus] = Field(default_factory=list)
+    container_statuses: list[ContainerStatus] = Field(default_factory=list)
     qos_class: str | None = None
-    ephemeral_container_statuses: list[Any] = Field(default_factory=list)
+    ephemeral_container_statuses: list[ContainerStatus] = Field(default_factory=list)
     resize: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
-    extended_resource_claim_status: Any = None
+    extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
     allocated_resources: dict[str, Quantity] = Field(default_factory=dict)
     resources: ResourceRequirements | None = None
-    node_allocatable_resource_claim_statuses: list[Any] = Field(default_factory=list)
+    node_allocatable_resource_claim_statuses: list[NodeAllocatableResourceClaimStatus] = Field(default_factory=list)
 
     @field_validator("phase")
     @classmethod

@@ -79,9 +79,7 @@ class CSISource:
 
 
 def _get(source, key: str):
-    """A field of a typed volume source, or of one kept as its JSON."""
-    if isinstance(source, dict):
-        return source.get(key)
+    """A field of a (typed) volume source."""
     return getattr(source, key, None)
 
 
@@ -167,7 +165,7 @@ def _handle(plugin: str, source, labels: dict[str, str] | None) -> str | None:
     if plugin == CINDER_IN_TREE:
         return _get(source, "volume_id") or ""
     if plugin == PORTWORX_IN_TREE:
-        return _get(source, "volumeID") or ""
+        return _get(source, "volume_id") or ""
     return None  # azureFile and vsphereVolume: the scheduler never counts them (no migration check passes)
 
 

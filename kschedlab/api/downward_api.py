@@ -22,8 +22,8 @@ topology labels (:mod:`kschedlab.api.binding`), so the seed's example resolves t
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from kschedlab.api.env import EnvVarSource
 from kschedlab.api.errors import ManifestError
 
 __all__ = ["downward_api_env", "field_value"]
@@ -67,10 +67,6 @@ def field_value(pod, field_path: str) -> str:
     return getter(pod)
 
 
-def _entry(env: Any, key: str) -> Any:
-    return env.get(key) if isinstance(env, dict) else getattr(env, key, None)
-
-
 def downward_api_env(pod, container: str | None = None) -> dict[str, str]:
     """A container's environment from its ``env`` list: literal ``value`` entries and
     ``valueFrom.fieldRef`` entries resolved on ``pod`` (later entries of the same name win).
@@ -91,18 +87,19 @@ def downward_api_env(pod, container: str | None = None) -> dict[str, str]:
     out: dict[str, str] = {}
     for j, env in enumerate(containers[index].env):
         path = f"spec.containers[{index}].env[{j}]"
-        name = _entry(env, "name")
-        value_from = _entry(env, "valueFrom")
+        name = env.name or ""
+        value_from = env.value_from
         if value_from is None:
-            out[name] = _entry(env, "value") or ""
+            out[name] = env.value or ""
             continue
-        field_ref = _entry(value_from, "fieldRef")
+        field_ref = value_from.field_ref
         if field_ref is None:
-            kind = next(iter(value_from), "valueFrom") if isinstance(value_from, dict) else "valueFrom"
+            kind = next((f.alias or n for n, f in EnvVarSource.model_fields.items()
+                         if getattr(value_from, n) is not None), "valueFrom")
             raise ManifestError(f"{kind} is not resolved by the Downward API helper", obj=where,
                                 path=f"{path}.valueFrom.{kind}")
         try:
-            out[name] = field_value(pod, _entry(field_ref, "fieldPath") or "")
+            out[name] = field_value(pod, field_ref.field_path or "")
         except ValueError as err:
             raise ManifestError(str(err), obj=where, path=f"{path}.valueFrom.fieldRef.fieldPath") from None
     return out

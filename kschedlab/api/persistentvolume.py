@@ -21,7 +21,7 @@ when the class says ``WaitForFirstConsumer``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -34,13 +34,21 @@ from .volume import (
     AzureDiskVolumeSource,
     CinderVolumeSource,
     CSIPersistentVolumeSource,
+    FCVolumeSource,
+    FlockerVolumeSource,
     GCEPersistentDiskVolumeSource,
     HostPathVolumeSource,
     ISCSIVolumeSource,
     LocalVolumeSource,
+    NFSVolumeSource,
     ObjectReference,
     PersistentVolumeClaimSpec,
+    PhotonPersistentDiskVolumeSource,
+    PortworxVolumeSource,
+    QuobyteVolumeSource,
     RBDVolumeSource,
+    SecretReference,
+    VsphereVirtualDiskVolumeSource,
 )
 
 __all__ = [
@@ -82,8 +90,72 @@ class VolumeNodeAffinity(K8sModel):
     required: NodeSelector | None = None
 
 
+class GlusterfsPersistentVolumeSource(K8sModel):
+    """A PV's Glusterfs volume (its endpoints may be in another namespace)."""
+
+    endpoints: str | None = None
+    path: str | None = None
+    read_only: bool | None = None
+    endpoints_namespace: str | None = None
+
+
+class CephFSPersistentVolumeSource(K8sModel):
+    """A PV's CephFS mount (its secret may be in another namespace)."""
+
+    monitors: list[str] = Field(default_factory=list)
+    path: str | None = None
+    user: str | None = None
+    secret_file: str | None = None
+    secret_ref: SecretReference | None = None
+    read_only: bool | None = None
+
+
+class FlexPersistentVolumeSource(K8sModel):
+    """A PV's FlexVolume (its secret may be in another namespace)."""
+
+    driver: str | None = None
+    fs_type: str | None = None
+    secret_ref: SecretReference | None = None
+    read_only: bool | None = None
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+class AzureFilePersistentVolumeSource(K8sModel):
+    """A PV's Azure File share (``secretNamespace``: where its secret is)."""
+
+    secret_name: str | None = None
+    share_name: str | None = None
+    read_only: bool | None = None
+    secret_namespace: str | None = None
+
+
+class ScaleIOPersistentVolumeSource(K8sModel):
+    """A PV's ScaleIO volume (its secret may be in another namespace)."""
+
+    gateway: str | None = None
+    system: str | None = None
+    secret_ref: SecretReference | None = None
+    ssl_enabled: bool | None = None
+    protection_domain: str | None = None
+    storage_pool: str | None = None
+    storage_mode: str | None = None
+    volume_name: str | None = None
+    fs_type: str | None = None
+    read_only: bool | None = None
+
+
+class StorageOSPersistentVolumeSource(K8sModel):
+    """A PV's StorageOS volume (its secret an object reference)."""
+
+    volume_name: str | None = None
+    volume_namespace: str | None = None
+    fs_type: str | None = None
+    read_only: bool | None = None
+    secret_ref: ObjectReference | None = None
+
+
 class PersistentVolumeSpec(K8sModel):
-    """v1.PersistentVolumeSpec; the plugin-read sources typed, the rest as JSON."""
+    """v1.PersistentVolumeSpec, every source typed."""
 
     capacity: dict[str, Quantity] = Field(default_factory=dict)
     access_modes: list[str] = Field(default_factory=list)
@@ -104,19 +176,19 @@ class PersistentVolumeSpec(K8sModel):
     cinder: CinderVolumeSource | None = None
     host_path: HostPathVolumeSource | None = None
     local: LocalVolumeSource | None = None
-    glusterfs: Any = None
-    nfs: Any = None
-    quobyte: Any = None
-    cephfs: Any = None
-    fc: Any = None
-    flocker: Any = None
-    flex_volume: Any = None
-    azure_file: Any = None
-    vsphere_volume: Any = None
-    photon_persistent_disk: Any = None
-    portworx_volume: Any = None
-    scale_io: Any = Field(default=None, alias="scaleIO")
-    storageos: Any = None
+    glusterfs: GlusterfsPersistentVolumeSource | None = None
+    nfs: NFSVolumeSource | None = None
+    quobyte: QuobyteVolumeSource | None = None
+    cephfs: CephFSPersistentVolumeSource | None = None
+    fc: FCVolumeSource | None = None
+    flocker: FlockerVolumeSource | None = None
+    flex_volume: FlexPersistentVolumeSource | None = None
+    azure_file: AzureFilePersistentVolumeSource | None = None
+    vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
+    photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = None
+    portworx_volume: PortworxVolumeSource | None = None
+    scale_io: ScaleIOPersistentVolumeSource | None = Field(default=None, alias="scaleIO")
+    storageos: StorageOSPersistentVolumeSource | None = None
 
 
 PV_SOURCES: tuple[tuple[str, str], ...] = (
@@ -175,17 +247,35 @@ class PersistentVolume(KubeObject):
         return f"{ref.namespace or ''}/{ref.name}"
 
 
+class PersistentVolumeClaimCondition(K8sModel):
+    """A claim's condition (``Resizing``, ``FileSystemResizePending``, ``ModifyingVolume`` ...)."""
+
+    type: str | None = None
+    status: str | None = None
+    last_probe_time: Time | None = None
+    last_transition_time: Time | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+class ModifyVolumeStatus(K8sModel):
+    """A claim's pending change of VolumeAttributesClass."""
+
+    target_volume_attributes_class_name: str | None = None
+    status: str | None = None
+
+
 class PersistentVolumeClaimStatus(K8sModel):
     """``status.phase`` (Pending, Bound, Lost), ``accessModes`` and ``capacity`` once bound."""
 
     phase: str | None = None
     access_modes: list[str] = Field(default_factory=list)
     capacity: dict[str, Quantity] = Field(default_factory=dict)
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[PersistentVolumeClaimCondition] = Field(default_factory=list)
     allocated_resources: dict[str, Quantity] = Field(default_factory=dict)
     allocated_resource_statuses: dict[str, str] = Field(default_factory=dict)
     current_volume_attributes_class_name: str | None = None
-    modify_volume_status: Any = None
+    modify_volume_status: ModifyVolumeStatus | None = None
 
 
 class PersistentVolumeClaim(KubeObject):

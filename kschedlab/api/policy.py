@@ -5,16 +5,18 @@
 ...     "status": {"disruptionsAllowed": 1}})
 >>> pdb.spec.min_available, pdb.status.disruptions_allowed
 (2, 1)
+
+``status.conditions`` are ``metav1.Condition``s: a misspelt key there is refused with its path.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from ._base import IntOrString, K8sModel, Time
-from .meta import KubeObject, LabelSelector
+from .meta import Condition, KubeObject, LabelSelector
 
 __all__ = ["PodDisruptionBudget", "PodDisruptionBudgetSpec", "PodDisruptionBudgetStatus"]
 
@@ -37,7 +39,7 @@ class PodDisruptionBudgetStatus(K8sModel):
     current_healthy: int | None = None
     desired_healthy: int | None = None
     expected_pods: int | None = None
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[Condition] = Field(default_factory=list)
 
 
 class PodDisruptionBudget(KubeObject):

@@ -297,6 +297,10 @@ def load_documents(text: str, source: str) -> Iterator[tuple[Any, int | None]]:
         raise ManifestError(f"invalid YAML: {problem}{col}", file=source, line=line) from None
     except yaml.YAMLError as e:
         raise ManifestError(f"invalid YAML: {e}", file=source) from None
+    except RecursionError:
+        # the reader refuses nesting past 1000 levels; building the data of a document nested
+        # a few hundred levels deep can exhaust Python's stack before that
+        raise ManifestError("invalid YAML: nested too deeply to build", file=source) from None
     finally:
         loader.dispose()
 

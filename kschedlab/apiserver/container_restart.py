@@ -15,8 +15,8 @@ policy check they share), with ContainerRestartRules on as at v1.37 (beta since 
 The limits and the ``Too many`` / ``must be specified`` wording are upstream's (the change that made
 them ``field.TooMany``); the other messages are those a v1.36 API server returns to ``kubectl apply
 --dry-run=server``, the gate-on validation code of these releases not being among the upstream
-sources kschedlab read. Not checked, for the same reason: which values a container's own
-``restartPolicy`` may take (``Always`` on an init container is a sidecar everywhere).
+sources kschedlab read. Which values a container's own ``restartPolicy`` may take (``Always``,
+``OnFailure``, ``Never``) is :mod:`~kschedlab.apiserver.pod_validation`'s.
 
 >>> from kschedlab.api.core import PodSpec
 >>> spec = PodSpec.model_validate({"initContainers": [{"name": "setup", "readinessProbe": {}},
@@ -62,19 +62,18 @@ def _rules_errors(container: Any, path: list[Any]) -> Errors:
         errs.append(too_many(format_path([*path, "restartPolicyRules"]), len(rules), MAX_RESTART_RULES))
     for i, rule in enumerate(rules):
         rule_path = [*path, "restartPolicyRules", i]
-        rule = rule if isinstance(rule, dict) else {}
-        action = rule.get("action") or ""
+        action = rule.action or ""
         if action not in RULE_ACTIONS:
             errs.append(not_supported(format_path([*rule_path, "action"]), action, RULE_ACTIONS))
-        exit_codes = rule.get("exitCodes")
+        exit_codes = rule.exit_codes
         if exit_codes is None:
             errs.append(required(format_path([*rule_path, "exitCodes"]), "must be specified"))
             continue
-        operator = exit_codes.get("operator") or ""
+        operator = exit_codes.operator or ""
         if operator not in EXIT_CODE_OPERATORS:
             errs.append(not_supported(format_path([*rule_path, "exitCodes", "operator"]), operator,
                                       EXIT_CODE_OPERATORS))
-        values = exit_codes.get("values") or []
+        values = exit_codes.values
         if len(values) > MAX_EXIT_CODE_VALUES:
             errs.append(too_many(format_path([*rule_path, "exitCodes", "values"]), len(values),
                                  MAX_EXIT_CODE_VALUES))

@@ -50,6 +50,7 @@ from ..api.validation import (
 from .apply import Refusal
 from .container_restart import restart_errors
 from .field import go_pointer
+from .pod_validation import ephemeral_containers_errors, pod_spec_field_errors
 from .supported_values import enum_errors
 
 __all__ = ["object_errors", "check_objects", "refuse_invalid", "object_meta_errors", "owner_references_errors",
@@ -202,7 +203,7 @@ def object_meta_errors(obj: KubeObject) -> Errors:
     return errs
 
 
-def _pod_spec_errors(spec: Any, path: list[Any]) -> Errors:
+def _pod_spec_errors(spec: Any, path: list[Any], claim_volumes: Iterable[str] = ()) -> Errors:
     errs: Errors = []
     seen: set[str] = set()
     for group, containers in (("initContainers", spec.init_containers), ("containers", spec.containers)):
@@ -218,7 +219,7 @@ def _pod_spec_errors(spec: Any, path: list[Any]) -> Errors:
             for kind in ("requests", "limits"):
                 for name, q in getattr(c.resources, kind).items():
                     errs += _amount_errors(name, q, [*path, group, i, "resources", kind, name])
-    return errs + restart_errors(spec, path)
+    return errs + restart_errors(spec, path) + pod_spec_field_errors(spec, path, claim_volumes)
 
 
 def _amount_errors(name: str, quantity: Any, path: list[Any]) -> Errors:
@@ -302,7 +303,9 @@ def workload_errors(obj: Any) -> Errors:
                          f"Invalid value: {_go_map(template_labels)}: `selector` does not match template `labels`"))
     errs += labels_errors(template_labels, ["spec", "template", "metadata", "labels"])
     errs += annotations_errors(spec.template.metadata.annotations, ["spec", "template", "metadata", "annotations"])
-    errs += _pod_spec_errors(spec.template.spec, ["spec", "template", "spec"])
+    claims = [c.metadata.name or "" for c in spec.volume_claim_templates] if kind == "StatefulSet" else []
+    errs += _pod_spec_errors(spec.template.spec, ["spec", "template", "spec"], claims)
+    errs += ephemeral_containers_errors(spec.template.spec, ["spec", "template", "spec"], template=True)
     return errs
 
 
@@ -366,6 +369,8 @@ def object_errors(obj: TypedObject) -> Errors:
     errs = object_meta_errors(obj)
     if obj.kind == "Pod":
         errs += _pod_spec_errors(obj.spec, ["spec"])
+        if not obj.metadata.resource_version:  # a stored pod (a dump) keeps the ephemeral containers added to it
+            errs += ephemeral_containers_errors(obj.spec, ["spec"], template=False)
     elif obj.kind == "Node":
         errs += _node_errors(obj)
     elif obj.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"):

@@ -472,6 +472,9 @@ def update_pod(old: Pod, new_or_patch: Pod | Mapping[str, Any], *,
 
 # -- what kubectl shows ------------------------------------------------------------------------------------
 def _get(obj: Any, *keys: str) -> Any:
+    # a container status is a ContainerStatus when loaded, a dict when the kubelet simulation reports it
+    if isinstance(obj, BaseModel):
+        obj = obj.model_dump(exclude_unset=True)
     for k in keys:
         if not isinstance(obj, Mapping):
             return None

@@ -38,7 +38,7 @@ __all__ = ["run_api_eviction_case", "STAGES"]
 
 def _pdb_view(pdb) -> dict:
     cond = find_condition(pdb.status.conditions, DISRUPTION_ALLOWED_CONDITION)
-    reason = None if cond is None else (cond.get("reason") if isinstance(cond, dict) else cond.reason)
+    reason = None if cond is None else cond.reason
     return {"disruptionsAllowed": pdb.status.disruptions_allowed or 0, "conditionReason": reason or ""}
 
 

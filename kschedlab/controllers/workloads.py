@@ -67,6 +67,7 @@ from ..api.core import (
     PodSchedulingGroup,
     PodTemplateSpec,
 )
+from ..api.env import EnvVar
 from ..api.meta import KubeObject, TypedObject, time_ns
 from ..api.volume import PersistentVolumeClaimVolumeSource, Volume
 from ..apiserver.object_validation import check_objects, pod_bound_error
@@ -452,10 +453,11 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
                 extra_annotations={JOB_COMPLETION_INDEX: str(index)},
             )
             pod.spec.hostname = f"{job.name}-{index}"
-            env_ref = {"fieldRef": {"fieldPath": f"metadata.labels['{JOB_COMPLETION_INDEX}']"}}
+            index_env = EnvVar.model_validate({"name": "JOB_COMPLETION_INDEX", "valueFrom": {
+                "fieldRef": {"fieldPath": f"metadata.labels['{JOB_COMPLETION_INDEX}']"}}})
             for c in [*pod.spec.init_containers, *pod.spec.containers]:
-                if not any(isinstance(e, dict) and e.get("name") == "JOB_COMPLETION_INDEX" for e in c.env):
-                    c.env = [*c.env, {"name": "JOB_COMPLETION_INDEX", "valueFrom": env_ref}]
+                if not any(e.name == "JOB_COMPLETION_INDEX" for e in c.env):
+                    c.env = [*c.env, index_env.clone()]
             out.append(pod)
     else:
         for _ in range(diff):

@@ -25,7 +25,7 @@ Readiness: a pod counts as healthy when its ``Ready`` condition is ``True``
 >>> st = compute_status(pdb, pods)
 >>> st.current_healthy, st.desired_healthy, st.expected_pods, st.disruptions_allowed
 (3, 2, 3, 1)
->>> [(c["type"], c["status"], c["reason"]) for c in st.conditions]
+>>> [(c.type, c.status, c.reason) for c in st.conditions]
 [('DisruptionAllowed', 'True', 'SufficientPods')]
 """
 
@@ -35,6 +35,7 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable
 
+from kschedlab.api.meta import Condition
 from kschedlab.api.policy import PodDisruptionBudget, PodDisruptionBudgetStatus
 
 __all__ = ["selector_is_valid", "selects_for_preemption", "matching_pods", "scaled_value",
@@ -210,39 +211,32 @@ _ready = is_pod_ready  # the name this module used before
 
 
 # -------------------------------------------------------------------- conditions
-def find_condition(conditions, ctype: str):
-    """The ``metav1.Condition`` (a dict here) of type ``ctype`` in ``conditions``, or None."""
-    for cond in conditions or []:
-        if _cget(cond, "type") == ctype:
-            return cond
-    return None
+def find_condition(conditions: list[Condition], ctype: str) -> Condition | None:
+    """The ``metav1.Condition`` of type ``ctype`` in ``conditions``, or None."""
+    return next((cond for cond in conditions or [] if cond.type == ctype), None)
 
 
-def _cget(cond, key: str):
-    return cond.get(key) if isinstance(cond, dict) else getattr(cond, key, None)
-
-
-def set_status_condition(conditions: list, new: dict, now=None) -> None:
+def set_status_condition(conditions: list[Condition], new: dict, now=None) -> None:
     """``meta.SetStatusCondition``: add or update the condition of ``new["type"]``
     in place; ``lastTransitionTime`` moves only when the status changes."""
-    from kschedlab.api.meta import format_time
-
-    stamp = format_time(to_datetime(now)) if now is not None else None
+    stamp = to_datetime(now) if now is not None else None
     for i, cond in enumerate(conditions):
-        if _cget(cond, "type") != new["type"]:
+        if cond.type != new["type"]:
             continue
-        cond = dict(cond) if isinstance(cond, dict) else dict(cond.__dict__)
-        if cond.get("status") != new["status"]:
-            cond["status"] = new["status"]
-            cond["lastTransitionTime"] = new.get("lastTransitionTime") or stamp
-        for key in ("reason", "message", "observedGeneration"):
-            cond[key] = new.get(key, cond.get(key))
+        cond = cond.clone()
+        if cond.status != new["status"]:
+            cond.status = new["status"]
+            cond.last_transition_time = new.get("lastTransitionTime") or stamp
+        cond.reason = new.get("reason", cond.reason)
+        cond.message = new.get("message", cond.message)
+        cond.observed_generation = new.get("observedGeneration", cond.observed_generation)
+        cond.mark_set("status", "last_transition_time", "reason", "message", "observed_generation")
         conditions[i] = cond
         return
-    cond = {"type": new["type"], "status": new["status"], "observedGeneration": new.get("observedGeneration"),
-            "lastTransitionTime": new.get("lastTransitionTime") or stamp, "reason": new.get("reason", ""),
-            "message": new.get("message", "")}
-    conditions.append(cond)
+    conditions.append(Condition.trusted(
+        type=new["type"], status=new["status"], observed_generation=new.get("observedGeneration"),
+        last_transition_time=new.get("lastTransitionTime") or stamp, reason=new.get("reason", ""),
+        message=new.get("message", "")))
 
 
 def update_disruption_allowed_condition(status: PodDisruptionBudgetStatus, now=None) -> None:

@@ -175,8 +175,7 @@ def _empty_dir_limit_message(pod, stats: Mapping) -> str | None:
     for volume in pod.spec.volumes:
         if volume.empty_dir is None:
             continue
-        raw = (volume.empty_dir or {}).get("sizeLimit")
-        size = Quantity(str(raw)) if raw is not None else None
+        size = volume.empty_dir.size_limit
         if volume.name in used and size is not None and size.sign() == 1 \
                 and Quantity.from_int(used[volume.name], BINARY_SI) > size:
             return f'Usage of EmptyDir volume "{volume.name}" exceeds the limit "{size}". '

@@ -213,7 +213,7 @@ def local_volume_names(pod) -> list[str]:
     for v in pod.spec.volumes:
         empty_dir = v.empty_dir
         local = (v.host_path is not None or v.git_repo is not None or v.config_map is not None
-                 or (empty_dir is not None and not (empty_dir or {}).get("medium")))
+                 or (empty_dir is not None and not empty_dir.medium))
         if local:
             out.append(v.name)
     return out

@@ -117,7 +117,7 @@ def pdb_table(cluster):
                      "currentHealthy": st.current_healthy, "desiredHealthy": st.desired_healthy,
                      "expectedPods": st.expected_pods, "disruptionsAllowed": st.disruptions_allowed,
                      "disruptedPods": ", ".join(sorted(st.disrupted_pods)),
-                     "condition": f"{cond['status']} ({cond['reason']})" if cond else ""})
+                     "condition": f"{cond.status} ({cond.reason})" if cond else ""})
     return pd.DataFrame(rows, columns=["budget", "minAvailable", "maxUnavailable", "unhealthyPodEvictionPolicy",
                                        "currentHealthy", "desiredHealthy", "expectedPods", "disruptionsAllowed",
                                        "disruptedPods", "condition"])

@@ -186,7 +186,7 @@ def test_indexed_job():
     assert [p.metadata.labels["batch.kubernetes.io/job-completion-index"] for p in pods] == ["0", "1"]
     assert re.fullmatch(f"pi-1-{NAME5}", pods[1].name)
     assert pods[1].spec.hostname == "pi-1"
-    assert pods[0].spec.containers[0].env == [
+    assert [e.model_dump(exclude_unset=True) for e in pods[0].spec.containers[0].env] == [
         {"name": "JOB_COMPLETION_INDEX",
          "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['batch.kubernetes.io/job-completion-index']"}}}
     ]

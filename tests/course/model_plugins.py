@@ -321,10 +321,10 @@ class MyDeclaredFeatures(Plugin):
         spec = pod_info.pod.spec
         needed = set()
         for container in [*spec.containers, *spec.init_containers]:
-            if any(rule.get("action") == "RestartAllContainers" for rule in container.restart_policy_rules or []):
+            if any(rule.action == "RestartAllContainers" for rule in container.restart_policy_rules):
                 needed.add("RestartAllContainersOnContainerExits")
         for container in [*spec.containers, *spec.init_containers, *spec.ephemeral_containers]:
-            if (container.security_context or {}).get("ulimits") is not None:
+            if container.security_context is not None and container.security_context.ulimits is not None:
                 needed.add("ContainerUlimits")
         if spec.host_network and spec.host_users is False:
             needed.add("UserNamespacesHostNetworkSupport")

@@ -1,0 +1,229 @@
+"""Validation of volumes, env, security contexts, a container's own restartPolicy and ephemeral
+containers (kschedlab.apiserver.pod_validation), with upstream's messages and paths; the ported
+rows of upstream TestValidateEnv are in data/validate_env.json (left out: SKIPPED-validate_env.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kschedlab.api.core import Pod, PodSpec
+from kschedlab.api.env import EnvVar
+from kschedlab.apiserver.apply import Refusal
+from kschedlab.apiserver.object_validation import object_errors, refuse_invalid
+from kschedlab.apiserver.pod_validation import env_errors, pod_spec_field_errors
+
+ENV_ROWS = json.loads((Path(__file__).parent / "data" / "validate_env.json").read_text())
+
+
+def test_the_ported_rows_are_well_formed():
+    assert len(ENV_ROWS) == 15
+    assert len({r["id"] for r in ENV_ROWS}) == len(ENV_ROWS)
+    assert all(r["source"].startswith("kubernetes/kubernetes pkg/apis/core/validation/validation_test.go@")
+               for r in ENV_ROWS)
+
+
+@pytest.mark.parametrize("row", ENV_ROWS, ids=[r["id"] for r in ENV_ROWS])
+def test_validate_env_upstream_rows(row):
+    envs = [EnvVar.model_validate(e) for e in row["env"]]
+    errs = [f"{path}: {message}" for path, message in env_errors(envs, ["field"])]
+    if row["expectedError"] is None:
+        assert errs == []
+        return
+    assert errs, "expected a failure"
+    for err in errs:  # upstream: every error is empty or contains the expected text
+        assert row["expectedError"] in err
+
+
+def _spec_errors(spec: dict) -> list[str]:
+    return [f"{p}: {m}" for p, m in pod_spec_field_errors(PodSpec.model_validate(spec), ["spec"])]
+
+
+def _pod(spec: dict, **meta) -> Pod:
+    return Pod.model_validate({"metadata": {"name": "p", "namespace": "default", **meta},
+                               "spec": {"containers": [{"name": "app", "image": "nginx"}], **spec}})
+
+
+def test_a_volume_with_two_sources_is_refused_at_the_second():
+    assert _spec_errors({"volumes": [
+        {"name": "a", "configMap": {"name": "cm"}, "emptyDir": {}},
+        {"name": "b", "hostPath": {"path": "/x"}, "secret": {"secretName": "s"}, "persistentVolumeClaim": {
+            "claimName": "c"}}]}) == [
+        "spec.volumes[0].configMap: Forbidden: may not specify more than 1 volume type",
+        "spec.volumes[1].secret: Forbidden: may not specify more than 1 volume type",
+        "spec.volumes[1].persistentVolumeClaim: Forbidden: may not specify more than 1 volume type",
+    ]
+
+
+def test_a_volume_without_a_source_is_left_to_defaulting():
+    assert _spec_errors({"volumes": [{"name": "scratch"}]}) == []
+
+
+def test_volume_names_and_required_source_fields():
+    assert _spec_errors({"volumes": [
+        {"emptyDir": {}}, {"name": "Data_1", "emptyDir": {}}, {"name": "x", "emptyDir": {}},
+        {"name": "x", "emptyDir": {}}, {"name": "s", "secret": {}}, {"name": "c", "configMap": {}},
+        {"name": "p", "persistentVolumeClaim": {}}, {"name": "n", "nfs": {"path": "exports"}},
+        {"name": "e", "emptyDir": {"sizeLimit": "-1Gi"}}]}) == [
+        "spec.volumes[0].name: Required value",
+        'spec.volumes[1].name: Invalid value: "Data_1": a lowercase RFC 1123 label must consist of lower case '
+        "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  "
+        "or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        'spec.volumes[3].name: Duplicate value: "x"',
+        "spec.volumes[4].secret.secretName: Required value",
+        "spec.volumes[5].configMap.name: Required value",
+        "spec.volumes[6].persistentVolumeClaim.claimName: Required value",
+        "spec.volumes[7].nfs.server: Required value",
+        'spec.volumes[7].nfs.path: Invalid value: "exports": must be an absolute path',
+        "spec.volumes[8].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity",
+    ]
+
+
+@pytest.mark.parametrize("policy", ["Always", "OnFailure", "Never"])
+def test_a_regular_container_may_set_its_own_restart_policy(policy):
+    assert _spec_errors({"containers": [{"name": "app", "restartPolicy": policy, "restartPolicyRules": [
+        {"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}]}]}) == []
+
+
+def test_a_container_restart_policy_outside_the_three_is_refused():
+    assert _spec_errors({"initContainers": [{"name": "i", "restartPolicy": "Sometimes"}],
+                         "containers": [{"name": "app", "restartPolicy": "always"}]}) == [
+        'spec.containers[0].restartPolicy: Unsupported value: "always": supported values: "Always", "OnFailure", "Never"',
+        'spec.initContainers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"OnFailure", "Never"',
+    ]
+
+
+def test_ephemeral_containers_cannot_be_set_on_create_but_a_stored_pod_keeps_them():
+    eph = {"ephemeralContainers": [{"name": "debug", "image": "busybox", "targetContainerName": "app"}]}
+    assert object_errors(_pod(eph)) == [("spec.ephemeralContainers", "Forbidden: cannot be set on create")]
+    assert object_errors(_pod(eph, resourceVersion="42")) == []
+
+
+def test_ephemeral_containers_are_refused_in_a_pod_template():
+    from kschedlab.api.apps import Deployment
+
+    d = Deployment.model_validate({"metadata": {"name": "web", "namespace": "default"}, "spec": {
+        "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+            "containers": [{"name": "app"}], "ephemeralContainers": [{"name": "debug"}]}}}})
+    assert ("spec.template.spec.ephemeralContainers",
+            "Forbidden: ephemeral containers not allowed in pod template") in object_errors(d)
+
+
+def test_container_security_context():
+    assert _spec_errors({"containers": [{"name": "app", "securityContext": {
+        "runAsUser": -1, "procMount": "Masked", "seccompProfile": {"type": "Localhost"},
+        "appArmorProfile": {"type": "RuntimeDefault", "localhostProfile": "p"}}},
+        {"name": "b", "securityContext": {"seccompProfile": {}, "appArmorProfile": {"type": "Custom"}}}]}) == [
+        "spec.containers[0].securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive",
+        'spec.containers[0].securityContext.procMount: Unsupported value: "Masked": supported values: "Default", '
+        '"Unmasked"',
+        "spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp "
+        "type is Localhost",
+        'spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: "p": can only be set '
+        "when AppArmor type is Localhost",
+        "spec.containers[1].securityContext.seccompProfile.type: Required value: type is required when seccompProfile "
+        "is set",
+        'spec.containers[1].securityContext.appArmorProfile.type: Unsupported value: "Custom": supported values: '
+        '"Localhost", "RuntimeDefault", "Unconfined"',
+    ]
+
+
+def test_pod_security_context():
+    assert _spec_errors({"securityContext": {
+        "fsGroup": -5, "supplementalGroups": [10, -1], "fsGroupChangePolicy": "Sometimes",
+        "supplementalGroupsPolicy": "Replace", "seLinuxChangePolicy": "Never",
+        "sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "net.core.somaxconn", "value": "2"},
+                    {"value": "3"}]}}) == [
+        "spec.securityContext.fsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive",
+        "spec.securityContext.supplementalGroups[1]: Invalid value: -1: must be between 0 and 2147483647, inclusive",
+        'spec.securityContext.fsGroupChangePolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"OnRootMismatch"',
+        'spec.securityContext.supplementalGroupsPolicy: Unsupported value: "Replace": supported values: "Merge", '
+        '"Strict"',
+        'spec.securityContext.seLinuxChangePolicy: Unsupported value: "Never": supported values: "MountOption", '
+        '"Recursive"',
+        'spec.securityContext.sysctls[1].name: Duplicate value: "net.core.somaxconn"',
+        "spec.securityContext.sysctls[2].name: Required value",
+    ]
+
+
+def test_env_resource_field_ref_and_key_selectors():
+    assert _spec_errors({"containers": [{"name": "app", "env": [
+        {"name": "A", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}},
+        {"name": "B", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "2"}}},
+        {"name": "C", "valueFrom": {"resourceFieldRef": {"resource": "requests.hugepages-2Mi", "divisor": "1Mi"}}},
+        {"name": "D", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "a/b"}}},
+        {"name": "E", "valueFrom": {"secretKeyRef": {"name": "s"}}}]}]}) == [
+        'spec.containers[0].env[0].valueFrom.resourceFieldRef.resource: Unsupported value: "limits.gpu": supported '
+        'values: "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", '
+        '"requests.ephemeral-storage", "requests.memory"',
+        'spec.containers[0].env[1].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor\'s '
+        "values 1m and 1 are supported with the cpu resource",
+        'spec.containers[0].env[3].valueFrom.configMapKeyRef.key: Invalid value: "a/b": a valid config key must '
+        "consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', "
+        "regex used for validation is '[-._a-zA-Z0-9]+')",
+        "spec.containers[0].env[4].valueFrom.secretKeyRef.key: Required value",
+    ]
+
+
+def test_an_invalid_pod_is_left_out_and_the_rest_applies():
+    bad = _pod({"volumes": [{"name": "v", "emptyDir": {}, "hostPath": {"path": "/"}}]})
+    good = _pod({"volumes": [{"name": "v", "emptyDir": {}}]}, name="q")
+    refused: list[Refusal] = []
+    assert [o.name for o in refuse_invalid([bad, good], refused)] == ["q"]
+    assert [str(e) for r in refused for e in r.errors] == [
+        "Pod default/p: spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type"]
+
+
+def test_a_mount_names_a_volume_of_the_pod_and_a_path_of_its_own():
+    assert _spec_errors({"volumes": [{"name": "cache", "emptyDir": {}}, {"name": "bad", "emptyDir": {},
+                                                                        "secret": {"secretName": "s"}}],
+                         "containers": [{"name": "app", "volumeMounts": [
+                             {"name": "cache", "mountPath": "/c"}, {"name": "scratch", "mountPath": "/c"},
+                             {"name": "bad", "mountPath": "/b"}, {"name": "cache"}]}]}) == [
+        "spec.volumes[1].secret: Forbidden: may not specify more than 1 volume type",
+        'spec.containers[0].volumeMounts[1].name: Not found: "scratch"',
+        'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/c": must be unique',
+        'spec.containers[0].volumeMounts[2].name: Not found: "bad"',
+        "spec.containers[0].volumeMounts[3].mountPath: Required value",
+    ]
+
+
+def test_a_statefulset_template_may_mount_its_claim_templates():
+    from kschedlab.api.apps import StatefulSet
+
+    def sts(claim: str) -> StatefulSet:
+        return StatefulSet.model_validate({"metadata": {"name": "db", "namespace": "default"}, "spec": {
+            "selector": {"matchLabels": {"app": "db"}}, "volumeClaimTemplates": [{"metadata": {"name": claim}}],
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [
+                {"name": "db", "volumeMounts": [{"name": "data", "mountPath": "/var/lib/db"}]}]}}}})
+
+    assert object_errors(sts("data")) == []
+    assert object_errors(sts("other")) == [
+        ("spec.template.spec.containers[0].volumeMounts[0].name", 'Not found: "data"')]
+
+
+def test_a_localhost_seccomp_profile_is_a_relative_path_without_backsteps():
+    assert _spec_errors({"securityContext": {"seccompProfile": {"type": "Localhost",
+                                                                "localhostProfile": "/etc/../p.json"}}}) == [
+        'spec.securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/../p.json": must be a relative path',
+        "spec.securityContext.seccompProfile.localhostProfile: Invalid value: \"/etc/../p.json\": must not contain '..'",
+    ]
+
+
+def test_host_path_and_image_volumes():
+    assert _spec_errors({"volumes": [
+        {"name": "a", "hostPath": {"path": "/var/../etc", "type": "Dir"}}, {"name": "b", "hostPath": {"path": ""}},
+        {"name": "c", "hostPath": {"path": "/run/x.sock", "type": "Socket"}},
+        {"name": "d", "image": {"pullPolicy": "Sometimes"}}]}) == [
+        "spec.volumes[0].hostPath.path: Invalid value: \"/var/../etc\": must not contain '..'",
+        'spec.volumes[0].hostPath.type: Unsupported value: "Dir": supported values: "", "BlockDevice", "CharDevice", '
+        '"Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+        "spec.volumes[1].hostPath.path: Required value",
+        "spec.volumes[3].image.reference: Required value",
+        'spec.volumes[3].image.pullPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"IfNotPresent", "Never"',
+    ]

@@ -126,6 +126,8 @@ LIVE = (InterPodAffinity.name, PodTopologySpread.name, DynamicResources.name)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
                           NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
 _NEVER = np.iinfo(np.int64).min
+#: ``Code.Error`` as a plain int (an array compared with the enum member takes a slow path)
+_ERROR = int(Code.Error)
 #: PostFilter plugins that read nothing of a failed cycle's state but the entries of the plugins not
 #: skipped at PreFilter and the skipped set (DynamicResources answers alike without its state or with
 #: the "skipped" one its PreFilter leaves): after a fused cycle without live plugins, the framework's
@@ -676,22 +678,22 @@ class FastPath:
                 break
             verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
             codes = verdicts.codes
-            if not codes.any():
-                continue
-            if (codes == Code.Error).any():
-                return self.fw.run_filter(state, pod_info, snapshot, rows)
             failed = codes != 0
+            if not np.count_nonzero(failed):
+                continue
+            if np.count_nonzero(codes == _ERROR):
+                return self.fw.run_filter(state, pod_info, snapshot, rows)
             if at is None:
                 first = (plan.filter_names.index(name), failed, verdicts)
             else:
                 live.append((plan.filter_names.index(name), at[failed], verdicts, failed))
                 at = at[~failed]
-        if first is not None:  # its columns are the outcome's (no node failed before it), by integer
-            index, failed, verdicts = first  # arithmetic on the failing mask: no branch per node
-            failing = failed.view(np.int8)
-            fail_plugin = failing * np.int16(index + 1) - np.int16(1)
-            fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed)
-            fail_reason = (verdicts.reason_idx.astype(np.int32) + 1) * failing - np.int32(1)
+        if first is not None:  # its columns are the outcome's (no node failed before it): the plugin
+            index, failed, verdicts = first  # index where it failed (a lookup by the mask), its codes
+            fail_plugin = np.array((-1, index), np.int16).take(failed.view(np.int8))
+            fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed; a copy, written below)
+            fail_reason = verdicts.reason_idx.astype(np.int32)
+            fail_reason[~failed] = -1
             reasons: list = list(verdicts.reasons)
         elif ok is None and not live:
             return self.all_passed(plan, rows)
@@ -754,9 +756,9 @@ class FastPath:
                 codes, index = np.zeros(len(sub), np.int8), np.full(len(sub), -1, np.int32)
                 codes[at], index[at] = asked.codes, asked.reason_idx
                 verdicts = Verdicts(codes, index, asked.reasons)
-            if not verdicts.codes.any():
+            if not np.count_nonzero(verdicts.codes):
                 continue
-            if (verdicts.codes == Code.Error).any():  # the framework reports it as it meets it
+            if np.count_nonzero(verdicts.codes == _ERROR):  # the framework reports it as it meets it
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
             failures.record(pi, verdicts)
         return failures.outcome(list(plan.filter_names))

@@ -234,6 +234,8 @@ class FastPath:
         #: the shapes of the pods seen, by their answers and by their requests (see :meth:`_shape`)
         self._shapes: dict[tuple, PodShape] = {}
         self._shapes_by_requests: dict[tuple, PodShape | None] = {}
+        #: :meth:`_live_points`' answer per live set (it reads only the profile)
+        self._live_points_ok: dict[frozenset, bool] = {}
         #: the share of nodes the last cycle with live Filter plugins found feasible, when it
         #: needed more than one chunk (see :meth:`first_chunk`)
         self.pass_rate = 1.0
@@ -395,11 +397,13 @@ class FastPath:
                     live.add(PodTopologySpread.name)
             except ValueError:
                 return None
-        if not self._live_points(live - self.custom_live):
-            return None
-        return frozenset(live)
+        found = frozenset(live)
+        callable_at_points = self._live_points_ok.get(found)
+        if callable_at_points is None:  # (at most one entry per subset of LIVE: the profile is fixed)
+            callable_at_points = self._live_points_ok[found] = self._live_points(found - self.custom_live)
+        return found if callable_at_points else None
 
-    def _live_points(self, live: set) -> bool:
+    def _live_points(self, live: frozenset) -> bool:
         """The live plugins run at the points the path can call them at: each Filter or Score of
         theirs follows a PreFilter or PreScore of theirs (the profile check asks that too)."""
         return all((name not in self.filter or name in self.pre_filter)

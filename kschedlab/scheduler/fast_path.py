@@ -760,9 +760,9 @@ class FastPath:
                 codes, index = np.zeros(len(sub), np.int8), np.full(len(sub), -1, np.int32)
                 codes[at], index[at] = asked.codes, asked.reason_idx
                 verdicts = Verdicts(codes, index, asked.reasons)
-            if not np.count_nonzero(verdicts.codes):
+            if not verdicts.codes.any():
                 continue
-            if np.count_nonzero(verdicts.codes == _ERROR):  # the framework reports it as it meets it
+            if (verdicts.codes == Code.Error).any():  # the framework reports it as it meets it
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
             failures.record(pi, verdicts)
         return failures.outcome(list(plan.filter_names))

@@ -32,6 +32,8 @@ from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
 from kschedlab.framework.status import Code, FrameworkError, Status
 from kschedlab.framework.types import cache_owner
 
+#: ``Code.Error`` as a plain int (for comparisons with arrays of codes)
+_ERROR = int(Code.Error)
 #: plugins whose Signature often refuses (asked first by :meth:`Framework.sign_pod`)
 _OFTEN_UNSIGNABLE = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread",
                                "InterPodAffinity"})
@@ -364,10 +366,11 @@ class Framework:
             if not len(failures.alive):
                 break
             verdicts = _filter(plugin, state, pod, snapshot, failures.alive_rows())
-            if not verdicts.codes.any():
+            if not np.count_nonzero(verdicts.codes):
                 continue
-            if (verdicts.codes == Code.Error).any():
-                i = int(np.argmax(verdicts.codes == Code.Error))
+            errors = verdicts.codes == _ERROR  # (a plain int: an array compared with the enum is slower)
+            if np.count_nonzero(errors):
+                i = int(np.argmax(errors))
                 raise FrameworkError(f'running "{plugin.name}" filter plugin: '
                                      f"{verdicts.status(i).message()}")
             failures.record(pi, verdicts)

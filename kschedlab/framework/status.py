@@ -34,6 +34,11 @@ class Code(IntEnum):
     Pending = 6
 
 
+_SUCCESS_CODE = int(Code.Success)
+_SKIP_CODE = int(Code.Skip)
+_REJECTED_CODES = frozenset(int(c) for c in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending))
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     code: Code = Code.Success
@@ -71,14 +76,15 @@ class Status:
         return Status(Code.Wait, tuple(reasons), plugin)
 
     # -- predicates --------------------------------------------------------
+    # (compared with plain ints: reading an enum member off its class is the slow part of a check)
     def is_success(self) -> bool:
-        return self.code == Code.Success
+        return self.code == _SUCCESS_CODE
 
     def is_skip(self) -> bool:
-        return self.code == Code.Skip
+        return self.code == _SKIP_CODE
 
     def is_rejected(self) -> bool:
-        return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+        return self.code in _REJECTED_CODES
 
     def with_plugin(self, plugin: str) -> "Status":
         if self.plugin == plugin:

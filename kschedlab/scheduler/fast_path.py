@@ -126,6 +126,8 @@ LIVE = (InterPodAffinity.name, PodTopologySpread.name, DynamicResources.name)
 _SCORE_FUSED = frozenset({TaintToleration.name, NodeResourcesFit.name, DynamicResources.name,
                           NodeResourcesBalancedAllocation.name, ImageLocality.name, VolumeBinding.name})
 _NEVER = np.iinfo(np.int64).min
+#: ``Code.Error`` as a plain int (an array compared with the enum member takes a slow path)
+_ERROR = int(Code.Error)
 #: PostFilter plugins that read nothing of a failed cycle's state but the entries of the plugins not
 #: skipped at PreFilter and the skipped set (DynamicResources answers alike without its state or with
 #: the "skipped" one its PreFilter leaves): after a fused cycle without live plugins, the framework's
@@ -232,6 +234,8 @@ class FastPath:
         #: the shapes of the pods seen, by their answers and by their requests (see :meth:`_shape`)
         self._shapes: dict[tuple, PodShape] = {}
         self._shapes_by_requests: dict[tuple, PodShape | None] = {}
+        #: :meth:`_live_points`' answer per live set (it reads only the profile)
+        self._live_points_ok: dict[frozenset, bool] = {}
         #: the share of nodes the last cycle with live Filter plugins found feasible, when it
         #: needed more than one chunk (see :meth:`first_chunk`)
         self.pass_rate = 1.0
@@ -393,11 +397,13 @@ class FastPath:
                     live.add(PodTopologySpread.name)
             except ValueError:
                 return None
-        if not self._live_points(live - self.custom_live):
-            return None
-        return frozenset(live)
+        found = frozenset(live)
+        callable_at_points = self._live_points_ok.get(found)
+        if callable_at_points is None:  # (at most one entry per subset of LIVE: the profile is fixed)
+            callable_at_points = self._live_points_ok[found] = self._live_points(found - self.custom_live)
+        return found if callable_at_points else None
 
-    def _live_points(self, live: set) -> bool:
+    def _live_points(self, live: frozenset) -> bool:
         """The live plugins run at the points the path can call them at: each Filter or Score of
         theirs follows a PreFilter or PreScore of theirs (the profile check asks that too)."""
         return all((name not in self.filter or name in self.pre_filter)
@@ -676,22 +682,22 @@ class FastPath:
                 break
             verdicts = filter_verdicts(self.plugins[name], state, pod_info, snapshot, rows if at is None else rows[at])
             codes = verdicts.codes
-            if not codes.any():
-                continue
-            if (codes == Code.Error).any():
-                return self.fw.run_filter(state, pod_info, snapshot, rows)
             failed = codes != 0
+            if not np.count_nonzero(failed):
+                continue
+            if np.count_nonzero(codes == _ERROR):
+                return self.fw.run_filter(state, pod_info, snapshot, rows)
             if at is None:
                 first = (plan.filter_names.index(name), failed, verdicts)
             else:
                 live.append((plan.filter_names.index(name), at[failed], verdicts, failed))
                 at = at[~failed]
-        if first is not None:  # its columns are the outcome's (no node failed before it), by integer
-            index, failed, verdicts = first  # arithmetic on the failing mask: no branch per node
-            failing = failed.view(np.int8)
-            fail_plugin = failing * np.int16(index + 1) - np.int16(1)
-            fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed)
-            fail_reason = (verdicts.reason_idx.astype(np.int32) + 1) * failing - np.int32(1)
+        if first is not None:  # its columns are the outcome's (no node failed before it): the plugin
+            index, failed, verdicts = first  # index where it failed (a lookup by the mask), its codes
+            fail_plugin = np.array((-1, index), np.int16).take(failed.view(np.int8))
+            fail_code = verdicts.codes.astype(np.int8)  # (0 where it passed; a copy, written below)
+            fail_reason = verdicts.reason_idx.astype(np.int32)
+            fail_reason[~failed] = -1
             reasons: list = list(verdicts.reasons)
         elif ok is None and not live:
             return self.all_passed(plan, rows)

@@ -99,29 +99,6 @@ def _rotated(rows: np.ndarray, start: int, begin: int, size: int) -> np.ndarray:
     return np.concatenate([rows[first:], rows[:last - n]])
 
 
-def _add_failures(diagnosis: Diagnosis, outcome: FilterOutcome, failed: int) -> None:
-    """Count the ``failed`` nodes of ``outcome`` in ``diagnosis``: per reason, and the plugins that
-    rejected them. A node that passed has no reason and plugin -1: both fall in slot 0 of the
-    counts, which is left out (so no mask of the failed nodes is needed).
-
-    >>> outcome = FilterOutcome(np.array([5, 6, 7]), np.array([-1, 0, 1], np.int16), np.array([0, 2, 3], np.int8),
-    ...                         np.array([-1, 0, 1], np.int32), [("Too many pods",), ("taint",)], ["A", "B"])
-    >>> diagnosis = Diagnosis(3)
-    >>> _add_failures(diagnosis, outcome, 2)
-    >>> sorted(diagnosis.unschedulable_plugins), diagnosis.message()
-    (['A', 'B'], '0/3 nodes are available: 1 Too many pods, 1 taint.')
-    """
-    per_reason = np.bincount(outcome.fail_reason + 1)  # (slot 0: no reason)
-    idx = per_reason[1:].nonzero()[0]
-    reason_counts: dict[str, int] = {}
-    for r, c in zip(idx.tolist(), per_reason[idx + 1].tolist()):
-        for reason in outcome.reasons[r]:
-            reason_counts[reason] = reason_counts.get(reason, 0) + c
-    diagnosis.add_counts(reason_counts, failed)
-    plugins = np.bincount(outcome.fail_plugin + 1)[1:].nonzero()[0]
-    diagnosis.unschedulable_plugins.update(outcome.plugins[p] for p in plugins.tolist())
-
-
 def _located(err: ArgsError, config, i: int, profile: dict) -> ArgsError:
     """``err`` (a plugin's invalid args) naming the configuration's file and the
     ``profiles[i].pluginConfig[j]`` the args came from."""
@@ -526,7 +503,7 @@ class Scheduler:
         begin, size = 0, to_find + to_find // 8 + 16
         if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
             size = max(size, fast.first_chunk(to_find, n))
-        if fast is not None and fast.fits_nowhere(plan, snapshot, rows):  # (a preemptor, say): all at once
+        if fast is not None and size < n and fast.fits_nowhere(plan, snapshot, rows):  # (a preemptor): all at once
             size = n
         while begin < n and found < to_find:
             chunk = _rotated(rows, start, begin, size)
@@ -555,7 +532,7 @@ class Scheduler:
             passed = passed[:to_find]
         trace.filter = outcome
         if len(passed) < len(outcome.rows):
-            _add_failures(diagnosis, outcome, len(outcome.rows) - len(passed))
+            diagnosis.add_outcome(outcome, len(outcome.rows) - len(passed))
         return outcome.rows[passed]
 
     def _select(self, fw, state, pod_info, snapshot, feasible: np.ndarray, trace: CycleTrace,

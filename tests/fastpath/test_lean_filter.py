@@ -2,7 +2,7 @@
 verdicts assembled by integer arithmetic on the failing masks (``_verdicts``), each node's slot read off
 a table kept per topology key (``_Topology.slots``), the fast path's outcome taken whole from the first
 live plugin that fails a node when the fused check cleared every node (``FastPath._run_filter_plain``),
-the Diagnosis counted without a mask of the failed nodes (``schedule_one._add_failures``) and
+the Diagnosis counted without a mask of the failed nodes, and when first read (``Diagnosis.add_outcome``), and
 ``FastPath.fits_nowhere`` answering from the kept "every node fits". Each is checked against the code
 before, kept below as the reference: attempt by attempt on the random clusters of
 ``test_affinity_groups`` (node relabels, retaints, removals with and without their pods, pod
@@ -16,12 +16,13 @@ import pytest
 
 from kschedlab.api.core import Node
 from kschedlab.cluster import Cluster
+from kschedlab.framework.diagnosis import Diagnosis
 from kschedlab.framework.interface import Verdicts
 from kschedlab.framework.runtime import FilterOutcome, filter_verdicts
 from kschedlab.framework.status import Code
 from kschedlab.plugins import inter_pod_affinity
 from kschedlab.plugins.inter_pod_affinity import _REASONS, _Topology, _verdicts
-from kschedlab.scheduler import Scheduler, schedule_one
+from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.fast_path import FastPath
 from tests.fastpath import test_affinity_groups, test_shared_parses
 from tests.fastpath.test_fast_path import same_attempt
@@ -52,7 +53,7 @@ def reference_slots(self, key, rows):
 
 
 def reference_add_failures(diagnosis, outcome, failed) -> None:
-    """The Diagnosis counts as written before: over a mask of the failed nodes."""
+    """The Diagnosis counts as written before: over a mask of the failed nodes, at once."""
     mask = outcome.fail_plugin >= 0
     assert int(mask.sum()) == failed
     per_reason = np.bincount(outcome.fail_reason[mask] + 1)
@@ -113,7 +114,7 @@ def reference_run_filter_plain(self, plan, state, pod_info, snapshot, rows):
 def as_before(monkeypatch) -> None:
     monkeypatch.setattr(inter_pod_affinity, "_verdicts", reference_verdicts)
     monkeypatch.setattr(_Topology, "slots", reference_slots)
-    monkeypatch.setattr(schedule_one, "_add_failures", reference_add_failures)
+    monkeypatch.setattr(Diagnosis, "add_outcome", reference_add_failures)
     monkeypatch.setattr(FastPath, "_run_filter_plain", reference_run_filter_plain)
 
 

@@ -460,9 +460,8 @@ class DefaultPreemption(Plugin):
         sub = rows[rest]
         table = self._victim_table
         table.sync(snapshot, sub, checked)
-        span = Span(table, sub, priority, checked)
-        extra_used = np.zeros((len(checked), len(sub)), np.int64)
-        extra_count = np.zeros(len(sub), np.int64)
+        span = Span(table, sub, priority, checked, snapshot)
+        extra_used = np.zeros((1 + len(checked), len(sub)), np.int64)  # the pod count first, as in the span
         nominated = np.zeros(len(sub), bool)
         if nominations:
             fw = self.handle.framework
@@ -473,31 +472,23 @@ class DefaultPreemption(Plugin):
                     continue
                 for p in fw.ge_nominated(pod_info, infos):
                     nominated[j] = True
-                    extra_count[j] += 1
-                    for i, name in enumerate(checked):
+                    extra_used[0, j] += 1
+                    for i, name in enumerate(checked, 1):
                         extra_used[i, j] += p.requests.get(name, 0)
-        # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
-        max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(sub)
-        checks = [(TOO_MANY_PODS, span.staying + 1 > max_pods, np.zeros(len(sub), bool))]
+        # what stays on each node once every lower-priority pod is gone (the pods of higher or equal
+        # priority) against what it allocates: the pod count first, then each checked resource
         requests = pod_info.requests
-        for i, name in enumerate(checked):
-            col = snapshot.res_index.get(name)
-            if col is None:
-                alloc = held = np.zeros(len(sub), np.int64)
-            else:
-                alloc = snapshot.allocatable[col].take(sub)
-                held = span.held[i]
-            want = requests[name]
-            checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
-        short = np.stack([c[1] for c in checks])
+        want = np.array([1, *[requests[name] for name in checked]], np.int64)[:, None]
+        short = want > span.alloc - span.held
         failed = short.any(axis=0) & ~nominated  # (with nominated pods the visit reports the node)
         if failed.any():
-            hopeless = np.logical_or.reduce([c[1] & c[2] for c in checks])
-            signature = (1 << np.arange(len(checks), dtype=np.int64)) @ short + (hopeless.astype(np.int64)
-                                                                                << len(checks))
+            reasons_of = [TOO_MANY_PODS, *[f"Insufficient {name}" for name in checked]]
+            hopeless = (short[1:] & (want[1:] > span.alloc[1:])).any(axis=0)  # (never for the pod count)
+            signature = (1 << np.arange(len(reasons_of), dtype=np.int64)) @ short + (hopeless.astype(np.int64)
+                                                                                    << len(reasons_of))
             for sig in np.flatnonzero(np.bincount(signature[failed])).tolist():  # (the distinct ones, in order)
-                reasons = tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1)
-                code = Code.UnschedulableAndUnresolvable if sig >> len(checks) & 1 else Code.Unschedulable
+                reasons = tuple(reasons_of[i] for i in range(len(reasons_of)) if sig >> i & 1)
+                code = Code.UnschedulableAndUnresolvable if sig >> len(reasons_of) & 1 else Code.Unschedulable
                 index[rest[failed & (signature == sig)]] = len(shared)
                 shared.append(Status(code, reasons, FIT))
         if not self._default_victim_policy():
@@ -506,8 +497,9 @@ class DefaultPreemption(Plugin):
         take = np.flatnonzero(~failed)
         if not len(take):
             return index, shared, VictimRows.none(len(left))
-        found = reprieve_rows(span, take, snapshot, pod_info, checked, extra_used[:, take], extra_count[take], pdbs,
-                              now_ns)
+        found = reprieve_rows(span, take, pod_info, checked, extra_used[:, take], pdbs, now_ns)
+        if len(take) == len(left):
+            return index, shared, found
         return index, shared, found.spread(np.searchsorted(left, rest[take]), len(left))
 
     def _default_victim_policy(self, ordering: bool = True) -> bool:

@@ -477,6 +477,37 @@ class NodeToStatus:
                 out.append(r)
         return np.asarray(out, np.int64)
 
+    def rows_passing(self, snapshot, plugins: Sequence[str]) -> np.ndarray | None:
+        """Per snapshot row, whether the failed cycle's Filter outcome shows the node passing every
+        Filter plugin named in ``plugins``: it failed at a plugin run after all of them (the
+        plugins run in order and stop at the first failure). None when the statuses are not kept
+        as the outcome of this snapshot or one of ``plugins`` did not run in it.
+
+        >>> from kschedlab.framework.runtime import FilterOutcome
+        >>> outcome = FilterOutcome(np.array([2, 0, 1]), np.array([2, 0, 1], np.int16),
+        ...                         np.array([2, 3, 2], np.int8), np.array([0, 0, 0], np.int32),
+        ...                         [("x",)], ["TaintToleration", "NodeResourcesFit", "Other"])
+        >>> from types import SimpleNamespace
+        >>> snap = SimpleNamespace(names=["a", "b", "c"])
+        >>> m = NodeToStatus.from_filter_outcome(outcome, snap.names)
+        >>> m.rows_passing(snap, ["TaintToleration"]).tolist(), m.rows_passing(snap, ["NodeResourcesFit"]).tolist()
+        ([False, True, True], [False, False, True])
+        >>> m.rows_passing(snap, ["NodeAffinity"]) is None
+        True
+        """
+        if self._outcome is None or self._outcome[0] is not snapshot.names and \
+                self._outcome[0] is not snapshot.node_names():
+            return None
+        _, outcome, failed = self._outcome
+        order = outcome.plugins
+        if any(p not in order for p in plugins):
+            return None
+        last = max((order.index(p) for p in plugins), default=-1)
+        shown = np.zeros(len(snapshot.names), bool)
+        rows = outcome.rows[failed]
+        shown[rows[outcome.fail_plugin[failed] > last]] = True
+        return shown
+
     def fit_error_message(self, num_all_nodes: int) -> str:
         """``FitError.Error()`` of a diagnosis holding only these statuses."""
         d = Diagnosis(num_all_nodes)

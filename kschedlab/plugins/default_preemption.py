@@ -182,12 +182,16 @@ def pod_terminating_by_preemption(pod) -> bool:
 class _IndependentPass:
     """Whether the pod-independent Filter ``plugins`` (:data:`POD_INDEPENDENT_FILTERS`) all pass a
     node for the preemptor, each node filtered when first asked about (their verdict on a node does
-    not move while a preemption runs: they read neither the node's pods nor the other nodes)."""
+    not move while a preemption runs: they read neither the node's pods nor the other nodes). The
+    nodes the failed cycle's ``statuses`` show past all of them (:meth:`NodeToStatus.rows_passing`)
+    are known to pass without filtering."""
 
-    def __init__(self, plugins: list, state, pod_info, snapshot):
+    def __init__(self, plugins: list, state, pod_info, snapshot, statuses: NodeToStatus | None = None):
         self.plugins, self.state, self.pod_info, self.snapshot = plugins, state, pod_info, snapshot
         self.passing = np.ones(len(snapshot.names), bool)
-        self.known = np.full(len(snapshot.names), not plugins)
+        shown = statuses.rows_passing(snapshot, [p.name for p in plugins]) if plugins and statuses is not None \
+            else None
+        self.known = shown if shown is not None else np.full(len(snapshot.names), not plugins)
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         """Whether the plugins pass each of ``rows``."""
@@ -262,7 +266,7 @@ class DefaultPreemption(Plugin):
                 return None, Status.unschedulable(MSG_PLACEMENT_LIMITATION)
         m = self.node_to_status(state, pod_info, diagnosis)
         # shared by the dry run's copies of the cycle state (a dict has no clone()): see _victims_by_resources
-        state[STATIC_FILTER_KEY] = {}
+        state[STATIC_FILTER_KEY] = {"statuses": m}
         record = PreemptionRecord(pod_info.key)
         result, status = self.evaluator.preempt(state, pod_info, m, record)
         record.result, record.status = result, status
@@ -534,7 +538,7 @@ class DefaultPreemption(Plugin):
             if ok and fit.dra_served(checked):
                 ok = False
             passing = _IndependentPass([p for p in plugins if p.name in POD_INDEPENDENT_FILTERS], state, pod_info,
-                                       snapshot) if ok else None
+                                       snapshot, static.get("statuses")) if ok else None
             plan = static["plan"] = (ok, checked, passing)
         return plan
 

@@ -1054,7 +1054,7 @@ class Evaluator:
                 found_index = np.asarray(found_index, np.int64)
                 part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
                 shared.extend(found_shared)
-            chunk = pos + np.flatnonzero(part == -1)
+            chunk = pos + (part == -1).nonzero()[0]
             pos += span
             if not len(chunk):
                 continue
@@ -1109,7 +1109,7 @@ class Evaluator:
                     break
         if many is not None:
             self._last_yield = (non_violating.added + violating.added, end)
-        keep = np.flatnonzero(index[:end] >= 0)
+        keep = (index[:end] >= 0).nonzero()[0]
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = CandidateSequence(non_violating.parts + violating.parts)
         if record is not None:

@@ -451,17 +451,20 @@ class DefaultPreemption(Plugin):
         priority = pod_info.priority
         lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, priority),
                                              lambda p, priority=priority: p.priority < priority)
-        index = np.where(lower.take(rows) == 0, 0, -1)
+        some = lower.take(rows) != 0
+        index = some.astype(np.int64) * -1  # 0: no lower-priority pod, -1: not settled yet
         shared = [Status.unresolvable(ERR_NO_VICTIMS)]
-        rest = np.flatnonzero(index < 0)
+        rest = some.nonzero()[0]
         plan = self._resource_plan(state, pod_info, snapshot) if len(rest) else None
         if plan is None or not plan[0]:
             return index, shared, None
         _, checked, passing = plan
-        rest = rest[passing.take(rows[rest])]  # the nodes the arithmetic covers
+        sub = rows if len(rest) == len(rows) else rows[rest]
+        covers = passing.take(sub)  # the nodes the arithmetic covers
+        if not covers.all():
+            rest, sub = rest[covers], sub[covers]
         if not len(rest):
-            return index, shared, VictimRows.none(int((index < 0).sum()))
-        sub = rows[rest]
+            return index, shared, VictimRows.none(len(some.nonzero()[0]))
         table = self._victim_table
         table.sync(snapshot, sub, checked)
         span = Span(table, sub, priority, checked, snapshot)
@@ -497,8 +500,8 @@ class DefaultPreemption(Plugin):
                 shared.append(Status(code, reasons, FIT))
         if not self._default_victim_policy():
             return index, shared, None
-        left = np.flatnonzero(index < 0)  # the unsettled rows, and which of them the arithmetic covers
-        take = np.flatnonzero(~failed)
+        left = (index < 0).nonzero()[0]  # the unsettled rows, and which of them the arithmetic covers
+        take = (~failed).nonzero()[0]
         if not len(take):
             return index, shared, VictimRows.none(len(left))
         found = reprieve_rows(span, take, pod_info, checked, extra_used[:, take], pdbs, now_ns)

@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from operator import itemgetter
 from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
@@ -273,13 +272,23 @@ class CandidateSequence(Sequence):
 
 class _VictimsMap(Mapping):
     """A :class:`CandidateSequence`'s victims by node; :meth:`best` is ``pickOneNodeForPreemption``
-    with the default criteria on the summaries' columns when every part has them."""
+    with the default criteria on the summaries' columns when every part has them. The names are
+    listed when first needed (the node :meth:`best` picks is looked up without them)."""
 
     def __init__(self, parts: list):
         self._parts = parts
-        self._names = [n for p in parts for n in ((p.name,) if isinstance(p, Candidate) else p[2])]
+        self._listed: list[str] | None = None
+        self._best: tuple[str, Victims] | None = None
+
+    @property
+    def _names(self) -> list[str]:
+        if self._listed is None:
+            self._listed = [n for p in self._parts for n in ((p.name,) if isinstance(p, Candidate) else p[2])]
+        return self._listed
 
     def __getitem__(self, name: str) -> Victims:
+        if self._best is not None and name == self._best[0]:
+            return self._best[1]
         if name not in self._names:
             raise KeyError(name)
         pos = self._names.index(name)
@@ -295,31 +304,39 @@ class _VictimsMap(Mapping):
         raise KeyError(name)
 
     def __contains__(self, name) -> bool:
-        return name in self._names
+        return (self._best is not None and name == self._best[0]) or name in self._names
 
     def __iter__(self):
         return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._names)
+        return sum(1 if isinstance(p, Candidate) else len(p[2]) for p in self._parts)
 
     def best(self, now_ns: int) -> str | None:
         """The first node best by the default criteria, read from the columns; None when some
         candidate has no columns (the criteria are then asked node by node)."""
-        if not self._parts or any(isinstance(p, Candidate) for p in self._parts):
+        parts = self._parts
+        if not parts or any(isinstance(p, Candidate) for p in parts):
             return None
-        names = self._names
 
         def column(attr: str) -> np.ndarray:
-            return np.concatenate([getattr(p[0], attr)[p[1]] for p in self._parts])
+            cols = [getattr(p[0], attr).take(p[1]) for p in parts]
+            return cols[0] if len(cols) == 1 else np.concatenate(cols)
 
         started, unstarted, earliest = column("started"), column("unstarted"), column("earliest")
         latest_start = np.where(unstarted, np.where(started, np.minimum(earliest, now_ns), now_ns),
                                 np.where(started, earliest, MIN_INT64))
-        keep = np.ones(len(names), bool)
+        keep = np.ones(len(started), bool)
         for score in (-column("num_violating"), -column("highest"), -column("total"), -column("count"), latest_start):
             keep &= score == score[keep].max()
-        return names[int(np.argmax(keep))]
+        pos = int(np.argmax(keep))
+        for found, at, names in parts:
+            if pos < len(names):
+                name = names[pos]
+                self._best = (name, found.victims(int(at[pos])))
+                return name
+            pos -= len(names)
+        raise AssertionError("a position past the parts")
 
 
 def _rows_where(order: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -459,6 +476,37 @@ class NodeToStatus:
             if (absent_matches if st is None else st.code == code):
                 out.append(r)
         return np.asarray(out, np.int64)
+
+    def rows_passing(self, snapshot, plugins: Sequence[str]) -> np.ndarray | None:
+        """Per snapshot row, whether the failed cycle's Filter outcome shows the node passing every
+        Filter plugin named in ``plugins``: it failed at a plugin run after all of them (the
+        plugins run in order and stop at the first failure). None when the statuses are not kept
+        as the outcome of this snapshot or one of ``plugins`` did not run in it.
+
+        >>> from kschedlab.framework.runtime import FilterOutcome
+        >>> outcome = FilterOutcome(np.array([2, 0, 1]), np.array([2, 0, 1], np.int16),
+        ...                         np.array([2, 3, 2], np.int8), np.array([0, 0, 0], np.int32),
+        ...                         [("x",)], ["TaintToleration", "NodeResourcesFit", "Other"])
+        >>> from types import SimpleNamespace
+        >>> snap = SimpleNamespace(names=["a", "b", "c"])
+        >>> m = NodeToStatus.from_filter_outcome(outcome, snap.names)
+        >>> m.rows_passing(snap, ["TaintToleration"]).tolist(), m.rows_passing(snap, ["NodeResourcesFit"]).tolist()
+        ([False, True, True], [False, False, True])
+        >>> m.rows_passing(snap, ["NodeAffinity"]) is None
+        True
+        """
+        if self._outcome is None or self._outcome[0] is not snapshot.names and \
+                self._outcome[0] is not snapshot.node_names():
+            return None
+        _, outcome, failed = self._outcome
+        order = outcome.plugins
+        if any(p not in order for p in plugins):
+            return None
+        last = max((order.index(p) for p in plugins), default=-1)
+        shown = np.zeros(len(snapshot.names), bool)
+        rows = outcome.rows[failed]
+        shown[rows[outcome.fail_plugin[failed] > last]] = True
+        return shown
 
     def fit_error_message(self, num_all_nodes: int) -> str:
         """``FitError.Error()`` of a diagnosis holding only these statuses."""
@@ -696,7 +744,7 @@ class _CandidateList:
         self.added += len(at)
         room = self.size - self.kept
         if room > 0 and len(at):
-            self.parts.append((found, at[:room], names[:room]))
+            self.parts.append((found, at[:room], names[:room] if room < len(at) else names))
             self.kept += min(room, len(at))
 
     def __len__(self) -> int:
@@ -1006,7 +1054,7 @@ class Evaluator:
                 found_index = np.asarray(found_index, np.int64)
                 part[found_index >= 0] = found_index[found_index >= 0] + len(shared)
                 shared.extend(found_shared)
-            chunk = pos + np.flatnonzero(part == -1)
+            chunk = pos + (part == -1).nonzero()[0]
             pos += span
             if not len(chunk):
                 continue
@@ -1024,8 +1072,9 @@ class Evaluator:
                 index[chunk[:take]] = CANDIDATE
                 at = np.arange(take)
                 taken = visit[chunk[:take]]
-                non_violating.add_rows(answers, at[~bad[:take]], _names_at(names, taken[~bad[:take]]))
-                violating.add_rows(answers, at[bad[:take]], _names_at(names, taken[bad[:take]]))
+                view = snapshot.node_names()  # (the names looked up when read)
+                non_violating.add_rows(answers, at[~bad[:take]], RowNames(view, taken[~bad[:take]]))
+                violating.add_rows(answers, at[bad[:take]], RowNames(view, taken[bad[:take]]))
                 continue
             answered = answers.found.tolist() if answers is not None else [False] * len(chunk)
             for j, (i, row) in enumerate(zip(chunk.tolist(), visit[chunk].tolist())):
@@ -1060,7 +1109,7 @@ class Evaluator:
                     break
         if many is not None:
             self._last_yield = (non_violating.added + violating.added, end)
-        keep = np.flatnonzero(index[:end] >= 0)
+        keep = (index[:end] >= 0).nonzero()[0]
         statuses = NodeToStatus.from_rows(snapshot.names, visit[keep], index[keep], shared)
         candidates = CandidateSequence(non_violating.parts + violating.parts)
         if record is not None:
@@ -1080,17 +1129,6 @@ class Evaluator:
         if node in victims_map:
             return Candidate(node, victims_map[node])
         return candidates[0]
-
-
-def _names_at(names, rows: np.ndarray) -> tuple:
-    """The node names of ``rows``.
-
-    >>> _names_at(["a", "b", "c"], np.array([2, 0])), _names_at(["a"], np.array([0])), _names_at(["a"], np.array([]))
-    (('c', 'a'), ('a',), ())
-    """
-    if len(rows) < 2:
-        return tuple(names[r] for r in rows.tolist())
-    return itemgetter(*rows.tolist())(names)
 
 
 def _aggregate(errors: list[str]) -> str:

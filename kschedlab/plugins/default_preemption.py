@@ -182,12 +182,16 @@ def pod_terminating_by_preemption(pod) -> bool:
 class _IndependentPass:
     """Whether the pod-independent Filter ``plugins`` (:data:`POD_INDEPENDENT_FILTERS`) all pass a
     node for the preemptor, each node filtered when first asked about (their verdict on a node does
-    not move while a preemption runs: they read neither the node's pods nor the other nodes)."""
+    not move while a preemption runs: they read neither the node's pods nor the other nodes). The
+    nodes the failed cycle's ``statuses`` show past all of them (:meth:`NodeToStatus.rows_passing`)
+    are known to pass without filtering."""
 
-    def __init__(self, plugins: list, state, pod_info, snapshot):
+    def __init__(self, plugins: list, state, pod_info, snapshot, statuses: NodeToStatus | None = None):
         self.plugins, self.state, self.pod_info, self.snapshot = plugins, state, pod_info, snapshot
         self.passing = np.ones(len(snapshot.names), bool)
-        self.known = np.full(len(snapshot.names), not plugins)
+        shown = statuses.rows_passing(snapshot, [p.name for p in plugins]) if plugins and statuses is not None \
+            else None
+        self.known = shown if shown is not None else np.full(len(snapshot.names), not plugins)
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         """Whether the plugins pass each of ``rows``."""
@@ -262,7 +266,7 @@ class DefaultPreemption(Plugin):
                 return None, Status.unschedulable(MSG_PLACEMENT_LIMITATION)
         m = self.node_to_status(state, pod_info, diagnosis)
         # shared by the dry run's copies of the cycle state (a dict has no clone()): see _victims_by_resources
-        state[STATIC_FILTER_KEY] = {}
+        state[STATIC_FILTER_KEY] = {"statuses": m}
         record = PreemptionRecord(pod_info.key)
         result, status = self.evaluator.preempt(state, pod_info, m, record)
         record.result, record.status = result, status
@@ -447,22 +451,24 @@ class DefaultPreemption(Plugin):
         priority = pod_info.priority
         lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, priority),
                                              lambda p, priority=priority: p.priority < priority)
-        index = np.where(lower.take(rows) == 0, 0, -1)
+        some = lower.take(rows) != 0
+        index = some.astype(np.int64) * -1  # 0: no lower-priority pod, -1: not settled yet
         shared = [Status.unresolvable(ERR_NO_VICTIMS)]
-        rest = np.flatnonzero(index < 0)
+        rest = some.nonzero()[0]
         plan = self._resource_plan(state, pod_info, snapshot) if len(rest) else None
         if plan is None or not plan[0]:
             return index, shared, None
         _, checked, passing = plan
-        rest = rest[passing.take(rows[rest])]  # the nodes the arithmetic covers
+        sub = rows if len(rest) == len(rows) else rows[rest]
+        covers = passing.take(sub)  # the nodes the arithmetic covers
+        if not covers.all():
+            rest, sub = rest[covers], sub[covers]
         if not len(rest):
-            return index, shared, VictimRows.none(int((index < 0).sum()))
-        sub = rows[rest]
+            return index, shared, VictimRows.none(len(some.nonzero()[0]))
         table = self._victim_table
         table.sync(snapshot, sub, checked)
-        span = Span(table, sub, priority, checked)
-        extra_used = np.zeros((len(checked), len(sub)), np.int64)
-        extra_count = np.zeros(len(sub), np.int64)
+        span = Span(table, sub, priority, checked, snapshot)
+        extra_used = np.zeros((1 + len(checked), len(sub)), np.int64)  # the pod count first, as in the span
         nominated = np.zeros(len(sub), bool)
         if nominations:
             fw = self.handle.framework
@@ -473,41 +479,34 @@ class DefaultPreemption(Plugin):
                     continue
                 for p in fw.ge_nominated(pod_info, infos):
                     nominated[j] = True
-                    extra_count[j] += 1
-                    for i, name in enumerate(checked):
+                    extra_used[0, j] += 1
+                    for i, name in enumerate(checked, 1):
                         extra_used[i, j] += p.requests.get(name, 0)
-        # what stays on each node once every lower-priority pod is gone: the pods of higher or equal priority
-        max_pods = snapshot.allocatable[snapshot.res_index["pods"]].take(sub)
-        checks = [(TOO_MANY_PODS, span.staying + 1 > max_pods, np.zeros(len(sub), bool))]
+        # what stays on each node once every lower-priority pod is gone (the pods of higher or equal
+        # priority) against what it allocates: the pod count first, then each checked resource
         requests = pod_info.requests
-        for i, name in enumerate(checked):
-            col = snapshot.res_index.get(name)
-            if col is None:
-                alloc = held = np.zeros(len(sub), np.int64)
-            else:
-                alloc = snapshot.allocatable[col].take(sub)
-                held = span.held[i]
-            want = requests[name]
-            checks.append((f"Insufficient {name}", want > alloc - held, want > alloc))
-        short = np.stack([c[1] for c in checks])
+        want = np.array([1, *[requests[name] for name in checked]], np.int64)[:, None]
+        short = want > span.alloc - span.held
         failed = short.any(axis=0) & ~nominated  # (with nominated pods the visit reports the node)
         if failed.any():
-            hopeless = np.logical_or.reduce([c[1] & c[2] for c in checks])
-            signature = (1 << np.arange(len(checks), dtype=np.int64)) @ short + (hopeless.astype(np.int64)
-                                                                                << len(checks))
+            reasons_of = [TOO_MANY_PODS, *[f"Insufficient {name}" for name in checked]]
+            hopeless = (short[1:] & (want[1:] > span.alloc[1:])).any(axis=0)  # (never for the pod count)
+            signature = (1 << np.arange(len(reasons_of), dtype=np.int64)) @ short + (hopeless.astype(np.int64)
+                                                                                    << len(reasons_of))
             for sig in np.flatnonzero(np.bincount(signature[failed])).tolist():  # (the distinct ones, in order)
-                reasons = tuple(checks[i][0] for i in range(len(checks)) if sig >> i & 1)
-                code = Code.UnschedulableAndUnresolvable if sig >> len(checks) & 1 else Code.Unschedulable
+                reasons = tuple(reasons_of[i] for i in range(len(reasons_of)) if sig >> i & 1)
+                code = Code.UnschedulableAndUnresolvable if sig >> len(reasons_of) & 1 else Code.Unschedulable
                 index[rest[failed & (signature == sig)]] = len(shared)
                 shared.append(Status(code, reasons, FIT))
         if not self._default_victim_policy():
             return index, shared, None
-        left = np.flatnonzero(index < 0)  # the unsettled rows, and which of them the arithmetic covers
-        take = np.flatnonzero(~failed)
+        left = (index < 0).nonzero()[0]  # the unsettled rows, and which of them the arithmetic covers
+        take = (~failed).nonzero()[0]
         if not len(take):
             return index, shared, VictimRows.none(len(left))
-        found = reprieve_rows(span, take, snapshot, pod_info, checked, extra_used[:, take], extra_count[take], pdbs,
-                              now_ns)
+        found = reprieve_rows(span, take, pod_info, checked, extra_used[:, take], pdbs, now_ns)
+        if len(take) == len(left):
+            return index, shared, found
         return index, shared, found.spread(np.searchsorted(left, rest[take]), len(left))
 
     def _default_victim_policy(self, ordering: bool = True) -> bool:
@@ -542,7 +541,7 @@ class DefaultPreemption(Plugin):
             if ok and fit.dra_served(checked):
                 ok = False
             passing = _IndependentPass([p for p in plugins if p.name in POD_INDEPENDENT_FILTERS], state, pod_info,
-                                       snapshot) if ok else None
+                                       snapshot, static.get("statuses")) if ok else None
             plan = static["plan"] = (ok, checked, passing)
         return plan
 

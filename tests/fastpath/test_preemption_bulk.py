@@ -106,44 +106,70 @@ def comparable(record) -> dict | None:
 ])
 def test_victims_for_many_nodes_equal_the_node_by_node_dry_run(seed, nodes, args):
     objects, preemptors = cluster_objects(seed, nodes)
-    runs = []
-    for shortcuts in (True, False):
-        cluster = Cluster([o.model_copy(deep=True) for o in objects])
-        sched = Scheduler(cluster, seed=seed, keep_traces=0)
-        if args is not None:
-            for fw in sched.profiles.values():
-                plugin = fw.plugins["DefaultPreemption"]
-                plugin.args = type(plugin.args)(**{"min_candidate_nodes_percentage": args.get(
-                    "minCandidateNodesPercentage", 10), "min_candidate_nodes_absolute": args.get(
-                    "minCandidateNodesAbsolute", 100)})
-        seen = []
-        starts = random.Random(seed)  # the same start times in both runs
-        for p in preemptors:
-            placed = sorted(k for k, pod in cluster.pods.items() if pod.spec.node_name)
-            for k in starts.sample(placed, min(len(placed), 8)):  # started now, or restarted at another time
-                cluster.start_pod(k, datetime(2024, 1, 1, tzinfo=timezone.utc)
-                                  + timedelta(days=starts.randint(0, 9), seconds=starts.randint(0, 3)))
-            cluster.add(Pod.model_validate(p))
-            key = f"default/{p['metadata']['name']}"
-            if not shortcuts:
-                node_by_node(sched, key)
-            for _ in range(2):  # preempt, then bind to the nominated node
-                plugin = sched.framework_for(cluster.pods[key]).plugins["DefaultPreemption"]
-                plugin.last_record = None
-                result = sched.schedule_one(key)
-                pod = cluster.pods.get(key)
-                seen.append((result.node, pod.status.nominated_node_name if pod is not None else None,
-                             comparable(plugin.last_record)))
-                if result.node is not None:
-                    break
-        seen.append(sorted((k, p.spec.node_name) for k, p in cluster.pods.items()))
-        runs.append(seen)
-    fast, slow = runs
+    fast, slow = (attempts(objects, preemptors, seed, shortcuts, args) for shortcuts in (True, False))
     assert len(fast) == len(slow)
     for a, b in zip(fast, slow):
         assert a == b
     preempted = sum(1 for entry in fast[:-1] if entry[2] is not None and entry[2]["victims"])
     assert preempted > 0
+
+
+def attempts(objects: list, preemptors: list[dict], seed: int, shortcuts: bool, args: dict | None = None,
+             config: dict | None = None) -> list:
+    """Each preemptor's attempts (node, nomination, preemption record), start times set between them,
+    and the placements at the end; ``shortcuts`` False: every dry-run node visited one by one."""
+    cluster = Cluster([o.model_copy(deep=True) for o in objects])
+    sched = Scheduler(cluster, config, seed=seed, keep_traces=0)
+    if args is not None:
+        for fw in sched.profiles.values():
+            plugin = fw.plugins["DefaultPreemption"]
+            plugin.args = type(plugin.args)(**{"min_candidate_nodes_percentage": args.get(
+                "minCandidateNodesPercentage", 10), "min_candidate_nodes_absolute": args.get(
+                "minCandidateNodesAbsolute", 100)})
+    seen = []
+    starts = random.Random(seed)  # the same start times in both runs
+    for p in preemptors:
+        placed = sorted(k for k, pod in cluster.pods.items() if pod.spec.node_name)
+        for k in starts.sample(placed, min(len(placed), 8)):  # started now, or restarted at another time
+            cluster.start_pod(k, datetime(2024, 1, 1, tzinfo=timezone.utc)
+                              + timedelta(days=starts.randint(0, 9), seconds=starts.randint(0, 3)))
+        cluster.add(Pod.model_validate(p))
+        key = f"default/{p['metadata']['name']}"
+        if not shortcuts:
+            node_by_node(sched, key)
+        for _ in range(2):  # preempt, then bind to the nominated node
+            plugin = sched.framework_for(cluster.pods[key]).plugins["DefaultPreemption"]
+            plugin.last_record = None
+            result = sched.schedule_one(key)
+            pod = cluster.pods.get(key)
+            seen.append((result.node, pod.status.nominated_node_name if pod is not None else None,
+                         comparable(plugin.last_record)))
+            if result.node is not None:
+                break
+    seen.append(sorted((k, p.spec.node_name) for k, p in cluster.pods.items()))
+    return seen
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_filters_reordered_the_pod_independent_ones_after_the_fit_still_checked(seed):
+    """With NodeResourcesFit ordered before the pod-independent Filter plugins, a full node that is
+    tainted or cordoned fails the fit first: the failed cycle's statuses do not show it passing
+    them (:meth:`NodeToStatus.rows_passing`), so the dry run filters it and finds it no candidate,
+    as the node-by-node dry run does. The preemptors tolerate nothing and select no label here."""
+    order = ["NodeResourcesFit", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"]
+    config = {"profiles": [{"plugins": {"filter": {"disabled": [{"name": "*"}],
+                                                   "enabled": [{"name": n} for n in order]}}}]}
+    objects, preemptors = cluster_objects(seed, 80)
+    for p in preemptors:
+        p["spec"].pop("nodeSelector", None)
+        p["spec"].pop("tolerations", None)
+    fast, slow = (attempts(objects, preemptors, seed, shortcuts, config=config) for shortcuts in (True, False))
+    assert fast == slow
+    nodes = {o.metadata.name: o for o in objects if isinstance(o, Node)}
+    barred = {name for name, n in nodes.items() if n.spec.taints or n.spec.unschedulable}
+    statuses = [entry[2]["nodeStatuses"] for entry in fast[:-1] if entry[2] is not None]
+    assert sum(1 for st in statuses for name in st if name in barred) > 0  # barred nodes reached the dry run
+    assert not {entry[1] for entry in fast[:-1]} & barred
 
 
 def test_a_start_time_set_after_the_victim_table_read_the_node_changes_the_victim_order():

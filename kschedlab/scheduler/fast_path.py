@@ -580,14 +580,17 @@ class FastPath:
             return None
         return ok
 
-    def fits_nowhere(self, plan: CyclePlan, snapshot, rows: np.ndarray) -> bool:
-        """NodeResourcesFit's kept check finds no node of ``rows`` with room for the pod (so a
-        pass over them finds none feasible, whatever the other plugins say)."""
+    def fits_fewer(self, plan: CyclePlan, snapshot, rows: np.ndarray, count: int) -> bool:
+        """NodeResourcesFit's kept check finds room for the pod on fewer than ``count`` nodes of
+        ``rows``, so a pass over them finds fewer than ``count`` feasible, whatever the other
+        plugins and the nominated pods say (they only take nodes away): a pass looking for
+        ``count`` feasible nodes visits every one of ``rows``, in one chunk or in many (a preemptor
+        that fits nowhere, a gang member on a full cluster)."""
         if NodeResourcesFit.name not in plan.filter_names:
             return False
         fits = self._fits(plan.shape, snapshot)
         return fits is None or (isinstance(fits, NodeFits) and not fits.every_node_fits()
-                                and not fits.fit(rows).any())
+                                and np.count_nonzero(fits.fit(rows)) < count)
 
     def first_chunk(self, to_find: int, n: int) -> int:
         """How many nodes to filter at once first, when live plugins filter: enough to find

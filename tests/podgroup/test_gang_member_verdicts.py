@@ -19,6 +19,7 @@ from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.fast_path import FastPath
 from kschedlab.scheduler.kept_scores import NodeFitVerdicts
+from tests.fastpath.test_fast_path import same_attempt
 from tests.fastpath.test_lean_filter import same_runs
 
 GPU = "nvidia.com/gpu"
@@ -54,20 +55,21 @@ def _pod(name: str, cpu: str, gpus: int, priority: int, *, group: str | None = N
     return Pod.model_validate({"metadata": {"name": name, "namespace": NS}, "spec": spec})
 
 
-def _cluster(seed: int) -> tuple[Cluster, list[str]]:
+def _cluster(seed: int, scale: int = 1) -> tuple[Cluster, list[str]]:
     """GPU nodes mostly taken, and gangs of alike members (all or nothing) asking for more GPUs than
-    are free, so most cycles place a few members and fail at the next one."""
+    are free, so most cycles place a few members and fail at the next one (``scale`` times the
+    nodes and the pods placed: past 100 nodes a pass looks for fewer feasible nodes than there are)."""
     rng = random.Random(seed)
-    nodes = [_node(i, rng) for i in range(rng.randint(20, 30))]
+    nodes = [_node(i, rng) for i in range(rng.randint(20, 30) * scale)]
     cluster = Cluster(nodes)
     with_gpus = [n.metadata.name for n in nodes if GPU in n.status.allocatable]
-    for i in range(rng.randint(40, 70)):
+    for i in range(rng.randint(40, 70) * scale):
         cluster.add(_pod(f"busy-{i:02d}", rng.choice(["1", "2"]), rng.choice([1, 2]), 100,
                          node=rng.choice(with_gpus)))
     groups = []
     for g in range(8):
         size = rng.randint(2, 8)
-        cpu, gpus, priority = rng.choice(["500m", "1", "3"]), rng.choice([1, 2, 4]), rng.choice([0, 100])
+        cpu, gpus, priority = rng.choice(["500m", "1", "3"]), rng.choice([0, 1, 2, 4]), rng.choice([0, 100])
         cluster.add(PodGroup.model_validate({
             "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
             "metadata": {"name": f"gang-{g}", "namespace": NS},
@@ -109,9 +111,9 @@ def _mutate(cluster: Cluster, rng: random.Random, step: int) -> None:
         cluster.add(_pod(f"late-{step}", "1", 1, 100, node=rng.choice(with_gpus)))
 
 
-def run(seed: int) -> list:
+def run(seed: int, scale: int = 1) -> list:
     """Cycles of the gangs in turn, a mutation after each: every pod result."""
-    cluster, groups = _cluster(seed)
+    cluster, groups = _cluster(seed, scale)
     sched = Scheduler(cluster, seed=seed, gates=GATES)
     rng = random.Random(seed + 1000)
     results = []
@@ -130,7 +132,7 @@ def recomputed(m) -> None:
     m.setattr(FastPath, "_fit_alone", lambda self, plan, pod_info, snapshot: False)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))
 def test_kept_member_verdicts_answer_as_recomputed(seed, monkeypatch):
     calls = {"failures": 0}
     failures = NodeFitVerdicts.failures
@@ -148,6 +150,39 @@ def test_kept_member_verdicts_answer_as_recomputed(seed, monkeypatch):
                for r in failed)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_pass_over_nodes_fewer_than_sought_in_one_chunk_answers_as_in_chunks(seed, monkeypatch):
+    """``FastPath.fits_fewer``: when fewer nodes have room than the pass looks for, it visits them all,
+    so one chunk answers as the chunks did (the same nodes visited, statuses and placements; only the
+    outcome's reason table is laid out once instead of per chunk). Against the chunks (only a pod
+    that fits nowhere in one chunk, as before), on 8 times the nodes."""
+    seen = []
+    fits_fewer = FastPath.fits_fewer
+
+    def counted(self, plan, snapshot, rows, count):
+        answer = fits_fewer(self, plan, snapshot, rows, count)
+        seen.append((answer, answer and not fits_fewer(self, plan, snapshot, rows, 1)))
+        return answer
+
+    monkeypatch.setattr(FastPath, "fits_fewer", counted)
+    once = run(seed, scale=8)
+    with monkeypatch.context() as m:
+        m.setattr(FastPath, "fits_fewer", lambda self, plan, snapshot, rows, count: fits_fewer(self, plan, snapshot,
+                                                                                              rows, 1))
+        chunks = run(seed, scale=8)
+    assert len(once) == len(chunks)
+    for a, b in zip(once, chunks):
+        same_attempt(a, b)
+        fa, fb = a.trace.filter if a.trace else None, b.trace.filter if b.trace else None
+        assert (fa is None) == (fb is None)
+        if fa is not None:
+            for column in ("rows", "fail_plugin", "fail_code"):
+                assert np.array_equal(getattr(fa, column), getattr(fb, column)), column
+    assert any(fewer for _, fewer in seen)  # a pass went whole where the chunks went before
+    stopped = [r for r in once if r.trace is not None and 0 < r.trace.evaluated_nodes < len(r.trace.node_names)]
+    assert stopped and all(r.trace.evaluated_nodes >= r.trace.num_to_find for r in stopped)  # passes that found enough
+
+
 def test_failures_columns_equal_the_verdicts_recorded():
     rng = np.random.default_rng(0)
     cluster, _ = _cluster(3)
@@ -161,3 +196,22 @@ def test_failures_columns_equal_the_verdicts_recorded():
             assert plugin.dtype == np.int16 and code.dtype == np.int8 and reason.dtype == np.int32
             assert np.array_equal(code, v.codes) and np.array_equal(reason, v.reason_idx)
             assert np.array_equal(plugin, np.where(v.codes != 0, 2, -1)) and reasons == v.reasons
+
+
+def test_a_first_chunk_with_exactly_the_nodes_sought_is_visited_whole():
+    """The edge ``fits_fewer`` keeps: 150 nodes, 100 sought, a first chunk of 128 with exactly 100 that
+    fit, and 10 more past it. The chunks visit the 128 (the outcome is cut only past the 100th
+    feasible node when more than 100 were found); a pass over every node would find 110 and stop at
+    the 100th. 110 fit, not fewer than 100: the pass goes in chunks, as before."""
+    cpus = ["4"] * 100 + ["1"] * 28 + ["4"] * 10 + ["1"] * 12
+    cluster = Cluster([Node.model_validate({"metadata": {"name": f"n{i:03d}"},
+                                            "status": {"allocatable": {"cpu": cpu, "pods": "110"}}})
+                       for i, cpu in enumerate(cpus)])
+    cluster.add(Pod.model_validate({"metadata": {"name": "p", "namespace": NS}, "spec": {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}))
+    sched = Scheduler(cluster, seed=0)
+    fast = sched.fast_paths["default-scheduler"]
+    for _ in range(3):  # (the shape's fit is kept from its third cycle)
+        fast.plan(cluster.pod_infos[f"{NS}/p"], cluster.snapshot)
+    trace = sched.schedule_one(f"{NS}/p").trace
+    assert (trace.num_to_find, trace.feasible_nodes, trace.evaluated_nodes) == (100, 100, 128)

@@ -586,14 +586,17 @@ class FastPath:
             return None
         return ok
 
-    def fits_nowhere(self, plan: CyclePlan, snapshot, rows: np.ndarray) -> bool:
-        """NodeResourcesFit's kept check finds no node of ``rows`` with room for the pod (so a
-        pass over them finds none feasible, whatever the other plugins say)."""
+    def fits_fewer(self, plan: CyclePlan, snapshot, rows: np.ndarray, count: int) -> bool:
+        """NodeResourcesFit's kept check finds room for the pod on fewer than ``count`` nodes of
+        ``rows``, so a pass over them finds fewer than ``count`` feasible, whatever the other
+        plugins and the nominated pods say (they only take nodes away): a pass looking for
+        ``count`` feasible nodes visits every one of ``rows``, in one chunk or in many (a preemptor
+        that fits nowhere, a gang member on a full cluster)."""
         if NodeResourcesFit.name not in plan.filter_names:
             return False
         fits = self._fits(plan.shape, snapshot)
         return fits is None or (isinstance(fits, NodeFits) and not fits.every_node_fits()
-                                and not fits.fit(rows).any())
+                                and np.count_nonzero(fits.fit(rows)) < count)
 
     def first_chunk(self, to_find: int, n: int) -> int:
         """How many nodes to filter at once first, when live plugins filter: enough to find
@@ -727,7 +730,11 @@ class FastPath:
         found no DeviceClass serving it, so the plugin reads its snapshot column as any other),
         NodeUnschedulable and TaintToleration
         are asked about the nodes the fused check finds they reject (they pass the others), and
-        NodeName passes every node (the pod names none); the outcome is the framework's."""
+        NodeName passes every node (the pod names none); the outcome is the framework's. When
+        NodeResourcesFit is the only one of them that may reject a node in this cycle
+        (:meth:`_fit_alone`: as in a job trace's cluster, no cordon and no taint the pod does not
+        tolerate), the outcome's columns are read off the kept verdicts whole
+        (:meth:`NodeFitVerdicts.failures`: a failed gang member, say, gets every node's verdict)."""
         shape = plan.shape
         if plan.live_filter or shape.cycles < KEEP_FROM or \
                 not _FILTER_FUSED.issuperset(plan.filter_names):
@@ -735,6 +742,9 @@ class FastPath:
         kept = self._fit_verdicts.get(shape.checked)
         if kept is None or kept.snapshot is not snapshot:
             kept = _keep(self._fit_verdicts, shape.checked, NodeFitVerdicts(snapshot, shape.checked))
+        names = plan.filter_names
+        if NodeResourcesFit.name in names and self._fit_alone(plan, pod_info, snapshot):
+            return FilterOutcome(rows, *kept.failures(rows, names.index(NodeResourcesFit.name)), list(names))
         failures = FilterFailures(rows)
         for pi, name in enumerate(plan.filter_names):
             if not len(failures.alive):
@@ -766,6 +776,17 @@ class FastPath:
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
             failures.record(pi, verdicts)
         return failures.outcome(list(plan.filter_names))
+
+    def _fit_alone(self, plan: CyclePlan, pod_info, snapshot) -> bool:
+        """Of the fused Filter plugins, NodeResourcesFit alone may reject a node in this cycle: no
+        node is cordoned (or the pod tolerates it), the pod tolerates every taint set of the
+        snapshot (or no node has a taint), and NodeName passes every node (the pod names none).
+        The outcome of any rows is then the plugin's verdicts on them, whatever the Filter order."""
+        shape, names = plan.shape, plan.filter_names
+        if NodeUnschedulable.name in names and snapshot.cordoned and not self._tolerates_cordon(shape, pod_info):
+            return False
+        return not (TaintToleration.name in names and len(snapshot.taint_sets) > 1
+                    and not self._taint_ok(shape, pod_info, snapshot).all())
 
     # -- PreScore / Score --------------------------------------------------------------------
     def _kept_node_scores(self, shape: PodShape, snapshot) -> NodeScores | None:

@@ -503,7 +503,7 @@ class Scheduler:
         begin, size = 0, to_find + to_find // 8 + 16
         if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
             size = max(size, fast.first_chunk(to_find, n))
-        if fast is not None and size < n and fast.fits_nowhere(plan, snapshot, rows):  # (a preemptor): all at once
+        if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, to_find):  # (fewer than to_find: all at once)
             size = n
         while begin < n and found < to_find:
             chunk = _rotated(rows, start, begin, size)

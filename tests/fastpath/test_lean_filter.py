@@ -3,7 +3,7 @@ verdicts assembled by integer arithmetic on the failing masks (``_verdicts``), e
 a table kept per topology key (``_Topology.slots``), the fast path's outcome taken whole from the first
 live plugin that fails a node when the fused check cleared every node (``FastPath._run_filter_plain``),
 the Diagnosis counted without a mask of the failed nodes, and when first read (``Diagnosis.add_outcome``), and
-``FastPath.fits_nowhere`` answering from the kept "every node fits". Each is checked against the code
+``FastPath.fits_fewer`` answering from the kept "every node fits". Each is checked against the code
 before, kept below as the reference: attempt by attempt on the random clusters of
 ``test_affinity_groups`` (node relabels, retaints, removals with and without their pods, pod
 deletions, preemption, nominations; fast path and plugin by plugin) and of ``test_shared_parses``
@@ -194,9 +194,10 @@ def test_kept_slots_follow_nodes_added_relabelled_and_removed():
     check()
 
 
-def test_fits_nowhere_reads_every_node_fits():
+def test_fits_fewer_reads_every_node_fits():
     cluster = Cluster([Node.model_validate({"metadata": {"name": f"n{i}"},
-                                            "status": {"allocatable": {"cpu": "2", "pods": "10"}}}) for i in range(4)])
+                                            "status": {"allocatable": {"cpu": str(2 + i % 2), "pods": "10"}}})
+                       for i in range(4)])
     from kschedlab.api.core import Pod
     from kschedlab.framework.types import PodInfo
 
@@ -204,10 +205,11 @@ def test_fits_nowhere_reads_every_node_fits():
     fast = sched.fast_paths["default-scheduler"]
     rows = cluster.snapshot.order
     answers = []
-    for cpu in ("1", "3"):  # fits every node, then none
+    for cpu in ("1", "3", "4"):  # fits every node, two of them, none
         info = PodInfo.of(Pod.model_validate({"metadata": {"name": f"p{cpu}", "namespace": "default"}, "spec": {
             "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}))
         for _ in range(4):  # (a young shape's fit is not kept: no answer before its third cycle)
             plan = fast.plan(info, cluster.snapshot)
-            answers.append(fast.fits_nowhere(plan, cluster.snapshot, rows))
-    assert answers == [False] * 4 + [False, False, True, True]
+            answers.append([fast.fits_fewer(plan, cluster.snapshot, rows, count) for count in (1, 2, 3)])
+    young = [[False] * 3] * 2
+    assert answers == young + [[False] * 3] * 2 + young + [[False, False, True]] * 2 + young + [[True] * 3] * 2

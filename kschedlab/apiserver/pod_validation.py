@@ -11,7 +11,7 @@ context's enums and IDs). Messages and paths are upstream's ``field.ErrorList``.
   A container's ``volumeMounts`` name a volume that passed (``Not found: "cache"``), each with a
   ``mountPath`` of its own (``must be unique``).
 - An ``env`` name is required and, with relaxed validation (GA in v1.34), printable ASCII other
-  than ``=``. ``valueFrom`` is refused beside a ``value`` and with two sources; ``fieldRef`` and
+  than ``=``. ``valueFrom`` is refused without a source, beside a ``value`` and with two sources; ``fieldRef`` and
   ``resourceFieldRef`` are checked against the paths and resources an env var may read,
   ``configMapKeyRef`` / ``secretKeyRef`` against names and keys.
 - ``seccompProfile`` / ``appArmorProfile`` type and ``localhostProfile``, ``procMount``, the pod's
@@ -24,8 +24,7 @@ context's enums and IDs). Messages and paths are upstream's ``field.ErrorList``.
 Sources: the required name of a Secret, ConfigMap, claim, NFS export (absolute) and image volume;
 hostPath's path (required, no ``..``) and ``type``; an image volume's ``pullPolicy``; ``emptyDir``'s
 ``sizeLimit`` not negative. Not checked: the other sources' fields, key paths and file modes of projections, sysctl name syntax, the ``fieldRef`` conversion error of an unknown path
-(the path is refused as unsupported instead), ``valueFrom: {}`` (its message names the sources of
-the version that wrote it).
+(the path is refused as unsupported instead).
 
 >>> from kschedlab.api.core import PodSpec
 >>> spec = PodSpec.model_validate({"volumes": [{"name": "data", "emptyDir": {}, "hostPath": {"path": "/d"}}],
@@ -281,7 +280,10 @@ def _value_from_errors(env: EnvVar, path: Path) -> Errors:
         errs += _key_selector_errors(sk.name, sk.key, [*path, "secretKeyRef"])
     if source.file_key_ref is not None:
         count += 1
-    if count and env.value:
+    if not count:  # (v1.34 counts fileKeyRef as a source and kept the message)
+        errs.append(invalid(_p(path), "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or "
+                            "`secretKeyRef`"))
+    elif env.value:
         errs.append(invalid(_p(path), "", "may not be specified when `value` is not empty"))
     elif count > 1:
         errs.append(invalid(_p(path), "", "may not have more than one field specified at a time"))

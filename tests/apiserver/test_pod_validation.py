@@ -19,7 +19,7 @@ ENV_ROWS = json.loads((Path(__file__).parent / "data" / "validate_env.json").rea
 
 
 def test_the_ported_rows_are_well_formed():
-    assert len(ENV_ROWS) == 15
+    assert len(ENV_ROWS) == 16
     assert len({r["id"] for r in ENV_ROWS}) == len(ENV_ROWS)
     assert all(r["source"].startswith("kubernetes/kubernetes pkg/apis/core/validation/validation_test.go@")
                for r in ENV_ROWS)

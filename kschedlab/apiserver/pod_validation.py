@@ -16,15 +16,23 @@ context's enums and IDs). Messages and paths are upstream's ``field.ErrorList``.
   ``configMapKeyRef`` / ``secretKeyRef`` against names and keys.
 - ``seccompProfile`` / ``appArmorProfile`` type and ``localhostProfile``, ``procMount``, the pod's
   ``fsGroupChangePolicy``, ``supplementalGroupsPolicy``, ``seLinuxChangePolicy``, user and group IDs
-  in ``[0, 2147483647]``, sysctl names required and unique.
+  in ``[0, 2147483647]``; sysctl names required, of the sysctl syntax (dots or slashes) and unique, none
+  of the network (IPC) namespace in a pod with ``hostNetwork`` (``hostIPC``); ``shareProcessNamespace``
+  not beside ``hostPID``.
 - A container's own ``restartPolicy`` is ``Always``, ``OnFailure`` or ``Never`` (ContainerRestartRules,
   on by default since v1.35); ``ephemeralContainers`` cannot be set when a pod is created nor in a
   template (a dump's stored pod keeps them).
+- ``fieldRef`` paths convert as the API server converts them (``error converting fieldPath: ...`` for a
+  path it does not know), then must be one the env var (or volume file) may read.
 
 Sources: the required name of a Secret, ConfigMap, claim, NFS export (absolute) and image volume;
 hostPath's path (required, no ``..``) and ``type``; an image volume's ``pullPolicy``; ``emptyDir``'s
-``sizeLimit`` not negative. Not checked: the other sources' fields, key paths and file modes of projections, sysctl name syntax, the ``fieldRef`` conversion error of an unknown path
-(the path is refused as unsupported instead).
+``sizeLimit`` not negative; file modes in ``[0, 0777]``; Secret, ConfigMap and projected items (key, a
+relative path without ``..``); downward API files; a projected volume's sources (one kind each, no file
+path twice, a service account token's lifetime and path, a ClusterTrustBundle's name or signer). Not
+checked: the other sources' fields, a ClusterTrustBundle with both a name and a signer or a name beside a
+label selector (messages that print the whole projection), the syntax of its names, and a
+``podCertificate`` projection's fields.
 
 >>> from kschedlab.api.core import PodSpec
 >>> spec = PodSpec.model_validate({"volumes": [{"name": "data", "emptyDir": {}, "hostPath": {"path": "/d"}}],
@@ -46,12 +54,12 @@ import re
 from typing import Any, Iterable
 
 from ..api.core import Container, PodSpec, VolumeMount
-from ..api.env import EnvVar
+from ..api.env import EnvVar, ObjectFieldSelector, ResourceFieldSelector
 from ..api.errors import format_path
 from ..api.quantity import Quantity
-from ..api.security_context import AppArmorProfile, PodSecurityContext, SeccompProfile, SecurityContext
+from ..api.security_context import AppArmorProfile, SeccompProfile, SecurityContext, Sysctl
 from ..api.validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors, regex_error
-from ..api.volume import Volume
+from ..api.volume import DownwardAPIVolumeFile, KeyToPath, ProjectedVolumeSource, Volume
 from .field import bad_value, duplicate, forbidden, invalid, not_supported, required
 
 __all__ = ["HOST_PATH_TYPES", "pod_spec_field_errors", "volumes_errors", "volume_mounts_errors", "env_errors", "security_context_errors",
@@ -85,7 +93,21 @@ ENV_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.
 ENV_RESOURCES = ("limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
                  "requests.ephemeral-storage", "requests.memory")
 _HUGEPAGES_PREFIXES = ("limits.hugepages-", "requests.hugepages-")
-_SEPARATED_PATH = re.compile(r"^(metadata\.(?:labels|annotations))\['(.*)'\]$")
+#: what ``fieldRef`` of a downward API volume file may read without a subscript (sorted)
+VOLUME_FIELD_PATHS = ("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid")
+#: the pod fields a v1 ``fieldRef`` converts (``ConvertDownwardAPIFieldLabel``); any other is a conversion error
+_FIELD_LABELS = frozenset(("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+                           "metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName",
+                           "spec.schedulerName", "status.phase", "status.hostIP", "status.hostIPs", "status.podIP",
+                           "status.podIPs"))
+_FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive"
+#: a sysctl name, segments joined by dots or slashes (printed in the message as Go prints the regexp)
+_SYSCTL_FMT = r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"
+_SYSCTL_RE = re.compile(_SYSCTL_FMT[:-1] + r"\Z")
+_SYSCTL_MAX = 253
+#: sysctls of the IPC namespace by name, and the prefixes of the namespaced ones (``utilsysctl``)
+_IPC_SYSCTLS = frozenset(("kernel.sem", "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced",
+                          "kernel.shm", "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.msg"))
 _CPU_DIVISORS = ("1m", "1")
 _BYTE_DIVISORS = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
 _BYTE_DIVISORS_TEXT = "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the"
@@ -121,10 +143,23 @@ def _source_errors(vol: Volume, path: Path) -> Errors:
         sp = [*path, alias]
         if attr == "empty_dir" and source.size_limit is not None and source.size_limit.sign() < 0:
             errs.append(forbidden(_p(sp, "sizeLimit"), "SizeLimit field must be a valid resource quantity"))
-        elif attr == "secret" and not source.secret_name:
-            errs.append(required(_p(sp, "secretName")))
-        elif attr == "config_map" and not source.name:
-            errs.append(required(_p(sp, "name")))
+        elif attr == "secret":
+            if not source.secret_name:
+                errs.append(required(_p(sp, "secretName")))
+            errs += _file_mode_errors(source.default_mode, [*sp, "defaultMode"])
+            errs += _items_errors(source.items, [*sp, "items"])
+        elif attr == "config_map":
+            if not source.name:
+                errs.append(required(_p(sp, "name")))
+            errs += _file_mode_errors(source.default_mode, [*sp, "defaultMode"])
+            errs += _items_errors(source.items, [*sp, "items"])
+        elif attr == "downward_api":
+            errs += _file_mode_errors(source.default_mode, [*sp, "defaultMode"])
+            for item in source.items:
+                errs += _downward_api_file_errors(item, sp)
+        elif attr == "projected":
+            errs += _file_mode_errors(source.default_mode, [*sp, "defaultMode"])
+            errs += _projection_errors(source, sp)
         elif attr == "host_path":
             if not source.path:
                 errs.append(required(_p(sp, "path")))
@@ -146,6 +181,115 @@ def _source_errors(vol: Volume, path: Path) -> Errors:
                 errs.append(required(_p(sp, "path")))
             elif not source.path.startswith("/"):
                 errs.append(invalid(_p(sp, "path"), source.path, "must be an absolute path"))
+    return errs
+
+
+def _local_non_reserved_path_errors(target: str, path: Path) -> Errors:
+    # ValidateLocalNonReservedPath: a relative path without ".." elements, not starting with ".."
+    errs = _local_descending_path_errors(target, path)
+    if target.startswith("..") and not target.startswith("../"):
+        errs.append(invalid(_p(path), target, "must not start with '..'"))
+    return errs
+
+
+def _file_mode_errors(mode: int | None, path: Path) -> Errors:
+    return [invalid(_p(path), mode, _FILE_MODE)] if mode is not None and not 0 <= mode <= 0o777 else []
+
+
+def _key_to_path_errors(item: KeyToPath, path: Path) -> Errors:
+    # validateKeyToPath
+    errs: Errors = []
+    if not item.key:
+        errs.append(required(_p(path, "key")))
+    if not item.path:
+        errs.append(required(_p(path, "path")))
+    errs += _local_non_reserved_path_errors(item.path or "", [*path, "path"])
+    return errs + _file_mode_errors(item.mode, [*path, "mode"])
+
+
+def _items_errors(items: list[KeyToPath], path: Path) -> Errors:
+    return [e for i, item in enumerate(items) for e in _key_to_path_errors(item, [*path, i])]
+
+
+def _downward_api_file_errors(item: DownwardAPIVolumeFile, path: Path) -> Errors:
+    # validateDownwardAPIVolumeFile, at the source's path (upstream does not index the item)
+    errs: Errors = []
+    if not item.path:
+        errs.append(required(_p(path, "path")))
+    errs += _local_non_reserved_path_errors(item.path or "", [*path, "path"])
+    if item.field_ref is not None:
+        errs += _object_field_selector_errors(item.field_ref, VOLUME_FIELD_PATHS, [*path, "fieldRef"])
+        if item.resource_field_ref is not None:
+            errs.append(invalid(_p(path), "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
+    elif item.resource_field_ref is not None:
+        errs += _resource_field_selector_errors(item.resource_field_ref, [*path, "resourceFieldRef"], volume=True)
+    else:
+        errs.append(required(_p(path), "one of fieldRef and resourceFieldRef is required"))
+    return errs + _file_mode_errors(item.mode, [*path, "mode"])
+
+
+def _projection_errors(projected: ProjectedVolumeSource, path: Path) -> Errors:
+    """``validateProjectionSources``: each source's fields, one kind per source, no file path twice
+    (reported at the volume's path, with the Secret's or ConfigMap's name as the value)."""
+    errs: Errors = []
+    paths: set[str] = set()
+
+    def claim(file_path: str, value: str | None) -> None:
+        if file_path in paths:
+            errs.append(invalid(_p(path), value or "", "conflicting duplicate paths"))
+        paths.add(file_path)
+
+    for i, source in enumerate(projected.sources):
+        sp = [*path, "sources", i]
+        kinds = 0
+        for attr, alias in (("secret", "secret"), ("config_map", "configMap")):
+            ref = getattr(source, attr)
+            if ref is None:
+                continue
+            kinds += 1
+            if not ref.name:
+                errs.append(required(_p(sp, alias, "name")))
+            for j, item in enumerate(ref.items):
+                errs += _key_to_path_errors(item, [*sp, alias, "items", j])
+                if item.path:
+                    claim(item.path, ref.name)
+        if source.downward_api is not None:
+            kinds += 1
+            for item in source.downward_api.items:
+                errs += _downward_api_file_errors(item, [*sp, "downwardAPI"])
+                if item.path:
+                    claim(item.path, item.path)
+        token = source.service_account_token
+        if token is not None:
+            kinds += 1
+            seconds = 3600 if token.expiration_seconds is None else token.expiration_seconds  # (the v1 default)
+            tp = [*sp, "serviceAccountToken", "expirationSeconds"]
+            if seconds < 600:
+                errs.append(invalid(_p(tp), seconds, "may not specify a duration less than 10 minutes"))
+            if seconds > 1 << 32:
+                errs.append(invalid(_p(tp), seconds, "may not specify a duration larger than 2^32 seconds"))
+            if not token.path:  # (upstream reports the token's path at the volume's path)
+                errs.append(required(_p(path, "path")))
+            else:
+                errs += _local_non_reserved_path_errors(token.path, [*path, "path"])
+        bundle = source.cluster_trust_bundle
+        if bundle is not None:
+            kinds += 1
+            bp = [*sp, "clusterTrustBundlePEM"]
+            if bundle.name is None and bundle.signer_name is None:
+                errs.append(required(_p(bp), "either name or signerName must be specified"))
+            elif bundle.name == "":
+                errs.append(required(_p(bp, "name"), "must be a valid object name"))
+            elif bundle.signer_name == "":
+                errs.append(required(_p(bp, "signerName"), "must be a valid signer name"))
+            if not bundle.path:
+                errs.append(required(_p(bp, "path")))
+            errs += _local_non_reserved_path_errors(bundle.path or "", [*bp, "path"])
+            claim(bundle.path or "", bundle.path)
+        if source.pod_certificate is not None:
+            kinds += 1
+        if kinds > 1:
+            errs.append(forbidden(_p(sp), "may not specify more than 1 volume type"))
     return errs
 
 
@@ -222,16 +366,58 @@ def _key_selector_errors(name: str | None, key: str | None, path: Path) -> Error
     return errs
 
 
-def _field_ref_errors(field_path: str | None, path: Path) -> Errors:
-    if not field_path:
+def _split_subscript(field_path: str) -> tuple[str, str] | None:
+    # fieldpath.SplitMaybeSubscriptedPath: "metadata.labels['app']" -> ("metadata.labels", "app")
+    if not field_path.endswith("']"):
+        return None
+    head, sep, subscript = field_path[:-2].partition("['")
+    return (head, subscript) if sep and head else None
+
+
+def _converted_field_path(api_version: str, field_path: str) -> tuple[str | None, str]:
+    # ConvertDownwardAPIFieldLabel: the internal path, or None and the conversion error
+    if api_version != "v1":
+        return None, f"unsupported pod version: {api_version}"
+    split = _split_subscript(field_path)
+    if split is not None:
+        if split[0] in ("metadata.annotations", "metadata.labels"):
+            return field_path, ""
+        return None, f"field label does not support subscript: {field_path}"
+    if field_path == "spec.host":  # (what old v1 clients send)
+        return "spec.nodeName", ""
+    if field_path in _FIELD_LABELS:
+        return field_path, ""
+    return None, f"field label not supported: {field_path}"
+
+
+def _object_field_selector_errors(ref: ObjectFieldSelector, allowed: tuple[str, ...], path: Path) -> Errors:
+    # validateObjectFieldSelector (apiVersion is defaulted to v1 before validation)
+    if not ref.field_path:
         return [required(_p(path, "fieldPath"))]
-    m = _SEPARATED_PATH.match(field_path)
-    if m:
-        subscript = m.group(2).lower() if m.group(1) == "metadata.annotations" else m.group(2)
+    internal, error = _converted_field_path(ref.api_version or "v1", ref.field_path)
+    if internal is None:
+        return [invalid(_p(path, "fieldPath"), ref.field_path, f"error converting fieldPath: {error}")]
+    split = _split_subscript(internal)
+    if split is not None:
+        head, subscript = split
+        if head == "metadata.annotations":
+            subscript = subscript.lower()
         return [invalid(_p(path), subscript, msg) for msg in qualified_name_errors(subscript)]
-    if field_path not in ENV_FIELD_PATHS:
-        return [not_supported(_p(path, "fieldPath"), field_path, ENV_FIELD_PATHS)]
+    if internal not in allowed:
+        return [not_supported(_p(path, "fieldPath"), internal, allowed)]
     return []
+
+
+def _resource_field_selector_errors(ref: ResourceFieldSelector, path: Path, *, volume: bool = False) -> Errors:
+    # validateContainerResourceFieldSelector: a volume's file names its container
+    errs: Errors = []
+    if volume and not ref.container_name:
+        errs.append(required(_p(path, "containerName")))
+    elif not ref.resource:
+        errs.append(required(_p(path, "resource")))
+    elif ref.resource not in ENV_RESOURCES and not ref.resource.startswith(_HUGEPAGES_PREFIXES):
+        errs.append(not_supported(_p(path, "resource"), ref.resource, ENV_RESOURCES))
+    return errs + _divisor_errors(ref.resource or "", ref.divisor, path)
 
 
 def _divisor_errors(resource: str, divisor: Quantity | None, path: Path) -> Errors:
@@ -261,15 +447,10 @@ def _value_from_errors(env: EnvVar, path: Path) -> Errors:
     count = 0
     if source.field_ref is not None:
         count += 1
-        errs += _field_ref_errors(source.field_ref.field_path, [*path, "fieldRef"])
+        errs += _object_field_selector_errors(source.field_ref, ENV_FIELD_PATHS, [*path, "fieldRef"])
     if source.resource_field_ref is not None:
         count += 1
-        ref, rp = source.resource_field_ref, [*path, "resourceFieldRef"]
-        if not ref.resource:
-            errs.append(required(_p(rp, "resource")))
-        elif ref.resource not in ENV_RESOURCES and not ref.resource.startswith(_HUGEPAGES_PREFIXES):
-            errs.append(not_supported(_p(rp, "resource"), ref.resource, ENV_RESOURCES))
-        errs += _divisor_errors(ref.resource or "", ref.divisor, rp)
+        errs += _resource_field_selector_errors(source.resource_field_ref, [*path, "resourceFieldRef"])
     if source.config_map_key_ref is not None:
         count += 1
         cm = source.config_map_key_ref
@@ -366,29 +547,65 @@ def security_context_errors(sc: SecurityContext | None, path: Path) -> Errors:
     return errs
 
 
-def pod_security_context_errors(sc: PodSecurityContext | None, path: Path) -> Errors:
-    """``spec.securityContext``: IDs, the enumerated policies, sysctls, seccomp and AppArmor profiles."""
+def _sysctl_namespace(name: str) -> str | None:
+    # utilsysctl.GetNamespace: "IPC", "Net" or None, of the name with dots first and up to any "*"
+    sep = next((i for i, ch in enumerate(name) if ch in "./"), -1)
+    if sep >= 0 and name[sep] == "/":
+        name = name.translate(str.maketrans("./", "/."))
+    name = name.split("*", 1)[0]
+    if name in _IPC_SYSCTLS or name.startswith("fs.mqueue."):
+        return "IPC"
+    return "Net" if name.startswith("net.") else None
+
+
+def _sysctls_errors(spec: PodSpec, sysctls: list[Sysctl], path: Path) -> Errors:
+    # validateSysctls: a name (required, the sysctl syntax, unique), none of a namespace the pod shares with the host
+    errs: Errors = []
+    seen: set[str] = set()
+    for i, s in enumerate(sysctls):
+        name = s.name or ""
+        np = _p(path, i, "name")
+        if not name:
+            errs.append(required(np))
+        elif len(name) > _SYSCTL_MAX or not _SYSCTL_RE.match(name):
+            errs.append(invalid(np, name, f"must have at most {_SYSCTL_MAX} characters and match regex {_SYSCTL_FMT}"))
+        elif name in seen:
+            errs.append(duplicate(np, name))
+        namespace = _sysctl_namespace(name)
+        if spec.host_network and namespace == "Net":
+            errs.append(invalid(np, name, "may not be specified when 'hostNetwork' is true"))
+        elif spec.host_ipc and namespace == "IPC":
+            errs.append(invalid(np, name, "may not be specified when 'hostIPC' is true"))
+        seen.add(name)
+    return errs
+
+
+def pod_security_context_errors(spec: PodSpec, path: Path) -> Errors:
+    """``validatePodSpecSecurityContext`` of ``spec.securityContext`` (where the API server's internal
+    pod keeps ``hostNetwork``, ``hostIPC``, ``hostPID`` and ``shareProcessNamespace`` too): IDs, the
+    enumerated policies, sysctls, seccomp and AppArmor profiles."""
+    sc = spec.security_context
+    errs: Errors = []
+    if sc is not None:
+        errs += _id_errors(sc.fs_group, [*path, "fsGroup"])
+        errs += _id_errors(sc.run_as_user, [*path, "runAsUser"]) + _id_errors(sc.run_as_group, [*path, "runAsGroup"])
+        for i, g in enumerate(sc.supplemental_groups):
+            errs += _id_errors(g, [*path, "supplementalGroups", i])
+    if spec.share_process_namespace and spec.host_pid:
+        errs.append(invalid(_p(path, "shareProcessNamespace"), True,
+                            "ShareProcessNamespace and HostPID cannot both be enabled"))
     if sc is None:
-        return []
-    errs = _id_errors(sc.fs_group, [*path, "fsGroup"])
-    errs += _id_errors(sc.run_as_user, [*path, "runAsUser"]) + _id_errors(sc.run_as_group, [*path, "runAsGroup"])
-    for i, g in enumerate(sc.supplemental_groups):
-        errs += _id_errors(g, [*path, "supplementalGroups", i])
-    for value, name, allowed in ((sc.fs_group_change_policy, "fsGroupChangePolicy", _FS_GROUP_CHANGE_POLICIES),
-                                 (sc.supplemental_groups_policy, "supplementalGroupsPolicy",
+        return errs
+    errs += _sysctls_errors(spec, sc.sysctls, [*path, "sysctls"])
+    if sc.fs_group_change_policy is not None and sc.fs_group_change_policy not in _FS_GROUP_CHANGE_POLICIES:
+        errs.append(not_supported(_p(path, "fsGroupChangePolicy"), sc.fs_group_change_policy, _FS_GROUP_CHANGE_POLICIES))
+    errs += _seccomp_errors(sc.seccomp_profile, [*path, "seccompProfile"])
+    errs += _apparmor_errors(sc.app_armor_profile, [*path, "appArmorProfile"])
+    for value, name, allowed in ((sc.supplemental_groups_policy, "supplementalGroupsPolicy",
                                   _SUPPLEMENTAL_GROUPS_POLICIES),
                                  (sc.se_linux_change_policy, "seLinuxChangePolicy", _SELINUX_CHANGE_POLICIES)):
         if value is not None and value not in allowed:
             errs.append(not_supported(_p(path, name), value, allowed))
-    seen: set[str] = set()
-    for i, s in enumerate(sc.sysctls):
-        if not s.name:
-            errs.append(required(_p(path, "sysctls", i, "name")))
-        elif s.name in seen:
-            errs.append(duplicate(_p(path, "sysctls", i, "name"), s.name))
-        seen.add(s.name or "")
-    errs += _seccomp_errors(sc.seccomp_profile, [*path, "seccompProfile"])
-    errs += _apparmor_errors(sc.app_armor_profile, [*path, "appArmorProfile"])
     return errs
 
 
@@ -423,5 +640,5 @@ def pod_spec_field_errors(spec: PodSpec, path: Path, claim_volumes: Iterable[str
     for group, containers in (("containers", spec.containers), ("initContainers", spec.init_containers)):
         for i, c in enumerate(containers):
             errs += _container_errors(c, volumes, [*path, group, i])
-    errs += pod_security_context_errors(spec.security_context, [*path, "securityContext"])
+    errs += pod_security_context_errors(spec, [*path, "securityContext"])
     return errs

@@ -19,7 +19,7 @@ ENV_ROWS = json.loads((Path(__file__).parent / "data" / "validate_env.json").rea
 
 
 def test_the_ported_rows_are_well_formed():
-    assert len(ENV_ROWS) == 16
+    assert len(ENV_ROWS) == 18
     assert len({r["id"] for r in ENV_ROWS}) == len(ENV_ROWS)
     assert all(r["source"].startswith("kubernetes/kubernetes pkg/apis/core/validation/validation_test.go@")
                for r in ENV_ROWS)
@@ -139,14 +139,14 @@ def test_pod_security_context():
                     {"value": "3"}]}}) == [
         "spec.securityContext.fsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive",
         "spec.securityContext.supplementalGroups[1]: Invalid value: -1: must be between 0 and 2147483647, inclusive",
+        'spec.securityContext.sysctls[1].name: Duplicate value: "net.core.somaxconn"',
+        "spec.securityContext.sysctls[2].name: Required value",
         'spec.securityContext.fsGroupChangePolicy: Unsupported value: "Sometimes": supported values: "Always", '
         '"OnRootMismatch"',
         'spec.securityContext.supplementalGroupsPolicy: Unsupported value: "Replace": supported values: "Merge", '
         '"Strict"',
         'spec.securityContext.seLinuxChangePolicy: Unsupported value: "Never": supported values: "MountOption", '
         '"Recursive"',
-        'spec.securityContext.sysctls[1].name: Duplicate value: "net.core.somaxconn"',
-        "spec.securityContext.sysctls[2].name: Required value",
     ]
 
 
@@ -227,3 +227,118 @@ def test_host_path_and_image_volumes():
         'spec.volumes[3].image.pullPolicy: Unsupported value: "Sometimes": supported values: "Always", '
         '"IfNotPresent", "Never"',
     ]
+
+
+def test_configmap_secret_and_downward_api_files():
+    # validateSecretVolumeSource / validateConfigMapVolumeSource / validateKeyToPath /
+    # validateDownwardAPIVolumeSource; a downward API file's errors are at the source's path (upstream
+    # does not index the item)
+    assert _spec_errors({"volumes": [
+        {"name": "s", "secret": {"secretName": "s", "defaultMode": 512, "items": [
+            {"path": "a"}, {"key": "k", "path": "/etc/k"}, {"key": "k", "path": "a/../../b", "mode": -1},
+            {"key": "k", "path": "..data"}]}},
+        {"name": "c", "configMap": {"name": "c", "items": [{"key": "k", "path": "ok/k", "mode": 0o644}]}},
+        {"name": "d", "downwardAPI": {"defaultMode": 0o1000, "items": [
+            {"path": "none"}, {"path": "node", "fieldRef": {"fieldPath": "spec.nodeName"}},
+            {"path": "cpu", "resourceFieldRef": {"resource": "limits.cpu"}},
+            {"path": "both", "fieldRef": {"fieldPath": "metadata.labels"},
+             "resourceFieldRef": {"containerName": "app", "resource": "limits.cpu"}},
+            {"path": "x", "fieldRef": {"fieldPath": "metadata.labels['Bad Key']"}},
+            {"path": "y", "fieldRef": {"fieldPath": "status.phase2"}}]}}]}) == [
+        "spec.volumes[0].secret.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), both "
+        "inclusive",
+        "spec.volumes[0].secret.items[0].key: Required value",
+        'spec.volumes[0].secret.items[1].path: Invalid value: "/etc/k": must be a relative path',
+        'spec.volumes[0].secret.items[2].path: Invalid value: "a/../../b": must not contain \'..\'',
+        "spec.volumes[0].secret.items[2].mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both "
+        "inclusive",
+        'spec.volumes[0].secret.items[3].path: Invalid value: "..data": must not start with \'..\'',
+        "spec.volumes[2].downwardAPI.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), "
+        "both inclusive",
+        "spec.volumes[2].downwardAPI: Required value: one of fieldRef and resourceFieldRef is required",
+        'spec.volumes[2].downwardAPI.fieldRef.fieldPath: Unsupported value: "spec.nodeName": supported values: '
+        '"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"',
+        "spec.volumes[2].downwardAPI.resourceFieldRef.containerName: Required value",
+        'spec.volumes[2].downwardAPI: Invalid value: "resource": fieldRef and resourceFieldRef can not be specified '
+        "simultaneously",
+        'spec.volumes[2].downwardAPI.fieldRef: Invalid value: "Bad Key": name part must consist of alphanumeric '
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+        "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        'spec.volumes[2].downwardAPI.fieldRef.fieldPath: Invalid value: "status.phase2": error converting fieldPath: '
+        "field label not supported: status.phase2",
+    ]
+
+
+def test_projected_volume_sources():
+    # validateProjectionSources: one kind per source, no path twice, the token's lifetime and path
+    # (reported at the volume's own path, as upstream does)
+    assert _spec_errors({"volumes": [{"name": "p", "projected": {"defaultMode": -1, "sources": [
+        {"secret": {"name": "s", "items": [{"key": "a", "path": "x"}]}},
+        {"configMap": {"name": "c", "items": [{"key": "b", "path": "x"}]},
+         "downwardAPI": {"items": [{"path": "x", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        {"serviceAccountToken": {"expirationSeconds": 60}},
+        {"serviceAccountToken": {"path": "../token", "expirationSeconds": 5000000000}},
+        {"clusterTrustBundle": {"path": "ca.pem"}}, {"clusterTrustBundle": {"signerName": "", "path": "ca.pem"}},
+        {"serviceAccountToken": {"path": "token"}}]}}]}) == [
+        "spec.volumes[0].projected.defaultMode: Invalid value: -1: must be a number between 0 and 0777 (octal), both "
+        "inclusive",
+        'spec.volumes[0].projected: Invalid value: "c": conflicting duplicate paths',
+        'spec.volumes[0].projected: Invalid value: "x": conflicting duplicate paths',
+        "spec.volumes[0].projected.sources[1]: Forbidden: may not specify more than 1 volume type",
+        "spec.volumes[0].projected.sources[2].serviceAccountToken.expirationSeconds: Invalid value: 60: may not "
+        "specify a duration less than 10 minutes",
+        "spec.volumes[0].projected.path: Required value",
+        "spec.volumes[0].projected.sources[3].serviceAccountToken.expirationSeconds: Invalid value: 5000000000: may "
+        "not specify a duration larger than 2^32 seconds",
+        'spec.volumes[0].projected.path: Invalid value: "../token": must not contain \'..\'',
+        "spec.volumes[0].projected.sources[4].clusterTrustBundlePEM: Required value: either name or signerName must "
+        "be specified",
+        "spec.volumes[0].projected.sources[5].clusterTrustBundlePEM.signerName: Required value: must be a valid "
+        "signer name",
+        'spec.volumes[0].projected: Invalid value: "ca.pem": conflicting duplicate paths',
+    ]
+
+
+SYSCTL_REGEX = r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"
+
+
+@pytest.mark.parametrize("name", ["net.foo.bar", "kernel.shmmax", "net.ipv4.conf.enp3s0/200.forwarding",
+                                  "net/ipv4/conf/enp3s0.200/forwarding", "a" * 253])
+def test_sysctl_names_that_pass(name):
+    assert _spec_errors({"securityContext": {"sysctls": [{"name": name, "value": "1"}]}}) == []
+
+
+@pytest.mark.parametrize("name", ["i..nvalid", "_invalid", "invalid/", "invalid/.", "kernel/shmmax.", "Kernel.x",
+                                  "net.core.somaxconn\n", "a" * 254])
+def test_sysctl_names_refused(name):
+    from kschedlab.apiserver.field import bad_value
+    assert _spec_errors({"securityContext": {"sysctls": [{"name": name, "value": "1"}]}}) == [
+        f"spec.securityContext.sysctls[0].name: Invalid value: {bad_value(name)}: must have at most 253 characters "
+        f"and match regex {SYSCTL_REGEX}"]
+
+
+def test_namespaced_sysctls_of_a_pod_sharing_the_host_namespace():
+    # ValidateHostSysctl (message as a captured `kubectl apply` shows it); slashes read as dots
+    spec = {"hostNetwork": True, "hostIPC": True, "securityContext": {"sysctls": [
+        {"name": "net.ipv4.ip_unprivileged_port_start", "value": "0"}, {"name": "kernel.shm_rmid_forced", "value": "1"},
+        {"name": "fs/mqueue/msg_max", "value": "10"}, {"name": "kernel.msgmax", "value": "1"},
+        {"name": "kernel.shmmaxx", "value": "1"}, {"name": "vm.swappiness", "value": "1"}]}}
+    assert _spec_errors(spec) == [
+        'spec.securityContext.sysctls[0].name: Invalid value: "net.ipv4.ip_unprivileged_port_start": may not be '
+        "specified when 'hostNetwork' is true",
+        'spec.securityContext.sysctls[1].name: Invalid value: "kernel.shm_rmid_forced": may not be specified when '
+        "'hostIPC' is true",
+        'spec.securityContext.sysctls[2].name: Invalid value: "fs/mqueue/msg_max": may not be specified when '
+        "'hostIPC' is true",
+        'spec.securityContext.sysctls[3].name: Invalid value: "kernel.msgmax": may not be specified when '
+        "'hostIPC' is true",
+    ]
+    assert _spec_errors({**spec, "hostNetwork": False, "hostIPC": False}) == []
+
+
+def test_share_process_namespace_with_host_pid():
+    # reported at the internal pod's securityContext path, where the API server keeps both fields
+    assert _spec_errors({"shareProcessNamespace": True, "hostPID": True}) == [
+        "spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot "
+        "both be enabled"]
+    assert _spec_errors({"shareProcessNamespace": True}) == []

@@ -96,8 +96,8 @@ def test_a_suspended_job_says_why_it_has_no_pods(tmp_path, capsys):
         "Job default/pi: the Job is suspended (spec.suspend: true; condition Suspended, reason JobSuspended): "
         "the Job controller creates no pods until it is resumed\n")
     (job,) = [o for o in create(load(f)) if isinstance(o, Job)]
-    assert job.status.conditions == [{"type": "Suspended", "status": "True", "reason": "JobSuspended",
-                                      "message": "Job suspended"}]
+    assert [c.model_dump(by_alias=True, exclude_none=True) for c in job.status.conditions] == [
+        {"type": "Suspended", "status": "True", "reason": "JobSuspended", "message": "Job suspended"}]
 
 
 BOUND_WITH_CLAIM = """\

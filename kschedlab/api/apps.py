@@ -9,11 +9,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
-from ._base import IntOrString, K8sModel
+from ._base import IntOrString, K8sModel, Time
 from .core import PodTemplateSpec
 from .meta import KubeObject, LabelSelector
 from .persistentvolume import PersistentVolumeClaim
@@ -23,17 +23,24 @@ __all__ = [
     "DeploymentSpec",
     "DeploymentStatus",
     "DeploymentStrategy",
+    "DeploymentCondition",
     "RollingUpdateDeployment",
     "ReplicaSet",
     "ReplicaSetSpec",
     "ReplicaSetStatus",
+    "ReplicaSetCondition",
     "StatefulSet",
     "StatefulSetSpec",
     "StatefulSetStatus",
     "StatefulSetOrdinals",
+    "StatefulSetCondition",
+    "StatefulSetUpdateStrategy",
+    "RollingUpdateStatefulSetStrategy",
+    "StatefulSetPersistentVolumeClaimRetentionPolicy",
     "DaemonSet",
     "DaemonSetSpec",
     "DaemonSetStatus",
+    "DaemonSetCondition",
     "DaemonSetUpdateStrategy",
     "RollingUpdateDaemonSet",
 ]
@@ -66,6 +73,30 @@ class DeploymentSpec(K8sModel):
     progress_deadline_seconds: int | None = None
 
 
+class ReplicaSetCondition(K8sModel):
+    """apps/v1 ReplicaSetCondition (``ReplicaFailure``); StatefulSet and DaemonSet conditions have its fields."""
+
+    type: str | None = None
+    status: str | None = None
+    last_transition_time: Time | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+class StatefulSetCondition(ReplicaSetCondition):
+    """apps/v1 StatefulSetCondition."""
+
+
+class DaemonSetCondition(ReplicaSetCondition):
+    """apps/v1 DaemonSetCondition."""
+
+
+class DeploymentCondition(ReplicaSetCondition):
+    """apps/v1 DeploymentCondition (``Available``, ``Progressing``, ``ReplicaFailure``)."""
+
+    last_update_time: Time | None = None
+
+
 class DeploymentStatus(K8sModel):
     """apps/v1 DeploymentStatus."""
 
@@ -76,7 +107,7 @@ class DeploymentStatus(K8sModel):
     available_replicas: int | None = None
     unavailable_replicas: int | None = None
     terminating_replicas: int | None = None
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[DeploymentCondition] = Field(default_factory=list)
     collision_count: int | None = None
 
 
@@ -109,7 +140,7 @@ class ReplicaSetStatus(K8sModel):
     available_replicas: int | None = None
     terminating_replicas: int | None = None
     observed_generation: int | None = None
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[ReplicaSetCondition] = Field(default_factory=list)
 
 
 class ReplicaSet(KubeObject):
@@ -129,6 +160,28 @@ class StatefulSetOrdinals(K8sModel):
     start: int | None = None
 
 
+class RollingUpdateStatefulSetStrategy(K8sModel):
+    """apps/v1 RollingUpdateStatefulSetStrategy: the ordinal from which pods are updated, and how many
+    may be unavailable during the update."""
+
+    partition: int | None = None
+    max_unavailable: IntOrString | None = None
+
+
+class StatefulSetUpdateStrategy(K8sModel):
+    """apps/v1 StatefulSetUpdateStrategy (``RollingUpdate`` or ``OnDelete``)."""
+
+    type: str | None = None
+    rolling_update: RollingUpdateStatefulSetStrategy | None = None
+
+
+class StatefulSetPersistentVolumeClaimRetentionPolicy(K8sModel):
+    """apps/v1: what happens to the PVCs of ``volumeClaimTemplates`` when the set is deleted or scaled down."""
+
+    when_deleted: str | None = None
+    when_scaled: str | None = None
+
+
 class StatefulSetSpec(K8sModel):
     """apps/v1 StatefulSetSpec."""
 
@@ -138,10 +191,10 @@ class StatefulSetSpec(K8sModel):
     volume_claim_templates: list[PersistentVolumeClaim] = Field(default_factory=list)
     service_name: str | None = None
     pod_management_policy: str | None = None
-    update_strategy: Any = None
+    update_strategy: StatefulSetUpdateStrategy | None = None
     revision_history_limit: int | None = None
     min_ready_seconds: int | None = None
-    persistent_volume_claim_retention_policy: Any = None
+    persistent_volume_claim_retention_policy: StatefulSetPersistentVolumeClaimRetentionPolicy | None = None
     ordinals: StatefulSetOrdinals | None = None
 
 
@@ -156,7 +209,7 @@ class StatefulSetStatus(K8sModel):
     current_revision: str | None = None
     update_revision: str | None = None
     collision_count: int | None = None
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[StatefulSetCondition] = Field(default_factory=list)
     available_replicas: int | None = None
 
 
@@ -207,7 +260,7 @@ class DaemonSetStatus(K8sModel):
     number_available: int | None = None
     number_unavailable: int | None = None
     collision_count: int | None = None
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[DaemonSetCondition] = Field(default_factory=list)
 
 
 class DaemonSet(KubeObject):

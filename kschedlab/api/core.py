@@ -19,11 +19,11 @@ server's strict decoding refuses it; a wrong type too (``"3"`` is no integer).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field, field_validator
 
-from ._base import K8sModel, Time, check_enum
+from ._base import IntOrString, K8sModel, Time, check_enum
 from .container_status import (
     ContainerStatus,
     NodeAllocatableResourceClaimStatus,
@@ -31,6 +31,7 @@ from .container_status import (
 )
 from .env import EnvVar
 from .meta import (
+    Condition,
     KubeObject,
     LabelSelector,
     LabelSelectorRequirement,
@@ -112,7 +113,15 @@ __all__ = [
     "Node",
     "NamespaceSpec",
     "NamespaceStatus",
+    "NamespaceCondition",
     "Namespace",
+    "ServicePort",
+    "SessionAffinityConfig",
+    "ClientIPConfig",
+    "ServiceStatus",
+    "LoadBalancerStatus",
+    "LoadBalancerIngress",
+    "PortStatus",
     "ServiceSpec",
     "Service",
     "TAINT_EFFECTS",
@@ -720,11 +729,21 @@ class NamespaceSpec(K8sModel):
     finalizers: list[str] = Field(default_factory=list)
 
 
+class NamespaceCondition(K8sModel):
+    """v1.NamespaceCondition (what blocks a terminating namespace)."""
+
+    type: str | None = None
+    status: str | None = None
+    last_transition_time: Time | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
 class NamespaceStatus(K8sModel):
     """v1.NamespaceStatus."""
 
     phase: str | None = None
-    conditions: list[Any] = Field(default_factory=list)
+    conditions: list[NamespaceCondition] = Field(default_factory=list)
 
 
 class Namespace(KubeObject):
@@ -741,10 +760,63 @@ class Namespace(KubeObject):
 # -------------------------------------------------------------------- service
 
 
+class ServicePort(K8sModel):
+    """v1.ServicePort."""
+
+    name: str | None = None
+    protocol: str | None = None
+    app_protocol: str | None = None
+    port: int | None = None
+    target_port: IntOrString | None = None
+    node_port: int | None = None
+
+
+class ClientIPConfig(K8sModel):
+    """v1.ClientIPConfig: how long a client's session sticks (``timeoutSeconds``)."""
+
+    timeout_seconds: int | None = None
+
+
+class SessionAffinityConfig(K8sModel):
+    """v1.SessionAffinityConfig."""
+
+    client_ip: ClientIPConfig | None = Field(default=None, alias="clientIP")
+
+
+class PortStatus(K8sModel):
+    """v1.PortStatus of a load balancer's ingress point."""
+
+    port: int | None = None
+    protocol: str | None = None
+    error: str | None = None
+
+
+class LoadBalancerIngress(K8sModel):
+    """v1.LoadBalancerIngress: an address of the load balancer."""
+
+    ip: str | None = None
+    hostname: str | None = None
+    ip_mode: str | None = None
+    ports: list[PortStatus] = Field(default_factory=list)
+
+
+class LoadBalancerStatus(K8sModel):
+    """v1.LoadBalancerStatus."""
+
+    ingress: list[LoadBalancerIngress] = Field(default_factory=list)
+
+
+class ServiceStatus(K8sModel):
+    """v1.ServiceStatus."""
+
+    load_balancer: LoadBalancerStatus | None = None
+    conditions: list[Condition] = Field(default_factory=list)
+
+
 class ServiceSpec(K8sModel):
     """v1.ServiceSpec; only ``selector`` matters to scheduling (default spreading)."""
 
-    ports: list[Any] = Field(default_factory=list)
+    ports: list[ServicePort] = Field(default_factory=list)
     selector: dict[str, str] = Field(default_factory=dict)
     cluster_ip: str | None = Field(default=None, alias="clusterIP")
     cluster_ips: list[str] = Field(default_factory=list, alias="clusterIPs")
@@ -757,7 +829,7 @@ class ServiceSpec(K8sModel):
     external_traffic_policy: str | None = None
     health_check_node_port: int | None = None
     publish_not_ready_addresses: bool | None = None
-    session_affinity_config: Any = None
+    session_affinity_config: SessionAffinityConfig | None = None
     ip_families: list[str] = Field(default_factory=list)
     ip_family_policy: str | None = None
     allocate_load_balancer_node_ports: bool | None = None
@@ -774,7 +846,7 @@ class Service(KubeObject):
     NAMESPACED: ClassVar[bool] = True
 
     spec: ServiceSpec = Field(default_factory=ServiceSpec)
-    status: Any = None
+    status: ServiceStatus | None = None
 
 
 def normalize_image_name(name: str) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..api.apps import ReplicaSetCondition
 from ..api.errors import ManifestError
 from ..api.meta import KubeObject, TypedObject
 
@@ -183,7 +184,7 @@ def failed_create(objects: list[TypedObject], refused: list[Refusal]) -> list[Co
     >>> refusal = Refusal(pod, [ManifestError('pods "web-7d4b9-x2x4z" is forbidden: no room')])
     >>> [str(e) for e in failed_create([rs], [refusal])]
     ['ReplicaSet default/web-7d4b9: Warning FailedCreate (replicaset-controller): Error creating: pods "web-7d4b9-x2x4z" is forbidden: no room']
-    >>> rs.status.conditions[0]["type"], rs.status.conditions[0]["reason"]
+    >>> rs.status.conditions[0].type, rs.status.conditions[0].reason
     ('ReplicaFailure', 'FailedCreate')
     """
     owners: dict[tuple[str, str, str], KubeObject] = {}
@@ -205,8 +206,8 @@ def failed_create(objects: list[TypedObject], refused: list[Refusal]) -> list[Co
         r.controller = f"{owner.kind} {owner.key}"
         events.append(ControllerEvent(r.controller, "Warning", "FailedCreate", text, _SOURCES[owner.kind]))
         if owner.kind == "ReplicaSet":
-            conditions = [c for c in owner.status.conditions if c.get("type") != "ReplicaFailure"]
-            owner.status.conditions = [*conditions, {"type": "ReplicaFailure", "status": "True",
-                                                     "reason": "FailedCreate", "message": r.message}]
+            conditions = [c for c in owner.status.conditions if c.type != "ReplicaFailure"]
+            owner.status.conditions = [*conditions, ReplicaSetCondition(type="ReplicaFailure", status="True",
+                                                                        reason="FailedCreate", message=r.message)]
             owner.mark_set("status")
     return events

@@ -58,7 +58,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from ..api.apps import Deployment, ReplicaSet, StatefulSet
-from ..api.batch import Job
+from ..api.batch import Job, JobCondition
 from ..api.core import (
     LabelSelector,
     ObjectMeta,
@@ -414,9 +414,10 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     _prepare_job(job, seed)
     spec = job.spec
     if spec.suspend:  # the Job controller creates no pods and says why in a condition
-        if not any(c.get("type") == "Suspended" for c in job.status.conditions):
-            job.status.conditions = [*job.status.conditions, {"type": "Suspended", "status": "True",
-                                                              "reason": "JobSuspended", "message": "Job suspended"}]
+        if not any(c.type == "Suspended" for c in job.status.conditions):
+            job.status.conditions = [*job.status.conditions, JobCondition(type="Suspended", status="True",
+                                                                          reason="JobSuspended",
+                                                                          message="Job suspended")]
             job.mark_set("status")
         return []
     owned = _owned_pods(job, list(existing_pods), claimed)
@@ -504,8 +505,7 @@ def _is_new_job(job: Job, owned: list[Pod]) -> bool:
     st = job.status
     if owned or st.start_time is not None or (st.succeeded or 0) or (st.failed or 0):
         return False
-    return not any((c.get("type") if isinstance(c, dict) else getattr(c, "type", None)) == "Suspended"
-                   for c in st.conditions)
+    return not any(c.type == "Suspended" for c in st.conditions)
 
 
 def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,

@@ -195,7 +195,7 @@ def test_replicaset_records_failed_create_for_pods_the_quota_refuses():
         f"ReplicaSet {rs.key}", "Warning", "FailedCreate", "replicaset-controller")
     assert event.message == "Error creating: " + refusal.message
     (condition,) = rs.status.conditions
-    assert condition == {"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+    assert condition.model_dump(by_alias=True, exclude_none=True) == {"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
                          "message": refusal.message}
 
 

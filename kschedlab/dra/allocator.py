@@ -554,9 +554,9 @@ class Allocator:
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
         # a node's answer is kept per screen until one of its devices changes (DeviceIndex)
         key = (plan.key, plan.count)
-        kept_kinds, kept_taken = index.kept_answers(key)
+        kept_kinds, kept_calls = index.kept_answers(key)
         kinds = kept_kinds[slots]
-        taken = kept_taken[slots]
+        calls = kept_calls[slots]
         todo = np.flatnonzero(kinds < 0)
         if len(todo):
             fresh = slots[todo]
@@ -565,14 +565,10 @@ class Allocator:
             else:
                 found_kinds, found_taken = self._screen_slots(plan, index, fresh)
             kinds[todo] = found_kinds
-            taken[todo] = found_taken
+            calls[todo] = found_calls = _search_calls(plan.count, found_kinds, found_taken)
             answered = found_kinds != Screened.UNDECIDED
-            index.keep_answers(key, fresh[answered], found_kinds[answered], found_taken[answered])
-        fit = kinds == Screened.FIT
-        no_fit = (kinds == Screened.NO_FIT) | (kinds == Screened.INVALID)
-        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
-        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
-            np.left_shift(np.int64(1), taken[no_fit]).sum())
+            index.keep_answers(key, fresh[answered], found_kinds[answered], found_calls[answered])
+        self.stats["allocate_one"] += int(calls.sum())
         pools = index.slot_pools
         return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])],
                         picks=lambda k: self._picked(plan, index, int(slots[k])))
@@ -806,6 +802,18 @@ class Allocator:
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)
 #: screen plans kept per claim shape (:meth:`Allocator._shaped_plan`)
 _SHAPE_PLANS_LIMIT = 256
+
+
+def _search_calls(count: int, kinds: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """The ``allocate_one`` calls the search makes on each screened node (``kinds``, with the
+    devices its greedy path took): ``count + 3`` on a fit, every subset of the ``taken`` devices
+    where too few fit (NO_FIT, INVALID), none counted where the search itself runs (UNDECIDED).
+
+    >>> _search_calls(2, np.array([0, 1, 2, 3], dtype=np.int8), np.array([2, 1, 0, 5])).tolist()
+    [5, 2, 1, 0]
+    """
+    no_fit = (kinds == Screened.NO_FIT) | (kinds == Screened.INVALID)
+    return np.where(kinds == Screened.FIT, count + 3, np.where(no_fit, np.left_shift(np.int64(1), taken), 0))
 
 
 class Screened:

@@ -704,8 +704,10 @@ class Allocator:
         """The allocation the search builds when it took the devices at ``picked`` for the one
         request of ``claims`` (prepared without error by the screen's plan)."""
         run = _Run(self, node, claims, None)
-        run._prepare_claim(0, claims[0])
-        request = run.request_data[(0, 0, 0)].request
+        # (the request data ``_prepare_claim`` gives the one ExactCount request the plan prepared)
+        request = claims[0].requests[0][2][0]
+        run.request_data[(0, 0, 0)] = _RequestData(request=request, is_sub=False,
+                                                    cls=self.classes.get(request.class_name), num_devices=request.count)
         run.results[0] = [_Result(request=request, device=index.devices[p], slice=index.slice_of(p)) for p in picked]
         return run._build_results()
 

@@ -2,7 +2,8 @@
 the ``allocate_one`` calls per node): pods of a few claim shapes on one device index, against the
 search on devices of their own, with devices taken and freed between pods on nodes where many
 devices only the search can judge (tainted), so that a node answered for one pod is left to the
-search for the next one and answered again later. Answers and statistics are the search's."""
+search for the next one and answered again later. Answers (the allocations built from the
+screen's picks, with the class's and the claim's config) and statistics are the search's."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ DRIVER = "gpu.example.com"
 CLASSES = [
     {"metadata": {"name": "any"}, "spec": {}},
     {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}},
+    {"metadata": {"name": "configured"}, "spec": {"config": [
+        {"opaque": {"driver": DRIVER, "parameters": {"mode": "shared"}}}]}},
 ]
 
 
@@ -40,8 +43,11 @@ def _slices(rng: random.Random, nodes: int) -> list[dict]:
 
 
 def _claim(cls: str, count: int) -> dict:
-    return {"metadata": {"name": "c", "namespace": "ns", "uid": "u"}, "spec": {"devices": {"requests": [
-        {"name": "r", "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount", "count": count}}]}}}
+    devices: dict = {"requests": [
+        {"name": "r", "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount", "count": count}}]}
+    if cls == "configured":  # the allocation's config: the class's, then the claim's
+        devices["config"] = [{"requests": ["r"], "opaque": {"driver": DRIVER, "parameters": {"n": 1}}}]
+    return {"metadata": {"name": "c", "namespace": "ns", "uid": "u"}, "spec": {"devices": devices}}
 
 
 def _outcome(call) -> tuple[str, str]:
@@ -63,7 +69,7 @@ def _run(seed: int) -> tuple[int, int]:
     fast_slices, slow_slices = [read_slice(s) for s in raw], [read_slice(s) for s in raw]
     ids = [(DRIVER, s["spec"]["pool"]["name"], d["name"]) for s in raw for d in s["spec"]["devices"]]
     allocated = set(rng.sample(ids, len(ids) // 3))
-    shapes = [read_claim(_claim(cls, count)) for cls in ("any", "gpu") for count in (1, 2)]
+    shapes = [read_claim(_claim(cls, count)) for cls in ("any", "gpu", "configured") for count in (1, 2)]
     cache = AllocatorCache()
     kept = undecided = 0
     for round_ in range(30):

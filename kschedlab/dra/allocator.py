@@ -561,11 +561,12 @@ class Allocator:
         if len(todo):
             fresh = slots[todo]
             if len(fresh) <= SCREEN_WALK_NODES:
-                found_kinds, found_taken = self._walk_slots(plan, index, fresh.tolist())
+                found_kinds, found_calls = self._walk_slots(plan, index, fresh.tolist())
             else:
                 found_kinds, found_taken = self._screen_slots(plan, index, fresh)
+                found_calls = _search_calls(plan.count, found_kinds, found_taken)
             kinds[todo] = found_kinds
-            calls[todo] = found_calls = _search_calls(plan.count, found_kinds, found_taken)
+            calls[todo] = found_calls
             answered = found_kinds != Screened.UNDECIDED
             index.keep_answers(key, fresh[answered], found_kinds[answered], found_calls[answered])
         self.stats["allocate_one"] += int(calls.sum())
@@ -577,10 +578,10 @@ class Allocator:
                     ) -> tuple[np.ndarray, np.ndarray]:
         """What :meth:`_screen_slots` finds for ``slots``, walking each node's devices in turn:
         the same rounds of evaluations (every node's first stop that is due, in the order of
-        the nodes), the same kinds and greedy counts."""
+        the nodes), the same kinds; with the search's calls per node (:func:`_search_calls`)."""
         n = len(slots)
         kinds = np.full(n, Screened.UNDECIDED, dtype=np.int8)
-        taken = np.zeros(n, dtype=np.int64)
+        calls = np.zeros(n, dtype=np.int64)
         allocated, simple, devices = index.allocated, index.simple, index.devices
         combine = plan.combine
         walks = [index.slot_walk(slot) if slot >= 0 else None for slot in slots]
@@ -606,11 +607,12 @@ class Allocator:
                     elif m < 0:
                         stop = p
                         break
-                taken[k] = picked
                 if picked >= plan.count:
                     kinds[k] = Screened.FIT
+                    calls[k] = plan.count + 3
                 elif stop < 0:
                     kinds[k] = Screened.INVALID if invalid else Screened.NO_FIT
+                    calls[k] = 1 << picked
                 elif simple[stop] and stop not in stuck:
                     due.append((k, stop))
             todo = []
@@ -619,7 +621,7 @@ class Allocator:
                     todo.append(k)
                 else:
                     stuck.add(p)
-        return kinds, taken
+        return kinds, calls
 
     def _screen_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:

@@ -19,10 +19,10 @@ A :class:`DeviceIndex` keeps those facts for every device of a slice list:
   device, read from the devices' kept selector results, again only for devices that got a
   result since (:meth:`DeviceIndex.matches`, :func:`selector_result_kept`);
 - per screen (selector keys and device count) the answer last found for each slot and the
-  search's calls it stands for (:meth:`DeviceIndex.kept_answers`): a node's answer follows from its own devices' allocated
-  bits and match entries only, so it is kept until one of its devices is allocated or freed
-  (:meth:`DeviceIndex.set_allocated`) or gets a selector result (the log), and the screen
-  works out only the nodes whose answer was dropped.
+  search's calls it stands for (:meth:`DeviceIndex.kept_answers`): a node's answer follows from
+  its own devices' allocated bits and match entries only, so it is kept until one of its
+  devices is allocated or freed (:meth:`DeviceIndex.set_allocated`) or gets a selector result
+  (the log), and the screen works out only the nodes whose answer was dropped.
 
 :meth:`kschedlab.dra.allocator.Allocator.screen` uses it; ``tests/dra_bench`` checks it
 against the search.

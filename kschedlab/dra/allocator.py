@@ -554,25 +554,22 @@ class Allocator:
         slots = index.slots(nodes, self.features.partitionable_devices, self.pools_for)
         # a node's answer is kept per screen until one of its devices changes (DeviceIndex)
         key = (plan.key, plan.count)
-        kept_kinds, kept_taken = index.kept_answers(key)
+        kept_kinds, kept_calls = index.kept_answers(key)
         kinds = kept_kinds[slots]
-        taken = kept_taken[slots]
+        calls = kept_calls[slots]
         todo = np.flatnonzero(kinds < 0)
         if len(todo):
             fresh = slots[todo]
             if len(fresh) <= SCREEN_WALK_NODES:
-                found_kinds, found_taken = self._walk_slots(plan, index, fresh.tolist())
+                found_kinds, found_calls = self._walk_slots(plan, index, fresh.tolist())
             else:
                 found_kinds, found_taken = self._screen_slots(plan, index, fresh)
+                found_calls = _search_calls(plan.count, found_kinds, found_taken)
             kinds[todo] = found_kinds
-            taken[todo] = found_taken
+            calls[todo] = found_calls
             answered = found_kinds != Screened.UNDECIDED
-            index.keep_answers(key, fresh[answered], found_kinds[answered], found_taken[answered])
-        fit = kinds == Screened.FIT
-        no_fit = (kinds == Screened.NO_FIT) | (kinds == Screened.INVALID)
-        # the search: count + 3 calls for a fit; every subset of the devices taken when too few fit
-        self.stats["allocate_one"] += int(fit.sum()) * (plan.count + 3) + int(
-            np.left_shift(np.int64(1), taken[no_fit]).sum())
+            index.keep_answers(key, fresh[answered], found_kinds[answered], found_calls[answered])
+        self.stats["allocate_one"] += int(calls.sum())
         pools = index.slot_pools
         return Screened(self, nodes, claims, kinds, lambda k: pools[int(slots[k])],
                         picks=lambda k: self._picked(plan, index, int(slots[k])))
@@ -581,10 +578,10 @@ class Allocator:
                     ) -> tuple[np.ndarray, np.ndarray]:
         """What :meth:`_screen_slots` finds for ``slots``, walking each node's devices in turn:
         the same rounds of evaluations (every node's first stop that is due, in the order of
-        the nodes), the same kinds and greedy counts."""
+        the nodes), the same kinds; with the search's calls per node (:func:`_search_calls`)."""
         n = len(slots)
         kinds = np.full(n, Screened.UNDECIDED, dtype=np.int8)
-        taken = np.zeros(n, dtype=np.int64)
+        calls = np.zeros(n, dtype=np.int64)
         allocated, simple, devices = index.allocated, index.simple, index.devices
         combine = plan.combine
         walks = [index.slot_walk(slot) if slot >= 0 else None for slot in slots]
@@ -610,11 +607,12 @@ class Allocator:
                     elif m < 0:
                         stop = p
                         break
-                taken[k] = picked
                 if picked >= plan.count:
                     kinds[k] = Screened.FIT
+                    calls[k] = plan.count + 3
                 elif stop < 0:
                     kinds[k] = Screened.INVALID if invalid else Screened.NO_FIT
+                    calls[k] = 1 << picked
                 elif simple[stop] and stop not in stuck:
                     due.append((k, stop))
             todo = []
@@ -623,7 +621,7 @@ class Allocator:
                     todo.append(k)
                 else:
                     stuck.add(p)
-        return kinds, taken
+        return kinds, calls
 
     def _screen_slots(self, plan: "_ScreenPlan", index: DeviceIndex, slots: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -708,8 +706,10 @@ class Allocator:
         """The allocation the search builds when it took the devices at ``picked`` for the one
         request of ``claims`` (prepared without error by the screen's plan)."""
         run = _Run(self, node, claims, None)
-        run._prepare_claim(0, claims[0])
-        request = run.request_data[(0, 0, 0)].request
+        # (the request data ``_prepare_claim`` gives the one ExactCount request the plan prepared)
+        request = claims[0].requests[0][2][0]
+        run.request_data[(0, 0, 0)] = _RequestData(request=request, is_sub=False,
+                                                    cls=self.classes.get(request.class_name), num_devices=request.count)
         run.results[0] = [_Result(request=request, device=index.devices[p], slice=index.slice_of(p)) for p in picked]
         return run._build_results()
 
@@ -806,6 +806,18 @@ class Allocator:
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)
 #: screen plans kept per claim shape (:meth:`Allocator._shaped_plan`)
 _SHAPE_PLANS_LIMIT = 256
+
+
+def _search_calls(count: int, kinds: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """The ``allocate_one`` calls the search makes on each screened node (``kinds``, with the
+    devices its greedy path took): ``count + 3`` on a fit, every subset of the ``taken`` devices
+    where too few fit (NO_FIT, INVALID), none counted where the search itself runs (UNDECIDED).
+
+    >>> _search_calls(2, np.array([0, 1, 2, 3], dtype=np.int8), np.array([2, 1, 0, 5])).tolist()
+    [5, 2, 1, 0]
+    """
+    no_fit = (kinds == Screened.NO_FIT) | (kinds == Screened.INVALID)
+    return np.where(kinds == Screened.FIT, count + 3, np.where(no_fit, np.left_shift(np.int64(1), taken), 0))
 
 
 class Screened:

@@ -18,11 +18,11 @@ A :class:`DeviceIndex` keeps those facts for every device of a slice list:
 - per (CEL engine, class selectors, request selectors): -1 (not evaluated yet), 0 or 1 per
   device, read from the devices' kept selector results, again only for devices that got a
   result since (:meth:`DeviceIndex.matches`, :func:`selector_result_kept`);
-- per screen (selector keys and device count) the answer last found for each slot
-  (:meth:`DeviceIndex.kept_answers`): a node's answer follows from its own devices' allocated
-  bits and match entries only, so it is kept until one of its devices is allocated or freed
-  (:meth:`DeviceIndex.set_allocated`) or gets a selector result (the log), and the screen
-  works out only the nodes whose answer was dropped.
+- per screen (selector keys and device count) the answer last found for each slot and the
+  search's calls it stands for (:meth:`DeviceIndex.kept_answers`): a node's answer follows from
+  its own devices' allocated bits and match entries only, so it is kept until one of its
+  devices is allocated or freed (:meth:`DeviceIndex.set_allocated`) or gets a selector result
+  (the log), and the screen works out only the nodes whose answer was dropped.
 
 :meth:`kschedlab.dra.allocator.Allocator.screen` uses it; ``tests/dra_bench`` checks it
 against the search.
@@ -61,6 +61,8 @@ _SLOT_LIMIT = 1 << 16
 #: node chunks whose slots one index keeps (:meth:`DeviceIndex.slots`)
 _CHUNK_LIMIT = 1024
 _EPOCH = [0]
+#: up to this many slots, :meth:`DeviceIndex._forget` drops their answers one at a time
+_FORGET_ONE_BY_ONE = 8
 
 
 def node_dicts(nodes: list[Any]) -> list[dict]:
@@ -285,14 +287,15 @@ class DeviceIndex:
         #: (partitionable, id of the first node dict, node count) -> (the node dicts, their slots)
         #: of the chunks handed to :meth:`slots` (the dicts are held: their ids stay their own)
         self._chunks: dict[tuple[bool, int, int], tuple[list[dict], np.ndarray]] = {}
-        #: screen key -> (kind, taken) per slot, one extra entry for slot -1 (kind -1: not kept)
+        #: screen key -> (kind, calls) per slot, one extra entry for slot -1 (kind -1: not kept)
         self._answers: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def kept_answers(self, key: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """``(kind, taken)`` per slot (indexed by :meth:`slots`' values, -1 included) as
+        """``(kind, calls)`` per slot (indexed by :meth:`slots`' values, -1 included) as
         :meth:`keep_answers` last kept them for the screen ``key``; kind -1 where nothing is kept
-        (a new slot, or one of its devices was allocated, freed or got a selector result since).
-        Read after :meth:`set_allocated` for the state being screened.
+        (a new slot, or one of its devices was allocated, freed or got a selector result since;
+        its calls are then the last ones kept, not to be read). Read after :meth:`set_allocated`
+        for the state being screened.
 
         >>> from kschedlab.dra.devices import read_slice
         >>> s = read_slice({"metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n1",
@@ -308,32 +311,39 @@ class DeviceIndex:
         kept = self._answers.get(key)
         if kept is None or len(kept[0]) < size:
             kind = np.full(size, -1, dtype=np.int8)
-            taken = np.zeros(size, dtype=np.int64)
+            calls = np.zeros(size, dtype=np.int64)
             if kept is not None:  # (new slots since: the old sentinel becomes a slot not kept)
                 kind[:len(kept[0]) - 1] = kept[0][:-1]
-                taken[:len(kept[1]) - 1] = kept[1][:-1]
-            kept = self._answers[key] = (kind, taken)
+                calls[:len(kept[1]) - 1] = kept[1][:-1]
+            kept = self._answers[key] = (kind, calls)
         return kept
 
-    def keep_answers(self, key: tuple, slots: np.ndarray, kinds: np.ndarray, taken: np.ndarray) -> None:
-        """Keep the screen ``key``'s answers ``kinds`` / ``taken`` for ``slots`` (-1 skipped),
-        as found on the devices' current state: selector results kept while finding them are
-        taken in first, so that they do not drop these answers."""
-        kind_kept, taken_kept = self.kept_answers(key)
+    def keep_answers(self, key: tuple, slots: np.ndarray, kinds: np.ndarray, calls: np.ndarray) -> None:
+        """Keep the screen ``key``'s answers ``kinds`` and ``calls`` (what the search spends
+        there) for ``slots`` (-1 skipped), as found on the devices' current state:
+        selector results kept while finding them are taken in first, so that they do not drop
+        these answers."""
+        kind_kept, calls_kept = self.kept_answers(key)
         ok = slots >= 0
         kind_kept[slots[ok]] = kinds[ok]
-        taken_kept[slots[ok]] = taken[ok]
+        calls_kept[slots[ok]] = calls[ok]
 
     def _forget(self, positions: list[int]) -> None:
         """Drop the kept answers of the slots walking through ``positions``."""
         if not self._answers or not positions:
             return
         where = self._position_slots
-        slots = {slot for p in positions for slot in where.get(p, ())}
-        if slots:
-            at = np.fromiter(slots, dtype=np.int64, count=len(slots))
-            for kind, _taken in self._answers.values():
+        slots = [slot for p in positions for slot in where.get(p, ())]
+        if len(slots) > _FORGET_ONE_BY_ONE:
+            at = np.unique(np.array(slots, dtype=np.int64))
+            for kind, _calls in self._answers.values():
                 kind[at[at < len(kind) - 1]] = -1
+            return
+        for kind, _calls in self._answers.values():  # (a pod's allocation: a slot or two, no array made)
+            last = len(kind) - 1
+            for slot in slots:
+                if slot < last:
+                    kind[slot] = -1
 
     def slot_walk(self, slot: int) -> tuple[list[int], bool]:
         """Slot ``slot``'s device positions as a list, and whether some pool is invalid."""

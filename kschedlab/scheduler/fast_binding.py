@@ -17,6 +17,13 @@ then sets PodScheduled, refreshes PodDisruptionBudgets, tells its listeners and 
 result as on the general path. A profile with any other plugin at these points, or a pod with
 DynamicResources state, takes the general path (``Scheduler(fast_path=False)`` forces it).
 
+A pod whose only binding work is DynamicResources' (:meth:`FastBinding.claims_only`: it has
+claims, no PersistentVolumeClaim) takes ``Scheduler._bind_claims``: the plugin's Reserve and
+PreBind are called directly and their answers folded as the framework folds them
+(:func:`~kschedlab.framework.runtime.reserve_outcome`, ``pre_bind_outcome``); while they succeed
+the steps recorded are the general path's, and from the first other answer on the general path
+goes on from that status (Unreserve, the failure, a Wait at PreBind).
+
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.scheduler import Scheduler
@@ -114,11 +121,6 @@ class FastBinding:
         dra = self.dra
         assert dra is not None
         return reserve_outcome(dra, dra.reserve(state, pod_info, node)) or SUCCESS
-
-    def pre_flight(self, state) -> None:
-        """``run_pre_bind_pre_flights`` for a pod of :meth:`claims_only`: DynamicResources
-        answers Success (so the fold's answer is Success), VolumeBinding Skip (left out of PreBind)."""
-        state.skip_pre_bind = {VolumeBinding.name} if self.volumes is not None else set()
 
     def pre_bind(self, state, pod_info, node: str) -> Status:
         """``run_pre_bind``'s answer for a pod of :meth:`claims_only`: DynamicResources' PreBind

@@ -583,8 +583,10 @@ class Scheduler:
         if not status.is_success():
             return self._after_reserve(fw, state, pod_info, node, trace, status)
         trace.steps.extend(fused.steps[:2])  # Reserve, Permit (no Permit plugin): Success
+        # PreBindPreFlight: DynamicResources answers Success (its PreBind will act), VolumeBinding
+        # Skip; the fold's skip set is read only by PreBind's fold, which this pod runs only
+        # from DynamicResources on (a Wait's poll), after VolumeBinding
         if self.gates.enabled(GATE_NOMINATED_NODE_NAME_FOR_EXPECTATION):
-            fused.pre_flight(state)  # Success: DynamicResources' PreBind will act
             pod_info.pod.status.nominated_node_name = node
             trace.nominated_node_name = node
         status = fused.pre_bind(state, pod_info, node)

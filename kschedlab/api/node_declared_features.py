@@ -278,9 +278,6 @@ class Framework:
 
     registry: Sequence[Any]
     names: list[str] = field(init=False)
-    #: per target version, the (bit, inference) of each feature a pod may require (see :meth:`_inferring`)
-    _inferences: dict[Version, list[tuple[int, Callable[[Any], bool]]]] = field(
-        init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.registry = sorted(self.registry, key=lambda f: f.name)
@@ -327,21 +324,12 @@ class Framework:
         if target_version is None:
             raise ValueError("target version cannot be nil")
         bits = 0
-        for bit, infer in self._inferring(target_version):
-            if infer(spec):
-                bits |= bit
+        for i, feature in enumerate(self.registry):
+            if feature.max_version is not None and target_version > feature.max_version:
+                continue
+            if feature.infer_for_scheduling(spec):
+                bits |= 1 << i
         return FeatureSet(bits, len(self.names))
-
-    def _inferring(self, target_version: Version) -> list[tuple[int, Callable[[Any], bool]]]:
-        """The registry's features a component of ``target_version`` may require, as (bit,
-        inference): those past their ``max_version`` and those never inferred (``_never``) left out."""
-        found = self._inferences.get(target_version)
-        if found is None:
-            found = self._inferences[target_version] = [
-                (1 << i, f.infer_for_scheduling) for i, f in enumerate(self.registry)
-                if f.infer_for_scheduling is not _never and not (f.max_version is not None
-                                                                  and target_version > f.max_version)]
-        return found
 
     def unsatisfied(self, reqs: FeatureSet, declared: Sequence[str]) -> list[str]:
         """``MatchNodeFeatureSet``'s diff: the required features a node declaring ``declared`` lacks."""

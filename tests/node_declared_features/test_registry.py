@@ -77,48 +77,6 @@ def test_max_version_ends_a_requirement():
         fw.infer_for_pod_scheduling(spec, None)
 
 
-#: pieces of pod specs that require a feature, or nearly do
-_FRAGMENTS = [
-    {"hostNetwork": True}, {"hostUsers": False}, {"resources": {"limits": {"pid": "100"}}},
-    {"containers": [{"name": "u", "securityContext": {"ulimits": []}}]},
-    {"containers": [{"name": "r", "restartPolicyRules": [{"action": "RestartAllContainers"}]}]},
-    {"containers": [{"name": "g", "securityContext": {"cgroupOptions": {"mountMode": "Writable"}}}]},
-    {"containers": [{"name": "m", "volumeMounts": [{"name": "v", "mountPath": "/d", "bindMountOptions": ["noexec"]}]}]},
-    {"initContainers": [{"name": "i", "securityContext": {"runAsUser": 1}}]},
-    {"volumes": [{"name": "q", "projected": {"sources": [{"podCertificate": {"keyType": "MLDSA44"}}]}}]},
-    {"volumes": [{"name": "d", "downwardAPI": {"items": [{"path": "c", "resourceFieldRef": {
-        "containerName": "c", "resource": "assigned.cpuset"}}]}}]},
-]
-
-
-def _every_feature_asked(fw: Framework, spec, version: Version) -> int:
-    """The reference: every registry entry asked in turn, as upstream's loop does."""
-    return sum(1 << i for i, f in enumerate(fw.registry)
-               if not (f.max_version is not None and version > f.max_version) and f.infer_for_scheduling(spec))
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_kept_inferences_answer_as_every_feature_asked(seed):
-    """``Framework._inferring`` (the features a pod may require, kept per target version) against
-    every feature asked, on random specs, with features that end at a version and one always inferred."""
-    import random
-
-    rng = random.Random(seed)
-    ending = [DeclaredFeature(f"Ends{v}", lambda spec: True, "-", max_version=Version.parse(f"1.{v}.0"))
-              for v in (35, 36, 37)]
-    frameworks = [DEFAULT_FRAMEWORK, Framework([*DEFAULT_FRAMEWORK.registry, *ending])]
-    versions = [Version.parse(v) for v in ("1.34.0", "1.36.0", "1.37.0", "1.38.0-alpha.1")]
-    for _ in range(60):
-        spec: dict = {"containers": [{"name": "c"}]}
-        for fragment in rng.sample(_FRAGMENTS, rng.randint(0, 4)):
-            for key, value in fragment.items():
-                spec[key] = [*spec.get(key, []), *value] if isinstance(value, list) else value
-        pod = Pod.model_validate({"metadata": {"name": "p"}, "spec": spec}).spec
-        for fw in frameworks:
-            for version in rng.sample(versions, len(versions)):
-                assert fw.infer_for_pod_scheduling(pod, version).bits == _every_feature_asked(fw, pod, version)
-
-
 def test_unsatisfied_lists_what_the_node_lacks():
     reqs = DEFAULT_FRAMEWORK.map_sorted(["ContainerUlimits", "RestartAllContainersOnContainerExits"])
     assert DEFAULT_FRAMEWORK.unsatisfied(reqs, ["ContainerUlimits"]) == ["RestartAllContainersOnContainerExits"]

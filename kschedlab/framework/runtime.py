@@ -651,11 +651,9 @@ class Framework:
     def run_reserve(self, state, pod, node: str) -> Status:
         """Stops at the first failure; the caller runs Unreserve (``RunReservePluginsReserve``)."""
         for plugin in self.points["reserve"]:
-            status = (plugin.reserve(state, pod, node) or Status()).with_plugin(plugin.name)
-            if not status.is_success():
-                if status.is_rejected():
-                    return status
-                return Status(Code.Error, (f'running Reserve plugin "{plugin.name}": {status.message()}',))
+            status = reserve_outcome(plugin, plugin.reserve(state, pod, node))
+            if status is not None:
+                return status
         return Status()
 
     def run_unreserve(self, state, pod, node: str) -> None:
@@ -735,17 +733,11 @@ class Framework:
             if plugin.name in skipped:  # its PreBindPreFlight answered Skip
                 continue
             if resume is not None and plugin.name == resume:
-                status = (plugin.poll_pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
+                status = pre_bind_outcome(plugin, plugin.poll_pre_bind(state, pod, node))
             else:
-                status = (plugin.pre_bind(state, pod, node) or Status()).with_plugin(plugin.name)
-            if status.is_skip():
-                continue
-            if status.code == Code.Wait:
+                status = pre_bind_outcome(plugin, plugin.pre_bind(state, pod, node))
+            if status is not None:
                 return status
-            if not status.is_success():
-                if status.is_rejected():
-                    return status
-                return Status(Code.Error, (f'running PreBind plugin "{plugin.name}": {status.message()}',))
         return Status()
 
     def run_bind(self, state, pod, node: str) -> Status:
@@ -761,6 +753,28 @@ class Framework:
     def run_post_bind(self, state, pod, node: str) -> None:
         for plugin in self.points["postBind"]:
             plugin.post_bind(state, pod, node)
+
+
+def reserve_outcome(plugin, answer: Status | None) -> Status | None:
+    """A Reserve plugin's ``answer`` as ``RunReservePluginsReserve`` folds it: None to go on to
+    the next plugin, else the fold's status (a rejection as it is, any other code an Error)."""
+    status = (answer or Status()).with_plugin(plugin.name)
+    if status.is_success():
+        return None
+    if status.is_rejected():
+        return status
+    return Status(Code.Error, (f'running Reserve plugin "{plugin.name}": {status.message()}',))
+
+
+def pre_bind_outcome(plugin, answer: Status | None) -> Status | None:
+    """A PreBind plugin's ``answer`` as ``RunPreBindPlugins`` folds it: None to go on (Success,
+    Skip), else the fold's status (a Wait or a rejection as it is, any other code an Error)."""
+    status = (answer or Status()).with_plugin(plugin.name)
+    if status.is_success() or status.is_skip():
+        return None
+    if status.code == Code.Wait or status.is_rejected():
+        return status
+    return Status(Code.Error, (f'running PreBind plugin "{plugin.name}": {status.message()}',))
 
 
 def filter_verdicts(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:

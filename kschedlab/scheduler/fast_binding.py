@@ -17,6 +17,13 @@ then sets PodScheduled, refreshes PodDisruptionBudgets, tells its listeners and 
 result as on the general path. A profile with any other plugin at these points, or a pod with
 DynamicResources state, takes the general path (``Scheduler(fast_path=False)`` forces it).
 
+A pod whose only binding work is DynamicResources' (:meth:`FastBinding.claims_only`: it has
+claims, no PersistentVolumeClaim) takes ``Scheduler._bind_claims``: the plugin's Reserve and
+PreBind are called directly and their answers folded as the framework folds them
+(:func:`~kschedlab.framework.runtime.reserve_outcome`, ``pre_bind_outcome``); while they succeed
+the steps recorded are the general path's, and from the first other answer on the general path
+goes on from that status (Unreserve, the failure, a Wait at PreBind).
+
 >>> from kschedlab.cluster import Cluster
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.scheduler import Scheduler
@@ -40,8 +47,8 @@ True
 
 from __future__ import annotations
 
-from kschedlab.framework.runtime import Framework
-from kschedlab.framework.status import Status
+from kschedlab.framework.runtime import Framework, pre_bind_outcome, reserve_outcome
+from kschedlab.framework.status import SUCCESS, Status
 from kschedlab.plugins.default_binder import DefaultBinder
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.plugins.volume_binding import VolumeBinding
@@ -92,6 +99,35 @@ class FastBinding:
             return True
         found = state.get(DynamicResources.name)
         return found is None or found.empty()
+
+    def claims_only(self, state) -> bool:
+        """DynamicResources' is the only binding work for the pod of this cycle ``state``: the
+        plugin gathered claims (its PreBindPreFlight answers Success), and VolumeBinding, when in
+        the profile, found no PersistentVolumeClaim (its Reserve answers Success, its
+        PreBindPreFlight Skip, its PreBind Success)."""
+        dra = self.dra
+        if dra is None or not dra.enabled:
+            return False
+        if self.volumes is not None:
+            found = state.get(VolumeBinding.name)
+            if found is None or not found.skip:
+                return False
+        found = state.get(DynamicResources.name)
+        return found is not None and not found.empty()
+
+    def reserve(self, state, pod_info, node: str) -> Status:
+        """``run_reserve``'s answer for a pod of :meth:`claims_only`: DynamicResources' Reserve
+        folded (VolumeBinding's Success, before or after it, changes nothing)."""
+        dra = self.dra
+        assert dra is not None
+        return reserve_outcome(dra, dra.reserve(state, pod_info, node)) or SUCCESS
+
+    def pre_bind(self, state, pod_info, node: str) -> Status:
+        """``run_pre_bind``'s answer for a pod of :meth:`claims_only`: DynamicResources' PreBind
+        folded (VolumeBinding's, skipped or Success, changes nothing)."""
+        dra = self.dra
+        assert dra is not None
+        return pre_bind_outcome(dra, dra.pre_bind(state, pod_info, node)) or SUCCESS
 
     def reserve_to_bind(self, state, pod_info, node: str, trace) -> None:
         """Reserve to PostBind for the pod assumed on ``node``: the steps recorded, the pod bound."""

@@ -566,10 +566,40 @@ class Scheduler:
         # upstream's Reserve and Permit, then bindingCycle's PreBind, Bind and PostBind: in one
         # step when every plugin at these points is a no-op for this pod (same steps, same effects)
         fused = self.fast_bindings.get(fw.profile.scheduler_name)
-        if fused is not None and fused.fw is fw and fused.applies(state):
-            fused.reserve_to_bind(state, pod_info, node, trace)
-            return self._bound(pod_info, node, trace)
-        status = fw.run_reserve(state, pod_info, node)
+        if fused is not None and fused.fw is fw:
+            if fused.applies(state):
+                fused.reserve_to_bind(state, pod_info, node, trace)
+                return self._bound(pod_info, node, trace)
+            if fused.claims_only(state):
+                return self._bind_claims(fused, state, pod_info, node, trace)
+        return self._after_reserve(fw, state, pod_info, node, trace, fw.run_reserve(state, pod_info, node))
+
+    def _bind_claims(self, fused: FastBinding, state, pod_info, node: str, trace: CycleTrace) -> ScheduleResult:
+        """Reserve to PostBind for a pod whose only binding work is DynamicResources'
+        (:meth:`FastBinding.claims_only`): its Reserve, PreBindPreFlight and PreBind called
+        directly while they succeed; from the first other answer on, the general path's."""
+        fw = fused.fw
+        status = fused.reserve(state, pod_info, node)
+        if not status.is_success():
+            return self._after_reserve(fw, state, pod_info, node, trace, status)
+        trace.steps.extend(fused.steps[:2])  # Reserve, Permit (no Permit plugin): Success
+        # PreBindPreFlight: DynamicResources answers Success (its PreBind will act), VolumeBinding
+        # Skip; the fold's skip set is read only by PreBind's fold, which this pod runs only
+        # from DynamicResources on (a Wait's poll), after VolumeBinding
+        if self.gates.enabled(GATE_NOMINATED_NODE_NAME_FOR_EXPECTATION):
+            pod_info.pod.status.nominated_node_name = node
+            trace.nominated_node_name = node
+        status = fused.pre_bind(state, pod_info, node)
+        if not status.is_success():
+            return self._bind(fw, state, pod_info, node, trace, status)
+        trace.steps.extend(fused.steps[2:])  # PreBind, Bind
+        fused.binder.bind(state, pod_info, node)
+        return self._bound(pod_info, node, trace)
+
+    def _after_reserve(self, fw: Framework, state, pod_info, node: str, trace: CycleTrace,
+                       status: Status) -> ScheduleResult:
+        """From Reserve's folded ``status`` on: Permit (a Wait parks the pod in ``waiting``), then bind."""
+        key = pod_info.key
         trace.steps.append(("Reserve", status.plugin or "", status))
         if status.is_success():
             status, waits = fw.run_permit(state, pod_info, node)

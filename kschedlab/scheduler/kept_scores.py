@@ -128,7 +128,8 @@ class NodeFits(FollowedRows):
         used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
         ok = (self.snapshot.free.take(rows, axis=1) >= self.need[:, None]).all(axis=0)
         self.fits[rows] = ok
-        self.unfit.difference_update(rows.tolist())
+        if self.unfit:  # (empty at the first fill of every row)
+            self.unfit.difference_update(rows.tolist())
         short = rows[~ok]
         self.unfit.update(short[short < used].tolist())
 
@@ -461,7 +462,8 @@ class NodeScores(FollowedRows):
         least, balanced = self._score_many(rows)
         self.scores[0, rows], self.scores[1, rows] = least, balanced
         used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
-        self.lacking.difference_update(rows.tolist())
+        if self.lacking:
+            self.lacking.difference_update(rows.tolist())
         short = rows[least < 0]
         self.lacking.update(short[short < used].tolist())
         for totals in self.totals.values():

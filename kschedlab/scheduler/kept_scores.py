@@ -269,9 +269,9 @@ def fit_signatures(snap, checked: tuple[tuple[str, int], ...], rows: np.ndarray)
     fails (a bit per check, "Too many pods" first) and the code, as :class:`NodeFitVerdicts` keeps them."""
     from kschedlab.api.resources import PODS
 
-    short = [snap.pod_count.take(rows) + 1 > snap.allocatable[snap.res_index[PODS]].take(rows)]
+    sig = (snap.pod_count.take(rows) + 1 > snap.allocatable[snap.res_index[PODS]].take(rows)).astype(np.int64)
     hopeless = np.zeros(len(rows), bool)
-    for name, want in checked:
+    for bit, (name, want) in enumerate(checked, 1):
         col = snap.res_index.get(name)
         if col is None:  # no node has or uses this resource
             alloc = free = np.zeros(len(rows), np.int64)
@@ -279,9 +279,8 @@ def fit_signatures(snap, checked: tuple[tuple[str, int], ...], rows: np.ndarray)
             alloc = snap.allocatable[col].take(rows)
             free = alloc - snap.requested[col].take(rows)
         lacking = want > free
-        short.append(lacking)
+        sig |= np.left_shift(lacking, bit, dtype=np.int64)
         hopeless |= lacking & (want > alloc)
-    sig = (1 << np.arange(len(short), dtype=np.int64)) @ np.stack(short)
     code = np.where(sig != 0, np.where(hopeless, Code.UnschedulableAndUnresolvable, Code.Unschedulable), 0)
     return sig, code.astype(np.int8)
 

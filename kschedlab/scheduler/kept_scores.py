@@ -18,7 +18,8 @@ Both follow the snapshot through :class:`FollowedRows`: each read first computes
 changed since the last one (``Snapshot.changes_since``). :class:`NodeFits` keeps NodeResourcesFit's
 free-capacity check the same way, so a cycle in which every node has room for the pod needs no
 array operation at all to know it. :class:`NodeFitVerdicts` keeps the plugin's whole verdict (the
-checks a node fails and the code), which a failed cycle (a preemptor's) reads for every node.
+checks a node fails and the code), which a failed cycle (a preemptor's) reads for every node;
+:class:`FitVerdictsNow` gives the same verdicts for a shape not kept yet, computed on the rows read.
 """
 
 from __future__ import annotations

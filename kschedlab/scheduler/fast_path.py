@@ -93,6 +93,7 @@ from kschedlab.plugins.volume_binding import SKIP_STATE, VolumeBinding
 from kschedlab.plugins.volume_restrictions import VolumeRestrictions, needs_restrictions_check
 from kschedlab.plugins.volume_zone import VolumeZone
 from kschedlab.scheduler.kept_scores import (
+    FitVerdictsNow,
     KeptScoreOutcome,
     NodeFits,
     NodeFitVerdicts,
@@ -725,8 +726,9 @@ class FastPath:
 
     def _rejected(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
         """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear. When only fused
-        plugins filter and the shape's answers are kept, NodeResourcesFit's verdicts are read off
-        the :class:`NodeFitVerdicts` kept for its requests (an extended resource too: :meth:`plan`
+        plugins filter, NodeResourcesFit's verdicts are read off the :class:`NodeFitVerdicts` kept
+        for its requests (computed on ``rows`` alone while the shape is young: :meth:`_fit_verdicts_of`;
+        an extended resource too: :meth:`plan`
         found no DeviceClass serving it, so the plugin reads its snapshot column as any other),
         NodeUnschedulable and TaintToleration
         are asked about the nodes the fused check finds they reject (they pass the others), and
@@ -736,12 +738,9 @@ class FastPath:
         tolerate), the outcome's columns are read off the kept verdicts whole
         (:meth:`NodeFitVerdicts.failures`: a failed gang member, say, gets every node's verdict)."""
         shape = plan.shape
-        if plan.live_filter or shape.cycles < KEEP_FROM or \
-                not _FILTER_FUSED.issuperset(plan.filter_names):
+        if plan.live_filter or not _FILTER_FUSED.issuperset(plan.filter_names):
             return self.fw.run_filter(state, pod_info, snapshot, rows)
-        kept = self._fit_verdicts.get(shape.checked)
-        if kept is None or kept.snapshot is not snapshot:
-            kept = _keep(self._fit_verdicts, shape.checked, NodeFitVerdicts(snapshot, shape.checked))
+        kept = self._fit_verdicts_of(shape, snapshot)
         names = plan.filter_names
         if NodeResourcesFit.name in names and self._fit_alone(plan, pod_info, snapshot):
             return FilterOutcome(rows, *kept.failures(rows, names.index(NodeResourcesFit.name)), list(names))
@@ -776,6 +775,16 @@ class FastPath:
                 return self.fw.run_filter(state, pod_info, snapshot, rows)
             failures.record(pi, verdicts)
         return failures.outcome(list(plan.filter_names))
+
+    def _fit_verdicts_of(self, shape: PodShape, snapshot) -> NodeFitVerdicts:
+        """NodeResourcesFit's verdicts for the shape's needs: those kept for them, or, while the
+        shape is young (:data:`KEEP_FROM`) and none are kept, computed on the rows read only."""
+        kept = self._fit_verdicts.get(shape.checked)
+        if kept is not None and kept.snapshot is snapshot:
+            return kept
+        if shape.cycles < KEEP_FROM:
+            return FitVerdictsNow(snapshot, shape.checked)
+        return _keep(self._fit_verdicts, shape.checked, NodeFitVerdicts(snapshot, shape.checked))
 
     def _fit_alone(self, plan: CyclePlan, pod_info, snapshot) -> bool:
         """Of the fused Filter plugins, NodeResourcesFit alone may reject a node in this cycle: no

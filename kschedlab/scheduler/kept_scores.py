@@ -18,7 +18,8 @@ Both follow the snapshot through :class:`FollowedRows`: each read first computes
 changed since the last one (``Snapshot.changes_since``). :class:`NodeFits` keeps NodeResourcesFit's
 free-capacity check the same way, so a cycle in which every node has room for the pod needs no
 array operation at all to know it. :class:`NodeFitVerdicts` keeps the plugin's whole verdict (the
-checks a node fails and the code), which a failed cycle (a preemptor's) reads for every node.
+checks a node fails and the code), which a failed cycle (a preemptor's) reads for every node;
+:class:`FitVerdictsNow` gives the same verdicts for a shape not kept yet, computed on the rows read.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ class NodeFits(FollowedRows):
         used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
         ok = (self.snapshot.free.take(rows, axis=1) >= self.need[:, None]).all(axis=0)
         self.fits[rows] = ok
-        self.unfit.difference_update(rows.tolist())
+        if self.unfit:  # (empty at the first fill of every row)
+            self.unfit.difference_update(rows.tolist())
         short = rows[~ok]
         self.unfit.update(short[short < used].tolist())
 
@@ -172,8 +174,7 @@ class NodeFitVerdicts(FollowedRows):
 
     def verdicts(self, rows: np.ndarray) -> Verdicts:
         """The plugin's verdicts on ``rows`` (reasons in the order of the checks failed)."""
-        self.refresh()
-        sig = self.sig.take(rows)
+        sig, code = self._read(rows)
         failed = sig != 0
         if not failed.any():
             return Verdicts.passing(len(rows))
@@ -181,7 +182,7 @@ class NodeFitVerdicts(FollowedRows):
         lookup = np.zeros(int(present[-1]) + 1, np.int32)
         lookup[present] = np.arange(len(present), dtype=np.int32)
         reasons = [self._reason(s) for s in present.tolist()]
-        return Verdicts(self.code.take(rows), np.where(failed, lookup[sig], -1).astype(np.int32), reasons)
+        return Verdicts(code, np.where(failed, lookup[sig], -1).astype(np.int32), reasons)
 
     def failures(self, rows: np.ndarray, plugin: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
         """The Filter outcome's columns over ``rows`` when the plugin, at index ``plugin`` of the
@@ -200,15 +201,19 @@ class NodeFitVerdicts(FollowedRows):
         >>> plugin.tolist(), code.tolist(), reason.tolist(), reasons
         ([4, -1, 4], [3, 0, 3], [0, -1, 0], [('Insufficient cpu',)])
         """
-        self.refresh()
-        sig = self.sig.take(rows)
+        sig, code = self._read(rows)
         counts = np.bincount(sig)
         present = np.flatnonzero(counts[1:]) + 1
         lookup = np.full(len(counts), -1, np.int32)  # signature -> its reason's position (0: none)
         lookup[present] = np.arange(len(present), dtype=np.int32)
         failing = (sig != 0).view(np.int8)
         fail_plugin = failing * np.int16(plugin + 1) - np.int16(1)
-        return fail_plugin, self.code.take(rows), lookup.take(sig), [self._reason(s) for s in present.tolist()]
+        return fail_plugin, code, lookup.take(sig), [self._reason(s) for s in present.tolist()]
+
+    def _read(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The signatures and codes of ``rows``, current."""
+        self.refresh()
+        return self.sig.take(rows), self.code.take(rows)
 
     def _reason(self, sig: int) -> tuple[str, ...]:
         found = self._reasons.get(sig)
@@ -221,25 +226,7 @@ class NodeFitVerdicts(FollowedRows):
         self.code = np.concatenate([self.code, np.zeros(count, np.int8)])
 
     def _update_many(self, rows: np.ndarray) -> None:
-        from kschedlab.api.resources import PODS
-
-        snap = self.snapshot
-        short = [snap.pod_count.take(rows) + 1 > snap.allocatable[snap.res_index[PODS]].take(rows)]
-        hopeless = np.zeros(len(rows), bool)
-        for name, want in self.checked:
-            col = snap.res_index.get(name)
-            if col is None:  # no node has or uses this resource
-                alloc = free = np.zeros(len(rows), np.int64)
-            else:
-                alloc = snap.allocatable[col].take(rows)
-                free = alloc - snap.requested[col].take(rows)
-            lacking = want > free
-            short.append(lacking)
-            hopeless |= lacking & (want > alloc)
-        sig = (1 << np.arange(len(short), dtype=np.int64)) @ np.stack(short)
-        self.sig[rows] = sig
-        self.code[rows] = np.where(sig != 0, np.where(hopeless, Code.UnschedulableAndUnresolvable,
-                                                      Code.Unschedulable), 0)
+        self.sig[rows], self.code[rows] = fit_signatures(self.snapshot, self.checked, rows)
 
     def _update_one(self, row: int) -> None:
         from kschedlab.api.resources import PODS
@@ -256,6 +243,47 @@ class NodeFitVerdicts(FollowedRows):
                 hopeless = hopeless or want > alloc
         self.sig[row] = sig
         self.code[row] = 0 if not sig else Code.UnschedulableAndUnresolvable if hopeless else Code.Unschedulable
+
+
+class FitVerdictsNow(NodeFitVerdicts):
+    """:class:`NodeFitVerdicts` of a young shape (one seen in a cycle or two: most pods of a job
+    trace ask for requests of their own): each read computes the rows it asks about and keeps
+    nothing, so a cycle's rejected nodes cost no node-sized fill.
+
+    >>> from kschedlab.cluster import Snapshot
+    >>> from kschedlab.api.core import Node
+    >>> snap = Snapshot()
+    >>> for name, cpu in (("a", "1"), ("b", "4"), ("c", "3")):
+    ...     _ = snap.add_node(Node.model_validate({"metadata": {"name": name},
+    ...         "status": {"allocatable": {"cpu": cpu, "pods": "110"}}}))
+    >>> v = FitVerdictsNow(snap, (("cpu", 3500),)).verdicts(np.array([2, 0]))
+    >>> v.codes.tolist(), v.reason_idx.tolist(), v.reasons
+    ([3, 3], [0, 0], [('Insufficient cpu',)])
+    """
+
+    def _read(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return fit_signatures(self.snapshot, self.checked, rows)
+
+
+def fit_signatures(snap, checked: tuple[tuple[str, int], ...], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """NodeResourcesFit's verdict on ``rows`` for a pod needing ``checked``: the checks each node
+    fails (a bit per check, "Too many pods" first) and the code, as :class:`NodeFitVerdicts` keeps them."""
+    from kschedlab.api.resources import PODS
+
+    sig = (snap.pod_count.take(rows) + 1 > snap.allocatable[snap.res_index[PODS]].take(rows)).astype(np.int64)
+    hopeless = np.zeros(len(rows), bool)
+    for bit, (name, want) in enumerate(checked, 1):
+        col = snap.res_index.get(name)
+        if col is None:  # no node has or uses this resource
+            alloc = free = np.zeros(len(rows), np.int64)
+        else:
+            alloc = snap.allocatable[col].take(rows)
+            free = alloc - snap.requested[col].take(rows)
+        lacking = want > free
+        sig |= np.left_shift(lacking, bit, dtype=np.int64)
+        hopeless |= lacking & (want > alloc)
+    code = np.where(sig != 0, np.where(hopeless, Code.UnschedulableAndUnresolvable, Code.Unschedulable), 0)
+    return sig, code.astype(np.int8)
 
 
 class ScoreTotals:
@@ -434,7 +462,8 @@ class NodeScores(FollowedRows):
         least, balanced = self._score_many(rows)
         self.scores[0, rows], self.scores[1, rows] = least, balanced
         used = len(self.snapshot.nodes)  # rows past the nodes are spare capacity, never read
-        self.lacking.difference_update(rows.tolist())
+        if self.lacking:
+            self.lacking.difference_update(rows.tolist())
         short = rows[least < 0]
         self.lacking.update(short[short < used].tolist())
         for totals in self.totals.values():

@@ -69,6 +69,8 @@ def test_followed_rows_match_a_direct_computation(log, monkeypatch):
         # spare rows past the nodes (the snapshot's arrays grow by doubling) never count
         assert len(snap.row_version) > len(snap.nodes)
         assert not scores.lacking and fits.unfit <= set(range(len(snap.nodes)))
+        # exactly the nodes short of room (a row that fits again leaves the set)
+        assert fits.unfit == set(np.flatnonzero(~fits.fit(np.arange(len(snap.nodes)))).tolist())
 
 
 @pytest.mark.parametrize("log", [2, 4096])

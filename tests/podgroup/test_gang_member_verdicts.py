@@ -4,7 +4,10 @@ the only fused plugin that may reject a node, so ``FastPath._rejected`` takes th
 from ``NodeFitVerdicts.failures`` instead of filling them plugin by plugin. Checked against the
 plugin-by-plugin fill (``_fit_alone`` answering False), attempt by attempt and column by column, on
 random clusters of GPU nodes with gangs that mostly fail, retried with mutations between cycles:
-pods deleted and added, nodes tainted (tolerated or not), cordoned, relabelled, a pod nominated."""
+pods deleted and added, nodes tainted (tolerated or not), cordoned, relabelled, a pod nominated.
+
+A young shape's (branch perfgang2) rejected nodes get the same verdicts computed on those rows alone
+(``FitVerdictsNow``), checked against the framework's Filter plugin by plugin, as such shapes had before."""
 
 from __future__ import annotations
 
@@ -16,9 +19,9 @@ import pytest
 from kschedlab.api.core import Node, Pod
 from kschedlab.api.podgroup import PodGroup
 from kschedlab.cluster import Cluster
-from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler import Scheduler, fast_path
 from kschedlab.scheduler.fast_path import FastPath
-from kschedlab.scheduler.kept_scores import NodeFitVerdicts
+from kschedlab.scheduler.kept_scores import FitVerdictsNow, NodeFitVerdicts
 from tests.fastpath.test_fast_path import same_attempt
 from tests.fastpath.test_lean_filter import same_runs
 
@@ -215,3 +218,41 @@ def test_a_first_chunk_with_exactly_the_nodes_sought_is_visited_whole():
         fast.plan(cluster.pod_infos[f"{NS}/p"], cluster.snapshot)
     trace = sched.schedule_one(f"{NS}/p").trace
     assert (trace.num_to_find, trace.feasible_nodes, trace.evaluated_nodes) == (100, 100, 128)
+
+
+def young_plugin_by_plugin(m) -> None:
+    """A young shape's rejected nodes filtered plugin by plugin, as before ``FitVerdictsNow``."""
+    rejected = FastPath._rejected
+
+    def as_before(self, plan, state, pod_info, snapshot, rows):
+        if plan.shape.cycles < fast_path.KEEP_FROM and plan.shape.checked not in self._fit_verdicts:
+            return self.fw.run_filter(state, pod_info, snapshot, rows)
+        return rejected(self, plan, state, pod_info, snapshot, rows)
+
+    m.setattr(FastPath, "_rejected", as_before)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_young_shape_verdicts_answer_as_plugin_by_plugin(seed, monkeypatch):
+    """Attempt by attempt and column by column; on odd seeds every shape stays young (so the
+    cordons and taints of the mutations meet the young verdicts too, outside ``_fit_alone``)."""
+    if seed % 2:
+        monkeypatch.setattr(fast_path, "KEEP_FROM", 10**9)
+    reads = {True: 0, False: 0}
+    read = FitVerdictsNow._read
+    fit_alone = FastPath._fit_alone
+
+    def counted(self, rows):
+        reads[alone[-1]] += 1
+        return read(self, rows)
+
+    alone = [False]
+
+    def noted(self, plan, pod_info, snapshot):
+        alone.append(fit_alone(self, plan, pod_info, snapshot))
+        return alone[-1]
+
+    monkeypatch.setattr(FitVerdictsNow, "_read", counted)
+    monkeypatch.setattr(FastPath, "_fit_alone", noted)
+    same_runs(lambda: run(seed), young_plugin_by_plugin, monkeypatch)
+    assert reads[True] >= 1 and (reads[False] >= 1 or not seed % 2)  # the young verdicts answered

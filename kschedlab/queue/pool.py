@@ -45,7 +45,7 @@ class UnschedulablePool(dict):
     """A dict of queued pods (key -> QueuedPodInfo) that keeps, for each plugin, the keys of the
     pods it rejected.  ``tags(qpi)`` names the plugins a pod is filed under, or None for a pod
     that any event may move; it is read when the pod is stored (store it again after its
-    rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]`` and ``pool.pop``
+    rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]``, ``pool.pop`` and ``move_to_end``
     may change it."""
 
     def __init__(self, tags: Callable[[Any], Iterable[str] | None], keys: Callable[[Any], Hashable] | None = None,

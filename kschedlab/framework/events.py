@@ -259,6 +259,8 @@ class KeyedHint:
 
     ``object_kind``: the kind of object the hint interprets; for another kind the hint raises
     (Queue for every pod) and :meth:`event_key` says the event cannot be narrowed.
+    ``by_key``: the answer is a function of the event's objects and the pod's key alone (the hint
+    reads nothing else of the pod), so the queue asks it once per key within a move.
 
     >>> hint = KeyedHint(lambda pi, old, new: QueueingHint.Queue, key=lambda pod: pod.group, object_kind="Pod")
     >>> from types import SimpleNamespace as NS
@@ -267,12 +269,13 @@ class KeyedHint:
     ('g', True)
     """
 
-    __slots__ = ("fn", "key", "object_kind")
+    __slots__ = ("fn", "key", "object_kind", "by_key")
 
-    def __init__(self, fn: HintFn, *, key: Callable[[Any], Any], object_kind: str):
+    def __init__(self, fn: HintFn, *, key: Callable[[Any], Any], object_kind: str, by_key: bool = False):
         self.fn = fn
         self.key = key
         self.object_kind = object_kind
+        self.by_key = by_key
 
     def __call__(self, pod_info, old_obj, new_obj) -> QueueingHint:
         return self.fn(pod_info, old_obj, new_obj)

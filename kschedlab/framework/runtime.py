@@ -29,11 +29,12 @@ from kschedlab.framework.interface import (
 )
 from kschedlab.framework.profile import POINTS_IN_CONFIG_ORDER, ProfileError, ResolvedProfile, resolve_profile
 from kschedlab.framework.signers import SCHEDULER_NAME_SIGNER_NAME
-from kschedlab.framework.status import Code, FrameworkError, Status
+from kschedlab.framework.status import SUCCESS, Code, FrameworkError, Status
 from kschedlab.framework.types import cache_owner
 
-#: ``Code.Error`` as a plain int (for comparisons with arrays of codes)
+#: ``Code.Error`` and ``Code.Success`` as plain ints (for comparisons with arrays of codes, and quick checks)
 _ERROR = int(Code.Error)
+_SUCCESS = int(Code.Success)
 #: plugins whose Signature often refuses (asked first by :meth:`Framework.sign_pod`)
 _OFTEN_UNSIGNABLE = frozenset({"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread",
                                "InterPodAffinity"})
@@ -302,18 +303,21 @@ class Framework:
         move) keeps the answers of plugins with a ``pre_enqueue_key(pod)``: pods with the same
         key get the same answer from such a plugin in the same cluster (GangScheduling: the
         pod's PodGroup), so it is asked once per key."""
-        for plugin in self.points["preEnqueue"]:
-            keyed = None if memo is None else getattr(plugin, "pre_enqueue_key", None)
-            slot = None if keyed is None else (plugin, keyed(pod))
+        plugins = self.points["preEnqueue"]
+        keyed = self.__dict__.get("_pre_enqueue_keyed")
+        if keyed is None or keyed[0] is not plugins or len(keyed[1]) != len(plugins):
+            keyed = self._pre_enqueue_keyed = (plugins, [getattr(p, "pre_enqueue_key", None) for p in plugins])
+        for plugin, key_of in zip(plugins, keyed[1]):
+            slot = None if key_of is None or memo is None else (plugin, key_of(pod))
             if slot is None or slot[1] is None:
                 status = plugin.pre_enqueue(pod)
             else:
                 status = memo.get(slot)
                 if status is None:
                     status = memo[slot] = plugin.pre_enqueue(pod)
-            if not status.is_success():
+            if status.code != _SUCCESS:
                 return status.with_plugin(plugin.name)
-        return Status()
+        return SUCCESS
 
     def less(self, a, b) -> bool:
         return self.points["queueSort"][0].less(a, b)

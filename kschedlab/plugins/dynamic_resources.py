@@ -73,7 +73,7 @@ from kschedlab.framework.events import (
     pod_of,
 )
 from kschedlab.framework.interface import ArgsError, FieldError, Plugin, Verdicts, register
-from kschedlab.framework.status import Code, Status
+from kschedlab.framework.status import SUCCESS, Code, Status
 from kschedlab.plugins.helper.normalize_score import default_normalize_score
 from kschedlab.plugins.node_resources_fit import is_dra_extended_resource_name
 
@@ -438,7 +438,7 @@ class DynamicResources(Plugin):
         """Every claim of the pod must exist, not be deleted and, from a template, be the pod's."""
         pod = pod_of(pod_info)
         if not self.enabled or not pod.spec.resource_claims:  # (no claim to look up)
-            return Status()
+            return SUCCESS
         try:
             pod_claims(self.manager, pod)
         except ClaimError as err:

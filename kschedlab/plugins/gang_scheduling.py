@@ -166,10 +166,10 @@ class GangScheduling(Plugin):
     def events_to_register(self):
         """``EventsToRegister``: pod Add (unscheduled or pre-bound; group membership is immutable,
         so no pod Update), PodGroup Add / Update, and CompositePodGroup Add with that gate."""
-        # without hierarchies the hint on a pod added is Skip outside the added pod's PodGroup:
-        # the queue offers the event to that group's pods only
+        # without hierarchies the hint on a pod added is Skip outside the added pod's PodGroup
+        # and Queue inside it: the queue offers the event to that group's pods only, and asks once
         on_add = self.after_pod_added if self.composite_enabled else KeyedHint(
-            self.after_pod_added, key=scheduling_group_key, object_kind="Pod")
+            self.after_pod_added, key=scheduling_group_key, object_kind="Pod", by_key=True)
         events = [
             (ClusterEvent(UNSCHEDULED_POD, ActionType.Add), on_add),
             (ClusterEvent(ASSIGNED_POD, ActionType.Add), on_add),

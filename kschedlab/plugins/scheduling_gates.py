@@ -2,7 +2,7 @@
 
 from kschedlab.framework.events import QUEUE, QueueingHint
 from kschedlab.framework.interface import Plugin, register
-from kschedlab.framework.status import Status
+from kschedlab.framework.status import SUCCESS, Status
 
 NAME = "SchedulingGates"
 
@@ -19,9 +19,10 @@ class SchedulingGates(Plugin):
                  scheduling_gates_after_gates_eliminated)]
 
     def pre_enqueue(self, pod_info) -> Status:
-        gates = [g.name for g in pod_info.pod.spec.scheduling_gates]
-        if not gates:
-            return Status()
+        scheduling_gates = pod_info.pod.spec.scheduling_gates
+        if not scheduling_gates:
+            return SUCCESS
+        gates = [g.name for g in scheduling_gates]
         return Status.unresolvable(f"waiting for scheduling gates: [{' '.join(gates)}]", plugin=NAME)
 
 

@@ -35,31 +35,41 @@ class Heap(Generic[T]):
         self._index[self._key(items[i])] = i
         self._index[self._key(items[j])] = j
 
-    def _lt(self, i: int, j: int) -> bool:
-        return self._less(self._items[i], self._items[j])
-
     def _up(self, j: int) -> None:
-        while True:
-            i = (j - 1) // 2 if j > 0 else 0  # Go's (j-1)/2 truncates toward zero
-            if i == j or not self._lt(j, i):
+        # container/heap's up, with the swaps' index updates done once per moved item
+        items, index, key, less = self._items, self._index, self._key, self._less
+        item = items[j]
+        while j > 0:
+            i = (j - 1) // 2  # Go's (j-1)/2 truncates toward zero; j == 0 stops
+            parent = items[i]
+            if not less(item, parent):
                 break
-            self._swap(i, j)
+            items[j] = parent
+            index[key(parent)] = j
             j = i
+        items[j] = item
+        index[key(item)] = j
 
     def _down(self, i0: int, n: int) -> bool:
+        # container/heap's down: the item at i0 sinks while a child is less than it
+        items, index, key, less = self._items, self._index, self._key, self._less
+        item = items[i0]
         i = i0
         while True:
-            j1 = 2 * i + 1
-            if j1 >= n:
+            j = 2 * i + 1
+            if j >= n:
                 break
-            j = j1
-            j2 = j1 + 1
-            if j2 < n and self._lt(j2, j1):
+            j2 = j + 1
+            if j2 < n and less(items[j2], items[j]):
                 j = j2
-            if not self._lt(j, i):
+            child = items[j]
+            if not less(child, item):
                 break
-            self._swap(i, j)
+            items[i] = child
+            index[key(child)] = i
             i = j
+        items[i] = item
+        index[key(item)] = i
         return i > i0
 
     def _fix(self, i: int) -> None:

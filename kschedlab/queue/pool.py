@@ -45,7 +45,7 @@ class UnschedulablePool(dict):
     """A dict of queued pods (key -> QueuedPodInfo) that keeps, for each plugin, the keys of the
     pods it rejected.  ``tags(qpi)`` names the plugins a pod is filed under, or None for a pod
     that any event may move; it is read when the pod is stored (store it again after its
-    rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]`` and ``pool.pop``
+    rejecting plugins change).  Only ``pool[key] = qpi``, ``del pool[key]``, ``pool.pop`` and ``move_to_end``
     may change it."""
 
     def __init__(self, tags: Callable[[Any], Iterable[str] | None], keys: Callable[[Any], Hashable] | None = None,
@@ -80,11 +80,10 @@ class UnschedulablePool(dict):
                 _discard(by_plugin_key, (plugin, pod_key), key)
 
     def __setitem__(self, key: str, qpi) -> None:
-        if key in self:
-            self._unfile(key)  # stays where it was in the order, as a dict keeps it
-        else:
+        stored = key in self
+        if not stored:
             self._order[key] = next(self._seq)
-        dict.__setitem__(self, key, qpi)
+        dict.__setitem__(self, key, qpi)  # a pod stored again stays where it was in the order, as a dict keeps it
         rank = self._rank
         if rank is not None:
             stamp = self._stamp[key] = next(self._stamps)
@@ -94,16 +93,28 @@ class UnschedulablePool(dict):
                 self._ranked = [e for e in ranked if self._stamp.get(e[2]) == e[1]]
                 heapq.heapify(self._ranked)
         tags = self._tags(qpi)
-        if tags is None:
+        filed = None if tags is None else tuple(tags)
+        pod_key = None if filed is None or self._keys is None else self._keys(qpi)
+        if stored:
+            if self._filed[key] == filed and self._pod_key.get(key) == pod_key:
+                return  # filed as it was
+            self._unfile(key)
+        if filed is None:
             self._filed[key] = None
             self._always.add(key)
             return
-        filed = self._filed[key] = tuple(tags)
+        self._filed[key] = filed
         _file(self._by_plugin, filed, key)
-        pod_key = self._keys(qpi) if self._keys is not None else None
         if pod_key is not None:
             self._pod_key[key] = pod_key
             _file(self._by_plugin_key, [(plugin, pod_key) for plugin in filed], key)
+
+    def move_to_end(self, key: str) -> None:
+        """Put a stored pod last in the pool's order, filed as it is (as if it were deleted and
+        stored again, which the queue then does)."""
+        qpi = dict.pop(self, key)
+        dict.__setitem__(self, key, qpi)
+        self._order[key] = next(self._seq)
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)

@@ -193,6 +193,9 @@ class SchedulingQueue:
         #: hints answered once per event and plugin within a move (:func:`events.event_only`)
         self._event_only = {fn for hint_map in self._hint_maps.values() for fns in hint_map.values()
                             for _, fn in fns if ev.is_event_only(fn)}
+        #: keyed hints answered once per key of the pod within a move (``KeyedHint.by_key``)
+        self._by_key = {fn for hint_map in self._hint_maps.values() for fns in hint_map.values()
+                        for _, fn in fns if isinstance(fn, ev.KeyedHint) and fn.by_key}
         self._interest: dict[ClusterEvent, bool] = {}
         self._event_plugins: dict[ClusterEvent, frozenset[str]] = {}
         # the pool indexes its pods by the key of the keyed hints (:class:`events.KeyedHint`),
@@ -743,7 +746,8 @@ class SchedulingQueue:
 
         ``answers`` (one dict per event): the answers of :func:`events.event_only` hints are
         kept there and reused for the next pods; such a hint does not read the pod, so its
-        answer (an error included: Queue) is the one it would give each of them."""
+        answer (an error included: Queue) is the one it would give each of them.  So are the
+        answers of ``by_key`` keyed hints, per key of the pod (they read only that of it)."""
         pending = qpi.pending_plugins
         rejectors = qpi.unschedulable_plugins | pending if pending else qpi.unschedulable_plugins
         if not rejectors:
@@ -761,10 +765,11 @@ class SchedulingQueue:
         for plugin, fn in hints:
             if plugin not in rejectors:
                 continue
-            if answers is not None and fn in self._event_only:
-                hint = answers.get(fn)
+            if answers is not None and (fn in self._event_only or fn in self._by_key):
+                slot = fn if fn in self._event_only else (fn, fn.key(qpi.pod))  # type: ignore[union-attr]
+                hint = answers.get(slot)
                 if hint is None:
-                    hint = answers[fn] = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)[0]
+                    hint = answers[slot] = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)[0]
             else:
                 hint, _ = ev.evaluate_hint(fn, qpi.pod_info, old_obj, new_obj)
             if hint == QueueingHint.QueueSkip:
@@ -812,7 +817,7 @@ class SchedulingQueue:
             strategy = self.is_pod_worth_requeuing(qpi, event, old_obj, new_obj, answers)
             if strategy == Strategy.SKIP:
                 continue
-            del self._unschedulable[qpi.key]
+            self._unschedulable.move_to_end(qpi.key)  # out of the pool, or stored again last
             self._requeue(qpi, strategy, event.label, memo)
         if self._in_flight:
             self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))

@@ -5,14 +5,21 @@ Within one ``move_all_to_active_or_backoff`` the cluster does not change, so
 * an :func:`~kschedlab.framework.events.event_only` hint (NodeResourcesFit's on a bound pod
   deleted) is asked once per event and plugin, not once per rejected pod;
 * a PreEnqueue plugin with ``pre_enqueue_key`` (GangScheduling: the pod's PodGroup) is asked once
-  per key through ``Framework.run_pre_enqueue(memo=...)``.
+  per key through ``Framework.run_pre_enqueue(memo=...)``;
+* a ``by_key`` keyed hint (GangScheduling's on a pod added) is asked once per key of the pods;
+* a moved pod goes last in the pool filed as it was (``UnschedulablePool.move_to_end``), and a
+  pod stored again with the same filing is not filed again.
 
 Two queues are driven in lockstep through random operations (pods of a few gangs and single pods
 added, popped and failed by random plugins, bound pods deleted, unbound ones deleted, PodGroups
 created, members removed from the cluster so that quorum is lost again, clock steps and flushes):
-one keeps the answers, the other asks every pod (an unmarked copy of the hint, no memo).  Their
-moves (time, pod, from, to, event), their pending pods in order and their gating plugins must be
-the same after every operation.  The trace replays compare whole simulations the same way.
+one keeps the answers, the other asks every pod (an unmarked copy of the hint, no memo, the keyed
+hint without ``by_key``, a pool that deletes a moved pod and stores it again).  Their moves (time,
+pod, from, to, event), their pending pods in order and their gating plugins must be the same after
+every operation, and the keeping queue's pool index must be the one its pods filed afresh give.
+The keeping queue runs with and without the narrowing to a PodGroup's pods (without it, pods of
+every group are asked the keyed hint in one move).  The trace replays compare whole simulations
+the same way.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from kschedlab.framework.runtime import Framework
 from kschedlab.plugins.gang_scheduling import GangScheduling
 from kschedlab.plugins.node_resources_fit import fit_after_assigned_pod_delete
 from kschedlab.plugins.scheduling_gates import SchedulingGates
+from kschedlab.queue.pool import UnschedulablePool
 from kschedlab.queue.scheduling_queue import SchedulingQueue
 from kschedlab.research.trace import TRACE_GATES, arrivals, generate_trace, make_nodes
 from kschedlab.sim import Simulation
@@ -57,10 +65,37 @@ def _pod(i: int, group: str | None, priority: int, gated: bool, node: str | None
     return Pod.model_validate({"metadata": {"name": f"p{i}", "namespace": "ns", "uid": f"u{i}"}, "spec": spec})
 
 
+class _PlainPool(UnschedulablePool):
+    """The pool as it was: a moved pod is deleted (unfiled) and then stored again."""
+
+    def move_to_end(self, key: str) -> None:
+        qpi = self[key]
+        del self[key]
+        self[key] = qpi
+
+
+def _index(pool: UnschedulablePool) -> tuple:
+    order = pool._order
+    return (pool._filed, pool._pod_key, pool._by_plugin, pool._by_plugin_key, pool._always,
+            sorted(order, key=order.__getitem__), list(pool))
+
+
+def _refiled(pool: UnschedulablePool) -> UnschedulablePool:
+    fresh = UnschedulablePool(pool._tags, keys=pool._keys)
+    for key, qpi in pool.items():
+        fresh[key] = qpi
+    return fresh
+
+
+def _plain_hint(fn):
+    """A keyed hint without ``by_key`` (asked pod by pod); other hints as they are."""
+    return ev.KeyedHint(fn.fn, key=fn.key, object_kind=fn.object_kind) if isinstance(fn, ev.KeyedHint) else fn
+
+
 class _Pair:
     """The queue keeping answers (``kept``) and the one asking pod by pod (``each``)."""
 
-    def __init__(self, seed: int, pop_from_backoff_q: bool):
+    def __init__(self, seed: int, pop_from_backoff_q: bool, narrowed: bool = True):
         self.rng = random.Random(seed)
         self.cluster = Cluster(load_objects([]))
         gang = GangScheduling.for_cluster(self.cluster)
@@ -71,18 +106,25 @@ class _Pair:
         def run(pod_info, memo=None):
             return Framework.run_pre_enqueue(chain, pod_info, memo)  # type: ignore[arg-type]
 
-        def hints(delete_hint):
+        def hints(delete_hint, gang_events):
             return {"NodeResourcesFit": [(ev.EVENT_ASSIGNED_POD_DELETE, delete_hint)],
-                    "GangScheduling": list(gang.events_to_register()),
+                    "GangScheduling": gang_events,
                     "X": [(NODE_ADD, queue_hint)],
                     "SchedulingGates": list(SchedulingGates().events_to_register())}
 
         def asked_each_time(pod_info, old, new):  # the same hint, not marked event_only
             return fit_after_assigned_pod_delete(pod_info, old, new)
 
-        self.kept = new_queue(self.clock, hints=hints(fit_after_assigned_pod_delete), pre_enqueue=run,
+        gang_events = list(gang.events_to_register())
+        assert any(isinstance(fn, ev.KeyedHint) and fn.by_key for _, fn in gang_events)
+        self.kept = new_queue(self.clock, hints=hints(fit_after_assigned_pod_delete, gang_events), pre_enqueue=run,
                               gates=gates, pre_enqueue_memo=True)
-        self.each = new_queue(self.clock, hints=hints(asked_each_time), pre_enqueue=run, gates=gates)
+        if not narrowed:
+            self.kept._narrowed = lambda event, old, new: None  # type: ignore[method-assign]
+        self.each = new_queue(self.clock, hints=hints(asked_each_time, [(e, _plain_hint(fn)) for e, fn in gang_events]),
+                              pre_enqueue=run, gates=gates)
+        pool = self.each._unschedulable
+        self.each._unschedulable = _PlainPool(pool._tags, keys=pool._keys, rank=pool._rank)
         self.queues = (self.kept, self.each)
         self.next_pod = 0
         self.bound: list[Pod] = []
@@ -184,12 +226,14 @@ class _Pair:
         assert kept.pending() == each.pending()
         assert {k: q.gating_plugin for k, q in kept._unschedulable.items()} == \
             {k: q.gating_plugin for k, q in each._unschedulable.items()}
+        assert _index(kept._unschedulable) == _index(_refiled(kept._unschedulable))
 
 
+@pytest.mark.parametrize("narrowed", [True, False])
 @pytest.mark.parametrize("pop_from_backoff_q", [True, False])
 @pytest.mark.parametrize("seed", range(6))
-def test_kept_answers_move_pods_as_asking_each_pod(seed, pop_from_backoff_q):
-    pair = _Pair(seed, pop_from_backoff_q)
+def test_kept_answers_move_pods_as_asking_each_pod(seed, pop_from_backoff_q, narrowed):
+    pair = _Pair(seed, pop_from_backoff_q, narrowed)
     for _ in range(400):
         pair.step()
         pair.assert_same()

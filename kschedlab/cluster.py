@@ -587,9 +587,11 @@ class Snapshot:
         cols: list[int] = []
         at_rows: list[int] = []
         values: list[int] = []
+        res_index = self.res_index
         for info, row in items:
             for name, value in info.requests.items():
-                cols.append(self.resource_column(name))  # (may add a column: indexes taken after)
+                col = res_index.get(name)
+                cols.append(self.resource_column(name) if col is None else col)  # (arrays read after)
                 at_rows.append(row)
                 values.append(value)
         pods = self.res_index[PODS]

@@ -363,32 +363,6 @@ class Snapshot:
         self._account(info, row, -1)
         return info
 
-    def remove_pods(self, keys: Iterable[str]) -> None:
-        """:meth:`remove_pod` for many pods at once: each node's pod list is rebuilt once and
-        the sums move with one numpy step per array (a group preemption takes every pod of lower
-        priority off the cluster for one dry run)."""
-        gone: dict[int, set[str]] = {}
-        for key in keys:
-            gone.setdefault(self.pod_row.pop(key), set()).add(key)
-        taken: list[tuple[PodInfo, int]] = []
-        for row, keys_here in gone.items():
-            pods = self.pods[row]
-            taken.extend((p, row) for p in pods if p.key in keys_here)
-            pods[:] = [p for p in pods if p.key not in keys_here]
-        self._account_many(taken, -1)
-
-    def add_pods(self, placed: Iterable[tuple[PodInfo, str]]) -> None:
-        """:meth:`add_pod` for many pods at once (see :meth:`remove_pods`)."""
-        items: list[tuple[PodInfo, int]] = []
-        for info, node_name in placed:
-            row = self.index[node_name]
-            if info.key in self.pod_row:
-                raise ValueError(f"pod {info.key} is already on a node")
-            self.pods[row].append(info)
-            self.pod_row[info.key] = row
-            items.append((info, row))
-        self._account_many(items, +1)
-
     def change_pod(self, key: str, change: Callable[[], None], labels: Collection[str] | None = None) -> None:
         """Apply ``change`` to a bound pod in place (its deletion timestamp, say) and keep the
         pod indexes true: the pod leaves every index as it was and joins them as it is, as
@@ -565,55 +539,16 @@ class Snapshot:
         self.non_zero[1, row] += sign * info.non_zero[1]
         self.pod_count[row] += sign
         if info.ports:
-            self._count_ports(info, row, sign)
+            used = self.port_rows.setdefault(row, Counter())
+            for port in info.ports:
+                used[port] += sign
+                if used[port] <= 0:
+                    del used[port]
+            if not used:
+                del self.port_rows[row]
         if self._pod_counts or self._pod_lists or self._pod_groups:
             self._update_indexes(info, row, sign)
         self.generation += 1
-
-    def _count_ports(self, info: PodInfo, row: int, sign: int) -> None:
-        used = self.port_rows.setdefault(row, Counter())
-        for port in info.ports:
-            used[port] += sign
-            if used[port] <= 0:
-                del used[port]
-        if not used:
-            del self.port_rows[row]
-
-    def _account_many(self, items: list[tuple[PodInfo, int]], sign: int) -> None:
-        """:meth:`_account` for many (pod, row) pairs: the same sums added per array with
-        ``np.add.at``, each row logged as changed once, the pod indexes told pod by pod."""
-        if not items:
-            return
-        cols: list[int] = []
-        at_rows: list[int] = []
-        values: list[int] = []
-        res_index = self.res_index
-        for info, row in items:
-            for name, value in info.requests.items():
-                col = res_index.get(name)
-                cols.append(self.resource_column(name) if col is None else col)  # (arrays read after)
-                at_rows.append(row)
-                values.append(value)
-        pods = self.res_index[PODS]
-        col, at, value = np.array(cols, np.intp), np.array(at_rows, np.intp), np.array(values, np.int64) * sign
-        np.add.at(self.requested, (col, at), value)
-        other = col != pods
-        np.subtract.at(self.free, (col[other], at[other]), value[other])
-        rows = np.array([row for _, row in items], np.intp)
-        np.subtract.at(self.free[pods], rows, sign)
-        np.add.at(self.pod_count, rows, sign)
-        non_zero = np.array([info.non_zero for info, _ in items], np.int64) * sign
-        np.add.at(self.non_zero[0], rows, non_zero[:, 0])
-        np.add.at(self.non_zero[1], rows, non_zero[:, 1])
-        for row in dict.fromkeys(rows.tolist()):
-            self._changed(row)
-        indexed = bool(self._pod_counts or self._pod_lists or self._pod_groups)
-        for info, row in items:
-            if info.ports:
-                self._count_ports(info, row, sign)
-            if indexed:
-                self._update_indexes(info, row, sign)
-        self.generation += len(items)
 
     def used_ports(self, row: int) -> set[tuple[str, str, int]]:
         return set(self.port_rows.get(row, ()))

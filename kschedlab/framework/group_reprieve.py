@@ -18,8 +18,7 @@ on the snapshot as it was before the unit came back.  Then only the assignments 
 nodes the unit's pods are on are filtered again (in order, each assumed and reserved
 before the next), and a unit that shares no node with an assignment is kept without
 filtering: each assignment elsewhere looks at a node, and a cycle state, exactly as
-when the check last passed.  Such a unit is not even put back on the snapshot while the
-units are decided (no check reads its nodes): the caller restores the snapshot in bulk.
+when the check last passed.
 """
 
 from __future__ import annotations
@@ -73,15 +72,12 @@ class GroupReprieve:
                    for p in self.fw.points["preFilter"])
 
     def keep(self, unit) -> bool:
-        """Try to reprieve ``unit`` (its ``pods``): True keeps it, False does not.  A unit
-        filtered against the assignments is left on its nodes when kept and taken off again
-        when not; a unit apart from them (:meth:`_apart`) is never put back: no check reads
-        its nodes, and the caller restores the snapshot afterwards.  Raises
-        :class:`ReprieveError` when an extension fails."""
-        if self._apart(unit):
-            return self._still_passing()
+        """Try to reprieve ``unit`` (its ``pods``): True leaves them on their nodes, False
+        takes them off again.  Raises :class:`ReprieveError` when an extension fails."""
         for pi in unit.pods:
             self.snapshot.add_pod(pi, self.node_of[pi.key])
+        if self._unchanged_for_assignments(unit):
+            return True
         self._extensions(unit, "add")
         fits = self._assignments_fit(self._touched(unit))
         if fits:
@@ -92,17 +88,17 @@ class GroupReprieve:
         self._extensions(unit, "remove")
         return False
 
-    def _apart(self, unit) -> bool:
-        """The shortcut applies (see the module docstring) and no pod of ``unit`` is on a node
-        an assignment is on."""
-        return self.shortcut_allowed and not any(self.node_of[pi.key] in self.assigned_nodes for pi in unit.pods)
-
-    def _still_passing(self) -> bool:
-        """Whether the full check passes with a unit apart back: as it passed last time, or,
-        before any check passed, by running it (the unit's nodes are none of the assignments',
-        so it answers the same with or without the unit)."""
-        if not self._passing:
+    def _unchanged_for_assignments(self, unit) -> bool:
+        """The full check would pass as it did before ``unit`` came back (see the module
+        docstring); the first time, the check is run on the snapshot without the unit."""
+        if not self.shortcut_allowed or any(self.node_of[pi.key] in self.assigned_nodes for pi in unit.pods):
+            return False
+        if self._passing is None:
+            for pi in unit.pods:
+                self.snapshot.remove_pod(pi.key)
             self._passing = self._assignments_fit()
+            for pi in unit.pods:
+                self.snapshot.add_pod(pi, self.node_of[pi.key])
         return self._passing
 
     def _touched(self, unit) -> set[str] | None:

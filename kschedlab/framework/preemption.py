@@ -723,28 +723,6 @@ def node_scratch(snapshot, row: int):
         snapshot.pods[row][:] = saved
 
 
-@contextmanager
-def rows_scratch(snapshot, rows):
-    """:func:`node_scratch` for many nodes at once: the pods the block added to ``rows`` leave and
-    those it took off come back with one bulk call each (``Snapshot.remove_pods`` /
-    ``add_pods``), then each node's pod order is put back."""
-    saved = {row: list(snapshot.pods[row]) for row in rows}
-    try:
-        yield
-    finally:
-        added, missing = [], []
-        for row, pods in saved.items():
-            before = {p.key for p in pods}
-            now = {p.key for p in snapshot.pods[row]}
-            added.extend(p.key for p in snapshot.pods[row] if p.key not in before)
-            node = snapshot.names[row]
-            missing.extend((p, node) for p in pods if p.key not in now)
-        snapshot.remove_pods(added)
-        snapshot.add_pods(missing)
-        for row, pods in saved.items():
-            snapshot.pods[row][:] = pods
-
-
 class _CandidateList:
     """``candidateList``: keeps at most ``size`` candidates (later adds are dropped), as the
     parts of a :class:`CandidateSequence`."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Callable
@@ -47,7 +48,7 @@ from kschedlab.framework.preemption import (
     VictimRows,
     Victims,
     importance_key,
-    rows_scratch,
+    node_scratch,
     start_time_ns,
 )
 from kschedlab.framework.status import Code, Status
@@ -686,11 +687,13 @@ class DefaultPreemption(Plugin):
         (:class:`~kschedlab.framework.group_reprieve.GroupReprieve`).  Returns
         ``((placement, evicted units), status)``; the snapshot is restored."""
         snapshot = self.handle.cluster.snapshot
-        names, pod_row = snapshot.names, snapshot.pod_row
-        node_of = {pi.key: names[pod_row[pi.key]] for v in victims for pi in v.pods}
+        node_of = {pi.key: snapshot.names[snapshot.pod_row[pi.key]] for v in victims for pi in v.pods}
         ordered = self._order_group_victims(victims)
-        with rows_scratch(snapshot, sorted({pod_row[key] for key in node_of})):
-            snapshot.remove_pods(node_of)
+        with ExitStack() as stack:
+            for row in sorted({snapshot.index[n] for n in node_of.values()}):
+                stack.enter_context(node_scratch(snapshot, row))
+            for key in node_of:
+                snapshot.remove_pod(key)
             assignments, status = schedule()
             if not status.is_success():
                 return (None, None), status

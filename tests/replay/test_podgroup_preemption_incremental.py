@@ -136,7 +136,7 @@ def test_the_random_clusters_reach_every_branch(monkeypatch):
     the group's pods on some of its nodes only, kept after the full check and evicted), find no placement even with every victim gone, and run the full check because
     a filter is not node-local."""
     seen: set[str] = set()
-    keep, still_passing = GroupReprieve.keep, GroupReprieve._still_passing
+    keep, unchanged = GroupReprieve.keep, GroupReprieve._unchanged_for_assignments
     fit = GroupReprieve._assignments_fit
 
     def watched_fit(self, nodes=None):
@@ -152,14 +152,14 @@ def test_the_random_clusters_reach_every_branch(monkeypatch):
             seen.add("full check only")
         return kept
 
-    def watched_still_passing(self):
-        answer = still_passing(self)
+    def watched_unchanged(self, unit):
+        answer = unchanged(self, unit)
         if answer:
             seen.add("kept by the shortcut")
         return answer
 
     monkeypatch.setattr(GroupReprieve, "keep", watched_keep)
-    monkeypatch.setattr(GroupReprieve, "_still_passing", watched_still_passing)
+    monkeypatch.setattr(GroupReprieve, "_unchanged_for_assignments", watched_unchanged)
     monkeypatch.setattr(GroupReprieve, "_assignments_fit", watched_fit)
     messages = set()
     for seed in range(150):

@@ -1,12 +1,12 @@
-"""PodGroup preemption with its victims taken off and put back in bulk answers as the plain
-search did, attempt by attempt.
+"""PodGroup preemption's victim search answers as the plain one did, attempt by attempt.
 
-The victim search (``DefaultPreemption._select_group_victims``) takes every victim off the
-snapshot with one ``Snapshot.remove_pods``, restores the nodes with one ``add_pods``
-(:func:`~kschedlab.framework.preemption.rows_scratch`) and does not put back the units that
-share no node with the gang (``GroupReprieve._apart``).  The reference kept here is the search
-as it was before: each victim taken off and put back one by one, every unit put back while the
-units are decided, each node restored by its own :func:`node_scratch`.
+DefaultPreemption reads "a pod below the preemptor on this node" and "nothing below the group"
+off one kept snapshot index of the pods grouped by (priority, in a scheduling group)
+(``pods_per_row``) instead of one count index per preemptor priority, and orders the victim units
+with a key that skips the minimum over one pod and the PDB count when no pod violates.  The
+reference kept here is the search as it was: the units by a walk of every pod of the snapshot, the
+units ordered by the former key, each victim taken off and put back one by one by the former
+``GroupReprieve.keep``.
 
 On seeded random clusters (the gangs, priorities, disruption modes, host ports, anti-affinity,
 nominated pods and PDBs of :mod:`tests.replay.test_podgroup_preemption_incremental`) a cluster
@@ -133,7 +133,7 @@ def snapshot_state(snapshot) -> dict:
 
 def new_gang(rng, step: int) -> list[dict]:
     size = int(rng.integers(1, 6))
-    priority = int(rng.choice([100, 1000, 1000]))
+    priority = int(rng.choice([0, 100, 1000, 1000]))
     name = f"gang{step}"
     objects: list[dict] = [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                             "metadata": {"name": name, "namespace": "default", "uid": name},
@@ -212,19 +212,27 @@ def test_bulk_victim_search_answers_as_the_plain_one(seed, wide, monkeypatch):
         assert a == b, f"step {step}"
 
 
-def test_the_seeds_preempt_and_keep_units_apart(monkeypatch):
-    """The seeds above evict victims, and keep units without putting them back."""
-    apart = evicted = 0
-    keep = GroupReprieve.keep
+def test_the_seeds_preempt_and_find_nothing_below(monkeypatch):
+    """The seeds above evict victims, reprieve some, and meet gangs with no unit below them."""
+    kept = evicted = nothing = 0
+    keep, no_unit_below = GroupReprieve.keep, dp.DefaultPreemption._no_unit_below
 
-    def watched(self, unit):
-        nonlocal apart, evicted
-        kept = keep(self, unit)
-        apart += kept and self._apart(unit)
-        evicted += not kept
-        return kept
+    def watched_keep(self, unit):
+        nonlocal kept, evicted
+        answer = keep(self, unit)
+        kept += answer
+        evicted += not answer
+        return answer
 
-    monkeypatch.setattr(GroupReprieve, "keep", watched)
-    for seed in range(10):
-        run(seed, False)
-    assert apart and evicted
+    def watched_no_unit_below(self, below):
+        nonlocal nothing
+        answer = no_unit_below(self, below)
+        nothing += answer
+        return answer
+
+    monkeypatch.setattr(GroupReprieve, "keep", watched_keep)
+    monkeypatch.setattr(dp.DefaultPreemption, "_no_unit_below", watched_no_unit_below)
+    for seed in range(40):
+        for wide in (False, True):
+            run(seed, wide)
+    assert kept and evicted and nothing

@@ -70,11 +70,9 @@ MSG_POD_GROUP_NOT_FOUND = "preemption: pod group for pod not found"
 MSG_PLACEMENT_LIMITATION = "preemption: not eligible due to placement-based pod group scheduling limitation"
 MSG_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 STATE_KEY = NAME + "/record"
-#: snapshot pod indexes (per preemptor priority) of the pods below it and of those at or above it
-LOWER_PRIORITY_KEY = NAME + "/lower-priority"
-HIGHER_PRIORITY_KEY = NAME + "/higher-or-equal-priority"
-#: snapshot pod index (per preempting group's priority) of the pods that may be group preemption victims
-GROUP_VICTIM_KEY = NAME + "/group-victim-candidates"
+#: snapshot pod index: the pods grouped by priority and whether they are in a scheduling group
+#: (:func:`pods_per_row`; one index for every preemptor priority)
+PRIORITY_CLASSES_KEY = NAME + "/priority-and-scheduling-group"
 FIT = "NodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"
 
@@ -167,6 +165,33 @@ def filter_pods_with_pdb_violation(pod_infos: list, pdbs: list) -> tuple[list, l
                 violated = True
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
+
+
+def _priority_class(pod_info) -> tuple[int, bool]:
+    return pod_info.priority, pod_info.pod.spec.scheduling_group is not None
+
+
+def pods_per_row(snapshot, picked: Callable[[int, bool], bool]) -> np.ndarray | None:
+    """Per node row, how many of its pods are of a (priority, in a scheduling group) class
+    ``picked`` accepts; None when no pod in the snapshot is.  Read off one kept index of the
+    snapshot's pods grouped by class (a few classes: a sum of their per-row counts).
+
+    >>> from kschedlab.api.core import Node, Pod
+    >>> from kschedlab.cluster import Cluster
+    >>> c = Cluster([Node.model_validate({"metadata": {"name": n}}) for n in ("a", "b")] + [
+    ...     Pod.model_validate({"metadata": {"name": f"p{i}", "namespace": "default"},
+    ...                         "spec": {"nodeName": node, "priority": prio}})
+    ...     for i, (node, prio) in enumerate([("a", 5), ("b", 1), ("b", 0)])])
+    >>> pods_per_row(c.snapshot, lambda priority, grouped: priority < 2)[:2].tolist()
+    [0, 2]
+    >>> pods_per_row(c.snapshot, lambda priority, grouped: grouped) is None
+    True
+    """
+    classes = snapshot.pod_groups(PRIORITY_CLASSES_KEY, _priority_class)
+    counts = [group.counts for (priority, grouped), group in classes.items() if picked(priority, grouped)]
+    if not counts:
+        return None
+    return counts[0] if len(counts) == 1 else np.sum(counts, axis=0)
 
 
 def pod_terminating_by_preemption(pod) -> bool:
@@ -449,9 +474,8 @@ class DefaultPreemption(Plugin):
         if not self._default_victim_policy(ordering=False):
             return None
         priority = pod_info.priority
-        lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, priority),
-                                             lambda p, priority=priority: p.priority < priority)
-        some = lower.take(rows) != 0
+        lower = pods_per_row(snapshot, lambda below, grouped: below < priority)
+        some = lower.take(rows) != 0 if lower is not None else np.zeros(len(rows), bool)
         index = some.astype(np.int64) * -1  # 0: no lower-priority pod, -1: not settled yet
         shared = [Status.unresolvable(ERR_NO_VICTIMS)]
         rest = some.nonzero()[0]
@@ -687,11 +711,18 @@ class DefaultPreemption(Plugin):
         the rest.  A unit violates when any of its pods does; budgets are consumed in
         that order."""
         now_ns = self.evaluator.now_ns()
-        victims.sort(key=lambda v: (-v.priority, -VICTIM_RANK[v.kind], -len(v.pods),
-                                    min(start_time_ns(pi, now_ns) for pi in v.pods),
-                                    v.pods[0].pod.metadata.uid or v.pods[0].key))
+
+        def importance(v: GroupVictim) -> tuple:
+            first = v.pods[0]
+            start = start_time_ns(first, now_ns) if len(v.pods) == 1 else \
+                min(start_time_ns(pi, now_ns) for pi in v.pods)
+            return -v.priority, -VICTIM_RANK[v.kind], -len(v.pods), start, first.pod.metadata.uid or first.key
+
+        victims.sort(key=importance)
         violating_pods, _ = filter_pods_with_pdb_violation([pi for v in victims for pi in v.pods],
                                                            self.evaluator.pdbs())
+        if not violating_pods:
+            return victims
         violating_keys = {pi.key for pi in violating_pods}
         for v in victims:
             v.num_pdb_violations = sum(1 for pi in v.pods if pi.key in violating_keys)
@@ -712,10 +743,8 @@ class DefaultPreemption(Plugin):
         if below is not None:
             if self._no_unit_below(below):
                 return []
-            maybe = snapshot.matching_pod_counts(
-                (GROUP_VICTIM_KEY, below), lambda p, below=below: p.pod.spec.scheduling_group is not None
-                or p.priority < below)
-            rows = np.flatnonzero(maybe[:len(snapshot.pods)]).tolist()
+            maybe = pods_per_row(snapshot, lambda priority, grouped: grouped or priority < below)
+            rows = np.flatnonzero(maybe[:len(snapshot.pods)]).tolist() if maybe is not None else []
         chains: dict[tuple, tuple] = {}
         seen: set[str] = set()
         out = []
@@ -758,8 +787,8 @@ class DefaultPreemption(Plugin):
         object has a lower priority."""
         cluster = self.handle.cluster
         snapshot = cluster.snapshot
-        lower = snapshot.matching_pod_counts((LOWER_PRIORITY_KEY, below), lambda p, below=below: p.priority < below)
-        if lower[:len(snapshot.pods)].any():
+        classes = snapshot.pod_groups(PRIORITY_CLASSES_KEY, _priority_class)
+        if any(priority < below for priority, _ in classes):
             return False
         return not any(priority < below for priority in cluster.group_priorities)
 

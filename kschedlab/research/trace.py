@@ -335,6 +335,14 @@ def _manifest(template: dict, name: str, cpu: int, memory: int, gpu: int, priori
     return {**template, "metadata": {**template["metadata"], "name": name}, "spec": spec}
 
 
+def _group_manifest(template: dict, name: str, gang: int, priority: int) -> dict:
+    """The manifest of one gang's PodGroup: ``template`` (the admitted PodGroup, without its uid)
+    with the job's name, ``minCount`` and priority."""
+    metadata = {k: v for k, v in template["metadata"].items() if k != "uid"}
+    spec = {**template["spec"], "schedulingPolicy": {"gang": {"minCount": int(gang)}}, "priority": int(priority)}
+    return {**template, "metadata": {**metadata, "name": name}, "spec": spec}
+
+
 #: values a copy shares: immutable (as :meth:`~kschedlab.api._base.K8sModel.clone` shares them)
 _IMMUTABLE = frozenset({type(None), str, int, bool, float, Quantity})
 
@@ -383,16 +391,17 @@ def _model_copier(model: BaseModel) -> Callable[[], Any]:
     return copy
 
 
-class _TracePods:
-    """Makes the trace's pods: the pod :func:`_manifest` describes, as ``Pod.model_validate``
-    would make it, without validating each.  Per shape (GPUs or none, a PodGroup or none: which
-    fields are set) one manifest is validated; each pod is a fresh copy of it (:func:`_copier`)
-    with the row's name, requests, priority and group written in, the requests' quantities parsed
-    once per text (they are immutable)."""
+class _TraceObjects:
+    """Makes the trace's pods and PodGroups: the objects :func:`_manifest` and
+    :func:`_group_manifest` describe, as ``model_validate`` would make them, without validating
+    each.  Per shape (for a pod: GPUs or none, a PodGroup or none; which fields are set) one
+    manifest is validated; each object is a fresh copy of it (:func:`_copier`) with the row's
+    values written in, the requests' quantities parsed once per text (they are immutable)."""
 
-    def __init__(self, template: dict):
-        self.template = template
+    def __init__(self, pod_template: dict, group_template: dict):
+        self.pod_template, self.group_template = pod_template, group_template
         self._shapes: dict[tuple[bool, bool], Callable[[], Any]] = {}
+        self._group: Callable[[], Any] | None = None
         self._quantities: dict[str, Quantity] = {}
 
     def _quantity(self, text: str) -> Quantity:
@@ -401,13 +410,13 @@ class _TracePods:
             q = self._quantities[text] = Quantity.parse(text)
         return q
 
-    def __call__(self, name: str, cpu: int, memory: int, gpu: int, priority: int, group: str | None) -> Any:
+    def pod(self, name: str, cpu: int, memory: int, gpu: int, priority: int, group: str | None) -> Any:
         from kschedlab.api.core import Pod
 
         shape = (gpu > 0, group is not None)
         make = self._shapes.get(shape)
         if make is None:
-            manifest = _manifest(self.template, name, cpu, memory, gpu, priority, group)
+            manifest = _manifest(self.pod_template, name, cpu, memory, gpu, priority, group)
             make = self._shapes[shape] = _copier(Pod.model_validate(manifest))
         pod = make()
         pod.metadata.name = name
@@ -420,6 +429,17 @@ class _TracePods:
         if group is not None:
             pod.spec.scheduling_group.pod_group_name = group
         return pod
+
+    def group(self, name: str, gang: int, priority: int) -> Any:
+        from kschedlab.api.podgroup import PodGroup
+
+        if self._group is None:
+            self._group = _copier(PodGroup.model_validate(_group_manifest(self.group_template, name, gang, priority)))
+        group = self._group()
+        group.metadata.name = name
+        group.spec.scheduling_policy.gang.min_count = int(gang)
+        group.spec.priority = int(priority)
+        return group
 
 
 def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]]:
@@ -436,11 +456,7 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
     import hashlib
     import uuid
 
-    from kschedlab.api.podgroup import PodGroup
-
-    pod_template, group_template = _templates()
-    make_pod = _TracePods(pod_template)
-    group_metadata = {k: v for k, v in group_template["metadata"].items() if k != "uid"}
+    make = _TraceObjects(*_templates())
     columns = [trace[c].to_numpy() for c in TRACE_COLUMNS]
     for job, arrival, duration, cpu, memory, gpu, gang, priority in zip(*columns):
         arrival = float(arrival)
@@ -448,17 +464,14 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
         group = None
         if gang > 1:
             group = str(job)
-            spec = {**group_template["spec"], "schedulingPolicy": {"gang": {"minCount": int(gang)}},
-                    "priority": int(priority)}
-            pod_group = PodGroup.model_validate({**group_template, "metadata": {**group_metadata, "name": group},
-                                                 "spec": spec})
+            pod_group = make.group(group, int(gang), int(priority))
             # the uid admission gives an object without one (a digest of kind and key)
             digest = hashlib.sha256(f"kschedlab/{pod_group.kind}/{pod_group.key}".encode()).digest()
             pod_group.metadata.uid = str(uuid.UUID(bytes=digest[:16], version=4))
             yield arrival, pod_group, None
         for i in range(int(gang)):
             name = f"{job}-{i}"
-            yield arrival, make_pod(name, int(cpu), int(memory), int(gpu), int(priority), group), run
+            yield arrival, make.pod(name, int(cpu), int(memory), int(gpu), int(priority), group), run
 
 
 def trace_pods(trace: pd.DataFrame) -> int:

@@ -1,6 +1,6 @@
-"""The trace's pods made fast (``_TracePods``: a validated pod per shape, copied) against the
-reference: ``Pod.model_validate`` of each pod's manifest; field by field, the sets of fields set,
-and no model, list, dict nor fields-set shared between two pods."""
+"""The trace's pods and PodGroups made fast (``_TraceObjects``: a validated object per shape,
+copied) against the reference: ``model_validate`` of each object's manifest; field by field, the
+sets of fields set, and no model, list, dict nor fields-set shared between two objects."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from pydantic import BaseModel
 
 from kschedlab.api.core import Pod
+from kschedlab.api.podgroup import PodGroup
 from kschedlab.api.quantity import Quantity
-from kschedlab.research.trace import _manifest, _templates, _TracePods, arrivals, generate_trace
+from kschedlab.research.trace import _group_manifest, _manifest, _templates, _TraceObjects, arrivals, generate_trace
 
 
 def assert_same(fast, ref, path: str = "pod") -> None:
@@ -70,11 +71,11 @@ def rows(seed: int, count: int):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_fast_trace_pods_equal_validated_manifests_and_share_nothing(seed):
-    template = _templates()[0]
-    make = _TracePods(template)
+    template, group_template = _templates()
+    make = _TraceObjects(template, group_template)
     made, seen = [], {}
     for row in rows(seed, 300):
-        fast, ref = make(*row), Pod.model_validate(_manifest(template, *row))
+        fast, ref = make.pod(*row), Pod.model_validate(_manifest(template, *row))
         assert_same(fast, ref)
         assert fast.model_dump(mode="json", by_alias=True) == ref.model_dump(mode="json", by_alias=True)
         assert fast.model_dump(exclude_unset=True) == ref.model_dump(exclude_unset=True)
@@ -85,7 +86,25 @@ def test_fast_trace_pods_equal_validated_manifests_and_share_nothing(seed):
     made[0].spec.node_name = "n1"
     made[0].spec.containers[0].resources.requests["cpu"] = Quantity.parse("1")
     row = next(rows(seed, 1))
-    assert_same(make(*row), Pod.model_validate(_manifest(template, *row)))
+    assert_same(make.pod(*row), Pod.model_validate(_manifest(template, *row)))
+
+
+def test_fast_pod_groups_equal_validated_manifests_and_share_nothing():
+    template = _templates()[1]
+    make = _TraceObjects(_templates()[0], template)
+    rng = random.Random(7)
+    made, seen = [], {}
+    for i in range(200):
+        row = (f"job-{i}", rng.choice([2, 4, 16, rng.randrange(2, 1000)]), rng.choice([0, 100, 1000, -1]))
+        fast, ref = make.group(*row), PodGroup.model_validate(_group_manifest(template, *row))
+        assert_same(fast, ref)
+        fast.metadata.uid = ref.metadata.uid = f"uid-{i}"  # as arrivals() gives it
+        assert_same(fast, ref)
+        assert fast.model_dump(mode="json", by_alias=True) == ref.model_dump(mode="json", by_alias=True)
+        assert fast.model_dump(exclude_unset=True) == ref.model_dump(exclude_unset=True)
+        made.append(fast)
+        for part in mutable_parts(fast, []):
+            assert seen.setdefault(id(part), row) is row, f"{type(part).__name__} shared with {seen[id(part)]}"
 
 
 def test_streamed_trace_pods_equal_validated_manifests():
@@ -95,7 +114,15 @@ def test_streamed_trace_pods_equal_validated_manifests():
     by_name = {f"{j}-{i}": (int(c), int(m), int(g), int(p), str(j) if str(j) in groups else None)
                for j, c, m, g, p, n in zip(*(trace[k] for k in ("job", "cpu", "memory", "gpu", "priority", "gang")))
                for i in range(int(n))}
-    pods = [obj for _, obj, _ in arrivals(trace) if isinstance(obj, Pod)]
-    assert len(pods) == 400
+    objects = [obj for _, obj, _ in arrivals(trace)]
+    pods = [obj for obj in objects if isinstance(obj, Pod)]
+    assert len(pods) == 400 and len(objects) == 400 + len(groups)
     for pod in pods:
         assert_same(pod, Pod.model_validate(_manifest(template, pod.metadata.name, *by_name[pod.metadata.name])))
+    gangs = dict(zip(trace["job"].astype(str), zip(trace["gang"], trace["priority"])))
+    for group in objects:
+        if isinstance(group, PodGroup):
+            ref = PodGroup.model_validate(_group_manifest(_templates()[1], group.metadata.name,
+                                                          *map(int, gangs[group.metadata.name])))
+            ref.metadata.uid = group.metadata.uid
+            assert_same(group, ref)

@@ -36,12 +36,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
 from kschedlab.api.errors import ManifestError
+from kschedlab.api.quantity import Quantity
 
 __all__ = [
     "TRACE_COLUMNS", "TRACE_NAMESPACE", "GPU_RESOURCE", "TRACE_GATES", "PAI_2020", "TraceShape",
@@ -318,9 +320,9 @@ def _templates():
     return pod, group.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-def _pod(template: dict, name: str, cpu: int, memory: int, gpu: int, priority: int, group: str | None):
-    from kschedlab.api.core import Pod
-
+def _manifest(template: dict, name: str, cpu: int, memory: int, gpu: int, priority: int, group: str | None) -> dict:
+    """The manifest of one trace pod: ``template`` (the admitted pod) with the row's requests,
+    priority and PodGroup."""
     requests = {"cpu": f"{cpu}m", "memory": f"{memory}Mi"}
     resources: dict = {"requests": requests}
     if gpu:
@@ -330,7 +332,114 @@ def _pod(template: dict, name: str, cpu: int, memory: int, gpu: int, priority: i
     spec = {**template["spec"], "containers": [container], "priority": int(priority)}
     if group is not None:
         spec["schedulingGroup"] = {"podGroupName": group}
-    return Pod.model_validate({**template, "metadata": {**template["metadata"], "name": name}, "spec": spec})
+    return {**template, "metadata": {**template["metadata"], "name": name}, "spec": spec}
+
+
+def _group_manifest(template: dict, name: str, gang: int, priority: int) -> dict:
+    """The manifest of one gang's PodGroup: ``template`` (the admitted PodGroup, without its uid)
+    with the job's name, ``minCount`` and priority."""
+    metadata = {k: v for k, v in template["metadata"].items() if k != "uid"}
+    spec = {**template["spec"], "schedulingPolicy": {"gang": {"minCount": int(gang)}}, "priority": int(priority)}
+    return {**template, "metadata": {**metadata, "name": name}, "spec": spec}
+
+
+#: values a copy shares: immutable (as :meth:`~kschedlab.api._base.K8sModel.clone` shares them)
+_IMMUTABLE = frozenset({type(None), str, int, bool, float, Quantity})
+
+
+def _copier(value: Any) -> Callable[[], Any]:
+    """A function returning fresh copies of ``value`` (a validated model, list or dict): every
+    model, list, dict and fields-set new, the immutable values shared.  What to copy is worked out
+    once, here, so that a copy costs a dict copy per model rather than a validation."""
+    if isinstance(value, BaseModel):
+        return _model_copier(value)
+    if isinstance(value, list):
+        if not value:
+            return list
+        items = [_copier(v) for v in value]
+        return lambda: [make() for make in items]
+    if isinstance(value, dict):
+        if not value:
+            return dict
+        if all(type(v) in _IMMUTABLE for v in value.values()):
+            return value.copy
+        entries = [(k, _copier(v)) for k, v in value.items()]
+        return lambda: {k: make() for k, make in entries}
+    if type(value) in _IMMUTABLE:
+        return lambda: value
+    raise TypeError(f"cannot copy a {type(value).__name__}")
+
+
+def _model_copier(model: BaseModel) -> Callable[[], Any]:
+    cls, values = type(model), dict(model.__dict__)
+    fresh = [(k, _copier(v)) for k, v in values.items() if type(v) not in _IMMUTABLE]
+    fields_set = frozenset(model.__pydantic_fields_set__)
+    extra = None if model.__pydantic_extra__ is None else _copier(model.__pydantic_extra__)
+    private = None if model.__pydantic_private__ is None else _copier(model.__pydantic_private__)
+
+    def copy() -> Any:
+        new = cls.__new__(cls)
+        d = values.copy()
+        for k, make in fresh:
+            d[k] = make()
+        object.__setattr__(new, "__dict__", d)
+        object.__setattr__(new, "__pydantic_fields_set__", set(fields_set))
+        object.__setattr__(new, "__pydantic_extra__", None if extra is None else extra())
+        object.__setattr__(new, "__pydantic_private__", None if private is None else private())
+        return new
+
+    return copy
+
+
+class _TraceObjects:
+    """Makes the trace's pods and PodGroups: the objects :func:`_manifest` and
+    :func:`_group_manifest` describe, as ``model_validate`` would make them, without validating
+    each.  Per shape (for a pod: GPUs or none, a PodGroup or none; which fields are set) one
+    manifest is validated; each object is a fresh copy of it (:func:`_copier`) with the row's
+    values written in, the requests' quantities parsed once per text (they are immutable)."""
+
+    def __init__(self, pod_template: dict, group_template: dict):
+        self.pod_template, self.group_template = pod_template, group_template
+        self._shapes: dict[tuple[bool, bool], Callable[[], Any]] = {}
+        self._group: Callable[[], Any] | None = None
+        self._quantities: dict[str, Quantity] = {}
+
+    def _quantity(self, text: str) -> Quantity:
+        q = self._quantities.get(text)
+        if q is None:
+            q = self._quantities[text] = Quantity.parse(text)
+        return q
+
+    def pod(self, name: str, cpu: int, memory: int, gpu: int, priority: int, group: str | None) -> Any:
+        from kschedlab.api.core import Pod
+
+        shape = (gpu > 0, group is not None)
+        make = self._shapes.get(shape)
+        if make is None:
+            manifest = _manifest(self.pod_template, name, cpu, memory, gpu, priority, group)
+            make = self._shapes[shape] = _copier(Pod.model_validate(manifest))
+        pod = make()
+        pod.metadata.name = name
+        pod.spec.priority = int(priority)
+        resources = pod.spec.containers[0].resources
+        resources.requests["cpu"] = self._quantity(f"{cpu}m")
+        resources.requests["memory"] = self._quantity(f"{memory}Mi")
+        if gpu:
+            resources.requests[GPU_RESOURCE] = resources.limits[GPU_RESOURCE] = self._quantity(str(gpu))
+        if group is not None:
+            pod.spec.scheduling_group.pod_group_name = group
+        return pod
+
+    def group(self, name: str, gang: int, priority: int) -> Any:
+        from kschedlab.api.podgroup import PodGroup
+
+        if self._group is None:
+            self._group = _copier(PodGroup.model_validate(_group_manifest(self.group_template, name, gang, priority)))
+        group = self._group()
+        group.metadata.name = name
+        group.spec.scheduling_policy.gang.min_count = int(gang)
+        group.spec.priority = int(priority)
+        return group
 
 
 def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]]:
@@ -347,10 +456,7 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
     import hashlib
     import uuid
 
-    from kschedlab.api.podgroup import PodGroup
-
-    pod_template, group_template = _templates()
-    group_metadata = {k: v for k, v in group_template["metadata"].items() if k != "uid"}
+    make = _TraceObjects(*_templates())
     columns = [trace[c].to_numpy() for c in TRACE_COLUMNS]
     for job, arrival, duration, cpu, memory, gpu, gang, priority in zip(*columns):
         arrival = float(arrival)
@@ -358,17 +464,14 @@ def arrivals(trace: pd.DataFrame) -> Iterator[tuple[float, object, float | None]
         group = None
         if gang > 1:
             group = str(job)
-            spec = {**group_template["spec"], "schedulingPolicy": {"gang": {"minCount": int(gang)}},
-                    "priority": int(priority)}
-            pod_group = PodGroup.model_validate({**group_template, "metadata": {**group_metadata, "name": group},
-                                                 "spec": spec})
+            pod_group = make.group(group, int(gang), int(priority))
             # the uid admission gives an object without one (a digest of kind and key)
             digest = hashlib.sha256(f"kschedlab/{pod_group.kind}/{pod_group.key}".encode()).digest()
             pod_group.metadata.uid = str(uuid.UUID(bytes=digest[:16], version=4))
             yield arrival, pod_group, None
         for i in range(int(gang)):
             name = f"{job}-{i}"
-            yield arrival, _pod(pod_template, name, int(cpu), int(memory), int(gpu), int(priority), group), run
+            yield arrival, make.pod(name, int(cpu), int(memory), int(gpu), int(priority), group), run
 
 
 def trace_pods(trace: pd.DataFrame) -> int:

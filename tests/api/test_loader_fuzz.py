@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.safe_yaml import safe_load_all
 from kschedlab.controllers.manifests import load_manifests
+from tests.api.doc_paths import at
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 #: the manifest folders (sweeps, traces and benchmark shapes are not manifests)
@@ -53,11 +54,6 @@ def _slots(node, path=()):
             yield from _slots(v, (*path, i))
 
 
-def _at(node, path):
-    for p in path:
-        node = node[p]
-    return node
-
 
 @st.composite
 def mutated(draw):
@@ -66,7 +62,7 @@ def mutated(draw):
     doc_index = draw(st.integers(0, len(docs) - 1))
     slots = list(_slots(docs[doc_index]))
     where, key = draw(st.sampled_from(slots)) if slots else ((), None)
-    container = _at(docs[doc_index], where)
+    container = at(docs[doc_index], where)
     action = draw(st.sampled_from(["replace", "replace", "replace", "delete", "add"]))
     if key is None or action == "add":
         if isinstance(container, dict):

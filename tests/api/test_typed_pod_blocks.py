@@ -12,6 +12,7 @@ import pytest
 from kschedlab.api.core import Pod
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_objects, load_text
+from tests.api.doc_paths import at, dotted
 
 T = "2026-01-02T03:04:05Z"
 
@@ -200,17 +201,6 @@ VOLUME_SOURCES: dict[str, tuple[dict, tuple[str, Any]]] = {
 }
 
 
-def _at(obj: Any, path: list) -> Any:
-    for k in path:
-        obj = obj[k]
-    return obj
-
-
-def _dotted(path: list) -> str:
-    out = ""
-    for k in path:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else k)
-    return out
 
 
 def _errors(pod: dict) -> list[str]:
@@ -241,17 +231,17 @@ def test_a_valid_block_loads_and_keeps_its_values(pod, where, wrong):
 @pytest.mark.parametrize(("pod", "where", "wrong"), _cases())
 def test_a_misspelt_key_is_refused_with_its_path(pod, where, wrong):
     bad = copy.deepcopy(pod)
-    _at(bad, where)["bogusField"] = 1
-    assert _errors(bad) == [f'p.yaml: Pod default/p: {_dotted(where)}.bogusField: unknown field "bogusField"']
+    at(bad, where)["bogusField"] = 1
+    assert _errors(bad) == [f'p.yaml: Pod default/p: {dotted(where)}.bogusField: unknown field "bogusField"']
 
 
 @pytest.mark.parametrize(("pod", "where", "wrong"), _cases())
 def test_a_value_of_the_wrong_type_is_refused_with_its_path(pod, where, wrong):
     path, value = wrong
     bad = copy.deepcopy(pod)
-    _at(bad, path[:-1])[path[-1]] = value
+    at(bad, path[:-1])[path[-1]] = value
     [line] = _errors(bad)
-    assert line.startswith(f"p.yaml: Pod default/p: {_dotted(path)}")
+    assert line.startswith(f"p.yaml: Pod default/p: {dotted(path)}")
 
 
 def test_every_volume_source_of_the_api_is_covered():
@@ -366,10 +356,10 @@ def test_persistent_volume_sources_are_typed(source, body, typo_at):
     [pv] = load_objects([_pv(source, body)], source="pv.yaml")
     assert isinstance(pv, PersistentVolume) and pv.source_name() is not None
     bad = copy.deepcopy(body)
-    _at(bad, typo_at)["bogusField"] = 1
+    at(bad, typo_at)["bogusField"] = 1
     with pytest.raises(ManifestError) as ei:
         load_objects([_pv(source, bad)], source="pv.yaml")
-    assert str(ei.value) == (f'pv.yaml: PersistentVolume pv: {_dotted(["spec", source, *typo_at])}.bogusField: '
+    assert str(ei.value) == (f'pv.yaml: PersistentVolume pv: {dotted(["spec", source, *typo_at])}.bogusField: '
                              'unknown field "bogusField"')
 
 

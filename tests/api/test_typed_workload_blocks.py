@@ -12,6 +12,7 @@ import pytest
 
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.loader import load_objects
+from tests.api.doc_paths import at, dotted
 
 T = "2026-01-02T03:04:05Z"
 TEMPLATE = {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
@@ -93,17 +94,6 @@ BLOCKS: list[tuple[str, dict, list, tuple[list, Any]]] = [
 ]
 
 
-def _at(obj: Any, path: list) -> Any:
-    for step in path:
-        obj = obj[step]
-    return obj
-
-
-def _dotted(path: list) -> str:
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
-    return out
 
 
 def _errors(obj: dict) -> list[str]:
@@ -134,14 +124,14 @@ def test_a_valid_block_loads_and_dumps_back(obj, where, wrong):
 @pytest.mark.parametrize(("obj", "where", "wrong"), CASES)
 def test_a_misspelt_key_is_refused_with_its_path(obj, where, wrong):
     bad = copy.deepcopy(obj)
-    _at(bad, where)["bogusField"] = 1
-    assert _errors(bad) == [f'o.yaml: {_name(obj)}: {_dotted(where)}.bogusField: unknown field "bogusField"']
+    at(bad, where)["bogusField"] = 1
+    assert _errors(bad) == [f'o.yaml: {_name(obj)}: {dotted(where)}.bogusField: unknown field "bogusField"']
 
 
 @pytest.mark.parametrize(("obj", "where", "wrong"), CASES)
 def test_a_value_of_the_wrong_type_is_refused_with_its_path(obj, where, wrong):
     path, value = wrong
     bad = copy.deepcopy(obj)
-    _at(bad, path[:-1])[path[-1]] = value
+    at(bad, path[:-1])[path[-1]] = value
     [line] = _errors(bad)
-    assert line.startswith(f"o.yaml: {_name(obj)}: {_dotted(path)}")
+    assert line.startswith(f"o.yaml: {_name(obj)}: {dotted(path)}")

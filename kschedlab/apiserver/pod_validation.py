@@ -29,10 +29,8 @@ Sources: the required name of a Secret, ConfigMap, claim, NFS export (absolute) 
 hostPath's path (required, no ``..``) and ``type``; an image volume's ``pullPolicy``; ``emptyDir``'s
 ``sizeLimit`` not negative; file modes in ``[0, 0777]``; Secret, ConfigMap and projected items (key, a
 relative path without ``..``); downward API files; a projected volume's sources (one kind each, no file
-path twice, a service account token's lifetime and path, a ClusterTrustBundle's name or signer). Not
-checked: the other sources' fields, a ClusterTrustBundle with both a name and a signer or a name beside a
-label selector (messages that print the whole projection), the syntax of its names, and a
-``podCertificate`` projection's fields.
+path twice, a service account token's lifetime and path, a ClusterTrustBundle's name or signer, not
+both, with their syntax, and its label selector). Not checked: a ``podCertificate`` projection's fields.
 
 >>> from kschedlab.api.core import PodSpec
 >>> spec = PodSpec.model_validate({"volumes": [{"name": "data", "emptyDir": {}, "hostPath": {"path": "/d"}}],
@@ -59,8 +57,10 @@ from ..api.errors import format_path
 from ..api.quantity import Quantity
 from ..api.security_context import AppArmorProfile, SeccompProfile, SecurityContext, Sysctl
 from ..api.validation import dns1123_label_errors, dns1123_subdomain_errors, qualified_name_errors, regex_error
-from ..api.volume import DownwardAPIVolumeFile, KeyToPath, ProjectedVolumeSource, Volume
-from .field import bad_value, duplicate, forbidden, invalid, not_supported, required
+from ..api.volume import ClusterTrustBundleProjection, DownwardAPIVolumeFile, KeyToPath, ProjectedVolumeSource, Volume
+from .certificates_validation import cluster_trust_bundle_name_errors, signer_name_errors
+from .field import bad_value, duplicate, forbidden, go_pointer, invalid, not_supported, required
+from .selector_validation import go_label_selector, label_selector_errors
 
 __all__ = ["HOST_PATH_TYPES", "pod_spec_field_errors", "volumes_errors", "volume_mounts_errors", "env_errors", "security_context_errors",
            "pod_security_context_errors", "ephemeral_containers_errors", "VOLUME_SOURCE_ORDER",
@@ -276,12 +276,7 @@ def _projection_errors(projected: ProjectedVolumeSource, path: Path) -> Errors:
         if bundle is not None:
             kinds += 1
             bp = [*sp, "clusterTrustBundlePEM"]
-            if bundle.name is None and bundle.signer_name is None:
-                errs.append(required(_p(bp), "either name or signerName must be specified"))
-            elif bundle.name == "":
-                errs.append(required(_p(bp, "name"), "must be a valid object name"))
-            elif bundle.signer_name == "":
-                errs.append(required(_p(bp, "signerName"), "must be a valid signer name"))
+            errs += _trust_bundle_errors(bundle, bp)
             if not bundle.path:
                 errs.append(required(_p(bp, "path")))
             errs += _local_non_reserved_path_errors(bundle.path or "", [*bp, "path"])
@@ -290,6 +285,39 @@ def _projection_errors(projected: ProjectedVolumeSource, path: Path) -> Errors:
             kinds += 1
         if kinds > 1:
             errs.append(forbidden(_p(sp), "may not specify more than 1 volume type"))
+    return errs
+
+
+def _go_trust_bundle(bundle: ClusterTrustBundleProjection) -> str:
+    # %#v of the internal ClusterTrustBundleProjection: four pointers, then the path
+    fields = (("Name", "string", bundle.name), ("SignerName", "string", bundle.signer_name),
+              ("LabelSelector", "v1.LabelSelector", bundle.label_selector), ("Optional", "bool", bundle.optional))
+    shown = [f"{name}:{go_pointer(t, v is not None, i)}" for i, (name, t, v) in enumerate(fields)]
+    return "core.ClusterTrustBundleProjection{" + ", ".join([*shown, f"Path:{bad_value(bundle.path or '')}"]) + "}"
+
+
+def _trust_bundle_errors(bundle: ClusterTrustBundleProjection, path: Path) -> Errors:
+    """A ``clusterTrustBundle`` projection's source: a name (the bundle's name syntax, no label
+    selector beside it) or a signer (its syntax, a valid label selector), not both."""
+    name, signer = bundle.name, bundle.signer_name
+    if name is not None and signer is not None:
+        return [(_p(path), f"Invalid value: {_go_trust_bundle(bundle)}: only one of name and signerName may be used")]
+    errs: Errors = []
+    if name is not None:
+        if not name:
+            errs.append(required(_p(path, "name"), "must be a valid object name"))
+        errs += [invalid(_p(path, "name"), name, f"not a valid clustertrustbundlename: {msg}")
+                 for msg in cluster_trust_bundle_name_errors(name)]
+        if bundle.label_selector is not None:
+            errs.append((_p(path, "labelSelector"), f"Invalid value: {go_label_selector(bundle.label_selector)}: "
+                                                    "labelSelector must be unset if name is specified"))
+    elif signer is not None:
+        if not signer:
+            errs.append(required(_p(path, "signerName"), "must be a valid signer name"))
+        errs += signer_name_errors(signer, _p(path, "signerName"))
+        errs += label_selector_errors(bundle.label_selector, _p(path, "labelSelector"))
+    else:
+        errs.append(required(_p(path), "either name or signerName must be specified"))
     return errs
 
 

@@ -27,7 +27,6 @@ import posixpath
 from typing import Any, Callable, Iterable
 
 from ..api.errors import ManifestError
-from ..api.meta import LabelSelector
 from ..api.persistentvolume import (
     ACCESS_MODES,
     PV_SOURCES,
@@ -46,12 +45,13 @@ from ..api.storage import (
     StorageClass,
     VolumeAttachment,
 )
-from ..api.validation import dns1123_subdomain_errors, label_value_errors, qualified_name_errors
+from ..api.validation import dns1123_subdomain_errors, qualified_name_errors
 from .field import duplicate as _duplicate
 from .field import forbidden as _forbidden
 from .field import invalid as _invalid
 from .field import not_supported as _not_supported
 from .field import required as _required
+from .selector_validation import label_selector_errors
 
 __all__ = ["set_storage_defaults", "storage_object_errors", "admit_storage_objects", "default_storage_class",
            "STORAGE_KINDS"]
@@ -107,25 +107,6 @@ def _positive(errs: Errs, path: str, q: Quantity) -> bool:
 def _non_negative(errs: Errs, path: str, q: Quantity | None) -> None:
     if q is not None and q.sign() < 0:
         errs.append(_invalid(path, str(q), "must be greater than or equal to 0"))
-
-
-def _label_selector(errs: Errs, path: str, sel: LabelSelector | None) -> None:
-    """``ValidateLabelSelector``: requirement operators and values, label keys and values."""
-    if sel is None:
-        return
-    for i, r in enumerate(sel.match_expressions):
-        p = f"{path}.matchExpressions[{i}]"
-        if r.operator in ("In", "NotIn") and not r.values:
-            errs.append(_required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif r.operator in ("Exists", "DoesNotExist") and r.values:
-            errs.append(_forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-        for msg in qualified_name_errors(r.key or ""):
-            errs.append(_invalid(f"{p}.key", r.key or "", msg))
-    for k, v in sel.match_labels.items():
-        for msg in qualified_name_errors(k):
-            errs.append(_invalid(f"{path}.matchLabels", k, msg))
-        for msg in label_value_errors(v):
-            errs.append(_invalid(f"{path}.matchLabels", v, msg))
 
 
 def _node_selector_terms(errs: Errs, path: str, pv: PersistentVolume) -> bool:
@@ -205,7 +186,7 @@ def persistent_volume_claim_errors(pvc: PersistentVolumeClaim) -> Errs:
     _name(errs, pvc)
     spec = pvc.spec
     _access_modes(errs, "spec.accessModes", spec.access_modes, "at least 1 access mode is required")
-    _label_selector(errs, "spec.selector", spec.selector)
+    errs += label_selector_errors(spec.selector, "spec.selector")
     storage = spec.resources.requests.get("storage")
     if storage is None:
         errs.append(_required("spec.resources[storage]"))
@@ -333,7 +314,7 @@ def csi_storage_capacity_errors(cap: CSIStorageCapacity) -> Errs:
     """``ValidateCSIStorageCapacity``: class name, topology selector, non-negative sizes."""
     errs: Errs = []
     _name(errs, cap)
-    _label_selector(errs, "nodeTopology", cap.node_topology)
+    errs += label_selector_errors(cap.node_topology, "nodeTopology")
     if not cap.storage_class_name:
         errs.append(_required("storageClassName"))
     else:

@@ -54,6 +54,7 @@ from ..api.core import (
 from ..api.errors import format_path
 from ..api.meta import LabelSelectorRequirement, TypedObject
 from ..api.policy import PodDisruptionBudgetSpec
+from ..api.volume import ClusterTrustBundleProjection
 from .field import bad_value, go_pointer, invalid, not_supported
 
 __all__ = ["enum_errors", "RESTART_POLICIES", "DNS_POLICIES", "PULL_POLICIES", "PORT_PROTOCOLS"]
@@ -115,6 +116,10 @@ CHECKS: dict[tuple[type, str], Check] = {
 #: tolerations' operators are :func:`~kschedlab.api.tolerations.validate_tolerations`' (with the gate for Lt / Gt)
 _SKIPPED: dict[str, set[tuple[type, str]]] = {"Pod": {(PodSpec, "preemption_policy"), (Toleration, "operator")}}
 
+#: fields whose enums a validation of their own reports (not walked here): a ClusterTrustBundle
+#: projection's selector (:mod:`kschedlab.apiserver.selector_validation`, at upstream's path)
+_VALIDATED_ELSEWHERE = {(ClusterTrustBundleProjection, "label_selector")}
+
 _Plan = list[tuple[str, str, "Check | None"]]
 _PLANS: dict[type, _Plan] = {}
 
@@ -141,7 +146,7 @@ def _plan(cls: type) -> _Plan:
         check = CHECKS.get((cls, name))
         if check is not None:
             plan.append((name, alias, check))
-        elif any(_plan(m) for m in _models(info.annotation)):
+        elif (cls, name) not in _VALIDATED_ELSEWHERE and any(_plan(m) for m in _models(info.annotation)):
             plan.append((name, alias, None))
     return plan
 

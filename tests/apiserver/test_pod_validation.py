@@ -295,8 +295,48 @@ def test_projected_volume_sources():
         "be specified",
         "spec.volumes[0].projected.sources[5].clusterTrustBundlePEM.signerName: Required value: must be a valid "
         "signer name",
+        "spec.volumes[0].projected.sources[5].clusterTrustBundlePEM.signerName: Required value",  # (ValidateSignerName's)
         'spec.volumes[0].projected: Invalid value: "ca.pem": conflicting duplicate paths',
     ]
+
+
+CTB = "spec.volumes[0].projected.sources[0].clusterTrustBundlePEM"
+SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+             "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+@pytest.mark.parametrize("bundle, errors", [
+    ({"name": "example.com:signer:v1"}, []),
+    ({"name": "plain-bundle"}, []),
+    ({"signerName": "example.com/signer", "labelSelector": {"matchLabels": {"tier": "root"}}}, []),
+    # both: the bad value is the internal struct as Go's %#v prints it (set pointers as addresses)
+    ({"name": "a", "signerName": "example.com/s"},
+     [f"{CTB}: Invalid value: core.ClusterTrustBundleProjection{{Name:(*string)(0xc000010000), "
+      "SignerName:(*string)(0xc000010020), LabelSelector:(*v1.LabelSelector)(nil), Optional:(*bool)(nil), "
+      'Path:"ca.pem"}: only one of name and signerName may be used']),
+    ({"name": ""}, [f"{CTB}.name: Required value: must be a valid object name",
+                    f'{CTB}.name: Invalid value: "": not a valid clustertrustbundlename: {SUBDOMAIN}']),
+    ({"name": "Bundle"}, [f'{CTB}.name: Invalid value: "Bundle": not a valid clustertrustbundlename: {SUBDOMAIN}']),
+    ({"name": "example.com/s:v1"},
+     [f'{CTB}.name: Invalid value: "example.com/s:v1": not a valid clustertrustbundlename: ClusterTrustBundle for '
+      "signerName example.com/s must be named with prefix example.com:s:"]),
+    ({"name": "b", "labelSelector": {"matchLabels": {"a": "b"}}},
+     [f'{CTB}.labelSelector: Invalid value: v1.LabelSelector{{MatchLabels:map[string]string{{"a":"b"}}, '
+      "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: labelSelector must be unset if name is specified"]),
+    ({"signerName": "example/s"},
+     [f'{CTB}.signerName: Invalid value: "example": should be a domain with at least two segments separated by dots']),
+    ({"signerName": "example.com/s/t"},
+     [f'{CTB}.signerName: Invalid value: "example.com/s/t": must be a fully qualified domain and path of the form '
+      "'example.com/signer-name'"]),
+    ({"signerName": "example.com/s", "labelSelector": {"matchExpressions": [{"key": "k", "operator": "Has"}]}},
+     [f'{CTB}.labelSelector.matchExpressions[0].operator: Invalid value: "Has": not a valid selector operator']),
+])
+def test_cluster_trust_bundle_sources(bundle, errors):
+    # validateProjectionSources' clusterTrustBundle case, with ValidateSignerName,
+    # ValidateClusterTrustBundleName and ValidateLabelSelector
+    assert _spec_errors({"volumes": [{"name": "v", "projected": {"sources": [
+        {"clusterTrustBundle": {**bundle, "path": "ca.pem"}}]}}]}) == errors
 
 
 SYSCTL_REGEX = r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"
@@ -342,3 +382,13 @@ def test_share_process_namespace_with_host_pid():
         "spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot "
         "both be enabled"]
     assert _spec_errors({"shareProcessNamespace": True}) == []
+
+
+def test_a_trust_bundle_selector_operator_is_reported_once_at_upstreams_path():
+    # the selector is ValidateLabelSelector's (at clusterTrustBundlePEM), not also the enum walk's
+    pod = _pod({"containers": [{"name": "app", "image": "nginx"}], "volumes": [{"name": "v", "projected": {
+        "sources": [{"clusterTrustBundle": {"signerName": "example.com/s", "path": "ca.pem", "labelSelector": {
+            "matchExpressions": [{"key": "k", "operator": "Has"}]}}}]}}]})
+    assert [m for _, m in object_errors(pod)] == ['Invalid value: "Has": not a valid selector operator']
+    assert [p for p, _ in object_errors(pod)] == [
+        f"{CTB}.labelSelector.matchExpressions[0].operator"]

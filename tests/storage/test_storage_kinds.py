@@ -174,6 +174,11 @@ def test_defaults():
             driver.spec.volume_lifecycle_modes) == (True, False, "ReadWriteOnceWithFSType", ["Persistent"])
 
 
+LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+               "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+               "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
 @pytest.mark.parametrize("doc, expected", [
     ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\n"
      "spec: {accessModes: [ReadWriteMany, Sometimes], resources: {requests: {storage: 1Gi}}}",
@@ -209,6 +214,15 @@ def test_defaults():
      ["t.yaml: CSIStorageCapacity kube-system/c: storageClassName: Required value",
       't.yaml: CSIStorageCapacity kube-system/c: capacity: Invalid value: "-1": must be greater '
       'than or equal to 0']),
+    # ValidateLabelSelector: labels first, then each expression's operator, key and values
+    ("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\n"
+     "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, selector: {matchLabels: {a: 'b c'}, "
+     "matchExpressions: [{key: k, operator: Has}, {key: z, operator: In, values: ['x y']}]}}",
+     [f't.yaml: PersistentVolumeClaim default/c: spec.selector.matchLabels: Invalid value: "b c": {LABEL_VALUE}',
+      't.yaml: PersistentVolumeClaim default/c: spec.selector.matchExpressions[0].operator: Invalid value: "Has": '
+      'not a valid selector operator',
+      't.yaml: PersistentVolumeClaim default/c: spec.selector.matchExpressions[1].values[0]: Invalid value: "x y": '
+      f'{LABEL_VALUE}']),
 ])
 def test_validation_messages(doc, expected):
     with pytest.raises(ManifestError) as ei:

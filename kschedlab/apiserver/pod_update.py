@@ -61,6 +61,7 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ValidationError
 
+from ..api.container_status import ContainerState
 from ..api.core import (
     Affinity,
     NodeAffinity,
@@ -471,17 +472,6 @@ def update_pod(old: Pod, new_or_patch: Pod | Mapping[str, Any], *,
 
 
 # -- what kubectl shows ------------------------------------------------------------------------------------
-def _get(obj: Any, *keys: str) -> Any:
-    # a container status is a ContainerStatus when loaded, a dict when the kubelet simulation reports it
-    if isinstance(obj, BaseModel):
-        obj = obj.model_dump(exclude_unset=True)
-    for k in keys:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(k)
-    return obj
-
-
 def pod_phase_display(pod: Pod) -> str:
     """The STATUS column of ``kubectl get pods`` (kubectl's ``printPod``, regular containers).
 
@@ -509,16 +499,16 @@ def pod_phase_display(pod: Pod) -> str:
             reason = "SchedulingGated"
     has_running = False
     for cs in reversed(status.container_statuses):
-        waiting = _get(cs, "state", "waiting")
-        terminated = _get(cs, "state", "terminated")
-        if isinstance(waiting, Mapping) and waiting.get("reason"):
-            reason = waiting["reason"]
-        elif isinstance(terminated, Mapping) and terminated.get("reason"):
-            reason = terminated["reason"]
-        elif isinstance(terminated, Mapping):
-            signal = terminated.get("signal") or 0
-            reason = f"Signal:{signal}" if signal else f"ExitCode:{terminated.get('exitCode') or 0}"
-        elif _get(cs, "ready") and isinstance(_get(cs, "state", "running"), Mapping):
+        state = cs.state or ContainerState()
+        waiting, terminated = state.waiting, state.terminated
+        if waiting is not None and waiting.reason:
+            reason = waiting.reason
+        elif terminated is not None and terminated.reason:
+            reason = terminated.reason
+        elif terminated is not None:
+            signal = terminated.signal or 0
+            reason = f"Signal:{signal}" if signal else f"ExitCode:{terminated.exit_code or 0}"
+        elif cs.ready and state.running is not None:
             has_running = True
     if reason == "Completed" and has_running:
         ready = any(c.type == "Ready" and c.status == "True" for c in status.conditions)
@@ -543,8 +533,8 @@ def kubectl_get_pods(pods: Iterable[Pod]):
     rows = []
     for pod in pods:
         statuses = pod.status.container_statuses
-        ready = sum(1 for cs in statuses if _get(cs, "ready"))
-        restarts = sum(int(_get(cs, "restartCount") or 0) for cs in statuses)
+        ready = sum(1 for cs in statuses if cs.ready)
+        restarts = sum(cs.restart_count or 0 for cs in statuses)
         rows.append({"NAME": pod.metadata.name or "", "READY": f"{ready}/{len(pod.spec.containers)}",
                      "STATUS": pod_phase_display(pod), "RESTARTS": restarts, "NODE": pod.spec.node_name or "<none>"})
     return pd.DataFrame(rows, columns=["NAME", "READY", "STATUS", "RESTARTS", "NODE"])

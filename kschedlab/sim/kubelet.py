@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Iterable
 
+from kschedlab.api.container_status import ContainerStatus
 from kschedlab.api.core import normalize_image_name
 from kschedlab.api.errors import ManifestError
 from kschedlab.api.kubeletconfig import KubeletConfiguration
@@ -652,8 +654,9 @@ class NodePressureEviction:
             self.containers[key] = ContainerState(first.name, first.image or "", self.started.get(key, 0.0))
         return self.containers.get(key)
 
-    def container_statuses(self, pod, now: float) -> list[dict]:
-        """``status.containerStatuses`` of ``pod`` as the kubelet would report them."""
+    def container_statuses(self, pod, now: float) -> list[ContainerStatus]:
+        """``status.containerStatuses`` of ``pod`` as the kubelet would report them (times on the
+        simulation's clock, seconds after the Unix epoch, as the pod's ``startTime``)."""
         st = self._container(pod)
         out = []
         for c in pod.spec.containers:
@@ -663,18 +666,18 @@ class NodePressureEviction:
                 continue
             running = st.waiting_until is None
             term = st.last_terminated
-            entry = {"name": c.name, "image": c.image, "ready": running, "restartCount": st.restart_count,
-                     "started": running}
+            entry: dict[str, Any] = {"name": c.name, "image": c.image, "ready": running,
+                                     "restartCount": st.restart_count, "started": running}
             if running:
-                entry["state"] = {"running": {"startedAt": st.started}}
+                entry["state"] = {"running": {"startedAt": _clock_time(st.started)}}
             elif st.waiting_until == float("inf"):
-                entry["state"] = {"terminated": dict(term)}
+                entry["state"] = {"terminated": _terminated(term)}
             else:
                 entry["state"] = {"waiting": {"reason": "CrashLoopBackOff"}}
             if term is not None and not (st.waiting_until == float("inf")):
-                entry["lastState"] = {"terminated": dict(term)}
+                entry["lastState"] = {"terminated": _terminated(term)}
             out.append(entry)
-        return out
+        return [ContainerStatus.model_validate(entry) for entry in out]
 
     def pod_gone(self, pod, node: str | None, now: float) -> None:
         """``pod`` left ``node`` (evicted, finished or deleted): its containers are dead and
@@ -923,3 +926,17 @@ def reclaims_frame(kubelet: NodePressureEviction):
             for r in kubelet.reclaims]
     return pd.DataFrame(rows, columns=["time", "node", "kind", "signal", "steps", "dead containers", "images",
                                        "freed", "enough"])
+
+
+def _clock_time(seconds: float) -> datetime:
+    """A time of the simulation's clock as a timestamp (seconds after the Unix epoch)."""
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def _terminated(term: dict | None) -> dict:
+    """A ``state.terminated`` block from a container's last termination (times as timestamps)."""
+    out = dict(term or {})
+    for key in ("startedAt", "finishedAt"):
+        if key in out:
+            out[key] = _clock_time(out[key])
+    return out

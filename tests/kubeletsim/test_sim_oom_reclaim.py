@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from kschedlab.api.errors import ManifestError
+from kschedlab.apiserver.pod_update import kubectl_get_pods
 from kschedlab.sim.scenario import from_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,10 +37,13 @@ def test_oom_dataset_kernel_kills_between_rounds():
     assert k.evictions == [] and k.conditions == []     # the kubelet never saw the pressure
     batch = sim.cluster.pods["default/batch"]
     assert batch.status.phase == "Running" and batch.status.start_time is not None
-    cs = batch.status.container_statuses[0]
-    assert cs["restartCount"] == 3 and cs["state"] == {"waiting": {"reason": "CrashLoopBackOff"}}
-    assert cs["lastState"]["terminated"] == {"exitCode": 137, "reason": "OOMKilled", "startedAt": 106.0,
-                                             "finishedAt": 118.0}
+    cs = batch.status.container_statuses[0]  # a ContainerStatus as the API server stores it, times on the sim's clock
+    dumped = cs.model_dump(by_alias=True, exclude_none=True, mode="json")
+    assert cs.restart_count == 3 and dumped["state"] == {"waiting": {"reason": "CrashLoopBackOff"}}
+    assert dumped["lastState"]["terminated"] == {"exitCode": 137, "reason": "OOMKilled",
+                                                 "startedAt": "1970-01-01T00:01:46Z", "finishedAt": "1970-01-01T00:01:58Z"}
+    row = kubectl_get_pods([batch]).to_dict("records")[0]
+    assert (row["READY"], row["STATUS"], row["RESTARTS"]) == ("0/1", "CrashLoopBackOff", 3)
 
 
 def _scenario(tmp_path, docs, sim_spec):

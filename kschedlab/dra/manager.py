@@ -38,7 +38,6 @@ from kschedlab.api.quantity import Quantity
 from kschedlab.dra.allocator import AllocatedState
 from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.devices import Slice, as_dict, read_slice
-from kschedlab.dra.nodeselector import local_node_of
 
 __all__ = ["DRAManager", "dra_manager", "ClaimStore", "HeldDevices", "claim_key", "claim_identity", "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
            "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "FINALIZER", "RESERVED_FOR_MAX_SIZE"]
@@ -51,9 +50,6 @@ EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-c
 FINALIZER = "resource.kubernetes.io/delete-protection"
 #: ``resourceapi.ResourceClaimReservedForMaxSize``
 RESERVED_FOR_MAX_SIZE = 256
-
-#: node selectors kept by :meth:`DRAManager._kept_node_selector` (past it, they are forgotten)
-_KEPT_NODE_SELECTORS = 16384
 
 _MANAGERS: "weakref.WeakKeyDictionary[Any, DRAManager]" = weakref.WeakKeyDictionary()
 
@@ -116,9 +112,6 @@ class DRAManager:
         #: the stored class objects last read (``device_classes``, ``extended_resource_mapping``)
         self._class_dumps: dict[int, tuple[Any, dict]] = {}
         self._last_mapping: tuple[list, dict[str, str]] | None = None
-        #: node name -> the validated NodeSelector of allocations pinned to that node, shared by
-        #: the claims written with it (:meth:`_kept_node_selector`)
-        self._node_selectors: dict[str, Any] = {}
 
     # -- claims ---------------------------------------------------------------------
     def claim_objects(self) -> dict[str, Any]:
@@ -211,8 +204,7 @@ class DRAManager:
         (:meth:`claim_dict`; the rest is ``base``'s, valid already): the model a validation of the
         whole dict gives (equal, with the same dump; ``tests/dra_bench/test_dra_caches.py``), whose
         parts not written keep the fields ``base`` had set, where a validation of the dump would
-        count every dumped default as set. An allocation pinned to one node gets that node's
-        kept NodeSelector model (:meth:`_kept_node_selector`).
+        count every dumped default as set.
 
         >>> from kschedlab.cluster import Cluster
         >>> m = dra_manager(Cluster())
@@ -255,7 +247,7 @@ class DRAManager:
                         composed = {**hit[1], "status": {**kept, "reservedFor": [*kept["reservedFor"], *more]}}
                     reading = self._claim_devices.get(id(base))
                 else:
-                    part = ResourceClaimStatus.model_validate(self._kept_node_selector(changed))
+                    part = ResourceClaimStatus.model_validate(changed)
                     new_status = _with(base.status, **{names[k]: getattr(part, names[k]) for k in changed})
                     if dumps:
                         # (the finalizers as they were: only status fields changed, each dumped in its place)
@@ -263,7 +255,7 @@ class DRAManager:
                         if all(k in dumped for k in changed):
                             composed = {**hit[1], "status": {**kept, **{k: dumped[k] for k in changed}}}
             else:
-                new_status = ResourceClaimStatus.model_validate(self._kept_node_selector(status))
+                new_status = ResourceClaimStatus.model_validate(status)
             obj = _with(base, metadata=meta, status=new_status)
         else:
             obj = ResourceClaim.model_validate(claim)
@@ -285,29 +277,6 @@ class DRAManager:
                                         (claim_identity(claim), _allocated_devices(claim)))
         if composed is not None:  # read back by claim_dict without dumping the whole claim
             self._dumps[id(obj)] = (obj, composed)
-
-    def _kept_node_selector(self, status: dict) -> dict:
-        """``status`` (a dict) with the node selector of its allocation replaced by the validated
-        model kept for its node, when it is the one-node selector the allocator writes
-        (``local_node_selector``). Validation takes a model of the field's class as it is, so the
-        claims allocated on one node share one NodeSelector model, validated once (it is a
-        stored object's part: never changed in place, as the claims are not). The validation of
-        that selector was half of the status's in a run (``tests/dra_bench/test_kept_node_selectors.py``
-        checks that the stored claims are those a validation of the dicts gives)."""
-        allocation = status.get("allocation")
-        if type(allocation) is not dict:
-            return status
-        node = local_node_of(allocation.get("nodeSelector"))
-        if node is None:
-            return status
-        kept = self._node_selectors.get(node)
-        if kept is None:
-            from kschedlab.api.core import NodeSelector
-
-            if len(self._node_selectors) >= _KEPT_NODE_SELECTORS:
-                self._node_selectors.clear()
-            kept = self._node_selectors[node] = NodeSelector.model_validate(allocation["nodeSelector"])
-        return {**status, "allocation": {**allocation, "nodeSelector": kept}}
 
     def delete_claim(self, claim: dict) -> None:
         """Remove a claim from the cluster (no-op when it is gone)."""

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-__all__ = ["node_matches", "selector_matches", "NodeSelectorError", "local_node_selector", "local_node_of",
+__all__ = ["node_matches", "selector_matches", "NodeSelectorError", "local_node_selector",
            "allocation_node_selector", "selector_mask"]
 
 
@@ -155,36 +155,6 @@ def local_node_selector(node_name: str) -> dict:
     """
     return {"nodeSelectorTerms": [{"matchFields": [
         {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
-
-
-def local_node_of(selector: Any) -> str | None:
-    """The node ``selector`` is :func:`local_node_selector`'s for (the same keys, each value of
-    its exact type: a list, a dict, a str), else None.
-
-    >>> local_node_of(local_node_selector("n1")), local_node_of({"nodeSelectorTerms": []})
-    ('n1', None)
-    """
-    if type(selector) is not dict or selector.keys() != {"nodeSelectorTerms"}:
-        return None
-    term = _only(selector["nodeSelectorTerms"])
-    if term is None or term.keys() != {"matchFields"}:
-        return None
-    req = _only(term["matchFields"])
-    if req is None or req.keys() != {"key", "operator", "values"}:
-        return None
-    key, op, values = req["key"], req["operator"], req["values"]
-    if type(key) is not str or key != "metadata.name" or type(op) is not str or op != "In":
-        return None
-    if type(values) is not list or len(values) != 1 or type(values[0]) is not str:
-        return None
-    return values[0]
-
-
-def _only(items: Any) -> dict | None:
-    """The one dict of the list ``items``, else None."""
-    if type(items) is not list or len(items) != 1 or type(items[0]) is not dict:
-        return None
-    return items[0]
 
 
 def _contains(reqs: list[dict], req: dict) -> bool:

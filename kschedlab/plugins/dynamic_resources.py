@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from kschedlab.api.container_status import PodExtendedResourceClaimStatus
 from kschedlab.api.resources import pod_requests
 from kschedlab.dra.allocator import (
     INVALID_POOLS,
@@ -1128,8 +1129,8 @@ class DynamicResources(Plugin):
                 manager.remove_pending_allocation(original)
                 manager.remove_pending_allocation(claim)
         if is_ext:
-            pod.status.extended_resource_claim_status = {"requestMappings": mappings,
-                                                         "resourceClaimName": stored["metadata"]["name"]}
+            pod.status.extended_resource_claim_status = PodExtendedResourceClaimStatus.model_validate(
+                {"requestMappings": mappings, "resourceClaimName": stored["metadata"]["name"]})
         return stored
 
     def _create_extended_claim(self, node_claim: dict, pod) -> dict:

@@ -395,7 +395,8 @@ def test_extended_resource_claim_created_at_prebind_and_nothing_left_in_flight()
     exact = request["exactly"]
     assert (request["name"], exact["deviceClassName"], exact["allocationMode"], exact["count"]) == (
         "container-0-request-1", "gpu", "ExactCount", 1)
-    assert c.pods["default/a"].status.extended_resource_claim_status == {
+    written = c.pods["default/a"].status.extended_resource_claim_status  # typed, as the API server stores it
+    assert written.model_dump(by_alias=True, exclude_none=True, mode="json") == {
         "requestMappings": [{"containerName": "c", "resourceName": "example.com/gpu",
                              "requestName": "container-0-request-1"}],
         "resourceClaimName": meta["name"]}

@@ -8,11 +8,17 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace as NS
 
+import pytest
+
 from kschedlab.queue.pool import UnschedulablePool
 
 
-def test_lowest_is_what_a_walk_finds_and_the_heap_stays_bounded():
-    rng = random.Random(0)
+@pytest.mark.parametrize("ranks", [1000, 4])
+@pytest.mark.parametrize("seed", range(3))
+def test_lowest_is_what_a_walk_finds_and_the_heap_stays_bounded(seed, ranks):
+    # with 4 ranks most re-stores keep the pod's rank (and so its entry): lowest() must still
+    # give the walk's rank, and a re-store with another rank must replace the entry
+    rng = random.Random(seed)
     pool = UnschedulablePool(lambda q: q.rejectors or None, rank=lambda q: q.since)
     checked = largest = 0
     for _ in range(5000):
@@ -20,7 +26,7 @@ def test_lowest_is_what_a_walk_finds_and_the_heap_stays_bounded():
         if key in pool and rng.random() < 0.4:
             del pool[key]
         else:  # a new pod, or one stored again with a later reference (as the queue does)
-            pool[key] = NS(key=key, since=float(rng.randrange(1000)), rejectors={"NodeResourcesFit"})
+            pool[key] = NS(key=key, since=float(rng.randrange(ranks)), rejectors={"NodeResourcesFit"})
         largest = max(largest, len(pool))
         walk = min(pool.values(), key=lambda q: q.since, default=None)
         lowest = pool.lowest()

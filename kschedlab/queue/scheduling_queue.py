@@ -684,8 +684,9 @@ class SchedulingQueue:
             qpi = self._adopt(qpi)
         key = qpi.key
         try:
-            if self._get(key) is not None:
-                raise QueueError(f"Pod {key} is already present in the {self._where.get(key)} queue")
+            where = self._where.get(key)  # (where the queue holds it: its heaps' and pool's answer)
+            if where is not None and where != IN_FLIGHT:
+                raise QueueError(f"Pod {key} is already present in the {where} queue")
             if key in self._deleted_in_flight:
                 self._set_where(key, None, "Delete", before=IN_FLIGHT)
                 return

@@ -810,6 +810,7 @@ class SchedulingQueue:
         wildcard = ev.cluster_event_is_wildcard(event)
         answers: dict = {}
         memo: dict | None = {} if self._pre_enqueue_memo else None
+        why = event.label
         for qpi in candidates:
             if self._unschedulable.get(qpi.key) is not qpi:
                 continue
@@ -819,7 +820,7 @@ class SchedulingQueue:
             if strategy == Strategy.SKIP:
                 continue
             self._unschedulable.move_to_end(qpi.key)  # out of the pool, or stored again last
-            self._requeue(qpi, strategy, event.label, memo)
+            self._requeue(qpi, strategy, why, memo)
         if self._in_flight:
             self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
             self._recorded += 1

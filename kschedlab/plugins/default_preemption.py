@@ -51,7 +51,7 @@ from kschedlab.framework.preemption import (
     node_scratch,
     start_time_ns,
 )
-from kschedlab.framework.status import Code, Status
+from kschedlab.framework.status import SUCCESS, Code, Status
 from kschedlab.plugins.default_preemption_victims import Span, VictimTable, reprieve_rows
 
 NAME = "DefaultPreemption"
@@ -271,7 +271,7 @@ class DefaultPreemption(Plugin):
     def pre_enqueue(self, pod_info) -> Status:
         """Upstream blocks a pod while its asynchronous preemption is still
         deleting victims; here preemption completes inside PostFilter."""
-        return Status()
+        return SUCCESS
 
     def post_filter(self, state, pod_info, diagnosis) -> tuple:
         """``PostFilter``: preempt for ``pod_info`` given the failed cycle's

@@ -61,7 +61,7 @@ from kschedlab.framework.events import (
     as_objects,
 )
 from kschedlab.framework.interface import Plugin, register
-from kschedlab.framework.status import Code, Status
+from kschedlab.framework.status import SUCCESS, Code, Status
 
 NAME = "GangScheduling"
 GATE_COMPOSITE = "CompositePodGroup"
@@ -249,7 +249,7 @@ class GangScheduling(Plugin):
     def pre_enqueue(self, pod_info) -> Status:
         pod = _pod(pod_info)
         if pod.spec.scheduling_group is None:
-            return Status()
+            return SUCCESS
         ns = pod.metadata.namespace or ""
         name = pgstate.pod_group_name(pod)
         pg = pgstate.get_pod_group(self.cluster, ns, name)
@@ -258,17 +258,17 @@ class GangScheduling(Plugin):
         if not self.composite_enabled:
             # preEnqueueHierarchiesDisabled
             if pg.spec.scheduling_policy.gang is None:
-                return Status()
+                return SUCCESS
             if len(pgstate.members(self.cluster, ns, name)) < (pg.min_count or 0):
                 return Status.unresolvable(MSG_WAITING_FOR_MIN_COUNT, plugin=NAME)
-            return Status()
+            return SUCCESS
         # preEnqueueWithHierarchies
         if not pg.spec.parent_composite_pod_group_name:
             if pg.spec.scheduling_policy.basic is not None:
-                return Status()
+                return SUCCESS
             need = 1 if pg.min_count is None else pg.min_count
             if len(pgstate.members(self.cluster, ns, name)) >= need:
-                return Status()
+                return SUCCESS
             return Status.unresolvable(MSG_WAITING_FOR_MIN_COUNT, plugin=NAME)
         return self._tree_ready(ns, pg.spec.parent_composite_pod_group_name)
 
@@ -280,7 +280,7 @@ class GangScheduling(Plugin):
             return Status.unresolvable(MSG_WAITING_FOR_TREE.format(name=root_name), plugin=NAME)
         if not pgstate.group_ready(self.cluster, root):
             return Status.unresolvable(MSG_WAITING_FOR_TREE.format(name=root_name), plugin=NAME)
-        return Status()
+        return SUCCESS
 
     # -- Permit (the pod-by-pod path) -----------------------------------------------------
     def permit(self, state, pod_info, node_name: str) -> tuple[Status, float]:

@@ -55,7 +55,7 @@ class UnschedulablePool(dict):
         self._keys = keys
         self._rank = rank
         self._ranked: list[tuple[float, int, str]] = []  # heap of (rank when stored, stamp, key)
-        self._stamp: dict[str, int] = {}
+        self._entry: dict[str, tuple[float, int, str]] = {}  # key -> its live entry of that heap
         self._stamps = itertools.count()
         self._seq = itertools.count()
         self._order: dict[str, int] = {}  # key -> when it entered (the dict's own order)
@@ -84,14 +84,8 @@ class UnschedulablePool(dict):
         if not stored:
             self._order[key] = next(self._seq)
         dict.__setitem__(self, key, qpi)  # a pod stored again stays where it was in the order, as a dict keeps it
-        rank = self._rank
-        if rank is not None:
-            stamp = self._stamp[key] = next(self._stamps)
-            ranked = self._ranked
-            heapq.heappush(ranked, (rank(qpi), stamp, key))
-            if len(ranked) > 2 * len(self) + 64:  # drop the entries of pods gone or stored again
-                self._ranked = [e for e in ranked if self._stamp.get(e[2]) == e[1]]
-                heapq.heapify(self._ranked)
+        if self._rank is not None:
+            self._rank_pod(key, qpi)
         tags = self._tags(qpi)
         filed = None if tags is None else tuple(tags)
         pod_key = None if filed is None or self._keys is None else self._keys(qpi)
@@ -109,6 +103,19 @@ class UnschedulablePool(dict):
             self._pod_key[key] = pod_key
             _file(self._by_plugin_key, [(plugin, pod_key) for plugin in filed], key)
 
+    def _rank_pod(self, key: str, qpi) -> None:
+        # a pod stored again with the rank it has keeps its entry (lowest() reads only the rank)
+        rank = self._rank(qpi)  # type: ignore[misc]
+        entry = self._entry.get(key)
+        if entry is not None and entry[0] == rank:
+            return
+        entry = self._entry[key] = (rank, next(self._stamps), key)
+        ranked = self._ranked
+        heapq.heappush(ranked, entry)
+        if len(ranked) > 2 * len(self) + 64:  # drop the entries of pods gone or stored again
+            self._ranked = [e for e in ranked if self._entry.get(e[2]) is e]
+            heapq.heapify(self._ranked)
+
     def move_to_end(self, key: str) -> None:
         """Put a stored pod last in the pool's order, filed as it is (as if it were deleted and
         stored again, which the queue then does)."""
@@ -120,19 +127,21 @@ class UnschedulablePool(dict):
         super().__delitem__(key)
         self._unfile(key)
         del self._order[key]
-        self._stamp.pop(key, None)
+        self._entry.pop(key, None)
 
     def rerank(self) -> None:
         """Rank every stored pod again (its rank changed in place: a simulation's clock jumped)."""
-        self._ranked = [(self._rank(self[key]), stamp, key) for key, stamp in self._stamp.items()
-                        if key in self] if self._rank is not None else []
+        rank = self._rank
+        self._entry = {key: (rank(self[key]), stamp, key) for key, (_, stamp, _) in self._entry.items()
+                       if key in self} if rank is not None else {}
+        self._ranked = list(self._entry.values())
         heapq.heapify(self._ranked)
 
     def lowest(self) -> tuple[float, Any] | None:
         """The pod of lowest ``rank`` (as it was when the pod was stored) and that rank; None
         for an empty pool or a pool without ``rank``."""
         ranked = self._ranked
-        while ranked and self._stamp.get(ranked[0][2]) != ranked[0][1]:
+        while ranked and self._entry.get(ranked[0][2]) is not ranked[0]:
             heapq.heappop(ranked)
         if not ranked or self._rank is None:
             return None

@@ -684,8 +684,9 @@ class SchedulingQueue:
             qpi = self._adopt(qpi)
         key = qpi.key
         try:
-            if self._get(key) is not None:
-                raise QueueError(f"Pod {key} is already present in the {self._where.get(key)} queue")
+            where = self._where.get(key)  # (where the queue holds it: its heaps' and pool's answer)
+            if where is not None and where != IN_FLIGHT:
+                raise QueueError(f"Pod {key} is already present in the {where} queue")
             if key in self._deleted_in_flight:
                 self._set_where(key, None, "Delete", before=IN_FLIGHT)
                 return
@@ -809,6 +810,7 @@ class SchedulingQueue:
         wildcard = ev.cluster_event_is_wildcard(event)
         answers: dict = {}
         memo: dict | None = {} if self._pre_enqueue_memo else None
+        why = event.label
         for qpi in candidates:
             if self._unschedulable.get(qpi.key) is not qpi:
                 continue
@@ -818,7 +820,7 @@ class SchedulingQueue:
             if strategy == Strategy.SKIP:
                 continue
             self._unschedulable.move_to_end(qpi.key)  # out of the pool, or stored again last
-            self._requeue(qpi, strategy, event.label, memo)
+            self._requeue(qpi, strategy, why, memo)
         if self._in_flight:
             self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
             self._recorded += 1

@@ -35,9 +35,8 @@ import heapq
 import itertools
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import pandas as pd
 
@@ -87,12 +86,14 @@ def gc_thresholds(thresholds: tuple[int, int, int]) -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-@dataclass(order=True)
-class _Event:
+class _Event(NamedTuple):
+    """A due event; the heap orders events by (time, seq), and seq is unique, so a tuple's own
+    comparison never reaches ``kind`` or ``payload`` (and runs in C, unlike a dataclass's)."""
+
     time: float
     seq: int
-    kind: str = field(compare=False)
-    payload: Any = field(compare=False, default=None)
+    kind: str
+    payload: Any = None
 
 
 class SimulationResult:

@@ -298,6 +298,27 @@ def test_add_unschedulable_twice_is_refused():
     assert q.pending()["active"] == ["ns1/hpp"]
 
 
+@pytest.mark.parametrize("place", ["active", "backoff", "unschedulable", "gated"])
+def test_add_unschedulable_of_a_pod_queued_anywhere_is_refused(place):
+    """Wherever the queue holds the pod (its heaps, its pool), a failed attempt of it is refused
+    and the pod stays there; a pod in flight comes back."""
+    q = new_queue()
+    qpi = new_qpi(q, HPP, "plugin")
+    if place == "active":
+        put_active(q, qpi)
+    elif place == "backoff":
+        put_backoff(q, qpi)
+    else:
+        put_unschedulable(q, set_gated(qpi, "plugin", []) if place == "gated" else qpi)
+    with pytest.raises(QueueError, match=f"in the {place} queue"):
+        q.add_unschedulable_if_not_present(lookup(HPP, "plugin"), {"plugin"})
+    assert q.where("ns1/hpp") == place
+    other = new_queue()
+    other.add(info(HPP))
+    other.add_unschedulable_if_not_present(pop_pod(other, HPP), {"plugin"})
+    assert other.where("ns1/hpp") == "unschedulable"
+
+
 HPP2 = make_pod("hpp2", "ns1", "hpp2ns1", HIGH)
 
 

@@ -89,16 +89,21 @@ def get_composite_pod_group(cluster, namespace: str | None, name: str | None):
     return (cluster.objects.get("CompositePodGroup") or {}).get(_obj_key(namespace, name))
 
 
+def _live_members(cluster, namespace: str | None, name: str | None) -> list[tuple[str, Any]]:
+    """(key, pod) of each member of group ``namespace/name`` that has not terminated, in
+    cluster order (the cluster indexes members by their pod key)."""
+    pods = cluster.pods
+    out = []
+    for key in cluster.group_pods.get((namespace or "", name), ()):
+        pod = pods[key]
+        if pod.status is None or pod.status.phase not in TERMINAL_PHASES:
+            out.append((key, pod))
+    return out
+
+
 def members(cluster, namespace: str | None, name: str | None) -> list:
     """Pods of group ``namespace/name`` the scheduler sees (not terminated), in cluster order."""
-    keys = cluster.group_pods.get((namespace or "", name), {})
-    out = []
-    for key in keys:
-        pod = cluster.pods[key]
-        if pod.status is not None and pod.status.phase in TERMINAL_PHASES:
-            continue
-        out.append(pod)
-    return out
+    return [pod for _, pod in _live_members(cluster, namespace, name)]
 
 
 @dataclass
@@ -126,12 +131,9 @@ class PodGroupState:
 
 def pod_group_state(cluster, namespace: str | None, name: str | None) -> PodGroupState:
     """The member pods of group ``namespace/name`` split by state (see the module docstring)."""
-    from kschedlab.framework.types import pod_key
-
     st = PodGroupState()
     rows = cluster.snapshot.pod_row
-    for pod in members(cluster, namespace, name):
-        key = pod_key(pod)
+    for key, pod in _live_members(cluster, namespace, name):
         st.all.append(key)
         if pod.spec.node_name:
             st.assigned.append(key)

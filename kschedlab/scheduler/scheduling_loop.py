@@ -64,6 +64,7 @@ from datetime import datetime, timezone
 
 from kschedlab.apiserver.pod_update import pod_phase_display
 from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
+from kschedlab.framework.podgroups import PodGroupInfo
 from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
@@ -447,11 +448,11 @@ class SchedulingLoop:
         """A PodGroup cycle: the popped pod takes the group's other queued (not gated) pods
         along; a scheduled group's left-out pods go straight back to activeQ, every pod of a
         failed group goes back remembering what rejected any of them."""
-        order, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
+        info, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
         for key in popped:
             self._count(key)
         self._preemptor = group
-        out = self.scheduler.schedule_pod_group(group, order)
+        out = self.scheduler.schedule_pod_group(info)
         self._preemptor = None
         plugins = rejecting_plugins(out.pod_results)
         for result in out.pod_results:
@@ -565,17 +566,19 @@ class SchedulingLoop:
         return list(self.preemptions.get(group, [])) if group else []
 
 
-def pop_group_members(scheduler, queue, qpi, group: str) -> tuple[list[str], dict]:
+def pop_group_members(scheduler, queue, qpi, group: str) -> tuple[PodGroupInfo, dict]:
     """Take a PodGroup's other queued members out of ``queue`` along with the popped ``qpi``:
-    the keys for the PodGroup cycle, in the group's member order, and every popped
-    QueuedPodInfo by key (``qpi`` first)."""
-    from kschedlab.framework.podgroups import PodGroupInfo
-
+    the hierarchy for the PodGroup cycle (built once, each PodGroup holding only the pods
+    popped, in the group's member order), and every popped QueuedPodInfo by key (``qpi``
+    first)."""
     composite = scheduler.gates.enabled("CompositePodGroup")
-    members = [pi.key for pi in PodGroupInfo.build(scheduler.cluster, group, composite=composite).queued_pods()]
-    popped = {qpi.pod_info.key: qpi, **{q.key: q for q in queue.pop_members(
-        k for k in members if k != qpi.pod_info.key)}}
-    return [k for k in members if k in popped], popped
+    info = PodGroupInfo.build(scheduler.cluster, group, composite=composite)
+    key = qpi.pod_info.key
+    others = queue.pop_members(pi.key for pi in info.queued_pods() if pi.key != key)
+    popped = {key: qpi, **{q.key: q for q in others}}
+    for leaf in info.leaves():
+        leaf.pods = [pi for pi in leaf.pods if pi.key in popped]
+    return info, popped
 
 
 def rejecting_plugins(results) -> set[str]:

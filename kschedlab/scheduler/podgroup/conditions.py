@@ -87,10 +87,12 @@ def update_pod_group_condition(pg, condition: Condition, now: datetime | None = 
     ``True`` condition is never replaced by a non-``True`` one.
     """
     existing = find_status_condition(pg.status.conditions, condition.type or "")
-    if existing is not None and existing.status == "True" and condition.status != "True":
+    generation = pg.metadata.generation or None
+    if existing is not None and (existing.status == "True" and condition.status != "True"
+                                 or _same(existing, condition, generation)):
         return False
     cond = condition.clone()
-    cond.observed_generation = pg.metadata.generation or None
+    cond.observed_generation = generation
     if cond.observed_generation is None:
         cond.model_fields_set.discard("observed_generation")
     conditions = list(pg.status.conditions)
@@ -101,11 +103,19 @@ def update_pod_group_condition(pg, condition: Condition, now: datetime | None = 
     return True
 
 
+def _same(existing: Condition, new: Condition, generation: int | None) -> bool:
+    """Would ``new``, stamped with ``generation``, leave ``existing`` as it is (what
+    :func:`set_status_condition` compares)?"""
+    return (existing.status == new.status and existing.reason == new.reason
+            and existing.message == new.message and existing.observed_generation == generation)
+
+
 def _condition(status: str, reason: str, message: str) -> Condition:
+    # plain strings of the allowed values: no validation needed
     fields = {"type": POD_GROUP_INITIALLY_SCHEDULED, "status": status, "reason": reason}
     if message:
         fields["message"] = message
-    return Condition(**fields)
+    return Condition.trusted(**fields)
 
 
 def scheduled(message: str = "") -> Condition:

@@ -57,6 +57,7 @@ from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler.podgroup import conditions as cond
 from kschedlab.scheduler.podgroup.algorithm import GroupResult, PodGroupAlgorithm, PodGroupInfo, PodResult
 from kschedlab.scheduler.podgroup.cycle_validation import validate_hierarchy
+from kschedlab.scheduler.result import ScheduleResult
 
 __all__ = ["PodGroupCycleResult", "schedule_pod_group", "reconcile", "skip_pod_group_pods", "submit_pod_group_result"]
 
@@ -139,8 +140,6 @@ def skip_pod_group_pods(cluster, info: PodGroupInfo) -> None:
 def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> PodGroupCycleResult:
     """One PodGroup scheduling cycle for ``root`` (a key — its hierarchy is read from the
     cluster — or a :class:`PodGroupInfo` built earlier, e.g. when the group was queued)."""
-    from kschedlab.scheduler.result import ScheduleResult
-
     cluster, gates = scheduler.cluster, scheduler.gates
     composite = gates.enabled(GATE_COMPOSITE)
     info = root if isinstance(root, PodGroupInfo) else PodGroupInfo.build(cluster, root, pod_keys, composite)
@@ -198,10 +197,21 @@ def _complete(info: PodGroupInfo, results: dict, parent: GroupResult) -> None:
     for child in info.children:
         _complete(child, results, result)
     if info.kind == "PodGroup":
-        done = {pr.key for pr in result.pods}
-        result.pods.extend(PodResult(pi, None, result.status) for pi in info.pods if pi.key not in done)
-        order = {pi.key: i for i, pi in enumerate(info.pods)}
-        result.pods.sort(key=lambda pr: order.get(pr.key, len(order)))
+        _complete_pods(info, result)
+
+
+def _complete_pods(info: PodGroupInfo, result: GroupResult) -> None:
+    """A status for every queued pod the algorithm left out (the group's), results in queue
+    order. The algorithm tries pods in that order, so its results are usually a prefix of
+    the queue: then the rest is appended."""
+    tried = len(result.pods)
+    if all(pr.pod_info is pi for pr, pi in zip(result.pods, info.pods)) and tried <= len(info.pods):
+        result.pods.extend(PodResult(pi, None, result.status) for pi in info.pods[tried:])
+        return
+    done = {pr.key for pr in result.pods}
+    result.pods.extend(PodResult(pi, None, result.status) for pi in info.pods if pi.key not in done)
+    order = {pi.key: i for i, pi in enumerate(info.pods)}
+    result.pods.sort(key=lambda pr: order.get(pr.key, len(order)))
 
 
 def _post_filter(scheduler, fw, info: PodGroupInfo, results: dict) -> Status:
@@ -236,20 +246,21 @@ def submit_pod_group_result(scheduler, fw, leaf: PodGroupInfo, result: GroupResu
     """``submitPodGroupAlgorithmResult`` for one PodGroup: bind or reject each pod (a rejected
     pod with a nomination keeps it), then the group's condition."""
     group_status = result.status
+    said: dict[int, tuple[str, str]] = {}
     for pr in result.pods:
         pod_info = pr.pod_info
         if group_status.code == Code.Error:
             status = pr.status if pr.status.code == Code.Error else group_status
-            out.pod_results.append(_reject(scheduler, pod_info, status, pr))
+            out.pod_results.append(_reject(scheduler, pod_info, status, pr, said))
             continue
         if pr.status.is_success() and pr.node:
             if group_status.is_success():
                 out.pod_results.append(scheduler.record(
                     scheduler.assume_and_bind(fw, pr.state or CycleState(), pod_info, pr.node, pr.trace)))
                 continue
-            out.pod_results.append(_reject(scheduler, pod_info, group_status, pr))
+            out.pod_results.append(_reject(scheduler, pod_info, group_status, pr, said))
         else:
-            out.pod_results.append(_reject(scheduler, pod_info, pr.status, pr))
+            out.pod_results.append(_reject(scheduler, pod_info, pr.status, pr, said))
         node = result.nominations.get(pod_info.key)
         if node:
             scheduler.cluster.nominate(pod_info.key, node)
@@ -265,11 +276,13 @@ def submit_pod_group_result(scheduler, fw, leaf: PodGroupInfo, result: GroupResu
     cond.update_pod_group_condition(leaf.obj, condition, _now(scheduler))
 
 
-def _reject(scheduler, pod_info, status: Status, pr: PodResult):
-    """The failure handler for one pod of the cycle: PodScheduled=False and a recorded result."""
-    from kschedlab.scheduler.result import ScheduleResult
-
-    reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
-    message = status.message()
+def _reject(scheduler, pod_info, status: Status, pr: PodResult, said: dict[int, tuple[str, str]]):
+    """The failure handler for one pod of the cycle: PodScheduled=False and a recorded result.
+    ``said`` keeps the (reason, message) of each status object of one submit (most members of
+    a failed group share the group's status), worked out once."""
+    words = said.get(id(status))
+    if words is None:
+        words = said[id(status)] = ("Unschedulable" if status.is_rejected() else "SchedulerError", status.message())
+    reason, message = words
     scheduler.set_condition(pod_info.pod, False, reason, message)
     return scheduler.record(ScheduleResult(pod_info.key, None, status, message, pr.trace, pr.diagnosis))

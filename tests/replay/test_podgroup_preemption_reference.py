@@ -213,9 +213,18 @@ def test_bulk_victim_search_answers_as_the_plain_one(seed, wide, monkeypatch):
 
 
 def test_the_seeds_preempt_and_find_nothing_below(monkeypatch):
-    """The seeds above evict victims, reprieve some, and meet gangs with no unit below them."""
+    """The seeds above evict victims, reprieve some, and meet gangs with no unit below them;
+    some searches try only the units on the gang's nodes, others every unit (a PDB, or a
+    filter that is not node-local)."""
     kept = evicted = nothing = 0
     keep, no_unit_below = GroupReprieve.keep, dp.DefaultPreemption._no_unit_below
+    keeps_untouching = GroupReprieve.keeps_untouching
+    searches = {True: 0, False: 0}
+
+    def watched_keeps_untouching(self):
+        answer = keeps_untouching(self)
+        searches[answer] += 1
+        return answer
 
     def watched_keep(self, unit):
         nonlocal kept, evicted
@@ -232,7 +241,50 @@ def test_the_seeds_preempt_and_find_nothing_below(monkeypatch):
 
     monkeypatch.setattr(GroupReprieve, "keep", watched_keep)
     monkeypatch.setattr(dp.DefaultPreemption, "_no_unit_below", watched_no_unit_below)
+    monkeypatch.setattr(GroupReprieve, "keeps_untouching", watched_keeps_untouching)
     for seed in range(40):
         for wide in (False, True):
             run(seed, wide)
     assert kept and evicted and nothing
+    assert searches[True] and searches[False]
+
+
+def one_node_two_groups() -> list[dict]:
+    """A 4-CPU node full with two PodGroups of priority 0, evicted whole: ``big`` (two pods of
+    1 CPU, started later) and ``small`` (one pod of 2 CPU, started earlier); a gang of one
+    2-CPU pod of priority 1000 pending."""
+    objects: list[dict] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+                            "status": {"allocatable": {"cpu": "4", "memory": "64Gi", "pods": "10"}}}]
+
+    def group(name: str, priority: int, mode: str | None) -> dict:
+        spec: dict = {"priority": priority, "schedulingPolicy": {"gang": {"minCount": 1}}}
+        if mode:
+            spec["disruptionMode"] = {mode: {}}
+        return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "default", "uid": name}, "spec": spec}
+
+    def pod(name: str, group_name: str, cpu: int, priority: int, started: str | None) -> dict:
+        body: dict = {"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": name, "namespace": "default", "uid": name},
+                      "spec": {"priority": priority, "schedulingGroup": {"podGroupName": group_name},
+                               "containers": [{"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}]}}
+        if started:
+            body["spec"]["nodeName"] = "n0"
+            body["status"] = {"phase": "Running", "startTime": started}
+        return body
+
+    objects += [group("big", 0, "all"), group("small", 0, "all"), group("gang", 1000, None),
+                pod("big-0", "big", 1, 0, "2024-01-05T00:00:00Z"), pod("big-1", "big", 1, 0, "2024-01-05T00:00:00Z"),
+                pod("small-0", "small", 2, 0, "2024-01-01T00:00:00Z"), pod("gang-0", "gang", 2, 1000, None)]
+    return objects
+
+
+def test_the_larger_unit_is_reprieved_first():
+    """Of two units of one priority and kind, the one with more pods is more important
+    (``MoreImportantVictim``), whatever their start times: it is tried first and kept, and the
+    smaller, which no longer fits beside it and the gang, is evicted."""
+    cluster = Cluster(load_objects(one_node_two_groups()))
+    result = Scheduler(cluster, gates=GATES, seed=0).schedule_pod_group("podgroup/default/gang")
+    assert result.post_filter is not None and result.post_filter.is_success()
+    assert result.post_filter.message().endswith("preempting 1 victims")
+    assert sorted(cluster.pods) == ["default/big-0", "default/big-1", "default/gang-0"]  # small-0 deleted

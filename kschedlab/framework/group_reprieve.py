@@ -88,10 +88,33 @@ class GroupReprieve:
         self._extensions(unit, "remove")
         return False
 
+    def touches(self, unit) -> bool:
+        """Some pod of ``unit`` is on a node an assignment is on."""
+        return any(self.node_of[pi.key] in self.assigned_nodes for pi in unit.pods)
+
+    def touching(self, units: list) -> list:
+        """The units of ``units`` that :meth:`touches`, in their order (looked up from the
+        victims on the assignments' nodes, not unit by unit)."""
+        there = {key for key, node in self.node_of.items() if node in self.assigned_nodes}
+        if not there:
+            return []
+        return [u for u in units if any(pi.key in there for pi in u.pods)]
+
+    def keeps_untouching(self) -> bool:
+        """Asked before any unit is tried: every unit that :meth:`touches` no assignment's node
+        will be kept, wherever it comes in the order -- the shortcut applies and the full check
+        passes on the snapshot without any victim.  The units that touch one are then tried
+        alone, in their order, and the others stay off the snapshot."""
+        if not self.shortcut_allowed:
+            return False
+        if self._passing is None and self._assignments_fit():
+            self._passing = True
+        return bool(self._passing)
+
     def _unchanged_for_assignments(self, unit) -> bool:
         """The full check would pass as it did before ``unit`` came back (see the module
         docstring); the first time, the check is run on the snapshot without the unit."""
-        if not self.shortcut_allowed or any(self.node_of[pi.key] in self.assigned_nodes for pi in unit.pods):
+        if not self.shortcut_allowed or self.touches(unit):
             return False
         if self._passing is None:
             for pi in unit.pods:

@@ -703,24 +703,31 @@ def pick_one_node_for_preemption(victims_map: Mapping[str, Victims], score_funcs
     return nodes[0]
 
 
-@contextmanager
 def node_scratch(snapshot, row: int):
     """Run a block that removes / adds pods on node ``row`` and put the node back
     exactly as it was afterwards (pods, accounting, indexes and pod order)."""
-    saved = list(snapshot.pods[row])
+    return rows_scratch(snapshot, (row,))
+
+
+@contextmanager
+def rows_scratch(snapshot, rows):
+    """:func:`node_scratch` for the nodes of ``rows`` at once; they are put back in that
+    order, each pod missing added back in its node's former order."""
+    saved = {row: list(snapshot.pods[row]) for row in rows}
     try:
         yield
     finally:
-        keep = {p.key for p in saved}
-        for p in list(snapshot.pods[row]):
-            if p.key not in keep:
-                snapshot.remove_pod(p.key)
-        present = {p.key for p in snapshot.pods[row]}
-        node = snapshot.names[row]
-        for p in saved:
-            if p.key not in present:
-                snapshot.add_pod(p, node)
-        snapshot.pods[row][:] = saved
+        for row, pods in saved.items():
+            keep = {p.key for p in pods}
+            for p in list(snapshot.pods[row]):
+                if p.key not in keep:
+                    snapshot.remove_pod(p.key)
+            present = {p.key for p in snapshot.pods[row]}
+            node = snapshot.names[row]
+            for p in pods:
+                if p.key not in present:
+                    snapshot.add_pod(p, node)
+            snapshot.pods[row][:] = pods
 
 
 class _CandidateList:

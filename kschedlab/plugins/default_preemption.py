@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Callable
@@ -48,7 +47,7 @@ from kschedlab.framework.preemption import (
     VictimRows,
     Victims,
     importance_key,
-    node_scratch,
+    rows_scratch,
     start_time_ns,
 )
 from kschedlab.framework.status import SUCCESS, Code, Status
@@ -687,30 +686,36 @@ class DefaultPreemption(Plugin):
         (:class:`~kschedlab.framework.group_reprieve.GroupReprieve`).  Returns
         ``((placement, evicted units), status)``; the snapshot is restored."""
         snapshot = self.handle.cluster.snapshot
-        node_of = {pi.key: snapshot.names[snapshot.pod_row[pi.key]] for v in victims for pi in v.pods}
-        ordered = self._order_group_victims(victims)
-        with ExitStack() as stack:
-            for row in sorted({snapshot.index[n] for n in node_of.values()}):
-                stack.enter_context(node_scratch(snapshot, row))
-            for key in node_of:
+        now_ns = self.evaluator.now_ns()
+        rows = {pi.key: snapshot.pod_row[pi.key] for v in victims for pi in v.pods}
+        node_of = {key: snapshot.names[row] for key, row in rows.items()}
+        with rows_scratch(snapshot, sorted(set(rows.values()), reverse=True)):
+            for key in rows:
                 snapshot.remove_pod(key)
             assignments, status = schedule()
             if not status.is_success():
                 return (None, None), status
             reprieve = GroupReprieve(self.handle.framework, snapshot, assignments, node_of)
             try:
-                evicted = [v for v in ordered if not reprieve.keep(v)]
+                evicted = self._reprieve(victims, reprieve, now_ns)
             except ReprieveError as err:
                 return (None, None), Status.error(str(err))
         return ({a.key: a.node for a in assignments}, evicted), Status()
 
-    def _order_group_victims(self, victims: list[GroupVictim]) -> list[GroupVictim]:
+    def _reprieve(self, victims: list[GroupVictim], reprieve: GroupReprieve, now_ns: int) -> list[GroupVictim]:
+        """The units not kept, tried in order.  Without a PDB, when every unit off the
+        group's nodes is kept whatever the order (``keeps_untouching``), only the units on
+        those nodes are ordered and tried: the others' place in the order decides nothing."""
+        if not self.evaluator.pdbs() and reprieve.keeps_untouching():
+            victims = reprieve.touching(victims)
+        return [v for v in self._order_group_victims(victims, now_ns) if not reprieve.keep(v)]
+
+    def _order_group_victims(self, victims: list[GroupVictim], now_ns: int) -> list[GroupVictim]:
         """``prepareDomainVictims``: most important first (``MoreImportantVictim``: higher
         priority, CompositePodGroup > PodGroup > Pod, more pods, earlier start -- a pod
-        not started counts as starting now -- then pod uid), PDB-violating units before
-        the rest.  A unit violates when any of its pods does; budgets are consumed in
-        that order."""
-        now_ns = self.evaluator.now_ns()
+        not started counts as starting ``now_ns`` -- then pod uid), PDB-violating units
+        before the rest.  A unit violates when any of its pods does; budgets are consumed
+        in that order."""
 
         def importance(v: GroupVictim) -> tuple:
             first = v.pods[0]

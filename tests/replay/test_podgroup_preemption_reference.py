@@ -27,10 +27,12 @@ import pytest
 from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
 from kschedlab.framework.group_reprieve import GroupReprieve, ReprieveError
+from kschedlab.framework.interface import CycleState
 from kschedlab.framework.preemption import node_scratch, start_time_ns
 from kschedlab.framework.status import Status
 from kschedlab.plugins import default_preemption as dp
 from kschedlab.scheduler import Scheduler
+from kschedlab.scheduler.podgroup.algorithm import PodResult
 from tests.replay.test_podgroup_preemption_incremental import GATES, random_cluster
 from tests.replay.test_preemption_fast_paths import reference_group_victims
 
@@ -213,9 +215,18 @@ def test_bulk_victim_search_answers_as_the_plain_one(seed, wide, monkeypatch):
 
 
 def test_the_seeds_preempt_and_find_nothing_below(monkeypatch):
-    """The seeds above evict victims, reprieve some, and meet gangs with no unit below them."""
+    """The seeds above evict victims, reprieve some, and meet gangs with no unit below them;
+    some searches try only the units on the gang's nodes, others every unit (a PDB, or a
+    filter that is not node-local)."""
     kept = evicted = nothing = 0
     keep, no_unit_below = GroupReprieve.keep, dp.DefaultPreemption._no_unit_below
+    keeps_untouching = GroupReprieve.keeps_untouching
+    searches = {True: 0, False: 0}
+
+    def watched_keeps_untouching(self):
+        answer = keeps_untouching(self)
+        searches[answer] += 1
+        return answer
 
     def watched_keep(self, unit):
         nonlocal kept, evicted
@@ -232,7 +243,107 @@ def test_the_seeds_preempt_and_find_nothing_below(monkeypatch):
 
     monkeypatch.setattr(GroupReprieve, "keep", watched_keep)
     monkeypatch.setattr(dp.DefaultPreemption, "_no_unit_below", watched_no_unit_below)
+    monkeypatch.setattr(GroupReprieve, "keeps_untouching", watched_keeps_untouching)
     for seed in range(40):
         for wide in (False, True):
             run(seed, wide)
     assert kept and evicted and nothing
+    assert searches[True] and searches[False]
+
+
+def one_node_two_groups() -> list[dict]:
+    """A 4-CPU node full with two PodGroups of priority 0, evicted whole: ``big`` (two pods of
+    1 CPU, started later) and ``small`` (one pod of 2 CPU, started earlier); a gang of one
+    2-CPU pod of priority 1000 pending."""
+    objects: list[dict] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+                            "status": {"allocatable": {"cpu": "4", "memory": "64Gi", "pods": "10"}}}]
+
+    def group(name: str, priority: int, mode: str | None) -> dict:
+        spec: dict = {"priority": priority, "schedulingPolicy": {"gang": {"minCount": 1}}}
+        if mode:
+            spec["disruptionMode"] = {mode: {}}
+        return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "default", "uid": name}, "spec": spec}
+
+    def pod(name: str, group_name: str, cpu: int, priority: int, started: str | None) -> dict:
+        body: dict = {"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": name, "namespace": "default", "uid": name},
+                      "spec": {"priority": priority, "schedulingGroup": {"podGroupName": group_name},
+                               "containers": [{"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}]}}
+        if started:
+            body["spec"]["nodeName"] = "n0"
+            body["status"] = {"phase": "Running", "startTime": started}
+        return body
+
+    objects += [group("big", 0, "all"), group("small", 0, "all"), group("gang", 1000, None),
+                pod("big-0", "big", 1, 0, "2024-01-05T00:00:00Z"), pod("big-1", "big", 1, 0, "2024-01-05T00:00:00Z"),
+                pod("small-0", "small", 2, 0, "2024-01-01T00:00:00Z"), pod("gang-0", "gang", 2, 1000, None)]
+    return objects
+
+
+def test_the_larger_unit_is_reprieved_first():
+    """Of two units of one priority and kind, the one with more pods is more important
+    (``MoreImportantVictim``), whatever their start times: it is tried first and kept, and the
+    smaller, which no longer fits beside it and the gang, is evicted."""
+    cluster = Cluster(load_objects(one_node_two_groups()))
+    result = Scheduler(cluster, gates=GATES, seed=0).schedule_pod_group("podgroup/default/gang")
+    assert result.post_filter is not None and result.post_filter.is_success()
+    assert result.post_filter.message().endswith("preempting 1 victims")
+    assert sorted(cluster.pods) == ["default/big-0", "default/big-1", "default/gang-0"]  # small-0 deleted
+
+
+def pdb_budget_spent_elsewhere() -> list[dict]:
+    """A 4-CPU node ``n0`` full with ``a2`` (app a, priority 0) and ``b`` (app b, priority 100),
+    2 CPU each; a 1-CPU node ``n1`` full with ``a1`` (app a, priority 50); a PDB on app a
+    allowing one disruption; a gang of one 2-CPU pod of priority 1000 pending (it fits n0 only)."""
+    def pod(name: str, app: str, cpu: int, priority: int, node: str | None) -> dict:
+        body: dict = {"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": name, "namespace": "default", "uid": name, "labels": {"app": app}},
+                      "spec": {"priority": priority,
+                               "containers": [{"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}]}}
+        if node:
+            body["spec"]["nodeName"] = node
+            body["status"] = {"phase": "Running", "startTime": "2024-01-01T00:00:00Z"}
+        else:
+            body["spec"]["schedulingGroup"] = {"podGroupName": "gang"}
+        return body
+
+    return [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+             "status": {"allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "10"}}}
+            for name, cpu in (("n0", "4"), ("n1", "1"))] + [
+        {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+         "metadata": {"name": "gang", "namespace": "default", "uid": "gang"},
+         "spec": {"priority": 1000, "schedulingPolicy": {"gang": {"minCount": 1}}}},
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "a", "namespace": "default"},
+         "spec": {"selector": {"matchLabels": {"app": "a"}}}, "status": {"disruptionsAllowed": 1}},
+        pod("a2", "a", 2, 0, "n0"), pod("b", "b", 2, 100, "n0"), pod("a1", "a", 1, 50, "n1"),
+        pod("gang-0", "g", 2, 1000, None)]
+
+
+def test_a_budget_spent_off_the_gangs_nodes_counts():
+    """Budgets are consumed in the order of every unit, those off the gang's nodes included:
+    ``a1`` (more important, on n1) takes the PDB's one disruption, so ``a2`` violates it, is tried
+    first and kept; ``b`` is evicted."""
+    cluster = Cluster(load_objects(pdb_budget_spent_elsewhere()))
+    result = Scheduler(cluster, gates=GATES, seed=0).schedule_pod_group("podgroup/default/gang")
+    assert result.post_filter is not None and result.post_filter.message().endswith("preempting 1 victims")
+    assert sorted(cluster.pods) == ["default/a1", "default/a2", "default/gang-0"]  # b deleted
+
+
+@pytest.mark.parametrize("cpu, narrowed", [("4", True), ("1", False)])
+def test_narrowed_only_when_the_group_fits_without_victims(cpu, narrowed):
+    """``keeps_untouching``: True when the group's placement passes the full check; False when
+    it does not (every unit is then tried in order, and the first one off the group's nodes runs
+    the check again, as before: nothing is remembered)."""
+    cluster = Cluster(load_objects([
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+         "status": {"allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "10"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}]))
+    fw = Scheduler(cluster, gates=GATES, seed=0).profiles["default-scheduler"]
+    pod_info, state = cluster.pod_infos["default/p"], CycleState()
+    fw.run_pre_filter(state, pod_info, cluster.snapshot)
+    reprieve = GroupReprieve(fw, cluster.snapshot, [PodResult(pod_info, "n0", Status(), state)], {})
+    assert reprieve.shortcut_allowed
+    assert reprieve.keeps_untouching() is narrowed
+    assert reprieve._passing is (True if narrowed else None)

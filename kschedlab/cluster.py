@@ -544,14 +544,13 @@ class Snapshot:
         if vec is None or len(vec) != len(self._stacked):
             cols = [(self.resource_column(name), value) for name, value in info.requests.items()]
             r, pods = len(self.resources), self.res_index[PODS]
-            vec = np.zeros(2 * r + 3, np.int64)
+            values = [0] * (2 * r) + [*info.non_zero, 1]
             for col, value in cols:
-                vec[col] = value
+                values[col] = value
                 if col != pods:
-                    vec[r + col] = -value
-            vec[r + pods] = -1
-            vec[2 * r:] = (*info.non_zero, 1)
-            info.cache[self._vector_key] = vec
+                    values[r + col] = -value
+            values[r + pods] = -1
+            vec = info.cache[self._vector_key] = np.array(values, np.int64)
         return vec
 
     def _account(self, info: PodInfo, row: int, sign: int) -> None:

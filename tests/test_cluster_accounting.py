@@ -8,6 +8,7 @@ removed pod comes back on another node, and one PodInfo is accounted in two snap
 resource columns are in different orders.
 """
 
+import functools
 import random
 from collections import Counter
 
@@ -136,8 +137,8 @@ def test_vector_accounting_matches_the_per_resource_book(seed):
             book.pods[node_name].remove(infos[key])
         else:
             key = rng.choice(list(placed))
-            pod = infos[key].pod
-            snap.change_pod(key, lambda: pod.metadata.labels.update(app=rng.choice("abc")), ["app"])
+            labels = infos[key].pod.metadata.labels
+            snap.change_pod(key, functools.partial(labels.update, app=rng.choice("abc")), ["app"])
         book.check(snap)
         web = snap.matching_pod_counts("web", None)
         for name, pods in book.pods.items():

@@ -547,9 +547,8 @@ class Snapshot:
             values = [0] * (2 * r) + [*info.non_zero, 1]
             for col, value in cols:
                 values[col] = value
-                if col != pods:
-                    values[r + col] = -value
-            values[r + pods] = -1
+                values[r + col] = -value
+            values[r + pods] = -1  # (free pods count pods, whatever a pod asks of "pods")
             vec = info.cache[self._vector_key] = np.array(values, np.int64)
         return vec
 

@@ -33,6 +33,8 @@ def _resources(rng: random.Random, names: list[str]) -> dict[str, str]:
     for name in names:
         if rng.random() < 0.3:
             out[name] = str(rng.randrange(0, 4))
+    if names and rng.random() < 0.05:  # (a container asking for "pods": counted as requested, not as free)
+        out[PODS] = "1"
     return out
 
 

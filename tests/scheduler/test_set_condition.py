@@ -41,9 +41,10 @@ def _pod(rng: random.Random) -> Pod:
 
 
 def _meddle(rng: random.Random, pod) -> None:
-    """A change made without set_condition: in place, or a condition appended unmarked."""
+    """A change made without set_condition: in place, a condition appended unmarked, a value or
+    the list written without marking it set."""
     conditions = pod.status.conditions
-    choice = rng.randrange(5)
+    choice = rng.randrange(7)
     if choice == 0 and conditions:
         conditions[-1].message = rng.choice(MESSAGES[2:])
     elif choice == 1 and conditions:
@@ -54,6 +55,10 @@ def _meddle(rng: random.Random, pod) -> None:
         conditions[-1].__pydantic_fields_set__.add("observed_generation")
     elif choice == 4 and conditions:
         conditions.insert(0, PodCondition(type="PodScheduled", status="False"))
+    elif choice == 5 and conditions:
+        conditions[-1].__dict__["observed_generation"] = 3
+    elif choice == 6:
+        pod.status.__pydantic_fields_set__.discard("conditions")
 
 
 def _state(pod) -> tuple:
@@ -67,11 +72,11 @@ def _state(pod) -> tuple:
 @pytest.mark.parametrize("seed", range(8))
 def test_set_condition_leaves_the_pod_as_the_plain_write_does(seed):
     rng = random.Random(seed)
-    for _ in range(60):
+    for _ in range(100):
         pod = _pod(rng)
         other = pod.clone()
         for _ in range(rng.randrange(1, 12)):
-            if rng.random() < 0.2:  # the same change to both
+            if rng.random() < 0.3:  # the same change to both
                 meddle = rng.random()
                 _meddle(random.Random(meddle), pod)
                 _meddle(random.Random(meddle), other)

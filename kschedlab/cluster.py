@@ -34,7 +34,7 @@ from kschedlab.api.core import normalize_image_name
 from kschedlab.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 from kschedlab.apiserver.apply import Applied
 from kschedlab.framework.nominator import Nominator
-from kschedlab.framework.types import NodeInfo, PodInfo, pod_key
+from kschedlab.framework.types import NodeInfo, PodInfo, cache_owner, pod_key
 
 #: the kinds of the scheduler's group objects (their priority prices preemption victims)
 GROUP_KINDS = ("PodGroup", "CompositePodGroup")
@@ -73,12 +73,9 @@ class Snapshot:
         self._cap = capacity
         r = len(self.resources)
         self.allocatable = np.zeros((r, capacity), np.int64)
-        self.requested = np.zeros((r, capacity), np.int64)
-        #: free capacity per resource column (allocatable - requested; the pods column counts pods),
-        #: kept current as pods and nodes come and go, for NodeResourcesFit's check of many nodes
-        self.free = np.zeros((r, capacity), np.int64)
-        self.non_zero = np.zeros((2, capacity), np.int64)  # cpu, memory with the scoring defaults
-        self.pod_count = np.zeros(capacity, np.int64)
+        self._restack(np.zeros((2 * r + 3, capacity), np.int64))
+        #: a pod's accounting vector (see :meth:`_account_vector`) is kept in its cache under this key
+        self._vector_key = ("account", cache_owner())
         #: per row, a counter bumped whenever the node or its pods change (for caches of per-node values)
         self.row_version = np.zeros(capacity, np.int64)
         #: the rows changed, in order, from position ``_change_base`` on (see :meth:`changes_since`)
@@ -93,6 +90,7 @@ class Snapshot:
         self.index: dict[str, int] = {}
         self.pods: list[list[PodInfo]] = []
         self.pod_row: dict[str, int] = {}
+        self._placed: dict[str, PodInfo] = {}  # key -> the PodInfo accounted (an entry of ``pods``)
         self.images: list[dict[str, int]] = []
         self.image_nodes: Counter = Counter()
         self.port_rows: dict[int, Counter] = {}
@@ -122,12 +120,12 @@ class Snapshot:
         if rows <= self._cap:
             return
         cap = max(rows, self._cap * 2)
-        for attr in ("allocatable", "requested", "free", "non_zero", "pod_count", "row_version", "unschedulable",
-                     "taint_group"):
+        for attr in ("allocatable", "_stacked", "row_version", "unschedulable", "taint_group"):
             old = getattr(self, attr)
             new = np.zeros((*old.shape[:-1], cap), old.dtype)
             new[..., : self._cap] = old
             setattr(self, attr, new)
+        self._restack(self._stacked)
         for entry in self._pod_counts.values():
             entry[1] = np.concatenate([entry[1], np.zeros(cap - self._cap, np.int64)])
         for entry in self._pod_groups.values():
@@ -144,9 +142,21 @@ class Snapshot:
             self.res_index[name] = idx
             pad = np.zeros((1, self._cap), np.int64)
             self.allocatable = np.vstack([self.allocatable, pad])
-            self.requested = np.vstack([self.requested, pad])
-            self.free = np.vstack([self.free, pad])
+            self._restack(np.vstack([self.requested, pad, self.free, pad, self._stacked[2 * idx:]]))
         return idx
+
+    def _restack(self, stacked: np.ndarray) -> None:
+        """Take ``stacked`` as the counters a pod's accounting moves, one array whose row blocks
+        are ``requested``, ``free`` (a row per resource each), ``non_zero`` (2 rows) and
+        ``pod_count``, so :meth:`_account` adds one vector to one column of it."""
+        r = len(self.resources)
+        self._stacked = stacked
+        self.requested = stacked[:r]
+        #: free capacity per resource column (allocatable - requested; the pods column counts pods),
+        #: kept current as pods and nodes come and go, for NodeResourcesFit's check of many nodes
+        self.free = stacked[r:2 * r]
+        self.non_zero = stacked[2 * r:2 * r + 2]  # cpu, memory with the scoring defaults
+        self.pod_count = stacked[2 * r + 2]
 
     # -- changes -------------------------------------------------------------
     #: the most changes the log keeps; older ones are dropped half at a time
@@ -354,12 +364,12 @@ class Snapshot:
         self._account(info, row, +1)
         self.pods[row].append(info)
         self.pod_row[info.key] = row
+        self._placed[info.key] = info
 
     def remove_pod(self, key: str) -> PodInfo:
         row = self.pod_row.pop(key)
-        pods = self.pods[row]
-        idx = next(i for i, p in enumerate(pods) if p.key == key)
-        info = pods.pop(idx)
+        info = self._placed.pop(key)
+        self.pods[row].remove(info)  # by identity (PodInfo has no __eq__)
         self._account(info, row, -1)
         return info
 
@@ -371,7 +381,7 @@ class Snapshot:
         topology labels), so a count index whose predicate reads neither (it named the labels it
         reads, :meth:`matching_pod_counts`) keeps the pod as it is."""
         row = self.pod_row[key]
-        info = next(p for p in self.pods[row] if p.key == key)
+        info = self._placed[key]
         self._update_indexes(info, row, -1, labels)
         change()
         self._update_indexes(info, row, +1, labels)
@@ -526,18 +536,29 @@ class Snapshot:
                 else:
                     found.pop(info.key, None)
 
+    def _account_vector(self, info: PodInfo) -> np.ndarray:
+        """What placing ``info`` adds to a column of the stacked counters (:meth:`_restack`):
+        its requests, less free capacity (one pod less in the pods row), its non-zero cpu and
+        memory, one pod. Made once per pod and kept in its cache while the resources stay."""
+        vec = info.cache.get(self._vector_key)
+        if vec is None or len(vec) != len(self._stacked):
+            cols = [(self.resource_column(name), value) for name, value in info.requests.items()]
+            r, pods = len(self.resources), self.res_index[PODS]
+            values = [0] * (2 * r) + [*info.non_zero, 1]
+            for col, value in cols:
+                values[col] = value
+                values[r + col] = -value
+            values[r + pods] = -1  # (free pods count pods, whatever a pod asks of "pods")
+            vec = info.cache[self._vector_key] = np.array(values, np.int64)
+        return vec
+
     def _account(self, info: PodInfo, row: int, sign: int) -> None:
-        pods = self.res_index[PODS]
-        for name, value in info.requests.items():
-            col = self.resource_column(name)
-            self.requested[col, row] += sign * value
-            if col != pods:
-                self.free[col, row] -= sign * value
-        self.free[pods, row] -= sign
+        vec = self._account_vector(info)
+        if sign > 0:
+            self._stacked[:, row] += vec
+        else:
+            self._stacked[:, row] -= vec
         self._changed(row)
-        self.non_zero[0, row] += sign * info.non_zero[0]
-        self.non_zero[1, row] += sign * info.non_zero[1]
-        self.pod_count[row] += sign
         if info.ports:
             used = self.port_rows.setdefault(row, Counter())
             for port in info.ports:

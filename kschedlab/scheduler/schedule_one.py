@@ -739,13 +739,36 @@ class Scheduler:
 
     @staticmethod
     def set_condition(pod, ok: bool, reason: str | None, message: str | None) -> None:
-        """Set the pod's ``PodScheduled`` condition."""
+        """Set the pod's ``PodScheduled`` condition (the others kept in order, this one last). A pod
+        that has it already, as this would write it, is left alone (a pod failing again mostly
+        fails with its last message)."""
         # every field is a plain string: no validation needed
         fields = {"type": "PodScheduled", "status": "True" if ok else "False"}
         if reason:
             fields["reason"] = str(reason)
         if message:
             fields["message"] = str(message)
+        status = pod.status
+        if _has_condition(status, fields):
+            return
         cond = PodCondition.trusted(**fields)
-        conditions = [c for c in pod.status.conditions if c.type != "PodScheduled"]
-        pod.status.conditions = [*conditions, cond]
+        conditions = [c for c in status.conditions if c.type != "PodScheduled"]
+        status.conditions = [*conditions, cond]
+
+
+#: a PodCondition's values when none is set
+_UNSET_CONDITION = dict.fromkeys(PodCondition.model_fields)
+
+
+def _has_condition(status, fields: dict[str, str]) -> bool:
+    """Whether ``Scheduler.set_condition`` would leave ``status`` as it is: its conditions (marked
+    set) end with the one ``fields`` give, as ``PodCondition.trusted`` makes it (those fields set,
+    the rest unset), and name no other PodScheduled condition."""
+    conditions = status.conditions
+    if not conditions or "conditions" not in status.__pydantic_fields_set__:
+        return False
+    last = conditions[-1]
+    if (last.__pydantic_fields_set__ != fields.keys() or last.__pydantic_extra__ is not None
+            or last.__pydantic_private__ is not None or last.__dict__ != {**_UNSET_CONDITION, **fields}):
+        return False
+    return all(c.type != "PodScheduled" for c in conditions[:-1])

@@ -682,8 +682,10 @@ class FastPath:
         framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        if ok is not None and not ok.any():  # no node cleared (no live plugin sees one): the plugins' outcome
-            return self._rejected(plan, state, pod_info, snapshot, rows)  # is the whole answer
+        if ok is not None and (not ok.any() or self._fused_only(plan)):
+            # no live plugin sees a node, and the fused plugins pass those the check clears: their
+            # outcome over all of ``rows`` is the whole answer (cheaper than over the others, spread)
+            return self._rejected(plan, state, pod_info, snapshot, rows)
         first = None  # (plugin index, failed, verdicts) of the first live plugin failing a node, when it saw every row
         live = []  # (plugin index, positions in rows, verdicts there) of the others
         at = None if ok is None else np.flatnonzero(ok)
@@ -730,8 +732,14 @@ class FastPath:
             _fail_at(fail_plugin, fail_code, fail_reason, reasons, failed_at, index, verdicts, failed)
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
+    @staticmethod
+    def _fused_only(plan: CyclePlan) -> bool:
+        """Only fused plugins filter in this cycle (none runs by itself)."""
+        return not plan.live_filter and _FILTER_FUSED.issuperset(plan.filter_names)
+
     def _rejected(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
-        """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear. When only fused
+        """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear (or over any
+        rows when only fused plugins filter: those it clears pass). When only fused
         plugins filter, NodeResourcesFit's verdicts are read off the :class:`NodeFitVerdicts` kept
         for its requests (computed on ``rows`` alone while the shape is young: :meth:`_fit_verdicts_of`;
         an extended resource too: :meth:`plan`
@@ -744,7 +752,7 @@ class FastPath:
         tolerate), the outcome's columns are read off the kept verdicts whole
         (:meth:`NodeFitVerdicts.failures`: a failed gang member, say, gets every node's verdict)."""
         shape = plan.shape
-        if plan.live_filter or not _FILTER_FUSED.issuperset(plan.filter_names):
+        if not self._fused_only(plan):
             return self.fw.run_filter(state, pod_info, snapshot, rows)
         kept = self._fit_verdicts_of(shape, snapshot)
         names = plan.filter_names

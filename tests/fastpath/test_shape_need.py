@@ -67,12 +67,13 @@ def test_kept_need_matches_the_need_written_afresh():
     assert any(s.need is not None and s.need[2] is not None and len(s.checked) > 2 for s in shapes)
 
 
-def extended_pod(name: str, rng: random.Random, nominated: str | None = None) -> Pod:
+def extended_pod(name: str, rng: random.Random, nominated: str | None = None, tolerations: tuple = ()) -> Pod:
     requests = {"cpu": f"{rng.randrange(1, 40) * 50}m", "memory": f"{rng.randrange(1, 8) * 128}Mi"}
     if rng.random() < 0.5:
         requests[rng.choice(EXTENDED)] = "1"
     return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": {
-        "priority": rng.randrange(3), "containers": [{"name": "c", "resources": {"requests": requests}}]},
+        "priority": rng.randrange(3), "tolerations": list(tolerations),
+        "containers": [{"name": "c", "resources": {"requests": requests}}]},
         "status": {"nominatedNodeName": nominated} if nominated else {}})
 
 

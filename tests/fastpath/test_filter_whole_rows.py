@@ -17,7 +17,6 @@ from kschedlab.scheduler import Scheduler
 from .test_fast_path import make_node
 from .test_shape_need import extended_pod, mutate
 
-
 TOLERATIONS = ((), (), ({"operator": "Exists"},),
                ({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},))
 

@@ -682,9 +682,7 @@ class FastPath:
         framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
-        if ok is not None and (not ok.any() or self._fused_only(plan)):
-            # no live plugin sees a node, and the fused plugins pass those the check clears: their
-            # outcome over all of ``rows`` is the whole answer (cheaper than over the others, spread)
+        if ok is not None and self._rejected_whole(plan, ok):
             return self._rejected(plan, state, pod_info, snapshot, rows)
         first = None  # (plugin index, failed, verdicts) of the first live plugin failing a node, when it saw every row
         live = []  # (plugin index, positions in rows, verdicts there) of the others
@@ -731,6 +729,15 @@ class FastPath:
         for index, failed_at, verdicts, failed in live:
             _fail_at(fail_plugin, fail_code, fail_reason, reasons, failed_at, index, verdicts, failed)
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
+
+    def _rejected_whole(self, plan: CyclePlan, ok: np.ndarray) -> bool:
+        """The outcome of the plugins' pass (:meth:`_rejected`) over all of the rows is the whole
+        answer, and the cheaper one: the fused check clears none of them (no live plugin sees a
+        node), or only fused plugins filter (they pass the nodes it clears) and it clears at most
+        half of them (with more, reading the others alone and spreading them into fresh columns
+        costs less than reading them all)."""
+        cleared = np.count_nonzero(ok)
+        return not cleared or (2 * cleared <= len(ok) and self._fused_only(plan))
 
     @staticmethod
     def _fused_only(plan: CyclePlan) -> bool:

@@ -158,6 +158,8 @@ class PodShape:
     tolerates_cordon: bool | None = None
     #: TaintToleration per taint set: (snapshot, number of taint sets seen, passes?)
     taint_ok: tuple | None = None
+    #: the need per snapshot column: (snapshot, number of columns then, need or None; see :meth:`FastPath._need`)
+    need: tuple | None = None
     #: the key of the kept resource scores for these requests
     scores_key: tuple = ()
     #: the extended resources it asks for that a DeviceClass could serve (DRAExtendedResource)
@@ -516,16 +518,20 @@ class FastPath:
         found = self._node_fits.get(shape.checked)
         if found is not None and found.snapshot is snapshot and len(found.need) == len(snapshot.resources):
             return found
-        need = np.full(len(snapshot.resources), _NEVER, np.int64)
-        need[snapshot.res_index[PODS]] = 1
-        for name, value in shape.checked:
-            col = snapshot.res_index.get(name)
-            if col is None:
-                return None
-            need[col] = value
-        if shape.cycles < KEEP_FROM:
+        need = self._need(shape, snapshot)
+        if need is None or shape.cycles < KEEP_FROM:
             return need
         return _keep(self._node_fits, shape.checked, NodeFits(snapshot, need))
+
+    @staticmethod
+    def _need(shape: PodShape, snapshot) -> np.ndarray | None:
+        """What the pod needs per snapshot column (:data:`_NEVER` where nothing; None: a resource
+        it asks for has no column), kept on the shape while the snapshot's columns stay the same
+        (they are only ever added to): a young shape's cycle asks for it a few times."""
+        found = shape.need
+        if found is None or found[0] is not snapshot or found[1] != len(snapshot.resources):
+            found = shape.need = (snapshot, len(snapshot.resources), _need_per_column(shape.checked, snapshot))
+        return found[2]
 
     def _taint_ok(self, shape: PodShape, pod_info, snapshot) -> np.ndarray:
         """TaintToleration's verdict on each of the snapshot's distinct taint sets."""
@@ -676,6 +682,8 @@ class FastPath:
         framework filter all of ``rows`` again, so that it reports (or not) the error it meets first."""
         n = len(rows)
         ok = self.passing(plan, pod_info, snapshot, rows)
+        if ok is not None and self._rejected_whole(plan, ok):
+            return self._rejected(plan, state, pod_info, snapshot, rows)
         first = None  # (plugin index, failed, verdicts) of the first live plugin failing a node, when it saw every row
         live = []  # (plugin index, positions in rows, verdicts there) of the others
         at = None if ok is None else np.flatnonzero(ok)
@@ -713,8 +721,6 @@ class FastPath:
         if ok is not None and not ok.all():  # the plugins filter the nodes the fused check does not clear
             doubtful = np.flatnonzero(~ok)
             checked = self._rejected(plan, state, pod_info, snapshot, rows[doubtful])
-            if not live and len(doubtful) == n:  # (no node cleared: the plugins' outcome is the whole answer)
-                return checked
             fail_plugin[doubtful] = checked.fail_plugin
             fail_code[doubtful] = checked.fail_code
             fail_reason[doubtful] = checked.fail_reason
@@ -724,8 +730,23 @@ class FastPath:
             _fail_at(fail_plugin, fail_code, fail_reason, reasons, failed_at, index, verdicts, failed)
         return FilterOutcome(rows, fail_plugin, fail_code, fail_reason, reasons, plan.filter_names)
 
+    def _rejected_whole(self, plan: CyclePlan, ok: np.ndarray) -> bool:
+        """The outcome of the plugins' pass (:meth:`_rejected`) over all of the rows is the whole
+        answer, and the cheaper one: the fused check clears none of them (no live plugin sees a
+        node), or only fused plugins filter (they pass the nodes it clears) and it clears at most
+        half of them (with more, reading the others alone and spreading them into fresh columns
+        costs less than reading them all)."""
+        cleared = np.count_nonzero(ok)
+        return not cleared or (2 * cleared <= len(ok) and self._fused_only(plan))
+
+    @staticmethod
+    def _fused_only(plan: CyclePlan) -> bool:
+        """Only fused plugins filter in this cycle (none runs by itself)."""
+        return not plan.live_filter and _FILTER_FUSED.issuperset(plan.filter_names)
+
     def _rejected(self, plan: CyclePlan, state, pod_info, snapshot, rows: np.ndarray) -> FilterOutcome:
-        """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear. When only fused
+        """:meth:`Framework.run_filter` over ``rows`` the fused check does not clear (or over any
+        rows when only fused plugins filter: those it clears pass). When only fused
         plugins filter, NodeResourcesFit's verdicts are read off the :class:`NodeFitVerdicts` kept
         for its requests (computed on ``rows`` alone while the shape is young: :meth:`_fit_verdicts_of`;
         an extended resource too: :meth:`plan`
@@ -738,7 +759,7 @@ class FastPath:
         tolerate), the outcome's columns are read off the kept verdicts whole
         (:meth:`NodeFitVerdicts.failures`: a failed gang member, say, gets every node's verdict)."""
         shape = plan.shape
-        if plan.live_filter or not _FILTER_FUSED.issuperset(plan.filter_names):
+        if not self._fused_only(plan):
             return self.fw.run_filter(state, pod_info, snapshot, rows)
         kept = self._fit_verdicts_of(shape, snapshot)
         names = plan.filter_names
@@ -941,6 +962,19 @@ class FastPath:
         out = ScoreOutcome(rows, list(names), weights, raw, normalized)
         out.total = weights @ normalized if len(names) else np.zeros(n, np.int64)
         return out
+
+
+def _need_per_column(checked: tuple[tuple[str, int], ...], snapshot) -> np.ndarray | None:
+    """NodeResourcesFit's need per snapshot column for ``checked`` (read-only: shared), or None."""
+    need = np.full(len(snapshot.resources), _NEVER, np.int64)
+    need[snapshot.res_index[PODS]] = 1
+    for name, value in checked:
+        col = snapshot.res_index.get(name)
+        if col is None:
+            return None
+        need[col] = value
+    need.flags.writeable = False
+    return need
 
 
 class _NodesWithNominated:

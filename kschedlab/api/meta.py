@@ -15,6 +15,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 from ._base import K8sModel as K8sModel  # the names below are public here too
 from ._base import Time as Time
 from ._base import check_enum as check_enum
+from ._base import copier as copier
 from ._base import format_time as format_time
 from ._base import parse_time as parse_time
 from ._base import time_ns as time_ns

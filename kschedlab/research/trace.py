@@ -40,9 +40,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
 
 from kschedlab.api.errors import ManifestError
+from kschedlab.api.meta import copier
 from kschedlab.api.quantity import Quantity
 
 __all__ = [
@@ -343,59 +343,11 @@ def _group_manifest(template: dict, name: str, gang: int, priority: int) -> dict
     return {**template, "metadata": {**metadata, "name": name}, "spec": spec}
 
 
-#: values a copy shares: immutable (as :meth:`~kschedlab.api._base.K8sModel.clone` shares them)
-_IMMUTABLE = frozenset({type(None), str, int, bool, float, Quantity})
-
-
-def _copier(value: Any) -> Callable[[], Any]:
-    """A function returning fresh copies of ``value`` (a validated model, list or dict): every
-    model, list, dict and fields-set new, the immutable values shared.  What to copy is worked out
-    once, here, so that a copy costs a dict copy per model rather than a validation."""
-    if isinstance(value, BaseModel):
-        return _model_copier(value)
-    if isinstance(value, list):
-        if not value:
-            return list
-        items = [_copier(v) for v in value]
-        return lambda: [make() for make in items]
-    if isinstance(value, dict):
-        if not value:
-            return dict
-        if all(type(v) in _IMMUTABLE for v in value.values()):
-            return value.copy
-        entries = [(k, _copier(v)) for k, v in value.items()]
-        return lambda: {k: make() for k, make in entries}
-    if type(value) in _IMMUTABLE:
-        return lambda: value
-    raise TypeError(f"cannot copy a {type(value).__name__}")
-
-
-def _model_copier(model: BaseModel) -> Callable[[], Any]:
-    cls, values = type(model), dict(model.__dict__)
-    fresh = [(k, _copier(v)) for k, v in values.items() if type(v) not in _IMMUTABLE]
-    fields_set = frozenset(model.__pydantic_fields_set__)
-    extra = None if model.__pydantic_extra__ is None else _copier(model.__pydantic_extra__)
-    private = None if model.__pydantic_private__ is None else _copier(model.__pydantic_private__)
-
-    def copy() -> Any:
-        new = cls.__new__(cls)
-        d = values.copy()
-        for k, make in fresh:
-            d[k] = make()
-        object.__setattr__(new, "__dict__", d)
-        object.__setattr__(new, "__pydantic_fields_set__", set(fields_set))
-        object.__setattr__(new, "__pydantic_extra__", None if extra is None else extra())
-        object.__setattr__(new, "__pydantic_private__", None if private is None else private())
-        return new
-
-    return copy
-
-
 class _TraceObjects:
     """Makes the trace's pods and PodGroups: the objects :func:`_manifest` and
     :func:`_group_manifest` describe, as ``model_validate`` would make them, without validating
     each.  Per shape (for a pod: GPUs or none, a PodGroup or none; which fields are set) one
-    manifest is validated; each object is a fresh copy of it (:func:`_copier`) with the row's
+    manifest is validated; each object is a fresh copy of it (:func:`~kschedlab.api.meta.copier`) with the row's
     values written in, the requests' quantities parsed once per text (they are immutable)."""
 
     def __init__(self, pod_template: dict, group_template: dict):
@@ -417,7 +369,7 @@ class _TraceObjects:
         make = self._shapes.get(shape)
         if make is None:
             manifest = _manifest(self.pod_template, name, cpu, memory, gpu, priority, group)
-            make = self._shapes[shape] = _copier(Pod.model_validate(manifest))
+            make = self._shapes[shape] = copier(Pod.model_validate(manifest))
         pod = make()
         pod.metadata.name = name
         pod.spec.priority = int(priority)
@@ -434,7 +386,7 @@ class _TraceObjects:
         from kschedlab.api.podgroup import PodGroup
 
         if self._group is None:
-            self._group = _copier(PodGroup.model_validate(_group_manifest(self.group_template, name, gang, priority)))
+            self._group = copier(PodGroup.model_validate(_group_manifest(self.group_template, name, gang, priority)))
         group = self._group()
         group.metadata.name = name
         group.spec.scheduling_policy.gang.min_count = int(gang)

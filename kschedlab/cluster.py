@@ -145,6 +145,19 @@ class Snapshot:
             self._restack(np.vstack([self.requested, pad, self.free, pad, self._stacked[2 * idx:]]))
         return idx
 
+    #: the counters that are views of ``_stacked`` (rebuilt, not copied, with the snapshot)
+    _VIEWS = ("requested", "free", "non_zero", "pod_count")
+
+    def __getstate__(self) -> dict:
+        # a deep copy or a pickle copies arrays one by one, which would part the views from the
+        # stacked array the accounting writes: they are left out and made again from the copy
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._restack(self._stacked)
+        self._vector_key = ("account", cache_owner())  # (the copy's resource columns may part from ours)
+
     def _restack(self, stacked: np.ndarray) -> None:
         """Take ``stacked`` as the counters a pod's accounting moves, one array whose row blocks
         are ``requested``, ``free`` (a row per resource each), ``non_zero`` (2 rows) and

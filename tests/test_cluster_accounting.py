@@ -169,3 +169,52 @@ def test_one_pod_in_two_snapshots_with_columns_in_other_orders():
         assert snap.requested[snap.res_index["example.com/b"], 0] == 0
         snap.remove_pod(info.key)
         assert not snap.requested[:, 0].any()
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_cluster_accounts_into_its_own_counters(how):
+    """A deep copy or a pickle copies arrays one by one: the copy's counters must still be views of
+    the stacked array its accounting writes (the what-if widgets deep-copy a cluster)."""
+    import copy
+    import pickle
+
+    rng = random.Random(7)
+    names = list(EXTENDED[:2])
+    cluster = Cluster([_node(rng, f"n{i}", names) for i in range(3)])
+    for i in range(4):
+        cluster.snapshot.add_pod(PodInfo.of(_pod(rng, f"p{i}", names)), f"n{i % 3}")
+    fresh = copy.deepcopy(cluster) if how == "deepcopy" else pickle.loads(pickle.dumps(cluster))
+    snap, old = fresh.snapshot, cluster.snapshot
+    before = [getattr(old, name).copy() for name in Snapshot._VIEWS]
+    book = Book()
+    for name in sorted(snap.index, key=snap.index.get):
+        book.node(fresh.nodes[name])
+        book.pods[name] = list(snap.pods[snap.index[name]])
+    for i in range(4, 12):  # a new resource column on the way: the copy's views are rebuilt again
+        info = PodInfo.of(_pod(rng, f"p{i}", [*names, EXTENDED[2]] if i == 8 else names))
+        node = f"n{i % 3}"
+        snap.add_pod(info, node)
+        book.pods[node].append(info)
+        book.check(snap)
+    assert all((getattr(old, name) == b).all() for name, b in zip(Snapshot._VIEWS, before))
+
+
+def test_one_pod_in_a_snapshot_and_its_copy_whose_columns_parted():
+    """A copy keeps its vectors under a key of its own: after the copy, the two snapshots learn the
+    same extended resources in opposite orders, and one PodInfo is accounted in both."""
+    import copy
+
+    first = Snapshot()
+    first.add_node(Node.model_validate({"metadata": {"name": "n"}, "status": {"allocatable": {"pods": "9"}}}))
+    second = copy.deepcopy(first)
+    first.resource_column("example.com/a")
+    first.resource_column("example.com/b")
+    second.resource_column("example.com/b")
+    second.resource_column("example.com/a")
+    pod = Pod.model_validate({"metadata": {"name": "p", "namespace": "default"},
+                              "spec": {"containers": [{"name": "c", "resources": {"requests": {"example.com/a": "1"}}}]}})
+    info = PodInfo.of(pod)
+    for snap in (first, second):
+        snap.add_pod(info, "n")
+        assert snap.requested[snap.res_index["example.com/a"], 0] == 1
+        assert snap.requested[snap.res_index["example.com/b"], 0] == 0

@@ -465,8 +465,11 @@ class WorkerLostWarning(UserWarning):
 
 
 def _workers(client) -> dict[str, str]:
-    """The scheduler's workers now: address -> name."""
-    return {addr: str(info.get("name", addr)) for addr, info in client.scheduler_info()["workers"].items()}
+    """The scheduler's workers now: address -> name, asked of the scheduler itself (the client's
+    ``scheduler_info()`` returns a copy that its periodic refresh, every 2 s, may just have replaced
+    by one without workers: every worker would seem gone)."""
+    identity = client.sync(client.scheduler.identity, n_workers=-1)
+    return {addr: str(info.get("name", addr)) for addr, info in identity["workers"].items()}
 
 
 def _report_lost(client, known: dict[str, str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 
 import pytest
 
@@ -18,6 +19,7 @@ distributed = pytest.importorskip("distributed")
 #: below, so the class belongs to no importable module and must travel by value
 PLUGIN_SOURCE = '''
 import os
+import warnings
 import numpy as np
 from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin
 
@@ -141,3 +143,24 @@ def test_a_corrupt_part_is_named_and_run_again(tmp_path):
             again = sweep(**args, client=client)
     assert again.attrs["computed"] == [first["run_id"].iloc[1]]
     assert again["pending_p90"].tolist() == first["pending_p90"].tolist()
+
+
+def test_no_worker_seems_lost_while_the_client_refreshes_its_view():
+    """The client refreshes its cached view of the scheduler every 2 s, without workers; a lost
+    worker is looked for in the scheduler's own list, so no refresh makes every worker seem gone
+    (CI once saw both workers of notebook 18 "died or left" mid-sweep, none had)."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    from kschedlab.research.sweep import _report_lost
+
+    with dask.config.set({"distributed.client.scheduler-info-interval": "1ms"}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0",
+                         silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        known: dict[str, str] = {}
+        _report_lost(client, known)
+        assert len(known) == 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", WorkerLostWarning)
+            for _ in range(300):
+                _report_lost(client, known)

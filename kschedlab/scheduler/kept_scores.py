@@ -175,14 +175,10 @@ class NodeFitVerdicts(FollowedRows):
     def verdicts(self, rows: np.ndarray) -> Verdicts:
         """The plugin's verdicts on ``rows`` (reasons in the order of the checks failed)."""
         sig, code = self._read(rows)
-        failed = sig != 0
-        if not failed.any():
+        if not sig.any():
             return Verdicts.passing(len(rows))
-        present = np.flatnonzero(np.bincount(sig[failed]))
-        lookup = np.zeros(int(present[-1]) + 1, np.int32)
-        lookup[present] = np.arange(len(present), dtype=np.int32)
-        reasons = [self._reason(s) for s in present.tolist()]
-        return Verdicts(code, np.where(failed, lookup[sig], -1).astype(np.int32), reasons)
+        lookup, present = _reason_lookup(sig)
+        return Verdicts(code, lookup.take(sig), [self._reason(s) for s in present.tolist()])
 
     def failures(self, rows: np.ndarray, plugin: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
         """The Filter outcome's columns over ``rows`` when the plugin, at index ``plugin`` of the
@@ -202,10 +198,7 @@ class NodeFitVerdicts(FollowedRows):
         ([4, -1, 4], [3, 0, 3], [0, -1, 0], [('Insufficient cpu',)])
         """
         sig, code = self._read(rows)
-        counts = np.bincount(sig)
-        present = np.flatnonzero(counts[1:]) + 1
-        lookup = np.full(len(counts), -1, np.int32)  # signature -> its reason's position (0: none)
-        lookup[present] = np.arange(len(present), dtype=np.int32)
+        lookup, present = _reason_lookup(sig)
         failing = (sig != 0).view(np.int8)
         fail_plugin = failing * np.int16(plugin + 1) - np.int16(1)
         return fail_plugin, code, lookup.take(sig), [self._reason(s) for s in present.tolist()]
@@ -270,20 +263,43 @@ def fit_signatures(snap, checked: tuple[tuple[str, int], ...], rows: np.ndarray)
     fails (a bit per check, "Too many pods" first) and the code, as :class:`NodeFitVerdicts` keeps them."""
     from kschedlab.api.resources import PODS
 
-    sig = (snap.pod_count.take(rows) + 1 > snap.allocatable[snap.res_index[PODS]].take(rows)).astype(np.int64)
+    index, free = snap.res_index, snap.free  # (allocatable less requested; in the pods row, less the pods)
+    sig = (free[index[PODS]].take(rows) < 1).astype(np.int64)
     hopeless = np.zeros(len(rows), bool)
     for bit, (name, want) in enumerate(checked, 1):
-        col = snap.res_index.get(name)
+        col = index.get(name)
         if col is None:  # no node has or uses this resource
-            alloc = free = np.zeros(len(rows), np.int64)
+            alloc = np.zeros(len(rows), np.int64)
+            lacking = want > alloc
         else:
             alloc = snap.allocatable[col].take(rows)
-            free = alloc - snap.requested[col].take(rows)
-        lacking = want > free
+            lacking = want > free[col].take(rows)
         sig |= np.left_shift(lacking, bit, dtype=np.int64)
         hopeless |= lacking & (want > alloc)
-    code = np.where(sig != 0, np.where(hopeless, Code.UnschedulableAndUnresolvable, Code.Unschedulable), 0)
-    return sig, code.astype(np.int8)
+    # a hopeless row fails a check too: Unschedulable where a check fails, one more where hopeless
+    code = (sig != 0).view(np.int8) * _UNSCHEDULABLE + hopeless.view(np.int8) * _UNRESOLVABLE_MORE
+    return sig, code
+
+
+#: the Filter codes as int8 steps: Unschedulable, and what UnschedulableAndUnresolvable adds to it
+_UNSCHEDULABLE = np.int8(Code.Unschedulable)
+_UNRESOLVABLE_MORE = np.int8(Code.UnschedulableAndUnresolvable - Code.Unschedulable)
+
+
+def _reason_lookup(sig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The failing signatures present in ``sig`` (nonzero, smallest first) and a lookup from a
+    signature to its position among them (-1 for 0, a node that fits); signatures absent from
+    ``sig`` are never looked up.
+
+    >>> lookup, present = _reason_lookup(np.array([0, 6, 2, 6]))
+    >>> present.tolist(), lookup.take(np.array([0, 6, 2, 6])).tolist()
+    ([2, 6], [-1, 1, 0, 1])
+    """
+    seen = np.zeros(int(sig.max()) + 1 if len(sig) else 1, bool)
+    seen[sig] = True
+    seen[0] = False
+    # the count of present signatures up to each one, less one: its position (0 gets -1)
+    return seen.cumsum(dtype=np.int32) - np.int32(1), np.flatnonzero(seen)
 
 
 class ScoreTotals:

@@ -65,7 +65,7 @@ def test_signatures_and_reason_columns_equal_the_check_node_by_node(seed):
     made = 0
     seen_codes: set[int] = set()
     pods_full = 0
-    for step in range(60):
+    for _read in range(60):
         for _ in range(rng.randrange(1, 6)):  # a few changes between two reads
             action = rng.random()
             if action < 0.6 or not placed:

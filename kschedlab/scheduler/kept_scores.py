@@ -287,9 +287,9 @@ _UNRESOLVABLE_MORE = np.int8(Code.UnschedulableAndUnresolvable - Code.Unschedula
 
 
 def _reason_lookup(sig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The failing signatures present in ``sig`` (nonzero, smallest first) and a lookup from a
-    signature to its position among them (-1 for 0, a node that fits); signatures absent from
-    ``sig`` are never looked up.
+    """A lookup from a signature to its position among the failing signatures present in ``sig``
+    (-1 for 0, a node that fits; signatures absent from ``sig`` are never looked up), and those
+    signatures (nonzero, smallest first).
 
     >>> lookup, present = _reason_lookup(np.array([0, 6, 2, 6]))
     >>> present.tolist(), lookup.take(np.array([0, 6, 2, 6])).tolist()

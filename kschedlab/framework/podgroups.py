@@ -93,12 +93,8 @@ def _live_members(cluster, namespace: str | None, name: str | None) -> list[tupl
     """(key, pod) of each member of group ``namespace/name`` that has not terminated, in
     cluster order (the cluster indexes members by their pod key)."""
     pods = cluster.pods
-    out = []
-    for key in cluster.group_pods.get((namespace or "", name), ()):
-        pod = pods[key]
-        if pod.status is None or pod.status.phase not in TERMINAL_PHASES:
-            out.append((key, pod))
-    return out
+    return [(key, pod) for key in cluster.group_pods.get((namespace or "", name), ())
+            if (status := (pod := pods[key]).status) is None or status.phase not in TERMINAL_PHASES]
 
 
 def members(cluster, namespace: str | None, name: str | None) -> list:
@@ -131,16 +127,17 @@ class PodGroupState:
 
 def pod_group_state(cluster, namespace: str | None, name: str | None) -> PodGroupState:
     """The member pods of group ``namespace/name`` split by state (see the module docstring)."""
-    st = PodGroupState()
     rows = cluster.snapshot.pod_row
-    for key, pod in _live_members(cluster, namespace, name):
-        st.all.append(key)
+    live = _live_members(cluster, namespace, name)
+    st = PodGroupState([key for key, _ in live])
+    unscheduled, assumed, assigned = st.unscheduled, st.assumed, st.assigned
+    for key, pod in live:
         if pod.spec.node_name:
-            st.assigned.append(key)
+            assigned.append(key)
         elif key in rows:
-            st.assumed.append(key)
+            assumed.append(key)
         else:
-            st.unscheduled.append(key)
+            unscheduled.append(key)
     return st
 
 

@@ -409,12 +409,15 @@ class SchedulingLoop:
         self.wait_started.pop(key, None)
         self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
 
-    def _count(self, key: str) -> None:
-        self.attempts[key] = self.attempts.get(key, 0) + 1
-        self.total_attempts += 1
-        self.tracker.evaluated(key)
-        for callback in self.on_attempt:
-            callback(key)
+    def _count(self, keys) -> None:
+        """An attempt for each pod of ``keys`` (a collection: one pod, or a PodGroup cycle's)."""
+        attempts, evaluated, callbacks = self.attempts, self.tracker.evaluated, self.on_attempt
+        self.total_attempts += len(keys)
+        for key in keys:
+            attempts[key] = attempts.get(key, 0) + 1
+            evaluated(key)
+            for callback in callbacks:
+                callback(key)
 
     def _wait(self, key: str, qpi) -> None:
         """In flight until the Permit wait ends."""
@@ -431,7 +434,7 @@ class SchedulingLoop:
             self._attempt_group(qpi, group)
             return
         self._preemptor = key
-        self._count(key)
+        self._count((key,))
         result = self.scheduler.schedule_one(key)
         self._preemptor = None
         if result.node is not None:
@@ -449,8 +452,7 @@ class SchedulingLoop:
         along; a scheduled group's left-out pods go straight back to activeQ, every pod of a
         failed group goes back remembering what rejected any of them."""
         info, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
-        for key in popped:
-            self._count(key)
+        self._count(popped)
         self._preemptor = group
         out = self.scheduler.schedule_pod_group(info)
         self._preemptor = None

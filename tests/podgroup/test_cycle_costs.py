@@ -13,7 +13,9 @@ steps (``tests/podgroup/test_cycle_bookkeeping.py``'s ``run``), every PodGroup c
 pod results collected besides what that run observes (results, conditions, queue, attempts, last
 failures); and CompositePodGroups of racked PodGroups under TopologyAwareWorkloadScheduling, with
 members already bound, so a group is evaluated in several placements with a scheduled count above
-zero."""
+zero. Two steps are also checked alone, where the drivers do not reach every case: PlacementFeasible
+(the framework sets the plugin's name again) and the loop's result hook (no gang member waits at
+Permit in a PodGroup cycle)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import pytest
 
 from kschedlab.api.core import Pod
 from kschedlab.api.loader import load_objects
+from kschedlab.api.podgroup import CompositePodGroup, PodGroup
 from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.framework import podgroups as pgstate
@@ -33,6 +36,7 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.podgroup import cycle
 from kschedlab.scheduler.podgroup.algorithm import PodGroupAlgorithm
 from kschedlab.scheduler.podgroup.cycle import _reject
+from kschedlab.scheduler.result import GATED_MESSAGE, ScheduleResult
 from kschedlab.scheduler.scheduling_loop import SchedulingLoop, rejecting_plugins
 from kschedlab.scheduler_perf.gang import TAS_GATES
 from tests.podgroup import test_cycle_bookkeeping as bookkeeping
@@ -298,3 +302,49 @@ def test_composite_cycles_answer_as_plain(seed, monkeypatch):
     feasible = [s for c in new for s in c[4] if s["step"] == "feasible" and s["depth"] >= 1]
     assert any(s["scheduled"] > 0 for s in feasible), "no group started with scheduled members"
     assert sum(1 for c in new for s in c[4] if s["step"] == "placement") > len(new), "one placement a cycle"
+
+
+# -- the steps alone ----------------------------------------------------------------------------------
+def test_gang_placement_feasible_answers_as_plain():
+    """Every (minCount, scheduled, remaining) of a gang, a basic PodGroup and a CompositePodGroup:
+    the same status (code, reasons, plugin) as the plain form."""
+    gang = PodGroup.model_validate({"metadata": {"name": "g", "namespace": "ns"},
+                                    "spec": {"schedulingPolicy": {"gang": {"minCount": 3}}}})
+    basic = PodGroup.model_validate({"metadata": {"name": "b", "namespace": "ns"},
+                                     "spec": {"schedulingPolicy": {"basic": {}}}})
+    composite = CompositePodGroup.model_validate({"metadata": {"name": "c", "namespace": "ns"},
+                                                  "spec": {"schedulingPolicy": {"gang": {"minGroupCount": 2}}}})
+    plugin = gang_scheduling.GangScheduling()
+    for group in (gang, basic, composite):
+        for scheduled in range(5):
+            for remaining in range(5):
+                got = plugin.placement_feasible(None, group, scheduled, remaining)
+                want = plain_gang_feasible(plugin, None, group, scheduled, remaining)
+                assert (got.code, got.reasons, got.plugin) == (want.code, want.reasons, want.plugin)
+
+
+def test_loop_result_hook_answers_as_plain():
+    """The loop's hook for every recorded result (a Wait, an Error twice, a rejection, a gated pod,
+    a placement, in random orders): the same last results, last failures and settled pods."""
+    cluster, _ = bookkeeping._cluster(0)
+    keys = sorted(cluster.pods)[:6]
+    kinds = [Status(Code.Wait, ("waiting",), GANG), Status.error("boom"), Status.unschedulable("no room"),
+             Status(Code.UnschedulableAndUnresolvable, ("gated",), GANG), Status()]
+    for seed in range(20):
+        rng = random.Random(seed)
+        results = []
+        for _ in range(30):
+            status = rng.choice(kinds)
+            node = "node-00" if status.is_success() else None
+            message = GATED_MESSAGE if node is None and rng.random() < 0.2 else status.message()
+            results.append(ScheduleResult(rng.choice(keys), node, status, message))
+        seen = []
+        for hook in (SchedulingLoop.result, plain_result):
+            loop = SchedulingLoop(Scheduler(cluster, seed=0, gates=bookkeeping.GATES))
+            for i, result in enumerate(results):
+                hook(loop, result)
+                if i % 7 == 0:
+                    loop.tracker.changed()
+            seen.append((dict(loop.last), dict(loop.last_failure), list(loop._seen),
+                         {k: loop.tracker.is_settled(k) for k in keys}))
+        assert seen[0] == seen[1]

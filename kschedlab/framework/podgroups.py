@@ -93,8 +93,12 @@ def _live_members(cluster, namespace: str | None, name: str | None) -> list[tupl
     """(key, pod) of each member of group ``namespace/name`` that has not terminated, in
     cluster order (the cluster indexes members by their pod key)."""
     pods = cluster.pods
-    return [(key, pod) for key in cluster.group_pods.get((namespace or "", name), ())
-            if (status := (pod := pods[key]).status) is None or status.phase not in TERMINAL_PHASES]
+    out = []
+    for key in cluster.group_pods.get((namespace or "", name), ()):
+        pod = pods[key]
+        if pod.status is None or pod.status.phase not in TERMINAL_PHASES:
+            out.append((key, pod))
+    return out
 
 
 def members(cluster, namespace: str | None, name: str | None) -> list:
@@ -127,17 +131,16 @@ class PodGroupState:
 
 def pod_group_state(cluster, namespace: str | None, name: str | None) -> PodGroupState:
     """The member pods of group ``namespace/name`` split by state (see the module docstring)."""
+    st = PodGroupState()
     rows = cluster.snapshot.pod_row
-    live = _live_members(cluster, namespace, name)
-    st = PodGroupState([key for key, _ in live])
-    unscheduled, assumed, assigned = st.unscheduled, st.assumed, st.assigned
-    for key, pod in live:
+    for key, pod in _live_members(cluster, namespace, name):
+        st.all.append(key)
         if pod.spec.node_name:
-            assigned.append(key)
+            st.assigned.append(key)
         elif key in rows:
-            assumed.append(key)
+            st.assumed.append(key)
         else:
-            unscheduled.append(key)
+            st.unscheduled.append(key)
     return st
 
 

@@ -120,19 +120,20 @@ def scheduling_group_key(pod) -> tuple[str, str] | None:
     return None if group is None else (pod.metadata.namespace or "", group.pod_group_name)
 
 
-def placement_feasible(min_count: int, scheduled: int, remaining: int) -> Status:
+def placement_feasible(min_count: int, scheduled: int, remaining: int, plugin: str | None = None) -> Status:
     """``PlacementFeasible``: Unschedulable when ``minCount`` can no longer be met, Wait while it
-    may still be, Success once met.
+    may still be, Success once met (each status of ``plugin``).
 
     >>> [placement_feasible(2, s, r).code.name for s, r in ((1, 1), (2, 0), (0, 1))]
     ['Wait', 'Success', 'Unschedulable']
     """
-    args = {"min": min_count, "scheduled": scheduled, "remaining": remaining}
     if remaining + scheduled < min_count:
-        return Status(Code.Unschedulable, (MSG_CANNOT_BE_SATISFIED.format(**args),))
+        message = MSG_CANNOT_BE_SATISFIED.format(min=min_count, scheduled=scheduled, remaining=remaining)
+        return Status(Code.Unschedulable, (message,), plugin)
     if scheduled < min_count:
-        return Status(Code.Wait, (MSG_NOT_YET_SATISFIED.format(**args),))
-    return Status()
+        message = MSG_NOT_YET_SATISFIED.format(min=min_count, scheduled=scheduled, remaining=remaining)
+        return Status(Code.Wait, (message,), plugin)
+    return SUCCESS if plugin is None else SUCCESS.with_plugin(plugin)
 
 
 @register
@@ -365,5 +366,7 @@ class GangScheduling(Plugin):
         if type(obj).__name__ == "CompositePodGroup":
             min_count = obj.min_group_count
         else:
-            min_count = 1 if obj.min_count is None else obj.min_count
-        return placement_feasible(min_count, scheduled, remaining).with_plugin(NAME)
+            min_count = obj.min_count
+            if min_count is None:
+                min_count = 1
+        return placement_feasible(min_count, scheduled, remaining, NAME)

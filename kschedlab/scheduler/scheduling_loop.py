@@ -71,6 +71,9 @@ from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.queue import SchedulingQueue, framework_hints
 from kschedlab.scheduler.result import PodReport, RunResult, ScheduleResult, Victim
 
+# codes compared as plain ints: reading an enum member off its class costs more
+_WAIT, _ERROR = int(Code.Wait), int(Code.Error)
+
 #: the most scheduling attempts one pod gets in a run of the loop (``--max-attempts``)
 DEFAULT_MAX_ATTEMPTS = 20
 
@@ -283,11 +286,13 @@ class SchedulingLoop:
         if key not in self.last:
             self._seen.append(key)
         self.last[key] = result
-        if result.node is None and result.status.code != Code.Wait and not result.gated:
+        code = result.status.code
+        failed = result.node is None and code != _WAIT
+        if failed and not result.gated:
             self.last_failure[key] = result.message
-        if result.status.code == Code.Error:  # an error, unlike a rejection, may not happen again
+        if code == _ERROR:  # an error, unlike a rejection, may not happen again
             self.tracker.errored(key, result.message)
-        if result.node is None and result.status.code != Code.Wait and key in self.waiting:
+        if failed and key in self.waiting:
             self.wait_started.pop(key, None)
             self.failed(self.waiting.pop(key), result)  # rejected while waiting at Permit
             self._move_forgotten()
@@ -409,12 +414,15 @@ class SchedulingLoop:
         self.wait_started.pop(key, None)
         self.scheduler.reject(key, plugin, permit_timeout_message(waits[plugin], plugin))
 
-    def _count(self, key: str) -> None:
-        self.attempts[key] = self.attempts.get(key, 0) + 1
-        self.total_attempts += 1
-        self.tracker.evaluated(key)
-        for callback in self.on_attempt:
-            callback(key)
+    def _count(self, keys) -> None:
+        """An attempt for each pod of ``keys`` (a collection: one pod, or a PodGroup cycle's)."""
+        attempts, evaluated, callbacks = self.attempts, self.tracker.evaluated, self.on_attempt
+        self.total_attempts += len(keys)
+        for key in keys:
+            attempts[key] = attempts.get(key, 0) + 1
+            evaluated(key)
+            for callback in callbacks:
+                callback(key)
 
     def _wait(self, key: str, qpi) -> None:
         """In flight until the Permit wait ends."""
@@ -431,7 +439,7 @@ class SchedulingLoop:
             self._attempt_group(qpi, group)
             return
         self._preemptor = key
-        self._count(key)
+        self._count((key,))
         result = self.scheduler.schedule_one(key)
         self._preemptor = None
         if result.node is not None:
@@ -449,19 +457,19 @@ class SchedulingLoop:
         along; a scheduled group's left-out pods go straight back to activeQ, every pod of a
         failed group goes back remembering what rejected any of them."""
         info, popped = pop_group_members(self.scheduler, self.queue, qpi, group)
-        for key in popped:
-            self._count(key)
+        self._count(popped)
         self._preemptor = group
         out = self.scheduler.schedule_pod_group(info)
         self._preemptor = None
         plugins = rejecting_plugins(out.pod_results)
+        back_to_active = out.status.is_success() and not self.once
         for result in out.pod_results:
             q = popped.pop(result.pod)
             if result.node is not None:
                 self.queue.done(result.pod)
-            elif result.status.code == Code.Wait:
+            elif result.status.code == _WAIT:
                 self._wait(result.pod, q)
-            elif out.status.is_success() and not self.once:
+            elif back_to_active:
                 self.queue.return_to_active(q)
             else:
                 self.failed(q, result, plugins)

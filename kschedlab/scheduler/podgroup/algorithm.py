@@ -56,6 +56,11 @@ MSG_NOMINATED_NOTHING = "nominated placement is feasible but no pending pod was 
 MIN_FEASIBLE_PLACEMENTS_TO_FIND = 1
 #: the adaptive percentage's floor (a configured percentage may be lower)
 MIN_FEASIBLE_PLACEMENTS_PERCENTAGE_TO_FIND = 5
+# a PlacementFeasible verdict's code compared as a plain int and named from a dict (reading an
+# enum member or its name goes through the enum's descriptors)
+_CODE_NAMES = {code: code.name for code in Code}
+_ERROR, _UNSCHEDULABLE, _UNRESOLVABLE, _WAIT = (int(c) for c in (Code.Error, Code.Unschedulable,
+                                                                 Code.UnschedulableAndUnresolvable, Code.Wait))
 
 
 def num_feasible_placements_to_find(percentage: int, num_placements: int, num_nodes: int) -> int:
@@ -130,9 +135,13 @@ class PodGroupAlgorithm:
     ``score`` and ``commit``; each has the group ``key`` and ``depth``.
     """
 
-    def __init__(self, scheduler, fw):
+    def __init__(self, scheduler, fw, scheduled: dict[str, int] | None = None):
         self.scheduler = scheduler
         self.fw = fw
+        #: PodGroup key -> its scheduled (assumed or assigned) members when the run starts, where
+        #: the caller counted them already; a group's own count does not move during the run (its
+        #: pods are reverted before it is evaluated again, other groups' pods are not its members)
+        self._scheduled = scheduled or {}
         self.snapshot = scheduler.cluster.snapshot
         self.gates = scheduler.gates
         self.log: list[dict] = []
@@ -171,7 +180,7 @@ class PodGroupAlgorithm:
     # -- default algorithm ---------------------------------------------------------------------------
     def _default(self, info: PodGroupInfo, pstate: CycleState) -> tuple[GroupResult, _Reverts]:
         """``podGroupSchedulingDefaultAlgorithm``: the queued pods in order."""
-        scheduled = pgstate.pod_group_state(self.scheduler.cluster, info.namespace, info.name).scheduled_pods_count
+        scheduled = self._scheduled_count(info)
 
         def run(pod_info, result):
             pod_result, revert = self._schedule_member(info, pod_info)
@@ -180,6 +189,13 @@ class PodGroupAlgorithm:
 
         return self._members_loop(info, pstate, info.pods, run, scheduled,
                                   "failed to schedule other pod from a pod group")
+
+    def _scheduled_count(self, info: PodGroupInfo) -> int:
+        """The group's assumed and assigned members (as the caller counted them, else now)."""
+        count = self._scheduled.get(info.key)
+        if count is None:
+            count = pgstate.pod_group_state(self.scheduler.cluster, info.namespace, info.name).scheduled_pods_count
+        return count
 
     def _members_loop(self, info: PodGroupInfo, pstate, members: list, run, scheduled: int,
                       error_prefix: str) -> tuple[GroupResult, _Reverts]:
@@ -211,14 +227,17 @@ class PodGroupAlgorithm:
     def _feasible(self, pstate, info: PodGroupInfo, scheduled: int, remaining: int) -> tuple[bool, Status]:
         """``podGroupPotentiallyFeasible``: (go on?, the group's status so far)."""
         status = self.fw.run_placement_feasible(pstate, info, scheduled, remaining)
-        self.log.append({"step": "feasible", "key": info.key, "depth": self._depth, "code": status.code.name,
+        code = status.code
+        self.log.append({"step": "feasible", "key": info.key, "depth": self._depth, "code": _CODE_NAMES[code],
                          "message": status.message(), "scheduled": scheduled, "remaining": remaining,
                          "placement": self._placement.name})
-        if status.code == Code.Error:
+        if code == _ERROR:
             return False, Status.error(f"failed to evaluate placement feasibility: {status.message()}")
-        if status.code == Code.Unschedulable or status.code == Code.UnschedulableAndUnresolvable:
+        if code == _UNSCHEDULABLE:
+            return False, status
+        if code == _UNRESOLVABLE:
             return False, Status(Code.Unschedulable, status.reasons, status.plugin)
-        if status.code == Code.Wait:
+        if code == _WAIT:
             return True, Status(Code.Unschedulable, status.reasons, status.plugin)
         return True, status
 

@@ -145,10 +145,11 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
     info = root if isinstance(root, PodGroupInfo) else PodGroupInfo.build(cluster, root, pod_keys, composite)
     scheduler.scheduling_cycle += 1
     error = reconcile(cluster, info, composite)
+    states: dict[str, pgstate.PodGroupState] = {}
     if error is None:
+        states = {leaf.key: pgstate.pod_group_state(cluster, leaf.namespace, leaf.name) for leaf in info.leaves()}
         error = validate_hierarchy(
-            info, lambda leaf: [cluster.pods[k] for k in
-                                pgstate.pod_group_state(cluster, leaf.namespace, leaf.name).scheduled],
+            info, lambda leaf: [cluster.pods[k] for k in states[leaf.key].scheduled],
             scheduler.profiles, pod_group_preemption_policy=gates.enabled(GATE_PREEMPTION_POLICY))
     if error is not None:
         status = Status.error(error)
@@ -165,7 +166,7 @@ def schedule_pod_group(scheduler, root: PodGroupInfo | str, pod_keys=None) -> Po
     if not info.queued_pods():
         return PodGroupCycleResult(info, Status())
     fw = scheduler.framework_for(info.queued_pods()[0].pod)
-    algorithm = PodGroupAlgorithm(scheduler, fw)
+    algorithm = PodGroupAlgorithm(scheduler, fw, {key: st.scheduled_pods_count for key, st in states.items()})
     results = algorithm.run_root(info)
     evaluated = sum(len(r.pods) for r in results.values())
     _complete(info, results, GroupResult(info, results[info.key].status))
@@ -246,22 +247,24 @@ def submit_pod_group_result(scheduler, fw, leaf: PodGroupInfo, result: GroupResu
     """``submitPodGroupAlgorithmResult`` for one PodGroup: bind or reject each pod (a rejected
     pod with a nomination keeps it), then the group's condition."""
     group_status = result.status
+    group_error, group_placed = group_status.code == Code.Error, group_status.is_success()
+    nominations, pod_results = result.nominations, out.pod_results
     said: dict[int, tuple[str, str]] = {}
     for pr in result.pods:
         pod_info = pr.pod_info
-        if group_status.code == Code.Error:
+        if group_error:
             status = pr.status if pr.status.code == Code.Error else group_status
-            out.pod_results.append(_reject(scheduler, pod_info, status, pr, said))
+            pod_results.append(_reject(scheduler, pod_info, status, pr, said))
             continue
         if pr.status.is_success() and pr.node:
-            if group_status.is_success():
-                out.pod_results.append(scheduler.record(
+            if group_placed:
+                pod_results.append(scheduler.record(
                     scheduler.assume_and_bind(fw, pr.state or CycleState(), pod_info, pr.node, pr.trace)))
                 continue
-            out.pod_results.append(_reject(scheduler, pod_info, group_status, pr, said))
+            pod_results.append(_reject(scheduler, pod_info, group_status, pr, said))
         else:
-            out.pod_results.append(_reject(scheduler, pod_info, pr.status, pr, said))
-        node = result.nominations.get(pod_info.key)
+            pod_results.append(_reject(scheduler, pod_info, pr.status, pr, said))
+        node = nominations.get(pod_info.key) if nominations else None
         if node:
             scheduler.cluster.nominate(pod_info.key, node)
     if leaf.obj is None:

@@ -161,14 +161,18 @@ class UnschedulablePool(dict):
         """The pods filed under any of ``plugins`` or under none, in the pool's order;
         ``narrowed`` (plugin -> key): from such a plugin only the pods whose ``keys`` value is
         that key (none for a None key)."""
-        keys = set(self._always)
+        found = [self._always] if self._always else []
         for plugin in plugins:
             if narrowed is not None and plugin in narrowed:
-                keys |= self._by_plugin_key.get((plugin, narrowed[plugin]), set())
+                keys = self._by_plugin_key.get((plugin, narrowed[plugin]))
             else:
-                keys |= self._by_plugin.get(plugin, set())
-        order = self._order
-        return [self[k] for k in sorted(keys, key=order.__getitem__)]
+                keys = self._by_plugin.get(plugin)
+            if keys:
+                found.append(keys)
+        if not found:
+            return []
+        keys = found[0] if len(found) == 1 else set().union(*found)
+        return [self[k] for k in sorted(keys, key=self._order.__getitem__)]
 
     def clear(self) -> None:
         """Empty the pool (and its index)."""

@@ -807,6 +807,15 @@ class SchedulingQueue:
         PreEnqueue plugins get one ``memo`` for the move (with ``pre_enqueue_memo``)."""
         if not self._is_event_of_interest(event):
             return
+        if candidates:
+            self._move_candidates(candidates, event, old_obj, new_obj)
+        if self._in_flight:
+            self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
+            self._recorded += 1
+
+    def _move_candidates(self, candidates: list[QueuedPodInfo], event: ClusterEvent, old_obj, new_obj) -> None:
+        # the pods of a move, each asked and requeued in turn (the move's answers and memo made
+        # only for a move that has pods to ask)
         wildcard = ev.cluster_event_is_wildcard(event)
         answers: dict = {}
         memo: dict | None = {} if self._pre_enqueue_memo else None
@@ -821,9 +830,6 @@ class SchedulingQueue:
                 continue
             self._unschedulable.move_to_end(qpi.key)  # out of the pool, or stored again last
             self._requeue(qpi, strategy, why, memo)
-        if self._in_flight:
-            self._in_flight_log.append(RecordedEvent(event, old_obj, new_obj))
-            self._recorded += 1
 
     def _cross_topology_candidates(self, pod) -> list[QueuedPodInfo]:
         """``getUnschedulablePodsWithCrossTopologyTerm``: pods rejected by PodTopologySpread in the

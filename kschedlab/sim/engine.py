@@ -381,7 +381,8 @@ class Simulation:
             self._fire_taint_evictions()
             if self._generation() != generation:
                 self.changes.changed()
-            self._sample()
+            if not self._sampled_by_due_events():
+                self._sample()
         if bar is not None:
             bar.close()
         self._stop = (reason, None if until is not None else limit, quiescent_at)
@@ -391,6 +392,12 @@ class Simulation:
     def _generation(self) -> tuple[int, int, int]:
         """What timers may change behind the engine's back (drain evictions, ended grace periods)."""
         return self.cluster.snapshot.generation, len(self.cluster.pods), len(self.cluster.nodes)
+
+    def _sampled_by_due_events(self) -> bool:
+        """Events are due now and the recorder keeps only an instant's last sample
+        (``last_of_instant``): the sample :meth:`_process_due_events` takes after them is the one
+        kept, so one taken before them would be replaced unread."""
+        return bool(self._events and self._events[0].time <= self.now and getattr(self._util, "last_of_instant", False))
 
     def _process_due_events(self) -> None:
         """Handle the events due now, sampling after each (once after the last when the

@@ -73,9 +73,8 @@ class Snapshot:
         self._cap = capacity
         r = len(self.resources)
         self.allocatable = np.zeros((r, capacity), np.int64)
+        self._owner = cache_owner()  # (names this snapshot's entries in a PodInfo's cache)
         self._restack(np.zeros((2 * r + 3, capacity), np.int64))
-        #: a pod's accounting vector (see :meth:`_account_vector`) is kept in its cache under this key
-        self._vector_key = ("account", cache_owner())
         #: per row, a counter bumped whenever the node or its pods change (for caches of per-node values)
         self.row_version = np.zeros(capacity, np.int64)
         #: the rows changed, in order, from position ``_change_base`` on (see :meth:`changes_since`)
@@ -155,8 +154,8 @@ class Snapshot:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._owner = cache_owner()  # (the copy's resource columns may part from ours)
         self._restack(self._stacked)
-        self._vector_key = ("account", cache_owner())  # (the copy's resource columns may part from ours)
 
     def _restack(self, stacked: np.ndarray) -> None:
         """Take ``stacked`` as the counters a pod's accounting moves, one array whose row blocks
@@ -170,6 +169,9 @@ class Snapshot:
         self.free = stacked[r:2 * r]
         self.non_zero = stacked[2 * r:2 * r + 2]  # cpu, memory with the scoring defaults
         self.pod_count = stacked[2 * r + 2]
+        #: a pod's accounting vector (:meth:`_account_vector`) is kept in its cache under this key,
+        #: which names the snapshot and its number of resource columns (columns are only appended)
+        self._vector_key = ("account", self._owner, r)
 
     # -- changes -------------------------------------------------------------
     #: the most changes the log keeps; older ones are dropped half at a time
@@ -543,18 +545,17 @@ class Snapshot:
                     if row < len(domains) and domains[row] >= 0:
                         total[domains[row]] += sign
         for predicate, found in self._pod_lists.values():
-            if predicate(info):
-                if sign > 0:
-                    found[info.key] = (row, info)
-                else:
-                    found.pop(info.key, None)
+            if sign < 0:
+                found.pop(info.key, None)  # (listed when it came, as a group's member is)
+            elif predicate(info):
+                found[info.key] = (row, info)
 
     def _account_vector(self, info: PodInfo) -> np.ndarray:
         """What placing ``info`` adds to a column of the stacked counters (:meth:`_restack`):
         its requests, less free capacity (one pod less in the pods row), its non-zero cpu and
         memory, one pod. Made once per pod and kept in its cache while the resources stay."""
         vec = info.cache.get(self._vector_key)
-        if vec is None or len(vec) != len(self._stacked):
+        if vec is None:
             cols = [(self.resource_column(name), value) for name, value in info.requests.items()]
             r, pods = len(self.resources), self.res_index[PODS]
             values = [0] * (2 * r) + [*info.non_zero, 1]
@@ -566,11 +567,9 @@ class Snapshot:
         return vec
 
     def _account(self, info: PodInfo, row: int, sign: int) -> None:
-        vec = self._account_vector(info)
-        if sign > 0:
-            self._stacked[:, row] += vec
-        else:
-            self._stacked[:, row] -= vec
+        vec = self._account_vector(info)  # (first: it may add a resource column)
+        column = self._stacked[:, row]
+        (np.add if sign > 0 else np.subtract)(column, vec, out=column)
         self._changed(row)
         if info.ports:
             used = self.port_rows.setdefault(row, Counter())

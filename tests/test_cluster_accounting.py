@@ -67,6 +67,14 @@ def _node(rng: random.Random, name: str, names: list[str]) -> Node:
     return Node.model_validate({"metadata": {"name": name}, "status": {"allocatable": alloc}})
 
 
+def _is_c(info: PodInfo) -> bool:
+    return info.labels.get("app") == "c"
+
+
+def _app(info: PodInfo) -> str | None:
+    return info.labels.get("app") if info.labels.get("app") != "b" else None
+
+
 class Book:
     """The plain answer: per node, its pods in order and their requests summed resource by resource."""
 
@@ -97,6 +105,22 @@ class Book:
             assert Counter(dict(snap.port_rows.get(row, {}))) == +ports
         assert snap.pod_row == {p.key: snap.index[n] for n, infos in self.pods.items() for p in infos}
 
+    def check_indexes(self, snap: Snapshot) -> None:
+        """The list and grouped indexes against ones built from the book's pods."""
+        placed = [(snap.index[n], p) for n, infos in self.pods.items() for p in infos]
+        listed = snap.matching_pods("c-pods", None)
+        assert {k: (row, id(p)) for k, (row, p) in listed.items()} == \
+            {p.key: (row, id(p)) for row, p in placed if _is_c(p)}
+        groups = snap.pod_groups("by-app", None)
+        expected: dict[str, Counter] = {}
+        for row, p in placed:
+            if _app(p) is not None:
+                expected.setdefault(_app(p), Counter())[row] += 1
+        assert set(groups) == set(expected)
+        for value, counts in expected.items():
+            assert groups[value].pods == sum(counts.values())
+            assert {r: int(c) for r, c in enumerate(groups[value].counts) if c} == dict(counts)
+
 
 @pytest.mark.parametrize("seed", range(6))
 def test_vector_accounting_matches_the_per_resource_book(seed):
@@ -105,6 +129,8 @@ def test_vector_accounting_matches_the_per_resource_book(seed):
     cluster = Cluster(pod_level_resources=seed % 2 == 0)
     snap, book = cluster.snapshot, Book()
     web = snap.matching_pod_counts("web", lambda p: p.labels.get("app") == "a")
+    snap.matching_pods("c-pods", _is_c)  # a list and a grouped index, kept as pods come, go and change
+    snap.pod_groups("by-app", _app)
     infos: dict[str, PodInfo] = {}
     placed: dict[str, str] = {}
     for step in range(400):
@@ -145,6 +171,7 @@ def test_vector_accounting_matches_the_per_resource_book(seed):
         web = snap.matching_pod_counts("web", None)
         for name, pods in book.pods.items():
             assert web[snap.index[name]] == sum(p.labels.get("app") == "a" for p in pods)
+        book.check_indexes(snap)
     assert len(book.pods) > 16  # the table grew past its first capacity
 
 

@@ -50,6 +50,23 @@ def host_ports(pod) -> list[tuple[str, str, int]]:
     return out
 
 
+def _names_the_defaults(spec) -> bool:
+    """Whether every container of ``spec`` (init containers too) requests cpu and memory itself,
+    so that its requests with the scoring defaults (``DEFAULT_NON_ZERO``) are its plain requests.
+
+    >>> from kschedlab.api.core import PodSpec
+    >>> _names_the_defaults(PodSpec(containers=[{"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]))
+    True
+    >>> _names_the_defaults(PodSpec(containers=[{"name": "a", "resources": {"requests": {"cpu": "1"}}}]))
+    False
+    """
+    for container in (*spec.containers, *spec.init_containers):
+        requests = container.resources.requests if container.resources else None
+        if not requests or any(name not in requests for name in DEFAULT_NON_ZERO):
+            return False
+    return True
+
+
 @dataclass(eq=False)
 class PodInfo:
     """An API pod plus the per-pod values the scheduler derives from it."""
@@ -69,12 +86,16 @@ class PodInfo:
 
     @classmethod
     def of(cls, pod, *, pod_level_resources: bool = True) -> "PodInfo":
-        nz = pod_requests(pod, non_missing=DEFAULT_NON_ZERO, pod_level_resources=pod_level_resources)
+        requests = pod_requests(pod, pod_level_resources=pod_level_resources)
+        if _names_the_defaults(pod.spec):  # (then the scoring defaults fill in nothing)
+            nz = dict(requests)
+        else:
+            nz = pod_requests(pod, non_missing=DEFAULT_NON_ZERO, pod_level_resources=pod_level_resources)
         prio = pod.spec.priority
         return cls(
             pod=pod,
             key=pod_key(pod),
-            requests=pod_requests(pod, pod_level_resources=pod_level_resources),
+            requests=requests,
             non_zero=(nz.get(CPU, 0), nz.get(MEMORY, 0)),
             ports=host_ports(pod),
             priority=DEFAULT_PRIORITY if prio is None else prio,

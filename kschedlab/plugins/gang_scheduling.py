@@ -366,7 +366,5 @@ class GangScheduling(Plugin):
         if type(obj).__name__ == "CompositePodGroup":
             min_count = obj.min_group_count
         else:
-            min_count = obj.min_count
-            if min_count is None:
-                min_count = 1
+            min_count = 1 if obj.min_count is None else obj.min_count
         return placement_feasible(min_count, scheduled, remaining, NAME)

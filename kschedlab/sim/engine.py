@@ -203,6 +203,8 @@ class Simulation:
         self._timeline: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float | None] = {}
         self._util = UtilizationSamples() if utilization is None else utilization
+        #: the recorder keeps only the last sample of an instant (see :meth:`_process_due_events`)
+        self._last_of_instant = bool(getattr(self._util, "last_of_instant", False))
         self._queue_sizes = QueueSizeSamples()
         self._compactor = ResultCompactor(keep_traces)
         #: cluster changes and, per pending pod, the change it was last tried at (quiescence):
@@ -397,12 +399,12 @@ class Simulation:
         """Events are due now and the recorder keeps only an instant's last sample
         (``last_of_instant``): the sample :meth:`_process_due_events` takes after them is the one
         kept, so one taken before them would be replaced unread."""
-        return bool(self._events and self._events[0].time <= self.now and getattr(self._util, "last_of_instant", False))
+        return self._last_of_instant and bool(self._events) and self._events[0].time <= self.now
 
     def _process_due_events(self) -> None:
         """Handle the events due now, sampling after each (once after the last when the
         utilisation recorder keeps only the last sample of an instant, ``last_of_instant``)."""
-        every = not getattr(self._util, "last_of_instant", False)
+        every = not self._last_of_instant
         handled = False
         while self._events and self._events[0].time <= self.now:
             ev = heapq.heappop(self._events)

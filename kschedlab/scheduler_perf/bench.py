@@ -26,7 +26,8 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
     measured pods; gangs: nodes, groups and nodes per rack; DRA: nodes with devices and pods), as
     one row of :func:`bench_table`: ``shape``, ``nodes``, ``pods``, ``scheduled``,
     ``pods_per_second``, ``pods_per_cpu_second``, ``peak_rss_mb``, ``upstream_threshold`` and, for
-    SchedulingBasic and the shapes with a floor, ``reference_ratio`` (:func:`numpy_reference`,
+    SchedulingBasic, the churn workloads and the shapes with a floor, ``reference_ratio``
+    (:func:`numpy_reference`, with the churn steps for the churn workloads,
     :func:`kschedlab.perf_floors.shape_floor`, for the gang shapes
     :func:`kschedlab.perf_floors.gang_floor` or, for the DRA shapes,
     :func:`kschedlab.scheduler_perf.dra.dra_floor`; same run). ``gates`` (FeatureGates
@@ -40,7 +41,8 @@ def run_shape(name: str, scale: float = 1.0, *, keep_traces: int | None = 1000, 
         w = WORKLOADS[name]
         r = run_workload(name, nodes=_scaled(w.nodes, scale), init_pods=_scaled(w.init_pods, scale),
                          measure_pods=_scaled(w.measure_pods, scale), keep_traces=keep_traces, seed=seed,
-                         reference=name == "SchedulingBasic" or name in FLOOR_SHAPES, gates=gates)
+                         reference=name == "SchedulingBasic" or name in FLOOR_SHAPES or w.churn is not None,
+                         gates=gates)
         nodes = r["nodes"]
     elif name in GANG_WORKLOADS:
         g = GANG_WORKLOADS[name]

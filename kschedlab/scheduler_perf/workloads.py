@@ -51,10 +51,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import numpy as np
 
 from kschedlab.api.core import Namespace, Node
+from kschedlab.api.quantity import Quantity
 from kschedlab.apiserver.admission import admit
 from kschedlab.cluster import Cluster
 from kschedlab.framework.status import Code
@@ -150,7 +152,7 @@ WORKLOADS: dict[str, Workload] = {
 
 
 def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int = 10000, *, seed: int = 0,
-                    cpu_milli: int = 100, memory: int = 500 * 2**20) -> dict:
+                    cpu_milli: int = 100, memory: int = 500 * 2**20, churn: Iterable[tuple[int, str]] = ()) -> dict:
     """The minimal numpy loop doing SchedulingBasic's work for every pod: NodeResourcesFit's
     check (cpu, memory, pod count) over the nodes, the first ``numFeasibleNodesToFind`` feasible
     nodes from a rotating start, LeastAllocated + BalancedAllocation scores (cpu and memory,
@@ -158,42 +160,69 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
     draws them), then the pod's requests added to that node. No plugins, no traces, no API
     objects: the yardstick ``kschedlab bench`` compares SchedulingBasic with, in the same run.
 
-    Returns ``pods_per_cpu_second`` over the measured pods and the node of every pod, init pods
+    ``churn`` makes it the floor of the churn workloads (Unschedulable, SchedulingWithMixedChurn):
+    their ``churn`` op's steps, ``(measured pod, step)``, as the measured phase met them
+    (``run_workload``'s ``churn_steps``): ``"pod"``, a pod-high-priority-large-cpu.yaml pod
+    attempted (NodeResourcesFit's check over every node finds none, and no node could hold it
+    even emptied, so PostFilter has no node to try: neither the rotating start nor the random
+    draws move); ``"node"``, the churn node added after the others (room for no pod: one more
+    node the Filter visits and the rotating start counts); ``"drop"``, that node removed. The
+    churn Service changes nothing here (no pod matches its selector).
+
+    Returns ``pods_per_cpu_second`` over the measured pods, the node of every pod, init pods
     first (the same nodes as the scheduler chooses for pod-default.yaml pods on node-default.yaml
-    nodes: the other default plugins give every node the same score there).
+    nodes: the other default plugins give every node the same score there), and ``churn_pending``,
+    the churn pods left pending.
 
     >>> r = numpy_reference(20, 10, 30)
     >>> len(r["placements"]), r["placements"][:3]
     (40, [12, 14, 1])
+    >>> r = numpy_reference(20, 10, 30, churn=[(0, "node"), (0, "pod"), (5, "drop")])
+    >>> r["placements"][10:13], r["churn_pending"]
+    ([18, 4, 3], 1)
     """
     import random
 
     from kschedlab.scheduler import num_feasible_nodes_to_find
 
+    steps = sorted(churn, key=lambda s: s[0])  # stable: a tick's steps keep their order
+    extra = int(any(step == "node" for _, step in steps))  # a column for the churn node, empty
     rng = random.Random(seed)
-    alloc, alloc_f, used, count = default_nodes(nodes)
-    max_pods = np.full(nodes, 110, np.int64)
+    alloc, alloc_f, used, count = default_nodes(nodes + extra)
+    max_pods = np.full(nodes + extra, 110, np.int64)
+    alloc[:, nodes:] = 0
+    max_pods[nodes:] = 0
     want = np.array([cpu_milli, memory], np.int64)
-    to_find = num_feasible_nodes_to_find(0, nodes)
+    requests = POD_HIGH_PRIORITY_LARGE_CPU["spec"]["containers"][0]["resources"]["requests"]
+    large = np.array([[Quantity.parse(requests["cpu"]).milli_value()], [Quantity.parse(requests["memory"]).value()]])
+    live = nodes
+    to_find = num_feasible_nodes_to_find(0, live)
     start = 0
     placements: list[int] = []
-
-    def balance(requested: np.ndarray) -> np.ndarray:
-        frac = np.minimum(requested / alloc_f, 1.0)
-        return np.trunc((1 - np.abs(frac[0] - frac[1]) / 2) * 100.0).astype(np.int64)
-
+    next_step = churn_pending = 0
     cpu_start = 0.0
     for i in range(init_pods + measure_pods):
         if i == init_pods:
             cpu_start = time.process_time()
-        free = alloc - used
-        feasible = np.flatnonzero((free[0] >= want[0]) & (free[1] >= want[1]) & (count + 1 <= max_pods))
-        feasible, processed = feasible_from(feasible, start, to_find, nodes)
+        while next_step < len(steps) and steps[next_step][0] <= i - init_pods:
+            step = steps[next_step][1]
+            next_step += 1
+            if step == "pod":  # pending when it fits no node and no node could hold it emptied
+                free = alloc[:, :live] - used[:, :live]
+                fits = (free >= large).all(axis=0) & (count[:live] < max_pods[:live])
+                never = (large > alloc[:, :live]).any(axis=0) | (max_pods[:live] == 0)
+                churn_pending += not fits.any() and bool(never.all())
+            else:
+                live = nodes + (step == "node")
+                to_find = num_feasible_nodes_to_find(0, live)
+        free = alloc[:, :live] - used[:, :live]
+        feasible = np.flatnonzero((free[0] >= want[0]) & (free[1] >= want[1]) & (count[:live] + 1 <= max_pods[:live]))
+        feasible, processed = feasible_from(feasible, start % live, to_find, live)
         if not len(feasible):
             placements.append(-1)
-            start = start % nodes
+            start = start % live
             continue
-        start = (start + processed) % nodes
+        start = (start % live + processed) % live
         total = resource_totals(alloc, alloc_f, used, want, feasible)
         pick = pick_best(feasible, total, rng)
         used[:, pick] += want
@@ -201,14 +230,14 @@ def numpy_reference(nodes: int = 5000, init_pods: int = 1000, measure_pods: int 
         placements.append(pick)
     cpu = time.process_time() - cpu_start
     return {"pods": measure_pods, "cpu_seconds": round(cpu, 3), "pods_per_cpu_second": per_second(measure_pods, cpu),
-            "placements": placements}
+            "placements": placements, "churn_pending": churn_pending}
 
 
 def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, init_pods: int | None = None,
                  measure_pods: int | None = None, keep_traces: int | None = 1000, seed: int = 0,
                  window: int | None = None, progress: bool = False, gates=None, reference: bool = False,
                  profile=None, churn_interval_ms: int | None = None, config=None, registry: dict | None = None,
-                 fast_path: bool = True) -> dict:
+                 fast_path: bool = True, placements: bool = False) -> dict:
     """Build the workload, schedule the init pods, then time the measured pods.
 
     ``gates`` (FeatureGates or a dict) overrides the v1.37 feature gates.  Opportunistic
@@ -233,7 +262,9 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     collector runs less often (:data:`MEASURED_GC_THRESHOLDS`). A workload
     with a ``churn`` op (Unschedulable, SchedulingWithMixedChurn) runs it on the measured phase's
     wall clock (``churn_interval_ms`` overrides the interval); ``churn_ticks`` and
-    ``churn_pods`` report it.
+    ``churn_pods`` report it, ``churn_steps`` what each tick did and before which measured pod
+    (the steps :func:`numpy_reference` takes as the floor of these workloads). ``placements`` adds
+    the node row of every pod, init pods first (-1: none).
 
     A measured pod whose attempt preempted (its ``status.nominatedNodeName`` is set and its
     victims are gone) is attempted again at once, as the queue would once the victims' deletion
@@ -290,9 +321,9 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
     with MeasuredPhase(profile) as run:
         if churn is not None:
             churn.start(run.start)
-        for q in queue:
+        for index, q in enumerate(queue):
             if churn is not None:
-                churn.run_due(time.perf_counter())
+                churn.run_due(time.perf_counter(), index)
             key = q.pod_info.key
             before = len(cluster.pods)
             result = scheduler.schedule_one(key)
@@ -310,10 +341,14 @@ def run_workload(name: str = "SchedulingBasic", *, nodes: int | None = None, ini
             run.stamp()
     extra: dict = {}
     if churn is not None:
-        extra = {"churn_ticks": churn.ticks, "churn_pods": churn.pods}
+        extra = {"churn_ticks": churn.ticks, "churn_pods": churn.pods, "churn_steps": churn.steps}
+    if placements:
+        index = cluster.snapshot.index
+        extra["placements"] = [-1 if r.node is None else index[r.node] for r in [*init_results, *results]]
     if reference:
         ref = (shape_floor(name, n_nodes, n_init, n_measure, seed=seed) if name in FLOOR_SHAPES
-               else numpy_reference(n_nodes, n_init, n_measure, seed=seed))
+               else numpy_reference(n_nodes, n_init, n_measure, seed=seed,
+                                    churn=churn.steps if churn is not None else ()))
         rate = per_second(len(results), run.cpu)
         extra["reference_pods_per_cpu_second"] = ref["pods_per_cpu_second"]
         extra["reference_ratio"] = (round(ref["pods_per_cpu_second"] / rate, 2)
@@ -345,28 +380,31 @@ class _ChurnRunner:
         self.churn, self.cluster, self.scheduler, self.interval = churn, cluster, scheduler, interval
         self.ticks = self.pods = 0
         self.live: list[tuple[str, str]] = []  # recreate: what the last tick created
+        #: (measured pod, step) for each step that touched the scheduler: "pod", "node", "drop"
+        self.steps: list[tuple[int, str]] = []
         self.next_at = 0.0
         self._pod = None
 
     def start(self, now: float) -> None:
         self.next_at = now + self.interval
 
-    def run_due(self, now: float) -> None:
-        """The tick due by ``now``, if any; like Go's ``time.Ticker``, ticks missed while the
-        scheduler was busy are dropped, not caught up."""
+    def run_due(self, now: float, index: int) -> None:
+        """The tick due by ``now``, if any, before measured pod ``index``; like Go's ``time.Ticker``,
+        ticks missed while the scheduler was busy are dropped, not caught up."""
         if self.interval > 0 and now >= self.next_at:
-            self.tick()
+            self.tick(index)
             self.next_at += self.interval
             if self.next_at <= now:
                 self.next_at = now + self.interval
 
-    def tick(self) -> None:
+    def tick(self, index: int) -> None:
         n = self.ticks
         self.ticks += 1
         if self.churn.mode == "recreate" and self.live:
             for kind, key in self.live:
                 if kind == "node":
                     self.cluster.remove_node(key)
+                    self.steps.append((index, "drop"))
                 elif kind == "pod":
                     self.cluster.remove_pod(key)
                 else:
@@ -378,6 +416,7 @@ class _ChurnRunner:
                 (node,) = admit([Node.model_validate({**NODE_CHURN, "metadata": {"name": f"node-churn-{n:05d}"}})])
                 self.cluster.add(node)
                 self.live.append(("node", node.metadata.name))
+                self.steps.append((index, "node"))
             elif template == "service":
                 from kschedlab.api.core import Service
 
@@ -394,4 +433,5 @@ class _ChurnRunner:
                 key = pod_key(pod)
                 self.scheduler.schedule_one(key)  # fits nowhere; nothing in this workload requeues it
                 self.pods += 1
+                self.steps.append((index, "pod"))
                 self.live.append(("pod", key))

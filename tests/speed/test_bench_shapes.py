@@ -14,6 +14,7 @@ from kschedlab.scheduler_perf import (
     make_pods,
     numpy_reference,
     run_bench,
+    run_shape,
     run_workload,
     scaling_runs,
 )
@@ -77,12 +78,39 @@ def test_unschedulable_churn_creates_one_high_priority_pod_per_tick():
     assert WORKLOADS["Unschedulable"].churn.interval_ms == 200
     r = run_workload("Unschedulable", nodes=10, init_pods=2, measure_pods=40, churn_interval_ms=1)
     assert r["scheduled"] == 40 and r["churn_ticks"] == r["churn_pods"] > 0
+    assert [step for _, step in r["churn_steps"]] == ["pod"] * r["churn_pods"]
 
 
 def test_mixed_churn_recreates_node_pod_and_service():
     r = run_workload("SchedulingWithMixedChurn", nodes=10, init_pods=0, measure_pods=40, churn_interval_ms=1)
     assert r["scheduled"] == 40
     assert r["churn_pods"] == (r["churn_ticks"] + 1) // 2  # created on odd ticks, deleted on even ones
+    steps = [step for _, step in r["churn_steps"]]
+    assert steps == (["node", "pod", "drop"] * r["churn_ticks"])[:len(steps)]
+    assert [i for i, _ in r["churn_steps"]] == sorted(i for i, _ in r["churn_steps"])
+
+
+@pytest.mark.parametrize("name", ["Unschedulable", "SchedulingWithMixedChurn"])
+@pytest.mark.parametrize("nodes, init_pods, pods", [(30, 10, 120), (120, 0, 300)])
+def test_churn_floor_places_every_pod_where_the_scheduler_does(name, nodes, init_pods, pods):
+    """The churn workloads' floor: the numpy loop with the churn steps the measured phase met (a tick
+    every millisecond, so many steps fall between the measured pods)."""
+    r = run_workload(name, nodes=nodes, init_pods=init_pods, measure_pods=pods, churn_interval_ms=1,
+                     placements=True)
+    floor = numpy_reference(nodes, init_pods, pods, churn=r["churn_steps"])
+    assert r["churn_pods"] > 0
+    assert floor["placements"] == r["placements"] and floor["churn_pending"] == r["churn_pods"]
+
+
+def test_churn_floor_counts_only_the_churn_pods_no_node_can_hold():
+    # the node is added after the pod: on node-default.yaml nodes the 9-CPU pod fits none either way
+    assert numpy_reference(5, 0, 3, churn=[(1, "pod"), (1, "node"), (2, "pod")])["churn_pending"] == 2
+    assert numpy_reference(5, 0, 3, churn=[(0, "node"), (1, "drop")])["churn_pending"] == 0
+
+
+@pytest.mark.parametrize("name", ["Unschedulable", "SchedulingWithMixedChurn"])
+def test_bench_row_of_a_churn_workload_has_the_floor_ratio(name):
+    assert run_shape(name, 0.004)["reference_ratio"] is not None
 
 
 def test_scaling_runs_report_cost_per_pod_and_node():

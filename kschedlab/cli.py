@@ -200,15 +200,16 @@ def _schedule(args, paths: list[str], title: str | None = None) -> int:
         # kube-controller-manager's resourceclaim controller creates the pods' template claims first
         for error in ResourceClaimController(cluster, seed=args.seed).sync():
             print(f"resourceclaim controller: pod {error.pod}: {error.message}", file=sys.stderr)
-    if cluster.objects.get("PersistentVolumeClaim"):
+    if cluster.objects.get("PersistentVolumeClaim") or cluster.objects.get("PersistentVolume"):
         from kschedlab.storage.pv_controller import PersistentVolumeController
 
-        # kube-controller-manager's PV controller binds the claims that do not wait for a consumer
+        # kube-controller-manager's PV controller makes new volumes Available and binds the claims
+        # that do not wait for a consumer
         PersistentVolumeController(cluster).sync()
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed, registry=_out_of_tree(args.plugins))
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
-    not_started = _not_started(cluster)
+    not_started = _not_started(cluster, placed={p.name for p in run.pods if p.node and p.pod_status == "Running"})
     if not_started:
         doc["notStarted"] = not_started
     if cluster.refused or cluster.events:
@@ -266,15 +267,21 @@ def _exit_status(cluster) -> int:
     return 1 if any(r.controller is None for r in cluster.refused) else 0
 
 
-def _not_started(cluster) -> list[dict]:
-    """What no scheduling attempt shows: suspended Jobs (no pods created) and pods bound by
-    ``spec.nodeName`` whose ResourceClaims keep the kubelet from starting them."""
+def _not_started(cluster, placed: set[str]) -> list[dict]:
+    """What no scheduling attempt shows: suspended Jobs (no pods created), StatefulSets whose next
+    pod waits for the one before it (``placed``: the pods the run bound, taken as Running and Ready)
+    and pods bound by ``spec.nodeName`` whose ResourceClaims keep the kubelet from starting them."""
+    from kschedlab.controllers.statefulset import waiting_sets
+    from kschedlab.controllers.workloads import running_and_ready
+
     out = []
     for job in cluster.objects.get("Job", {}).values():
         if job.spec.suspend:
             out.append({"object": f"Job {job.key}", "node": None,
                         "reason": "the Job is suspended (spec.suspend: true; condition Suspended, reason JobSuspended): "
                                   "the Job controller creates no pods until it is resumed"})
+    for sts, why in waiting_sets(cluster, lambda pod: pod.key in placed or running_and_ready(pod)):
+        out.append({"object": sts, "node": None, "reason": why + " (podManagementPolicy OrderedReady)"})
     if cluster.objects.get("ResourceClaim") is not None or any(p.spec.resource_claims for p in cluster.pods.values()):
         from kschedlab.kubelet.dra_prepare import unprepared_claims
 

@@ -4,7 +4,9 @@
   ``<replicaset>-<5 chars>`` labelled ``pod-template-hash``;
 * ReplicaSet -> pods;
 * StatefulSet -> pods ``<name>-<ordinal>`` with ``controller-revision-hash``,
-  ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``;
+  ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``; with
+  ``podManagementPolicy: OrderedReady`` (the default) one at a time, each once the pods before it are
+  Running and Ready (:mod:`kschedlab.controllers.statefulset` creates the next ones as that happens);
 * Job -> ``parallelism`` pods (capped by the remaining completions) with the
   job labels, and the completion index for Indexed jobs.;
 * Job named by a Workload's ``spec.controllerRef`` -> its PodGroup (from the
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..api.apps import Deployment, ReplicaSet, StatefulSet
 from ..api.batch import Job, JobCondition
@@ -306,30 +308,42 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
 
 
 def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed: int = 0,
-                       claimed: set[int] | None = None) -> list[Pod]:
-    """Pods ``<name>-<ordinal>`` of a StatefulSet that are not in ``existing_pods``.
+                       claimed: set[int] | None = None, ready: Callable[[Pod], bool] | None = None) -> list[Pod]:
+    """The pods ``<name>-<ordinal>`` the StatefulSet controller creates now, given ``existing_pods``
+    (upstream ``processReplica``).
 
     An ordinal is filled by a pod the StatefulSet owns (owner reference or adoption,
     :func:`~kschedlab.controllers.controller_ref.claim`) named ``<name>-<ordinal>``; a pod of
     that name owned by something else also blocks it (the controller's create fails
-    with AlreadyExists).
+    with AlreadyExists). ``podManagementPolicy: Parallel`` creates every missing pod at once. With
+    ``OrderedReady`` (the default) the controller goes through the ordinals in order and creates one
+    pod at a time: it stops after creating a pod, and at a pod that is terminating, not Running
+    and Ready (``ready``, default :func:`running_and_ready`) or not its own.
 
     >>> s = StatefulSet(metadata={"name": "db", "namespace": "default"},
     ...                 spec={"replicas": 2, "serviceName": "db"})
     >>> [(p.name, p.metadata.labels["apps.kubernetes.io/pod-index"]) for p in expand_statefulset(s)]
-    [('db-0', '0'), ('db-1', '1')]
+    [('db-0', '0')]
+    >>> s.spec.pod_management_policy = "Parallel"
+    >>> [p.name for p in expand_statefulset(s)]
+    ['db-0', 'db-1']
     """
     ensure_uid(sts, seed)
+    ready = running_and_ready if ready is None else ready
+    ordered = sts.spec.pod_management_policy in (None, "OrderedReady")
     replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
     start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
     revision = controller_revision_hash(sts)
     existing_pods = list(existing_pods)
-    owned = {p.name for p in claim(sts, existing_pods, claimed=claimed)}
-    have = owned | {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
+    owned = {p.name: p for p in claim(sts, existing_pods, claimed=claimed)}
+    others = {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
     out = []
     for ordinal in range(start, start + replicas):
         name = f"{sts.name}-{ordinal}"
-        if name in have:
+        pod = owned.get(name)
+        if pod is not None or name in others:
+            if ordered and (pod is None or pod.metadata.deletion_timestamp is not None or not ready(pod)):
+                break
             continue
         pod = pod_from_template(
             sts.spec.template, sts, name, seed,
@@ -349,7 +363,23 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
             pod.spec.volumes = [*(v for v in pod.spec.volumes if v.name not in names), *claims]
             pod.mark_set("spec")
         out.append(pod)
+        if ordered:
+            break
     return out
+
+
+def running_and_ready(pod: Pod) -> bool:
+    """``isRunningAndReady``: phase Running and the Ready condition True.
+
+    >>> running_and_ready(Pod.model_validate({"status": {"phase": "Running",
+    ...                                                  "conditions": [{"type": "Ready", "status": "True"}]}}))
+    True
+    >>> running_and_ready(Pod.model_validate({"status": {"phase": "Running"}}))
+    False
+    """
+    status = pod.status
+    return (status is not None and status.phase == "Running"
+            and any(c.type == "Ready" and c.status == "True" for c in status.conditions))
 
 
 def _parse_indexes(text: str | None) -> set[int]:
@@ -607,8 +637,8 @@ def expand(objects: Iterable[TypedObject], seed: int = 0,
 
     >>> from kschedlab.api.apps import StatefulSet
     >>> out = expand([StatefulSet(metadata={"name": "db", "namespace": "default"}, spec={"replicas": 2})])
-    >>> [o.key for o in out]
-    ['default/db', 'default/db-0', 'default/db-1']
+    >>> [o.key for o in out]  # OrderedReady: db-1 once db-0 is Running and Ready
+    ['default/db', 'default/db-0']
     >>> [o.metadata.uid for o in out] == [o.metadata.uid for o in expand(out[:1])]
     True
     >>> len(expand(out)) == len(out)  # the expansion expands to itself

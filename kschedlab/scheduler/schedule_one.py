@@ -185,6 +185,8 @@ class Scheduler:
         #: profile name -> its fused binding cycle (None: Reserve to PostBind always run plugin by plugin)
         self.fast_bindings: dict[str, FastBinding | None] = {
             name: FastBinding.for_framework(fw) if fast_path else None for name, fw in self.profiles.items()}
+        #: the seed of every random choice (objects controllers create while a run goes on are named by it)
+        self.seed = seed
         self.rng = random.Random(seed)
         #: gang pods go through the PodGroup scheduling cycle (default: with GenericWorkload);
         #: False keeps the pod-by-pod path with GangScheduling's Permit wait (seed section 9)

@@ -18,6 +18,8 @@ pod at a time, as kube-scheduler does:
   since the cluster last changed (:class:`ChangeTracker`: another try could only fail the same
   way), so no pod is left that the queue's timers could help;
 * victims of preemption are deleted at once (their grace period treated as over);
+* a pod the loop binds counts as Running and Ready: the StatefulSet controller creates the next pod
+  of an ``OrderedReady`` set then (:mod:`kschedlab.controllers.statefulset`), and it joins the run;
 * each pod gets at most ``max_attempts`` attempts (:data:`DEFAULT_MAX_ATTEMPTS`); a pod that
   reaches the bound stays where it is and the run lists it in ``RunResult.stopped``.
 
@@ -26,7 +28,8 @@ pod at a time, as kube-scheduler does:
 The loop is the core of both commands: ``kschedlab schedule`` runs it to quiescence
 (:meth:`SchedulingLoop.run`), and :class:`kschedlab.sim.engine.Simulation` wraps it in its clock
 and cluster events (``clock=`` the simulation's time, victims deleted gracefully through
-``delete_victim=``, no per-pod bound), calling :meth:`SchedulingLoop.add` for each arriving pod
+``delete_victim=``, no per-pod bound, ``statefulsets=False``: its kubelet starts pods, and it
+asks the StatefulSet controller itself), calling :meth:`SchedulingLoop.add` for each arriving pod
 and :meth:`SchedulingLoop.step` for each attempt; it reads the outcome with
 :meth:`SchedulingLoop.report`.  Every queue insertion and every attempt takes one tick
 (:data:`TICK`) of the loop's own time, which follows the given clock: pods created at the same
@@ -63,13 +66,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from kschedlab.apiserver.pod_update import pod_phase_display
-from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE
+from kschedlab.controllers.statefulset import StatefulSetController
+from kschedlab.framework.events import EVENT_ASSIGNED_POD_DELETE, EVENT_UNSCHEDULED_POD_ADD
 from kschedlab.framework.podgroups import PodGroupInfo
 from kschedlab.framework.status import Code
 from kschedlab.framework.types import pod_key
 from kschedlab.plugins.gang_scheduling import permit_timeout_message
 from kschedlab.queue import SchedulingQueue, framework_hints
 from kschedlab.scheduler.result import PodReport, RunResult, ScheduleResult, Victim
+from kschedlab.storage.pv_controller import PersistentVolumeController
 
 # codes compared as plain ints: reading an enum member off its class costs more
 _WAIT, _ERROR = int(Code.Wait), int(Code.Error)
@@ -156,10 +161,11 @@ class SchedulingLoop:
 
     ``clock`` is the time outside the loop (a simulation's; None: the loop keeps its own);
     ``delete_victim(key, pod_info)`` deletes a victim of preemption (None: at once);
-    ``keep_history=False`` keeps no list of every attempt's result (a long simulation)."""
+    ``keep_history=False`` keeps no list of every attempt's result (a long simulation);
+    ``statefulsets=False``: no StatefulSet pod is created when a pod binds."""
 
     def __init__(self, scheduler, *, once: bool = False, max_attempts: int | None = DEFAULT_MAX_ATTEMPTS,
-                 clock=None, delete_victim=None, keep_history: bool = True):
+                 clock=None, delete_victim=None, keep_history: bool = True, statefulsets: bool = True):
         if max_attempts is not None and max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         self.scheduler = scheduler
@@ -205,6 +211,10 @@ class SchedulingLoop:
         self.on_attempt: list = []
         self.on_wait: list = []
         self.on_gated: list = []
+        #: the StatefulSet controller (when the cluster has StatefulSets) and the pods it created
+        self.statefulsets = (StatefulSetController(self.cluster, seed=scheduler.seed, gates=scheduler.gates)
+                             if statefulsets and self.cluster.objects.get("StatefulSet") else None)
+        self.created: list[str] = []
 
     def time(self) -> float:
         """The scheduling queue's clock: the loop's time, never behind the outside clock."""
@@ -277,6 +287,24 @@ class SchedulingLoop:
         if qpi is not None:  # a Permit wait ended with the pod allowed
             self.queue.done(key)
         self.queue.assigned_pod_added(self.cluster.pod_infos[key])
+        if self.statefulsets is not None:
+            self.create(self.statefulsets.became_ready(key))
+
+    def create(self, objects: list) -> None:
+        """Objects a controller created while the loop runs: claims are stored (the PV controller
+        binds what it can), a pod joins the queue as an arriving pod does."""
+        claims = [o for o in objects if o.kind == "PersistentVolumeClaim"]
+        for claim in claims:
+            self.cluster.add(claim)
+        if claims:
+            PersistentVolumeController(self.cluster).sync()
+        for pod in (o for o in objects if o.kind == "Pod"):
+            self.cluster.add(pod)
+            self.tracker.changed()
+            self.created.append(pod.key)
+            self.add(self.cluster.pod_infos[pod.key])
+            if self.scheduler.gates.enabled("GenericWorkload"):  # a gang's waiting pods may now be complete
+                self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULED_POD_ADD, None, pod)
 
     def result(self, result: ScheduleResult) -> None:
         """Every recorded attempt outcome; a pod rejected while waiting goes back to the queue."""
@@ -353,7 +381,7 @@ class SchedulingLoop:
                 self.add(self.cluster.pod_infos[key])
             while self.step() or self._advance():
                 pass
-            return self.report(order)
+            return self.report(order + self.created)
         finally:
             self.detach()
 

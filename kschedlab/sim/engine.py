@@ -42,6 +42,7 @@ import pandas as pd
 
 from kschedlab.api.simulation import finite_seconds
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.statefulset import StatefulSetController
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
 from kschedlab.framework.status import Code
 from kschedlab.scheduler import Scheduler
@@ -175,15 +176,19 @@ class Simulation:
         self.now = 0.0
         self.seed = seed
         self.cluster = objects if isinstance(objects, Cluster) else Cluster(objects)
-        if self.cluster.objects.get("PersistentVolumeClaim"):
+        if self.cluster.objects.get("PersistentVolumeClaim") or self.cluster.objects.get("PersistentVolume"):
             from kschedlab.storage.pv_controller import PersistentVolumeController
 
-            PersistentVolumeController(self.cluster).sync()  # the claims that bind before any pod
+            PersistentVolumeController(self.cluster).sync()  # new volumes Available, the claims that bind before any pod
         self.scheduler = Scheduler(self.cluster, config, gates=gates, seed=seed, registry=registry,
                                    keep_traces=keep_traces, clock=lambda: self.now, pod_group_cycle=pod_group_cycle)
         #: the scheduling loop this simulation wraps, and its scheduling queue
         self.loop = SchedulingLoop(self.scheduler, max_attempts=None, clock=lambda: self.now,
-                                   delete_victim=self._graceful_delete, keep_history=keep_history)
+                                   delete_victim=self._graceful_delete, keep_history=keep_history,
+                                   statefulsets=False)
+        #: the StatefulSet controller: an OrderedReady set's next pod once the kubelet started the one before
+        self.statefulsets = (StatefulSetController(self.cluster, seed=seed, gates=self.scheduler.gates)
+                             if self.cluster.objects.get("StatefulSet") else None)
         self.queue = self.loop.queue
         self.loop.attach()
         self.scheduler.on_bound.append(self._on_bound)
@@ -792,6 +797,12 @@ class Simulation:
         duration = self._durations.get(key)
         if duration is not None:
             self._at(self.now + self.binding_delay + duration, "finish_pod", key)
+        if self.statefulsets is not None:
+            for obj in self.statefulsets.became_ready(key):
+                if obj.kind == "Pod":
+                    self._on_create_pod((obj, None))
+                else:
+                    self._on_create_object(obj)
 
     # -- results -------------------------------------------------------------------------------
     def report(self) -> RunResult:

@@ -115,11 +115,36 @@ class PersistentVolumeController:
 
     # -- the controller's loop -------------------------------------------------------------
     def sync(self) -> list[str]:
-        """Bind (or provision for) every claim that can be bound now; returns their keys."""
+        """Make every new volume no claim holds Available (:meth:`sync_volumes`), then bind (or
+        provision for) every claim that can be bound now; returns the claims' keys."""
+        self.sync_volumes()
         done = []
         for claim in list(self.cluster.objects.get("PersistentVolumeClaim", {}).values()):
             if not is_claim_fully_bound(claim) and self.sync_claim(claim):
                 done.append(claim.key)
+        return done
+
+    def sync_volumes(self) -> list[str]:
+        """``syncVolume`` for the volumes still ``Pending`` (as the API server creates them) or
+        without a phase: one no claim holds yet -- no ``claimRef``, or one without a UID, which only
+        reserves it -- becomes ``Available``, the phase VolumeBinding and the claims' binding look
+        for. Returns their names.
+
+        >>> from kschedlab.api.persistentvolume import PersistentVolume
+        >>> from kschedlab.cluster import Cluster
+        >>> c = Cluster([PersistentVolume.model_validate({"metadata": {"name": "pv-1"},
+        ...     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/d"}}})])
+        >>> PersistentVolumeController(c).sync_volumes(), c.get("PersistentVolume", "pv-1").status.phase
+        (['pv-1'], 'Available')
+        """
+        done = []
+        for pv in list(self.cluster.objects.get("PersistentVolume", {}).values()):
+            if pv.status.phase not in (None, "", "Pending") or (pv.spec.claim_ref is not None and pv.spec.claim_ref.uid):
+                continue
+            pv.status.phase = "Available"
+            pv.mark_set("status")
+            self.cluster.add(pv)
+            done.append(pv.name)
         return done
 
     def sync_claim(self, claim: PersistentVolumeClaim) -> bool:

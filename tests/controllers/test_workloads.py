@@ -107,6 +107,7 @@ def test_statefulset():
         spec:
           replicas: 3
           serviceName: db-svc
+          podManagementPolicy: Parallel
           ordinals: {start: 2}
           selector: {matchLabels: {app: db}}
           volumeClaimTemplates: [{metadata: {name: pgdata}, spec: {accessModes: [ReadWriteOnce]}}]

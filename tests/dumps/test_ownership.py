@@ -165,13 +165,19 @@ metadata:
   labels: {app: db}
   ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: sts-uid, controller: true}]
 spec: {nodeName: n1, containers: [{name: pg, image: "postgres:17"}]}
-status: {phase: Running}
+status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
 """
 
 
 def test_statefulset_keeps_its_owned_pods():
     objs = load_text(STS)
     assert _new(objs, expand(objs)) == [("Pod", "shop/db-1")]
+
+
+def test_ordered_statefulset_waits_for_its_pod_to_be_ready():
+    # OrderedReady: db-1 is created only once db-0 is Running and Ready
+    objs = load_text(STS.replace(', conditions: [{type: Ready, status: "True"}]', ""))
+    assert _new(objs, expand(objs)) == []
 
 
 JOB = """

@@ -242,7 +242,12 @@ def test_unknown_volume_source_refused_every_other_loads():
 
 
 def test_statefulset_and_ephemeral_claims_created_once():
-    objs = load_manifests(SHARED / "web-zookeeper.yaml")
+    # OrderedReady: the first pod and its claim; zk-1 waits until zk-0 is Running and Ready
+    ordered = load_manifests(SHARED / "web-zookeeper.yaml")
+    assert [o.key for o in ordered if o.kind in ("Pod", "PersistentVolumeClaim")] == [
+        "default/zk-0", "default/datadir-zk-0"]
+    text = (SHARED / "web-zookeeper.yaml").read_text()
+    objs = load_manifests(text=text.replace("podManagementPolicy: OrderedReady", "podManagementPolicy: Parallel"))
     claims = {o.key: o for o in objs if o.kind == "PersistentVolumeClaim"}
     assert sorted(claims) == ["default/datadir-zk-0", "default/datadir-zk-1", "default/datadir-zk-2"]
     assert claims["default/datadir-zk-0"].requested_storage() == 10 << 30

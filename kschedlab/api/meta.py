@@ -181,6 +181,9 @@ class TypedObject(K8sModel):
     _source: tuple[str | None, int | None] | None = PrivateAttr(default=None)
     # the API server's decode error for this object's JSON (kschedlab.api.unmarshal); set by the loader
     _decode_error: str | None = PrivateAttr(default=None)
+    # the name was made from ``metadata.generateName`` on create (by admission, or by a controller
+    # standing in for it): the mutating admission plugins saw no name yet
+    _generated_name: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _fill_type_meta(self) -> TypedObject:

@@ -720,6 +720,7 @@ def _generate_name(obj: KubeObject, taken: set[str]) -> None:
         name = base + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
         if name not in taken:
             obj.metadata.name = name
+            obj._generated_name = True
             return
 
 

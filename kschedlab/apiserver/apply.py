@@ -91,7 +91,10 @@ class Refusal:
         if self.reason == "Forbidden":
             if " is forbidden: " in first:
                 return first
-            return f'{_plural(kind)} "{self.name}" is forbidden: {first}'
+            # a mutating admission plugin refused it: a name made from generateName was not made yet
+            meta = getattr(self.obj, "metadata", None)
+            generated = meta is not None and meta.generate_name and getattr(self.obj, "_generated_name", False)
+            return f'{_plural(kind)} "{meta.generate_name if generated else self.name}" is forbidden: {first}'
         if self.reason in ("AlreadyExists", "BadRequest"):
             return first
         details = [f"{e.path}: {e.message}" if e.path else e.message for e in self.errors]

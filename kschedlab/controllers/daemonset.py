@@ -318,7 +318,8 @@ def expand_daemonset(ds: DaemonSet, nodes: Iterable[Node], existing_pods: Iterab
         if node.name in covered or not node_should_run_daemon_pod(ds, node, comparison_operators=comparison,
                                                                   tolerations=template.spec.tolerations):
             continue
-        pod = pod_from_template(template, ds, generated_name(f"{ds.name}-", rng, taken), seed)
+        prefix = f"{ds.name}-"
+        pod = pod_from_template(template, ds, generated_name(prefix, rng, taken), seed, generate_name=prefix)
         pod.spec.affinity = replace_node_name_node_affinity(pod.spec.affinity, node.name)
         pod.spec.node_name = None
         pod.spec.mark_set("affinity", "tolerations")

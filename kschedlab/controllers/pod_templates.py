@@ -158,10 +158,15 @@ def ensure_uid(obj: KubeObject, seed: int) -> None:
 def pod_from_template(
     template: PodTemplateSpec, owner: KubeObject, name: str, seed: int,
     extra_labels: dict[str, str] | None = None, extra_annotations: dict[str, str] | None = None,
+    generate_name: str | None = None,
 ) -> Pod:
-    """A pod ``name`` made by ``owner`` from ``template`` (its labels, annotations and ownerReference)."""
+    """A pod ``name`` made by ``owner`` from ``template`` (its labels, annotations and ownerReference).
+    ``generate_name``: the prefix the controller submits instead of a name (ReplicaSets, Jobs and
+    DaemonSets do; the API server generates ``name`` from it), kept in ``metadata.generateName``."""
     tm = template.metadata
     meta: dict[str, Any] = {"name": name}
+    if generate_name:
+        meta["generateName"] = generate_name
     if owner.namespace:
         meta["namespace"] = owner.namespace
     labels = {**tm.labels, **(extra_labels or {})}
@@ -176,4 +181,5 @@ def pod_from_template(
     pod.metadata.owner_references = [controller_ref(owner)]
     pod.metadata.uid = object_uid(seed, "Pod", pod.key)
     pod._source = owner._source  # errors about generated objects name the owner's file
+    pod._generated_name = bool(generate_name)
     return pod

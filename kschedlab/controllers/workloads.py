@@ -160,8 +160,9 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     rng = owner_rng(seed, rs)
     out = []
     for _ in range(max(0, replicas - have)):
-        name = generated_name(f"{rs.name}-", rng, taken)
-        out.append(pod_from_template(rs.spec.template, rs, name, seed))
+        prefix = f"{rs.name}-"
+        out.append(pod_from_template(rs.spec.template, rs, generated_name(prefix, rng, taken), seed,
+                                     generate_name=prefix))
     return out
 
 
@@ -482,6 +483,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
                 template, job, name, seed,
                 extra_labels={JOB_COMPLETION_INDEX: str(index)},
                 extra_annotations={JOB_COMPLETION_INDEX: str(index)},
+                generate_name=prefix,
             )
             pod.spec.hostname = f"{job.name}-{index}"
             index_env = EnvVar.model_validate({"name": "JOB_COMPLETION_INDEX", "valueFrom": {
@@ -492,7 +494,8 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
             out.append(pod)
     else:
         for _ in range(diff):
-            out.append(pod_from_template(template, job, generated_name(f"{job.name}-", rng, taken), seed))
+            prefix = f"{job.name}-"
+            out.append(pod_from_template(template, job, generated_name(prefix, rng, taken), seed, generate_name=prefix))
     for pod in out:
         if JOB_TRACKING_FINALIZER not in pod.metadata.finalizers:
             pod.metadata.finalizers = [*pod.metadata.finalizers, JOB_TRACKING_FINALIZER]

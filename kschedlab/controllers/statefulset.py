@@ -38,19 +38,12 @@ from typing import Any, Callable
 
 from ..api.apps import StatefulSet
 from ..api.core import Pod
-from ..api.errors import ManifestError
 from ..api.meta import TypedObject
-from ..api.resourcequota import QuotaAdmission, QuotaRefused
-from ..apiserver.admission import admit
-from ..apiserver.apply import Refusal, failed_create
+from .created import admit_created
 from .volume_claims import statefulset_claims
 from .workloads import expand_statefulset, running_and_ready
 
 __all__ = ["StatefulSetController", "waiting_sets"]
-
-#: the kinds admission reads besides the new objects (cluster-wide, then per namespace)
-_CLASSES = ("PriorityClass", "RuntimeClass", "StorageClass")
-_PER_NAMESPACE = ("LimitRange",)
 
 
 class StatefulSetController:
@@ -59,8 +52,7 @@ class StatefulSetController:
     the new pods as a load would; ``gates``: the feature gates admission runs with."""
 
     def __init__(self, cluster: Any, *, seed: int = 0, gates: Any = None):
-        self.cluster, self.seed = cluster, seed
-        self.gates = dict(getattr(gates, "overrides", gates) or {})
+        self.cluster, self.seed, self.gates = cluster, seed, gates
         #: pods told ready by :meth:`became_ready`
         self.ready_keys: set[str] = set()
 
@@ -80,38 +72,14 @@ class StatefulSetController:
         ns = sts.metadata.namespace or "default"
         pods = [p for p in self.cluster.pods.values() if (p.metadata.namespace or "default") == ns]
         made: list[TypedObject] = []
+        have = self.cluster.objects.get("PersistentVolumeClaim", {})
         for new in expand_statefulset(sts, pods, self.seed, ready=self.ready):
-            admitted = self._admit(sts, new)
+            claims = [c for c in statefulset_claims(sts, new) if c.key not in have]
+            admitted = admit_created(self.cluster, sts, [*claims, new], self.gates)
             if admitted is None:
                 break
             made.extend(admitted)
         return made
-
-    def _admit(self, sts: StatefulSet, pod: Pod) -> list[TypedObject] | None:
-        """The new pod's missing claims and the pod, admitted; None (and the refusals recorded on the
-        cluster) when the API server refuses one of them."""
-        cluster, ns = self.cluster, sts.metadata.namespace or "default"
-        have = cluster.objects.get("PersistentVolumeClaim", {})
-        claims = [c for c in statefulset_claims(sts, pod) if c.key not in have]
-        context = [o for kind in _CLASSES for o in cluster.of_kind(kind)]
-        context += [o for kind in _PER_NAMESPACE for o in cluster.of_kind(kind) if o.metadata.namespace == ns]
-        refused: list[Refusal] = []
-        out = admit([*context, *claims, pod], feature_gates=self.gates, refused=refused)[len(context):]
-        admitted = out[-1] if out else None
-        if not refused and isinstance(admitted, Pod):
-            quota = QuotaAdmission([q for q in cluster.of_kind("ResourceQuota") if q.metadata.namespace == ns])
-            for p in cluster.pods.values():
-                if (p.metadata.namespace or "default") == ns:
-                    quota.observe(p)
-            try:
-                quota.admit(admitted)
-            except QuotaRefused as err:
-                refused.append(Refusal(pod, [ManifestError(str(err), obj=pod.describe())]))
-        if refused:
-            cluster.refused.extend(refused)
-            cluster.events.extend(failed_create([sts], refused))
-            return None
-        return out
 
 
 def _owner(cluster: Any, pod: Pod) -> StatefulSet | None:

@@ -727,11 +727,12 @@ class NodePressureEviction:
 
 
 def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None, seen: Iterable[str] = ()) -> list:
-    """The pods ``pod``'s ReplicaSet creates once ``pod`` is gone (admitted as the API server
-    would); none when it has no ReplicaSet in ``cluster``.  A replacement never reuses the
+    """The pods ``pod``'s ReplicaSet creates once ``pod`` is gone, admitted as the API server would
+    (:func:`~kschedlab.controllers.created.admit_created`: a refused one is recorded on the cluster
+    and not created); none when it has no ReplicaSet in ``cluster``.  A replacement never reuses the
     name of the pod it replaces, nor of a pod the run has seen (``seen``: ``namespace/name``
     keys)."""
-    from kschedlab.apiserver.admission import admit
+    from kschedlab.controllers.created import admit_created
     from kschedlab.controllers.workloads import expand_replicaset
 
     ref = pod.metadata.controller_ref()
@@ -746,10 +747,13 @@ def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None, seen: It
     prefix = f"{pod.metadata.namespace or ''}/"
     taken = {p.metadata.name for p in pods} | {pod.metadata.name} | {k[len(prefix):] for k in seen
                                                                        if k.startswith(prefix)}
-    new = expand_replicaset(rs, pods, seed=seed, taken=taken)
-    classes = [*cluster.of_kind("PriorityClass"), *cluster.of_kind("RuntimeClass")]
-    served = dict(gates.overrides) if gates is not None else None
-    return admit([*classes, *new], feature_gates=served)[len(classes):]
+    out = []
+    for new in expand_replicaset(rs, pods, seed=seed, taken=taken):
+        admitted = admit_created(cluster, rs, [new], gates)
+        if admitted is None:  # slowStartBatch: the controller stops at a failed create
+            break
+        out.extend(admitted)
+    return out
 
 
 def _usage_key(u: PodUsage) -> str:

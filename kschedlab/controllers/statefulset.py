@@ -41,7 +41,7 @@ from ..api.core import Pod
 from ..api.meta import TypedObject
 from .created import admit_created
 from .volume_claims import statefulset_claims
-from .workloads import expand_statefulset, running_and_ready
+from .workloads import expand_statefulset, ordered_ready, running_and_ready, statefulset_ordinals
 
 __all__ = ["StatefulSetController", "waiting_sets"]
 
@@ -64,11 +64,11 @@ class StatefulSetController:
         """Pod ``key`` is Running and Ready: what its StatefulSet's controller creates now, admitted,
         to be added to the cluster in order (each pod after the claims of its volumeClaimTemplates
         it lacks); nothing when the pod has no StatefulSet or the set waits on another pod."""
-        self.ready_keys.add(key)
         pod = self.cluster.pods.get(key)
         sts = _owner(self.cluster, pod) if pod is not None else None
         if sts is None:
             return []
+        self.ready_keys.add(key)
         ns = sts.metadata.namespace or "default"
         pods = [p for p in self.cluster.pods.values() if (p.metadata.namespace or "default") == ns]
         made: list[TypedObject] = []
@@ -96,19 +96,15 @@ def waiting_sets(cluster: Any, ready: Callable[[Pod], bool] | None = None) -> li
     ready = running_and_ready if ready is None else ready
     out = []
     for sts in cluster.objects.get("StatefulSet", {}).values():
+        if not ordered_ready(sts):
+            continue
         ns = sts.metadata.namespace or "default"
-        pods = [p for p in cluster.pods.values() if (p.metadata.namespace or "default") == ns]
-        want = 1 if sts.spec.replicas is None else sts.spec.replicas
-        start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
-        names = {p.metadata.name: p for p in pods}
-        have = [f"{sts.metadata.name}-{o}" for o in range(start, start + want) if f"{sts.metadata.name}-{o}" in names]
-        if sts.spec.pod_management_policy not in (None, "OrderedReady") or len(have) == want:
-            continue
-        missing = next(f"{sts.metadata.name}-{o}" for o in range(start, start + want)
-                       if f"{sts.metadata.name}-{o}" not in names)
-        blocking = next((n for n in have if not ready(names[n])), None)
-        if blocking is None:
-            continue
-        out.append((f"StatefulSet {sts.key}",
-                    f"{missing} is created once {blocking} is Running and Ready ({len(have)} of {want} pods)"))
+        pods = {p.metadata.name: p for p in cluster.pods.values() if (p.metadata.namespace or "default") == ns}
+        wanted = [f"{sts.metadata.name}-{o}" for o in statefulset_ordinals(sts)]
+        have = [n for n in wanted if n in pods]
+        missing = next((n for n in wanted if n not in pods), None)
+        blocking = next((n for n in have if not ready(pods[n])), None)
+        if missing is not None and blocking is not None:
+            out.append((f"StatefulSet {sts.key}", f"{missing} is created once {blocking} is Running and Ready "
+                                                  f"({len(have)} of {len(wanted)} pods)"))
     return out

@@ -112,6 +112,9 @@ __all__ = [
     "equal_ignore_hash",
     "expand_replicaset",
     "expand_statefulset",
+    "statefulset_ordinals",
+    "ordered_ready",
+    "running_and_ready",
     "expand_job",
     "job_pod_group",
     "compute_pod_group_name",
@@ -331,15 +334,13 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
     """
     ensure_uid(sts, seed)
     ready = running_and_ready if ready is None else ready
-    ordered = sts.spec.pod_management_policy in (None, "OrderedReady")
-    replicas = 1 if sts.spec.replicas is None else sts.spec.replicas
-    start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
+    ordered = ordered_ready(sts)
     revision = controller_revision_hash(sts)
     existing_pods = list(existing_pods)
     owned = {p.name: p for p in claim(sts, existing_pods, claimed=claimed)}
     others = {p.name for p in existing_pods if (p.namespace or "default") == (sts.namespace or "default")}
     out = []
-    for ordinal in range(start, start + replicas):
+    for ordinal in statefulset_ordinals(sts):
         name = f"{sts.name}-{ordinal}"
         pod = owned.get(name)
         if pod is not None or name in others:
@@ -367,6 +368,17 @@ def expand_statefulset(sts: StatefulSet, existing_pods: Iterable[Pod] = (), seed
         if ordered:
             break
     return out
+
+
+def statefulset_ordinals(sts: StatefulSet) -> range:
+    """The ordinals of the set's replicas: ``replicas`` (default 1) from ``ordinals.start`` (default 0)."""
+    start = sts.spec.ordinals.start if sts.spec.ordinals and sts.spec.ordinals.start else 0
+    return range(start, start + (1 if sts.spec.replicas is None else sts.spec.replicas))
+
+
+def ordered_ready(sts: StatefulSet) -> bool:
+    """Whether the set's pods are created one at a time (``podManagementPolicy`` OrderedReady, the default)."""
+    return sts.spec.pod_management_policy in (None, "OrderedReady")
 
 
 def running_and_ready(pod: Pod) -> bool:

@@ -91,6 +91,24 @@ def _open(page, url: str, name: str, folder: Path) -> None:
         page.wait_for_selector(".jupyter-widgets", timeout=60_000)  # the notebook's widgets are drawn
 
 
+def keep_screenshot(page, artifacts: Path, stem: str) -> None:
+    """Keep a whole-page screenshot of the rendered notebook as ``stem.png``.
+
+    The screenshot is a record for people, not a check. Chromium drawing a 16,000 px page in
+    software has twice stopped producing the frame on the loaded 2-core CI machine (notebook 15
+    at 30 s, notebook 08 at 180 s; never here), so a shot that takes over a minute is given up:
+    the first screen is kept instead, with a note saying so, and the test goes on to its checks
+    on the page, which fail if the page itself stopped answering."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.screenshot(path=str(artifacts / f"{stem}.png"), timeout=60_000)
+    except PlaywrightTimeout as err:
+        (artifacts / f"{stem}-screenshot-timeout.txt").write_text(str(err))
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.screenshot(path=str(artifacts / f"{stem}.png"))
+
+
 def _widget_count(path: Path) -> int:
     """How many widget views the stored notebook displays (their model ids are stripped, the
     ``text/plain`` repr stays): the page must draw at least that many widgets."""
@@ -102,7 +120,7 @@ def _widget_count(path: Path) -> int:
 @pytest.mark.parametrize("name", NOTEBOOK_NAMES)
 def test_notebook_renders_without_errors(page, voila_url, artifacts, name):
     render(page, voila_url, name)
-    page.screenshot(path=str(artifacts / f"{Path(name).stem}.png"))
+    keep_screenshot(page, artifacts, Path(name).stem)
     assert page.evaluate(ERRORS_JS) == []
     assert page.locator(".jp-OutputArea-output").count() > 0
     assert page.evaluate(TRUNCATED_JS) == [], "widget text cut off"
@@ -160,7 +178,7 @@ def test_overhead_slider_changes_what_the_scheduler_looks_for(page, voila_url, a
     assert f"scheduled on {after.node}" in text
     assert all(f"{node}: fits" in text for node, ok in after.node_fit.items() if ok)
     _scroll_to(summary)
-    page.screenshot(path=str(artifacts / "03-pod-overhead-widget.png"))
+    keep_screenshot(page, artifacts, "03-pod-overhead-widget")
 
 
 def test_memory_usage_slider_moves_the_pod_in_the_eviction_ranking(page, voila_url, artifacts):
@@ -190,7 +208,7 @@ def test_memory_usage_slider_moves_the_pod_in_the_eviction_ranking(page, voila_u
     first = list(explorer.table["pod"])[0]
     assert f"evicted first: {first}" in summary.inner_text()
     _scroll_to(summary)
-    page.screenshot(path=str(artifacts / "13b-eviction-ranking-and-oom-widget.png"))
+    keep_screenshot(page, artifacts, "13b-eviction-ranking-and-oom-widget")
 
 
 def test_shape_text_and_utilization_slider_change_the_score(page, voila_url, artifacts):
@@ -214,7 +232,7 @@ def test_shape_text_and_utilization_slider_change_the_score(page, voila_url, art
     set_slider(page, scope, 0, 80)
     page.wait_for_function(wait, arg=[status, f"utilization 80% → score {at_80} "], timeout=60_000)
     _scroll_to(page.locator(status).first)
-    page.screenshot(path=str(artifacts / "11-bin-packing-widget.png"))
+    keep_screenshot(page, artifacts, "11-bin-packing-widget")
 
 
 def test_sweep_explorer_metric_changes_the_comparison(page, voila_url, artifacts):
@@ -263,7 +281,7 @@ def test_sweep_explorer_metric_changes_the_comparison(page, voila_url, artifacts
     text = summary.inner_text()
     assert "mean GPU fragmentation on pai-generated" in text and after[1] in text, (text, after)
     _scroll_to(summary)
-    page.screenshot(path=str(artifacts / "18-research-workflow-widget.png"))
+    keep_screenshot(page, artifacts, "18-research-workflow-widget")
 
 
 def _scroll_to(locator) -> None:

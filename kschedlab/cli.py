@@ -248,7 +248,7 @@ def _schedule(args, paths: list[str], title: str | None = None) -> int:
             print(f"{entry['object']}: {entry['reason']}", file=out)
         for r in cluster.refused:
             by = f" (created by {r.controller})" if r.controller else ""
-            print(f"refused by the API server: {r.obj.kind} {r.obj.key}{by}: {r.message}", file=out)
+            print(f"refused by the API server: {r.obj.kind} {r.key}{by}: {r.message}", file=out)
         for e in cluster.events:
             print(f"event: {e}", file=out)
     if args.report:

@@ -67,8 +67,26 @@ class Refusal:
 
     @property
     def name(self) -> str:
+        """The object's name as the API server knew it when it refused the object: the name of
+        a controller's pod is made from its ``generateName`` after the mutating admission
+        plugins, so a pod one of them refused has only the prefix."""
         meta = getattr(self.obj, "metadata", None)
-        return (meta.name or meta.generate_name or "") if meta is not None else ""
+        if meta is None:
+            return ""
+        if meta.generate_name and getattr(self.obj, "_generated_name", False) and self._before_naming:
+            return meta.generate_name
+        return meta.name or meta.generate_name or ""
+
+    @property
+    def key(self) -> str:
+        """``namespace/name`` (``name`` for a cluster-scoped object), with :attr:`name`."""
+        namespace = getattr(getattr(self.obj, "metadata", None), "namespace", None)
+        return f"{namespace}/{self.name}" if namespace and getattr(self.obj, "NAMESPACED", False) else self.name
+
+    @property
+    def _before_naming(self) -> bool:
+        # a mutating admission plugin's refusal; validating ones say "<kind> "<name>" is forbidden: "
+        return self.reason == "Forbidden" and " is forbidden: " not in self.errors[0].message
 
     @property
     def reason(self) -> str:
@@ -91,10 +109,7 @@ class Refusal:
         if self.reason == "Forbidden":
             if " is forbidden: " in first:
                 return first
-            # a mutating admission plugin refused it: a name made from generateName was not made yet
-            meta = getattr(self.obj, "metadata", None)
-            generated = meta is not None and meta.generate_name and getattr(self.obj, "_generated_name", False)
-            return f'{_plural(kind)} "{meta.generate_name if generated else self.name}" is forbidden: {first}'
+            return f'{_plural(kind)} "{self.name}" is forbidden: {first}'  # a mutating plugin's refusal
         if self.reason in ("AlreadyExists", "BadRequest"):
             return first
         details = [f"{e.path}: {e.message}" if e.path else e.message for e in self.errors]
@@ -110,7 +125,7 @@ class Refusal:
         return f"Error from server ({self.reason}): {where}{self.message}"
 
     def to_dict(self) -> dict:
-        return {"object": f"{self.obj.kind} {getattr(self.obj, 'key', self.name)}", "file": self.file,
+        return {"object": f"{self.obj.kind} {self.key}", "file": self.file,
                 "reason": self.reason, "message": self.message, "createdBy": self.controller}
 
 

@@ -47,7 +47,7 @@ from ..apiserver.apply import Applied, Refusal, RefusedObjectsWarning, failed_cr
 from ..apiserver.object_validation import refuse_invalid
 from .workloads import expand
 
-__all__ = ["load_manifests", "create"]
+__all__ = ["load_manifests", "create", "slow_start"]
 
 
 def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] | None = None, seed: int = 0,
@@ -74,14 +74,52 @@ def create(objects: Iterable[TypedObject], *, feature_gates: Mapping[str, bool] 
     refused: list[Refusal] | None = None if strict else []
     # what validation refuses is never expanded: its controller does not exist
     valid = objects if refused is None else refuse_invalid(objects, refused)
-    admitted = admit(expand(valid, seed=seed, feature_gates=gates), feature_gates=gates,
-                     enable_admission_plugins=enable_admission_plugins, copy=False, refused=refused)
+    expanded = expand(valid, seed=seed, feature_gates=gates)
+    admitted = admit(expanded, feature_gates=gates, enable_admission_plugins=enable_admission_plugins, copy=False,
+                     refused=refused)
     if not refused:
         return Applied(admitted)
     # the pods a controller made (not in the files) are the controller's to report
     submitted = {_ident(o) for o in objects}
-    made = [r for r in refused if _ident(r.obj) not in submitted]
+    made = slow_start([r for r in refused if _ident(r.obj) not in submitted], expanded)
+    refused[:] = [r for r in refused if _ident(r.obj) in submitted] + made
     return Applied(admitted, refused, failed_create(admitted, made))
+
+
+#: the controllers that create their pods in slow-start batches (StatefulSets create one at a time)
+_SLOW_START = ("ReplicaSet", "Job", "DaemonSet")
+
+
+def slow_start(refused: list[Refusal], expanded: list[TypedObject]) -> list[Refusal]:
+    """The refusals of controller-made pods that the controllers would have met.
+
+    A ReplicaSet, Job or DaemonSet controller creates its missing pods in batches of 1, 2, 4,
+    ... (``slowStartBatch``, ``SlowStartInitialBatchSize`` 1), the pods of a batch at once,
+    and stops after the first batch with a refused create: the pods after it are not tried in
+    that sync. So a template every create refuses (a missing PriorityClass) costs one refusal and
+    one ``FailedCreate`` event, not one per replica, and a quota that runs out in the batch of
+    four costs the refusals of that batch. The pods of one template that admission refused once
+    are refused again (quota usage only grows while the objects load), so the pods after the
+    stop are only dropped from ``refused``. ``expanded`` lists the controllers' pods in the
+    order they create them."""
+    by_pod = {id(r.obj): r for r in refused}
+    seen: dict[tuple[str, str, str], int] = {}
+    stop_at: dict[tuple[str, str, str], int] = {}  # a controller -> the first position it does not try
+    kept: list[Refusal] = []
+    for obj in expanded:
+        ref = obj.metadata.controller_ref() if obj.kind == "Pod" else None
+        if ref is None or ref.kind not in _SLOW_START:
+            if id(obj) in by_pod:
+                kept.append(by_pod[id(obj)])
+            continue
+        owner = (ref.kind, obj.metadata.namespace or "", ref.name)
+        position = seen[owner] = seen.get(owner, -1) + 1
+        if id(obj) not in by_pod or position >= stop_at.get(owner, position + 1):
+            continue
+        kept.append(by_pod[id(obj)])
+        # the batches hold positions 0 | 1-2 | 3-6 | 7-14 | ...: this one ends before 2^k - 1
+        stop_at.setdefault(owner, (1 << (position + 1).bit_length()) - 1)
+    return kept
 
 
 def _ident(obj: TypedObject) -> tuple[str, str, str]:

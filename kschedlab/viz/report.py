@@ -207,7 +207,7 @@ def _refused_section(cluster) -> str:
     refused, events = getattr(cluster, "refused", ()), getattr(cluster, "events", ())
     if not refused:
         return ""
-    rows = [f'<tr><td class="nowrap">{esc(r.obj.kind)} {esc(getattr(r.obj, "key", r.name))}</td>'
+    rows = [f'<tr><td class="nowrap">{esc(r.obj.kind)} {esc(r.key)}</td>'
             f'<td class="nowrap">{esc(r.file or "—")}</td><td class="fail nowrap">{esc(r.reason)}</td>'
             f"<td>{esc(r.message)}</td><td>{esc(r.controller or '—')}</td></tr>" for r in refused]
     head = "".join(f"<th>{h}</th>" for h in ("object", "file", "reason", "message", "created by"))

@@ -385,3 +385,80 @@ spec: {{priorityClassName: missing, containers: [{{name: c, image: nginx}}]}}
 """)
     (refusal,) = objs.refused
     assert refusal.message == f'pods "{shown}" is forbidden: no PriorityClass with name missing was found'
+    assert refusal.key == f"default/{shown}"
+
+
+def _deployment(name: str, replicas: int, spec: str) -> str:
+    return f"""\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{{spec}containers: [{{name: app, image: nginx}}]}}
+"""
+
+
+def test_a_template_every_create_refuses_costs_one_refusal_as_slow_start_stops_at_the_first_batch(capsys, tmp_path):
+    # ReplicaSet, Job and DaemonSet controllers create in batches of 1, 2, 4, ... and stop after a
+    # batch with a refused create: the first pod of a refused template is the only one tried
+    text = NODE.replace("name: n1}", "name: n1, labels: {zone: a}}") + _deployment(
+        "web", 6, "priorityClassName: gold, ") + """\
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: pi}
+spec:
+  parallelism: 5
+  completions: 5
+  template:
+    spec: {restartPolicy: Never, priorityClassName: gold, containers: [{name: pi, image: perl}]}
+"""
+    for i in (2, 3):
+        text += "---\n" + NODE.replace("n1", f"n{i}")
+    text += """\
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {runtimeClassName: gvisor, containers: [{name: agent, image: busybox}]}
+"""
+    objs, _ = _load(text)
+    assert sorted(r.controller.split()[0] for r in objs.refused) == ["DaemonSet", "Job", "ReplicaSet"]
+    assert len(objs.events) == 3
+    (rs,) = [o for o in objs if o.kind == "ReplicaSet"]
+    (web,) = [r for r in objs.refused if r.controller.startswith("ReplicaSet")]
+    assert web.key == f"default/{rs.name}-"  # a mutating plugin refused it: the name was never made
+    f = tmp_path / "app.yaml"
+    f.write_text(text)
+    assert main(["schedule", str(f)]) == 0
+    assert (f"refused by the API server: Pod default/{rs.name}- (created by ReplicaSet default/{rs.name}): "
+            f'pods "{rs.name}-" is forbidden: no PriorityClass with name gold was found') in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("quota, replicas, created, refused", [
+    (2, 3, 2, 1),    # batches 1 | 2: the second batch's second pod is refused
+    (3, 10, 3, 4),   # 1 | 2 | 4: all four of the third batch are refused, the last three are not tried
+    (4, 10, 4, 3),   # the third batch: one created, three refused
+    (0, 10, 0, 1),   # the first batch is refused
+    (7, 20, 7, 8),   # 1 | 2 | 4 | 8: the fourth batch is refused whole
+])
+def test_a_quota_that_runs_out_refuses_the_rest_of_its_batch(quota, replicas, created, refused):
+    objs, _ = _load(NODE + f"""\
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {{name: q}}
+spec: {{hard: {{pods: "{quota}"}}}}
+""" + _deployment("api", replicas, ""))
+    assert sum(o.kind == "Pod" for o in objs) == created
+    assert len(objs.refused) == len(objs.events) == refused
+    assert all("exceeded quota: q" in r.message for r in objs.refused)

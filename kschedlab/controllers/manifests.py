@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping
 
+from ..api.core import Pod
 from ..api.loader import load, load_text
 from ..api.meta import TypedObject
 from ..apiserver.admission import admit
@@ -107,12 +108,12 @@ def slow_start(refused: list[Refusal], expanded: list[TypedObject]) -> list[Refu
     stop_at: dict[tuple[str, str, str], int] = {}  # a controller -> the first position it does not try
     kept: list[Refusal] = []
     for obj in expanded:
-        ref = obj.metadata.controller_ref() if obj.kind == "Pod" else None
-        if ref is None or ref.kind not in _SLOW_START:
+        ref = obj.metadata.controller_ref() if isinstance(obj, Pod) else None
+        if not isinstance(obj, Pod) or ref is None or ref.kind not in _SLOW_START:
             if id(obj) in by_pod:
                 kept.append(by_pod[id(obj)])
             continue
-        owner = (ref.kind, obj.metadata.namespace or "", ref.name)
+        owner = (ref.kind, obj.namespace, ref.name or "")
         position = seen[owner] = seen.get(owner, -1) + 1
         if id(obj) not in by_pod or position >= stop_at.get(owner, position + 1):
             continue

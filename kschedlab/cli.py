@@ -209,7 +209,10 @@ def _schedule(args, paths: list[str], title: str | None = None) -> int:
     scheduler = Scheduler(cluster, config, gates=gates, seed=args.seed, registry=_out_of_tree(args.plugins))
     run = scheduler.run(once=args.once, max_attempts=args.max_attempts)
     doc = run.to_dict()
-    not_started = _not_started(cluster, placed={p.name for p in run.pods if p.node and p.pod_status == "Running"})
+    from kschedlab.controllers.workloads import running_and_ready
+
+    placed = {p.name for p in run.pods if p.node and p.pod_status == "Running"}
+    not_started = _not_started(cluster, lambda pod: pod.key in placed or running_and_ready(pod))
     if not_started:
         doc["notStarted"] = not_started
     if cluster.refused or cluster.events:
@@ -267,12 +270,11 @@ def _exit_status(cluster) -> int:
     return 1 if any(r.controller is None for r in cluster.refused) else 0
 
 
-def _not_started(cluster, placed: set[str]) -> list[dict]:
+def _not_started(cluster, ready) -> list[dict]:
     """What no scheduling attempt shows: suspended Jobs (no pods created), StatefulSets whose next
-    pod waits for the one before it (``placed``: the pods the run bound, taken as Running and Ready)
-    and pods bound by ``spec.nodeName`` whose ResourceClaims keep the kubelet from starting them."""
+    pod waits for the one before it (``ready(pod)``: whether the run took the pod as Running and
+    Ready) and pods bound by ``spec.nodeName`` whose ResourceClaims keep the kubelet from starting them."""
     from kschedlab.controllers.statefulset import waiting_sets
-    from kschedlab.controllers.workloads import running_and_ready
 
     out = []
     for job in cluster.objects.get("Job", {}).values():
@@ -280,7 +282,7 @@ def _not_started(cluster, placed: set[str]) -> list[dict]:
             out.append({"object": f"Job {job.key}", "node": None,
                         "reason": "the Job is suspended (spec.suspend: true; condition Suspended, reason JobSuspended): "
                                   "the Job controller creates no pods until it is resumed"})
-    for sts, why in waiting_sets(cluster, lambda pod: pod.key in placed or running_and_ready(pod)):
+    for sts, why in waiting_sets(cluster, ready):
         out.append({"object": sts, "node": None, "reason": why + " (podManagementPolicy OrderedReady)"})
     if cluster.objects.get("ResourceClaim") is not None or any(p.spec.resource_claims for p in cluster.pods.values()):
         from kschedlab.kubelet.dra_prepare import unprepared_claims
@@ -410,6 +412,7 @@ def _bench_table(result: dict) -> str:
 
 
 def cmd_simulate(args) -> int:
+    from kschedlab.controllers.workloads import running_and_ready
     from kschedlab.sim.quiescence import stop_sentence
     from kschedlab.sim.scenario import from_files
 
@@ -428,6 +431,7 @@ def cmd_simulate(args) -> int:
     result = sim.run(until=args.until if args.until is not None else until,
                      progress=args.output == "table" and sys.stderr.isatty())
     taints = sim.taint_manager.events_frame()
+    not_started = _not_started(sim.cluster, sim.statefulsets.ready if sim.statefulsets else running_and_ready)
     if args.output == "json":
         out = {"endTime": result.end_time, "pods": json.loads(result.pods.to_json(orient="records")),
                "queue": json.loads(result.queue.to_json(orient="records"))}
@@ -442,6 +446,8 @@ def cmd_simulate(args) -> int:
         out.update({"stopReason": result.stop_reason, "horizon": result.horizon,
                     "quiescentAt": result.quiescent_at,
                     "pending": json.loads(result.pending.to_json(orient="records"))})
+        if not_started:
+            out["notStarted"] = not_started
         json.dump(out, sys.stdout, indent=2)
         print()
     else:
@@ -464,6 +470,8 @@ def cmd_simulate(args) -> int:
             print(f"\npending pods ({len(result.pending)}):")
             for row in result.pending.itertuples(index=False):
                 print(f"  {row.pod}  queue={row.queue}  attempts={row.attempts}\n    {row.message}")
+        for entry in not_started:
+            print(f"{entry['object']}: {entry['reason']}")
         print("\n" + stop_sentence(result))
         print(f"simulated {result.end_time:g} s")
     return _exit_status(sim.cluster)

@@ -1,6 +1,7 @@
 """The StatefulSet controller's ordered creation (upstream ``processReplica``): an OrderedReady set
 gets one pod at a time, each once the pods before it are Running and Ready; Parallel gets all."""
 
+import json
 import textwrap
 
 import pytest
@@ -177,3 +178,17 @@ def test_kschedlab_schedule_says_which_pod_a_set_waits_on(tmp_path, capsys):
     assert "default/db-2" in out and "default/db-3" not in out
     assert ("StatefulSet default/db: db-3 is created once db-2 is Running and Ready (3 of 4 pods) "
             "(podManagementPolicy OrderedReady)") in out
+
+
+def test_kschedlab_simulate_says_which_pod_a_set_waits_on(tmp_path, capsys):
+    # the simulation's kubelet starts what is bound: the set stops at the pod no node holds
+    path = tmp_path / "db.yaml"
+    path.write_text(NODE + "---" + sts())
+    assert main(["simulate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "default/db-2" in out and "default/db-3" not in out
+    line = "db-3 is created once db-2 is Running and Ready (3 of 4 pods) (podManagementPolicy OrderedReady)"
+    assert f"StatefulSet default/db: {line}" in out
+    assert main(["simulate", str(path), "-o", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notStarted"] == [
+        {"object": "StatefulSet default/db", "node": None, "reason": line}]

@@ -412,6 +412,7 @@ def _bench_table(result: dict) -> str:
 
 
 def cmd_simulate(args) -> int:
+    from kschedlab.controllers.job import jobs_summary
     from kschedlab.controllers.workloads import running_and_ready
     from kschedlab.sim.quiescence import stop_sentence
     from kschedlab.sim.scenario import from_files
@@ -432,6 +433,7 @@ def cmd_simulate(args) -> int:
                      progress=args.output == "table" and sys.stderr.isatty())
     taints = sim.taint_manager.events_frame()
     not_started = _not_started(sim.cluster, sim.statefulsets.ready if sim.statefulsets else running_and_ready)
+    jobs = jobs_summary(sim.cluster)
     if args.output == "json":
         out = {"endTime": result.end_time, "pods": json.loads(result.pods.to_json(orient="records")),
                "queue": json.loads(result.queue.to_json(orient="records"))}
@@ -448,6 +450,8 @@ def cmd_simulate(args) -> int:
                     "pending": json.loads(result.pending.to_json(orient="records"))})
         if not_started:
             out["notStarted"] = not_started
+        if jobs:
+            out["jobs"] = jobs
         json.dump(out, sys.stdout, indent=2)
         print()
     else:
@@ -472,6 +476,9 @@ def cmd_simulate(args) -> int:
                 print(f"  {row.pod}  queue={row.queue}  attempts={row.attempts}\n    {row.message}")
         for entry in not_started:
             print(f"{entry['object']}: {entry['reason']}")
+        for job in jobs:
+            done = f" at {job['completionTime']:g} s" if job["completionTime"] is not None else ""
+            print(f"Job {job['job']}: {job['completions']} completions, {job['active']} active, {job['state']}{done}")
         print("\n" + stop_sentence(result))
         print(f"simulated {result.end_time:g} s")
     return _exit_status(sim.cluster)

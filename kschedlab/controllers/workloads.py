@@ -56,6 +56,7 @@ True
 from __future__ import annotations
 
 import math
+import random
 import re
 from typing import Any, Callable, Iterable, Mapping
 
@@ -124,12 +125,14 @@ __all__ = [
     "ALPHANUMS",
 ]
 
-def _owned_pods(owner: KubeObject, pods: list[Pod], claimed: set[int] | None = None) -> list[Pod]:
-    # ownerReferences first (by UID, else kind+name), then orphans the owner's selector adopts
+def owned_pods(owner: KubeObject, pods: list[Pod], claimed: set[int] | None = None) -> list[Pod]:
+    """The pods of ``pods`` that ``owner``'s controller counts as its own: those whose controller
+    reference names it (by UID, else kind and name), then the orphans its selector adopts."""
     return claim(owner, pods, claimed=claimed)
 
 
-def _active(pods: list[Pod]) -> list[Pod]:
+def active_pods(pods: list[Pod]) -> list[Pod]:
+    """The pods neither terminal (``Succeeded``, ``Failed``) nor being deleted."""
     return [p for p in pods if p.status.phase not in ("Succeeded", "Failed") and not p.metadata.deletion_timestamp]
 
 
@@ -158,7 +161,7 @@ def expand_replicaset(rs: ReplicaSet, existing_pods: Iterable[Pod] = (), seed: i
     """
     ensure_uid(rs, seed)
     replicas = 1 if rs.spec.replicas is None else rs.spec.replicas
-    have = len(_active(_owned_pods(rs, list(existing_pods), claimed)))
+    have = len(active_pods(owned_pods(rs, list(existing_pods), claimed)))
     taken = set() if taken is None else taken
     rng = owner_rng(seed, rs)
     out = []
@@ -299,7 +302,7 @@ def expand_deployment(dep: Deployment, existing: Iterable[TypedObject] = (), see
     if owned:
         strategy = dep.spec.strategy
         if strategy is not None and strategy.type == "Recreate":
-            if any(_active(_owned_pods(rs, pods)) for rs in owned):
+            if any(active_pods(owned_pods(rs, pods)) for rs in owned):
                 return []
         else:
             current = sum(1 if rs.spec.replicas is None else rs.spec.replicas for rs in owned)
@@ -395,7 +398,12 @@ def running_and_ready(pod: Pod) -> bool:
             and any(c.type == "Ready" and c.status == "True" for c in status.conditions))
 
 
-def _parse_indexes(text: str | None) -> set[int]:
+def parse_indexes(text: str | None) -> set[int]:
+    """The indexes of a Job's ``status.completedIndexes`` (``"0-2,4"``).
+
+    >>> sorted(parse_indexes("0-2,4,6,7"))
+    [0, 1, 2, 4, 6, 7]
+    """
     out: set[int] = set()
     for part in (text or "").split(","):
         part = part.strip()
@@ -438,13 +446,14 @@ def _prepare_job(job: Job, seed: int) -> None:
 
 def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
                taken: set[str] | None = None, pod_group: str | None = None,
-               claimed: set[int] | None = None) -> list[Pod]:
+               claimed: set[int] | None = None, rng: random.Random | None = None) -> list[Pod]:
     """The pods a Job controller starts: ``parallelism``, capped by remaining completions.
 
     ``job`` is completed in place with what the API server adds on create
     (uid, selector, job labels, defaults). With ``pod_group`` (the PodGroup the
     controller manages for the Job, see :func:`job_pod_group`) each new pod gets
-    ``spec.schedulingGroup.podGroupName``.
+    ``spec.schedulingGroup.podGroupName``. ``rng`` draws the names' suffixes (by default
+    the Job's own source, fixed by ``seed``).
 
     >>> j = Job(metadata={"name": "pi", "namespace": "default"},
     ...         spec={"completions": 3, "parallelism": 5, "completionMode": "Indexed"})
@@ -463,8 +472,8 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
                                                                           message="Job suspended")]
             job.mark_set("status")
         return []
-    owned = _owned_pods(job, list(existing_pods), claimed)
-    active = _active(owned)
+    owned = owned_pods(job, list(existing_pods), claimed)
+    active = active_pods(owned)
     succeeded = job.status.succeeded or 0
     parallelism = spec.parallelism or 0
     if spec.completions is None:
@@ -475,11 +484,11 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     if diff <= 0:
         return []
     taken = set() if taken is None else taken
-    rng = owner_rng(seed, job)
+    rng = owner_rng(seed, job) if rng is None else rng
     template = spec.template
     out: list[Pod] = []
     if spec.completion_mode == "Indexed":
-        used = _parse_indexes(job.status.completed_indexes)
+        used = parse_indexes(job.status.completed_indexes)
         for p in active:
             idx = p.metadata.annotations.get(JOB_COMPLETION_INDEX) or p.metadata.labels.get(JOB_COMPLETION_INDEX)
             if idx is not None and idx.isdigit():
@@ -600,7 +609,7 @@ def job_pod_group(job: Job, objects: Iterable[TypedObject], seed: int = 0,
         if (isinstance(o, PodGroup) and (o.namespace or "default") == ns and o.spec.workload_ref is not None
                 and o.spec.workload_ref.workload_name == wl.name and controlled_by(o, job)):
             return o, False
-    if not _is_new_job(job, _owned_pods(job, list(existing_pods))):
+    if not _is_new_job(job, owned_pods(job, list(existing_pods))):
         return None, False
     template = wl.spec.pod_group_templates[0]
     spec: dict[str, Any] = {

@@ -42,6 +42,7 @@ import pandas as pd
 
 from kschedlab.api.simulation import finite_seconds
 from kschedlab.cluster import Cluster
+from kschedlab.controllers.job import JobController
 from kschedlab.controllers.statefulset import StatefulSetController
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
 from kschedlab.framework.status import Code
@@ -189,6 +190,8 @@ class Simulation:
         #: the StatefulSet controller: an OrderedReady set's next pod once the kubelet started the one before
         self.statefulsets = (StatefulSetController(self.cluster, seed=seed, gates=self.scheduler.gates)
                              if self.cluster.objects.get("StatefulSet") else None)
+        #: the Job controller: a Job's next pods once one of its pods succeeded
+        self.jobs = JobController(self.cluster, seed=seed, gates=self.scheduler.gates)
         self.queue = self.loop.queue
         self.loop.attach()
         self.scheduler.on_bound.append(self._on_bound)
@@ -554,6 +557,8 @@ class Simulation:
 
         if type(obj).__name__ in STORAGE_RESOURCES:
             apply_storage(self, obj)
+        elif type(obj).__name__ == "Job":  # its pods follow it, created by the same event
+            self.cluster.add(obj)
         else:
             self.dra.apply(obj)
 
@@ -728,9 +733,14 @@ class Simulation:
         self.taint_manager.on_node_update(new, self.now)
 
     def _on_finish_pod(self, key: str) -> None:
-        if key in self.cluster.pods:
-            self._timeline.get(key, {})["finished"] = self.now
-            self._on_delete_pod(key)
+        pod = self.cluster.pods.get(key)
+        if pod is None:
+            return
+        self._timeline.get(key, {})["finished"] = self.now
+        self._on_delete_pod(key)
+        # a Job's pod succeeded: its controller starts the next ones, which run as long
+        for new in self.jobs.pod_succeeded(pod, datetime.fromtimestamp(self.now, timezone.utc)):
+            self._on_create_pod((new, self._durations.get(key)))
 
     def _on_add_node(self, node) -> None:
         self.cluster.add(node)

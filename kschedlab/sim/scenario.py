@@ -14,8 +14,9 @@ from kschedlab.controllers.manifests import create
 from kschedlab.controllers.workloads import expand
 from kschedlab.sim.engine import Simulation
 
-#: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes
-APPLIED_KINDS = ("DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass",
+#: kinds a ``create`` event may add (or replace) during a simulation besides pods and nodes (a Job
+#: with the pods its controller starts, which run the event's ``duration``)
+APPLIED_KINDS = ("Job", "DeviceTaintRule", "DeviceTaintRuleV1beta2", "ResourceSlice", "ResourceClaim", "DeviceClass",
                  "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
                  "CSIStorageCapacity")
 

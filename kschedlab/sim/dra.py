@@ -103,14 +103,8 @@ class SimDRA:
 
     # -- device taint eviction ----------------------------------------------------------------------
     def _evict(self, key: str) -> None:
-        from kschedlab.sim.kubelet import replicaset_replacements
-
-        sim = self.sim
-        pod = sim.cluster.pods[key]
-        sim._graceful_delete(key, sim.cluster.pod_infos[key], preempted=False)
-        for new in replicaset_replacements(sim.cluster, pod, seed=sim.seed, gates=sim.scheduler.gates,
-                                           seen=sim._timeline):
-            sim._on_create_pod((new, sim._durations.get(key)))
+        # a graceful delete; a ReplicaSet's replacement follows it (Simulation._graceful_delete)
+        self.sim._graceful_delete(key, self.sim.cluster.pod_infos[key], preempted=False)
 
     def evictions_frame(self) -> pd.DataFrame:
         """What the device taint eviction controller did (its ``records``)."""

@@ -514,7 +514,10 @@ class Simulation:
         """A victim of preemption (or of the taint manager, ``preempted=False``): deleted
         gracefully, holding its node for its ``terminationGracePeriodSeconds`` (30 by
         default); ``deletionTimestamp`` is set to the end of that period, as the API server
-        does."""
+        does. A ReplicaSet counts a terminating pod out at once: its replacement is created now,
+        while the victim still holds its node."""
+        from kschedlab.sim.kubelet import replicaset_replacements
+
         pod = self.cluster.pods.get(key)
         if pod is None or pod.metadata.deletion_timestamp is not None:
             return
@@ -526,6 +529,9 @@ class Simulation:
         row = self._timeline.get(key)
         if row is not None and preempted:
             row["preempted"] = self.now
+        for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
+                                           seen=self._timeline):
+            self._on_create_pod((new, self._durations.get(key)))
 
     def _fire_taint_evictions(self) -> None:
         """Deletions the taint manager has due now: ``DisruptionTarget`` (DeletionByTaintManager),

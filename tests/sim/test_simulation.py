@@ -179,3 +179,59 @@ def test_on_clock_sees_every_instant_the_clock_moves_to_and_changes_nothing():
     assert watched.pods.equals(plain.pods) and watched.queue.equals(plain.queue)
     assert seen == sorted(seen) and len(set(seen)) == len(seen)
     assert {0.5, 1.0, 7.0} <= set(seen) and seen[-1] <= 120
+
+
+RS_AND_URGENT_POD = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 1500m}}}]}
+"""
+
+
+def test_a_replicaset_replaces_its_preempted_pod_at_once_and_the_replacement_waits():
+    # the ReplicaSet controller counts a terminating pod out: the replacement is created when the
+    # victim is deleted (10 s), waits while the victim's grace period (30 s) and the preemptor hold
+    # the node, and is bound when the preemptor finishes (40 s + 60 s)
+    from kschedlab.controllers.manifests import load_manifests
+
+    sim = Simulation(load_manifests(text=RS_AND_URGENT_POD))
+    urgent = Pod.model_validate({"metadata": {"name": "urgent", "namespace": "default"}, "spec": {
+        "priorityClassName": "high", "priority": 1000,
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]}})
+    sim.create_pod(urgent, at=10, duration=60)
+    rows = sim.run(until=200).pods.set_index("pod")
+    (victim,) = [k for k in rows.index if k.startswith("default/web-") and rows.loc[k, "preempted"] == 10]
+    (replacement,) = [k for k in rows.index if k.startswith("default/web-") and k != victim]
+    assert rows.loc["default/urgent", ["bound", "finished"]].tolist() == [40, 100]
+    assert rows.loc[replacement, ["created", "bound"]].tolist() == [10, 100]
+    assert replacement in sim.cluster.pods and victim not in sim.cluster.pods
+
+
+def test_a_replicaset_replaces_a_pod_the_taint_manager_evicts():
+    from kschedlab.controllers.manifests import load_manifests
+
+    sim = Simulation(load_manifests(text=RS_AND_URGENT_POD + "---\n" + RS_AND_URGENT_POD.split("---\n")[0]
+                                    .replace("name: n1", "name: n2")))
+    sim.run(until=1)
+    (first,) = [p for p in sim.cluster.pods.values()]
+    sim.set_taints(first.spec.node_name, [{"key": "maintenance", "effect": "NoExecute"}], at=5)
+    rows = sim.run(until=100).pods.set_index("pod")
+    (replacement,) = [k for k in rows.index if k != first.key]
+    assert rows.loc[replacement, "created"] == 5 and rows.loc[replacement, "node"] != first.spec.node_name
+    assert list(sim.cluster.pods) == [replacement]

@@ -446,14 +446,16 @@ def _prepare_job(job: Job, seed: int) -> None:
 
 def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
                taken: set[str] | None = None, pod_group: str | None = None,
-               claimed: set[int] | None = None, rng: random.Random | None = None) -> list[Pod]:
+               claimed: set[int] | None = None, rng: random.Random | None = None,
+               count_terminating: bool = False) -> list[Pod]:
     """The pods a Job controller starts: ``parallelism``, capped by remaining completions.
 
     ``job`` is completed in place with what the API server adds on create
     (uid, selector, job labels, defaults). With ``pod_group`` (the PodGroup the
     controller manages for the Job, see :func:`job_pod_group`) each new pod gets
     ``spec.schedulingGroup.podGroupName``. ``rng`` draws the names' suffixes (by default
-    the Job's own source, fixed by ``seed``).
+    the Job's own source, fixed by ``seed``); ``count_terminating``: terminating pods still
+    count as running (``podReplacementPolicy: Failed``).
 
     >>> j = Job(metadata={"name": "pi", "namespace": "default"},
     ...         spec={"completions": 3, "parallelism": 5, "completionMode": "Indexed"})
@@ -474,6 +476,8 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
         return []
     owned = owned_pods(job, list(existing_pods), claimed)
     active = active_pods(owned)
+    if count_terminating:
+        active += [p for p in owned if p.metadata.deletion_timestamp and p.status.phase not in ("Succeeded", "Failed")]
     succeeded = job.status.succeeded or 0
     parallelism = spec.parallelism or 0
     if spec.completions is None:

@@ -525,13 +525,22 @@ class Simulation:
         gone = self.now + (30 if grace is None else grace)
         self.cluster.mark_terminating(key, datetime.fromtimestamp(gone, timezone.utc), 30 if grace is None else grace)
         self.changes.changed()
-        self._at(gone, "delete_pod", key)
+        self._at(gone, "victim_gone", key)
         row = self._timeline.get(key)
         if row is not None and preempted:
             row["preempted"] = self.now
         for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
                                            seen=self._timeline):
             self._on_create_pod((new, self._durations.get(key)))
+        self._job_sync(self.jobs.pod_terminating(pod, self.now), key)
+
+    def _on_victim_gone(self, key: str) -> None:
+        """A pod deleted gracefully is gone at the end of its grace period: killed, so ``Failed``
+        for its Job's controller."""
+        pod = self.cluster.pods.get(key)
+        self._on_delete_pod(key)
+        if pod is not None:
+            self._job_sync(self.jobs.pod_failed(pod, self.now), key)
 
     def _fire_taint_evictions(self) -> None:
         """Deletions the taint manager has due now: ``DisruptionTarget`` (DeletionByTaintManager),
@@ -643,6 +652,7 @@ class Simulation:
             for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
                                                seen=self._timeline):
                 self._on_create_pod((new, duration))
+            self._job_sync(self.jobs.pod_failed(pod, self.now), key)
 
     def _kubelet_node_images(self) -> None:
         """Nodes whose images were pulled or collected report them in ``status.images``."""
@@ -704,6 +714,7 @@ class Simulation:
             record["replacement"] = nkey
             self.kubelet.replacing[nkey] = index
             self._on_create_pod((new, duration))
+        self._job_sync(self.jobs.pod_failed(pod, self.now), key)
 
     def _on_drain(self, payload) -> None:
         from kschedlab.eviction.drain import Drainer, DrainOptions
@@ -744,9 +755,25 @@ class Simulation:
             return
         self._timeline.get(key, {})["finished"] = self.now
         self._on_delete_pod(key)
-        # a Job's pod succeeded: its controller starts the next ones, which run as long
-        for new in self.jobs.pod_succeeded(pod, datetime.fromtimestamp(self.now, timezone.utc)):
+        self._job_sync(self.jobs.pod_succeeded(pod, self.now), key)
+
+    def _job_sync(self, sync, key: str) -> None:
+        """Apply what the Job controller did about pod ``key``: its new pods run as long as that
+        one was to; the active pods of a Job that failed are deleted; a sync held back by the pod
+        failure backoff comes again at its time."""
+        for new in sync.created:
             self._on_create_pod((new, self._durations.get(key)))
+        for victim in sync.deletes:
+            if victim in self.cluster.pods:
+                self._graceful_delete(victim, self.cluster.pod_infos[victim], preempted=False)
+        if sync.retry_at is not None:
+            self._at(sync.retry_at, "job_sync", (sync.job, key))
+
+    def _on_job_sync(self, payload) -> None:
+        job_key, key = payload
+        job = self.cluster.get("Job", job_key)
+        if job is not None:
+            self._job_sync(self.jobs.sync(job, self.now), key)
 
     def _on_add_node(self, node) -> None:
         self.cluster.add(node)

@@ -148,3 +148,142 @@ def test_the_job_waves_scenario_runs_as_its_header_derives():
     assert (job.status.succeeded, job.status.completed_indexes) == (6, "0-5")
     assert [c.type for c in job.status.conditions] == ["SuccessCriteriaMet", "Complete"]
     assert job.status.completion_time.timestamp() == 90
+
+
+def preempted_job(tmp_path, job_spec: str = ""):
+    """One 2-CPU node; at 0 s a Job of one 1500m pod running 100 s, at 10 s a pod of higher priority
+    running 60 s, which preempts it (grace period 30 s: the victim is gone at 40 s)."""
+    path = tmp_path / "preempted.yaml"
+    path.write_text(NODE.replace('cpu: "4"', 'cpu: "2"') + textwrap.dedent("""\
+        ---
+        apiVersion: scheduling.k8s.io/v1
+        kind: PriorityClass
+        metadata: {name: high}
+        value: 1000
+        ---
+        apiVersion: kschedlab.io/v1alpha1
+        kind: Simulation
+        metadata: {name: preempted}
+        spec:
+          until: 1000
+          events:
+          - at: 0
+            duration: 100
+            create:
+              apiVersion: batch/v1
+              kind: Job
+              metadata: {name: pi}
+              spec:
+                template:
+                  spec:
+                    restartPolicy: Never
+                    containers: [{name: pi, image: perl, resources: {requests: {cpu: 1500m}}}]
+        """) + textwrap.indent(textwrap.dedent(job_spec), " " * 8) + textwrap.indent(textwrap.dedent("""\
+          - at: 10
+            duration: 60
+            create:
+              apiVersion: v1
+              kind: Pod
+              metadata: {name: urgent}
+              spec:
+                priorityClassName: high
+                containers: [{name: c, image: x, resources: {requests: {cpu: 1500m}}}]
+        """), "  "))
+    sim, result = run(path)
+    rows = result.pods.set_index("pod")
+    jobs = rows[rows.index.str.startswith("default/pi-")].sort_values("created")
+    return sim, sim.cluster.get("Job", "default/pi"), rows, jobs
+
+
+def test_a_preempted_job_pod_is_replaced_at_once_and_counted_failed_when_gone(tmp_path):
+    # podReplacementPolicy TerminatingOrFailed (the default without a podFailurePolicy): the replacement
+    # is created when the victim is deleted, binds when the preemptor finishes, and completes the Job
+    sim, job, rows, jobs = preempted_job(tmp_path)
+    assert list(jobs["created"]) == [0, 10] and list(jobs["preempted"].fillna(-1)) == [10, -1]
+    assert list(jobs["bound"]) == [0, 100] and list(jobs["finished"].fillna(-1)) == [-1, 200]
+    assert rows.loc["default/urgent", ["bound", "finished"]].tolist() == [40, 100]
+    assert (job.status.succeeded, job.status.failed) == (1, 1)
+    assert job.status.completion_time.timestamp() == 200
+
+
+def test_a_pod_failure_policy_that_ignores_disruptions_does_not_count_the_victim(tmp_path):
+    # with a podFailurePolicy the replacement policy defaults to Failed: the victim is replaced once gone
+    sim, job, rows, jobs = preempted_job(tmp_path, """\
+        podFailurePolicy:
+          rules:
+          - action: Ignore
+            onPodConditions: [{type: DisruptionTarget}]
+        """)
+    assert list(jobs["created"]) == [0, 40]
+    assert (job.status.succeeded, job.status.failed or 0) == (1, 0)
+
+
+def test_a_counted_failure_holds_the_replacement_back_for_the_pod_failure_backoff(tmp_path):
+    sim, job, rows, jobs = preempted_job(tmp_path, """\
+        podReplacementPolicy: Failed
+        """)
+    assert list(jobs["created"]) == [0, 50]  # gone at 40 s, then 10 s of backoff
+    assert (job.status.succeeded, job.status.failed) == (1, 1)
+
+
+def test_past_its_backoff_limit_the_job_fails_and_deletes_its_pods(tmp_path):
+    sim, job, rows, jobs = preempted_job(tmp_path, """\
+        backoffLimit: 0
+        """)
+    message = "Job has reached the specified backoff limit"
+    assert [(c.type, c.reason, c.message) for c in job.status.conditions] == [
+        ("FailureTarget", "BackoffLimitExceeded", message), ("Failed", "BackoffLimitExceeded", message)]
+    assert list(jobs["created"]) == [0, 10] and jobs["bound"].isna().tolist() == [False, True]
+    assert not any(k.startswith("default/pi-") for k in sim.cluster.pods)  # the replacement was deleted
+    assert "Job default/pi: Warning BackoffLimitExceeded (job-controller): " + message in map(str, sim.cluster.events)
+    assert jobs_summary(sim.cluster)[0]["state"] == "Failed"
+
+
+def test_a_fail_job_rule_fails_the_job_with_the_rule_in_its_message(tmp_path):
+    sim, job, rows, jobs = preempted_job(tmp_path, """\
+        podFailurePolicy:
+          rules:
+          - action: FailJob
+            onPodConditions: [{type: DisruptionTarget}]
+        """)
+    (failed,) = [c for c in job.status.conditions if c.type == "Failed"]
+    assert failed.reason == "PodFailurePolicy"
+    assert failed.message == f"Pod {jobs.index[0]} has condition DisruptionTarget matching FailJob rule at index 0"
+    assert list(jobs["created"]) == [0]  # replaced only once failed (policy Failed), and it failed the Job
+
+
+@pytest.mark.parametrize("operator, values, fails", [("In", [137], True), ("In", [1, 2], False),
+                                                     ("NotIn", [1], True), ("NotIn", [137], False)])
+def test_an_exit_code_rule_matches_a_container_that_was_oom_killed(operator, values, fails):
+    from kschedlab.api.core import ContainerStatus
+    from kschedlab.api.loader import load_text
+    from kschedlab.cluster import Cluster
+    from kschedlab.controllers.job import JobController
+    from kschedlab.controllers.manifests import create
+
+    cluster = Cluster(create(load_text(textwrap.dedent(f"""\
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {{name: pi, namespace: default}}
+        spec:
+          podFailurePolicy:
+            rules:
+            - action: FailJob
+              onExitCodes: {{containerName: pi, operator: {operator}, values: {values}}}
+          template: {{spec: {{restartPolicy: Never, containers: [{{name: pi, image: perl}}]}}}}
+        """))))
+    (pod,) = cluster.pods.values()
+    cluster.remove_pod(pod.key)
+    pod.status.phase = "Failed"
+    pod.status.container_statuses = [ContainerStatus.model_validate(
+        {"name": "pi", "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}})]
+    sync = JobController(cluster).pod_failed(pod, now=30.0)
+    job = cluster.get("Job", "default/pi")
+    if fails:
+        assert [c.type for c in job.status.conditions] == ["FailureTarget", "Failed"]
+        assert job.status.conditions[1].message == (
+            f"Container pi for pod {pod.key} failed with exit code 137 matching FailJob rule at index 0")
+        assert sync.created == []
+    else:  # counted, and replaced after the 10 s backoff
+        assert job.status.failed == 1 and job.status.conditions == []
+        assert (sync.created, sync.retry_at) == ([], 40.0)

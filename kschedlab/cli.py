@@ -478,7 +478,8 @@ def cmd_simulate(args) -> int:
             print(f"{entry['object']}: {entry['reason']}")
         for job in jobs:
             done = f" at {job['completionTime']:g} s" if job["completionTime"] is not None else ""
-            print(f"Job {job['job']}: {job['completions']} completions, {job['active']} active, {job['state']}{done}")
+            print(f"Job {job['job']}: {job['completions']} completions, {job['active']} active, {job['failed']} failed, "
+                  f"{job['state']}{done}")
         print("\n" + stop_sentence(result))
         print(f"simulated {result.end_time:g} s")
     return _exit_status(sim.cluster)

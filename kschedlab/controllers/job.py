@@ -304,8 +304,8 @@ def _completions_column(job: Job) -> str:
 
 
 def jobs_summary(cluster: Any) -> list[dict[str, Any]]:
-    """One row per Job, as ``kubectl get jobs`` reads it: ``COMPLETIONS`` (succeeded / completions),
-    the active pods, the Job's state and, once complete, ``completionTime``."""
+    """One row per Job, as ``kubectl get jobs`` and ``describe`` read it: ``COMPLETIONS`` (succeeded /
+    completions), the active and failed pods, the Job's state and, once it ended, ``completionTime``."""
     rows = []
     for job in cluster.of_kind("Job"):
         spec, status = job.spec, job.status
@@ -315,5 +315,6 @@ def jobs_summary(cluster: Any) -> list[dict[str, Any]]:
         rows.append({"job": job.key, "completions": _completions_column(job),
                      "active": status.active if status.active is not None else
                      len(active_pods(owned_pods(job, list(cluster.pods.values())))),
-                     "state": state, "completionTime": done.timestamp() if done is not None else None})
+                     "failed": status.failed or 0, "state": state,
+                     "completionTime": done.timestamp() if done is not None else None})
     return rows

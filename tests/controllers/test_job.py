@@ -71,7 +71,8 @@ def test_a_job_runs_its_completions_in_waves_of_its_parallelism(tmp_path):
     assert [str(e) for e in sim.cluster.events] == [
         "Job default/pi: Normal Completed (job-controller): Job completed"]
     assert jobs_summary(sim.cluster) == [
-        {"job": "default/pi", "completions": "6/6", "active": 0, "state": "Complete", "completionTime": 190.0}]
+        {"job": "default/pi", "completions": "6/6", "active": 0, "failed": 0, "state": "Complete",
+         "completionTime": 190.0}]
 
 
 def test_an_indexed_job_starts_each_index_once(tmp_path):
@@ -105,10 +106,11 @@ def test_a_job_whose_node_is_full_waits_and_the_next_wave_follows_it(tmp_path):
 def test_kschedlab_simulate_reports_the_jobs(tmp_path, capsys):
     path = scenario(tmp_path, "completions: 4\nparallelism: 2\n" + TEMPLATE)
     assert main(["simulate", str(path)]) == 0
-    assert "Job default/pi: 4/4 completions, 0 active, Complete at 130 s" in capsys.readouterr().out
+    assert "Job default/pi: 4/4 completions, 0 active, 0 failed, Complete at 130 s" in capsys.readouterr().out
     assert main(["simulate", str(path), "-o", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["jobs"] == [
-        {"job": "default/pi", "completions": "4/4", "active": 0, "state": "Complete", "completionTime": 130.0}]
+        {"job": "default/pi", "completions": "4/4", "active": 0, "failed": 0, "state": "Complete",
+         "completionTime": 130.0}]
 
 
 def test_a_job_of_the_manifests_runs_its_pods_for_ever(tmp_path):
@@ -119,7 +121,8 @@ def test_a_job_of_the_manifests_runs_its_pods_for_ever(tmp_path):
     sim, result = run(path)
     assert len(result.pods) == 2 and result.pods["finished"].isna().all()
     assert jobs_summary(sim.cluster)[0] | {"completionTime": None} == {
-        "job": "default/pi", "completions": "0/4", "active": 2, "state": "Running", "completionTime": None}
+        "job": "default/pi", "completions": "0/4", "active": 2, "failed": 0, "state": "Running",
+        "completionTime": None}
 
 
 def test_other_workloads_cannot_be_created_by_an_event(tmp_path):
@@ -287,3 +290,17 @@ def test_an_exit_code_rule_matches_a_container_that_was_oom_killed(operator, val
     else:  # counted, and replaced after the 10 s backoff
         assert job.status.failed == 1 and job.status.conditions == []
         assert (sync.created, sync.retry_at) == ([], 40.0)
+
+
+def test_the_preempted_jobs_scenario_runs_as_its_header_derives():
+    from pathlib import Path
+
+    sim, result = run(Path(__file__).resolve().parents[2] / "datasets" / "preemption" / "12-preempted-jobs.yaml")
+    rows = result.pods.set_index("pod")
+    for job, replaced_at, failed in (("plain", 10, 1), ("tolerant", 40, 0)):
+        pods = rows[rows.index.str.startswith(f"default/{job}-")].sort_values("created")
+        assert list(pods["created"]) == [0, replaced_at] and list(pods["bound"]) == [0, 100]
+        assert pods["preempted"].iloc[0] == 10 and pods["finished"].iloc[1] == 200
+        status = sim.cluster.get("Job", f"default/{job}").status
+        assert (status.succeeded, status.failed or 0, status.completion_time.timestamp()) == (1, failed, 200)
+    assert rows.loc[["default/urgent-1", "default/urgent-2"], "bound"].tolist() == [40, 40]

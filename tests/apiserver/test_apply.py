@@ -41,6 +41,20 @@ spec:
 """
 
 
+#: a DaemonSet whose pods name a RuntimeClass that does not exist (a mutating admission plugin refuses them)
+AGENT_WITHOUT_RUNTIME_CLASS = """\
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {runtimeClassName: gvisor, containers: [{name: agent, image: busybox}]}
+"""
+
+
 def _load(text, **kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -224,16 +238,7 @@ spec:
       restartPolicy: Never
       priorityClassName: missing
       containers: [{name: pi, image: perl}]
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {runtimeClassName: gvisor, containers: [{name: agent, image: busybox}]}
-"""
+""" + AGENT_WITHOUT_RUNTIME_CLASS
     objs, _ = _load(text)
     messages = {e.involved: e.message for e in objs.events}
     assert {e.involved: e.source for e in objs.events}["DaemonSet default/agent"] == "daemonset-controller"
@@ -420,17 +425,7 @@ spec:
 """
     for i in (2, 3):
         text += "---\n" + NODE.replace("n1", f"n{i}")
-    text += """\
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {runtimeClassName: gvisor, containers: [{name: agent, image: busybox}]}
-"""
+    text += AGENT_WITHOUT_RUNTIME_CLASS
     objs, _ = _load(text)
     assert sorted(r.controller.split()[0] for r in objs.refused) == ["DaemonSet", "Job", "ReplicaSet"]
     assert len(objs.events) == 3

@@ -49,7 +49,7 @@ from ..api.meta import TypedObject
 from ..apiserver.apply import ControllerEvent
 from .created import admit_created
 from .pod_templates import JOB_COMPLETION_INDEX
-from .workloads import active_pods, expand_job, owned_pods, parse_indexes
+from .workloads import active_pods, expand_job, job_pod_group, owned_pods, parse_indexes
 
 __all__ = ["JobController", "JobSync", "format_indexes", "jobs_summary", "replacement_policy"]
 
@@ -176,7 +176,12 @@ class JobController:
             else:
                 # the names' suffixes: a source of their own for each sync, fixed by the seed
                 rng = random.Random(f"kschedlab/{self.seed}/Job/{job.key}/{status.succeeded}/{status.failed}")
+                # a Job in workload-aware scheduling puts its new pods in the PodGroup it manages
+                scheduling = [*self.cluster.of_kind("Workload"), *self.cluster.of_kind("PodGroup")]
+                group, made_now = job_pod_group(job, [job, *scheduling], self.seed, owned)
+                group = None if made_now else group  # only a Job that never started gets a new one
                 for new in expand_job(job, pods, self.seed, taken=taken, rng=rng,
+                                      pod_group=group.name if group is not None else None,
                                       count_terminating=replacement_policy(job) == "Failed"):
                     admitted = admit_created(self.cluster, job, [new], self.gates)
                     if admitted is None:  # the controller stops at a refused create

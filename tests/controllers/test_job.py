@@ -304,3 +304,39 @@ def test_the_preempted_jobs_scenario_runs_as_its_header_derives():
         status = sim.cluster.get("Job", f"default/{job}").status
         assert (status.succeeded, status.failed or 0, status.completion_time.timestamp()) == (1, failed, 200)
     assert rows.loc[["default/urgent-1", "default/urgent-2"], "bound"].tolist() == [40, 40]
+
+
+def test_a_replacement_joins_the_pod_group_the_job_controller_manages():
+    from datetime import datetime, timezone
+
+    from kschedlab.api.loader import load_text
+    from kschedlab.cluster import Cluster
+    from kschedlab.controllers.job import JobController
+    from kschedlab.controllers.manifests import create
+
+    cluster = Cluster(create(load_text(textwrap.dedent("""\
+        apiVersion: scheduling.k8s.io/v1beta1
+        kind: Workload
+        metadata: {name: train-policy, namespace: default}
+        spec:
+          controllerRef: {apiGroup: batch, kind: Job, name: train}
+          podGroupTemplates: [{name: worker, schedulingPolicy: {gang: {minCount: 2}}}]
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: train, namespace: default}
+        spec:
+          parallelism: 2
+          completions: 2
+          completionMode: Indexed
+          template: {spec: {restartPolicy: Never, containers: [{name: w, image: trainer}]}}
+        """)), feature_gates={"GenericWorkload": True}))
+    (group,) = cluster.of_kind("PodGroup")
+    first = cluster.pods[sorted(cluster.pods)[0]]
+    assert first.spec.scheduling_group.pod_group_name == group.name
+    cluster.mark_terminating(first.key, datetime.fromtimestamp(40, timezone.utc), 30)
+    (new,) = JobController(cluster, gates={"GenericWorkload": True}).pod_terminating(first, now=10.0).created
+    assert new.spec.scheduling_group.pod_group_name == group.name
+    assert new.metadata.annotations["batch.kubernetes.io/job-completion-index"] == \
+        first.metadata.annotations["batch.kubernetes.io/job-completion-index"]
+    assert len(cluster.of_kind("PodGroup")) == 1

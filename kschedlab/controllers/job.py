@@ -11,8 +11,8 @@ the conditions ``SuccessCriteriaMet`` and ``Complete`` (reason ``CompletionsReac
 pod after its first success and completes when its last pod ends. A pod that fails is matched against
 the ``podFailurePolicy`` rules, counted in ``status.failed`` and replaced after the pod failure
 backoff; past ``backoffLimit`` failures the Job fails (``FailureTarget``, ``Failed``) and its running
-pods are deleted. Not modelled: ``backoffLimitPerIndex``, ``successPolicy``,
-``activeDeadlineSeconds`` and the ``FailIndex`` action.
+pods are deleted, as they are when it outlives its ``activeDeadlineSeconds`` (``DeadlineExceeded``).
+Not modelled: ``backoffLimitPerIndex``, ``successPolicy`` and the ``FailIndex`` action.
 
 >>> from kschedlab.api.loader import load_text
 >>> from kschedlab.cluster import Cluster
@@ -58,6 +58,7 @@ COMPLETIONS_REACHED = "CompletionsReached"
 #: the reasons of a failed Job's conditions: too many failed pods, a ``FailJob`` rule
 REASON_BACKOFF_LIMIT_EXCEEDED = "BackoffLimitExceeded"
 REASON_POD_FAILURE_POLICY = "PodFailurePolicy"
+REASON_DEADLINE_EXCEEDED = "DeadlineExceeded"
 #: the pod failure backoff (seconds): the first delay, doubled for each failure since the last success, and its cap
 DEFAULT_POD_FAILURE_BACKOFF = 10.0
 MAX_POD_FAILURE_BACKOFF = 360.0
@@ -107,6 +108,18 @@ class JobController:
         self.taken: dict[str, set[str]] = {}
         #: per Job: the failures since its last success and the time of the last one (the backoff record)
         self.backoff: dict[str, tuple[int, float]] = {}
+
+    def created(self, job: Job, now: float) -> JobSync:
+        """``job`` is in the cluster at ``now``: its ``startTime`` (unless suspended or already set)
+        and, with ``activeDeadlineSeconds``, a sync at the deadline, which fails the Job if it is
+        still running then (``DeadlineExceeded``)."""
+        status = job.status
+        if status.start_time is None and not job.spec.suspend:
+            status.start_time = datetime.fromtimestamp(now, timezone.utc)
+            job.mark_set("status")
+        deadline = self._deadline(job)
+        return JobSync(job=job.key, retry_at=max(deadline, now) if deadline is not None and not _finished(job)
+                       else None)
 
     def pod_succeeded(self, pod: Pod, now: float) -> JobSync:
         """``pod`` (no longer in the cluster) ended in phase ``Succeeded``: counted, and the next
@@ -162,6 +175,9 @@ class JobController:
         out = JobSync(job=job.key)
         if _finished(job):
             return out
+        deadline = self._deadline(job)
+        if deadline is not None and now >= deadline:
+            return self._fail(job, now, REASON_DEADLINE_EXCEEDED, "Job was active longer than specified deadline")
         ns = job.metadata.namespace or "default"
         pods = [p for p in self.cluster.pods.values() if (p.metadata.namespace or "default") == ns]
         taken = self.taken.setdefault(ns, set())
@@ -198,6 +214,11 @@ class JobController:
                                                        "job-controller"))
         job.mark_set("status")
         return out
+
+    @staticmethod
+    def _deadline(job: Job) -> float | None:
+        start, seconds = job.status.start_time, job.spec.active_deadline_seconds
+        return None if start is None or seconds is None else start.timestamp() + seconds
 
     def _backoff_left(self, key: str, now: float) -> float:
         failures, last = self.backoff.get(key, (0, now))

@@ -223,6 +223,8 @@ class Simulation:
         self.loop.on_attempt.append(self._count_attempt)
         self._stop: tuple[str, float | None, float | None] = ("", None, None)
         self._retry_cycles = RetryCycles()
+        for job in self.cluster.of_kind("Job"):  # the Jobs loaded: their start, their deadline
+            self._job_sync(self.jobs.created(job, self.now), "")
         #: called with the new time each time the clock moves on (a profiler's window, a probe); None: nothing
         self.on_clock: Callable[[float], None] | None = None
         #: running or finished ``kubectl drain`` runs by node
@@ -574,6 +576,7 @@ class Simulation:
             apply_storage(self, obj)
         elif type(obj).__name__ == "Job":  # its pods follow it, created by the same event
             self.cluster.add(obj)
+            self._job_sync(self.jobs.created(obj, self.now), "")
         else:
             self.dra.apply(obj)
 
@@ -759,13 +762,17 @@ class Simulation:
 
     def _job_sync(self, sync, key: str) -> None:
         """Apply what the Job controller did about pod ``key``: its new pods run as long as that
-        one was to; the active pods of a Job that failed are deleted; a sync held back by the pod
-        failure backoff comes again at its time."""
+        one was to; the active pods of a Job that failed are deleted (gracefully when bound); a
+        sync it asked for (the end of the pod failure backoff, the Job's deadline) comes at its time."""
         for new in sync.created:
             self._on_create_pod((new, self._durations.get(key)))
         for victim in sync.deletes:
-            if victim in self.cluster.pods:
+            if victim not in self.cluster.pods:
+                continue
+            if self.cluster.pods[victim].spec.node_name:
                 self._graceful_delete(victim, self.cluster.pod_infos[victim], preempted=False)
+            else:  # the API server deletes a pod no node holds at once
+                self._on_delete_pod(victim)
         if sync.retry_at is not None:
             self._at(sync.retry_at, "job_sync", (sync.job, key))
 

@@ -340,3 +340,19 @@ def test_a_replacement_joins_the_pod_group_the_job_controller_manages():
     assert new.metadata.annotations["batch.kubernetes.io/job-completion-index"] == \
         first.metadata.annotations["batch.kubernetes.io/job-completion-index"]
     assert len(cluster.of_kind("PodGroup")) == 1
+
+
+def test_a_job_past_its_active_deadline_fails_and_its_pods_are_deleted(tmp_path):
+    # two waves of two 60 s pods, one at a time on the node (2 CPU each): the deadline (100 s after the
+    # start at 10 s) comes in the second wave; the running pod is deleted gracefully, the pending one at once
+    spec = "completions: 4\nparallelism: 2\nactiveDeadlineSeconds: 100\n" + TEMPLATE.replace('cpu: "1"', 'cpu: "3"')
+    sim, result = run(scenario(tmp_path, spec))
+    job = sim.cluster.get("Job", "default/pi")
+    message = "Job was active longer than specified deadline"
+    assert [(c.type, c.reason, c.message) for c in job.status.conditions] == [
+        ("FailureTarget", "DeadlineExceeded", message), ("Failed", "DeadlineExceeded", message)]
+    assert job.status.start_time.timestamp() == 10 and job.status.succeeded == 1
+    pods = result.pods.sort_values(["created", "bound"])
+    assert list(pods["created"]) == [10, 10, 70] and list(pods["bound"].fillna(-1)) == [10, 70, -1]
+    assert not any(k.startswith("default/pi-") for k in sim.cluster.pods)
+    assert jobs_summary(sim.cluster)[0]["state"] == "Failed"

@@ -87,8 +87,8 @@ def format_indexes(indexes: set[int]) -> str:
 @dataclass
 class JobSync:
     """What one sync of a Job's controller does: the pods it ``created`` (admitted, in order), the
-    pods it ``deletes`` (a failed Job's active pods, by key) and, while the Job's pod failure backoff
-    holds its next pods back, the time (``retry_at``, seconds) it syncs again."""
+    pods it ``deletes`` (a failed Job's active pods, by key) and the time (``retry_at``, seconds) it
+    syncs again: when the pod failure backoff ends, or at the Job's deadline."""
 
     created: list[TypedObject] = field(default_factory=list)
     deletes: list[str] = field(default_factory=list)
@@ -98,9 +98,9 @@ class JobSync:
 
 
 class JobController:
-    """The Job controller, told of each pod of a Job that succeeded, started terminating or
-    failed (times in seconds, as the simulation's clock). ``seed`` names the pods it creates;
-    ``gates`` (FeatureGates or overrides) is what they are admitted with."""
+    """The Job controller, told of each Job created and of each pod of a Job that succeeded,
+    started terminating or failed (times in seconds, as the simulation's clock). ``seed`` names the
+    pods it creates; ``gates`` (FeatureGates or overrides) is what they are admitted with."""
 
     def __init__(self, cluster: Any, *, seed: int = 0, gates: Any = None):
         self.cluster, self.seed, self.gates = cluster, seed, gates

@@ -49,7 +49,7 @@ from ..api.meta import TypedObject
 from ..apiserver.apply import ControllerEvent
 from .created import admit_created
 from .pod_templates import JOB_COMPLETION_INDEX
-from .workloads import active_pods, expand_job, job_pod_group, owned_pods, parse_indexes
+from .workloads import active_pods, expand_job, job_pod_group, namespace_pods, owned_pods, parse_indexes
 
 __all__ = ["JobController", "JobSync", "format_indexes", "jobs_summary", "replacement_policy"]
 
@@ -179,7 +179,7 @@ class JobController:
         if deadline is not None and now >= deadline:
             return self._fail(job, now, REASON_DEADLINE_EXCEEDED, "Job was active longer than specified deadline")
         ns = job.metadata.namespace or "default"
-        pods = [p for p in self.cluster.pods.values() if (p.metadata.namespace or "default") == ns]
+        pods = namespace_pods(self.cluster, ns)
         taken = self.taken.setdefault(ns, set())
         taken.update(p.metadata.name or "" for p in pods)
         status = job.status
@@ -233,7 +233,7 @@ class JobController:
         job.status.conditions = [*job.status.conditions, *_conditions(("FailureTarget", "Failed"), when, reason,
                                                                        message)]
         ns = job.metadata.namespace or "default"
-        pods = [p for p in self.cluster.pods.values() if (p.metadata.namespace or "default") == ns]
+        pods = namespace_pods(self.cluster, ns)
         deletes = [p.key for p in active_pods(owned_pods(job, pods))]
         job.status.active = 0
         job.mark_set("status")

@@ -41,7 +41,7 @@ from ..api.core import Pod
 from ..api.meta import TypedObject
 from .created import admit_created
 from .volume_claims import statefulset_claims
-from .workloads import expand_statefulset, ordered_ready, running_and_ready, statefulset_ordinals
+from .workloads import expand_statefulset, namespace_pods, ordered_ready, running_and_ready, statefulset_ordinals
 
 __all__ = ["StatefulSetController", "waiting_sets"]
 
@@ -70,7 +70,7 @@ class StatefulSetController:
             return []
         self.ready_keys.add(key)
         ns = sts.metadata.namespace or "default"
-        pods = [p for p in self.cluster.pods.values() if (p.metadata.namespace or "default") == ns]
+        pods = namespace_pods(self.cluster, ns)
         made: list[TypedObject] = []
         have = self.cluster.objects.get("PersistentVolumeClaim", {})
         for new in expand_statefulset(sts, pods, self.seed, ready=self.ready):
@@ -99,7 +99,7 @@ def waiting_sets(cluster: Any, ready: Callable[[Pod], bool] | None = None) -> li
         if not ordered_ready(sts):
             continue
         ns = sts.metadata.namespace or "default"
-        pods = {p.metadata.name: p for p in cluster.pods.values() if (p.metadata.namespace or "default") == ns}
+        pods = {p.metadata.name: p for p in namespace_pods(cluster, ns)}
         wanted = [f"{sts.metadata.name}-{o}" for o in statefulset_ordinals(sts)]
         have = [n for n in wanted if n in pods]
         missing = next((n for n in wanted if n not in pods), None)

@@ -131,6 +131,11 @@ def owned_pods(owner: KubeObject, pods: list[Pod], claimed: set[int] | None = No
     return claim(owner, pods, claimed=claimed)
 
 
+def namespace_pods(cluster: Any, namespace: str) -> list[Pod]:
+    """The pods of ``cluster`` in ``namespace`` (a pod without one is in ``default``)."""
+    return [p for p in cluster.pods.values() if (p.metadata.namespace or "default") == namespace]
+
+
 def active_pods(pods: list[Pod]) -> list[Pod]:
     """The pods neither terminal (``Succeeded``, ``Failed``) nor being deleted."""
     return [p for p in pods if p.status.phase not in ("Succeeded", "Failed") and not p.metadata.deletion_timestamp]

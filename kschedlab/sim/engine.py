@@ -43,6 +43,7 @@ import pandas as pd
 from kschedlab.api.simulation import finite_seconds
 from kschedlab.cluster import Cluster
 from kschedlab.controllers.job import JobController
+from kschedlab.controllers.replicaset import replicaset_replacements
 from kschedlab.controllers.statefulset import StatefulSetController
 from kschedlab.eviction.taint_manager import NoExecuteTaintManager
 from kschedlab.framework.status import Code
@@ -518,8 +519,6 @@ class Simulation:
         default); ``deletionTimestamp`` is set to the end of that period, as the API server
         does. A ReplicaSet counts a terminating pod out at once: its replacement is created now,
         while the victim still holds its node."""
-        from kschedlab.sim.kubelet import replicaset_replacements
-
         pod = self.cluster.pods.get(key)
         if pod is None or pod.metadata.deletion_timestamp is not None:
             return
@@ -531,10 +530,16 @@ class Simulation:
         row = self._timeline.get(key)
         if row is not None and preempted:
             row["preempted"] = self.now
+        self._replace(pod, key, failed=False)
+
+    def _replace(self, pod, key: str, *, failed: bool) -> None:
+        """``pod``'s controller replaces it: its ReplicaSet at once, its Job as its rules say
+        (``failed``: the pod has failed; else it is terminating). Replacements run as long as it was to."""
         for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
                                            seen=self._timeline):
             self._on_create_pod((new, self._durations.get(key)))
-        self._job_sync(self.jobs.pod_terminating(pod, self.now), key)
+        self._job_sync(self.jobs.pod_failed(pod, self.now) if failed else self.jobs.pod_terminating(pod, self.now),
+                       key)
 
     def _on_victim_gone(self, key: str) -> None:
         """A pod deleted gracefully is gone at the end of its grace period: killed, so ``Failed``
@@ -636,8 +641,6 @@ class Simulation:
 
     def _kubelet_containers(self) -> None:
         """Container restarts and the kernel's OOM kills due now (``kschedlab.sim.kubelet``)."""
-        from kschedlab.sim.kubelet import replicaset_replacements
-
         for key, what in self.kubelet.advance(self.cluster, self.now):
             pod = self.cluster.pods.get(key)
             if pod is None:
@@ -650,12 +653,8 @@ class Simulation:
             row = self._timeline.get(key)
             if row is not None:
                 row["finished"] = self.now
-            duration = self._durations.get(key)
             self._on_delete_pod(key)  # a terminal pod leaves the scheduler's cache
-            for new in replicaset_replacements(self.cluster, pod, seed=self.seed, gates=self.scheduler.gates,
-                                               seen=self._timeline):
-                self._on_create_pod((new, duration))
-            self._job_sync(self.jobs.pod_failed(pod, self.now), key)
+            self._replace(pod, key, failed=True)
 
     def _kubelet_node_images(self) -> None:
         """Nodes whose images were pulled or collected report them in ``status.images``."""
@@ -694,7 +693,6 @@ class Simulation:
 
     def _on_kubelet_evicted(self, payload) -> None:
         from kschedlab.kubelet.manager import REASON_EVICTED
-        from kschedlab.sim.kubelet import replicaset_replacements
 
         key, message, index = payload
         pod = self.cluster.pods.get(key)

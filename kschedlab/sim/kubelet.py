@@ -67,8 +67,7 @@ from kschedlab.kubelet.thresholds import get_threshold_quantity
 from kschedlab.sim.node_runtime import BACKOFF_RESET_AFTER, ContainerState, NodeRuntime, first_crossing, restart_backoff
 
 __all__ = ["HOUSEKEEPING_INTERVAL", "POD_CLEANUP_TIMEOUT", "CONDITION_REASONS", "REASON_TERMINATION_BY_KUBELET",
-           "NodePressureEviction", "kubelet_for_node", "kubelet_configuration_for_node", "replicaset_replacements",
-           "signals_frame", "oom_frame", "reclaims_frame", "report", "report_text"]
+           "NodePressureEviction", "kubelet_for_node", "kubelet_configuration_for_node",            "signals_frame", "oom_frame", "reclaims_frame", "report", "report_text"]
 
 #: seconds between two housekeeping rounds (upstream ``monitoringInterval``)
 HOUSEKEEPING_INTERVAL = 10.0
@@ -724,36 +723,6 @@ class NodePressureEviction:
     def critical(self, pod) -> bool:
         """Whether the kubelet never evicts ``pod`` (static, mirror, system-critical)."""
         return is_critical_pod(pod)
-
-
-def replicaset_replacements(cluster, pod, *, seed: int = 0, gates=None, seen: Iterable[str] = ()) -> list:
-    """The pods ``pod``'s ReplicaSet creates once ``pod`` is gone, admitted as the API server would
-    (:func:`~kschedlab.controllers.created.admit_created`: a refused one is recorded on the cluster
-    and not created); none when it has no ReplicaSet in ``cluster``.  A replacement never reuses the
-    name of the pod it replaces, nor of a pod the run has seen (``seen``: ``namespace/name``
-    keys)."""
-    from kschedlab.controllers.created import admit_created
-    from kschedlab.controllers.workloads import expand_replicaset
-
-    ref = pod.metadata.controller_ref()
-    if ref is None or ref.kind != "ReplicaSet":
-        return []
-    ns = pod.metadata.namespace or "default"
-    rs = next((r for r in cluster.of_kind("ReplicaSet")
-               if r.metadata.name == ref.name and (r.metadata.namespace or "default") == ns), None)
-    if rs is None:
-        return []
-    pods = [p for p in cluster.pods.values() if (p.metadata.namespace or "default") == ns]
-    prefix = f"{pod.metadata.namespace or ''}/"
-    taken = {p.metadata.name for p in pods} | {pod.metadata.name} | {k[len(prefix):] for k in seen
-                                                                       if k.startswith(prefix)}
-    out = []
-    for new in expand_replicaset(rs, pods, seed=seed, taken=taken):
-        admitted = admit_created(cluster, rs, [new], gates)
-        if admitted is None:  # slowStartBatch: the controller stops at a failed create
-            break
-        out.extend(admitted)
-    return out
 
 
 def _usage_key(u: PodUsage) -> str:

@@ -10,7 +10,7 @@ import pytest
 from kschedlab.apiserver.apply import RefusedObjectsWarning
 from kschedlab.cluster import Cluster
 from kschedlab.controllers.manifests import load_manifests
-from kschedlab.sim.kubelet import replicaset_replacements
+from kschedlab.controllers.replicaset import replicaset_replacements
 
 
 def cluster(replicas: int, quota_pods: int | None = None) -> Cluster:

@@ -483,13 +483,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     active = active_pods(owned)
     if count_terminating:
         active += [p for p in owned if p.metadata.deletion_timestamp and p.status.phase not in ("Succeeded", "Failed")]
-    succeeded = job.status.succeeded or 0
-    parallelism = spec.parallelism or 0
-    if spec.completions is None:
-        want = len(active) if succeeded > 0 else parallelism
-    else:
-        want = max(0, min(spec.completions - succeeded, parallelism))
-    diff = want - len(active)
+    diff = pods_lacking(job, len(active))
     if diff <= 0:
         return []
     taken = set() if taken is None else taken
@@ -533,6 +527,24 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
             pod.spec.scheduling_group = PodSchedulingGroup(pod_group_name=pod_group)
             pod.spec.mark_set("scheduling_group")
     return out
+
+
+def pods_lacking(job: Job, active: int) -> int:
+    """How many pods the Job controller would start with ``active`` pods running: up to
+    ``parallelism``, capped by the completions still to succeed (a work queue, without
+    ``completions``, starts none once a pod has succeeded); 0 or less when none.
+
+    >>> j = Job(metadata={"name": "pi"}, spec={"completions": 5, "parallelism": 2})
+    >>> pods_lacking(j, 0), pods_lacking(j, 2)
+    (2, 0)
+    """
+    spec, succeeded = job.spec, job.status.succeeded or 0
+    parallelism = spec.parallelism or 0
+    if spec.completions is None:
+        want = active if succeeded > 0 else parallelism
+    else:
+        want = max(0, min(spec.completions - succeeded, parallelism))
+    return want - active
 
 
 # ------------------------------------------------- Job -> Workload -> PodGroup -> pods

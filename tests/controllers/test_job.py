@@ -356,3 +356,33 @@ def test_a_job_past_its_active_deadline_fails_and_its_pods_are_deleted(tmp_path)
     assert list(pods["created"]) == [10, 10, 70] and list(pods["bound"].fillna(-1)) == [10, 70, -1]
     assert not any(k.startswith("default/pi-") for k in sim.cluster.pods)
     assert jobs_summary(sim.cluster)[0]["state"] == "Failed"
+
+
+def test_a_failure_asks_for_no_later_sync_when_the_job_wants_no_more_pods():
+    from kschedlab.api.loader import load_text
+    from kschedlab.cluster import Cluster
+    from kschedlab.controllers.job import JobController
+    from kschedlab.controllers.manifests import create
+
+    def after_a_failure(completions: str):
+        cluster = Cluster(create(load_text(textwrap.dedent(f"""\
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {{name: pi, namespace: default}}
+            spec:
+              {completions}
+              parallelism: 3
+              template: {{spec: {{restartPolicy: Never, containers: [{{name: pi, image: perl}}]}}}}
+            """))))
+        first, second, _ = sorted(cluster.pods.values(), key=lambda p: p.key)
+        controller = JobController(cluster)
+        for pod, phase in ((first, "Succeeded"), (second, "Failed")):
+            cluster.remove_pod(pod.key)
+            pod.status.phase = phase
+            sync = (controller.pod_succeeded if phase == "Succeeded" else controller.pod_failed)(pod, now=30.0)
+        return sync.created, sync.retry_at
+
+    # six completions: the failed pod is replaced once the 10 s backoff has passed
+    assert after_a_failure("completions: 6") == ([], 40.0)
+    # a work queue after a success starts no pod, so the failure asks for no sync
+    assert after_a_failure("") == ([], None)

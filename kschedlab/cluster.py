@@ -105,6 +105,7 @@ class Snapshot:
         self._names_view: tuple | None = None
         self._live: np.ndarray | None = None
         self._cordoned: bool | None = None
+        self._node_infos: list[NodeInfo] = []  # one per row (node_infos_at)
         self.generation = 0
 
     # -- sizes -------------------------------------------------------------
@@ -150,10 +151,11 @@ class Snapshot:
     def __getstate__(self) -> dict:
         # a deep copy or a pickle copies arrays one by one, which would part the views from the
         # stacked array the accounting writes: they are left out and made again from the copy
-        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS and k != "_node_infos"}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._node_infos = []
         self._owner = cache_owner()  # (the copy's resource columns may part from ours)
         self._restack(self._stacked)
 
@@ -321,6 +323,21 @@ class Snapshot:
     def node_info(self, row_or_name) -> NodeInfo:
         row = self.index[row_or_name] if isinstance(row_or_name, str) else row_or_name
         return NodeInfo(self, row)
+
+    def node_infos_at(self, rows: list[int]) -> list[NodeInfo]:
+        """The :class:`NodeInfo` of each row, for a per-node plugin. A NodeInfo reads its row
+        when asked, so one per row is kept and handed out again.
+
+        >>> from kschedlab.api.core import Node
+        >>> s = Snapshot(); _ = s.add_node(Node.model_validate({"metadata": {"name": "n1"}}))
+        >>> a, = s.node_infos_at([0]); b, = s.node_infos_at([0])
+        >>> a is b, a.name
+        (True, 'n1')
+        """
+        views = self._node_infos
+        if len(views) < len(self.nodes):
+            views.extend(NodeInfo(self, row) for row in range(len(views), len(self.nodes)))
+        return [views[row] for row in rows]
 
     def node_infos(self) -> list[NodeInfo]:
         return [NodeInfo(self, int(r)) for r in self.order]

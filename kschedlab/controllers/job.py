@@ -49,8 +49,7 @@ from ..api.meta import TypedObject
 from ..apiserver.apply import ControllerEvent
 from .created import admit_created
 from .pod_templates import JOB_COMPLETION_INDEX
-from .workloads import (active_pods, expand_job, job_pod_group, namespace_pods, owned_pods, parse_indexes,
-                        pods_lacking)
+from .workloads import active_pods, expand_job, job_pod_group, namespace_pods, owned_pods, parse_indexes, pods_lacking
 
 __all__ = ["JobController", "JobSync", "format_indexes", "jobs_summary", "replacement_policy"]
 

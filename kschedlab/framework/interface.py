@@ -159,14 +159,22 @@ class Verdicts:
 
     @staticmethod
     def from_statuses(statuses: Iterable[Status]) -> "Verdicts":
+        """The verdicts of one status per row (a status's reasons are indexed even when it passes).
+
+        >>> v = Verdicts.from_statuses([Status(), Status.unresolvable("full"), Status.unschedulable("full")])
+        >>> v.codes.tolist(), v.reason_idx.tolist(), v.reasons
+        ([0, 3, 2], [-1, 0, 0], [('full',)])
+        """
         statuses = list(statuses)
-        table: dict[tuple[str, ...], int] = {}
-        codes = np.zeros(len(statuses), np.int8)
+        # (the codes through bytes: one C loop over small ints, where numpy would convert each enum)
+        codes = np.frombuffer(bytes([st.code for st in statuses]), np.int8).copy()
         idx = np.full(len(statuses), -1, np.int32)
-        for i, st in enumerate(statuses):
-            codes[i] = st.code
-            if st.reasons:
-                idx[i] = table.setdefault(st.reasons, len(table))
+        table: dict[tuple[str, ...], int] = {}
+        reasons = [st.reasons for st in statuses]
+        if any(reasons):
+            for i, r in enumerate(reasons):
+                if r:
+                    idx[i] = table.setdefault(r, len(table))
         return Verdicts(codes, idx, list(table))
 
     def status(self, i: int, plugin: str | None = None) -> Status:

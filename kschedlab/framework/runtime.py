@@ -794,7 +794,14 @@ def _filter(plugin, state, pod, snapshot, rows: np.ndarray) -> Verdicts:
             raise TypeError(f'plugin "{plugin.name}": filter_nodes returned {_shown(verdicts)}, not Verdicts '
                             f"with one code per row ({len(rows)} rows)")
         return verdicts
-    return Verdicts.from_statuses(_filter_status(plugin, state, pod, snapshot.node_info(int(r))) for r in rows)
+    filter_one = plugin.filter
+    statuses = []
+    for info in snapshot.node_infos_at(rows.tolist()):
+        status = filter_one(state, pod, info)
+        if type(status) is not Status and not isinstance(status, Status):
+            raise _not_a_status(plugin, status)
+        statuses.append(status)
+    return Verdicts.from_statuses(statuses)
 
 
 def _shown(value) -> str:
@@ -803,23 +810,20 @@ def _shown(value) -> str:
     return f"{text[:60]}... ({type(value).__name__})" if len(text) > 60 else f"{text} ({type(value).__name__})"
 
 
-def _filter_status(plugin, state, pod, node_info) -> Status:
-    """A per-node ``filter``'s answer, which must be a Status.
+def _not_a_status(plugin, answer) -> TypeError:
+    """The error of a per-node ``filter`` whose answer is not a Status.
 
     >>> class Odd(Plugin):
     ...     name = "Odd"
     ...     def filter(self, state, pod_info, node_info):
     ...         return False
-    >>> _filter_status(Odd(), None, None, None)
+    >>> raise _not_a_status(Odd(), Odd().filter(None, None, None))
     Traceback (most recent call last):
     ...
     TypeError: plugin "Odd": filter returned False (bool), not a Status: Status() lets the node pass, Status.unschedulable("reason") rejects it
     """
-    status = plugin.filter(state, pod, node_info)
-    if not isinstance(status, Status):
-        raise TypeError(f'plugin "{plugin.name}": filter returned {_shown(status)}, not a Status: Status() lets the '
-                        'node pass, Status.unschedulable("reason") rejects it')
-    return status
+    return TypeError(f'plugin "{plugin.name}": filter returned {_shown(answer)}, not a Status: Status() lets the '
+                     'node pass, Status.unschedulable("reason") rejects it')
 
 
 def normalize_score(plugin, state, pod, scores: np.ndarray) -> None:

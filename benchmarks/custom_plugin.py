@@ -9,7 +9,8 @@ other in this process, with the default profile, then with plugins of one's own 
 * ``ReservedNodes``: Filter, a label check: a node labelled ``example.com/reserved`` is refused
   (no node of this workload carries it, so every node is checked and passes);
 * ``TeamTag``: PreFilter, reads the pod's ``team`` label into the cycle state (Success);
-* both together, and (``--per-node``) ``ReservedNodesPerNode``, the same check written per node.
+* both together, and (``--per-node``) ``ReservedNodesPerNode``, the same check written per node, and
+  ``LightsPerNode``, a Score written per node (a label read as a number, as notebook 07's plugin).
 
 Each custom profile runs twice: on the fused path (the default plugins answered at once, the custom
 plugins called beside them) and plugin by plugin (``fast_path=False``: what every pod took before a
@@ -52,6 +53,16 @@ class ReservedNodesPerNode(Plugin):
         return Status()
 
 
+class LightsPerNode(Plugin):
+    """Score, one node at a time: the node's ``example.com/blinking-lights`` label (notebook 07's
+    BlinkingLightScorer without its NormalizeScore; no node of this workload carries it: 0 everywhere)."""
+
+    name = "LightsPerNode"
+
+    def score(self, state, pod_info, node_info):
+        return int(node_info.node.metadata.labels.get("example.com/blinking-lights", "0")), Status()
+
+
 class TeamTag(Plugin):
     """PreFilter: the pod's team, kept in the cycle state for later points."""
 
@@ -62,7 +73,7 @@ class TeamTag(Plugin):
         return None, Status()
 
 
-REGISTRY = {cls.name: cls for cls in (ReservedNodes, ReservedNodesPerNode, TeamTag)}
+REGISTRY = {cls.name: cls for cls in (ReservedNodes, ReservedNodesPerNode, LightsPerNode, TeamTag)}
 
 
 def config(*names: str) -> dict:
@@ -72,13 +83,13 @@ def config(*names: str) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of upstream's sizes")
-    parser.add_argument("--per-node", action="store_true", help="also the Filter written per node")
+    parser.add_argument("--per-node", action="store_true", help="also a Filter and a Score written per node")
     args = parser.parse_args(argv)
     w = WORKLOADS["SchedulingBasic"]
     sizes = {k: max(1, round(getattr(w, k) * args.scale)) for k in ("nodes", "init_pods", "measure_pods")}
     arms = [("ReservedNodes",), ("TeamTag",), ("TeamTag", "ReservedNodes")]
     if args.per_node:
-        arms.append(("ReservedNodesPerNode",))
+        arms += [("ReservedNodesPerNode",), ("LightsPerNode",)]
 
     def measure(names: tuple, fast: bool) -> float:
         r = run_workload("SchedulingBasic", **sizes, config=config(*names) if names else None,

@@ -861,16 +861,19 @@ def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
                             f"shape {scores.shape}, not one integer per row ({len(rows)} rows; int64 as upstream, "
                             "// for integer division)")
         return scores.astype(np.int64, copy=False)
-    out = np.zeros(len(rows), np.int64)
-    for i, row in enumerate(rows):
-        answer = plugin.score(state, pod, snapshot.node_info(int(row)))
-        if not isinstance(answer, tuple) or len(answer) != 2 or not isinstance(answer[1], (Status, type(None))):
+    score_one = plugin.score
+    values = []
+    for info in snapshot.node_infos_at(rows.tolist()):
+        answer = score_one(state, pod, info)
+        # (the exact types first: the checks below are the slow part of a plugin's call otherwise)
+        if type(answer) is not tuple and not isinstance(answer, tuple) or len(answer) != 2 \
+                or not isinstance(answer[1], (Status, type(None))):
             raise TypeError(f'plugin "{plugin.name}": score returned {_shown(answer)}, not a pair (score, Status())')
         value, status = answer
-        if not isinstance(value, numbers.Integral):
+        if type(value) is not int and not isinstance(value, numbers.Integral):
             raise TypeError(f'plugin "{plugin.name}": score returned the score {_shown(value)}, not an integer '
                             "(int64 as upstream: // for integer division)")
         if status is not None and not status.is_success():
             raise FrameworkError(f'running Score plugins: plugin "{plugin.name}" failed with: {status.message()}')
-        out[i] = value
-    return out
+        values.append(value)
+    return np.array(values, np.int64) if values else np.zeros(0, np.int64)

@@ -865,7 +865,7 @@ def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
     values = []
     for info in snapshot.node_infos_at(rows.tolist()):
         answer = score_one(state, pod, info)
-        # (the exact types first: the checks below are the slow part of a plugin's call otherwise)
+        # (exact-type tests first: isinstance against an abstract class such as numbers.Integral is slow)
         if type(answer) is not tuple and not isinstance(answer, tuple) or len(answer) != 2 \
                 or not isinstance(answer[1], (Status, type(None))):
             raise TypeError(f'plugin "{plugin.name}": score returned {_shown(answer)}, not a pair (score, Status())')

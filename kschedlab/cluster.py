@@ -322,11 +322,11 @@ class Snapshot:
 
     def node_info(self, row_or_name) -> NodeInfo:
         row = self.index[row_or_name] if isinstance(row_or_name, str) else row_or_name
-        return NodeInfo(self, row)
+        return self.node_infos_at([row])[0]
 
     def node_infos_at(self, rows: list[int]) -> list[NodeInfo]:
-        """The :class:`NodeInfo` of each row, for a per-node plugin. A NodeInfo reads its row
-        when asked, so one per row is kept and handed out again.
+        """The :class:`NodeInfo` of each row, as per-node plugins see them. A NodeInfo reads its
+        row when asked, so one per row is kept and handed out again.
 
         >>> from kschedlab.api.core import Node
         >>> s = Snapshot(); _ = s.add_node(Node.model_validate({"metadata": {"name": "n1"}}))
@@ -340,7 +340,7 @@ class Snapshot:
         return [views[row] for row in rows]
 
     def node_infos(self) -> list[NodeInfo]:
-        return [NodeInfo(self, int(r)) for r in self.order]
+        return self.node_infos_at(self.order.tolist())
 
     # -- labels --------------------------------------------------------------
     def label_codes(self, key: str) -> tuple[np.ndarray, dict[str, int]]:

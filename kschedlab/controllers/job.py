@@ -49,7 +49,16 @@ from ..api.meta import TypedObject
 from ..apiserver.apply import ControllerEvent
 from .created import admit_created
 from .pod_templates import JOB_COMPLETION_INDEX
-from .workloads import active_pods, expand_job, job_pod_group, namespace_pods, owned_pods, parse_indexes, pods_lacking
+from .workloads import (
+    active_pods,
+    expand_job,
+    job_pod_group,
+    namespace_pods,
+    owned_pods,
+    parse_indexes,
+    pods_lacking,
+    terminating_pods,
+)
 
 __all__ = ["JobController", "JobSync", "format_indexes", "jobs_summary", "replacement_policy"]
 
@@ -185,10 +194,7 @@ class JobController:
         status = job.status
         owned = owned_pods(job, pods)
         active = active_pods(owned)
-        # (with podReplacementPolicy Failed, terminating pods still count as running, as expand_job counts them)
-        running = len(active) + (sum(1 for p in owned if p.metadata.deletion_timestamp
-                                     and p.status.phase not in ("Succeeded", "Failed"))
-                                 if replacement_policy(job) == "Failed" else 0)
+        running = len(active) + (len(terminating_pods(owned)) if replacement_policy(job) == "Failed" else 0)
         if not _completions_reached(job, len(active)) and pods_lacking(job, running) > 0:
             wait = self._backoff_left(job.key, now)
             if wait > 0:  # (a sync then: upstream requeues the Job for the time left)

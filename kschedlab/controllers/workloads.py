@@ -141,6 +141,12 @@ def active_pods(pods: list[Pod]) -> list[Pod]:
     return [p for p in pods if p.status.phase not in ("Succeeded", "Failed") and not p.metadata.deletion_timestamp]
 
 
+def terminating_pods(pods: list[Pod]) -> list[Pod]:
+    """The pods being deleted that are not terminal yet (a Job with ``podReplacementPolicy: Failed``
+    still counts them as running)."""
+    return [p for p in pods if p.metadata.deletion_timestamp and p.status.phase not in ("Succeeded", "Failed")]
+
+
 def _scaled(value: int | str | None, total: int, default: str, round_up: bool) -> int:
     v = default if value is None else value
     if isinstance(v, int):
@@ -482,7 +488,7 @@ def expand_job(job: Job, existing_pods: Iterable[Pod] = (), seed: int = 0,
     owned = owned_pods(job, list(existing_pods), claimed)
     active = active_pods(owned)
     if count_terminating:
-        active += [p for p in owned if p.metadata.deletion_timestamp and p.status.phase not in ("Succeeded", "Failed")]
+        active += terminating_pods(owned)
     diff = pods_lacking(job, len(active))
     if diff <= 0:
         return []

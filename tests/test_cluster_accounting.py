@@ -18,6 +18,7 @@ from kschedlab.api.core import Node, Pod
 from kschedlab.api.resources import PODS, resource_list
 from kschedlab.cluster import Cluster, Snapshot
 from kschedlab.framework.types import PodInfo
+from tests.seeds import seeds
 
 EXTENDED = ["example.com/fpga", "nvidia.com/gpu", "example.com/dra-gpu", "hugepages-2Mi", "example.com/late"]
 
@@ -122,7 +123,7 @@ class Book:
             assert {r: int(c) for r, c in enumerate(groups[value].counts) if c} == dict(counts)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_vector_accounting_matches_the_per_resource_book(seed):
     rng = random.Random(seed)
     known = list(EXTENDED[:2])  # more resources become known as the run goes on

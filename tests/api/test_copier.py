@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from kschedlab.api._base import _clone
 from kschedlab.api.core import Pod
 from kschedlab.api.meta import copier
+from tests.seeds import seeds
 
 
 class _Loose(BaseModel):
@@ -121,7 +122,7 @@ def mutate(rng: random.Random, value) -> None:
         target.add("added")
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 @pytest.mark.parametrize("kind", [random_pod, random_loose])
 def test_copies_equal_the_clone_and_own_their_containers(seed, kind):
     rng = random.Random(seed)

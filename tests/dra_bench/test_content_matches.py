@@ -7,6 +7,7 @@ import pytest
 
 from kschedlab.dra.allocator import Allocator, DRAFeatures
 from kschedlab.dra.devices import read_claim, read_slice
+from tests.seeds import covered, seeds
 
 _CLASS = {"metadata": {"name": "gpu"}, "spec": {"selectors": [
     {"cel": {"expression": 'device.attributes["d.example.com"].model == "A100"'}},
@@ -34,7 +35,7 @@ def _random_slices(rng: random.Random, nodes: int) -> list[dict]:
     return slices
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_devices_alike_take_the_results_of_the_first_one(seed, monkeypatch):
     """Selector results kept per device content: on random devices (alike and not: models,
     capacities written differently, a device with no capacity, whose selector raises), every
@@ -69,4 +70,4 @@ def test_devices_alike_take_the_results_of_the_first_one(seed, monkeypatch):
         runs.append((answers, dict(a.stats), len(evaluated)))
     (kept_answers, kept_stats, kept_runs), (all_answers, all_stats, all_runs) = runs
     assert kept_answers == all_answers and kept_stats == all_stats
-    assert kept_runs < all_runs
+    assert covered(kept_runs < all_runs)

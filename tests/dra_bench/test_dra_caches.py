@@ -16,6 +16,7 @@ from kschedlab.dra.devices import read_slice
 from kschedlab.dra.manager import FINALIZER, claim_identity, dra_manager
 from kschedlab.dra.pools import gather_pools, node_candidates
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 
 def _slice(name, pool, *, node=None, all_nodes=False, selector=None, count=1, generation=1, devices=("d0",),
@@ -393,7 +394,7 @@ def _random_allocation(rng) -> dict:
     return dict(rng.sample(list(allocation.items()), len(allocation)))
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_claim_written_on_its_base_reads_back_as_a_full_write(seed):
     """PreBind's write (finalizer, allocation, a consumer on the stored claim's kept dump, written
     with ``base``) on random claims and allocations: the claim read back is, key order included,
@@ -461,7 +462,7 @@ def test_screen_plans_are_shared_by_claims_of_one_shape_and_follow_the_class():
     assert missing is None
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_parsed_slices_follow_every_write_to_the_slice_store(seed):
     """The slices' store notes every write (``cluster.add`` / ``remove``, the dict's own methods,
     a whole new dict put in its place): after each, ``parsed_slices`` reads what a manager that

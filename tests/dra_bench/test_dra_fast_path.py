@@ -22,6 +22,7 @@ from kschedlab.dra.devices import read_claim, read_slice
 from kschedlab.dra.manager import dra_manager
 from kschedlab.dra.pools import gather_pools
 from kschedlab.dra.trace import AllocationTrace
+from tests.seeds import covered, seeds
 
 CASES = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "dra" / "allocator.json").read_text())
 GPU_CLASS = {"metadata": {"name": "gpu"},
@@ -170,7 +171,7 @@ def _allocation(devices, shared=False):
     return {"devices": {"results": results}}
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_allocated_state_followed_claim_by_claim_equals_the_full_reading(seed):
     rng = random.Random(seed)
     c = Cluster(admit(load_text("---".join(CLAIMS % (i, i) for i in range(6)))))
@@ -229,7 +230,7 @@ def test_allocated_state_followed_claim_by_claim_equals_the_full_reading(seed):
         index.set_allocated(fast.allocated_devices, fast.delta)
         assert index.allocated.tolist() == [("x.example.com", "p", d) in full.allocated_devices for d in "abcdefgh"]
         last = fast
-    assert deltas > 10
+    assert covered(deltas > 10)
 
 
 def test_parsed_slices_reuse_needs_the_same_objects():

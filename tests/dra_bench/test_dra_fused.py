@@ -28,6 +28,7 @@ from kschedlab.dra.manager import dra_manager
 from kschedlab.dra.resourceclaim_controller import ResourceClaimController
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.fast_path import FastPath
+from tests.seeds import seeds
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fastpath"))
 from test_fast_path import same_attempt  # noqa: E402
@@ -182,7 +183,7 @@ def _allocations(cluster: Cluster) -> dict:
     return out
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_dra_pods_same_on_both_paths_with_mutations(seed, monkeypatch):
     fused = []
     run_pre_filter = FastPath.run_pre_filter

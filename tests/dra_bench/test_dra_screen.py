@@ -16,6 +16,7 @@ from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.device_index import DeviceIndex
 from kschedlab.dra.devices import read_claim, read_slice
 from kschedlab.dra.trace import AllocationTrace
+from tests.seeds import seeds
 
 DRIVER = "gpu.example.com"
 CLASSES = [
@@ -129,7 +130,7 @@ def _outcome(call):
     return "ok", json.dumps(result, sort_keys=True)
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", seeds(60))
 def test_screen_equals_the_search(seed):
     rng = random.Random(seed)
     raw_slices = _slices(rng, rng.randrange(3, 12))
@@ -274,7 +275,7 @@ def test_scheduling_with_and_without_screen_places_the_same(monkeypatch, name):
         assert result["unschedulable"] == 8
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", seeds(5))
 def test_screen_equals_the_search_when_the_kept_results_log_is_cleared(monkeypatch, seed):
     """Past its limit the log of kept selector results is cleared: indexes read every unknown
     entry again, with the same answers."""
@@ -284,7 +285,7 @@ def test_screen_equals_the_search_when_the_kept_results_log_is_cleared(monkeypat
     test_screen_equals_the_search(seed)
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", seeds(5))
 def test_screen_equals_the_search_when_node_slots_are_dropped(monkeypatch, seed):
     import kschedlab.dra.device_index as device_index
 
@@ -316,7 +317,7 @@ def test_node_dicts_follow_node_changes():
     assert after[2] is first[2] and after[0] is not first[0] and first[0]["metadata"]["labels"]["zone"] == "a"
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20))
 def test_selector_mask_equals_selector_matches(seed):
     """The node selector over label columns says what ``selector_matches`` says node by node, or
     gives up (None) where a requirement could raise or compares numbers."""
@@ -424,7 +425,7 @@ def _kept_answers_run(seed: int) -> tuple[int, int]:
     return kept_hits, answered
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", seeds(30))
 def test_kept_screen_answers_equal_the_search(seed):
     """Nodes answered from the answers kept per slot give what the search gives, pod after pod,
     as devices are taken and freed and selector results arrive late."""
@@ -443,7 +444,7 @@ def test_kept_screen_answers_are_dropped_when_a_device_changes(monkeypatch):
 
 
 @pytest.mark.parametrize("walk", [0, 1000])
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_screen_walk_and_arrays_equal_the_search(monkeypatch, seed, walk):
     """Nodes screened afresh give the search's answers whether walked one by one or taken
     through the arrays at once (``SCREEN_WALK_NODES``)."""
@@ -475,7 +476,7 @@ def test_screened_allocation_is_built_from_the_picked_devices(monkeypatch):
     assert [(r["request"], r["device"]) for r in results] == [("r", "d0"), ("r", "d2")]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_wrong_picks_are_noticed(monkeypatch, seed):
     """Building from other devices than the search's greedy path fails the seeded comparison."""
     original = Allocator._picked

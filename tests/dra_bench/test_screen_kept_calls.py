@@ -17,6 +17,7 @@ from kschedlab.dra.allocator_cache import AllocatorCache
 from kschedlab.dra.device_index import DeviceIndex
 from kschedlab.dra.devices import read_claim, read_slice
 from kschedlab.dra.trace import AllocationTrace
+from tests.seeds import seeds
 
 DRIVER = "gpu.example.com"
 CLASSES = [
@@ -99,7 +100,7 @@ def _run(seed: int) -> tuple[int, int]:
     return kept, undecided
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20))
 def test_kept_calls_equal_the_search(seed):
     kept, undecided = _run(seed)
     if seed == 0:

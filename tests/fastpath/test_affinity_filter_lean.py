@@ -25,6 +25,7 @@ from kschedlab.plugins.inter_pod_affinity import (
 )
 from tests.fastpath import test_affinity_groups, test_shared_parses
 from tests.fastpath.test_lean_filter import reference_verdicts, same_runs
+from tests.seeds import seeds
 
 
 def reference_filter_nodes(self, state, pod_info, snapshot, rows: np.ndarray) -> Verdicts:
@@ -100,20 +101,20 @@ def _as_before(monkeypatch) -> None:
     monkeypatch.setattr(InterPodAffinity, "filter_nodes", reference_filter_nodes)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_affinity_filter_answers_as_before_on_random_clusters(seed, monkeypatch):
     fast, orphans = seed % 2 == 0, seed % 3 == 1
     same_runs(lambda: test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3),
               _as_before, monkeypatch)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_affinity_filter_answers_as_before_with_namespaces_and_relabels(seed, monkeypatch):
     fast = seed % 2 == 0
     same_runs(lambda: test_shared_parses.run(seed, fast), _as_before, monkeypatch)
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", seeds(60))
 def test_verdicts_of_checks_that_fail_no_node(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 40))

@@ -21,6 +21,7 @@ from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
 from tests.fastpath.test_affinity_groups import ZONE, ZONES, mutate, node, pod
 from tests.fastpath.test_fast_path import same_attempt
+from tests.seeds import covered, seeds
 
 _STATE = "ZoneGate/state"
 
@@ -103,7 +104,7 @@ def run(seed: int, names: tuple[str, ...], fast: bool) -> list:
     return results
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", seeds(5))
 @pytest.mark.parametrize("names", [("ZoneGate",), ("RoomyNodes",), ("ZoneGate", "RoomyNodes", "Quiet")])
 def test_custom_filters_same_on_both_paths(seed, names, monkeypatch):
     from kschedlab.scheduler.fast_path import FastPath
@@ -122,7 +123,7 @@ def test_custom_filters_same_on_both_paths(seed, names, monkeypatch):
     refused = {reason for r in fast if r.trace is not None and r.trace.filter is not None
                for s in r.trace.filter_statuses().values() for reason in s.reasons}
     if "RoomyNodes" in names:
-        assert "node(s) had four pods or more" in refused
+        assert covered("node(s) had four pods or more" in refused)
     if "ZoneGate" in names:
         assert any(reason.endswith("refuse web pods") for reason in refused)
         assert any(r.trace is not None and r.trace.prefilter_nodes for r in fast)
@@ -161,7 +162,7 @@ def test_a_custom_plugin_under_an_in_tree_name_keeps_the_plugin_by_plugin_path()
     assert Scheduler(cluster, config("ZoneGate"), registry=REGISTRY).fast_paths["default-scheduler"] is not None
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_each_prefilter_is_called_once_a_cycle(seed, monkeypatch):
     """Upstream calls PreFilter once a scheduling cycle: the fast path too, also when the cycle finds
     no node (PostFilter then reads the live plugins' data from that one call) or when a live plugin's

@@ -12,6 +12,7 @@ from kschedlab.framework.interface import MAX_NODE_SCORE, Plugin
 from kschedlab.framework.runtime import FrameworkError
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 from .test_fast_path import FAST_KINDS, build, same_attempt
 
@@ -75,7 +76,7 @@ def label_lights(cluster) -> None:
             cluster.nodes[name].metadata.labels["light"] = "blinking"
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 @pytest.mark.parametrize("names", [("BlinkingLightScorer",), ("FewestPodsScorer",),
                                    ("BlinkingLightScorer", "FewestPodsScorer")])
 def test_custom_scores_same_on_both_paths(seed, names):

@@ -20,6 +20,7 @@ from kschedlab.framework.interface import CycleState
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.fast_binding import FastBinding
 from kschedlab.scheduler.kept_scores import KeptScoreOutcome, ScoreTotals
+from tests.seeds import seeds
 
 from .test_fast_path import FAST_KINDS, build, make_node, same_attempt
 
@@ -49,7 +50,7 @@ def counting(monkeypatch) -> list:
     return taken
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_schedule_one_binds_alike(seed, monkeypatch):
     """Pods of every kind, one attempt each: the same results, pods, snapshot and nominations
     (the huge pods preempt: the nominator and victims are compared too)."""
@@ -68,7 +69,7 @@ def test_schedule_one_binds_alike(seed, monkeypatch):
     assert bound and set(taken) <= set(bound) and len(taken) == len(bound)  # every bind fused (no claims here)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_run_loop_binds_alike(seed, monkeypatch):
     """The scheduling loop (queue, retries, preemption) reports and records the same."""
     taken = counting(monkeypatch)

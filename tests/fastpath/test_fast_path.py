@@ -24,6 +24,7 @@ from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.framework.interface import CycleState
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 ZONES = ("z1", "z2", "z3")
 IMAGES = ("nginx:1.25", "redis:7", "busybox:1.36")
@@ -160,7 +161,7 @@ def same_attempt(a, b) -> None:
         assert a.diagnosis.unschedulable_plugins == b.diagnosis.unschedulable_plugins
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_schedule_one_same_on_both_paths(seed, fused_pre_filter_calls):
     taken = fused_pre_filter_calls.keys
     results = []
@@ -181,7 +182,7 @@ def test_schedule_one_same_on_both_paths(seed, fused_pre_filter_calls):
     assert any(r.node is None for r in results[0])  # the huge pods went through PostFilter
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_run_loop_same_on_both_paths(seed):
     """The whole loop (queue, retries, preemption of lower-priority pods) places the same pods."""
     out = []

@@ -16,6 +16,7 @@ from kschedlab.api.loader import load_text
 from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
 from tests.fastpath.test_fast_path import same_attempt
+from tests.seeds import seeds
 
 GPU = "nvidia.com/gpu"
 
@@ -59,7 +60,7 @@ def gpu_pod(name: str, rng: random.Random, *, gpus: int = 1, node: str | None = 
     return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": spec})
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_gpu_pods_take_the_fast_path_with_the_same_outcome(seed, fused_pre_filter_calls):
     taken = fused_pre_filter_calls.keys
     results = []

@@ -13,6 +13,7 @@ import pytest
 from kschedlab.cluster import Cluster
 from kschedlab.framework.interface import CycleState
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 from .test_fast_path import make_node
 from .test_shape_need import extended_pod, mutate
@@ -28,7 +29,7 @@ def chunk(rng: random.Random, rows: np.ndarray) -> np.ndarray:
     return turned if rng.random() < 0.5 else turned[:rng.randrange(1, len(rows) + 1)]
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_filter_pass_like_the_framework(seed):
     rng = random.Random(seed)
     cluster = Cluster([make_node(i, rng, taints=True, images=False, lacking=True) for i in range(40)])

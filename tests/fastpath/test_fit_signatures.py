@@ -16,6 +16,7 @@ from kschedlab.cluster import Snapshot
 from kschedlab.framework.status import Code
 from kschedlab.framework.types import PodInfo
 from kschedlab.scheduler.kept_scores import FitVerdictsNow, NodeFitVerdicts, fit_signatures
+from tests.seeds import seeds
 
 GPU = "example.com/gpu"
 CHECKED = ((("cpu", 1500),), (("cpu", 700), ("memory", 3 << 30)), ((GPU, 2), ("cpu", 100)),
@@ -54,7 +55,7 @@ def _written_out(snap: Snapshot, checked, row: int) -> tuple[int, int]:
     return sig, code
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_signatures_and_reason_columns_equal_the_check_node_by_node(seed):
     rng = random.Random(seed)
     snap = Snapshot()

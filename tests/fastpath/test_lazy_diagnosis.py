@@ -15,6 +15,7 @@ import pytest
 from kschedlab.scheduler import Scheduler
 from tests.fastpath import test_custom_filters, test_shared_claims
 from tests.fastpath.test_lean_filter import as_before, same_runs
+from tests.seeds import seeds
 
 
 def _noting_diagnoses(monkeypatch, seen: list) -> None:
@@ -47,7 +48,7 @@ def _same_with_diagnoses(run, monkeypatch) -> tuple[list, list]:
     return results, runs[0]
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_shared_claims_answer_as_before(seed, monkeypatch):
     seen = {"deallocated": 0, "labels": 0, "deleted": 0, "nodes": 0, "kept": 0, "asked": 0, "appended": 0}
     results, diagnoses = _same_with_diagnoses(lambda: test_shared_claims.run(seed, True, dict(seen))[0],
@@ -57,7 +58,7 @@ def test_shared_claims_answer_as_before(seed, monkeypatch):
     assert any(node is not None and explicit for node, explicit, _, _, _ in diagnoses)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 @pytest.mark.parametrize("names", [("ZoneGate",), ("RoomyNodes",), ("ZoneGate", "RoomyNodes", "Quiet")])
 def test_custom_filters_answer_as_before(seed, names, monkeypatch):
     results, diagnoses = _same_with_diagnoses(lambda: test_custom_filters.run(seed, names, True), monkeypatch)

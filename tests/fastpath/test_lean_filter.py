@@ -26,6 +26,7 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.fast_path import FastPath
 from tests.fastpath import test_affinity_groups, test_shared_parses
 from tests.fastpath.test_fast_path import same_attempt
+from tests.seeds import seeds
 
 HOST = "kubernetes.io/hostname"
 
@@ -144,7 +145,7 @@ def _same_outcomes(a, b) -> None:
             assert fa.reasons == fb.reasons
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_lean_filter_answers_as_before_on_random_clusters(seed, monkeypatch):
     fast, orphans = seed % 2 == 0, seed % 3 == 1
     lean = same_runs(lambda: test_affinity_groups.run(seed, False, fast=fast, orphans=orphans, shared_host=seed == 3),
@@ -152,13 +153,13 @@ def test_lean_filter_answers_as_before_on_random_clusters(seed, monkeypatch):
     assert any(r.diagnosis is not None and r.diagnosis.unschedulable_plugins for r in lean)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_lean_filter_answers_as_before_with_namespaces_and_relabels(seed, monkeypatch):
     fast = seed % 2 == 0
     same_runs(lambda: test_shared_parses.run(seed, fast), as_before, monkeypatch)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_verdicts_arithmetic_as_masked_writes(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 60))

@@ -18,6 +18,7 @@ from kschedlab.framework.runtime import Framework
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
 from tests.fastpath.test_fast_path import build, same_attempt
+from tests.seeds import seeds
 
 
 class StateProbe(Plugin):
@@ -40,7 +41,7 @@ def attempts(seed: int, fast: bool, config=None, registry=None) -> list:
     return [sched.schedule_one(key) for key in pending]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_a_post_filter_plugin_of_ones_own_reads_the_frameworks_state(seed):
     config = {"profiles": [{"plugins": {"postFilter": {"enabled": [{"name": StateProbe.name}]}}}]}
     seen = []
@@ -55,7 +56,7 @@ def test_a_post_filter_plugin_of_ones_own_reads_the_frameworks_state(seed):
     assert seen[0] and all("DynamicResources" in keys for _, keys, _ in seen[0])
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_default_preemption_reads_the_fused_state(seed, monkeypatch):
     """With the default PostFilter plugins the fused cycle's state is enough: the framework's
     PreFilter is not called, and every attempt (preemption included) reads as on the other path."""

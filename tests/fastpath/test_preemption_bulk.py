@@ -24,6 +24,7 @@ from kschedlab.api.core import Node, Pod
 from kschedlab.api.policy import PodDisruptionBudget
 from kschedlab.cluster import Cluster
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 APPS = ("web", "db", "cache")
 
@@ -207,7 +208,7 @@ def test_a_start_time_set_after_the_victim_table_read_the_node_changes_the_victi
     assert second.selected.name == "n1" and second.victims == ["default/a"]
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_the_failed_pass_reads_the_kept_verdicts_as_the_framework_filters(seed):
     """The nodes the fused check rejects (cordoned, tainted, short of room) get from the kept
     NodeResourcesFit verdicts the outcome the framework's Filter gives them, after placements and
@@ -247,7 +248,7 @@ def test_the_failed_pass_reads_the_kept_verdicts_as_the_framework_filters(seed):
     assert used  # the kept verdicts answered
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_a_row_computed_alone_gets_the_kept_verdict_all_rows_get(seed):
     """NodeFitVerdicts computes a few changed rows one by one (in scalars) and many with arrays:
     both give every node the same failed checks and code, for requests that fit, fall short, exceed
@@ -305,7 +306,7 @@ def test_victims_on_nodes_already_in_victim_order_equal_the_node_by_node_dry_run
     assert records[0]["victims"]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_the_pod_independent_filters_asked_span_by_span_answer_as_over_all_nodes(seed):
     """The dry run asks whether the pod-independent Filter plugins pass a node span by span (each
     node filtered when first asked): the answers equal those of the plugins over all nodes at once,

@@ -30,6 +30,7 @@ from kschedlab.dra.resourceclaim_controller import ResourceClaimController
 from kschedlab.plugins.dynamic_resources import DynamicResources
 from kschedlab.scheduler import Scheduler
 from tests.fastpath.test_fast_path import same_attempt
+from tests.seeds import covered, seeds
 
 DRIVER = "gpu.example.com"
 RACKS = ("r0", "r1", "r2")
@@ -139,7 +140,7 @@ def run(seed: int, fast: bool, seen: dict) -> tuple[list, str, str]:
     return out, _claims(cluster), full
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", seeds(5))
 def test_shared_claims_same_as_node_by_node_with_full_writes(seed, monkeypatch):
     seen = {"deallocated": 0, "labels": 0, "deleted": 0, "nodes": 0, "kept": 0, "asked": 0, "appended": 0}
     selector_verdicts, update = DynamicResources._selector_verdicts, DRAManager.update_claim
@@ -169,5 +170,5 @@ def test_shared_claims_same_as_node_by_node_with_full_writes(seed, monkeypatch):
     placed = [r for r in fast if r.node is not None]
     assert len(placed) > len(fast) // 3 and any(r.node is None for r in fast)
     # the kept answers were used, and the mutations happened
-    assert seen["kept"] > 10 and seen["asked"] > seen["kept"] and seen["appended"] > 10
+    assert covered(seen["kept"] > 10 and seen["asked"] > seen["kept"] and seen["appended"] > 10)
     assert min(seen["deallocated"], seen["labels"], seen["deleted"], seen["nodes"]) > 0

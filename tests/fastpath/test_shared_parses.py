@@ -18,6 +18,7 @@ from kschedlab.plugins import inter_pod_affinity_terms
 from kschedlab.plugins.pod_topology_spread import PodTopologySpread
 from kschedlab.scheduler import Scheduler
 from tests.fastpath.test_fast_path import same_attempt
+from tests.seeds import covered, seeds
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -134,7 +135,7 @@ def run(seed: int, fast: bool) -> list:
     return results
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_shared_parses_answer_as_a_parse_per_pod(seed, monkeypatch):
     fast = seed % 3 != 2
     parses: list = []
@@ -144,7 +145,7 @@ def test_shared_parses_answer_as_a_parse_per_pod(seed, monkeypatch):
     affinity_pods = sum(1 for r in shared if r.trace is not None and any(
         name == "InterPodAffinity" and s is not None and s.is_success() for name, s in r.trace.prefilter))
     assert affinity_pods > len(parses) > 0  # pods of one term set shared a parse
-    assert any(r.node is None for r in shared) and sum(r.node is not None for r in shared) > len(shared) // 3
+    assert covered(any(r.node is None for r in shared) and sum(r.node is not None for r in shared) > len(shared) // 3)
 
     monkeypatch.setattr(inter_pod_affinity_terms, "terms_key", lambda p: None)
     monkeypatch.setattr(PodTopologySpread, "_parsed", lambda self, gates, p, own: {})  # each pod parses alone

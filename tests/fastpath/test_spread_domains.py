@@ -24,6 +24,7 @@ from kschedlab.cluster import Cluster
 from kschedlab.plugins.pod_topology_spread import NAME, PodTopologySpread
 from kschedlab.scheduler import Scheduler
 from tests.fastpath.test_fast_path import same_attempt
+from tests.seeds import covered, seeds
 
 ZONES = ("z1", "z2", "z3", "z4")
 HOST = "kubernetes.io/hostname"
@@ -140,7 +141,7 @@ def run(seed: int, fast: bool, rebuild: bool = False, check=None) -> list:
     return results
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_kept_domains_answer_as_sums_over_every_node(seed, monkeypatch):
     fast = seed % 3 != 2
     kept_hits = []
@@ -161,16 +162,16 @@ def test_kept_domains_answer_as_sums_over_every_node(seed, monkeypatch):
     for a, b in zip(kept, summed):
         same_attempt(a, b)
     spread_failures = [r for r in kept if r.diagnosis is not None and NAME in r.diagnosis.unschedulable_plugins]
-    assert spread_failures and sum(r.node is not None for r in kept) > len(kept) // 3
+    assert covered(spread_failures and sum(r.node is not None for r in kept) > len(kept) // 3)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_fast_path_with_kept_domains_answers_as_the_plugins(seed):
     fast, slow = run(seed, True), run(seed, False)
     assert len(fast) == len(slow)
     for a, b in zip(fast, slow):
         same_attempt(a, b)
-    assert any(r.trace is not None and r.trace.preemption is not None for r in fast)
+    assert covered(any(r.trace is not None and r.trace.preemption is not None for r in fast))
 
 
 def _check_sums(cluster: Cluster) -> None:
@@ -186,7 +187,7 @@ def _check_sums(cluster: Cluster) -> None:
                                                  minlength=len(total)).astype(np.int64).tolist(), key
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_domain_sums_equal_the_pods_on_each_row(seed):
     sums_seen = []
     run(seed, True, check=lambda c: (_check_sums(c), sums_seen.append(

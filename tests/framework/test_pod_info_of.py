@@ -10,6 +10,7 @@ from kschedlab.api.core import Container
 from kschedlab.api.quantity import Quantity
 from kschedlab.api.resources import CPU, DEFAULT_NON_ZERO, MEMORY, pod_requests
 from kschedlab.framework.types import PodInfo
+from tests.seeds import seeds
 from tests.test_cluster_accounting import EXTENDED, _pod
 
 
@@ -38,7 +39,7 @@ def _mutate(rng: random.Random, pod) -> None:
         pod.spec.containers.append(Container(name=f"x{len(pod.spec.containers)}"))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_requests_match_both_plain_sums(seed):
     rng = random.Random(seed)
     once = twice = 0

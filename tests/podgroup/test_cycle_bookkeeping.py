@@ -38,6 +38,7 @@ from kschedlab.scheduler.podgroup.algorithm import PodResult
 from kschedlab.scheduler.result import ScheduleResult
 from kschedlab.scheduler.scheduling_loop import SchedulingLoop
 from tests.podgroup.test_gang_member_verdicts import GPU, NS, _mutate, _node, _pod
+from tests.seeds import seeds
 
 GATES = {"GenericWorkload": True}
 
@@ -196,7 +197,7 @@ def run(seed: int) -> list:
     return seen
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", seeds(5))
 def test_bookkeeping_answers_as_plain(seed, monkeypatch):
     new = run(seed)
     with monkeypatch.context() as m:
@@ -211,7 +212,7 @@ def test_bookkeeping_answers_as_plain(seed, monkeypatch):
     assert any(r[1] is not None for step in new for r in step[0]), "no member was bound"
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_pod_group_state_and_members_as_plain(seed):
     """Member walks against the plain ones on a cluster with assumed, bound and terminated members."""
     cluster, groups = _cluster(seed)

@@ -24,6 +24,7 @@ from kschedlab.scheduler.fast_path import FastPath
 from kschedlab.scheduler.kept_scores import FitVerdictsNow, NodeFitVerdicts
 from tests.fastpath.test_fast_path import same_attempt
 from tests.fastpath.test_lean_filter import same_runs
+from tests.seeds import covered, seeds
 
 GPU = "nvidia.com/gpu"
 NS = "default"
@@ -135,7 +136,7 @@ def recomputed(m) -> None:
     m.setattr(FastPath, "_fit_alone", lambda self, plan, pod_info, snapshot: False)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_kept_member_verdicts_answer_as_recomputed(seed, monkeypatch):
     calls = {"failures": 0}
     failures = NodeFitVerdicts.failures
@@ -146,14 +147,14 @@ def test_kept_member_verdicts_answer_as_recomputed(seed, monkeypatch):
 
     monkeypatch.setattr(NodeFitVerdicts, "failures", counted)
     results = same_runs(lambda: run(seed), recomputed, monkeypatch)
-    assert calls["failures"] >= 1  # the kept columns answered (in the first run) ...
+    assert covered(calls["failures"] >= 1)  # the kept columns answered (in the first run) ...
     failed = [r for r in results if r.node is None and r.diagnosis is not None]
-    assert failed and any(r.node is not None for r in results)  # ... members failing and placed
-    assert any(r.trace is not None and r.trace.filter is not None and (r.trace.filter.fail_plugin >= 0).any()
-               for r in failed)
+    assert covered(failed and any(r.node is not None for r in results))  # ... members failing and placed
+    assert covered(any(r.trace is not None and r.trace.filter is not None and (r.trace.filter.fail_plugin >= 0).any()
+                       for r in failed))
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4))
 def test_a_pass_over_nodes_fewer_than_sought_in_one_chunk_answers_as_in_chunks(seed, monkeypatch):
     """``FastPath.fits_fewer``: when fewer nodes have room than the pass looks for, it visits them all,
     so one chunk answers as the chunks did (the same nodes visited, statuses and placements; only the
@@ -181,9 +182,10 @@ def test_a_pass_over_nodes_fewer_than_sought_in_one_chunk_answers_as_in_chunks(s
         if fa is not None:
             for column in ("rows", "fail_plugin", "fail_code"):
                 assert np.array_equal(getattr(fa, column), getattr(fb, column)), column
-    assert any(fewer for _, fewer in seen)  # a pass went whole where the chunks went before
+    assert covered(any(fewer for _, fewer in seen))  # a pass went whole where the chunks went before
     stopped = [r for r in once if r.trace is not None and 0 < r.trace.evaluated_nodes < len(r.trace.node_names)]
-    assert stopped and all(r.trace.evaluated_nodes >= r.trace.num_to_find for r in stopped)  # passes that found enough
+    assert covered(stopped)  # passes that found enough
+    assert all(r.trace.evaluated_nodes >= r.trace.num_to_find for r in stopped)
 
 
 def test_failures_columns_equal_the_verdicts_recorded():
@@ -232,7 +234,7 @@ def young_plugin_by_plugin(m) -> None:
     m.setattr(FastPath, "_rejected", as_before)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_young_shape_verdicts_answer_as_plugin_by_plugin(seed, monkeypatch):
     """Attempt by attempt and column by column; on odd seeds every shape stays young (so the
     cordons and taints of the mutations meet the young verdicts too, outside ``_fit_alone``)."""
@@ -255,4 +257,4 @@ def test_young_shape_verdicts_answer_as_plugin_by_plugin(seed, monkeypatch):
     monkeypatch.setattr(FitVerdictsNow, "_read", counted)
     monkeypatch.setattr(FastPath, "_fit_alone", noted)
     same_runs(lambda: run(seed), young_plugin_by_plugin, monkeypatch)
-    assert reads[True] >= 1 and (reads[False] >= 1 or not seed % 2)  # the young verdicts answered
+    assert covered(reads[True] >= 1 and (reads[False] >= 1 or not seed % 2))  # the young verdicts answered

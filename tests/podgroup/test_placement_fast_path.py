@@ -14,6 +14,7 @@ from kschedlab.cluster import Cluster
 from kschedlab.features import FeatureGates
 from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler_perf.gang import LABEL_RACK, TAS_GANG_POD, TAS_GATES, make_gang_pods, make_pod_groups
+from tests.seeds import seeds
 
 NS = "tas-ns-0"
 GATES = {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
@@ -69,7 +70,7 @@ def _decisions(seed: int, fast: bool, config: dict | None) -> list:
     return out
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 @pytest.mark.parametrize("config", [None, {"percentageOfPlacementsToScore": 30}])
 def test_placement_cycles_decide_alike_on_both_paths(seed, config):
     fast = _decisions(seed, True, config)

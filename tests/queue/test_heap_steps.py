@@ -9,6 +9,7 @@ import random
 import pytest
 
 from kschedlab.queue.heap import Heap
+from tests.seeds import seeds
 
 
 class _SwapHeap:
@@ -71,7 +72,7 @@ class _SwapHeap:
         return item
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_slots_are_those_of_swapping_step_by_step(seed):
     rng = random.Random(seed)
     less = lambda a, b: a[1] < b[1]  # noqa: E731 -- few distinct priorities: ties everywhere

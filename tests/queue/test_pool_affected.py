@@ -9,6 +9,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from kschedlab.queue.pool import UnschedulablePool
+from tests.seeds import seeds
 
 PLUGINS = ["NodeResourcesFit", "GangScheduling", "NodePorts", "InterPodAffinity"]
 GROUPS = [None, "g1", "g2", "g3"]
@@ -35,7 +36,7 @@ def random_pod(rng: random.Random, key: str):
     return NS(key=key, rejectors=rejectors, group=rng.choice(GROUPS))
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_affected_equals_a_walk_of_the_pool(seed):
     rng = random.Random(seed)
     pool = UnschedulablePool(lambda q: q.rejectors, keys=lambda q: q.group)

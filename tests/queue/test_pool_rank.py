@@ -11,10 +11,11 @@ from types import SimpleNamespace as NS
 import pytest
 
 from kschedlab.queue.pool import UnschedulablePool
+from tests.seeds import seeds
 
 
 @pytest.mark.parametrize("ranks", [1000, 4])
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_lowest_is_what_a_walk_finds_and_the_heap_stays_bounded(seed, ranks):
     # with 4 ranks most re-stores keep the pod's rank (and so its entry): lowest() must still
     # give the walk's rank, and a re-store with another rank must replace the entry
@@ -45,7 +46,7 @@ def test_a_pool_without_rank_has_no_lowest():
     assert pool.lowest() is None
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3))
 def test_lowest_after_a_rerank_and_more_stores(seed):
     """Ranks shifted in place (a simulation's clock jumped) and ``rerank``: lowest() is the walk's
     again, and so after the stores, re-stores and deletions that follow."""

@@ -21,6 +21,7 @@ from kschedlab.api.loader import load_objects
 from kschedlab.cluster import Cluster
 from kschedlab.framework.group_reprieve import GroupReprieve
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 GPU = "nvidia.com/gpu"
 GATES = {"GenericWorkload": True}
@@ -119,13 +120,13 @@ def one_cycle(seed: int, *, shortcut: bool, monkeypatch, wide: bool = False) -> 
     }
 
 
-@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("seed", seeds(150))
 def test_the_shortcut_reprieves_as_the_full_check(seed, monkeypatch):
     assert one_cycle(seed, shortcut=True, monkeypatch=monkeypatch) == \
         one_cycle(seed, shortcut=False, monkeypatch=monkeypatch)
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", seeds(100))
 def test_units_on_several_of_the_gangs_nodes_reprieved_as_by_the_full_check(seed, monkeypatch):
     assert one_cycle(seed, shortcut=True, monkeypatch=monkeypatch, wide=True) == \
         one_cycle(seed, shortcut=False, monkeypatch=monkeypatch, wide=True)

@@ -35,6 +35,7 @@ from kschedlab.scheduler import Scheduler
 from kschedlab.scheduler.podgroup.algorithm import PodResult
 from tests.replay.test_podgroup_preemption_incremental import GATES, random_cluster
 from tests.replay.test_preemption_fast_paths import reference_group_victims
+from tests.seeds import seeds
 
 
 class ReferenceReprieve(GroupReprieve):
@@ -204,7 +205,7 @@ def run(seed: int, wide: bool, steps: int = 4) -> list:
 
 
 @pytest.mark.parametrize("wide", [False, True])
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_bulk_victim_search_answers_as_the_plain_one(seed, wide, monkeypatch):
     fast = run(seed, wide)
     with monkeypatch.context() as m:

@@ -22,6 +22,7 @@ from kschedlab.framework.preemption import NodeToStatus
 from kschedlab.framework.runtime import Framework
 from kschedlab.framework.status import Code, Status
 from kschedlab.scheduler import Scheduler
+from tests.seeds import seeds
 
 GPU = "nvidia.com/gpu"
 PRIORITIES = [-10, 0, 0, 0, 100, 100, 1000]
@@ -107,7 +108,7 @@ def one_attempt(seed: int, *, shortcuts: bool):
     return result, record, after
 
 
-@pytest.mark.parametrize("seed", range(120))
+@pytest.mark.parametrize("seed", seeds(120))
 def test_the_shortcuts_choose_and_report_as_the_general_path(seed):
     fast, fast_record, fast_after = one_attempt(seed, shortcuts=True)
     slow, slow_record, slow_after = one_attempt(seed, shortcuts=False)
@@ -247,7 +248,7 @@ def reference_group_victims(plugin):
     return out
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", seeds(60))
 def test_group_victims_below_a_priority_are_those_of_all_units_below_it(seed):
     check_group_victims(seed)
 

@@ -22,6 +22,7 @@ from kschedlab.framework.types import PodInfo
 from kschedlab.plugins.queuesort import PrioritySort
 from kschedlab.plugins.scheduling_gates import SchedulingGates
 from kschedlab.queue import SchedulingQueue
+from tests.seeds import seeds
 
 NODE_ADD = ev.ClusterEvent(ev.NODE, ev.ActionType.Add)
 PV_ADD = ev.ClusterEvent(ev.PERSISTENT_VOLUME, ev.ActionType.Add)
@@ -80,7 +81,7 @@ def state(q) -> tuple:
     return q.pending(), dict(q.placements()), list(q.history), q.in_flight()
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40))
 def test_indexed_pool_moves_as_a_walk_of_the_whole_pool(seed):
     rng = random.Random(seed)
     now = [1000.0]

@@ -9,6 +9,7 @@ import pytest
 
 from kschedlab.api.core import Pod, PodCondition
 from kschedlab.scheduler.schedule_one import Scheduler
+from tests.seeds import seeds
 
 REASONS = [None, "", "Unschedulable", "SchedulerError"]
 MESSAGES = [None, "", "0/3 nodes are available: 3 Insufficient cpu.", "binding rejected"]
@@ -69,7 +70,7 @@ def _state(pod) -> tuple:
              for c in status.conditions])
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_set_condition_leaves_the_pod_as_the_plain_write_does(seed):
     rng = random.Random(seed)
     for _ in range(100):

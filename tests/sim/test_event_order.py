@@ -6,9 +6,10 @@ import random
 import pytest
 
 from kschedlab.sim.engine import _Event
+from tests.seeds import seeds
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_events_pop_by_time_then_arrival(seed):
     rng = random.Random(seed)
     heap: list[_Event] = []

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from kschedlab.sim.records import RepeatedRows
+from tests.seeds import seeds
 
 
 def check(rows: RepeatedRows, model: list) -> None:
@@ -21,7 +22,7 @@ def check(rows: RepeatedRows, model: list) -> None:
             rows[bad]
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20))
 @pytest.mark.parametrize("timed", [True, False])
 def test_reads_as_the_list_it_stands_for(seed, timed):
     rng = random.Random(seed)

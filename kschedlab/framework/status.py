@@ -39,16 +39,20 @@ _SKIP_CODE = int(Code.Skip)
 _REJECTED_CODES = frozenset(int(c) for c in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Status:
     code: Code = Code.Success
     reasons: tuple[str, ...] = ()
     plugin: str | None = None
 
-    def __post_init__(self) -> None:
-        reasons = self.reasons
-        if type(reasons) is not tuple:  # the constructors always pass a tuple
-            object.__setattr__(self, "reasons", (reasons,) if isinstance(reasons, str) else tuple(reasons))
+    def __init__(self, code: Code = Code.Success, reasons: tuple[str, ...] = (), plugin: str | None = None) -> None:
+        # the fields written through their slots (frozen: a plugin cannot change a Status, and
+        # the dataclass's own ``__init__`` goes through ``object.__setattr__`` three times, the
+        # larger part of a Status made per node by a plugin's ``filter``)
+        _set_code(self, code)
+        _set_reasons(self, reasons if type(reasons) is tuple else  # (the constructors always pass a tuple)
+                     (reasons,) if isinstance(reasons, str) else tuple(reasons))
+        _set_plugin(self, plugin)
 
     # -- constructors ------------------------------------------------------
     @staticmethod
@@ -107,6 +111,7 @@ class Status:
         return text
 
 
+_set_code, _set_reasons, _set_plugin = (Status.__dict__[name].__set__ for name in ("code", "reasons", "plugin"))
 SUCCESS = Status()
 SKIP = Status(Code.Skip)
 #: (code, plugin) -> the shared reason-less Status (see ``with_plugin``)

@@ -10,6 +10,7 @@ import pytest
 from kschedlab.queue.scheduling_queue import SchedulingQueue
 from kschedlab.research.trace import TRACE_GATES, arrivals, generate_trace, make_nodes
 from kschedlab.sim import Simulation
+from tests.seeds import covered, seeds
 
 
 def _replay(seed: int, narrowed: bool, monkeypatch) -> Simulation:
@@ -23,11 +24,11 @@ def _replay(seed: int, narrowed: bool, monkeypatch) -> Simulation:
     return sim
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", seeds(2))
 def test_pod_add_offered_to_its_group_only_decides_as_offered_to_all(seed, monkeypatch):
     narrowed, every = _replay(seed, True, monkeypatch), _replay(seed, False, monkeypatch)
     moves, expected = narrowed.result().moves, every.result().moves
-    assert len(moves) > 200 and (moves["to"] == "gated").any()  # gangs waited, pods were retried
+    assert covered(len(moves) > 200 and (moves["to"] == "gated").any())  # gangs waited, pods were retried
     assert moves.equals(expected)
     assert narrowed.result().pods.equals(every.result().pods)
 

@@ -86,15 +86,15 @@ def default_nodes(nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 def feasible_from(feasible: np.ndarray, start: int, to_find: int, nodes: int) -> tuple[np.ndarray, int]:
     """The first ``to_find`` of the ``feasible`` rows (sorted) from row ``start`` round the end, as
     the scheduler's rotating start visits them, and how many of the ``nodes`` rows that visit
-    takes (all of them when fewer are found).
+    takes: up to the next feasible row, not counted (all of them when no more is found).
 
     >>> rows, visited = feasible_from(np.array([1, 4, 6, 8]), 5, 2, 10)
     >>> rows.tolist(), visited
-    ([6, 8], 4)
+    ([6, 8], 6)
     """
     k = int(np.searchsorted(feasible, start))
-    found = np.concatenate([feasible[k:], feasible[:k]])[:to_find]
-    return found, (int(found[-1]) - start) % nodes + 1 if len(found) == to_find else nodes
+    order = np.concatenate([feasible[k:], feasible[:k]])
+    return order[:to_find], (int(order[to_find]) - start) % nodes if len(order) > to_find else nodes
 
 
 def pick_best(feasible: np.ndarray, total: np.ndarray, rng: random.Random) -> int:
@@ -200,12 +200,12 @@ GANG_FLOOR_SHAPES = ("GangScheduling", "TopologyAwareScheduling")
 
 def _visit(rows: np.ndarray, fits: np.ndarray, start: int, to_find: int) -> tuple[np.ndarray, int]:
     """The first ``to_find`` rows of ``rows`` (visited from index ``start`` round the end) whose
-    ``fits`` is set, and how many rows were visited to find them."""
+    ``fits`` is set, and how many rows the visit took: up to the next such row, not counted."""
     n = len(rows)
     order = np.concatenate([np.arange(start, n), np.arange(start)])
     ok = np.flatnonzero(fits[rows[order]])
-    if len(ok) >= to_find:
-        return rows[order[ok[:to_find]]], int(ok[to_find - 1]) + 1
+    if len(ok) > to_find:
+        return rows[order[ok[:to_find]]], int(ok[to_find])
     return rows[order[ok]], n
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,6 +109,22 @@ def test_next_start_index_resumes_where_the_last_pod_stopped():
     assert len(r0.trace.filter.rows) == 100 and sched.next_start_node_index == 100
     r1 = sched.schedule_one("default/p1")
     assert r1.trace.start_index == 100
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_the_pass_goes_on_to_the_next_feasible_node(fast):
+    """Upstream's ``findNodesThatPassFilters`` with one worker: 150 nodes, 100 sought; nodes 0-99 fit,
+    100-104 are too small, 105-149 fit. It keeps nodes 0-99, records the five failures (they are in
+    the Diagnosis, so they count as processed), and cancels at node 105, the 101st feasible, which
+    it neither keeps nor counts: 105 evaluated, and the next pod starts at node 105."""
+    cpus = ["4"] * 100 + ["1"] * 5 + ["4"] * 45
+    cluster = Cluster([node(f"n{i:03d}", cpu=cpu) for i, cpu in enumerate(cpus)]
+                      + [pod(f"p{i}", cpu="2") for i in range(2)])
+    sched = Scheduler(cluster, seed=0, fast_path=fast)
+    r0 = sched.schedule_one("default/p0")
+    assert (r0.trace.num_to_find, r0.trace.feasible_nodes, r0.trace.evaluated_nodes) == (100, 100, 105)
+    assert sched.next_start_node_index == 105
+    assert sched.schedule_one("default/p1").trace.start_index == 105
 
 
 class BlinkingLightScorer(Plugin):

@@ -596,9 +596,9 @@ class FastPath:
     def fits_fewer(self, plan: CyclePlan, snapshot, rows: np.ndarray, count: int) -> bool:
         """NodeResourcesFit's kept check finds room for the pod on fewer than ``count`` nodes of
         ``rows``, so a pass over them finds fewer than ``count`` feasible, whatever the other
-        plugins and the nominated pods say (they only take nodes away): a pass looking for
-        ``count`` feasible nodes visits every one of ``rows``, in one chunk or in many (a preemptor
-        that fits nowhere, a gang member on a full cluster)."""
+        plugins and the nominated pods say (they only take nodes away): a pass that stops at the
+        ``count``-th feasible node visits every one of ``rows``, in one chunk or in many (a
+        preemptor that fits nowhere, a gang member on a full cluster)."""
         if NodeResourcesFit.name not in plan.filter_names:
             return False
         fits = self._fits(plan.shape, snapshot)

@@ -482,8 +482,10 @@ class Scheduler:
         """Filter nodes in order from ``next_start_node_index`` until enough fit.
 
         Nodes are filtered a chunk at a time (vectorized); the outcome is the
-        same as visiting them one by one and stopping at the ``to_find``-th
-        feasible node, as upstream does.
+        same as upstream's pass with one worker: it visits the nodes one by
+        one, keeps the first ``to_find`` feasible ones, goes on past them
+        (the nodes that fail there are processed too) and stops at the next
+        feasible node, which it neither keeps nor counts.
         """
         n = len(rows)
         to_find = self.num_feasible_nodes_to_find(fw.profile.percentage_of_nodes_to_score, n)
@@ -505,9 +507,9 @@ class Scheduler:
         begin, size = 0, to_find + to_find // 8 + 16
         if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
             size = max(size, fast.first_chunk(to_find, n))
-        if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, to_find):  # (fewer than to_find: all at once)
+        if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, to_find + 1):  # (all at once)
             size = n
-        while begin < n and found < to_find:
+        while begin < n and found <= to_find:
             chunk = _rotated(rows, start, begin, size)
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
                     else fw.run_filter_with_nominated_pods(state, pod_info, snapshot, chunk))
@@ -529,8 +531,8 @@ class Scheduler:
         passed = (ok if ok is not None and len(parts) == 1 else outcome.passed).nonzero()[0]
         if fast is not None and plan.live_filter:
             fast.filtered(len(passed), len(outcome.rows))
-        if len(passed) > to_find:
-            outcome = outcome.head(int(passed[to_find - 1]) + 1)
+        if len(passed) > to_find:  # the pass stops at the feasible node after the ones it keeps
+            outcome = outcome.head(int(passed[to_find]))
             passed = passed[:to_find]
         trace.filter = outcome
         if len(passed) < len(outcome.rows):

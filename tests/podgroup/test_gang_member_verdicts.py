@@ -205,9 +205,9 @@ def test_failures_columns_equal_the_verdicts_recorded():
 
 def test_a_first_chunk_with_exactly_the_nodes_sought_is_visited_whole():
     """The edge ``fits_fewer`` keeps: 150 nodes, 100 sought, a first chunk of 128 with exactly 100 that
-    fit, and 10 more past it. The chunks visit the 128 (the outcome is cut only past the 100th
-    feasible node when more than 100 were found); a pass over every node would find 110 and stop at
-    the 100th. 110 fit, not fewer than 100: the pass goes in chunks, as before."""
+    fit, and 10 more past it. Upstream's pass with one worker keeps the first 100 feasible nodes, goes
+    on through the 28 that fail and stops at node 128, the 101st feasible: 128 processed. 110 fit,
+    more than 100: the pass goes in chunks, and the second chunk finds the 101st."""
     cpus = ["4"] * 100 + ["1"] * 28 + ["4"] * 10 + ["1"] * 12
     cluster = Cluster([Node.model_validate({"metadata": {"name": f"n{i:03d}"},
                                             "status": {"allocatable": {"cpu": cpu, "pods": "110"}}})

@@ -505,8 +505,9 @@ class Scheduler:
         ok: np.ndarray | None = None  # the last part's passed mask (read once)
         found = 0
         begin, size = 0, to_find + to_find // 8 + 16
-        if fast is not None and plan.live_filter:  # (the chunks do not change the outcome, only the calls)
-            size = max(size, fast.first_chunk(to_find, n))
+        live = fast is not None and bool(plan.live_filter)
+        if live:  # (the chunks do not change the outcome, only the calls)
+            size = fast.chunk_size(to_find + 1, n)
         if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, to_find + 1):  # (all at once)
             size = n
         while begin < n and found <= to_find:
@@ -517,7 +518,7 @@ class Scheduler:
             ok = part.passed
             passed = np.count_nonzero(ok)
             if not parts[1:] and passed == len(chunk):  # the first nodes all passed
-                if fast is not None and plan.live_filter:
+                if live:
                     fast.filtered(passed, passed)
                 outcome = part.head(to_find) if len(chunk) > to_find else part
                 trace.filter = outcome
@@ -526,10 +527,13 @@ class Scheduler:
             begin += size
             # none feasible yet (a pod that fits nowhere, say): the rest in one chunk; the outcome is
             # cut to the nodes a visit one by one would have seen below, so only the cost differs
-            size = n - begin if not found else size * 2
+            if not found:
+                size = n - begin
+            else:
+                size = fast.chunk_size(to_find + 1 - found, n - begin, found / begin) if live else size * 2
         outcome = FilterOutcome.concat(parts)
         passed = (ok if ok is not None and len(parts) == 1 else outcome.passed).nonzero()[0]
-        if fast is not None and plan.live_filter:
+        if live:
             fast.filtered(len(passed), len(outcome.rows))
         if len(passed) > to_find:  # the pass stops at the feasible node after the ones it keeps
             outcome = outcome.head(int(passed[to_find]))

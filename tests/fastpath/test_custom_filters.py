@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from kschedlab.api.core import Service
+from kschedlab.api.core import Pod, Service
 from kschedlab.cluster import Cluster
 from kschedlab.framework.interface import Plugin, PreFilterResult, Verdicts
 from kschedlab.framework.runtime import FrameworkError
@@ -187,3 +187,29 @@ def test_each_prefilter_is_called_once_a_cycle(seed, monkeypatch):
         Counter({k: n for k, n in calls[False].items() if k[0] == "ZoneGate"})
     assert all(n <= calls[False][k] for k, n in calls[True].items())
     assert any(k[0] == "InterPodAffinity" for k in calls[True])
+
+
+class Counting(Plugin):
+    """Filter per node, counting the nodes it is asked about; it refuses none."""
+
+    name = "Counting"
+    asked = 0
+
+    def filter(self, state, pod_info, node_info):
+        Counting.asked += 1
+        return Status()
+
+
+def test_a_per_node_filter_is_asked_about_the_nodes_upstream_asks_about():
+    """Where every node is feasible, upstream's search with one worker asks each Filter plugin about
+    the ``numFeasibleNodesToFind`` nodes it keeps and the one after, which stops it; on the fused path
+    a plugin written per node is asked about the same nodes, no more (the chunk is sized to them).
+    300 nodes: 144 sought (48 %), 145 asked, for each of three pods."""
+    cluster = Cluster([node(i, ZONES[i % 3]) for i in range(300)])
+    sched = Scheduler(cluster, config("Counting"), seed=0, registry={"Counting": Counting})
+    for step in range(3):
+        cluster.add(Pod.model_validate({"metadata": {"name": f"p{step:03d}", "namespace": "default"}, "spec": {
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}}))
+        Counting.asked = 0
+        trace = sched.schedule_one(f"default/p{step:03d}").trace
+        assert (trace.num_to_find, trace.evaluated_nodes, Counting.asked) == (144, 144, 145)

@@ -627,7 +627,7 @@ class FastPath:
         return min(left, int(need * 1.125 / max(rate, 0.01)) + 16)
 
     def filtered(self, feasible: int, visited: int) -> None:
-        """Note a cycle's feasible and visited nodes (one that needed more than one chunk)."""
+        """Note a cycle's feasible and visited nodes: the pass rate the next cycle's first chunk is sized by."""
         self.pass_rate = feasible / visited if visited else 1.0
 
     def all_passed(self, plan: CyclePlan, rows: np.ndarray) -> FilterOutcome:

@@ -504,13 +504,13 @@ class Scheduler:
         parts = []
         ok: np.ndarray | None = None  # the last part's passed mask (read once)
         found = 0
-        begin, size = 0, to_find + to_find // 8 + 16
+        meets = to_find + 1  # the feasible nodes the pass meets: those it keeps and the one that stops it
         live = fast is not None and bool(plan.live_filter)
-        if live:  # (the chunks do not change the outcome, only the calls)
-            size = fast.chunk_size(to_find + 1, n)
-        if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, to_find + 1):  # (all at once)
+        # (the chunks do not change the outcome, only the calls)
+        begin, size = 0, fast.chunk_size(meets, n) if live else to_find + to_find // 8 + 16
+        if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, meets):  # (all at once)
             size = n
-        while begin < n and found <= to_find:
+        while begin < n and found < meets:
             chunk = _rotated(rows, start, begin, size)
             part = (fast.run_filter(plan, state, pod_info, snapshot, chunk) if fast is not None
                     else fw.run_filter_with_nominated_pods(state, pod_info, snapshot, chunk))
@@ -530,7 +530,7 @@ class Scheduler:
             if not found:
                 size = n - begin
             else:
-                size = fast.chunk_size(to_find + 1 - found, n - begin, found / begin) if live else size * 2
+                size = fast.chunk_size(meets - found, n - begin, found / begin) if live else size * 2
         outcome = FilterOutcome.concat(parts)
         passed = (ok if ok is not None and len(parts) == 1 else outcome.passed).nonzero()[0]
         if live:

@@ -239,9 +239,6 @@ class FastPath:
         self._shapes_by_requests: dict[tuple, PodShape | None] = {}
         #: :meth:`_live_points`' answer per live set (it reads only the profile)
         self._live_points_ok: dict[frozenset, bool] = {}
-        #: the share of nodes the last cycle with live Filter plugins found feasible
-        #: (see :meth:`chunk_size`)
-        self.pass_rate = 1.0
         dra = fw.plugins.get(DynamicResources.name)
         #: a pod with ResourceClaims takes the path with DynamicResources run by itself (see :data:`LIVE`)
         self._dra_live = dra is not None and dra.enabled and DynamicResources.name in self.pre_filter
@@ -604,31 +601,6 @@ class FastPath:
         fits = self._fits(plan.shape, snapshot)
         return fits is None or (isinstance(fits, NodeFits) and not fits.every_node_fits()
                                 and np.count_nonzero(fits.fit(rows)) < count)
-
-    def chunk_size(self, need: int, left: int, rate: float | None = None) -> int:
-        """How many nodes to filter next when live plugins filter (each is asked about every node of a
-        chunk that the plugins before it passed): enough to find ``need`` more feasible nodes among
-        the ``left`` not visited, at ``rate`` (default: the last such cycle's share of feasible
-        nodes) with a margin. At a rate of 1 it is ``need`` exactly, so a pass where every node is
-        feasible asks the plugins about the nodes upstream's search asks about (those it keeps and
-        the one that stops it), no more. The chunks never change the outcome, only the calls.
-
-        >>> fast = FastPath.__new__(FastPath)
-        >>> fast.pass_rate = 1.0
-        >>> fast.chunk_size(501, 5000)
-        501
-        >>> fast.filtered(250, 1000)
-        >>> fast.chunk_size(501, 5000), fast.chunk_size(20, 4000, 0.5), fast.chunk_size(20, 30, 0.5)
-        (2270, 61, 30)
-        """
-        rate = self.pass_rate if rate is None else rate
-        if rate >= 1.0:
-            return min(left, need)
-        return min(left, int(need * 1.125 / max(rate, 0.01)) + 16)
-
-    def filtered(self, feasible: int, visited: int) -> None:
-        """Note a cycle's feasible and visited nodes: the pass rate the next cycle's first chunk is sized by."""
-        self.pass_rate = feasible / visited if visited else 1.0
 
     def all_passed(self, plan: CyclePlan, rows: np.ndarray) -> FilterOutcome:
         """The Filter outcome of ``rows`` when every one passed."""

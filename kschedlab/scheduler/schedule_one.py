@@ -82,6 +82,45 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+class SearchPace:
+    """How many nodes the search for feasible nodes filters next when a Filter plugin written per
+    node (``filter``) takes part: each such plugin is asked about every node of a chunk that the
+    plugins before it passed, so the chunks are sized to ask it about the nodes upstream's search
+    asks about. A chunk holds enough nodes to find ``need`` more feasible ones among the ``left``
+    not visited at ``rate`` (default: the share of feasible nodes in the profile's last such
+    cycle), with a margin; at a rate of 1 it is ``need`` exactly: where every node is feasible,
+    the nodes the search keeps and the one that stops it, no more. The chunks never change the
+    outcome, only the calls.
+
+    >>> pace = SearchPace()
+    >>> pace.chunk_size(501, 5000)
+    501
+    >>> pace.filtered(250, 1000)
+    >>> pace.chunk_size(501, 5000), pace.chunk_size(20, 4000, 0.5), pace.chunk_size(20, 30, 0.5)
+    (2270, 61, 30)
+    """
+
+    __slots__ = ("pass_rate",)
+
+    def __init__(self) -> None:
+        self.pass_rate = 1.0
+
+    def chunk_size(self, need: int, left: int, rate: float | None = None) -> int:
+        rate = self.pass_rate if rate is None else rate
+        if rate >= 1.0:
+            return min(left, need)
+        return min(left, int(need * 1.125 / max(rate, 0.01)) + 16)
+
+    def filtered(self, feasible: int, visited: int) -> None:
+        """Note a cycle's feasible and visited nodes: the pass rate the next cycle's first chunk is sized by."""
+        self.pass_rate = feasible / visited if visited else 1.0
+
+
+def _per_node_filter(fw, state) -> bool:
+    """Whether a Filter plugin of this cycle answers one node at a time (no ``filter_nodes``)."""
+    return any(getattr(p, "filter_nodes", None) is None for p in fw.filter_plugins(state))
+
+
 def _rotated(rows: np.ndarray, start: int, begin: int, size: int) -> np.ndarray:
     """``rows`` visited from index ``start`` round the end: the ``size`` rows from the ``begin``-th
     on (fewer at the end of the round).
@@ -182,6 +221,8 @@ class Scheduler:
         #: profile name -> its fused fast path (None: the profile always runs plugin by plugin)
         self.fast_paths: dict[str, FastPath | None] = {
             name: FastPath.for_framework(fw) if fast_path else None for name, fw in self.profiles.items()}
+        #: profile name -> the pace of its search when a Filter plugin written per node takes part
+        self.search_paces = {name: SearchPace() for name in self.profiles}
         #: profile name -> its fused binding cycle (None: Reserve to PostBind always run plugin by plugin)
         self.fast_bindings: dict[str, FastBinding | None] = {
             name: FastBinding.for_framework(fw) if fast_path else None for name, fw in self.profiles.items()}
@@ -505,9 +546,11 @@ class Scheduler:
         ok: np.ndarray | None = None  # the last part's passed mask (read once)
         found = 0
         meets = to_find + 1  # the feasible nodes the pass meets: those it keeps and the one that stops it
-        live = fast is not None and bool(plan.live_filter)
-        # (the chunks do not change the outcome, only the calls)
-        begin, size = 0, fast.chunk_size(meets, n) if live else to_find + to_find // 8 + 16
+        # a plugin written per node is asked about the nodes upstream asks about (the chunks change
+        # only the calls, never the outcome); vectorized plugins take a margin, then doubling chunks
+        pace = (self.search_paces[fw.profile.scheduler_name]
+                if (plan.live_filter if fast is not None else _per_node_filter(fw, state)) else None)
+        begin, size = 0, pace.chunk_size(meets, n) if pace is not None else to_find + to_find // 8 + 16
         if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, meets):  # (all at once)
             size = n
         while begin < n and found < meets:
@@ -518,8 +561,8 @@ class Scheduler:
             ok = part.passed
             passed = np.count_nonzero(ok)
             if not parts[1:] and passed == len(chunk):  # the first nodes all passed
-                if live:
-                    fast.filtered(passed, passed)
+                if pace is not None:
+                    pace.filtered(passed, passed)
                 outcome = part.head(to_find) if len(chunk) > to_find else part
                 trace.filter = outcome
                 return outcome.rows
@@ -530,11 +573,11 @@ class Scheduler:
             if not found:
                 size = n - begin
             else:
-                size = fast.chunk_size(meets - found, n - begin, found / begin) if live else size * 2
+                size = pace.chunk_size(meets - found, n - begin, found / begin) if pace is not None else size * 2
         outcome = FilterOutcome.concat(parts)
         passed = (ok if ok is not None and len(parts) == 1 else outcome.passed).nonzero()[0]
-        if live:
-            fast.filtered(len(passed), len(outcome.rows))
+        if pace is not None:
+            pace.filtered(len(passed), len(outcome.rows))
         if len(passed) > to_find:  # the pass stops at the feasible node after the ones it keeps
             outcome = outcome.head(int(passed[to_find]))
             passed = passed[:to_find]

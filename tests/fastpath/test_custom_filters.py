@@ -200,13 +200,14 @@ class Counting(Plugin):
         return Status()
 
 
-def test_a_per_node_filter_is_asked_about_the_nodes_upstream_asks_about():
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_a_per_node_filter_is_asked_about_the_nodes_upstream_asks_about(fast_path):
     """Where every node is feasible, upstream's search with one worker asks each Filter plugin about
-    the ``numFeasibleNodesToFind`` nodes it keeps and the one after, which stops it; on the fused path
+    the ``numFeasibleNodesToFind`` nodes it keeps and the one after, which stops it; on both paths
     a plugin written per node is asked about the same nodes, no more (the chunk is sized to them).
     300 nodes: 144 sought (48 %), 145 asked, for each of three pods."""
     cluster = Cluster([node(i, ZONES[i % 3]) for i in range(300)])
-    sched = Scheduler(cluster, config("Counting"), seed=0, registry={"Counting": Counting})
+    sched = Scheduler(cluster, config("Counting"), seed=0, registry={"Counting": Counting}, fast_path=fast_path)
     for step in range(3):
         cluster.add(Pod.model_validate({"metadata": {"name": f"p{step:03d}", "namespace": "default"}, "spec": {
             "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}}))

@@ -6,8 +6,8 @@ the plugin that produced it.
 >>> s = Status.unschedulable("Insufficient cpu", plugin="NodeResourcesFit")
 >>> s.code.name, s.reasons, s.is_rejected()
 ('Unschedulable', ('Insufficient cpu',), True)
->>> Status.success().is_success()
-True
+>>> Status.success().is_success(), Status() is Status.success()
+(True, True)
 
 Reasons are a tuple, as the constructors build them; a list (or one string) given to
 ``Status(...)`` directly, as a plugin written in a notebook may give, is kept as that tuple:
@@ -36,6 +36,7 @@ class Code(IntEnum):
 
 _SUCCESS_CODE = int(Code.Success)
 _SKIP_CODE = int(Code.Skip)
+_object_new = object.__new__
 _REJECTED_CODES = frozenset(int(c) for c in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending))
 
 
@@ -45,14 +46,23 @@ class Status:
     reasons: tuple[str, ...] = ()
     plugin: str | None = None
 
-    def __init__(self, code: Code = Code.Success, reasons: tuple[str, ...] = (), plugin: str | None = None) -> None:
-        # the fields written through their slots (frozen: a plugin cannot change a Status, and
-        # the dataclass's own ``__init__`` goes through ``object.__setattr__`` three times, the
-        # larger part of a Status made per node by a plugin's ``filter``)
+    def __new__(cls, code: Code = Code.Success, reasons: tuple[str, ...] = (), plugin: str | None = None) -> "Status":
+        # A plain Success, what a plugin's per-node ``filter`` answers for most nodes, is one shared
+        # object: a Status cannot change, so no one sees the sharing, and making one per node was
+        # most of such a plugin's cost. Any other is made here, its fields written through their
+        # slots (the frozen dataclass's own ``__init__`` goes through ``object.__setattr__``).
+        if plugin is None and not reasons and not code and cls is Status:
+            return SUCCESS
+        self = _object_new(cls)
         _set_code(self, code)
         _set_reasons(self, reasons if type(reasons) is tuple else  # (the constructors always pass a tuple)
                      (reasons,) if isinstance(reasons, str) else tuple(reasons))
         _set_plugin(self, plugin)
+        return self
+
+    def __reduce__(self) -> tuple[type, tuple[Code, tuple[str, ...], str | None]]:
+        # (copied and unpickled through the constructor: never by filling in a shared Status)
+        return type(self), (self.code, self.reasons, self.plugin)
 
     # -- constructors ------------------------------------------------------
     @staticmethod
@@ -61,15 +71,15 @@ class Status:
 
     @staticmethod
     def unschedulable(*reasons: str, plugin: str | None = None) -> "Status":
-        return Status(Code.Unschedulable, tuple(reasons), plugin)
+        return _made(Code.Unschedulable, reasons, plugin)
 
     @staticmethod
     def unresolvable(*reasons: str, plugin: str | None = None) -> "Status":
-        return Status(Code.UnschedulableAndUnresolvable, tuple(reasons), plugin)
+        return _made(Code.UnschedulableAndUnresolvable, reasons, plugin)
 
     @staticmethod
     def error(*reasons: str, plugin: str | None = None) -> "Status":
-        return Status(Code.Error, tuple(reasons), plugin)
+        return _made(Code.Error, reasons, plugin)
 
     @staticmethod
     def skip(plugin: str | None = None) -> "Status":
@@ -77,7 +87,7 @@ class Status:
 
     @staticmethod
     def wait(*reasons: str, plugin: str | None = None) -> "Status":
-        return Status(Code.Wait, tuple(reasons), plugin)
+        return _made(Code.Wait, reasons, plugin)
 
     # -- predicates --------------------------------------------------------
     # (compared with plain ints: reading an enum member off its class is the slow part of a check)
@@ -99,7 +109,7 @@ class Status:
             if found is None:
                 found = _PLAIN[key] = Status(self.code, (), plugin)
             return found
-        return Status(self.code, self.reasons, plugin)
+        return _made(self.code, self.reasons, plugin)
 
     def message(self) -> str:
         return ", ".join(self.reasons)
@@ -112,7 +122,20 @@ class Status:
 
 
 _set_code, _set_reasons, _set_plugin = (Status.__dict__[name].__set__ for name in ("code", "reasons", "plugin"))
-SUCCESS = Status()
+
+
+def _made(code: Code, reasons: tuple[str, ...], plugin: str | None) -> Status:
+    """A Status of ``code`` with ``reasons`` (a tuple), as the constructors make it: by its slots,
+    without the class call."""
+    status = _object_new(Status)
+    _set_code(status, code)
+    _set_reasons(status, reasons)
+    _set_plugin(status, plugin)
+    return status
+
+
+#: the plain Success, shared
+SUCCESS = _made(Code.Success, (), None)
 SKIP = Status(Code.Skip)
 #: (code, plugin) -> the shared reason-less Status (see ``with_plugin``)
 _PLAIN: dict[tuple[Code, str], Status] = {}

@@ -1,5 +1,5 @@
-"""``Status`` writes its fields through their slots (its own ``__init__``, for the cost of a status made
-per node) and stays the frozen dataclass it was: the same fields, defaults, normalised reasons, equality,
+"""``Status`` writes its fields through their slots (its own ``__new__``, for the cost of a status made
+per node; a plain Success is one shared object) and stays the frozen dataclass it was: the same fields, defaults, normalised reasons, equality,
 hash, copies and pickling, and no field a plugin can change."""
 
 import copy
@@ -50,3 +50,19 @@ def test_no_field_can_be_changed_or_added(field):
     with pytest.raises((dataclasses.FrozenInstanceError, AttributeError, TypeError)):
         s.extra = 1  # type: ignore[attr-defined]
     assert SUCCESS == Status()  # (the shared instance is untouched)
+
+
+def test_a_plain_success_is_shared_and_copies_never_fill_it_in():
+    """``Status()`` is the shared Success; copying or unpickling any Status goes through the
+    constructor, so no copy can write another status's fields into the shared one."""
+    assert Status() is SUCCESS and Status(Code.Success) is SUCCESS and Status.success() is SUCCESS
+    assert Status(Code.Success, (), "P") is not SUCCESS and Status(Code.Success, ("x",)) is not SUCCESS
+    failed = Status(Code.Unschedulable, ("no room",), "P")
+    for copied in (copy.copy(failed), copy.deepcopy(failed), pickle.loads(pickle.dumps(failed))):
+        assert copied == failed and copied is not SUCCESS
+    assert pickle.loads(pickle.dumps(SUCCESS)) is SUCCESS and copy.deepcopy([SUCCESS])[0] is SUCCESS
+    assert (SUCCESS.code, SUCCESS.reasons, SUCCESS.plugin) == (Code.Success, (), None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SUCCESS.code = Code.Error  # type: ignore[misc]
+    assert Status.unschedulable("a", "b", plugin="P") == Status(Code.Unschedulable, ("a", "b"), "P")
+    assert Status.unresolvable("a").with_plugin("Q") == Status(Code.UnschedulableAndUnresolvable, ("a",), "Q")

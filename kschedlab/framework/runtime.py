@@ -851,6 +851,9 @@ def check_score_range(plugins, normalized: np.ndarray) -> None:
                 f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
 
 
+_TUPLE, _PAIR, _INT = {tuple}, {2}, {int}
+
+
 def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
     """One Score plugin's raw scores for ``rows`` (vectorized ``score_nodes`` or per node ``score``)."""
     vectorized = getattr(plugin, "score_nodes", None)
@@ -862,9 +865,14 @@ def score_plugin(plugin, state, pod, snapshot, rows: np.ndarray) -> np.ndarray:
                             "// for integer division)")
         return scores.astype(np.int64, copy=False)
     score_one = plugin.score
+    answers = [score_one(state, pod, info) for info in snapshot.node_infos_at(rows.tolist())]
+    # the usual answers, (int, the shared Success), checked in a few passes in C; any other, one by one
+    if answers and set(map(type, answers)) == _TUPLE and set(map(len, answers)) == _PAIR:
+        given, statuses = zip(*answers)
+        if set(map(type, given)) == _INT and statuses.count(SUCCESS) == len(statuses):
+            return np.array(given, np.int64)
     values = []
-    for info in snapshot.node_infos_at(rows.tolist()):
-        answer = score_one(state, pod, info)
+    for answer in answers:
         # (exact-type tests first: isinstance against an abstract class such as numbers.Integral is slow)
         if type(answer) is not tuple and not isinstance(answer, tuple) or len(answer) != 2 \
                 or not isinstance(answer[1], (Status, type(None))):

@@ -257,6 +257,8 @@ class Snapshot:
 
     def _set_node(self, row: int, node) -> None:
         self.nodes[row] = node
+        if row < len(self._node_infos):  # (the kept NodeInfo of the row holds the node too)
+            self._node_infos[row].node = node
         alloc = resource_list(node.status.allocatable) if node.status else {}
         self.allocatable[:, row] = 0
         for name, value in alloc.items():
@@ -326,7 +328,8 @@ class Snapshot:
 
     def node_infos_at(self, rows: list[int]) -> list[NodeInfo]:
         """The :class:`NodeInfo` of each row, as per-node plugins see them. A NodeInfo reads its
-        row when asked, so one per row is kept and handed out again.
+        row when asked (its ``node`` is set anew when the node is replaced), so one per row is kept
+        and handed out again.
 
         >>> from kschedlab.api.core import Node
         >>> s = Snapshot(); _ = s.add_node(Node.model_validate({"metadata": {"name": "n1"}}))

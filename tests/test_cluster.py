@@ -1,5 +1,7 @@
 """Snapshot bookkeeping: resources, pod indexes, node order."""
 
+import copy
+
 from kschedlab.api.core import Node, Pod
 from kschedlab.cluster import Cluster
 
@@ -107,3 +109,22 @@ def test_pod_indexes_follow_labels_a_binding_adds_to_an_assumed_pod():
     assert snap.matching_pod_counts("stale", None)[0] == 0
     assert snap.matching_pods("stale", None) == {}
     assert snap.pod_row["default/a1"] == 0 and snap.pod_count[0] == 1
+
+
+def test_a_kept_node_info_holds_the_node_as_it_is_now():
+    """``Snapshot.node_infos_at`` hands out one NodeInfo per row, kept; its ``node`` is set anew when
+    the node is replaced, in the snapshot and in a deep copy of it alike."""
+    cluster = Cluster([_node("n1"), _node("n2")])
+    snap = cluster.snapshot
+    info, = snap.node_infos_at([snap.index["n1"]])
+    relabelled = _node("n1", zone="b")
+    cluster.update_node(relabelled)
+    assert snap.node_infos_at([snap.index["n1"]])[0] is info and snap.node_info("n1") is info
+    assert info.node is relabelled and info.node.metadata.labels["topology.kubernetes.io/zone"] == "b"
+    copied = copy.deepcopy(snap)
+    twin, = copied.node_infos_at([copied.index["n1"]])
+    assert twin is not info and twin.node is copied.nodes[copied.index["n1"]]
+    assert twin.node.metadata.labels["topology.kubernetes.io/zone"] == "b"
+    moved = _node("n1", zone="c")
+    copied.update_node(moved)
+    assert twin.node is moved and info.node is relabelled  # (the original is not touched)

@@ -120,17 +120,16 @@ class PodInfo:
 
 
 class NodeInfo:
-    """One node of a snapshot, as a per-node plugin sees it."""
+    """One node of a snapshot, as a per-node plugin sees it: ``node`` is the Node object (an
+    attribute, the snapshot sets it anew when the node is replaced: a plugin reads it once per
+    node it is asked about), the rest is read from the snapshot's row when asked."""
 
-    __slots__ = ("snapshot", "row")
+    __slots__ = ("snapshot", "row", "node")
 
     def __init__(self, snapshot, row: int):
         self.snapshot = snapshot
         self.row = row
-
-    @property
-    def node(self):
-        return self.snapshot.nodes[self.row]
+        self.node = snapshot.nodes[row]
 
     @property
     def name(self) -> str:

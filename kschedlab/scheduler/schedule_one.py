@@ -116,9 +116,9 @@ class SearchPace:
         self.pass_rate = feasible / visited if visited else 1.0
 
 
-def _per_node_filter(fw, state) -> bool:
-    """Whether a Filter plugin of this cycle answers one node at a time (no ``filter_nodes``)."""
-    return any(getattr(p, "filter_nodes", None) is None for p in fw.filter_plugins(state))
+def _per_node_filter(plugins) -> bool:
+    """Whether one of this cycle's Filter ``plugins`` answers one node at a time (no ``filter_nodes``)."""
+    return any(getattr(p, "filter_nodes", None) is None for p in plugins)
 
 
 def _rotated(rows: np.ndarray, start: int, begin: int, size: int) -> np.ndarray:
@@ -534,7 +534,8 @@ class Scheduler:
             to_find = min(to_find, 1)
         start = self.next_start_node_index % n if n else 0
         trace.start_index, trace.num_to_find = start, to_find
-        if not (plan.filter_names if plan is not None else fw.filter_plugins(state)):  # (the plan's: the same)
+        filters = plan.filter_names if plan is not None else fw.filter_plugins(state)  # (the plan's: the same)
+        if not filters:
             return _rotated(rows, start, 0, to_find)
         fast = self.fast_paths.get(fw.profile.scheduler_name) if plan is not None else None
         if fast is not None and fast.every_node_passes(plan, pod_info, snapshot):
@@ -549,7 +550,7 @@ class Scheduler:
         # a plugin written per node is asked about the nodes upstream asks about (the chunks change
         # only the calls, never the outcome); vectorized plugins take a margin, then doubling chunks
         pace = (self.search_paces[fw.profile.scheduler_name]
-                if (plan.live_filter if fast is not None else _per_node_filter(fw, state)) else None)
+                if (plan.live_filter if fast is not None else _per_node_filter(filters)) else None)
         begin, size = 0, pace.chunk_size(meets, n) if pace is not None else to_find + to_find // 8 + 16
         if fast is not None and size < n and fast.fits_fewer(plan, snapshot, rows, meets):  # (all at once)
             size = n
